@@ -1,0 +1,22 @@
+import { marked } from "marked";
+import { notFound } from "next/navigation";
+import { TopNav } from "../../top-nav";
+import { listDocs, readDoc } from "../documents";
+
+export async function generateStaticParams() {
+  return (await listDocs()).map((doc) => ({ slug: doc.slug }));
+}
+
+export default async function DocPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const markdown = await readDoc(slug);
+  if (markdown === null) notFound();
+  // The docs are the project's own files, not user input, so their HTML is trusted.
+  const html = await marked.parse(markdown);
+  return (
+    <>
+      <TopNav />
+      <main className="prose" dangerouslySetInnerHTML={{ __html: html }} />
+    </>
+  );
+}

@@ -1,0 +1,112 @@
+// `npm run dev` and `npm run start:local`: runs Tally with everything it needs on this machine.
+// Without DATABASE_URL it starts an embedded Postgres (data in .data/postgres, or a temporary
+// directory with --ephemeral), applies migrations, seeds the demo data once, then runs Next.js.
+// Ctrl-C (or SIGTERM) stops Next.js first, then Postgres, so the data directory stays clean.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { exitOnEnvError, parseEnv } from "@/env";
+import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "./local/embedded-postgres";
+import { migrateDeploy } from "./local/prisma-cli";
+
+const require = createRequire(import.meta.url);
+const log = (line: string) => console.log(`tally: ${line}`);
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    port: { type: "string" },
+    ephemeral: { type: "boolean", default: false },
+    "no-seed": { type: "boolean", default: false },
+  },
+});
+const mode = positionals[0] ?? "dev";
+if (mode !== "dev" && mode !== "start") {
+  console.error(`tally: unknown mode '${mode}' (use dev or start)`);
+  process.exit(2);
+}
+
+let config: ReturnType<typeof parseEnv>;
+try {
+  config = parseEnv(process.env, { databaseOptional: true });
+} catch (error) {
+  exitOnEnvError(error);
+}
+
+let postgres: LocalPostgres | undefined;
+let next: ChildProcess | undefined;
+let shuttingDown = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!shuttingDown) {
+    shuttingDown = true;
+    if (next && next.exitCode === null && next.signalCode === null) {
+      const exited = new Promise((resolve) => next?.once("exit", resolve));
+      next.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (next.exitCode === null && next.signalCode === null) next.kill("SIGKILL");
+    }
+    if (postgres) {
+      log("stopping Postgres");
+      await postgres.stop();
+    }
+  }
+  process.exit(code);
+}
+
+// Never leave Next.js running behind an exiting launcher, whatever the exit path.
+process.on("exit", () => {
+  if (next && next.exitCode === null) next.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  // embedded-postgres installs its own exit hook on these signals, which stops Postgres and exits
+  // at once; this launcher stops Next.js first, then Postgres, so it owns the signals.
+  process.removeAllListeners(signal);
+  process.on(signal, () => void shutdown(0));
+}
+
+async function main(): Promise<void> {
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    const dataDir = values.ephemeral ? temporaryDataDir(mode) : path.join(config.TALLY_DATA_DIR, "postgres");
+    const port = values.ephemeral ? await freePort() : config.TALLY_EMBEDDED_PG_PORT;
+    log(`DATABASE_URL is not set: starting an embedded Postgres on 127.0.0.1:${port} (${values.ephemeral ? "temporary" : dataDir})`);
+    postgres = await startLocalPostgres({ dataDir, port, ephemeral: values.ephemeral, log });
+    if (await ensureDatabase(postgres.adminUrl, "tally")) log("created database 'tally'");
+    databaseUrl = postgres.urlFor("tally");
+  } else {
+    log(`using DATABASE_URL (${new URL(databaseUrl).host})`);
+  }
+  process.env.DATABASE_URL = databaseUrl;
+
+  log("applying migrations");
+  log(`migrations: ${await migrateDeploy(databaseUrl)}`);
+
+  if (!values["no-seed"]) {
+    const { seedDemoData } = await import("../../prisma/seed");
+    const { disconnectDb } = await import("@/server/db/client");
+    await seedDemoData((line) => log(line));
+    await disconnectDb();
+  }
+
+  const port = values.port ?? process.env.PORT ?? "3000";
+  const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
+  log(`starting Next.js (${mode}) on http://localhost:${port}`);
+  next = spawn(process.execPath, [nextBin, mode, "--port", port, "--hostname", "0.0.0.0"], {
+    stdio: "inherit",
+    // Telemetry would try to reach the network on every start; a user can still opt in.
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env, DATABASE_URL: databaseUrl, PORT: port },
+  });
+  next.on("exit", (code, signal) => {
+    if (!shuttingDown) {
+      log(`Next.js exited (${signal ?? code})`);
+      void shutdown(code ?? 1);
+    }
+  });
+}
+
+main().catch(async (error: unknown) => {
+  console.error(`tally: ${error instanceof Error ? error.message : String(error)}`);
+  await shutdown(1);
+});

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { db } from "@/server/db/client";
+import { newId } from "@/server/db/ids";
+import { AccountKind } from "@/server/db/generated/enums";
+import { toMicros } from "@/server/money";
+
+export const ZCreateAccountInput = z.object({
+  id: z.string().min(1).max(64).optional(),
+  kind: z.enum(AccountKind),
+  name: z.string().trim().min(1).max(200),
+  currency: z.string().length(3).toUpperCase().default("USD"),
+  sellerId: z.string().trim().min(1).max(100).optional(),
+  walletBalance: z.number().min(0).optional(),
+  dailyBudget: z.number().positive().optional(),
+  networkId: z.string().min(1).optional(),
+  sites: z.array(z.object({ name: z.string().trim().min(1).max(200), domain: z.string().max(253).optional() })).default([]),
+});
+export type TCreateAccountInput = z.input<typeof ZCreateAccountInput>;
+
+const ID_PREFIX: Record<AccountKind, string> = { publisher: "pub", advertiser: "adv", network: "net" };
+
+/** Creates a publisher, network or advertiser account, with a publisher's sites. */
+export async function createAccount(input: TCreateAccountInput) {
+  const data = ZCreateAccountInput.parse(input);
+  const id = data.id ?? newId(ID_PREFIX[data.kind]);
+  return db.account.create({
+    data: {
+      id,
+      kind: data.kind,
+      name: data.name,
+      currency: data.currency,
+      sellerId: data.sellerId,
+      walletBalanceMicros: data.walletBalance === undefined ? 0n : toMicros(data.walletBalance),
+      dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
+      networkId: data.networkId,
+      sites: { create: data.sites.map((site) => ({ id: newId("site"), name: site.name, domain: site.domain })) },
+    },
+    include: { sites: true },
+  });
+}

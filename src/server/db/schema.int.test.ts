@@ -1,0 +1,92 @@
+// The committed migrations are the schema: applied to an empty database they must produce
+// exactly what prisma/schema.prisma describes, with the indexes the hot paths rely on.
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
+import { dropDatabase, ensureDatabase } from "@/cli/local/embedded-postgres";
+import { runPrisma } from "@/cli/local/prisma-cli";
+import { db } from "./client";
+
+/** Tables, columns, enums, indexes and constraints of the public schema, as comparable text. */
+async function catalogSnapshot(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const queries = [
+      `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || udt_name || ' null=' || is_nullable || ' default=' || coalesce(column_default, '')
+         FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+      `SELECT 'enum ' || t.typname || ' ' || string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder)
+         FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
+      `SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`,
+      `SELECT 'constraint ' || c.conrelid::regclass::text || ' ' || c.conname || ' ' || pg_get_constraintdef(c.oid)
+         FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+        WHERE n.nspname = 'public' AND c.conrelid::regclass::text <> '_prisma_migrations'`,
+    ];
+    const lines: string[] = [];
+    for (const sql of queries) {
+      const result = await client.query<{ "?column?": string }>(sql);
+      lines.push(...result.rows.map((row) => Object.values(row)[0] as string));
+    }
+    return lines.sort();
+  } finally {
+    await client.end();
+  }
+}
+
+describe("migrations", () => {
+  it("produce exactly the schema of schema.prisma", async () => {
+    const adminUrl = inject("pgAdminUrl");
+    const fromDatamodel = `tally_datamodel_${process.pid}`;
+    const url = new URL(adminUrl);
+    url.pathname = `/${fromDatamodel}`;
+    await ensureDatabase(adminUrl, fromDatamodel);
+    try {
+      const script = await runPrisma(
+        ["migrate", "diff", "--from-empty", "--to-schema-datamodel", "prisma/schema.prisma", "--script"],
+        url.toString(),
+        { quiet: true },
+      );
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      await client.query(script.slice(script.indexOf("-- Create")));
+      await client.end();
+
+      const migrated = await catalogSnapshot(process.env.DATABASE_URL!);
+      const expected = await catalogSnapshot(url.toString());
+      expect(migrated.length).toBeGreaterThan(200);
+      expect(migrated).toEqual(expected);
+    } finally {
+      await dropDatabase(adminUrl, fromDatamodel);
+    }
+  });
+
+  it("create every table of the data model", async () => {
+    const rows = await db.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`;
+    expect(rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining([
+        "accounts", "sites", "campaigns", "campaign_publishers", "campaign_products", "products", "ads", "ad_products",
+        "ad_events", "conversions", "conversion_items", "order_receipts", "attributions", "daily_rollups",
+        "campaign_daily_spend", "advertiser_daily_spend", "users", "user_sessions", "api_keys",
+        "export_destinations", "export_runs", "export_watermarks", "attribution_windows",
+      ]),
+    );
+  });
+
+  it("index events by session and time, by campaign and time, and orders by publisher and order id", async () => {
+    const rows = await db.$queryRaw<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'`;
+    const defs = rows.map((r) => r.indexdef);
+    expect(defs).toContainEqual(expect.stringMatching(/ON public\.ad_events USING btree \(session_id, created_at\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/ON public\.ad_events USING btree \(campaign_id, created_at\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/ON public\.conversions USING btree \(publisher_id, order_id\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/UNIQUE INDEX order_receipts_pkey ON public\.order_receipts USING btree \(publisher_id, order_id\)/));
+  });
+
+  it("default every campaign type's attribution window to the interface's 14 days", async () => {
+    const windows = await db.attributionWindow.findMany({ orderBy: { campaignType: "asc" } });
+    expect(windows.map((w) => [w.campaignType, w.windowSeconds])).toEqual([
+      ["product", 14 * 86_400],
+      ["display", 14 * 86_400],
+      ["video", 14 * 86_400],
+    ]);
+  });
+});

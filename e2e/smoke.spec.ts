@@ -1,0 +1,36 @@
+import { expect, test } from "@playwright/test";
+
+test("the landing page says what Tally is and links to the dashboard, the demo store and the docs", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Tally counts every sponsored impression");
+  for (const [name, href] of [
+    ["Open the dashboard", "/dashboard"],
+    ["Visit the demo store", "/demo"],
+    ["Read the docs", "/docs"],
+  ] as const) {
+    await expect(page.getByRole("link", { name })).toHaveAttribute("href", href);
+  }
+  await page.getByRole("link", { name: "Read the docs" }).click();
+  await expect(page.getByRole("heading", { name: "Documentation" })).toBeVisible();
+  await expect(page.getByRole("link", { name: /Architecture/ })).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/docs.png", fullPage: true });
+});
+
+test("health answers ok with the seeded database behind it", async ({ request }) => {
+  const response = await request.get("/api/health");
+  expect(response.status()).toBe(200);
+  expect(await response.json()).toEqual({ status: "ok", database: "ok" });
+});
+
+test("a production server with a malformed DATABASE_URL stops at start with one clear line", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "start", "--port", "0"], {
+    env: { ...process.env, DATABASE_URL: "postgres:/no-host-here", NEXT_TELEMETRY_DISABLED: "1" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  expect(result.status).toBe(1);
+  expect(result.stderr).toContain(
+    "tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL",
+  );
+});

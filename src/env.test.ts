@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "./env";
+import { EnvError, parseEnv, parseLauncherEnv } from "./env";
 
-function problemsOf(source: Record<string, string | undefined>, options?: { databaseOptional?: boolean }): string[] {
+function problemsOf(source: Record<string, string | undefined>, parse: (s: typeof source) => unknown = parseEnv): string[] {
   try {
-    parseEnv(source, options);
+    parse(source);
   } catch (error) {
     if (error instanceof EnvError) return error.problems;
     throw error;
@@ -26,6 +26,20 @@ describe("environment", () => {
     expect(problemsOf({ DATABASE_URL: "not a url" })).toHaveLength(1);
   });
 
+  it("signs beacons with the first of several keys, and needs keys in production", () => {
+    const env = parseEnv({
+      DATABASE_URL: "postgresql://u@h/db",
+      BEACON_SIGNING_KEYS: `k2:${"b".repeat(32)}, k1:${"a".repeat(32)}`,
+    });
+    expect(env.BEACON_SIGNING_KEYS.map((key) => key.id)).toEqual(["k2", "k1"]);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).BEACON_SIGNING_KEYS).toHaveLength(1);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production" })).toEqual([
+      "BEACON_SIGNING_KEYS is required in production (kid:secret, secret at least 32 characters)",
+    ]);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", BEACON_SIGNING_KEYS: "k1:short" })).toHaveLength(1);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", BEACON_SIGNING_KEYS: `k:${"a".repeat(32)},k:${"b".repeat(32)}` })).toHaveLength(1);
+  });
+
   it("reports every problem, one line each", () => {
     const problems = problemsOf({ DATABASE_POOL_SIZE: "lots", TALLY_EMBEDDED_PG_PORT: "80" });
     expect(problems).toHaveLength(3);
@@ -35,8 +49,9 @@ describe("environment", () => {
   });
 
   it("lets the dev launcher run without DATABASE_URL, but not with a bad one", () => {
-    expect(problemsOf({}, { databaseOptional: true })).toEqual([]);
-    expect(problemsOf({ DATABASE_URL: "" }, { databaseOptional: true })).toEqual([]);
-    expect(problemsOf({ DATABASE_URL: "postgres//nope" }, { databaseOptional: true })).toHaveLength(1);
+    expect(problemsOf({}, parseLauncherEnv)).toEqual([]);
+    expect(parseLauncherEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
+    expect(parseLauncherEnv({ DATABASE_URL: "postgresql://u@h/db" }).DATABASE_URL).toBe("postgresql://u@h/db");
+    expect(problemsOf({ DATABASE_URL: "postgres//nope" }, parseLauncherEnv)).toHaveLength(1);
   });
 });

@@ -13,6 +13,30 @@ const postgresUrl = z
     }
   }, "must be a postgresql://user:password@host:port/database URL");
 
+/** `kid:secret,kid:secret`: the first key signs new beacon tokens, every listed key verifies. */
+const signingKeys = z
+  .string()
+  .transform((value, ctx) => {
+    const keys = value.split(",").map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+      const at = pair.indexOf(":");
+      return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
+    });
+    for (const key of keys) {
+      if (!/^[A-Za-z0-9_-]{1,16}$/.test(key.id) || key.secret.length < 32) {
+        ctx.addIssue({ code: "custom", message: "must be kid:secret pairs separated by commas, each kid 1-16 of [A-Za-z0-9_-], each secret at least 32 characters" });
+        return z.NEVER;
+      }
+    }
+    if (keys.length === 0 || new Set(keys.map((k) => k.id)).size !== keys.length) {
+      ctx.addIssue({ code: "custom", message: "must list at least one key, each kid once" });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
+// A fixed key for development and tests only; production must configure its own (see below).
+const DEVELOPMENT_SIGNING_KEYS = "dev:tally-development-beacon-key-not-a-secret";
+
 const serverSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   DATABASE_URL: postgresUrl,
@@ -22,9 +46,24 @@ const serverSchema = z.object({
   TALLY_DATA_DIR: z.string().min(1).default(".data"),
   /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
   TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required in production. */
+  BEACON_SIGNING_KEYS: signingKeys.optional(),
+  /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */
+  TALLY_EVENTS_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).optional(),
+}).transform((env, ctx) => {
+  if (env.BEACON_SIGNING_KEYS) return { ...env, BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS };
+  if (env.NODE_ENV === "production") {
+    ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required in production (kid:secret, secret at least 32 characters)" });
+    return z.NEVER;
+  }
+  return { ...env, BEACON_SIGNING_KEYS: signingKeys.parse(DEVELOPMENT_SIGNING_KEYS) };
 });
 
-export type ServerEnv = z.infer<typeof serverSchema>;
+export type ServerEnv = z.output<typeof serverSchema>;
+
+/** What the dev launcher sees: it starts a database itself when none is configured. */
+export type LauncherEnv = Omit<ServerEnv, "DATABASE_URL"> & { DATABASE_URL?: string };
+const PLACEHOLDER_DATABASE_URL = "postgresql://launcher@placeholder/tally";
 
 export class EnvError extends Error {
   constructor(readonly problems: string[]) {
@@ -43,16 +82,20 @@ function describe(issues: z.core.$ZodIssue[]): string[] {
 
 type Source = Record<string, string | undefined>;
 
-/** Checks the environment; `databaseOptional` is for the dev launcher, which provides one. */
-export function parseEnv(source: Source, options: { databaseOptional?: boolean } = {}): ServerEnv {
-  const schema = options.databaseOptional
-    ? serverSchema.extend({ DATABASE_URL: postgresUrl.optional() })
-    : serverSchema;
+/** Checks the environment of a server process. */
+export function parseEnv(source: Source): ServerEnv {
   // An empty variable means unset, as in most shells' `VAR= cmd`.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
-  const result = schema.safeParse(cleaned);
+  const result = serverSchema.safeParse(cleaned);
   if (!result.success) throw new EnvError(describe(result.error.issues));
-  return result.data as ServerEnv;
+  return result.data;
+}
+
+/** Checks the environment of the dev launcher, for which DATABASE_URL is optional. */
+export function parseLauncherEnv(source: Source): LauncherEnv {
+  const databaseUrl = source.DATABASE_URL || undefined;
+  const parsed = parseEnv({ ...source, DATABASE_URL: databaseUrl ?? PLACEHOLDER_DATABASE_URL });
+  return { ...parsed, DATABASE_URL: databaseUrl };
 }
 
 let cached: ServerEnv | undefined;

@@ -6,8 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { exitOnEnvError, parseEnv } from "@/env";
+import { exitOnEnvError, parseLauncherEnv, type LauncherEnv } from "@/env";
 import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "./local/embedded-postgres";
+import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
 
 const require = createRequire(import.meta.url);
@@ -27,9 +28,9 @@ if (mode !== "dev" && mode !== "start") {
   process.exit(2);
 }
 
-let config: ReturnType<typeof parseEnv>;
+let config: LauncherEnv;
 try {
-  config = parseEnv(process.env, { databaseOptional: true });
+  config = parseLauncherEnv(process.env);
 } catch (error) {
   exitOnEnvError(error);
 }
@@ -90,13 +91,15 @@ async function main(): Promise<void> {
     await disconnectDb();
   }
 
+  // Production mode needs real signing keys; locally the launcher makes them if none are set.
+  const secrets = mode === "start" ? await localSecrets(config.TALLY_DATA_DIR, values.ephemeral) : {};
   const port = values.port ?? process.env.PORT ?? "3000";
   const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
   log(`starting Next.js (${mode}) on http://localhost:${port}`);
   next = spawn(process.execPath, [nextBin, mode, "--port", port, "--hostname", "0.0.0.0"], {
     stdio: "inherit",
     // Telemetry would try to reach the network on every start; a user can still opt in.
-    env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env, DATABASE_URL: databaseUrl, PORT: port },
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...secrets, ...process.env, DATABASE_URL: databaseUrl, PORT: port },
   });
   next.on("exit", (code, signal) => {
     if (!shuttingDown) {

@@ -23,7 +23,7 @@ CREATE TYPE "AdStatus" AS ENUM ('active', 'paused', 'archived');
 CREATE TYPE "EventKind" AS ENUM ('impression', 'view', 'click');
 
 -- CreateEnum
-CREATE TYPE "EventStatus" AS ENUM ('counted', 'duplicate', 'bot', 'expired_campaign');
+CREATE TYPE "EventStatus" AS ENUM ('counted', 'duplicate', 'bot');
 
 -- CreateEnum
 CREATE TYPE "UserRole" AS ENUM ('staff', 'member');

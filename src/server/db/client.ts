@@ -3,6 +3,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { env } from "@/env";
 import { PrismaClient } from "./generated/client";
+import { closePgPool } from "./pg-pool";
 
 export type Db = PrismaClient;
 
@@ -26,8 +27,9 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
   },
 });
 
-/** Closes the pool; for CLIs and tests that must let the process exit. */
+/** Closes both pools; for CLIs and tests that must let the process exit. */
 export async function disconnectDb(): Promise<void> {
+  await closePgPool();
   if (holder.tallyPrisma) {
     await holder.tallyPrisma.$disconnect();
     holder.tallyPrisma = undefined;

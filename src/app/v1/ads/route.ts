@@ -1,0 +1,7 @@
+// POST /v1/ads: the ad query; hands out ads with signed impression, view and click addresses.
+import { handleAdQuery } from "@/server/http/events-routes";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleAdQuery;
+export const OPTIONS = handleAdQuery;

@@ -1,0 +1,75 @@
+// Hand-written SQL: the ad query runs on every page view of every publisher, so eligibility is
+// one round trip that the database answers from indexes, not a chain of ORM calls.
+import { pgPool } from "@/server/db/pg-pool";
+
+export interface CandidateProduct {
+  sku: string;
+  product_id: string | null;
+  name: string;
+  category: string | null;
+  image_url: string | null;
+}
+
+export interface CandidateAd {
+  ad_id: string;
+  ad_type: "product" | "banner" | "video";
+  size: string | null;
+  media_url: string | null;
+  destination_url: string | null;
+  campaign_id: string;
+  advertiser_id: string;
+  bid_model: "cpm" | "cpc";
+  bid_micros: bigint;
+  /** The ad's own products, or its campaign's when the ad names none. */
+  products: CandidateProduct[];
+}
+
+export interface PublisherForAds {
+  id: string;
+  network_id: string | null;
+  sites: { name: string; domain: string | null }[];
+}
+
+export async function findPublisherForAds(publisherId: string): Promise<PublisherForAds | null> {
+  const { rows } = await pgPool().query<PublisherForAds>(
+    `SELECT a.id, a.network_id,
+            coalesce((SELECT json_agg(json_build_object('name', s.name, 'domain', s.domain) ORDER BY s.created_at, s.name)
+                        FROM sites s WHERE s.publisher_id = a.id), '[]') AS sites
+       FROM accounts a
+      WHERE a.id = $1 AND a.kind IN ('publisher', 'network')`,
+    [publisherId],
+  );
+  return rows[0] ?? null;
+}
+
+const PRODUCT_JSON = `json_build_object('sku', p.sku, 'product_id', p.product_id, 'name', p.name, 'category', p.category, 'image_url', p.image_url)`;
+
+/**
+ * Ads that may be served today on these publishers (a publisher and its network): ad and campaign
+ * active, inside the campaign's dates, wallet above zero, neither the campaign's nor the
+ * advertiser's daily budget spent, and of one of the requested types.
+ */
+export async function findCandidateAds(publisherIds: string[], day: string, adTypes: readonly string[]): Promise<CandidateAd[]> {
+  const { rows } = await pgPool().query<CandidateAd>(
+    `SELECT a.id AS ad_id, a.type::text AS ad_type, a.size, a.media_url, a.destination_url,
+            c.id AS campaign_id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros,
+            coalesce(
+              (SELECT json_agg(${PRODUCT_JSON} ORDER BY p.sku) FROM ad_products ap JOIN products p ON p.id = ap.product_ref WHERE ap.ad_id = a.id),
+              (SELECT json_agg(${PRODUCT_JSON} ORDER BY p.sku) FROM campaign_products cp JOIN products p ON p.id = cp.product_ref WHERE cp.campaign_id = c.id),
+              '[]') AS products
+       FROM ads a
+       JOIN campaigns c ON c.id = a.campaign_id
+       JOIN accounts adv ON adv.id = c.advertiser_id
+       LEFT JOIN campaign_daily_spend cs ON cs.campaign_id = c.id AND cs.day = $2::date
+       LEFT JOIN advertiser_daily_spend s ON s.advertiser_id = adv.id AND s.day = $2::date
+      WHERE a.status = 'active' AND c.status = 'active'
+        AND c.start_date <= $2::date AND (c.end_date IS NULL OR c.end_date >= $2::date)
+        AND adv.wallet_balance_micros > 0
+        AND (c.daily_budget_micros IS NULL OR coalesce(cs.spend_micros, 0) < c.daily_budget_micros)
+        AND (adv.daily_budget_micros IS NULL OR coalesce(s.spend_micros, 0) < adv.daily_budget_micros)
+        AND a.type::text = ANY($3::text[])
+        AND EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY($1::text[]))`,
+    [publisherIds, day, adTypes],
+  );
+  return rows;
+}

@@ -1,0 +1,37 @@
+// The one error type of Tally's domain. Domain functions throw it; the HTTP wrapper
+// (src/server/http/respond.ts) is the one place that turns it into a status code and body.
+
+export type TallyErrorCode =
+  | "bad_request" // 400: malformed JSON, bad query parameter
+  | "unauthorized" // 401
+  | "not_found" // 404: unknown route, bad beacon signature, another tenant's object
+  | "gone" // 410: expired beacon token
+  | "payload_too_large" // 413
+  | "unsupported_media_type" // 415
+  | "validation_failed" // 422: body carries Ajv-style entries
+  | "unavailable" // 503: the database cannot store the request now
+  | "internal"; // 500
+
+/** One entry of a 422 body, exactly as Ajv 8 reports a violation. */
+export interface ValidationEntry {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+export class TallyError extends Error {
+  constructor(
+    readonly code: TallyErrorCode,
+    message: string,
+    readonly details?: { entries?: ValidationEntry[]; cause?: unknown },
+  ) {
+    super(message);
+    this.name = "TallyError";
+  }
+
+  static validation(entries: ValidationEntry[]): TallyError {
+    return new TallyError("validation_failed", "request body failed validation", { entries });
+  }
+}

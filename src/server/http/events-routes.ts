@@ -1,0 +1,78 @@
+// The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers and the
+// standalone collector (src/collector/) both call these, so both serve exactly the same code.
+import { env } from "@/env";
+import { parseAdQuery } from "@/server/ads/ad-query.schema";
+import { queryAds } from "@/server/ads/query-ads";
+import { TallyError } from "@/server/errors";
+import { verifyBeaconToken } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { corsHeaders, preflightResponse } from "./cors";
+import { readJsonBody } from "./read-json-body";
+import { errorResponse } from "./respond";
+
+export const BEACON_BODY_LIMIT = 16 * 1024;
+export const AD_QUERY_BODY_LIMIT = 16 * 1024;
+
+type Handler = (request: Request) => Promise<Response>;
+
+/** CORS, preflight and error answers around a /v1 POST handler. */
+export function eventsRoute(handler: Handler): Handler {
+  return async (request) => {
+    if (request.method === "OPTIONS") return preflightResponse(request);
+    const cors = corsHeaders(request);
+    if (request.method !== "POST") {
+      return Response.json({ error: { code: "method_not_allowed", message: "use POST" } }, { status: 405, headers: { ...cors, Allow: "POST, OPTIONS" } });
+    }
+    try {
+      const response = await handler(request);
+      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+      return response;
+    } catch (error) {
+      return errorResponse(error, cors);
+    }
+  };
+}
+
+function hostOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+// POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
+export const handleAdQuery = eventsRoute(async (request) => {
+  const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
+  const config = env();
+  const answer = await queryAds({
+    query,
+    eventsUrl: config.TALLY_EVENTS_URL ?? new URL(request.url).origin,
+    pageHost: hostOf(request.headers.get("origin")) ?? hostOf(request.headers.get("referer")),
+    signingKey: config.BEACON_SIGNING_KEYS[0]!,
+  });
+  return Response.json(answer, { headers: { "Cache-Control": "no-store" } });
+});
+
+const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
+
+// POST /v1/beacon/{impression|view|click}/{token}: 202 once the event is stored.
+export const handleBeacon = eventsRoute(async (request) => {
+  const match = BEACON_PATH.exec(new URL(request.url).pathname);
+  if (!match) throw new TallyError("not_found", "unknown beacon address");
+  const [, kind, token] = match as unknown as [string, string, string];
+  // The token is checked before the body is read: a forged address costs no more than that.
+  const claims = verifyBeaconToken(token, kind, env().BEACON_SIGNING_KEYS);
+  const body = await readJsonBody(request, BEACON_BODY_LIMIT);
+  await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent") });
+  return new Response("{}", { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+});
+
+/** Dispatch for the standalone collector: every /v1 route by path. */
+export function handleEventsRequest(request: Request): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  if (pathname === "/v1/ads" || pathname === "/v1/ads/") return handleAdQuery(request);
+  if (pathname.startsWith("/v1/beacon/")) return handleBeacon(request);
+  return Promise.resolve(Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 }));
+}

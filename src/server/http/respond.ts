@@ -1,0 +1,46 @@
+// The one place where errors become HTTP answers.
+import { TallyError, type TallyErrorCode } from "@/server/errors";
+
+const STATUS: Record<TallyErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  unavailable: 503,
+  internal: 500,
+};
+
+// Connection-level failures: the database is down or unreachable, not a bug in the request.
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const candidate = error as { code?: string; message?: string } | undefined;
+  if (candidate?.code && UNAVAILABLE_CODES.has(candidate.code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(candidate?.message ?? "");
+}
+
+export function toTallyError(error: unknown): TallyError {
+  if (error instanceof TallyError) return error;
+  if (isDatabaseUnavailable(error)) return new TallyError("unavailable", "the database is unavailable; retry later", { cause: error });
+  return new TallyError("internal", "internal error", { cause: error });
+}
+
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+  const tallyError = toTallyError(error);
+  const status = STATUS[tallyError.code];
+  if (status >= 500) {
+    const cause = tallyError.details?.cause;
+    console.error(`tally: ${status} ${tallyError.message}${cause ? `: ${cause instanceof Error ? cause.message : String(cause)}` : ""}`);
+  }
+  // A 422 body is the validator's array itself (interface §7); other errors name a code.
+  const body = tallyError.code === "validation_failed"
+    ? tallyError.details?.entries ?? []
+    : { error: { code: tallyError.code, message: tallyError.message } };
+  return Response.json(body, {
+    status,
+    headers: { ...headers, "Cache-Control": "no-store", ...(status === 503 ? { "Retry-After": "5" } : {}) },
+  });
+}

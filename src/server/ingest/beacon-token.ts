@@ -1,0 +1,110 @@
+// Beacon ids: opaque signed tokens that carry everything an event row needs about the served ad,
+// so a beacon is verified and stored without reading the database first.
+// Format: `<kid>.<base64url(JSON payload)>.<base64url(HMAC-SHA256(secret, "<kid>.<payload>"))>`.
+// The key id names which configured secret signed it, so keys rotate: the first configured key
+// signs, every configured key verifies.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { TallyError } from "@/server/errors";
+
+export const EVENT_KINDS = ["impression", "view", "click"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+export type AdType = "product" | "banner" | "video";
+
+export interface SigningKey {
+  id: string;
+  secret: string;
+}
+
+/** What a served ad's beacon token says about it. */
+export interface BeaconClaims {
+  kind: EventKind;
+  requestId: string;
+  adId: string;
+  campaignId: string;
+  advertiserId: string;
+  publisherId: string;
+  site: string;
+  placementName: string;
+  context: string;
+  adType: AdType;
+  adSize: string | null;
+  /** When the ad was handed out, in seconds since the epoch. */
+  issuedAt: number;
+}
+
+/** Impression and view addresses live a day after the ad was served; clicks a week. */
+export const TOKEN_LIFETIME_SECONDS: Record<EventKind, number> = {
+  impression: 24 * 3600,
+  view: 24 * 3600,
+  click: 7 * 24 * 3600,
+};
+
+// Tokens issued "in the future" beyond this are refused: clocks of app servers may drift a little.
+const CLOCK_SKEW_SECONDS = 300;
+const MAX_TOKEN_LENGTH = 2048;
+
+type CompactClaims = [
+  kind: EventKind, requestId: string, adId: string, campaignId: string, advertiserId: string,
+  publisherId: string, site: string, placementName: string, context: string, adType: AdType,
+  adSize: string | null, issuedAt: number,
+];
+
+function sign(secret: string, signedPart: string): Buffer {
+  return createHmac("sha256", secret).update(signedPart).digest();
+}
+
+export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
+  // An array, not an object: the token rides in a URL, so every byte counts.
+  const compact: CompactClaims = [
+    claims.kind, claims.requestId, claims.adId, claims.campaignId, claims.advertiserId, claims.publisherId,
+    claims.site, claims.placementName, claims.context, claims.adType, claims.adSize, claims.issuedAt,
+  ];
+  const signedPart = `${key.id}.${Buffer.from(JSON.stringify(compact)).toString("base64url")}`;
+  return `${signedPart}.${sign(key.secret, signedPart).toString("base64url")}`;
+}
+
+const notFound = () => new TallyError("not_found", "unknown beacon address");
+
+function isCompactClaims(value: unknown): value is CompactClaims {
+  if (!Array.isArray(value) || value.length !== 12) return false;
+  const strings = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].every((i) => typeof value[i] === "string");
+  return strings && (value[10] === null || typeof value[10] === "string") && Number.isInteger(value[11])
+    && (EVENT_KINDS as readonly unknown[]).includes(value[0]);
+}
+
+/**
+ * Verifies a token for the kind in the address it was posted to. Tampered, unknown-key, wrong-kind
+ * and malformed tokens are all `not_found`, so a probe learns nothing; an expired one is `gone`.
+ */
+export function verifyBeaconToken(
+  token: string,
+  kind: string,
+  keys: readonly SigningKey[],
+  nowSeconds = Math.floor(Date.now() / 1000),
+): BeaconClaims {
+  if (token.length > MAX_TOKEN_LENGTH) throw notFound();
+  const lastDot = token.lastIndexOf(".");
+  const firstDot = token.indexOf(".");
+  if (firstDot <= 0 || lastDot === firstDot) throw notFound();
+  const keyId = token.slice(0, firstDot);
+  const key = keys.find((candidate) => candidate.id === keyId);
+  if (!key) throw notFound();
+  const signedPart = token.slice(0, lastDot);
+  const given = Buffer.from(token.slice(lastDot + 1), "base64url");
+  const expected = sign(key.secret, signedPart);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw notFound();
+
+  let compact: unknown;
+  try {
+    compact = JSON.parse(Buffer.from(token.slice(firstDot + 1, lastDot), "base64url").toString("utf8"));
+  } catch {
+    throw notFound();
+  }
+  if (!isCompactClaims(compact) || compact[0] !== kind) throw notFound();
+  const [tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt] = compact;
+  if (issuedAt > nowSeconds + CLOCK_SKEW_SECONDS) throw notFound();
+  if (nowSeconds - issuedAt > TOKEN_LIFETIME_SECONDS[tokenKind]) {
+    throw new TallyError("gone", "this beacon address has expired");
+  }
+  return { kind: tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt };
+}

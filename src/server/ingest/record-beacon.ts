@@ -1,0 +1,56 @@
+import { randomUUID } from "node:crypto";
+import { isbot } from "isbot";
+import { TallyError } from "@/server/errors";
+import { parseBeaconBody } from "./beacon-body.schema";
+import type { BeaconClaims } from "./beacon-token";
+import { GroupCommit } from "./group-commit";
+import { storeBeaconBatch, type BeaconToStore, type StoredBeacon } from "./store-beacons.sql";
+
+// Deadlocks cannot happen by construction (locks are taken in a fixed order), but a
+// serialisation failure or a dropped connection is worth one more try before answering 503.
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+async function storeWithRetry(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
+  try {
+    return await storeBeaconBatch(batch);
+  } catch (error) {
+    if (RETRYABLE.has((error as { code?: string }).code ?? "")) return storeBeaconBatch(batch);
+    throw error;
+  }
+}
+
+const holder = globalThis as unknown as { tallyBeaconWriter?: GroupCommit<BeaconToStore, StoredBeacon> };
+
+function beaconWriter(): GroupCommit<BeaconToStore, StoredBeacon> {
+  holder.tallyBeaconWriter ??= new GroupCommit(storeWithRetry);
+  return holder.tallyBeaconWriter;
+}
+
+interface RecordBeaconInput {
+  /** From a verified beacon token (verifyBeaconToken). */
+  claims: BeaconClaims;
+  body: unknown;
+  userAgent: string | null;
+  now?: Date;
+}
+
+/**
+ * Validates a beacon's body (422), then stores the event with its status (counted, duplicate or
+ * bot) and spend. Resolves only once the event is committed; 503 when it could not be.
+ */
+export async function recordBeacon({ claims, body, userAgent, now = new Date() }: RecordBeaconInput): Promise<StoredBeacon> {
+  const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
+  try {
+    return await beaconWriter().submit({
+      eventId: randomUUID(),
+      claims,
+      sessionId,
+      userId: userId ?? null,
+      userAgent: userAgent ? userAgent.slice(0, 512) : null,
+      isBot: userAgent ? isbot(userAgent) : false,
+      createdAt: now,
+    });
+  } catch (error) {
+    throw new TallyError("unavailable", "the event could not be stored; retry later", { cause: error });
+  }
+}

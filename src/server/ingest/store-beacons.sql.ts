@@ -1,0 +1,234 @@
+// Hand-written SQL: this is the hottest write path. One transaction stores a whole batch of
+// beacons (see group-commit.ts) with its de-duplication and spend decisions, so a 202 always
+// means "stored", and concurrent batches in any number of processes cannot double-count or
+// overspend:
+//   1. an advisory lock per (ad, session) serialises every beacon of that pair, across processes;
+//   2. one query asks what the database already counted for those pairs;
+//   3. the advertiser rows of billable events are locked (in id order), so wallet and daily
+//      budgets are read and lowered by one batch at a time, event by event;
+//   4. multi-row INSERT/UPDATE statements write events and spend.
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import { pgPool } from "@/server/db/pg-pool";
+import type { BeaconClaims, EventKind } from "./beacon-token";
+
+export type EventStatus = "counted" | "duplicate" | "bot";
+
+export interface BeaconToStore {
+  eventId: string;
+  claims: BeaconClaims;
+  sessionId: string;
+  userId: string | null;
+  userAgent: string | null;
+  isBot: boolean;
+  createdAt: Date;
+}
+
+export interface StoredBeacon {
+  eventId: string;
+  status: EventStatus;
+  spendMicros: bigint;
+}
+
+/** Decisions §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
+export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };
+
+function lockKey(adId: string, sessionId: string): bigint {
+  return createHash("sha256").update(adId).update("\u0000").update(sessionId).digest().readBigInt64BE(0);
+}
+
+const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Promise<EventStatus[]> {
+  const statuses: EventStatus[] = batch.map((beacon) => (beacon.isBot ? "bot" : "counted"));
+  const human = batch.map((beacon, index) => ({ beacon, index })).filter(({ beacon }) => !beacon.isBot);
+  if (human.length === 0) return statuses;
+
+  const keys = [...new Set(human.map(({ beacon }) => lockKey(beacon.claims.adId, beacon.sessionId)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Sorted, so two batches that share pairs take their locks in the same order (no deadlock).
+  await client.query("SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", [keys.map(String)]);
+
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean }>(
+    `SELECT i.n,
+            EXISTS (SELECT 1 FROM ad_events e
+                     WHERE e.ad_id = i.ad_id AND e.session_id = i.session_id AND e.kind = i.kind::"EventKind"
+                       AND e.status = 'counted' AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
+            (i.kind <> 'click' AND EXISTS (SELECT 1 FROM ad_events e
+                     WHERE e.ad_id = i.ad_id AND e.session_id = i.session_id AND e.kind = i.kind::"EventKind"
+                       AND e.status = 'counted' AND e.request_id = i.request_id)) AS token_seen
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds)`,
+    [
+      human.map(({ index }) => index),
+      human.map(({ beacon }) => beacon.claims.adId),
+      human.map(({ beacon }) => beacon.sessionId),
+      human.map(({ beacon }) => beacon.claims.kind),
+      human.map(({ beacon }) => beacon.createdAt),
+      human.map(({ beacon }) => beacon.claims.requestId),
+      human.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
+    ],
+  );
+  const prior = new Map(rows.map((row) => [row.n, row]));
+  // Within one batch (milliseconds apart) the first beacon of an (ad, session, kind) wins.
+  const countedInBatch = new Set<string>();
+  for (const { beacon, index } of human) {
+    const pairKind = `${beacon.claims.adId}\u0000${beacon.sessionId}\u0000${beacon.claims.kind}`;
+    const seen = prior.get(index);
+    if (seen?.within_window || seen?.token_seen || countedInBatch.has(pairKind)) {
+      statuses[index] = "duplicate";
+    } else {
+      countedInBatch.add(pairKind);
+    }
+  }
+  return statuses;
+}
+
+interface BillingRow {
+  id: string;
+  advertiser_id: string;
+  bid_model: "cpm" | "cpc";
+  bid_micros: bigint;
+  campaign_daily_budget: bigint | null;
+  wallet_balance_micros: bigint;
+  advertiser_daily_budget: bigint | null;
+}
+
+/**
+ * Spend of counted impressions (CPM: bid / 1000) and clicks (CPC: bid). An event is charged only
+ * while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
+ * at most one event. Events past the budget stay counted (they were shown) but cost nothing.
+ */
+async function chargeSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[]): Promise<bigint[]> {
+  const spend = batch.map(() => 0n);
+  const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => statuses[i] === "counted" && b.claims.kind !== "view");
+  if (billable.length === 0) return spend;
+
+  const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
+  const { rows: campaigns } = await client.query<BillingRow>(
+    `SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
+            adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget
+       FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
+      WHERE c.id = ANY($1::text[])
+      ORDER BY adv.id
+        FOR UPDATE OF adv`,
+    [campaignIds],
+  );
+  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
+  const days = [...new Set(billable.map(({ b }) => dayOf(b.createdAt)))];
+  const advertiserIds = [...new Set(campaigns.map((c) => c.advertiser_id))];
+  // Read under the advertiser locks above: every writer of these rows holds them too.
+  const { rows: spent } = await client.query<{ scope: string; id: string; day: string; spend_micros: bigint }>(
+    `SELECT 'campaign' AS scope, campaign_id AS id, day::text, spend_micros FROM campaign_daily_spend
+      WHERE campaign_id = ANY($1::text[]) AND day = ANY($3::date[])
+     UNION ALL
+     SELECT 'advertiser', advertiser_id, day::text, spend_micros FROM advertiser_daily_spend
+      WHERE advertiser_id = ANY($2::text[]) AND day = ANY($3::date[])`,
+    [campaignIds, advertiserIds, days],
+  );
+  const spentSoFar = new Map(spent.map((row) => [`${row.scope}:${row.id}:${row.day}`, row.spend_micros]));
+  const wallets = new Map(campaigns.map((c) => [c.advertiser_id, c.wallet_balance_micros]));
+
+  for (const { b, i } of billable) {
+    const campaign = byCampaign.get(b.claims.campaignId);
+    if (!campaign) continue; // the campaign was deleted after the ad was served: nothing to bill
+    const price =
+      campaign.bid_model === "cpm" && b.claims.kind === "impression" ? campaign.bid_micros / 1000n
+      : campaign.bid_model === "cpc" && b.claims.kind === "click" ? campaign.bid_micros
+      : 0n;
+    if (price === 0n) continue;
+    const day = dayOf(b.createdAt);
+    const campaignKey = `campaign:${campaign.id}:${day}`;
+    const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
+    const wallet = wallets.get(campaign.advertiser_id) ?? 0n;
+    const campaignSpent = spentSoFar.get(campaignKey) ?? 0n;
+    const advertiserSpent = spentSoFar.get(advertiserKey) ?? 0n;
+    if (wallet <= 0n) continue;
+    if (campaign.campaign_daily_budget !== null && campaignSpent >= campaign.campaign_daily_budget) continue;
+    if (campaign.advertiser_daily_budget !== null && advertiserSpent >= campaign.advertiser_daily_budget) continue;
+    spend[i] = price;
+    wallets.set(campaign.advertiser_id, wallet - price);
+    spentSoFar.set(campaignKey, campaignSpent + price);
+    spentSoFar.set(advertiserKey, advertiserSpent + price);
+  }
+  return spend;
+}
+
+async function writeEvents(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
+  await client.query(
+    `INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                            request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+     SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+            request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                   $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
+            AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                 request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)`,
+    [
+      batch.map((b) => b.eventId), batch.map((b) => b.claims.kind), statuses, batch.map((b) => b.sessionId),
+      batch.map((b) => b.userId), batch.map((b) => b.claims.adId), batch.map((b) => b.claims.campaignId),
+      batch.map((b) => b.claims.advertiserId), batch.map((b) => b.claims.publisherId), batch.map((b) => b.claims.requestId),
+      batch.map((b) => b.claims.adType), batch.map((b) => b.claims.adSize), batch.map((b) => b.claims.placementName),
+      batch.map((b) => b.claims.context), batch.map((b) => b.claims.site), spend.map(String), batch.map((b) => b.userAgent),
+      batch.map((b) => b.createdAt),
+    ],
+  );
+}
+
+async function writeSpend(client: pg.PoolClient, batch: BeaconToStore[], spend: bigint[]): Promise<void> {
+  const byAdvertiser = new Map<string, bigint>();
+  const byCampaignDay = new Map<string, bigint>();
+  const byAdvertiserDay = new Map<string, bigint>();
+  const add = (map: Map<string, bigint>, key: string, amount: bigint) => map.set(key, (map.get(key) ?? 0n) + amount);
+  batch.forEach((b, i) => {
+    const amount = spend[i]!;
+    if (amount === 0n) return;
+    const day = dayOf(b.createdAt);
+    add(byAdvertiser, b.claims.advertiserId, amount);
+    add(byCampaignDay, `${b.claims.campaignId}\u0000${day}`, amount);
+    add(byAdvertiserDay, `${b.claims.advertiserId}\u0000${day}`, amount);
+  });
+  if (byAdvertiser.size === 0) return;
+  const split = (map: Map<string, bigint>) => {
+    const entries = [...map].map(([key, amount]) => [...key.split("\u0000"), String(amount)]);
+    return [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2])];
+  };
+  await client.query(
+    `UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
+       FROM unnest($1::text[], $2::bigint[]) AS d(id, amount) WHERE a.id = d.id`,
+    [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)],
+  );
+  await client.query(
+    `INSERT INTO campaign_daily_spend (campaign_id, day, spend_micros)
+     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
+     ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = campaign_daily_spend.spend_micros + EXCLUDED.spend_micros`,
+    split(byCampaignDay),
+  );
+  await client.query(
+    `INSERT INTO advertiser_daily_spend (advertiser_id, day, spend_micros)
+     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
+     ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros`,
+    split(byAdvertiserDay),
+  );
+}
+
+/** Stores a batch in one transaction; on any error nothing of the batch is stored. */
+export async function storeBeaconBatch(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
+  const client = await pgPool().connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    const statuses = await decideStatuses(client, batch);
+    const spend = await chargeSpend(client, batch, statuses);
+    await writeEvents(client, batch, statuses, spend);
+    await writeSpend(client, batch, spend);
+    await client.query("COMMIT");
+    return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

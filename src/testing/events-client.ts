@@ -1,0 +1,35 @@
+// Calls the /v1 handlers the way a browser would, with Fetch Requests.
+import { handleAdQuery, handleBeacon } from "@/server/http/events-routes";
+import type { AdQueryAnswer, ServedAd } from "@/server/ads/query-ads";
+
+export const ORIGIN = "http://tally.test";
+
+export async function askForAds(body: unknown, headers: Record<string, string> = {}) {
+  const response = await handleAdQuery(
+    new Request(`${ORIGIN}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) }),
+  );
+  return { status: response.status, body: (await response.json()) as AdQueryAnswer & unknown[] };
+}
+
+/** Serves one ad for `placement` and returns it. */
+export async function serveOneAd(publisherId: string, sessionId: string, types: ("product" | "banner" | "video")[] = ["banner"]): Promise<ServedAd> {
+  const { status, body } = await askForAds({ publisher_id: publisherId, session_id: sessionId, context: "home", placements: [{ name: "slot", types }] });
+  if (status !== 200) throw new Error(`ad query answered ${status}: ${JSON.stringify(body)}`);
+  const ad = body.ads.slot?.[0];
+  if (!ad) throw new Error("no ad served");
+  return ad;
+}
+
+export async function postBeacon(
+  url: string,
+  body: string | object,
+  options: { contentType?: string; headers?: Record<string, string>; method?: string } = {},
+): Promise<Response> {
+  return handleBeacon(
+    new Request(url, {
+      method: options.method ?? "POST",
+      headers: { "Content-Type": options.contentType ?? "application/json", "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36", ...options.headers },
+      body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+}

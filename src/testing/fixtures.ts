@@ -1,0 +1,69 @@
+// Test fixtures built through the same domain functions as the seed and the dashboard.
+import { randomBytes } from "node:crypto";
+import { createAccount } from "@/server/accounts/create-account";
+import { createAd } from "@/server/campaigns/create-ad";
+import { createCampaign } from "@/server/campaigns/create-campaign";
+import { createProduct } from "@/server/campaigns/create-product";
+
+const unique = () => randomBytes(4).toString("hex");
+export const today = () => new Date().toISOString().slice(0, 10);
+export const daysFromToday = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+export async function makePublisher(options: { sites?: { name: string; domain?: string }[]; networkId?: string } = {}) {
+  return createAccount({
+    kind: "publisher",
+    name: `Shop ${unique()}`,
+    networkId: options.networkId,
+    sites: options.sites ?? [{ name: `shop-${unique()}.example`, domain: `shop-${unique()}.example` }],
+  });
+}
+
+export async function makeAdvertiser(options: { wallet?: number; dailyBudget?: number } = {}) {
+  return createAccount({ kind: "advertiser", name: `Brand ${unique()}`, sellerId: `seller-${unique()}`, walletBalance: options.wallet ?? 1000, dailyBudget: options.dailyBudget });
+}
+
+interface CampaignOptions {
+  advertiserId: string;
+  publisherIds: string[];
+  type?: "product" | "display" | "video";
+  bidModel?: "cpm" | "cpc";
+  bid?: number;
+  dailyBudget?: number;
+  status?: "active" | "paused" | "draft";
+  startDate?: string;
+  endDate?: string;
+  products?: { sku: string; name: string; category?: string; productId?: string }[];
+  ad?: { type?: "product" | "banner" | "video"; size?: string; mediaUrl?: string };
+}
+
+/** A campaign with its products and one ad. */
+export async function makeCampaignWithAd(options: CampaignOptions) {
+  const products = [];
+  for (const product of options.products ?? []) {
+    products.push(await createProduct({ advertiserId: options.advertiserId, ...product }));
+  }
+  const type = options.type ?? "display";
+  const campaign = await createCampaign({
+    advertiserId: options.advertiserId,
+    name: `Campaign ${unique()}`,
+    type,
+    status: options.status ?? "active",
+    startDate: options.startDate ?? daysFromToday(-1),
+    endDate: options.endDate ?? daysFromToday(30),
+    bidModel: options.bidModel ?? "cpm",
+    bid: options.bid ?? 5,
+    dailyBudget: options.dailyBudget,
+    publisherIds: options.publisherIds,
+    productRefs: products.map((p) => p.id),
+  });
+  const adType = options.ad?.type ?? (type === "product" ? "product" : type === "video" ? "video" : "banner");
+  const ad = await createAd({
+    campaignId: campaign.id,
+    name: `Ad ${unique()}`,
+    type: adType,
+    size: adType === "product" ? undefined : options.ad?.size ?? "300x250",
+    mediaUrl: adType === "product" ? undefined : options.ad?.mediaUrl ?? "/demo/media/banner-300x250.svg",
+    destinationUrl: "https://shop.example/landing",
+  });
+  return { campaign, ad, products };
+}

@@ -1,6 +1,8 @@
 import { defineConfig, devices } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+/** The e2e database's port; tests read what the browser caused through it (e2e/database.ts). */
+export const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54339);
 
 // Debian's Chromium: Playwright cannot download its own browser on this kind of machine.
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -37,7 +39,7 @@ export default defineConfig({
   // The production build (`next build` runs first in `npm run test:e2e`) on a throwaway embedded
   // Postgres with migrations and demo data, stopped (Next.js, then Postgres) when the run ends.
   webServer: {
-    command: `node --import tsx src/cli/app.ts start --ephemeral --port ${PORT}`,
+    command: `node --import tsx src/cli/app.ts start --ephemeral --port ${PORT} --pg-port ${E2E_PG_PORT}`,
     url: `http://127.0.0.1:${PORT}/api/health`,
     timeout: 180_000,
     reuseExistingServer: false,

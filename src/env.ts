@@ -46,6 +46,8 @@ const serverSchema = z.object({
   TALLY_DATA_DIR: z.string().min(1).default(".data"),
   /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
   TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  /** Port of `npm run collector`, the standalone events host. */
+  COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
   /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required in production. */
   BEACON_SIGNING_KEYS: signingKeys.optional(),
   /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */

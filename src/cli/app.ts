@@ -20,6 +20,8 @@ const { values, positionals } = parseArgs({
     port: { type: "string" },
     ephemeral: { type: "boolean", default: false },
     "no-seed": { type: "boolean", default: false },
+    /** Port of the embedded Postgres (the e2e tests read the database they drive). */
+    "pg-port": { type: "string" },
   },
 });
 const mode = positionals[0] ?? "dev";
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     const dataDir = values.ephemeral ? temporaryDataDir(mode) : path.join(config.TALLY_DATA_DIR, "postgres");
-    const port = values.ephemeral ? await freePort() : config.TALLY_EMBEDDED_PG_PORT;
+    const port = values["pg-port"] ? Number(values["pg-port"]) : values.ephemeral ? await freePort() : config.TALLY_EMBEDDED_PG_PORT;
     log(`DATABASE_URL is not set: starting an embedded Postgres on 127.0.0.1:${port} (${values.ephemeral ? "temporary" : dataDir})`);
     postgres = await startLocalPostgres({ dataDir, port, ephemeral: values.ephemeral, log });
     if (await ensureDatabase(postgres.adminUrl, "tally")) log("created database 'tally'");

@@ -1,0 +1,35 @@
+// What the browser's actions stored, read straight from the e2e database.
+import pg from "pg";
+
+const url = `postgresql://tally:tally@127.0.0.1:${process.env.E2E_PG_PORT ?? 54339}/tally`;
+
+export async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export interface StoredEvent {
+  kind: string;
+  status: string;
+  ad_id: string;
+  placement_name: string;
+}
+
+export const eventsOfSession = (sessionId: string) =>
+  query<StoredEvent>("SELECT kind::text, status::text, ad_id, placement_name FROM ad_events WHERE session_id = $1 ORDER BY created_at", [sessionId]);
+
+/** Polls until `check` holds (beacons are asynchronous), or fails with the last value seen. */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    value = await read();
+  }
+  return value;
+}

@@ -1,0 +1,54 @@
+// The collector over a real socket: same answers as the Next.js routes, no Next.js in the path.
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/server/db/client";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { createCollectorServer } from "./server";
+
+const server = createCollectorServer();
+let base = "";
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe("standalone collector", () => {
+  it("serves the ad query and stores beacons posted to the addresses it hands out", async () => {
+    const publisher = await makePublisher();
+    const advertiser = await makeAdvertiser();
+    const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
+    const answer = await fetch(`${base}/v1/ads`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "https://shop.example" },
+      body: JSON.stringify({ publisher_id: publisher.id, session_id: "c-1", context: "home", placements: [{ name: "x", types: ["banner"] }] }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    const { ads } = (await answer.json()) as { ads: { x: { impression_url: string; click_url: string }[] } };
+    const served = ads.x[0]!;
+    // The addresses point at the host that was asked.
+    expect(served.impression_url.startsWith(`${base}/v1/beacon/impression/`)).toBe(true);
+
+    const impression = await fetch(served.impression_url, { method: "POST", headers: { "Content-Type": "text/plain" }, body: '{"session_id":"c-1"}' });
+    expect(impression.status).toBe(202);
+    const click = await fetch(served.click_url, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"session_id":"c-1"}' });
+    expect(click.status).toBe(202);
+    expect((await db.adEvent.findMany({ where: { adId: ad.id } })).map((e) => e.kind).sort()).toEqual(["click", "impression"]);
+  });
+
+  it("answers preflights, unknown routes, wrong methods and oversized bodies", async () => {
+    const preflight = await fetch(`${base}/v1/beacon/impression/x`, { method: "OPTIONS", headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-credentials")).toBe("true");
+    expect((await fetch(`${base}/v2/nothing`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect((await fetch(`${base}/v1/ads`)).status).toBe(405);
+    expect((await fetch(`${base}/v1/beacon/impression/x.y.z`, { method: "POST", body: "x".repeat(20_000) })).status).toBe(404);
+    expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(20_000) })).status).toBe(413);
+    expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(2_000_000) }).catch(() => ({ status: 413 }))).status).toBe(413);
+  });
+});

@@ -1,0 +1,50 @@
+// `npm run collector`: the events host (/v1/ads, /v1/beacon/...) as a bare Node HTTP server, with
+// no Next.js in the path. It serves the very same Fetch handlers as the Next.js routes
+// (src/server/http/events-routes.ts); see docs/decisions.md for why this server library.
+import http from "node:http";
+import { pathToFileURL } from "node:url";
+import { env, exitOnEnvError } from "@/env";
+import { disconnectDb } from "@/server/db/client";
+import { handleEventsRequest } from "@/server/http/events-routes";
+import { BodyTooLarge, toFetchRequest, writeFetchResponse } from "./fetch-adapter";
+
+export function createCollectorServer(): http.Server {
+  const server = http.createServer(async (req, res) => {
+    try {
+      const origin = `http://${req.headers.host ?? "localhost"}`;
+      const response = await handleEventsRequest(await toFetchRequest(req, origin));
+      await writeFetchResponse(res, response);
+    } catch (error) {
+      if (res.headersSent) return res.destroy();
+      const tooLarge = error instanceof BodyTooLarge;
+      res.writeHead(tooLarge ? 413 : 500, { "content-type": "application/json", connection: "close" });
+      res.end(JSON.stringify({ error: tooLarge ? { code: "payload_too_large", message: "the body is too large" } : { code: "internal", message: "internal error" } }));
+    }
+  });
+  // Browsers and SDKs keep connections open between beacons (interface §4.1: keep-alive).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  return server;
+}
+
+async function main(): Promise<void> {
+  let port: number;
+  try {
+    port = Number(process.argv[2] ?? env().COLLECTOR_PORT);
+  } catch (error) {
+    exitOnEnvError(error);
+  }
+  const server = createCollectorServer();
+  server.listen(port, "0.0.0.0", () => console.log(`collector: serving /v1 on http://localhost:${port}`));
+  const stop = () => {
+    console.log("collector: stopping (finishing requests in flight)");
+    server.close(() => void disconnectDb().then(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) void main();

@@ -1,0 +1,40 @@
+// Bundles the browser SDK (src/sdk/tally.ts) into a minified IIFE at public/sdk/tally.js, which
+// sets window.Tally, and prints its size: `node --import tsx src/sdk/build.ts` (npm run build:sdk).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const entry = path.join(root, "src/sdk/tally.ts");
+const outfile = path.join(root, "public/sdk/tally.js");
+/** The size the SDK should stay under once gzipped. */
+const GZIP_BUDGET = 2048;
+
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+try {
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    minify: true,
+    format: "iife",
+    platform: "browser",
+    target: "es2019",
+    legalComments: "none",
+    write: false,
+    logLevel: "warning",
+  });
+  const file = result.outputFiles.find((f) => f.path === outfile) ?? result.outputFiles[0];
+  if (!file) throw new Error("esbuild produced no output");
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  writeFileSync(outfile, file.contents);
+  const gzip = gzipSync(file.contents, { level: 9 }).length;
+  console.log(`sdk: ${path.relative(root, outfile)} ${kib(file.contents.length)} (${kib(gzip)} gzip)`);
+  if (gzip > GZIP_BUDGET) console.warn(`sdk: warning: ${gzip} bytes gzipped, over the ${GZIP_BUDGET}-byte budget`);
+} catch (error) {
+  console.error(`sdk: build failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}

@@ -48,6 +48,8 @@ const serverSchema = z.object({
   TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
   /** Port of `npm run collector`, the standalone events host. */
   COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
+  /** Enables the benchmarks' baseline routes (`/api/bench/*`); off everywhere else. */
+  TALLY_BENCH_ROUTES: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
   /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required in production. */
   BEACON_SIGNING_KEYS: signingKeys.optional(),
   /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */

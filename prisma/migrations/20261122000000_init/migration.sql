@@ -432,9 +432,6 @@ CREATE INDEX "ad_events_session_id_created_at_idx" ON "ad_events"("session_id", 
 CREATE INDEX "ad_events_user_id_created_at_idx" ON "ad_events"("user_id", "created_at");
 
 -- CreateIndex
-CREATE INDEX "ad_events_ad_id_session_id_kind_created_at_idx" ON "ad_events"("ad_id", "session_id", "kind", "created_at");
-
--- CreateIndex
 CREATE INDEX "ad_events_campaign_id_created_at_idx" ON "ad_events"("campaign_id", "created_at");
 
 -- CreateIndex

@@ -19,10 +19,12 @@ async function storeWithRetry(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
   }
 }
 
+// Two transactions in flight: one is written while the next is prepared. More only queue on the
+// advertiser row lock (measured with bench/ingest: 1 → 1,420 req/s, 2 → 1,490, 4 → 1,200).
 const holder = globalThis as unknown as { tallyBeaconWriter?: GroupCommit<BeaconToStore, StoredBeacon> };
 
 function beaconWriter(): GroupCommit<BeaconToStore, StoredBeacon> {
-  holder.tallyBeaconWriter ??= new GroupCommit(storeWithRetry);
+  holder.tallyBeaconWriter ??= new GroupCommit(storeWithRetry, { maxBatch: 1000, maxInFlight: 2 });
   return holder.tallyBeaconWriter;
 }
 

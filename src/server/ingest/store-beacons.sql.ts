@@ -6,7 +6,8 @@
 //   2. one query asks what the database already counted for those pairs;
 //   3. the advertiser rows of billable events are locked (in id order), so wallet and daily
 //      budgets are read and lowered by one batch at a time, event by event;
-//   4. multi-row INSERT/UPDATE statements write events and spend.
+//   4. one statement (data-modifying CTEs over unnest arrays) writes events and spend.
+// Statements are named, so Postgres plans each once per connection.
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
@@ -46,10 +47,11 @@ async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Pr
 
   const keys = [...new Set(human.map(({ beacon }) => lockKey(beacon.claims.adId, beacon.sessionId)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // Sorted, so two batches that share pairs take their locks in the same order (no deadlock).
-  await client.query("SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", [keys.map(String)]);
+  await client.query({ name: "beacons-lock", text: "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", values: [keys.map(String)] });
 
-  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean }>(
-    `SELECT i.n,
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean }>({
+    name: "beacons-decide",
+    text: `SELECT i.n,
             EXISTS (SELECT 1 FROM ad_events e
                      WHERE e.ad_id = i.ad_id AND e.session_id = i.session_id AND e.kind = i.kind::"EventKind"
                        AND e.status = 'counted' AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
@@ -58,7 +60,7 @@ async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Pr
                        AND e.status = 'counted' AND e.request_id = i.request_id)) AS token_seen
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[])
             AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds)`,
-    [
+    values: [
       human.map(({ index }) => index),
       human.map(({ beacon }) => beacon.claims.adId),
       human.map(({ beacon }) => beacon.sessionId),
@@ -67,7 +69,7 @@ async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Pr
       human.map(({ beacon }) => beacon.claims.requestId),
       human.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
     ],
-  );
+  });
   const prior = new Map(rows.map((row) => [row.n, row]));
   // Within one batch (milliseconds apart) the first beacon of an (ad, session, kind) wins.
   const countedInBatch = new Set<string>();
@@ -91,6 +93,9 @@ interface BillingRow {
   campaign_daily_budget: bigint | null;
   wallet_balance_micros: bigint;
   advertiser_daily_budget: bigint | null;
+  /** Spend so far per UTC day of the batch, in micro-units as strings. */
+  campaign_spent: Record<string, string>;
+  advertiser_spent: Record<string, string>;
 }
 
 /**
@@ -104,28 +109,28 @@ async function chargeSpend(client: pg.PoolClient, batch: BeaconToStore[], status
   if (billable.length === 0) return spend;
 
   const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
-  const { rows: campaigns } = await client.query<BillingRow>(
-    `SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
-            adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget
-       FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
-      WHERE c.id = ANY($1::text[])
-      ORDER BY adv.id
-        FOR UPDATE OF adv`,
-    [campaignIds],
-  );
-  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
   const days = [...new Set(billable.map(({ b }) => dayOf(b.createdAt)))];
-  const advertiserIds = [...new Set(campaigns.map((c) => c.advertiser_id))];
-  // Read under the advertiser locks above: every writer of these rows holds them too.
-  const { rows: spent } = await client.query<{ scope: string; id: string; day: string; spend_micros: bigint }>(
-    `SELECT 'campaign' AS scope, campaign_id AS id, day::text, spend_micros FROM campaign_daily_spend
-      WHERE campaign_id = ANY($1::text[]) AND day = ANY($3::date[])
-     UNION ALL
-     SELECT 'advertiser', advertiser_id, day::text, spend_micros FROM advertiser_daily_spend
-      WHERE advertiser_id = ANY($2::text[]) AND day = ANY($3::date[])`,
-    [campaignIds, advertiserIds, days],
-  );
-  const spentSoFar = new Map(spent.map((row) => [`${row.scope}:${row.id}:${row.day}`, row.spend_micros]));
+  // Spend rows are read under the advertiser locks: every writer of those rows holds them too.
+  const { rows: campaigns } = await client.query<BillingRow>({
+    name: "beacons-billing",
+    text: `SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
+                  adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget,
+                  coalesce((SELECT json_object_agg(cs.day::text, cs.spend_micros::text) FROM campaign_daily_spend cs
+                             WHERE cs.campaign_id = c.id AND cs.day = ANY($2::date[])), '{}') AS campaign_spent,
+                  coalesce((SELECT json_object_agg(s.day::text, s.spend_micros::text) FROM advertiser_daily_spend s
+                             WHERE s.advertiser_id = adv.id AND s.day = ANY($2::date[])), '{}') AS advertiser_spent
+             FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
+            WHERE c.id = ANY($1::text[])
+            ORDER BY adv.id
+              FOR UPDATE OF adv`,
+    values: [campaignIds, days],
+  });
+  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
+  const spentSoFar = new Map<string, bigint>();
+  for (const c of campaigns) {
+    for (const [day, amount] of Object.entries(c.campaign_spent)) spentSoFar.set(`campaign:${c.id}:${day}`, BigInt(amount));
+    for (const [day, amount] of Object.entries(c.advertiser_spent)) spentSoFar.set(`advertiser:${c.advertiser_id}:${day}`, BigInt(amount));
+  }
   const wallets = new Map(campaigns.map((c) => [c.advertiser_id, c.wallet_balance_micros]));
 
   for (const { b, i } of billable) {
@@ -153,28 +158,8 @@ async function chargeSpend(client: pg.PoolClient, batch: BeaconToStore[], status
   return spend;
 }
 
-async function writeEvents(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
-  await client.query(
-    `INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                            request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
-     SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-            request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                   $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
-            AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                 request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)`,
-    [
-      batch.map((b) => b.eventId), batch.map((b) => b.claims.kind), statuses, batch.map((b) => b.sessionId),
-      batch.map((b) => b.userId), batch.map((b) => b.claims.adId), batch.map((b) => b.claims.campaignId),
-      batch.map((b) => b.claims.advertiserId), batch.map((b) => b.claims.publisherId), batch.map((b) => b.claims.requestId),
-      batch.map((b) => b.claims.adType), batch.map((b) => b.claims.adSize), batch.map((b) => b.claims.placementName),
-      batch.map((b) => b.claims.context), batch.map((b) => b.claims.site), spend.map(String), batch.map((b) => b.userAgent),
-      batch.map((b) => b.createdAt),
-    ],
-  );
-}
-
-async function writeSpend(client: pg.PoolClient, batch: BeaconToStore[], spend: bigint[]): Promise<void> {
+/** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
+function spendTotals(batch: BeaconToStore[], spend: bigint[]) {
   const byAdvertiser = new Map<string, bigint>();
   const byCampaignDay = new Map<string, bigint>();
   const byAdvertiserDay = new Map<string, bigint>();
@@ -187,28 +172,50 @@ async function writeSpend(client: pg.PoolClient, batch: BeaconToStore[], spend: 
     add(byCampaignDay, `${b.claims.campaignId}\u0000${day}`, amount);
     add(byAdvertiserDay, `${b.claims.advertiserId}\u0000${day}`, amount);
   });
-  if (byAdvertiser.size === 0) return;
-  const split = (map: Map<string, bigint>) => {
-    const entries = [...map].map(([key, amount]) => [...key.split("\u0000"), String(amount)]);
+  const perDay = (map: Map<string, bigint>) => {
+    const entries = [...map].map(([key, amount]) => [...key.split("\u0000"), String(amount)] as const);
     return [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2])];
   };
-  await client.query(
-    `UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
-       FROM unnest($1::text[], $2::bigint[]) AS d(id, amount) WHERE a.id = d.id`,
-    [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)],
-  );
-  await client.query(
-    `INSERT INTO campaign_daily_spend (campaign_id, day, spend_micros)
-     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
-     ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = campaign_daily_spend.spend_micros + EXCLUDED.spend_micros`,
-    split(byCampaignDay),
-  );
-  await client.query(
-    `INSERT INTO advertiser_daily_spend (advertiser_id, day, spend_micros)
-     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[])
-     ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros`,
-    split(byAdvertiserDay),
-  );
+  return { advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)], campaignDays: perDay(byCampaignDay), advertiserDays: perDay(byAdvertiserDay) };
+}
+
+async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
+  const totals = spendTotals(batch, spend);
+  // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
+  await client.query({
+    name: "beacons-write",
+    text: `WITH events AS (
+             INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+             SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
+               FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
+                    AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+           ), wallets AS (
+             UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
+               FROM unnest($19::text[], $20::bigint[]) AS d(id, amount) WHERE a.id = d.id
+           ), campaign_spend AS (
+             INSERT INTO campaign_daily_spend (campaign_id, day, spend_micros)
+             SELECT * FROM unnest($21::text[], $22::date[], $23::bigint[])
+             ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = campaign_daily_spend.spend_micros + EXCLUDED.spend_micros
+           ), advertiser_spend AS (
+             INSERT INTO advertiser_daily_spend (advertiser_id, day, spend_micros)
+             SELECT * FROM unnest($24::text[], $25::date[], $26::bigint[])
+             ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros
+           )
+           SELECT 1`,
+    values: [
+      batch.map((b) => b.eventId), batch.map((b) => b.claims.kind), statuses, batch.map((b) => b.sessionId),
+      batch.map((b) => b.userId), batch.map((b) => b.claims.adId), batch.map((b) => b.claims.campaignId),
+      batch.map((b) => b.claims.advertiserId), batch.map((b) => b.claims.publisherId), batch.map((b) => b.claims.requestId),
+      batch.map((b) => b.claims.adType), batch.map((b) => b.claims.adSize), batch.map((b) => b.claims.placementName),
+      batch.map((b) => b.claims.context), batch.map((b) => b.claims.site), spend.map(String), batch.map((b) => b.userAgent),
+      batch.map((b) => b.createdAt),
+      ...totals.advertisers, ...totals.campaignDays, ...totals.advertiserDays,
+    ],
+  });
 }
 
 /** Stores a batch in one transaction; on any error nothing of the batch is stored. */
@@ -219,8 +226,7 @@ export async function storeBeaconBatch(batch: BeaconToStore[]): Promise<StoredBe
     await client.query("BEGIN");
     const statuses = await decideStatuses(client, batch);
     const spend = await chargeSpend(client, batch, statuses);
-    await writeEvents(client, batch, statuses, spend);
-    await writeSpend(client, batch, spend);
+    await writeEventsAndSpend(client, batch, statuses, spend);
     await client.query("COMMIT");
     return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
   } catch (error) {

@@ -1,0 +1,107 @@
+// `npm run bench:ingest`: beacon intake under load, each server against its baseline in the same
+// run (the load generator shares the machine's two cores with the servers, so only ratios mean
+// something). Impression beacons with distinct valid tokens and sessions, 64 connections, 20 s:
+//   - Next.js beacon route vs. an empty Next.js route handler answering 202 (same build);
+//   - the standalone collector vs. a bare node:http server answering 202.
+// Then the rows stored are compared with the 202 answers: nothing accepted may be lost.
+// Exits non-zero when a target is missed.
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { signBeaconToken } from "@/server/ingest/beacon-token";
+import { freePort } from "@/cli/local/embedded-postgres";
+import { ensureProductionBuild, load, log, startDatabase, startServer, stopServer, type LoadResult } from "../lib/stack";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, connections: { type: "string", default: "64" } } });
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+
+const KEY = { id: "bench", secret: "bench-signing-key-for-the-ingest-benchmark-only" };
+// A CPM display ad of the demo seed, served on Demo Market.
+const AD = { adId: "ad_northwind_leaderboard", campaignId: "cmp_northwind_display", advertiserId: "adv_northwind", publisherId: "pub_demo_market", site: "demomarket.com", adType: "banner" as const, adSize: "728x90" };
+
+// Beacons are signed before the run: signing during it would take CPU from the servers, since
+// the load generator shares the machine's two cores with them.
+const PRESIGNED = 150_000;
+
+function beaconStream(prefix: string) {
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const make = (n: number) => {
+    const token = signBeaconToken({ kind: "impression", requestId: randomUUID(), ...AD, placementName: "bench", context: "home", issuedAt }, KEY);
+    const sessionId = `${prefix}-${n}`;
+    return { path: `/v1/beacon/impression/${token}`, body: `{"session_id":"${sessionId}"}`, id: sessionId };
+  };
+  const presigned = Array.from({ length: PRESIGNED }, (_, n) => make(n));
+  let n = 0;
+  return () => (n < PRESIGNED ? presigned[n++]! : make(n++));
+}
+
+async function main(): Promise<void> {
+  await ensureProductionBuild();
+  const { postgres, url } = await startDatabase("ingest");
+  const { seedDemoData } = await import("../../prisma/seed");
+  process.env.DATABASE_URL = url;
+  await seedDemoData(() => {});
+  const { disconnectDb } = await import("@/server/db/client");
+  await disconnectDb();
+
+  const env = { DATABASE_URL: url, BEACON_SIGNING_KEYS: `${KEY.id}:${KEY.secret}`, TALLY_BENCH_ROUTES: "1", NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10" };
+  const results: Record<string, LoadResult> = {};
+  const options = { connections, seconds };
+  try {
+    const nextPort = await freePort();
+    const next = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${nextPort}/api/bench/empty`);
+    const nextOrigin = `http://127.0.0.1:${nextPort}`;
+    results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: "/api/bench/empty", body: '{"session_id":"x"}' }), options);
+    results.nextBeacon = await load("Next.js beacon route", nextOrigin, beaconStream("next"), options);
+    await stopServer(next);
+
+    const barePort = await freePort();
+    const bare = await startServer("bare node:http", ["--import", "tsx", "bench/ingest/bare-server.ts", String(barePort)], {}, `http://127.0.0.1:${barePort}/`);
+    results.bareNode = await load("bare node:http", `http://127.0.0.1:${barePort}`, () => ({ path: "/", body: '{"session_id":"x"}' }), options);
+    await stopServer(bare);
+
+    const collectorPort = await freePort();
+    const collector = await startServer("collector", ["--import", "tsx", "src/collector/server.ts", String(collectorPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${collectorPort}/v1/ads`);
+    results.collector = await load("collector beacon route", `http://127.0.0.1:${collectorPort}`, beaconStream("collector"), options);
+    await stopServer(collector);
+
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const stored = async (prefix: string) => Number((await client.query("SELECT count(*) FROM ad_events WHERE session_id LIKE $1", [`${prefix}-%`])).rows[0].count);
+    // Every session answered 202 must have its row (each session sent exactly one beacon).
+    const missing = async (ids: string[]) =>
+      Number((await client.query("SELECT count(*) FROM unnest($1::text[]) AS s(id) WHERE NOT EXISTS (SELECT 1 FROM ad_events e WHERE e.session_id = s.id)", [ids])).rows[0].count);
+    const storedNext = await stored("next");
+    const storedCollector = await stored("collector");
+    const lostNext = await missing(results.nextBeacon!.acceptedIds);
+    const lostCollector = await missing(results.collector!.acceptedIds);
+    const counted = Number((await client.query("SELECT count(*) FROM ad_events WHERE status = 'counted'")).rows[0].count);
+    await client.end();
+
+    const nextRatio = results.nextBeacon!.requestsPerSecond / results.emptyNext!.requestsPerSecond;
+    const collectorRatio = results.collector!.requestsPerSecond / results.bareNode!.requestsPerSecond;
+    const checks = [
+      { target: "Next.js beacon route ≥ 0.8 × empty route handler", value: nextRatio.toFixed(2), ok: nextRatio >= 0.8 },
+      { target: "collector ≥ 0.5 × bare node:http", value: collectorRatio.toFixed(2), ok: collectorRatio >= 0.5 },
+      { target: "collector p99 < 50 ms", value: `${results.collector!.p99} ms`, ok: results.collector!.p99 < 50 },
+      { target: "zero lost events (202 answers without a stored row)", value: `${lostNext} + ${lostCollector}`, ok: lostNext === 0 && lostCollector === 0 },
+    ];
+    const runs = Object.fromEntries(Object.entries(results).map(([key, { acceptedIds, ...run }]) => [key, run]));
+    console.log(JSON.stringify({
+      seconds, connections,
+      runs,
+      stored: { next: storedNext, collector: storedCollector, counted, lostNext, lostCollector },
+      ratios: { nextToEmptyRoute: Number(nextRatio.toFixed(3)), collectorToBareNode: Number(collectorRatio.toFixed(3)) },
+    }, null, 2));
+    for (const check of checks) log(`${check.ok ? "PASS" : "MISS"} ${check.target}: ${check.value}`);
+    process.exitCode = checks.every((check) => check.ok) ? 0 : 1;
+  } finally {
+    await postgres.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+// Shared by the benchmarks: a throwaway embedded Postgres with migrations and demo data, child
+// servers that are always stopped, and autocannon runs summarised the same way.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import autocannon from "autocannon";
+import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "@/cli/local/embedded-postgres";
+import { migrateDeploy } from "@/cli/local/prisma-cli";
+
+export const log = (line: string) => console.log(`bench: ${line}`);
+
+export async function startDatabase(label: string): Promise<{ postgres: LocalPostgres; url: string }> {
+  const postgres = await startLocalPostgres({ dataDir: temporaryDataDir(`bench-${label}`), port: await freePort(), ephemeral: true });
+  await ensureDatabase(postgres.adminUrl, "tally");
+  const url = postgres.urlFor("tally");
+  log(`database: ${await migrateDeploy(url)}`);
+  return { postgres, url };
+}
+
+const children: ChildProcess[] = [];
+process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
+
+/** Starts a server process and resolves once `readyUrl` answers (any status). */
+export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  children.push(child);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    try {
+      await fetch(readyUrl, { method: "POST", body: "{}" });
+      log(`${name} is up`);
+      return child;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (child.exitCode === null) child.kill("SIGKILL");
+}
+
+export function ensureProductionBuild(): Promise<void> {
+  if (existsSync(".next/BUILD_ID")) return Promise.resolve();
+  log("no production build yet: running npm run build");
+  return new Promise((resolve, reject) => {
+    const build = spawn("npm", ["run", "build"], { stdio: "inherit" });
+    build.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${code})`))));
+  });
+}
+
+export interface LoadResult {
+  name: string;
+  /** Ids (see `load`) of the requests answered 2xx. */
+  acceptedIds: string[];
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  accepted: number;
+  other: number;
+  errors: number;
+}
+
+/**
+ * Loads `origin` with POSTs; `next()` gives each request its own path, body and id, and the ids
+ * of the requests answered 2xx are collected, so a caller can check each one was stored.
+ */
+export async function load(
+  name: string,
+  origin: string,
+  next: () => { path: string; body: string; id?: string },
+  options: { connections: number; seconds: number; contentType?: string },
+): Promise<LoadResult> {
+  const acceptedIds: string[] = [];
+  const result = await autocannon({
+    url: origin,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [
+      {
+        method: "POST",
+        headers: { "content-type": options.contentType ?? "application/json" },
+        // One request at a time per connection, so the connection's context names the request
+        // that a response answers.
+        setupRequest: (request, context) => {
+          const { id, ...rest } = next();
+          (context as { id?: string }).id = id;
+          return { ...request, ...rest };
+        },
+        onResponse: (status, _body, context) => {
+          const id = (context as { id?: string }).id;
+          if (status >= 200 && status < 300 && id) acceptedIds.push(id);
+        },
+      },
+    ],
+  });
+  const summary: LoadResult = {
+    name,
+    acceptedIds,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    accepted: result["2xx"],
+    other: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  log(`${name}: ${summary.requestsPerSecond} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, 2xx ${summary.accepted}, other ${summary.other}, errors ${summary.errors}`);
+  return summary;
+}

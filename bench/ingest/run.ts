@@ -49,13 +49,6 @@ async function main(): Promise<void> {
   const results: Record<string, LoadResult> = {};
   const options = { connections, seconds };
   try {
-    const nextPort = await freePort();
-    const next = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${nextPort}/api/bench/empty`);
-    const nextOrigin = `http://127.0.0.1:${nextPort}`;
-    results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: "/api/bench/empty", body: '{"session_id":"x"}' }), options);
-    results.nextBeacon = await load("Next.js beacon route", nextOrigin, beaconStream("next"), options);
-    await stopServer(next);
-
     const barePort = await freePort();
     const bare = await startServer("bare node:http", ["--import", "tsx", "bench/ingest/bare-server.ts", String(barePort)], {}, `http://127.0.0.1:${barePort}/`);
     results.bareNode = await load("bare node:http", `http://127.0.0.1:${barePort}`, () => ({ path: "/", body: '{"session_id":"x"}' }), options);
@@ -65,6 +58,13 @@ async function main(): Promise<void> {
     const collector = await startServer("collector", ["--import", "tsx", "src/collector/server.ts", String(collectorPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${collectorPort}/v1/ads`);
     results.collector = await load("collector beacon route", `http://127.0.0.1:${collectorPort}`, beaconStream("collector"), options);
     await stopServer(collector);
+
+    const nextPort = await freePort();
+    const next = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${nextPort}/api/bench/empty`);
+    const nextOrigin = `http://127.0.0.1:${nextPort}`;
+    results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: "/api/bench/empty", body: '{"session_id":"x"}' }), options);
+    results.nextBeacon = await load("Next.js beacon route", nextOrigin, beaconStream("next"), options);
+    await stopServer(next);
 
     const client = new pg.Client({ connectionString: url });
     await client.connect();

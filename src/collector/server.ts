@@ -8,12 +8,16 @@ import { disconnectDb } from "@/server/db/client";
 import { handleEventsRequest } from "@/server/http/events-routes";
 import { BodyTooLarge, toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 
+/** No /v1 body may exceed this; each route has its own, lower limit. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
+      // The Host header only builds request.url (beacon addresses use TALLY_EVENTS_URL when set).
       const origin = `http://${req.headers.host ?? "localhost"}`;
-      const response = await handleEventsRequest(await toFetchRequest(req, origin));
-      await writeFetchResponse(res, response);
+      const response = await handleEventsRequest(toFetchRequest(req, origin, MAX_BODY_BYTES));
+      await writeFetchResponse(req, res, response);
     } catch (error) {
       if (res.headersSent) return res.destroy();
       const tooLarge = error instanceof BodyTooLarge;

@@ -5,8 +5,9 @@ const ACCEPTED_TYPES = new Set(["application/json", "text/plain"]);
 
 /**
  * Reads and parses a JSON body of at most `limitBytes`: 415 for another content type, 413 past
- * the limit (checked on the header and again while reading, so a lying client is cut off), 400
- * for anything that is not JSON.
+ * the limit (on the declared length before reading, and on the bytes read), 400 for anything
+ * that is not JSON. The body is read whole with arrayBuffer(): the collector serves that without
+ * building a stream, and caps any body at 1 MiB while reading it.
  */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
   const contentType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
@@ -17,22 +18,15 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limitBytes) throw tooLarge();
 
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limitBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+  let body: ArrayBuffer;
+  try {
+    body = await request.arrayBuffer();
+  } catch (error) {
+    if ((error as { status?: number }).status === 413) throw tooLarge();
+    throw error;
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  if (body.byteLength > limitBytes) throw tooLarge();
+  const text = Buffer.from(body).toString("utf8");
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -40,20 +40,10 @@
  * of the SDK throws into the host page.
  */
 
+import type { ServedAd } from "../contracts/ad-query-answer";
+
 /** An ad as returned by the ad server (`POST /v1/ads`). */
-export interface TallyAd {
-  ad_id: string;
-  campaign_id: string;
-  type: string;
-  sku?: string;
-  media_url?: string;
-  /** "WIDTHxHEIGHT", for example "728x90". */
-  size?: string;
-  destination_url?: string;
-  impression_url: string;
-  view_url: string;
-  click_url: string;
-}
+export type TallyAd = ServedAd;
 
 export interface TallyInitOptions {
   sessionId?: string;

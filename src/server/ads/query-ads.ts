@@ -1,27 +1,12 @@
 import { randomUUID } from "node:crypto";
+import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { EVENT_KINDS, signBeaconToken, type SigningKey } from "@/server/ingest/beacon-token";
 import type { AdQuery } from "./ad-query.schema";
 import { findCandidateAds, findPublisherForAds, type PublisherForAds } from "./candidate-ads.sql";
 import { fillPlacements, rankAds } from "./rank-ads";
 
-export interface ServedAd {
-  ad_id: string;
-  campaign_id: string;
-  type: "product" | "banner" | "video";
-  sku?: string;
-  media_url?: string;
-  size?: string;
-  destination_url?: string;
-  impression_url: string;
-  view_url: string;
-  click_url: string;
-}
-
-export interface AdQueryAnswer {
-  request_id: string;
-  ads: Record<string, ServedAd[]>;
-}
+export type { AdQueryAnswer, ServedAd };
 
 interface QueryAdsInput {
   query: AdQuery;

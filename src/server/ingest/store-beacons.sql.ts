@@ -49,17 +49,21 @@ async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Pr
   // Sorted, so two batches that share pairs take their locks in the same order (no deadlock).
   await client.query({ name: "beacons-lock", text: "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", values: [keys.map(String)] });
 
+  // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind:
+  // correlated to the outer row, it cannot be turned into a hashed scan of the whole table, which
+  // the planner chose for two separate EXISTS tests while ad_events had no statistics (a fresh
+  // install; measured: 28 ms per batch at 30,000 rows, growing with every event).
   const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean }>({
     name: "beacons-decide",
-    text: `SELECT i.n,
-            EXISTS (SELECT 1 FROM ad_events e
-                     WHERE e.ad_id = i.ad_id AND e.session_id = i.session_id AND e.kind = i.kind::"EventKind"
-                       AND e.status = 'counted' AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
-            (i.kind <> 'click' AND EXISTS (SELECT 1 FROM ad_events e
-                     WHERE e.ad_id = i.ad_id AND e.session_id = i.session_id AND e.kind = i.kind::"EventKind"
-                       AND e.status = 'counted' AND e.request_id = i.request_id)) AS token_seen
+    text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds)`,
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds)
+       LEFT JOIN LATERAL (
+            SELECT bool_or(e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
+                   bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen
+              FROM ad_events e
+             WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+       ) AS seen ON true`,
     values: [
       human.map(({ index }) => index),
       human.map(({ beacon }) => beacon.claims.adId),

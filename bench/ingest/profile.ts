@@ -1,0 +1,72 @@
+// `npm run bench:ingest:profile -- [--seconds 8]`: the collector under the ingest load, profiled.
+// The collector runs in this process under V8's sampling profiler; autocannon runs in a child
+// process with beacons signed beforehand, so the profile shows the collector alone. Prints req/s,
+// p99, `top`'s view of the machine, and the functions with the most self time.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { signBeaconToken } from "@/server/ingest/beacon-token";
+import { log, startDatabase } from "../lib/stack";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
+const KEY = { id: "bench", secret: "bench-signing-key-for-the-ingest-benchmark-only" };
+const AD = { adId: "ad_northwind_leaderboard", campaignId: "cmp_northwind_display", advertiserId: "adv_northwind", publisherId: "pub_demo_market", site: "demomarket.com", adType: "banner" as const, adSize: "728x90" };
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+
+const { postgres, url } = await startDatabase("profile");
+process.env.DATABASE_URL = url;
+process.env.BEACON_SIGNING_KEYS = `${KEY.id}:${KEY.secret}`;
+const { seedDemoData } = await import("../../prisma/seed");
+await seedDemoData(() => {});
+const { createCollectorServer } = await import("@/collector/server");
+const { disconnectDb } = await import("@/server/db/client");
+const server = createCollectorServer();
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const port = (server.address() as AddressInfo).port;
+
+const pathsFile = path.join(os.tmpdir(), `tally-profile-paths-${process.pid}.json`);
+const issuedAt = Math.floor(Date.now() / 1000);
+writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, () =>
+  `/v1/beacon/impression/${signBeaconToken({ kind: "impression", requestId: randomUUID(), ...AD, placementName: "profile", context: "home", issuedAt }, KEY)}`)));
+
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+await session.post("Profiler.start");
+const loader = `
+  const autocannon = require(${JSON.stringify(path.resolve("node_modules/autocannon"))});
+  const paths = require(${JSON.stringify(pathsFile)}); let i = 0;
+  autocannon({ url: "http://127.0.0.1:${port}", connections: 64, duration: ${Number(values.seconds)},
+    requests: [{ method: "POST", headers: { "content-type": "application/json" },
+      setupRequest: (r) => ({ ...r, path: paths[i % paths.length], body: '{"session_id":"profile-' + (i++) + '"}' }) }] },
+    (error, r) => console.log("bench: collector " + Math.round(r.requests.average) + " req/s, p50 " + r.latency.p50 + " ms, p99 " + r.latency.p99 + " ms, 2xx " + r["2xx"] + ", other " + r.non2xx));`;
+const exited = (command: string, args: string[]) => new Promise((resolve) => spawn(command, args, { stdio: "inherit" }).on("exit", resolve));
+// Both exit promises exist before either process can end.
+await Promise.all([
+  exited(process.execPath, ["-e", loader]),
+  exited("bash", ["-c", `sleep ${Math.max(2, Number(values.seconds) / 2)}; top -b -n 1 | head -12`]),
+]);
+const { profile } = await session.post("Profiler.stop");
+
+const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
+const selfTime = new Map<string, number>();
+profile.samples!.forEach((id, i) => {
+  const frame = nodes.get(id)!.callFrame;
+  const name = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").slice(-2).join("/")}:${frame.lineNumber}`;
+  selfTime.set(name, (selfTime.get(name) ?? 0) + (profile.timeDeltas![i] ?? 0));
+});
+const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
+log("collector process, self time by function:");
+for (const [name, time] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${name}`);
+
+server.closeAllConnections();
+await new Promise((resolve) => server.close(resolve));
+await disconnectDb();
+await postgres.stop();
+process.exit(0);

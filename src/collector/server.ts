@@ -14,8 +14,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
-      // The Host header only builds request.url (beacon addresses use TALLY_EVENTS_URL when set).
-      const origin = `http://${req.headers.host ?? "localhost"}`;
+      // request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
+      const origin = "http://collector.local";
       const response = await handleEventsRequest(toFetchRequest(req, origin, MAX_BODY_BYTES));
       await writeFetchResponse(req, res, response);
     } catch (error) {

@@ -8,6 +8,7 @@ import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { corsHeaders, preflightResponse } from "./cors";
 import { readJsonBody } from "./read-json-body";
+import { requestOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
 
 export const BEACON_BODY_LIMIT = 16 * 1024;
@@ -48,7 +49,7 @@ export const handleAdQuery = eventsRoute(async (request) => {
   const config = env();
   const answer = await queryAds({
     query,
-    eventsUrl: config.TALLY_EVENTS_URL ?? new URL(request.url).origin,
+    eventsUrl: config.TALLY_EVENTS_URL ?? requestOrigin(request),
     pageHost: hostOf(request.headers.get("origin")) ?? hostOf(request.headers.get("referer")),
     signingKey: config.BEACON_SIGNING_KEYS[0]!,
   });

@@ -4,7 +4,7 @@
 // p99, `top`'s view of the machine, and the functions with the most self time.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -53,6 +53,7 @@ await Promise.all([
   exited("bash", ["-c", `sleep ${Math.max(2, Number(values.seconds) / 2)}; top -b -n 1 | head -12`]),
 ]);
 const { profile } = await session.post("Profiler.stop");
+rmSync(pathsFile, { force: true });
 
 const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
 const selfTime = new Map<string, number>();

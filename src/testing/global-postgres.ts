@@ -22,9 +22,15 @@ export default async function setup(project: TestProject) {
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${template}`;
 
-  await dropDatabase(adminUrl, template);
-  await ensureDatabase(adminUrl, template);
-  await migrateDeploy(templateUrl.toString());
+  try {
+    await dropDatabase(adminUrl, template);
+    await ensureDatabase(adminUrl, template);
+    await migrateDeploy(templateUrl.toString());
+  } catch (error) {
+    // Vitest runs no teardown when setup fails: stop the server here, or it outlives the run.
+    await server?.stop();
+    throw error;
+  }
 
   project.provide("pgAdminUrl", adminUrl);
   project.provide("pgTemplate", template);

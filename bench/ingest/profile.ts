@@ -3,25 +3,22 @@
 // process with beacons signed beforehand, so the profile shows the collector alone. Prints req/s,
 // p99, `top`'s view of the machine, and the functions with the most self time.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { signBeaconToken } from "@/server/ingest/beacon-token";
 import { log, startDatabase } from "../lib/stack";
+import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
-const KEY = { id: "bench", secret: "bench-signing-key-for-the-ingest-benchmark-only" };
-const AD = { adId: "ad_northwind_leaderboard", campaignId: "cmp_northwind_display", advertiserId: "adv_northwind", publisherId: "pub_demo_market", site: "demomarket.com", adType: "banner" as const, adSize: "728x90" };
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 
 const { postgres, url } = await startDatabase("profile");
 process.env.DATABASE_URL = url;
-process.env.BEACON_SIGNING_KEYS = `${KEY.id}:${KEY.secret}`;
+process.env.BEACON_SIGNING_KEYS = BENCH_SIGNING_KEYS;
 const { seedDemoData } = await import("../../prisma/seed");
 await seedDemoData(() => {});
 const { createCollectorServer } = await import("@/collector/server");
@@ -32,8 +29,7 @@ const port = (server.address() as AddressInfo).port;
 
 const pathsFile = path.join(os.tmpdir(), `tally-profile-paths-${process.pid}.json`);
 const issuedAt = Math.floor(Date.now() / 1000);
-writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, () =>
-  `/v1/beacon/impression/${signBeaconToken({ kind: "impression", requestId: randomUUID(), ...AD, placementName: "profile", context: "home", issuedAt }, KEY)}`)));
+writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, () => impressionPath("profile", issuedAt))));
 
 const session = new Session();
 session.connect();

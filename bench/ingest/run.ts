@@ -5,20 +5,16 @@
 //   - the standalone collector vs. a bare node:http server answering 202.
 // Then the rows stored are compared with the 202 answers: nothing accepted may be lost.
 // Exits non-zero when a target is missed.
-import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { signBeaconToken } from "@/server/ingest/beacon-token";
 import { freePort } from "@/cli/local/embedded-postgres";
+import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 import { ensureProductionBuild, load, log, startDatabase, startServer, stopServer, type LoadResult } from "../lib/stack";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, connections: { type: "string", default: "64" } } });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
-const KEY = { id: "bench", secret: "bench-signing-key-for-the-ingest-benchmark-only" };
-// A CPM display ad of the demo seed, served on Demo Market.
-const AD = { adId: "ad_northwind_leaderboard", campaignId: "cmp_northwind_display", advertiserId: "adv_northwind", publisherId: "pub_demo_market", site: "demomarket.com", adType: "banner" as const, adSize: "728x90" };
 
 // Beacons are signed before the run: signing during it would take CPU from the servers, since
 // the load generator shares the machine's two cores with them.
@@ -27,9 +23,8 @@ const PRESIGNED = 150_000;
 function beaconStream(prefix: string) {
   const issuedAt = Math.floor(Date.now() / 1000);
   const make = (n: number) => {
-    const token = signBeaconToken({ kind: "impression", requestId: randomUUID(), ...AD, placementName: "bench", context: "home", issuedAt }, KEY);
     const sessionId = `${prefix}-${n}`;
-    return { path: `/v1/beacon/impression/${token}`, body: `{"session_id":"${sessionId}"}`, id: sessionId };
+    return { path: impressionPath("bench", issuedAt), body: `{"session_id":"${sessionId}"}`, id: sessionId };
   };
   const presigned = Array.from({ length: PRESIGNED }, (_, n) => make(n));
   let n = 0;
@@ -45,7 +40,7 @@ async function main(): Promise<void> {
   const { disconnectDb } = await import("@/server/db/client");
   await disconnectDb();
 
-  const env = { DATABASE_URL: url, BEACON_SIGNING_KEYS: `${KEY.id}:${KEY.secret}`, TALLY_BENCH_ROUTES: "1", NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10" };
+  const env = { DATABASE_URL: url, BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS, TALLY_BENCH_ROUTES: "1", NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10" };
   const results: Record<string, LoadResult> = {};
   const options = { connections, seconds };
   try {

@@ -6,7 +6,8 @@ import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
 import { handleEventsRequest } from "@/server/http/events-routes";
-import { BodyTooLarge, toFetchRequest, writeFetchResponse } from "./fetch-adapter";
+import { errorResponse } from "@/server/http/respond";
+import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 
 /** No /v1 body may exceed this; each route has its own, lower limit. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,10 +20,9 @@ export function createCollectorServer(): http.Server {
       const response = await handleEventsRequest(toFetchRequest(req, origin, MAX_BODY_BYTES));
       await writeFetchResponse(req, res, response);
     } catch (error) {
+      // Handlers answer their own errors (eventsRoute); this is only for a failure around them.
       if (res.headersSent) return res.destroy();
-      const tooLarge = error instanceof BodyTooLarge;
-      res.writeHead(tooLarge ? 413 : 500, { "content-type": "application/json", connection: "close" });
-      res.end(JSON.stringify({ error: tooLarge ? { code: "payload_too_large", message: "the body is too large" } : { code: "internal", message: "internal error" } }));
+      await writeFetchResponse(req, res, errorResponse(error));
     }
   });
   // Browsers and SDKs keep connections open between beacons (interface §4.1: keep-alive).

@@ -5,6 +5,7 @@ export type TallyErrorCode =
   | "bad_request" // 400: malformed JSON, bad query parameter
   | "unauthorized" // 401
   | "not_found" // 404: unknown route, bad beacon signature, another tenant's object
+  | "method_not_allowed" // 405
   | "gone" // 410: expired beacon token
   | "payload_too_large" // 413
   | "unsupported_media_type" // 415

@@ -22,7 +22,7 @@ export function eventsRoute(handler: Handler): Handler {
     if (request.method === "OPTIONS") return preflightResponse(request);
     const cors = corsHeaders(request);
     if (request.method !== "POST") {
-      return Response.json({ error: { code: "method_not_allowed", message: "use POST" } }, { status: 405, headers: { ...cors, Allow: "POST, OPTIONS" } });
+      return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
     }
     try {
       const response = await handler(request);

@@ -5,6 +5,7 @@ const STATUS: Record<TallyErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,
+  method_not_allowed: 405,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

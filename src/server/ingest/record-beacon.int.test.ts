@@ -72,7 +72,10 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     expect((await postBeacon(served.impression_url.replace("/impression/", "/click/"), { session_id: "s" })).status).toBe(404);
     expect((await postBeacon(served.impression_url.replace("/impression/", "/purchase/"), { session_id: "s" })).status).toBe(404);
     expect((await postBeacon(`${base}not-a-token`, { session_id: "s" })).status).toBe(404);
-    expect((await postBeacon(served.impression_url, "", { method: "GET" })).status).toBe(405);
+    const wrongMethod = await postBeacon(served.impression_url, "", { method: "GET" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(await wrongMethod.json()).toEqual({ error: { code: "method_not_allowed", message: "use POST" } });
 
     const claims = verifyBeaconToken(`${kid}.${payload}.${signature}`, "impression", env().BEACON_SIGNING_KEYS);
     const expired = signBeaconToken({ ...claims, issuedAt: claims.issuedAt - 24 * 3600 - 5 }, env().BEACON_SIGNING_KEYS[0]!);

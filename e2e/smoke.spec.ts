@@ -22,6 +22,15 @@ test("health answers ok with the seeded database behind it", async ({ request })
   expect(await response.json()).toEqual({ status: "ok", database: "ok" });
 });
 
+test("the /v1 routes answer a wrong method with the same JSON 405 as the collector", async ({ request }) => {
+  for (const path of ["/v1/ads", "/v1/beacon/impression/some.token.here"]) {
+    const response = await request.get(path);
+    expect(response.status()).toBe(405);
+    expect(response.headers()["allow"]).toBe("POST, OPTIONS");
+    expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "use POST" } });
+  }
+});
+
 test("a production server with a malformed DATABASE_URL stops at start with one clear line", async () => {
   const { spawnSync } = await import("node:child_process");
   const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "start", "--port", "0"], {

@@ -5,3 +5,8 @@ export const dynamic = "force-dynamic";
 
 export const POST = handleAdQuery;
 export const OPTIONS = handleAdQuery;
+// Other methods get the same JSON 405 (with Allow) as the collector gives.
+export const GET = handleAdQuery;
+export const PUT = handleAdQuery;
+export const PATCH = handleAdQuery;
+export const DELETE = handleAdQuery;

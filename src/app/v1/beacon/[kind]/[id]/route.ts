@@ -5,3 +5,8 @@ export const dynamic = "force-dynamic";
 
 export const POST = handleBeacon;
 export const OPTIONS = handleBeacon;
+// Other methods get the same JSON 405 (with Allow) as the collector gives.
+export const GET = handleBeacon;
+export const PUT = handleBeacon;
+export const PATCH = handleBeacon;
+export const DELETE = handleBeacon;

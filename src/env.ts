@@ -54,13 +54,23 @@ const serverSchema = z.object({
   BEACON_SIGNING_KEYS: signingKeys.optional(),
   /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */
   TALLY_EVENTS_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).optional(),
-}).transform((env, ctx) => {
-  if (env.BEACON_SIGNING_KEYS) return { ...env, BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS };
+  /**
+   * Seconds between runs of the attribution loop inside a long-running server (next dev, next
+   * start); 0 turns it off. Serverless deployments (Vercel sets VERCEL=1) run the cron route
+   * instead, so there the default is 0.
+   */
+  TALLY_ATTRIBUTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
+  VERCEL: z.string().optional(),
+  /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
+  CRON_SECRET: z.string().min(16).optional(),
+}).transform(({ VERCEL, ...env }, ctx) => {
+  const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
+  if (env.BEACON_SIGNING_KEYS) return { ...env, TALLY_ATTRIBUTION_INTERVAL_SECONDS, BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS };
   if (env.NODE_ENV === "production") {
     ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required in production (kid:secret, secret at least 32 characters)" });
     return z.NEVER;
   }
-  return { ...env, BEACON_SIGNING_KEYS: signingKeys.parse(DEVELOPMENT_SIGNING_KEYS) };
+  return { ...env, TALLY_ATTRIBUTION_INTERVAL_SECONDS, BEACON_SIGNING_KEYS: signingKeys.parse(DEVELOPMENT_SIGNING_KEYS) };
 });
 
 export type ServerEnv = z.output<typeof serverSchema>;

@@ -1,5 +1,5 @@
 // Calls the /v1 handlers the way a browser would, with Fetch Requests.
-import { handleAdQuery, handleBeacon } from "@/server/http/events-routes";
+import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
 import type { AdQueryAnswer, ServedAd } from "@/server/ads/query-ads";
 
 export const ORIGIN = "http://tally.test";
@@ -32,4 +32,20 @@ export async function postBeacon(
       body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     }),
   );
+}
+
+/** Posts a conversion to the route as a browser or a retailer's server would. */
+export async function postConversion(
+  body: string | object,
+  options: { contentType?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const response = await handleConversion(
+    new Request(`${ORIGIN}/v1/beacon/conversion`, {
+      method: "POST",
+      headers: { "Content-Type": options.contentType ?? "application/json", Accept: "application/json", ...options.headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
 }

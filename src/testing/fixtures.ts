@@ -33,12 +33,14 @@ interface CampaignOptions {
   startDate?: string;
   endDate?: string;
   products?: { sku: string; name: string; category?: string; productId?: string }[];
+  /** Products of the advertiser that the campaign promotes too (a SKU is one product per advertiser). */
+  sharedProducts?: Awaited<ReturnType<typeof createProduct>>[];
   ad?: { type?: "product" | "banner" | "video"; size?: string; mediaUrl?: string };
 }
 
 /** A campaign with its products and one ad. */
 export async function makeCampaignWithAd(options: CampaignOptions) {
-  const products = [];
+  const products = [...(options.sharedProducts ?? [])];
   for (const product of options.products ?? []) {
     products.push(await createProduct({ advertiserId: options.advertiserId, ...product }));
   }

@@ -24,24 +24,6 @@ export interface CandidateAd {
   products: CandidateProduct[];
 }
 
-export interface PublisherForAds {
-  id: string;
-  network_id: string | null;
-  sites: { name: string; domain: string | null }[];
-}
-
-export async function findPublisherForAds(publisherId: string): Promise<PublisherForAds | null> {
-  const { rows } = await pgPool().query<PublisherForAds>(
-    `SELECT a.id, a.network_id,
-            coalesce((SELECT json_agg(json_build_object('name', s.name, 'domain', s.domain) ORDER BY s.created_at, s.name)
-                        FROM sites s WHERE s.publisher_id = a.id), '[]') AS sites
-       FROM accounts a
-      WHERE a.id = $1 AND a.kind IN ('publisher', 'network')`,
-    [publisherId],
-  );
-  return rows[0] ?? null;
-}
-
 const PRODUCT_JSON = `json_build_object('sku', p.sku, 'product_id', p.product_id, 'name', p.name, 'category', p.category, 'image_url', p.image_url)`;
 
 /**

@@ -3,7 +3,8 @@ import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { EVENT_KINDS, signBeaconToken, type SigningKey } from "@/server/ingest/beacon-token";
 import type { AdQuery } from "./ad-query.schema";
-import { findCandidateAds, findPublisherForAds, type PublisherForAds } from "./candidate-ads.sql";
+import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { findCandidateAds } from "./candidate-ads.sql";
 import { fillPlacements, rankAds } from "./rank-ads";
 
 export type { AdQueryAnswer, ServedAd };
@@ -26,7 +27,7 @@ function entry(instancePath: string, keyword: string, params: Record<string, unk
  * Which of the publisher's sites is asking: the `site` given, else the site whose domain is the
  * page's host, else the only site. A publisher with several sites must say which.
  */
-function resolveSite(publisher: PublisherForAds, query: AdQuery, pageHost?: string): string {
+function resolveSite(publisher: PublisherWithSites, query: AdQuery, pageHost?: string): string {
   if (query.site !== undefined) {
     if (publisher.sites.some((site) => site.name === query.site)) return query.site;
     throw TallyError.validation([
@@ -43,7 +44,7 @@ function resolveSite(publisher: PublisherForAds, query: AdQuery, pageHost?: stri
 
 /** POST /v1/ads: the eligible ads for each placement, each with its signed beacon addresses. */
 export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = new Date() }: QueryAdsInput): Promise<AdQueryAnswer> {
-  const publisher = await findPublisherForAds(query.publisher_id);
+  const publisher = await findPublisherWithSites(query.publisher_id);
   if (!publisher) {
     throw TallyError.validation([
       entry("/publisher_id", "publisher", { publisher_id: query.publisher_id }, "must be a known publisher", "#/properties/publisher_id"),

@@ -7,7 +7,7 @@ describe("/v1 routes without a database", () => {
     process.env.DATABASE_URL = `postgresql://tally:tally@127.0.0.1:${await freePort()}/tally`;
     const { env } = await import("@/env");
     const { signBeaconToken } = await import("@/server/ingest/beacon-token");
-    const { handleBeacon, handleAdQuery } = await import("./events-routes");
+    const { handleBeacon, handleAdQuery, handleConversion } = await import("./events-routes");
     const token = signBeaconToken(
       { kind: "impression", requestId: "r", adId: "ad_x", campaignId: "cmp_x", advertiserId: "adv_x", publisherId: "pub_x", site: "s", placementName: "p", context: "home", adType: "banner", adSize: null, issuedAt: Math.floor(Date.now() / 1000) },
       env().BEACON_SIGNING_KEYS[0]!,
@@ -19,5 +19,9 @@ describe("/v1 routes without a database", () => {
 
     const ads = await handleAdQuery(new Request("http://t/v1/ads", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ publisher_id: "p", session_id: "s", context: "home", placements: [{ name: "x", types: ["banner"] }] }) }));
     expect(ads.status).toBe(503);
+
+    const conversion = await handleConversion(new Request("http://t/v1/beacon/conversion", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ publisher_id: "p", order_id: "o" }) }));
+    expect(conversion.status).toBe(503);
+    expect(conversion.headers.get("retry-after")).toBe("5");
   });
 });

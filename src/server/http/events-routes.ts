@@ -3,6 +3,7 @@
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
+import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/errors";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
@@ -13,6 +14,8 @@ import { errorResponse } from "./respond";
 
 export const BEACON_BODY_LIMIT = 16 * 1024;
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
+// An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
+export const CONVERSION_BODY_LIMIT = 256 * 1024;
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -70,10 +73,17 @@ export const handleBeacon = eventsRoute(async (request) => {
   return new Response("{}", { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 });
 
+// POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
+export const handleConversion = eventsRoute(async (request) => {
+  const { messages } = await recordConversion(await readJsonBody(request, CONVERSION_BODY_LIMIT));
+  return Response.json({ messages }, { status: 202, headers: { "Cache-Control": "no-store" } });
+});
+
 /** Dispatch for the standalone collector: every /v1 route by path. */
 export function handleEventsRequest(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (pathname === "/v1/ads" || pathname === "/v1/ads/") return handleAdQuery(request);
+  if (pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/") return handleConversion(request);
   if (pathname.startsWith("/v1/beacon/")) return handleBeacon(request);
   return Promise.resolve(Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 }));
 }

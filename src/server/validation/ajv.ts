@@ -2,9 +2,12 @@
 // body is exactly Ajv's error array (interface §7). One schema per payload: the same object is
 // the validator, the TypeScript type (json-schema-to-ts) and the documentation.
 import { Ajv, type ErrorObject } from "ajv";
+import { default as addFormats } from "ajv-formats";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 
 export const ajv = new Ajv({ allErrors: true, strict: true });
+// Only the formats Tally's schemas use; each one is validated in full (a 30 February fails).
+addFormats(ajv, ["date-time"]);
 
 export function toEntries(errors: ErrorObject[] | null | undefined): ValidationEntry[] {
   return (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({

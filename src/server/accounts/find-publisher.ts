@@ -1,0 +1,21 @@
+import { pgPool } from "@/server/db/pg-pool";
+
+export interface PublisherWithSites {
+  id: string;
+  network_id: string | null;
+  /** Oldest first. */
+  sites: { name: string; domain: string | null }[];
+}
+
+/** A publisher or network account with its sites; null for unknown ids and advertisers. */
+export async function findPublisherWithSites(publisherId: string): Promise<PublisherWithSites | null> {
+  const { rows } = await pgPool().query<PublisherWithSites>(
+    `SELECT a.id, a.network_id,
+            coalesce((SELECT json_agg(json_build_object('name', s.name, 'domain', s.domain) ORDER BY s.created_at, s.name)
+                        FROM sites s WHERE s.publisher_id = a.id), '[]') AS sites
+       FROM accounts a
+      WHERE a.id = $1 AND a.kind IN ('publisher', 'network')`,
+    [publisherId],
+  );
+  return rows[0] ?? null;
+}

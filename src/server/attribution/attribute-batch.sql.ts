@@ -1,0 +1,97 @@
+// Hand-written SQL: attribution is a set operation over a batch of orders and the ad events of
+// their shoppers. One statement picks the batch, finds every item's winning touch, writes the
+// attributions and marks the orders done, so a batch is attributed whole or not at all.
+import { pgPool } from "@/server/db/pg-pool";
+
+/** The interface's window (§8), used for campaign types without a row in attribution_windows. */
+export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
+
+// - batch: the oldest orders not yet attributed. SKIP LOCKED lets several workers (the dev loop
+//   and a cron call, two cron calls) share the queue without waiting on each other.
+// - touches: counted ad events of the order's publisher by the same shopper, up to the longest
+//   window before the order. "Same shopper" is user_id where the event has one (every order has
+//   one), else session_id; the two branches are separate so each uses its own index.
+// - winners: per item, touches of campaigns whose products include the item's SKU (or its
+//   product_id, when given) inside that campaign type's window. A click beats a view, a view an
+//   impression; the latest wins within a class; the event id settles exact ties.
+// An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
+// again changes nothing.
+const ATTRIBUTE_SQL = `
+WITH batch AS (
+  SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at
+    FROM conversions
+   WHERE attributed_at IS NULL AND received_at <= $2
+   ORDER BY received_at
+   LIMIT $1
+     FOR UPDATE SKIP LOCKED
+), longest AS (
+  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), $3)) AS span FROM attribution_windows
+), touches AS (
+  SELECT b.event_id AS conversion_id, b.placed_at, e.*
+    FROM batch b CROSS JOIN longest
+    CROSS JOIN LATERAL (
+      SELECT * FROM ad_events e
+       WHERE e.user_id = b.user_id
+         AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+      UNION ALL
+      SELECT * FROM ad_events e
+       WHERE e.session_id = b.session_id AND e.user_id IS NULL
+         AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+    ) e
+   WHERE e.status = 'counted' AND e.publisher_id = b.publisher_id
+), winners AS (
+  SELECT DISTINCT ON (i.id)
+         i.id AS item_id, i.conversion_id, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
+         t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
+         t.placement_name, t.context, t.site, t.created_at AS event_created_at
+    FROM conversion_items i
+    JOIN touches t ON t.conversion_id = i.conversion_id
+    JOIN campaigns c ON c.id = t.campaign_id
+    LEFT JOIN attribution_windows w ON w.campaign_type = c.type
+   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $3))
+     AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
+                  WHERE cp.campaign_id = t.campaign_id
+                    AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
+   ORDER BY i.id, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
+), attributed AS (
+  INSERT INTO attributions (conversion_item_id, conversion_id, publisher_id, order_id, session_id, user_id,
+                            product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
+                            ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
+                            price_micros, promotional_price_micros, quantity, total_value_micros, created_at)
+  SELECT w.item_id, w.conversion_id, b.publisher_id, b.order_id, b.session_id, b.user_id,
+         w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
+         w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
+         w.price_micros, w.promotional_price_micros, w.quantity,
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, $4
+    FROM winners w JOIN batch b ON b.event_id = w.conversion_id
+  ON CONFLICT (conversion_item_id) DO NOTHING
+  RETURNING conversion_id
+), done AS (
+  UPDATE conversions c SET attributed_at = $4 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
+)
+SELECT (SELECT count(*) FROM done)::int AS orders,
+       (SELECT count(*) FROM attributed)::int AS items,
+       (SELECT count(DISTINCT conversion_id) FROM attributed)::int AS attributed_orders`;
+
+export interface AttributedBatch {
+  /** Orders taken from the queue and marked attributed. */
+  orders: number;
+  /** Items that got an attribution. */
+  items: number;
+  /** Orders with at least one attributed item. */
+  attributedOrders: number;
+}
+
+/**
+ * Attributes up to `limit` of the oldest orders received at or before `receivedBefore` and not
+ * yet attributed; returns what it did (orders 0 when the queue is empty).
+ */
+export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
+  const { rows } = await pgPool().query<{ orders: number; items: number; attributed_orders: number }>({
+    name: "tally_attribute_batch",
+    text: ATTRIBUTE_SQL,
+    values: [limit, receivedBefore, DEFAULT_WINDOW_SECONDS, now],
+  });
+  const row = rows[0]!;
+  return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders };
+}

@@ -1,0 +1,249 @@
+import { createHash, randomUUID } from "node:crypto";
+import { beforeEach, describe, expect, it } from "vitest";
+import { recordConversion } from "@/server/conversions/record-conversion";
+import { db } from "@/server/db/client";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { attributePendingConversions } from "./attribute-pending";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const ORDER_TIME = new Date("2026-11-20T15:00:00.000Z");
+const before = (ms: number) => new Date(ORDER_TIME.getTime() - ms);
+
+type Campaign = Awaited<ReturnType<typeof makeCampaignWithAd>>;
+
+/** A counted ad event, stored by the beacon path as if it had arrived at `at`. */
+async function touch(kind: EventKind, { campaign, ad }: Campaign, publisher: { id: string; sites: { name: string }[] }, who: { session: string; user?: string }, at: Date) {
+  const stored = await recordBeacon({
+    claims: {
+      kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id,
+      site: publisher.sites[0]!.name, placementName: "search-sponsored", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(at.getTime() / 1000),
+    },
+    body: { session_id: who.session, user_id: who.user },
+    userAgent: CHROME,
+    now: at,
+  });
+  expect(stored.status).toBe("counted");
+  return stored.eventId;
+}
+
+let sequence = 0;
+async function placeOrder(publisherId: string, who: { session: string; user: string }, items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[], orderId = `order-${++sequence}`) {
+  const result = await recordConversion({
+    publisher_id: publisherId, user_id: who.user, session_id: who.session, order_id: orderId, created_at: ORDER_TIME.toISOString(), channel: "online store",
+    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
+    items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
+  });
+  return { orderId, outcome: result.outcome };
+}
+
+const attributionsOf = (orderId: string) => db.attribution.findMany({ where: { orderId }, orderBy: { productSku: "asc" } });
+const attribute = () => attributePendingConversions({ settleMs: 0 });
+
+let publisher: Awaited<ReturnType<typeof makePublisher>>;
+let advertiser: Awaited<ReturnType<typeof makeAdvertiser>>;
+let coffee: Campaign;
+let pods: Campaign;
+
+beforeEach(async () => {
+  publisher = await makePublisher();
+  advertiser = await makeAdvertiser();
+  const tag = randomUUID().slice(0, 8);
+  coffee = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.4, products: [{ sku: `BEANS-${tag}`, name: "Beans", productId: `COFFEE-${tag}` }] });
+  pods = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.3, sharedProducts: coffee.products, products: [{ sku: `PODS-${tag}`, name: "Pods" }] });
+});
+const beans = () => coffee.products[0]!.sku;
+
+describe("attribution of order items", () => {
+  it("attributes an item to the shopper's click with every layout C field", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    const eventId = await touch("click", coffee, publisher, shopper, before(2 * HOUR));
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans(), quantity: 3, price: 12.5, promotional_price: 9.99 }]);
+    expect(await attributionsOf(orderId)).toEqual([]);
+
+    const done = await attribute();
+    expect(done).toEqual({ orders: 1, items: 1, attributedOrders: 1 });
+    const [attribution] = await attributionsOf(orderId);
+    const conversion = await db.conversion.findFirstOrThrow({ where: { orderId } });
+    expect(attribution).toMatchObject({
+      conversionId: conversion.eventId, publisherId: publisher.id, orderId, sessionId: shopper.session, userId: shopper.user, productSku: beans(),
+      eventId, eventKind: "click", adId: coffee.ad.id, campaignId: coffee.campaign.id, advertiserId: advertiser.id,
+      adSize: null, adType: "product", placementName: "search-sponsored", context: "search", site: publisher.sites[0]!.name,
+      eventCreatedAt: before(2 * HOUR), placedAt: ORDER_TIME, priceMicros: 12_500_000n, promotionalPriceMicros: 9_990_000n, quantity: 3,
+      totalValueMicros: 29_970_000n,
+    });
+    expect((await db.conversion.findFirstOrThrow({ where: { orderId } })).attributedAt).not.toBeNull();
+  });
+
+  it("a click beats a later view and a later impression", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    const click = await touch("click", coffee, publisher, shopper, before(5 * HOUR));
+    await touch("view", pods, publisher, shopper, before(1 * HOUR));
+    await touch("impression", pods, publisher, shopper, before(0.5 * HOUR));
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
+    await attribute();
+    expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([click]);
+  });
+
+  it("a view beats a later impression; without clicks or views the latest impression wins", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    const view = await touch("view", coffee, publisher, shopper, before(5 * HOUR));
+    await touch("impression", pods, publisher, shopper, before(1 * HOUR));
+    const first = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
+
+    const other = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("impression", coffee, publisher, other, before(5 * HOUR));
+    const latestImpression = await touch("impression", pods, publisher, other, before(3 * HOUR));
+    const second = await placeOrder(publisher.id, other, [{ sku: beans() }]);
+    await attribute();
+    expect((await attributionsOf(first.orderId)).map((a) => a.eventId)).toEqual([view]);
+    expect((await attributionsOf(second.orderId)).map((a) => a.eventId)).toEqual([latestImpression]);
+  });
+
+  it("the latest click wins", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", coffee, publisher, shopper, before(4 * DAY));
+    await touch("click", coffee, publisher, shopper, before(3 * DAY));
+    const latest = await touch("click", pods, publisher, shopper, before(2 * DAY));
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
+    await attribute();
+    const [attribution, ...others] = await attributionsOf(orderId);
+    expect(others).toEqual([]);
+    expect(attribution).toMatchObject({ eventId: latest, campaignId: pods.campaign.id });
+  });
+
+  it("a touch 14 days before the order counts; 14 days and one second before does not; one after the order does not", async () => {
+    const early = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", coffee, publisher, early, before(14 * DAY + 1000));
+    await touch("click", coffee, publisher, early, new Date(ORDER_TIME.getTime() + 1000));
+    const tooEarly = await placeOrder(publisher.id, early, [{ sku: beans() }]);
+
+    const edge = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    const atEdge = await touch("click", coffee, publisher, edge, before(14 * DAY));
+    const onEdge = await placeOrder(publisher.id, edge, [{ sku: beans() }]);
+    await attribute();
+    expect(await attributionsOf(tooEarly.orderId)).toEqual([]);
+    expect((await attributionsOf(onEdge.orderId)).map((a) => a.eventId)).toEqual([atEdge]);
+  });
+
+  it("attributes only items whose SKU (or product_id) belongs to the touched campaign", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    const click = await touch("click", coffee, publisher, shopper, before(HOUR));
+    const { orderId } = await placeOrder(publisher.id, shopper, [
+      { sku: beans() },
+      { sku: "SOMETHING-ELSE" },
+      { sku: "BEANS-1KG", product_id: coffee.products[0]!.productId! },
+      { sku: "TEA-1", product_id: "NOT-A-CAMPAIGN-PRODUCT" },
+    ]);
+    const done = await attribute();
+    expect(done).toEqual({ orders: 1, items: 2, attributedOrders: 1 });
+    expect((await attributionsOf(orderId)).map((a) => [a.productSku, a.eventId])).toEqual([["BEANS-1KG", click], [beans(), click]]);
+  });
+
+  it("does not attribute a touch on another publisher, nor bot or duplicate events", async () => {
+    const elsewhere = await makePublisher();
+    const both = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id, elsewhere.id], type: "product", products: [{ sku: `MUGS-${randomUUID()}`, name: "Mug" }] });
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", both, elsewhere, shopper, before(HOUR));
+    const bot = await recordBeacon({
+      claims: { kind: "click", requestId: randomUUID(), adId: both.ad.id, campaignId: both.campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(before(HOUR).getTime() / 1000) },
+      body: { session_id: shopper.session, user_id: shopper.user }, userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)", now: before(HOUR),
+    });
+    expect(bot.status).toBe("bot");
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: both.products[0]!.sku }]);
+    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0 });
+    expect(await attributionsOf(orderId)).toEqual([]);
+  });
+
+  it("matches by user_id across sessions, and not a touch of another user in the same session", async () => {
+    const user = `u-${randomUUID()}`;
+    const onPhone = await touch("click", coffee, publisher, { session: `phone-${user}`, user }, before(DAY));
+    const first = await placeOrder(publisher.id, { session: `laptop-${user}`, user }, [{ sku: beans() }]);
+
+    const sharedSession = `s-${randomUUID()}`;
+    await touch("click", coffee, publisher, { session: sharedSession, user: `someone-else-${user}` }, before(DAY));
+    const second = await placeOrder(publisher.id, { session: sharedSession, user: `buyer-${user}` }, [{ sku: beans() }]);
+    await attribute();
+    expect((await attributionsOf(first.orderId)).map((a) => a.eventId)).toEqual([onPhone]);
+    expect(await attributionsOf(second.orderId)).toEqual([]);
+  });
+
+  it("matches by session_id when the touch has no user_id", async () => {
+    const session = `s-${randomUUID()}`;
+    const anonymous = await touch("click", coffee, publisher, { session }, before(DAY));
+    await touch("click", coffee, publisher, { session: `other-${session}` }, before(HOUR));
+    const { orderId } = await placeOrder(publisher.id, { session, user: `u-${randomUUID()}` }, [{ sku: beans() }]);
+    await attribute();
+    expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([anonymous]);
+  });
+
+  it("uses the window of the campaign's type from attribution_windows", async () => {
+    const display = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "display", products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }] });
+    await db.attributionWindow.update({ where: { campaignType: "display" }, data: { windowSeconds: 7 * 86_400 } });
+    try {
+      const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+      await touch("impression", display, publisher, shopper, before(8 * DAY));
+      const productTouch = await touch("impression", coffee, publisher, shopper, before(10 * DAY));
+      const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: display.products[0]!.sku }, { sku: beans() }]);
+      await attribute();
+      expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([productTouch]);
+    } finally {
+      await db.attributionWindow.update({ where: { campaignType: "display" }, data: { windowSeconds: 14 * 86_400 } });
+    }
+  });
+
+  it("running attribution again changes nothing, even for orders put back in the queue", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", coffee, publisher, shopper, before(DAY));
+    await touch("view", pods, publisher, shopper, before(HOUR));
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans() }, { sku: pods.products[1]!.sku }]);
+    await attribute();
+    const first = await attributionsOf(orderId);
+    expect(first).toHaveLength(2);
+
+    expect(await attribute()).toEqual({ orders: 0, items: 0, attributedOrders: 0 });
+    await db.conversion.updateMany({ where: { orderId }, data: { attributedAt: null } });
+    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0 });
+    expect(await attributionsOf(orderId)).toEqual(first);
+  });
+
+  it("a repeated order is attributed once", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", coffee, publisher, shopper, before(HOUR));
+    const first = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
+    const again = await placeOrder(publisher.id, shopper, [{ sku: beans() }], first.orderId);
+    expect(again.outcome).toBe("duplicate");
+    await attribute();
+    expect(await attributionsOf(first.orderId)).toHaveLength(1);
+    expect(await db.attribution.count({ where: { orderId: first.orderId } })).toBe(1);
+  });
+
+  it("leaves orders younger than the settle time for the next run", async () => {
+    const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+    await touch("click", coffee, publisher, shopper, before(HOUR));
+    const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
+    expect(await attributePendingConversions({ settleMs: 60_000 })).toEqual({ orders: 0, items: 0, attributedOrders: 0 });
+    expect(await attributionsOf(orderId)).toEqual([]);
+    expect((await attributePendingConversions({ settleMs: 60_000, now: new Date(Date.now() + 61_000) })).orders).toBe(1);
+    expect(await attributionsOf(orderId)).toHaveLength(1);
+  });
+
+  it("two workers at once attribute each order once", async () => {
+    const orders = [];
+    for (let i = 0; i < 30; i += 1) {
+      const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+      await touch("click", coffee, publisher, shopper, before(HOUR));
+      orders.push((await placeOrder(publisher.id, shopper, [{ sku: beans() }])).orderId);
+    }
+    const [a, b] = await Promise.all([
+      attributePendingConversions({ settleMs: 0, batchSize: 7 }),
+      attributePendingConversions({ settleMs: 0, batchSize: 7 }),
+    ]);
+    expect(a.orders + b.orders).toBe(30);
+    expect(a.items + b.items).toBe(30);
+    expect(await db.attribution.count({ where: { orderId: { in: orders } } })).toBe(30);
+  });
+});

@@ -1,0 +1,37 @@
+import { attributeBatch, type AttributedBatch } from "./attribute-batch.sql";
+
+export interface AttributePendingOptions {
+  now?: Date;
+  /** Orders per transaction. */
+  batchSize?: number;
+  /**
+   * Orders younger than this wait for the next run, so that a click beacon still in flight when
+   * the shopper checked out is stored before its order is attributed.
+   */
+  settleMs?: number;
+  /** Stop taking new batches after this long (a cron call has a deadline). */
+  budgetMs?: number;
+  onBatch?: (batch: AttributedBatch) => void;
+}
+
+export const DEFAULT_SETTLE_MS = 5_000;
+
+/**
+ * Attributes every order waiting in the queue (conversions.attributed_at IS NULL), batch by
+ * batch, until the queue is empty or the time budget is spent. Safe to run concurrently and to
+ * run again: each order is attributed once.
+ */
+export async function attributePendingConversions(options: AttributePendingOptions = {}): Promise<AttributedBatch> {
+  const { batchSize = 2_000, settleMs = DEFAULT_SETTLE_MS, budgetMs = Number.POSITIVE_INFINITY, onBatch } = options;
+  const started = Date.now();
+  const total: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0 };
+  for (;;) {
+    const now = options.now ?? new Date();
+    const batch = await attributeBatch(batchSize, new Date(now.getTime() - settleMs), now);
+    total.orders += batch.orders;
+    total.items += batch.items;
+    total.attributedOrders += batch.attributedOrders;
+    if (batch.orders > 0) onBatch?.(batch);
+    if (batch.orders < batchSize || Date.now() - started >= budgetMs) return total;
+  }
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { TallyError, type ValidationEntry } from "@/server/errors";
+import { GroupCommit } from "@/server/ingest/group-commit";
+import { toMicros } from "@/server/money";
+import { toEntries } from "@/server/validation/ajv";
+import { validateConversionBody, type ConversionBody } from "./conversion-body.schema";
+import { storeConversionBatch, type ConversionOutcome, type ConversionToStore } from "./store-conversions.sql";
+
+export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
+
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+async function storeWithRetry(batch: ConversionToStore[]): Promise<ConversionOutcome[]> {
+  try {
+    return await storeConversionBatch(batch);
+  } catch (error) {
+    if (RETRYABLE.has((error as { code?: string }).code ?? "")) return storeConversionBatch(batch);
+    throw error;
+  }
+}
+
+const holder = globalThis as unknown as {
+  tallyConversionWriter?: GroupCommit<ConversionToStore, ConversionOutcome>;
+  tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
+};
+
+function conversionWriter(): GroupCommit<ConversionToStore, ConversionOutcome> {
+  holder.tallyConversionWriter ??= new GroupCommit(storeWithRetry, { maxBatch: 500, maxInFlight: 2 });
+  return holder.tallyConversionWriter;
+}
+
+// Every conversion names its publisher: a short-lived cache keeps that lookup off the database
+// for all but the first order of a minute. A site added to a publisher is seen within a minute;
+// an id refused as unknown is looked up again after a few seconds.
+const KNOWN_TTL_MS = 60_000;
+const UNKNOWN_TTL_MS = 5_000;
+const CACHE_LIMIT = 10_000;
+
+async function cachedPublisher(publisherId: string, now: number): Promise<PublisherWithSites | null> {
+  const cache = (holder.tallyPublisherCache ??= new Map());
+  const hit = cache.get(publisherId);
+  if (hit && hit.expiresAt > now) return hit.publisher;
+  const publisher = await findPublisherWithSites(publisherId);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(publisherId, { publisher, expiresAt: now + (publisher ? KNOWN_TTL_MS : UNKNOWN_TTL_MS) });
+  return publisher;
+}
+
+/** Forgets cached publishers, for tests that change a publisher's sites. */
+export function forgetCachedPublishers(): void {
+  holder.tallyPublisherCache?.clear();
+}
+
+const sameText = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "accent" }) === 0;
+
+/**
+ * The site of the sale: `brand` names one of the publisher's sites (by name or domain, any
+ * case); without it, the publisher's only site. Entries in Ajv's format otherwise, so they join
+ * the schema's entries in one 422 body.
+ */
+function resolveSite(publisher: PublisherWithSites, brand: string | undefined): string | ValidationEntry {
+  const { sites } = publisher;
+  if (brand !== undefined) {
+    const site = sites.find((s) => sameText(s.name, brand) || (s.domain !== null && sameText(s.domain, brand)));
+    if (site) return site.name;
+    if (sites.length === 0) return brand;
+    return {
+      instancePath: "/brand",
+      schemaPath: "#/properties/brand/enum",
+      keyword: "enum",
+      params: { allowedValues: sites.map((s) => s.name) },
+      message: "must be one of the publisher's sites",
+    };
+  }
+  if (sites.length > 1) {
+    return { instancePath: "", schemaPath: "#/required", keyword: "required", params: { missingProperty: "brand" }, message: "must have required property 'brand'" };
+  }
+  return sites[0]?.name ?? publisher.id;
+}
+
+const unknownPublisher = (publisherId: string): ValidationEntry => ({
+  instancePath: "/publisher_id",
+  schemaPath: "#/properties/publisher_id/publisher",
+  keyword: "publisher",
+  params: { publisher_id: publisherId },
+  message: "must be a known publisher",
+});
+
+/**
+ * Validates a conversion body: Ajv's entries for the schema, plus the two rules that need the
+ * database (a known publisher; `brand` when it has several sites), all in one 422.
+ */
+async function validateConversion(body: unknown, now: number): Promise<{ conversion: ConversionBody; site: string }> {
+  const entries: ValidationEntry[] = validateConversionBody(body) ? [] : toEntries(validateConversionBody.errors);
+  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  let site: string | undefined;
+  if (typeof record.publisher_id === "string" && record.publisher_id.length > 0) {
+    const publisher = await cachedPublisher(record.publisher_id, now);
+    if (!publisher) {
+      entries.push(unknownPublisher(record.publisher_id));
+    } else {
+      const resolved = resolveSite(publisher, typeof record.brand === "string" ? record.brand : undefined);
+      if (typeof resolved === "string") site = resolved;
+      else entries.push(resolved);
+    }
+  }
+  if (entries.length > 0 || site === undefined) throw TallyError.validation(entries);
+  return { conversion: body as ConversionBody, site };
+}
+
+const lowerOrNull = (hash: string | undefined) => (hash === undefined ? null : hash.toLowerCase());
+
+function toStore(conversion: ConversionBody, site: string, receivedAt: Date): ConversionToStore {
+  return {
+    eventId: randomUUID(),
+    publisherId: conversion.publisher_id,
+    orderId: conversion.order_id,
+    userId: conversion.user_id,
+    sessionId: conversion.session_id,
+    channel: conversion.channel,
+    site,
+    placedAt: new Date(conversion.created_at),
+    gender: conversion.gender ?? null,
+    uf: conversion.uf ?? null,
+    city: conversion.city ?? null,
+    isCompany: conversion.is_company ?? null,
+    emailHashed: conversion.email_hashed.toLowerCase(),
+    phoneHashed: lowerOrNull(conversion.phone_hashed),
+    socialIdHashed: lowerOrNull(conversion.social_id_hashed),
+    firstNameHashed: lowerOrNull(conversion.first_name_hashed),
+    lastNameHashed: lowerOrNull(conversion.last_name_hashed),
+    receivedAt,
+    items: conversion.items.map((item) => ({
+      id: randomUUID(),
+      sku: item.sku,
+      productId: item.product_id ?? null,
+      sellerId: item.seller_id ?? null,
+      quantity: item.quantity,
+      priceMicros: toMicros(item.price),
+      promotionalPriceMicros: toMicros(item.promotional_price),
+    })),
+  };
+}
+
+export interface RecordedConversion {
+  outcome: ConversionOutcome;
+  /** The 202 body's `messages`. */
+  messages: string[];
+}
+
+/**
+ * Validates a conversion (422 with Ajv's entries), then stores it with its items unless the
+ * publisher sent the same order_id in the last 30 days. Resolves once committed; 503 when the
+ * database could not store it. Attribution happens later (attributePendingConversions).
+ */
+export async function recordConversion(body: unknown, now = new Date()): Promise<RecordedConversion> {
+  const { conversion, site } = await validateConversion(body, now.getTime());
+  let outcome: ConversionOutcome;
+  try {
+    outcome = await conversionWriter().submit(toStore(conversion, site, now));
+  } catch (error) {
+    throw new TallyError("unavailable", "the conversion could not be stored; retry later", { cause: error });
+  }
+  const messages =
+    outcome === "stored"
+      ? [ACCEPTED_MESSAGE]
+      : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
+  return { outcome, messages };
+}

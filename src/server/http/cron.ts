@@ -1,0 +1,34 @@
+// Scheduled work behind HTTP for serverless deployments: Vercel Cron calls GET with
+// `Authorization: Bearer <CRON_SECRET>`. Without a configured secret nobody may call it.
+import { timingSafeEqual } from "node:crypto";
+import { env } from "@/env";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { TallyError } from "@/server/errors";
+import { errorResponse } from "./respond";
+
+function authorised(request: Request, secret: string | undefined): boolean {
+  if (!secret) return false;
+  const given = Buffer.from(request.headers.get("authorization") ?? "");
+  const expected = Buffer.from(`Bearer ${secret}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function cronRoute(job: () => Promise<object>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      if (!authorised(request, env().CRON_SECRET)) throw new TallyError("unauthorized", "a cron route needs Authorization: Bearer <CRON_SECRET>");
+      const started = Date.now();
+      const result = await job();
+      return Response.json({ ...result, duration_ms: Date.now() - started }, { headers: { "Cache-Control": "no-store" } });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+// A cron call attributes for at most 45 s, inside a serverless function's usual 60 s; the next
+// minute's call takes what is left.
+export const handleAttributionCron = cronRoute(async () => {
+  const done = await attributePendingConversions({ budgetMs: 45_000 });
+  return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders };
+});

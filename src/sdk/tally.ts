@@ -31,16 +31,36 @@
  *   Tracking the same ad on the same element twice is a no-op until the returned stop function
  *   is called.
  * - `tracker.click(ad): void` — sends a click by hand (for ads not rendered as one element).
- * - `Tally.impression`, `Tally.track`, `Tally.click` — the same on the default tracker (created
- *   by `Tally.init()` on first use).
+ * - `tracker.conversion(order, options?)` — sends a completed order (interface §2.3) to
+ *   `<eventsUrl>/v1/beacon/conversion`, with the tracker's `session_id` and `user_id` where the
+ *   order has none. As a beacon by default (no reply, survives leaving the page); with
+ *   `{ waitForReply: true }` by `fetch` with `Accept: application/json`, returning a promise of
+ *   `{ status, body }` (202 `{ messages }`, 422 Ajv's error array, other codes `{ error }`; `body`
+ *   is null when the reply is not JSON); it rejects only when the order cannot be turned into
+ *   JSON or the service cannot be reached.
+ * - `Tally.impression`, `Tally.track`, `Tally.click`, `Tally.conversion` — the same on the default
+ *   tracker (created by `Tally.init()` on first use).
+ * - `Tally.hashIdentity({ email?, phone?, taxId?, firstName?, lastName? }, { countryCode? })` —
+ *   normalises and hashes the identity fields of an order into `email_hashed`, `phone_hashed`,
+ *   `social_id_hashed`, `first_name_hashed`, `last_name_hashed`, leaving out the empty ones
+ *   (rules and test vectors: docs/conversions.md); `Tally.sha256Hex(text)` is the hash alone.
+ *   Both return promises and need Web Crypto, which browsers give secure contexts (https) only.
+ *
+ * `init({ eventsUrl })` sets where conversions go; by default the origin this script was loaded
+ * from, else the page's origin. Ad beacons need no such setting: each ad carries its addresses.
  *
  * Each beacon is `POST <ad.*_url>` with the JSON body `{ "session_id": "...", "user_id": "..." }`
  * (`user_id` omitted when unknown), sent with `navigator.sendBeacon`; `fetch` with `keepalive`
  * is the fallback where sendBeacon is missing, refuses the body (queue full) or throws. No call
- * of the SDK throws into the host page.
+ * of the SDK throws into the host page; only the promises described above can reject.
  */
 
 import type { ServedAd } from "../contracts/ad-query-answer";
+import type { ConversionBody, ConversionItemBody } from "../contracts/conversion.schema";
+import { hashIdentity, sha256Hex, type HashedIdentity } from "./identity-hashing";
+
+export { hashIdentity, sha256Hex };
+export type { HashedIdentity, IdentityFields, PhoneOptions } from "./identity-hashing";
 
 /** An ad as returned by the ad server (`POST /v1/ads`). */
 export type TallyAd = ServedAd;
@@ -48,6 +68,30 @@ export type TallyAd = ServedAd;
 export interface TallyInitOptions {
   sessionId?: string;
   userId?: string;
+  /** Origin (or base address) of the Tally events service that receives conversions. */
+  eventsUrl?: string;
+}
+
+/** A conversion (interface §2.3, schema in src/contracts/); `session_id` and `user_id` default to the tracker's. */
+export type TallyOrder = Omit<ConversionBody, "session_id" | "user_id"> & Partial<Pick<ConversionBody, "session_id" | "user_id">>;
+/** An order line (interface §2.4); prices are per unit. */
+export type TallyOrderItem = ConversionItemBody;
+
+export interface TallyConversionOptions {
+  /** Send with fetch and resolve with the service's answer instead of a beacon without one. */
+  waitForReply?: boolean;
+}
+
+export interface TallyConversionReply {
+  status: number;
+  /** The JSON of the reply, or null when it is not JSON. */
+  body: unknown;
+}
+
+export interface TallyConversion {
+  (order: TallyOrder, options: TallyConversionOptions & { waitForReply: true }): Promise<TallyConversionReply>;
+  (order: TallyOrder, options?: TallyConversionOptions & { waitForReply?: false }): void;
+  (order: TallyOrder, options?: TallyConversionOptions): Promise<TallyConversionReply> | void;
 }
 
 export interface TallyTracker {
@@ -56,6 +100,7 @@ export interface TallyTracker {
   impression(ad: TallyAd, element?: Element | null): () => void;
   track(ad: TallyAd, element: Element): () => void;
   click(ad: TallyAd): void;
+  conversion: TallyConversion;
 }
 
 export interface TallyApi {
@@ -64,6 +109,9 @@ export interface TallyApi {
   impression(ad: TallyAd, element?: Element | null): () => void;
   track(ad: TallyAd, element: Element): () => void;
   click(ad: TallyAd): void;
+  conversion: TallyConversion;
+  hashIdentity: typeof hashIdentity;
+  sha256Hex: typeof sha256Hex;
 }
 
 declare global {
@@ -85,6 +133,14 @@ const tracking = new WeakMap<Element, Record<string, 1>>();
 
 let memoryId: string | undefined;
 let defaultTracker: TallyTracker | undefined;
+
+/** The origin this script came from: document.currentScript is only set while it first runs. */
+let scriptOrigin: string | undefined;
+try {
+  scriptOrigin = new URL((document.currentScript as HTMLScriptElement).src).origin;
+} catch {
+  // inline, module or bundled copy: conversions default to the page's origin.
+}
 
 function randomId(): string {
   const c = typeof crypto !== "undefined" ? crypto : undefined;
@@ -132,10 +188,12 @@ export function sessionId(): string {
   return (memoryId = memoryId || id || randomId());
 }
 
+const JSON_TYPE = "application/json";
+
 function post(url: string, body: string): void {
   try {
     const n = navigator;
-    if (n.sendBeacon && n.sendBeacon(url, new Blob([body], { type: "application/json" }))) return;
+    if (n.sendBeacon && n.sendBeacon(url, new Blob([body], { type: JSON_TYPE }))) return;
   } catch {
     // Some browsers refuse a JSON Blob to another origin: use fetch.
   }
@@ -145,7 +203,7 @@ function post(url: string, body: string): void {
       keepalive: true,
       credentials: "include",
       mode: "cors",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": JSON_TYPE },
       body,
     }).catch(noop);
   } catch {
@@ -157,13 +215,21 @@ function post(url: string, body: string): void {
 export function init(options?: TallyInitOptions): TallyTracker {
   let sid: string | undefined;
   let uid: string | undefined;
+  let eventsUrl: string | undefined;
   try {
     sid = options && options.sessionId;
     uid = options && options.userId;
+    eventsUrl = options && options.eventsUrl;
   } catch {
     // a hostile options object: ignore it.
   }
   sid = sid || sessionId();
+  try {
+    eventsUrl = eventsUrl || scriptOrigin || location.origin;
+  } catch {
+    // no location: outside a page, conversions need the eventsUrl option.
+  }
+  const conversionUrl = String(eventsUrl).replace(/\/+$/, "") + "/v1/beacon/conversion";
   const body = JSON.stringify(uid ? { session_id: sid, user_id: uid } : { session_id: sid });
   const once = (url: string | undefined): void => {
     if (url && !sent[url]) {
@@ -243,9 +309,34 @@ export function init(options?: TallyInitOptions): TallyTracker {
     }
   };
 
+  const orderBody = (order: TallyOrder): string =>
+    JSON.stringify({ ...order, session_id: order.session_id || sid, user_id: order.user_id || uid });
+
+  const conversion = (order: TallyOrder, opts?: TallyConversionOptions): Promise<TallyConversionReply> | void => {
+    try {
+      if (opts && opts.waitForReply) {
+        // async, so that a bad order rejects the promise the page awaits instead of throwing.
+        return (async () => {
+          const response = await fetch(conversionUrl, {
+            method: "POST",
+            credentials: "include",
+            mode: "cors",
+            headers: { "Content-Type": JSON_TYPE, Accept: JSON_TYPE },
+            body: orderBody(order),
+          });
+          return { status: response.status, body: await response.json().catch(() => null) };
+        })();
+      }
+      post(conversionUrl, orderBody(order));
+    } catch {
+      // never throw into the host page
+    }
+  };
+
   const tracker: TallyTracker = {
     sessionId: sid,
     userId: uid,
+    conversion: conversion as TallyConversion,
     impression(ad, el) {
       try {
         once(ad && ad.impression_url);
@@ -265,7 +356,9 @@ const current = (): TallyTracker => defaultTracker || init();
 export const impression: TallyApi["impression"] = (ad, el) => current().impression(ad, el);
 export const track: TallyApi["track"] = (ad, el) => current().track(ad, el);
 export const click: TallyApi["click"] = (ad) => current().click(ad);
+export const conversion = ((order: TallyOrder, options?: TallyConversionOptions) =>
+  current().conversion(order, options)) as TallyConversion;
 
 if (typeof window != "undefined" && !window.Tally) {
-  window.Tally = { sessionId, init, impression, track, click };
+  window.Tally = { sessionId, init, impression, track, click, conversion, hashIdentity, sha256Hex };
 }

@@ -19,3 +19,8 @@ export function formatPrice(price: number | null): string {
 export function productHref(sku: string): string {
   return `/demo/product/${encodeURIComponent(sku)}`;
 }
+
+/** The publisher the demo store is in Tally (prisma/seed.ts creates it). */
+export const DEMO_PUBLISHER_ID = "pub_demo_market";
+/** The demo store's site of that publisher, which has two (the web store and an app). */
+export const DEMO_SITE = "demomarket.com";

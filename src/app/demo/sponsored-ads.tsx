@@ -6,7 +6,8 @@
 // which sends the impression and measures the view and the clicks of that element.
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 import type { TallyAd, TallyApi, TallyTracker } from "@/sdk/tally";
-import { formatPrice, productHref, type DemoProduct } from "./products";
+import { loadTally } from "./load-tally";
+import { DEMO_PUBLISHER_ID, DEMO_SITE, formatPrice, productHref, type DemoProduct } from "./products";
 import styles from "./demo.module.css";
 
 export type AdContext = "home" | "search" | "product";
@@ -30,50 +31,11 @@ const PLACEMENTS: Record<"search" | "product", { products: Placement; banner: Pl
   },
 };
 
-const PUBLISHER_ID = "pub_demo_market";
-const SITE = "demomarket.com";
-const SDK_SRC = "/sdk/tally.js";
-const SDK_TIMEOUT_MS = 10_000;
 
 type State =
   | { status: "loading" }
   | { status: "error"; message: string }
   | { status: "ready"; tracker: TallyTracker; ads: Record<string, TallyAd[]> };
-
-let sdkPromise: Promise<TallyApi> | undefined;
-
-/** Loads /sdk/tally.js once per page and resolves with window.Tally. */
-function loadTally(): Promise<TallyApi> {
-  if (window.Tally) return Promise.resolve(window.Tally);
-  sdkPromise ??= new Promise<TallyApi>((resolve, reject) => {
-    let script = document.querySelector<HTMLScriptElement>("script[data-tally-sdk]");
-    if (!script) {
-      script = document.createElement("script");
-      script.src = SDK_SRC;
-      script.async = true;
-      script.dataset.tallySdk = "";
-      document.head.appendChild(script);
-    }
-    const fail = (reason: string) => {
-      script?.remove();
-      reject(new Error(reason));
-    };
-    const timer = window.setTimeout(() => fail("timed out"), SDK_TIMEOUT_MS);
-    script.addEventListener("load", () => {
-      window.clearTimeout(timer);
-      if (window.Tally) resolve(window.Tally);
-      else fail("the script did not define window.Tally");
-    });
-    script.addEventListener("error", () => {
-      window.clearTimeout(timer);
-      fail("the script did not load");
-    });
-  }).catch((error: unknown) => {
-    sdkPromise = undefined; // a later page may try again
-    throw error;
-  });
-  return sdkPromise;
-}
 
 function isAd(value: unknown): value is TallyAd {
   if (typeof value !== "object" || value === null) return false;
@@ -202,8 +164,8 @@ export function SponsoredAds({
           method: "POST",
           headers: { "Content-Type": "application/json" },
           body: JSON.stringify({
-            publisher_id: PUBLISHER_ID,
-            site: SITE,
+            publisher_id: DEMO_PUBLISHER_ID,
+            site: DEMO_SITE,
             session_id: tracker.sessionId,
             context,
             term: term || undefined,

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import type { EventKind } from "@/server/ingest/beacon-token";
+import { createAd } from "@/server/campaigns/create-ad";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { attributePendingConversions } from "./attribute-pending";
@@ -245,5 +246,39 @@ describe("attribution of order items", () => {
     expect(a.orders + b.orders).toBe(30);
     expect(a.items + b.items).toBe(30);
     expect(await db.attribution.count({ where: { orderId: { in: orders } } })).toBe(30);
+  });
+
+  it("gives the result of the worked example in docs/conversions.md", async () => {
+    const acme = await makeCampaignWithAd({
+      advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.4,
+      products: [{ sku: `ACME-BEANS-1KG-${randomUUID()}`, name: "Beans" }, { sku: `ACME-GROUND-500-${randomUUID()}`, name: "Ground" }, { sku: `ACME-PODS-50-${randomUUID()}`, name: "Pods" }],
+    });
+    const beansAd = acme;
+    const podsAd = { ...acme, ad: await createAd({ campaignId: acme.campaign.id, name: "Pods", type: "product", productRefs: [acme.products[2]!.id], destinationUrl: "https://shop.example/pods" }) };
+    const [beansSku, , podsSku] = acme.products.map((p) => p.sku) as [string, string, string];
+    const user = `customer-${randomUUID()}`;
+    const session = `s-${randomUUID()}`;
+    const at = (iso: string) => new Date(`2026-${iso}Z`);
+    const order = new Date("2026-11-16T10:00:00Z");
+
+    await touch("impression", beansAd, publisher, { session: `old-${session}`, user }, at("11-01T09:00:00"));
+    await touch("impression", podsAd, publisher, { session }, at("11-08T18:30:00"));
+    await touch("view", podsAd, publisher, { session }, at("11-08T18:30:05"));
+    const click = await touch("click", beansAd, publisher, { session }, at("11-08T18:31:00"));
+    await touch("view", podsAd, publisher, { session: `p-${session}`, user }, at("11-09T12:00:00"));
+    await recordConversion({
+      publisher_id: publisher.id, user_id: user, session_id: session, order_id: `100023-${session}`, created_at: order.toISOString(), channel: "online store",
+      email_hashed: createHash("sha256").update("ana.souza@example.com").digest("hex"),
+      items: [
+        { sku: beansSku, quantity: 2, price: 24.9, promotional_price: 19.9 },
+        { sku: podsSku, quantity: 1, price: 17, promotional_price: 17 },
+        { sku: "TEA-GREEN-20", quantity: 1, price: 5, promotional_price: 5 },
+      ],
+    });
+    await attribute();
+    const credited = await attributionsOf(`100023-${session}`);
+    expect(credited.map((a) => [a.productSku, a.eventId, a.adId, a.totalValueMicros])).toEqual(
+      [[beansSku, click, beansAd.ad.id, 39_800_000n], [podsSku, click, beansAd.ad.id, 17_000_000n]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
   });
 });

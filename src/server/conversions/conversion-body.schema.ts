@@ -1,70 +1,8 @@
-import type { FromSchema } from "json-schema-to-ts";
+import { conversionBodySchema, type ConversionBody } from "@/contracts/conversion.schema";
 import { ajv } from "@/server/validation/ajv";
 
-/** SHA-256 of the empty string: what a client sends when it hashes a field it does not have. */
-export const EMPTY_STRING_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-// A hashed identity field: hexadecimal SHA-256 of the normalised value (interface §2.3). The hash
-// of "" is refused, in either case, because it carries no identity and would join every shopper
-// whose client hashed a missing value.
-const hashedField = {
-  type: "string",
-  pattern: "^[0-9a-fA-F]{64}$",
-  not: { enum: [EMPTY_STRING_SHA256, EMPTY_STRING_SHA256.toUpperCase()] },
-} as const;
-
-const identifier = { type: "string", minLength: 1, maxLength: 256 } as const;
-const optionalIdentifier = { type: ["string", "null"], maxLength: 256 } as const;
-// Prices and quantities stay far below 2^53 micro-units once converted (docs/decisions.md, money).
-const money = { type: "number", minimum: 0, maximum: 1_000_000_000 } as const;
-
-/** One order line (interface §2.4). Prices are per unit. */
-export const conversionItemSchema = {
-  type: "object",
-  properties: {
-    sku: identifier,
-    quantity: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000 },
-    price: money,
-    promotional_price: money,
-    seller_id: optionalIdentifier,
-    product_id: optionalIdentifier,
-  },
-  required: ["sku", "quantity", "price", "promotional_price"],
-} as const;
-
-/**
- * Body of `POST /v1/beacon/conversion` (interface §2.3): the one source of the validator, the
- * TypeScript type and docs/conversions.md. Properties not listed are ignored, as the decisions
- * ask. Two rules need the database and are added to Ajv's entries by recordConversion: a known
- * `publisher_id`, and `brand` for a publisher with several sites.
- */
-export const conversionBodySchema = {
-  type: "object",
-  properties: {
-    publisher_id: identifier,
-    user_id: identifier,
-    session_id: identifier,
-    order_id: identifier,
-    // ISO 8601 with a time zone; "Z" is what the interface asks, an offset is converted to UTC.
-    created_at: { type: "string", format: "date-time" },
-    items: { type: "array", minItems: 1, maxItems: 1000, items: conversionItemSchema },
-    channel: { type: "string", minLength: 1, maxLength: 64 },
-    brand: { type: "string", minLength: 1, maxLength: 256 },
-    gender: { type: ["string", "null"], enum: ["F", "M", "O", null] },
-    uf: { type: "string", maxLength: 64 },
-    city: { type: "string", maxLength: 128 },
-    is_company: { type: "boolean" },
-    email_hashed: hashedField,
-    phone_hashed: hashedField,
-    social_id_hashed: hashedField,
-    first_name_hashed: hashedField,
-    last_name_hashed: hashedField,
-  },
-  required: ["publisher_id", "user_id", "session_id", "order_id", "created_at", "items", "channel", "email_hashed"],
-} as const;
-
-export type ConversionBody = FromSchema<typeof conversionBodySchema>;
-export type ConversionItemBody = FromSchema<typeof conversionItemSchema>;
+export { conversionBodySchema, conversionItemSchema, EMPTY_STRING_SHA256 } from "@/contracts/conversion.schema";
+export type { ConversionBody, ConversionItemBody } from "@/contracts/conversion.schema";
 
 /** Ajv's own validator of the schema: its `errors` are the 422 body. */
 export const validateConversionBody = ajv.compile<ConversionBody>(conversionBodySchema);

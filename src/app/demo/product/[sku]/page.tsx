@@ -6,6 +6,7 @@ import { allProducts, productBySku } from "../../catalog";
 import styles from "../../demo.module.css";
 import { formatPrice } from "../../products";
 import { SponsoredAds } from "../../sponsored-ads";
+import { Checkout } from "./checkout";
 
 export const dynamic = "force-dynamic";
 
@@ -56,12 +57,7 @@ export default async function DemoProductPage({ params }: { params: Params }) {
                 <dt>SKU</dt>
                 <dd>{product.sku}</dd>
               </dl>
-              <button className={styles.button} type="button" disabled aria-describedby="cart-note">
-                Add to cart
-              </button>
-              <p id="cart-note" className={styles.note}>
-                The cart and checkout are not open yet.
-              </p>
+              <Checkout key={product.sku} sku={product.sku} price={product.price} />
             </div>
           </article>
         </SponsoredAds>

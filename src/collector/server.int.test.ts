@@ -51,4 +51,28 @@ describe("standalone collector", () => {
     expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(20_000) })).status).toBe(413);
     expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(2_000_000) }).catch(() => ({ status: 413 }))).status).toBe(413);
   });
+
+  it("stores conversions, refuses invalid ones with Ajv's array, and bodies over 256 KiB", async () => {
+    const publisher = await makePublisher();
+    const order = {
+      publisher_id: publisher.id, user_id: "u-1", session_id: "c-2", order_id: "collector-1", created_at: new Date().toISOString(), channel: "app",
+      email_hashed: "a".repeat(64), items: [{ sku: "S-1", quantity: 1, price: 2.5, promotional_price: 2 }],
+    };
+    const post = (body: string, contentType = "application/json") =>
+      fetch(`${base}/v1/beacon/conversion`, { method: "POST", headers: { "Content-Type": contentType, Origin: "https://shop.example" }, body });
+    const accepted = await post(JSON.stringify(order), "text/plain");
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    expect(await accepted.json()).toEqual({ messages: ["The conversion was received and will be processed soon."] });
+    expect(await db.conversionItem.count({ where: { conversion: { publisherId: publisher.id, orderId: "collector-1" } } })).toBe(1);
+
+    const invalid = await post(JSON.stringify({ ...order, order_id: 7 }));
+    expect(invalid.status).toBe(422);
+    expect(await invalid.json()).toEqual([
+      { instancePath: "/order_id", schemaPath: "#/properties/order_id/type", keyword: "type", params: { type: "string" }, message: "must be string" },
+    ]);
+    const big = await post(JSON.stringify({ ...order, order_id: "collector-2", note: "x".repeat(300 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(1);
+  });
 });

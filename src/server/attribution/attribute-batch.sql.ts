@@ -11,14 +11,15 @@ export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
 //   window before the order. "Same shopper" is user_id where the event has one (every order has
 //   one), else session_id; the two branches are separate so each uses its own index.
-// - winners: per item, touches of campaigns whose products include the item's SKU (or its
+// - lines: the order lines (conversions.items) of orders that have any touch at all.
+// - winners: per line, touches of campaigns whose products include the item's SKU (or its
 //   product_id, when given) inside that campaign type's window. A click beats a view, a view an
 //   impression; the latest wins within a class; the event id settles exact ties.
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 const ATTRIBUTE_SQL = `
 WITH batch AS (
-  SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at
+  SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at, items
     FROM conversions
    WHERE attributed_at IS NULL AND received_at <= $2
    ORDER BY attributed_at, received_at
@@ -39,12 +40,19 @@ WITH batch AS (
          AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
     ) e
    WHERE e.status = 'counted' AND e.publisher_id = b.publisher_id
+), lines AS (
+  SELECT b.event_id AS conversion_id, i.*
+    FROM batch b
+    CROSS JOIN LATERAL ROWS FROM (
+      jsonb_to_recordset(b.items) AS (sku text, product_id text, quantity float8, price_micros bigint, promotional_price_micros bigint)
+    ) WITH ORDINALITY AS i(sku, product_id, quantity, price_micros, promotional_price_micros, ordinal)
+   WHERE EXISTS (SELECT 1 FROM touches t WHERE t.conversion_id = b.event_id)
 ), winners AS (
-  SELECT DISTINCT ON (i.id)
-         i.id AS item_id, i.conversion_id, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
+  SELECT DISTINCT ON (i.conversion_id, i.ordinal)
+         i.conversion_id, i.ordinal - 1 AS item_position, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
          t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
          t.placement_name, t.context, t.site, t.created_at AS event_created_at
-    FROM conversion_items i
+    FROM lines i
     JOIN touches t ON t.conversion_id = i.conversion_id
     JOIN campaigns c ON c.id = t.campaign_id
     LEFT JOIN attribution_windows w ON w.campaign_type = c.type
@@ -52,19 +60,19 @@ WITH batch AS (
      AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                   WHERE cp.campaign_id = t.campaign_id
                     AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
-   ORDER BY i.id, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
+   ORDER BY i.conversion_id, i.ordinal, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
 ), attributed AS (
-  INSERT INTO attributions (conversion_item_id, conversion_id, publisher_id, order_id, session_id, user_id,
+  INSERT INTO attributions (conversion_id, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
                             price_micros, promotional_price_micros, quantity, total_value_micros, created_at)
-  SELECT w.item_id, w.conversion_id, b.publisher_id, b.order_id, b.session_id, b.user_id,
+  SELECT w.conversion_id, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
          round(w.promotional_price_micros * w.quantity::numeric)::bigint, $4
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
-  ON CONFLICT (conversion_item_id) DO NOTHING
+  ON CONFLICT (conversion_id, item_position) DO NOTHING
   RETURNING conversion_id
 ), done AS (
   UPDATE conversions c SET attributed_at = $4 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id

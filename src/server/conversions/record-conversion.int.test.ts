@@ -40,7 +40,8 @@ function order(publisherId: string, overrides: Record<string, unknown> = {}) {
 }
 
 const storedOrders = (publisherId: string, orderId: string) =>
-  db.conversion.findMany({ where: { publisherId, orderId }, include: { items: { orderBy: { position: "asc" } } } });
+  db.conversion.findMany({ where: { publisherId, orderId } });
+const skusOf = (conversion: { items: unknown }) => (conversion.items as { sku: string }[]).map((item) => item.sku);
 
 describe("POST /v1/beacon/conversion", () => {
   it("stores the order and its items, then answers 202 with messages", async () => {
@@ -57,9 +58,9 @@ describe("POST /v1/beacon/conversion", () => {
       placedAt: new Date(body.created_at), gender: "F", uf: "SP", city: "São Paulo", isCompany: false,
       emailHashed: body.email_hashed, phoneHashed: sha256("+5511999990000"), socialIdHashed: null, attributedAt: null,
     });
-    expect(stored!.items.map(({ sku, productId, sellerId, quantity, priceMicros, promotionalPriceMicros }) => ({ sku, productId, sellerId, quantity, priceMicros, promotionalPriceMicros }))).toEqual([
-      { sku: "SKU-1", productId: "P-1", sellerId: null, quantity: 2, priceMicros: 10_500_000n, promotionalPriceMicros: 9_990_000n },
-      { sku: "SKU-2", productId: null, sellerId: null, quantity: 0.5, priceMicros: 4_000_000n, promotionalPriceMicros: 4_000_000n },
+    expect(stored!.items).toEqual([
+      { sku: "SKU-1", product_id: "P-1", seller_id: null, quantity: 2, price_micros: 10_500_000, promotional_price_micros: 9_990_000 },
+      { sku: "SKU-2", product_id: null, seller_id: null, quantity: 0.5, price_micros: 4_000_000, promotional_price_micros: 4_000_000 },
     ]);
   });
 
@@ -90,7 +91,7 @@ describe("POST /v1/beacon/conversion", () => {
     const stored = await storedOrders(publisher.id, first.order_id);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.userId).toBe("user-1");
-    expect(stored[0]!.items.map((item) => item.sku)).toEqual(["SKU-1", "SKU-2"]);
+    expect(skusOf(stored[0]!)).toEqual(["SKU-1", "SKU-2"]);
 
     // The same order id at another publisher is another order.
     const otherPublisher = await makePublisher();
@@ -106,7 +107,7 @@ describe("POST /v1/beacon/conversion", () => {
     expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify({ messages: [ACCEPTED_MESSAGE] }))).toHaveLength(1);
     const stored = await storedOrders(publisher.id, body.order_id);
     expect(stored).toHaveLength(1);
-    expect(stored[0]!.items).toHaveLength(2);
+    expect(skusOf(stored[0]!)).toEqual(["SKU-1", "SKU-2"]);
 
     const direct = await Promise.all(Array.from({ length: 10 }, (_, i) => new Promise((r) => setTimeout(r, i % 3)).then(() => recordConversion({ ...body, order_id: `${body.order_id}-b` }))));
     expect(direct.filter((d) => d.outcome === "stored")).toHaveLength(1);

@@ -40,7 +40,7 @@ describe("migrations", () => {
     expect(rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining([
         "accounts", "sites", "campaigns", "campaign_publishers", "campaign_products", "products", "ads", "ad_products",
-        "ad_events", "conversions", "conversion_items", "order_receipts", "attributions", "daily_rollups",
+        "ad_events", "conversions", "order_receipts", "attributions", "daily_rollups",
         "campaign_daily_spend", "advertiser_daily_spend", "users", "user_sessions", "api_keys",
         "export_destinations", "export_runs", "export_watermarks", "attribution_windows",
       ]),

@@ -7,6 +7,7 @@ import { createAd } from "@/server/campaigns/create-ad";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { attributePendingConversions } from "./attribute-pending";
+import { attributionWindows, setAttributionWindow } from "./attribution-windows";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const HOUR = 3_600_000;
@@ -183,7 +184,11 @@ describe("attribution of order items", () => {
 
   it("uses the window of the campaign's type from attribution_windows", async () => {
     const display = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "display", products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }] });
-    await db.attributionWindow.update({ where: { campaignType: "display" }, data: { windowSeconds: 7 * 86_400 } });
+    expect(await attributionWindows()).toEqual({ product: 14, display: 14, video: 14 });
+    await setAttributionWindow({ campaignType: "display", days: 7 });
+    expect(await attributionWindows()).toEqual({ product: 14, display: 7, video: 14 });
+    await expect(setAttributionWindow({ campaignType: "display", days: 0 })).rejects.toThrow("days: Too small");
+    await expect(setAttributionWindow({ campaignType: "banner" as "display", days: 7 })).rejects.toMatchObject({ code: "bad_request" });
     try {
       const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
       await touch("impression", display, publisher, shopper, before(8 * DAY));
@@ -192,7 +197,7 @@ describe("attribution of order items", () => {
       await attribute();
       expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([productTouch]);
     } finally {
-      await db.attributionWindow.update({ where: { campaignType: "display" }, data: { windowSeconds: 14 * 86_400 } });
+      await setAttributionWindow({ campaignType: "display", days: 14 });
     }
   });
 

@@ -1,0 +1,46 @@
+// `npm run keys -- create --account <id> [--name <name>]`, `npm run keys -- list --account <id>`,
+// `npm run keys -- revoke <key id>`: API keys of the report routes, until the dashboard has them.
+import { parseArgs } from "node:util";
+import { exitOnEnvError, env } from "@/env";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
+import { disconnectDb } from "@/server/db/client";
+import { TallyError } from "@/server/errors";
+
+const USAGE = "usage: npm run keys -- create --account <id> [--name <name>] | list --account <id> | revoke <key id>";
+
+try {
+  env();
+} catch (error) {
+  exitOnEnvError(error);
+}
+
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { account: { type: "string" }, name: { type: "string" } } });
+const [command, keyId] = positionals;
+const date = (value: Date | null) => (value ? value.toISOString() : "-");
+
+try {
+  if (command === "create" && values.account) {
+    const created = await createApiKey({ accountId: values.account, name: values.name ?? "report API" });
+    console.log(`tally: created API key ${created.id} (${created.name}) for ${created.accountId}`);
+    console.log("tally: the key is shown this once; Tally keeps only its hash:");
+    console.log(created.key);
+  } else if (command === "list" && values.account) {
+    const keys = await listApiKeys(values.account);
+    if (keys.length === 0) console.log(`tally: ${values.account} has no API keys`);
+    for (const key of keys) {
+      console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${date(key.createdAt)}  last used ${date(key.lastUsedAt)}  ${key.revokedAt ? `revoked ${date(key.revokedAt)}` : "live"}`);
+    }
+  } else if (command === "revoke" && keyId) {
+    const revoked = await revokeApiKey({ keyId });
+    console.log(`tally: API key ${revoked.id} (${revoked.prefix}…) revoked at ${date(revoked.revokedAt)}`);
+  } else {
+    console.error(`tally: ${USAGE}`);
+    process.exitCode = 2;
+  }
+} catch (error) {
+  if (!(error instanceof TallyError)) throw error;
+  console.error(`tally: ${error.message}`);
+  process.exitCode = 1;
+} finally {
+  await disconnectDb();
+}

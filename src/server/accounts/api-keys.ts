@@ -1,0 +1,84 @@
+// API keys of the report routes (decisions §5): each belongs to one account, is shown once when
+// created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
+// guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { db } from "@/server/db/client";
+import { newId } from "@/server/db/ids";
+import { TallyError } from "@/server/errors";
+
+const KEY_PREFIX = "tly_";
+// What the dashboard and the CLI show of a key: enough to tell keys apart, useless to an attacker.
+const SHOWN_CHARACTERS = KEY_PREFIX.length + 6;
+const KEY_PATTERN = /^tly_[A-Za-z0-9_-]{32}$/;
+
+const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+
+export const ZCreateApiKeyInput = z.object({
+  accountId: z.string().min(1),
+  name: z.string().trim().min(1).max(100),
+});
+export type TCreateApiKeyInput = z.input<typeof ZCreateApiKeyInput>;
+
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  /** The first characters of the key, for telling keys apart. */
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const SUMMARY = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+
+/** Creates a key for an account. The returned `key` is the only time the secret exists in clear. */
+export async function createApiKey(input: TCreateApiKeyInput): Promise<ApiKeySummary & { key: string; accountId: string }> {
+  const data = ZCreateApiKeyInput.parse(input);
+  const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
+  if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
+  const key = KEY_PREFIX + randomBytes(24).toString("base64url");
+  const created = await db.apiKey.create({
+    data: { id: newId("key"), accountId: account.id, name: data.name, prefix: key.slice(0, SHOWN_CHARACTERS), keyHash: hashKey(key) },
+    select: SUMMARY,
+  });
+  return { ...created, key, accountId: account.id };
+}
+
+/** The account's keys, newest first, revoked ones included; never the secret or its hash. */
+export function listApiKeys(accountId: string): Promise<ApiKeySummary[]> {
+  return db.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "desc" }, select: SUMMARY });
+}
+
+/**
+ * Revokes a key; revoking a revoked key keeps its first revocation time. With `accountId`, a key
+ * of another account is "not found", as if it did not exist.
+ */
+export async function revokeApiKey(input: { keyId: string; accountId?: string }, now = new Date()): Promise<ApiKeySummary> {
+  const key = await db.apiKey.findUnique({ where: { id: input.keyId }, select: { accountId: true, revokedAt: true } });
+  if (!key || (input.accountId !== undefined && key.accountId !== input.accountId)) throw new TallyError("not_found", `no API key ${input.keyId}`);
+  return db.apiKey.update({ where: { id: input.keyId }, data: { revokedAt: key.revokedAt ?? now }, select: SUMMARY });
+}
+
+export interface ApiKeyCaller {
+  keyId: string;
+  accountId: string;
+  accountKind: "publisher" | "advertiser" | "network";
+}
+
+// A key's last use is written at most once a minute: a report route should not write on every call.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** The account behind a key, or null for anything that is not a live key. */
+export async function authenticateApiKey(key: string, now = new Date()): Promise<ApiKeyCaller | null> {
+  if (!KEY_PATTERN.test(key)) return null;
+  const found = await db.apiKey.findUnique({
+    where: { keyHash: hashKey(key) },
+    select: { id: true, revokedAt: true, lastUsedAt: true, account: { select: { id: true, kind: true } } },
+  });
+  if (!found || found.revokedAt) return null;
+  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db.apiKey.update({ where: { id: found.id }, data: { lastUsedAt: now } });
+  }
+  return { keyId: found.id, accountId: found.account.id, accountKind: found.account.kind };
+}

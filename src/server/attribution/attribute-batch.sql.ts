@@ -73,7 +73,21 @@ WITH batch AS (
          round(w.promotional_price_micros * w.quantity::numeric)::bigint, $4
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position) DO NOTHING
-  RETURNING conversion_id
+  RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros
+), rollups AS (
+  -- Attributions written by this statement join the report rows in the same transaction, on the
+  -- day the order was placed; lines already attributed are not returned above, so a re-run adds
+  -- nothing. An order is attributed in one statement, so its distinct count per row adds up.
+  INSERT INTO daily_rollups AS r (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+                                  attributed_items, conversions, sales_revenue_micros)
+  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+         count(*), count(DISTINCT conversion_id), sum(total_value_micros)
+    FROM attributed
+   GROUP BY 1, 2, 3, 4, 5, 6, 7
+   ORDER BY 1, 2, 3, 4, 5, 6, 7
+  ON CONFLICT (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name) DO UPDATE
+     SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
+         sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
 ), done AS (
   UPDATE conversions c SET attributed_at = $4 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
 )

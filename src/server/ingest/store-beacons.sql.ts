@@ -188,15 +188,37 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[]
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query({
     name: "beacons-write",
-    text: `WITH events AS (
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
+                    AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+           ), events AS (
              INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                                     request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                     request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
-               FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
-                    AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+               FROM input
+           ), rollups AS (
+             -- The batch's counts join the report rows in the transaction that stores the events,
+             -- so a report never counts an event twice or misses one. Rows in key order: two
+             -- batches lock shared rows in the same order.
+             INSERT INTO daily_rollups AS r (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+                                             impressions, views, clicks, spend_micros, duplicate_events, bot_events)
+             SELECT (created_at AT TIME ZONE 'UTC')::date, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
+                    sum(spend_micros),
+                    count(*) FILTER (WHERE status = 'duplicate'),
+                    count(*) FILTER (WHERE status = 'bot')
+               FROM input
+              GROUP BY 1, 2, 3, 4, 5, 6, 7
+              ORDER BY 1, 2, 3, 4, 5, 6, 7
+             ON CONFLICT (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name) DO UPDATE
+                SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
+                    clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
+                    duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
            ), wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
                FROM unnest($19::text[], $20::bigint[]) AS d(id, amount) WHERE a.id = d.id

@@ -1,0 +1,35 @@
+// `npm run rollups:verify [-- --from YYYY-MM-DD --to YYYY-MM-DD]` (default: the last 30 days):
+// recounts the report rows from ad_events and attributions and prints every difference; exits 1
+// when there is one.
+import { parseArgs } from "node:util";
+import { exitOnEnvError, env } from "@/env";
+import { disconnectDb } from "@/server/db/client";
+import { verifyRollups } from "@/server/reports/verify-rollups.sql";
+
+try {
+  env();
+} catch (error) {
+  exitOnEnvError(error);
+}
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const today = new Date().toISOString().slice(0, 10);
+const { values } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" } } });
+const from = values.from ?? new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+const to = values.to ?? today;
+if (!DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to)) || from > to) {
+  console.error("tally: usage: npm run rollups:verify [-- --from YYYY-MM-DD --to YYYY-MM-DD] (from not after to)");
+  process.exit(2);
+}
+try {
+  console.log(`tally: rollups: recounting ${from} to ${to} from ad_events and attributions`);
+  const started = Date.now();
+  const differences = await verifyRollups(from, to);
+  for (const d of differences) {
+    console.log(`${d.day} ${d.publisher_id} ${d.site} ${d.campaign_id} ${d.ad_id} ${d.placement_name}: ${d.measure} stored ${d.stored}, recounted ${d.recounted}`);
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`tally: rollups: ${differences.length === 0 ? "every figure matches" : `${differences.length} figures differ`} (${seconds} s)`);
+  if (differences.length > 0) process.exitCode = 1;
+} finally {
+  await disconnectDb();
+}

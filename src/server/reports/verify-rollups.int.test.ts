@@ -1,0 +1,68 @@
+import { createHash, randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { recordConversion } from "@/server/conversions/record-conversion";
+import { db } from "@/server/db/client";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { verifyRollups } from "./verify-rollups.sql";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+const BOT = "Googlebot/2.1 (+http://www.google.com/bot.html)";
+
+describe("daily rollups", () => {
+  it("follow stored events and attributions in the same transactions, and the check finds any drift", async () => {
+    const publisher = await makePublisher();
+    const advertiser = await makeAdvertiser();
+    const { campaign, ad, products } = await makeCampaignWithAd({
+      advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpm", bid: 8, products: [{ sku: `SKU-${randomUUID()}`, name: "Kettle" }],
+    });
+    const site = publisher.sites[0]!.name;
+    const day = new Date("2026-11-21T12:00:00Z");
+    const at = (minutes: number) => new Date(day.getTime() + minutes * 60_000);
+    const beacon = (kind: EventKind, session: string, when: Date, userAgent = CHROME) =>
+      recordBeacon({
+        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-sponsored", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(when.getTime() / 1000) },
+        body: { session_id: session }, userAgent, now: when,
+      });
+
+    const statuses = [
+      await beacon("impression", "s1", at(0)),
+      await beacon("impression", "s1", at(0.5)), // the same session within the minute: duplicate
+      await beacon("impression", "s2", at(1)),
+      await beacon("impression", "s3", at(2), BOT),
+      await beacon("view", "s1", at(3)),
+      await beacon("click", "s1", at(4)),
+      await beacon("impression", "s9", new Date(day.getTime() - 86_400_000)), // the day before
+    ].map((stored) => stored.status);
+    expect(statuses).toEqual(["counted", "duplicate", "counted", "bot", "counted", "counted", "counted"]);
+
+    await recordConversion({
+      publisher_id: publisher.id, user_id: "buyer", session_id: "s1", order_id: "o-1", created_at: at(10).toISOString(), channel: "online store",
+      email_hashed: createHash("sha256").update("buyer@example.com").digest("hex"),
+      items: [{ sku: products[0]!.sku, quantity: 2, price: 30, promotional_price: 25.5 }, { sku: products[0]!.sku, quantity: 1, price: 30, promotional_price: 30 }, { sku: "OTHER", quantity: 1, price: 3, promotional_price: 3 }],
+    });
+    await attributePendingConversions({ settleMs: 0 });
+    await attributePendingConversions({ settleMs: 0 });
+
+    const rows = await db.dailyRollup.findMany({ where: { campaignId: campaign.id }, orderBy: { day: "asc" } });
+    expect(rows.map((r) => ({ day: r.day.toISOString().slice(0, 10), impressions: r.impressions, views: r.views, clicks: r.clicks, spend: r.spendMicros, duplicate: r.duplicateEvents, bot: r.botEvents, items: r.attributedItems, conversions: r.conversions, sales: r.salesRevenueMicros }))).toEqual([
+      { day: "2026-11-20", impressions: 1n, views: 0n, clicks: 0n, spend: 8_000n, duplicate: 0n, bot: 0n, items: 0n, conversions: 0n, sales: 0n },
+      // CPM 8: 0.008 per counted impression, two of them; two lines credited to the click, one order.
+      { day: "2026-11-21", impressions: 2n, views: 1n, clicks: 1n, spend: 16_000n, duplicate: 1n, bot: 1n, items: 2n, conversions: 1n, sales: 81_000_000n },
+    ]);
+    expect(rows.every((r) => r.publisherId === publisher.id && r.site === site && r.adId === ad.id && r.placementName === "search-sponsored")).toBe(true);
+    expect(await verifyRollups("2026-11-01", "2026-11-30")).toEqual([]);
+
+    await db.dailyRollup.updateMany({ where: { campaignId: campaign.id, day: new Date("2026-11-21") }, data: { clicks: { increment: 1 } } });
+    await db.attribution.deleteMany({ where: { orderId: "o-1", itemPosition: 1 } });
+    expect(await verifyRollups("2026-11-01", "2026-11-30")).toEqual([
+      expect.objectContaining({ day: "2026-11-21", campaign_id: campaign.id, measure: "attributed_items", stored: "2", recounted: "1" }),
+      expect.objectContaining({ day: "2026-11-21", campaign_id: campaign.id, measure: "clicks", stored: "2", recounted: "1" }),
+      expect.objectContaining({ day: "2026-11-21", campaign_id: campaign.id, measure: "sales_revenue_micros", stored: "81000000", recounted: "51000000" }),
+    ]);
+    // Outside the days asked, nothing is compared.
+    expect(await verifyRollups("2026-11-20", "2026-11-20")).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
+import { TallyError } from "@/server/errors";
+import { makeAdvertiser } from "@/testing/fixtures";
+import { reportRoute } from "./report-route";
+
+const route = reportRoute(async (request, caller) => {
+  if (new URL(request.url).searchParams.has("fail")) throw new TallyError("bad_request", "fail is not a parameter");
+  return Response.json({ account: caller.accountId, kind: caller.accountKind });
+});
+const call = (headers: Record<string, string> = {}, query = "") => route(new Request(`http://tally.test/campaign/v2${query}`, { headers }));
+
+describe("report routes' API key check", () => {
+  it("passes the key's account to the report, and answers 401 with a challenge otherwise", async () => {
+    const advertiser = await makeAdvertiser();
+    const { key, id } = await createApiKey({ accountId: advertiser.id, name: "reports" });
+    const ok = await call({ Authorization: `Bearer ${key}` });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ account: advertiser.id, kind: "advertiser" });
+
+    const refused: Record<string, string>[] = [{}, { Authorization: key }, { Authorization: `Basic ${key}` }, { Authorization: `Bearer ${key}x` }, { Authorization: "Bearer " }];
+    for (const headers of refused) {
+      const response = await call(headers);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="tally reports"');
+      expect(await response.json()).toEqual({ error: { code: "unauthorized", message: "send a live API key as Authorization: Bearer <key>" } });
+    }
+    expect((await call({ Authorization: `Bearer ${key}` }, "?fail=1")).status).toBe(400);
+
+    await revokeApiKey({ keyId: id });
+    expect((await call({ Authorization: `Bearer ${key}` })).status).toBe(401);
+  });
+});

@@ -1,0 +1,100 @@
+// The query parameters shared by the report routes (decisions §5): a date range, paging, sorting,
+// the ids that fit the route, and download. Anything else, or any malformed value, is a 400 that
+// names the parameter: a report quietly computed over the wrong range is worse than an error.
+import { TallyError } from "@/server/errors";
+
+export const REPORT_ID_PARAMETERS = ["advertiser_id", "publisher_id", "campaign_id", "ad_id"] as const;
+export type ReportIdParameter = (typeof REPORT_ID_PARAMETERS)[number];
+
+export const DEFAULT_PER_PAGE = 50;
+export const MAX_PER_PAGE = 1000;
+export const DEFAULT_RANGE_DAYS = 30;
+// A year and a day: reports read daily rows, so longer ranges only cost more without a use.
+export const MAX_RANGE_DAYS = 366;
+
+export interface ReportQuery<OrderBy extends string> {
+  /** YYYY-MM-DD, inclusive, UTC. */
+  startDate: string;
+  endDate: string;
+  page: number;
+  perPage: number;
+  orderBy: OrderBy;
+  order: "asc" | "desc";
+  download: boolean;
+  ids: Partial<Record<ReportIdParameter, string>>;
+}
+
+export interface ReportQuerySpec<OrderBy extends string> {
+  /** The id parameters this route accepts. */
+  ids: readonly ReportIdParameter[];
+  /** Columns `order_by` may name; the first is the default. */
+  orderBy: readonly [OrderBy, ...OrderBy[]];
+  defaultOrder?: "asc" | "desc";
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+const bad = (message: string) => new TallyError("bad_request", message);
+
+function parseDay(name: string, value: string): string {
+  const match = DAY.exec(value);
+  const date = match ? new Date(`${value}T00:00:00Z`) : null;
+  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw bad(`${name} must be a date written YYYY-MM-DD, not '${value}'`);
+  }
+  return value;
+}
+
+function parsePositiveInteger(name: string, value: string, max: number): number {
+  if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > max) throw bad(`${name} must be a whole number from 1 to ${max}, not '${value}'`);
+  return Number(value);
+}
+
+const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** Parses a report route's query string; 400 naming the parameter for anything wrong. */
+export function parseReportQuery<OrderBy extends string>(
+  params: URLSearchParams,
+  spec: ReportQuerySpec<OrderBy>,
+  now = new Date(),
+): ReportQuery<OrderBy> {
+  const known = new Set<string>(["start_date", "end_date", "page", "per_page", "order_by", "order", "download", ...spec.ids]);
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (!known.has(name)) throw bad(`unknown parameter '${name}'; this route takes ${[...known].join(", ")}`);
+    if (seen.has(name)) throw bad(`${name} is given more than once`);
+    seen.add(name);
+  }
+  const get = (name: string) => params.get(name) ?? undefined;
+
+  const endDate = get("end_date") !== undefined ? parseDay("end_date", get("end_date")!) : now.toISOString().slice(0, 10);
+  const startDate = get("start_date") !== undefined ? parseDay("start_date", get("start_date")!) : addDays(endDate, -(DEFAULT_RANGE_DAYS - 1));
+  if (startDate > endDate) throw bad(`start_date (${startDate}) is after end_date (${endDate})`);
+  if (addDays(startDate, MAX_RANGE_DAYS - 1) < endDate) throw bad(`start_date to end_date spans more than ${MAX_RANGE_DAYS} days`);
+
+  const orderByValue = get("order_by") ?? spec.orderBy[0];
+  if (!(spec.orderBy as readonly string[]).includes(orderByValue)) throw bad(`order_by must be one of ${spec.orderBy.join(", ")}, not '${orderByValue}'`);
+  const order = get("order") ?? spec.defaultOrder ?? "desc";
+  if (order !== "asc" && order !== "desc") throw bad(`order must be asc or desc, not '${order}'`);
+  const download = get("download") ?? "false";
+  if (download !== "true" && download !== "false") throw bad(`download must be true or false, not '${download}'`);
+
+  const ids: Partial<Record<ReportIdParameter, string>> = {};
+  for (const name of spec.ids) {
+    const value = get(name);
+    if (value === undefined) continue;
+    if (value.length === 0 || value.length > 100) throw bad(`${name} must be an id of 1 to 100 characters`);
+    ids[name] = value;
+  }
+  return {
+    startDate,
+    endDate,
+    page: get("page") !== undefined ? parsePositiveInteger("page", get("page")!, 1_000_000) : 1,
+    perPage: get("per_page") !== undefined ? parsePositiveInteger("per_page", get("per_page")!, MAX_PER_PAGE) : DEFAULT_PER_PAGE,
+    orderBy: orderByValue as OrderBy,
+    order,
+    download: download === "true",
+    ids,
+  };
+}

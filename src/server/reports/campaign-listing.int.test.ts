@@ -1,0 +1,106 @@
+import { createHash, randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { recordConversion } from "@/server/conversions/record-conversion";
+import { handleCampaignListing } from "@/server/http/report-routes";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+const DAY = new Date("2026-11-10T12:00:00Z");
+const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000);
+
+type Fixture = Awaited<ReturnType<typeof makeCampaignWithAd>>;
+async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { id: string; sites: { name: string }[] }, session: string, when: Date) {
+  await recordBeacon({
+    claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(when.getTime() / 1000) },
+    body: { session_id: session }, userAgent: CHROME, now: when,
+  });
+}
+
+let advertiserKey: string;
+let otherAdvertiserKey: string;
+let publisherKey: string;
+let cpc: Fixture;
+let cpm: Fixture;
+let othersCampaign: Fixture;
+
+// Acme runs a CPC campaign (bid 0.50) on shops A and B and a CPM one (bid 10) on A. On 10 Nov:
+// CPC: 4 impressions and 2 clicks on A, 1 impression on B; one order on A credits 2 lines
+// (2 × 9.00 and 1 × 5.00) to a click. CPM: 2 impressions on A. Another advertiser has a campaign on A.
+beforeAll(async () => {
+  const [shopA, shopB] = [await makePublisher(), await makePublisher()];
+  const acme = await makeAdvertiser();
+  const other = await makeAdvertiser();
+  cpc = await makeCampaignWithAd({ advertiserId: acme.id, publisherIds: [shopA.id, shopB.id], type: "product", bidModel: "cpc", bid: 0.5, products: [{ sku: `K-${randomUUID()}`, name: "Kettle" }, { sku: `M-${randomUUID()}`, name: "Mug" }] });
+  cpm = await makeCampaignWithAd({ advertiserId: acme.id, publisherIds: [shopA.id], type: "display", bidModel: "cpm", bid: 10 });
+  othersCampaign = await makeCampaignWithAd({ advertiserId: other.id, publisherIds: [shopA.id], bidModel: "cpm", bid: 3 });
+  for (let i = 0; i < 4; i += 1) await beacon("impression", cpc, shopA, `s${i}`, at(i));
+  await beacon("click", cpc, shopA, "s0", at(5));
+  await beacon("click", cpc, shopA, "s1", at(6));
+  await beacon("impression", cpc, shopB, "b0", at(7));
+  await beacon("impression", cpm, shopA, "s0", at(8));
+  await beacon("impression", cpm, shopA, "s1", at(9));
+  await beacon("impression", othersCampaign, shopA, "s0", at(10));
+  await recordConversion({
+    publisher_id: shopA.id, user_id: "u0", session_id: "s0", order_id: "o-1", created_at: at(30).toISOString(), channel: "app",
+    email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
+    items: [{ sku: cpc.products[0]!.sku, quantity: 2, price: 10, promotional_price: 9 }, { sku: cpc.products[1]!.sku, quantity: 1, price: 5, promotional_price: 5 }],
+  });
+  await attributePendingConversions({ settleMs: 0 });
+  advertiserKey = (await createApiKey({ accountId: acme.id, name: "t" })).key;
+  otherAdvertiserKey = (await createApiKey({ accountId: other.id, name: "t" })).key;
+  publisherKey = (await createApiKey({ accountId: shopB.id, name: "t" })).key;
+});
+
+const get = async (key: string, query: string) => {
+  const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
+  return { status: response.status, body: (await response.json()) as { data: Record<string, unknown>[]; page: number; per_page: number; total: number } };
+};
+const RANGE = "start_date=2026-11-01&end_date=2026-11-30";
+
+describe("GET /campaign/v2", () => {
+  it("lists the advertiser's campaigns with totals computed as the decisions define them", async () => {
+    const { status, body } = await get(advertiserKey, RANGE);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ page: 1, per_page: 50, total: 2 });
+    expect(body.data).toEqual([
+      {
+        campaign_id: cpc.campaign.id, name: cpc.campaign.name, campaign_type: "product", campaign_status: "active", advertiser_id: cpc.campaign.advertiserId,
+        start_date: expect.any(String), end_date: expect.any(String),
+        impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5,
+        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0,
+      },
+      expect.objectContaining({ campaign_id: cpm.campaign.id, impressions_total: 2, clicks_total: 0, ctr: 0, ad_revenue: 0.02, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0 }),
+    ]);
+  });
+
+  it("sorts by a listed column, pages, and filters by campaign_id", async () => {
+    expect((await get(advertiserKey, `${RANGE}&order_by=impressions_total&order=asc`)).body.data.map((r) => r.campaign_id)).toEqual([cpm.campaign.id, cpc.campaign.id]);
+    const second = await get(advertiserKey, `${RANGE}&per_page=1&page=2`);
+    expect(second.body).toMatchObject({ page: 2, per_page: 1, total: 2 });
+    expect(second.body.data.map((r) => r.campaign_id)).toEqual([cpm.campaign.id]);
+    expect((await get(advertiserKey, `${RANGE}&per_page=1&page=3`)).body).toEqual({ data: [], page: 3, per_page: 1, total: 2 });
+    expect((await get(advertiserKey, `${RANGE}&campaign_id=${cpm.campaign.id}`)).body.data.map((r) => r.campaign_id)).toEqual([cpm.campaign.id]);
+    // Outside the range, the campaigns are still listed, with zeros.
+    expect((await get(advertiserKey, "start_date=2026-10-01&end_date=2026-10-31")).body.data.map((r) => r.impressions_total)).toEqual([0, 0]);
+  });
+
+  it("shows an account only its own rows", async () => {
+    const others = await get(otherAdvertiserKey, RANGE);
+    expect(others.body.data.map((r) => r.campaign_id)).toEqual([othersCampaign.campaign.id]);
+    expect((await get(otherAdvertiserKey, `${RANGE}&campaign_id=${cpc.campaign.id}`)).body).toEqual({ data: [], page: 1, per_page: 50, total: 0 });
+    // Shop B sees the campaign that runs on it, with its own numbers only.
+    const shopB = await get(publisherKey, RANGE);
+    expect(shopB.body.data).toEqual([expect.objectContaining({ campaign_id: cpc.campaign.id, impressions_total: 1, clicks_total: 0, ad_revenue: 0, conversions_total: 0, sales_revenue: 0 })]);
+  });
+
+  it("answers 400 naming a bad parameter, and 401 without a key", async () => {
+    const bad = await get(advertiserKey, "order_by=spend");
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: { code: "bad_request", message: "order_by must be one of impressions_total, clicks_total, ad_revenue, conversions_total, sales_revenue, ctr, name, start_date, not 'spend'" } });
+    expect((await get("tly_nope", "")).status).toBe(401);
+  });
+});

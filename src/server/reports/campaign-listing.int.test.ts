@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
@@ -102,5 +103,30 @@ describe("GET /campaign/v2", () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: { code: "bad_request", message: "order_by must be one of impressions_total, clicks_total, ad_revenue, conversions_total, sales_revenue, ctr, name, start_date, not 'spend'" } });
     expect((await get("tly_nope", "")).status).toBe(401);
+  });
+
+  it("downloads every matching row as XLSX: the JSON's rows and columns, numbers as numbers, dates as dates", async () => {
+    const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${RANGE}&per_page=1&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    expect(response.headers.get("content-disposition")).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30.xlsx"');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const json = (await get(advertiserKey, RANGE)).body.data;
+    expect(header).toEqual(Object.keys(json[0]!));
+    // per_page is ignored: both campaigns are in the file.
+    expect(sheet.rowCount).toBe(1 + json.length);
+    json.forEach((row, index) => {
+      const cells = (sheet.getRow(index + 2).values as unknown[]).slice(1);
+      header.forEach((column, c) => {
+        const expected = row[column as string];
+        if (column === "start_date" || column === "end_date") expect(cells[c]).toEqual(new Date(`${expected as string}T00:00:00Z`));
+        else expect(cells[c]).toEqual(expected);
+      });
+    });
+    expect(typeof (sheet.getRow(2).values as unknown[])[header.indexOf("ctr") + 1]).toBe("number");
   });
 });

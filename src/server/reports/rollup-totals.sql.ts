@@ -1,0 +1,81 @@
+// The totals every report row is built from, as SQL text shared by the report queries: traffic,
+// spend and sales summed from daily_rollups, and distinct credited orders counted in
+// attributions (distinct counts do not add up across rollup rows). Parameters $1 to $4 of the
+// surrounding query must be: first day, last day, advertiser scope, publisher scope.
+import { fromMicros } from "@/server/money";
+
+export type TotalsDimension = "campaign_id" | "ad_id";
+
+/** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
+export function totalsCtes(dimension: TotalsDimension): string {
+  return `totals AS (
+      SELECT r.${dimension} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
+             sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
+             sum(r.sales_revenue_micros) AS sales_revenue_micros
+        FROM daily_rollups r
+       WHERE r.day BETWEEN $1::date AND $2::date
+         AND ($3::text IS NULL OR r.advertiser_id = $3) AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))
+       GROUP BY r.${dimension}
+    ), orders AS (
+      SELECT a.${dimension} AS key, count(DISTINCT a.conversion_id) AS conversions
+        FROM attributions a
+       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1
+         AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
+       GROUP BY a.${dimension}
+    )`;
+}
+
+/** Columns of the totals for a row joined as `t` (totals) and `o` (orders), zero where absent. */
+export const TOTALS_COLUMNS = `
+  coalesce(t.impressions, 0)::float8 AS impressions, coalesce(t.views, 0)::float8 AS views, coalesce(t.clicks, 0)::float8 AS clicks,
+  coalesce(t.spend_micros, 0)::float8 AS spend_micros, coalesce(t.duplicate_events, 0)::float8 AS duplicate_events,
+  coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
+  coalesce(o.conversions, 0)::float8 AS conversions`;
+
+/** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
+export const METRIC_SORTS = {
+  impressions_total: "impressions",
+  clicks_total: "clicks",
+  ad_revenue: "spend_micros",
+  conversions_total: "conversions",
+  sales_revenue: "sales_revenue_micros",
+  ctr: "CASE WHEN impressions = 0 THEN 0 ELSE clicks / impressions END",
+} as const;
+
+export interface TotalsRow {
+  impressions: number;
+  views: number;
+  clicks: number;
+  spend_micros: number;
+  duplicate_events: number;
+  bot_events: number;
+  sales_revenue_micros: number;
+  conversions: number;
+}
+
+export interface Metrics {
+  impressions_total: number;
+  views_total: number;
+  clicks_total: number;
+  ctr: number;
+  ad_revenue: number;
+  conversions_total: number;
+  conversion_rate: number;
+  sales_revenue: number;
+  roas: number;
+  duplicate_events: number;
+  bot_events: number;
+}
+
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
+
+/** The metrics of decisions §4 from a row's totals; a ratio over zero is 0. */
+export function metricsOf(r: TotalsRow): Metrics {
+  const adRevenue = fromMicros(r.spend_micros);
+  const salesRevenue = fromMicros(r.sales_revenue_micros);
+  return {
+    impressions_total: r.impressions, views_total: r.views, clicks_total: r.clicks, ctr: ratio(r.clicks, r.impressions),
+    ad_revenue: adRevenue, conversions_total: r.conversions, conversion_rate: ratio(r.conversions, r.clicks),
+    sales_revenue: salesRevenue, roas: ratio(salesRevenue, adRevenue), duplicate_events: r.duplicate_events, bot_events: r.bot_events,
+  };
+}

@@ -1,48 +1,77 @@
 // The report routes (interface §4.3) as Fetch handlers: parse the query, find the caller's scope,
-// call the report in src/server/reports/. Next.js route files under src/app/ export these.
+// call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
+// under src/app/ export these.
+import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
-import { MAX_PER_PAGE, parseReportQuery, type ReportQuery } from "@/server/reports/report-query";
-import { reportScope } from "@/server/reports/report-scope";
+import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
+import { reportScope, type ReportScope } from "@/server/reports/report-scope";
+import type { Metrics, ReportPage } from "@/server/reports/rollup-totals.sql";
 import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
 import { reportRoute } from "./report-route";
 
-/** Every page of a paged report, for a download: all matching rows, fetched 1,000 at a time. */
-async function* allPages<Row, Q extends ReportQuery<string>>(query: Q, fetchPage: (query: Q) => Promise<{ data: Row[] }>): AsyncIterable<Row[]> {
+interface PagedReport<Row extends object, OrderBy extends string> {
+  ids: readonly ReportIdParameter[];
+  orderBy: readonly [OrderBy, ...OrderBy[]];
+  /** Sheet name and the start of the file name of the download. */
+  sheet: string;
+  file: string;
+  /** The download's columns: the JSON rows' fields, in the same order. */
+  columns: XlsxColumn<Row>[];
+  fetch: (scope: ReportScope, query: ReportQuery<OrderBy>) => Promise<ReportPage<Row>>;
+}
+
+/** Every page of a report, for a download: all matching rows, fetched 1,000 at a time. */
+async function* allPages<Row>(fetch: (page: number) => Promise<ReportPage<Row>>): AsyncIterable<Row[]> {
   for (let page = 1; ; page += 1) {
-    const { data } = await fetchPage({ ...query, page, perPage: MAX_PER_PAGE });
+    const { data } = await fetch(page);
     if (data.length > 0) yield data;
     if (data.length < MAX_PER_PAGE) return;
   }
 }
 
-const CAMPAIGN_LISTING_COLUMNS: XlsxColumn<CampaignListingRow>[] = [
-  { header: "campaign_id", key: "campaign_id", type: "text", width: 24 },
-  { header: "name", key: "name", type: "text", width: 36 },
-  { header: "campaign_type", key: "campaign_type", type: "text" },
-  { header: "campaign_status", key: "campaign_status", type: "text" },
-  { header: "advertiser_id", key: "advertiser_id", type: "text", width: 24 },
-  { header: "start_date", key: "start_date", type: "date" },
-  { header: "end_date", key: "end_date", type: "date" },
-  { header: "impressions_total", key: "impressions_total", type: "number" },
-  { header: "views_total", key: "views_total", type: "number" },
-  { header: "clicks_total", key: "clicks_total", type: "number" },
-  { header: "ctr", key: "ctr", type: "number" },
-  { header: "ad_revenue", key: "ad_revenue", type: "number" },
-  { header: "conversions_total", key: "conversions_total", type: "number" },
-  { header: "conversion_rate", key: "conversion_rate", type: "number" },
-  { header: "sales_revenue", key: "sales_revenue", type: "number" },
-  { header: "roas", key: "roas", type: "number" },
-  { header: "duplicate_events", key: "duplicate_events", type: "number" },
-  { header: "bot_events", key: "bot_events", type: "number" },
-];
+function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
+  return reportRoute(async (request, caller) => {
+    const query = parseReportQuery(new URL(request.url).searchParams, { ids: report.ids, orderBy: report.orderBy });
+    const scope = await reportScope(caller);
+    if (query.download) {
+      const rows = allPages((page) => report.fetch(scope, { ...query, page, perPage: MAX_PER_PAGE }));
+      return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
+    }
+    return Response.json(await report.fetch(scope, query), { headers: { "Cache-Control": "private, no-store" } });
+  });
+}
+
+const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ header: key, key, type: "text", width });
+const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "number" });
+const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
+const METRIC_COLUMNS = [
+  "impressions_total", "views_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "conversion_rate",
+  "sales_revenue", "roas", "duplicate_events", "bot_events",
+] as const satisfies readonly (keyof Metrics)[];
+const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
 
 // GET /campaign/v2: campaigns in the caller's scope with their totals over the range.
-export const handleCampaignListing = reportRoute(async (request, caller) => {
-  const query = parseReportQuery(new URL(request.url).searchParams, { ids: ["advertiser_id", "campaign_id"], orderBy: CAMPAIGN_LISTING_ORDER_BY });
-  const scope = await reportScope(caller);
-  if (query.download) {
-    const rows = allPages(query, (page) => campaignListing(scope, page));
-    return new Response(xlsxStream("Campaigns", CAMPAIGN_LISTING_COLUMNS, rows), { headers: xlsxHeaders("campaigns", query.startDate, query.endDate) });
-  }
-  return Response.json(await campaignListing(scope, query), { headers: { "Cache-Control": "private, no-store" } });
+export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeof CAMPAIGN_LISTING_ORDER_BY)[number]>({
+  ids: ["advertiser_id", "campaign_id"],
+  orderBy: CAMPAIGN_LISTING_ORDER_BY,
+  sheet: "Campaigns",
+  file: "campaigns",
+  columns: [
+    text("campaign_id"), text("name", 36), text("campaign_type", 14), text("campaign_status", 16), text("advertiser_id"),
+    date("start_date"), date("end_date"), ...metricColumns<CampaignListingRow>(),
+  ],
+  fetch: campaignListing,
+});
+
+// GET /ad/results/v2: ads in the caller's scope with their totals over the range.
+export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS_ORDER_BY)[number]>({
+  ids: ["advertiser_id", "campaign_id", "ad_id"],
+  orderBy: AD_RESULTS_ORDER_BY,
+  sheet: "Ads",
+  file: "ad-results",
+  columns: [
+    text("ad_id"), text("name", 36), text("campaign_id"), text("advertiser_id"), text("ad_type", 12), text("ad_size", 12),
+    text("ad_status", 12), text("ad_media_url", 36), number("cpm"), number("cpc"), text("product_sku", 36), ...metricColumns<AdResultsRow>(),
+  ],
+  fetch: adResults,
 });

@@ -1,9 +1,8 @@
 // Hand-written SQL: a report row is an aggregate over daily_rollups for a range and a scope,
 // sorted and paged in the database.
-import { pgPool } from "@/server/db/pg-pool";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type TotalsRow } from "./rollup-totals.sql";
+import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
 const SORTABLE = { ...METRIC_SORTS, name: "name", start_date: "start_date" } as const;
@@ -18,13 +17,6 @@ export interface CampaignListingRow extends Metrics {
   advertiser_id: string;
   start_date: string;
   end_date: string | null;
-}
-
-export interface ReportPage<Row> {
-  data: Row[];
-  page: number;
-  per_page: number;
-  total: number;
 }
 
 /**
@@ -54,9 +46,7 @@ export async function campaignListing(scope: ReportScope, query: ReportQuery<Cam
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, limit, offset,
   ];
   type Row = TotalsRow & { id: string; name: string; campaign_type: string; campaign_status: string; advertiser_id: string; start_date: string; end_date: string | null; total: number };
-  const { rows } = await pgPool().query<Row>(sql, values(query.perPage, (query.page - 1) * query.perPage));
-  // A page past the end has no row to carry the window count: ask for the first row instead.
-  const total = rows[0]?.total ?? (query.page > 1 ? (await pgPool().query<Row>(sql, values(1, 0))).rows[0]?.total ?? 0 : 0);
+  const { rows, total } = await fetchPage<Row>(sql, values, query);
   return {
     data: rows.map((r) => ({
       campaign_id: r.id, name: r.name, campaign_type: r.campaign_type, campaign_status: r.campaign_status, advertiser_id: r.advertiser_id,

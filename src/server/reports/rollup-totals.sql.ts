@@ -2,6 +2,7 @@
 // spend and sales summed from daily_rollups, and distinct credited orders counted in
 // attributions (distinct counts do not add up across rollup rows). Parameters $1 to $4 of the
 // surrounding query must be: first day, last day, advertiser scope, publisher scope.
+import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
 
 export type TotalsDimension = "campaign_id" | "ad_id";
@@ -78,4 +79,26 @@ export function metricsOf(r: TotalsRow): Metrics {
     ad_revenue: adRevenue, conversions_total: r.conversions, conversion_rate: ratio(r.conversions, r.clicks),
     sales_revenue: salesRevenue, roas: ratio(salesRevenue, adRevenue), duplicate_events: r.duplicate_events, bot_events: r.bot_events,
   };
+}
+
+export interface ReportPage<Row> {
+  data: Row[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+/**
+ * One page of a report query whose rows carry `count(*) OVER () AS total` and whose last two
+ * parameters are LIMIT and OFFSET. A page past the end has no row to carry the count, so the
+ * first row is asked for instead.
+ */
+export async function fetchPage<Row extends { total: number }>(
+  sql: string,
+  values: (limit: number, offset: number) => unknown[],
+  page: { page: number; perPage: number },
+): Promise<{ rows: Row[]; total: number }> {
+  const { rows } = await pgPool().query<Row>(sql, values(page.perPage, (page.page - 1) * page.perPage));
+  const total = rows[0]?.total ?? (page.page > 1 ? (await pgPool().query<Row>(sql, values(1, 0))).rows[0]?.total ?? 0 : 0);
+  return { rows, total };
 }

@@ -1,7 +1,9 @@
 // The report routes (interface §4.3) as Fetch handlers: parse the query, find the caller's scope,
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
+import { TallyError } from "@/server/errors";
 import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
+import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
 import { reportScope, type ReportScope } from "@/server/reports/report-scope";
@@ -74,4 +76,22 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
     text("ad_status", 12), text("ad_media_url", 36), number("cpm"), number("cpc"), text("product_sku", 36), ...metricColumns<AdResultsRow>(),
   ],
   fetch: adResults,
+});
+
+// GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the
+// daily rows.
+export const handleCampaignDetail = reportRoute(async (request, caller) => {
+  const url = new URL(request.url);
+  const campaignId = decodeURIComponent(url.pathname.split("/")[2] ?? "");
+  const query = parseReportQuery(url.searchParams, { ids: [], orderBy: ["day"], paged: false });
+  const detail = campaignId ? await campaignDetail(await reportScope(caller), campaignId, query) : null;
+  if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
+  if (query.download) {
+    const columns: XlsxColumn<CampaignDay>[] = [date("day"), ...metricColumns<CampaignDay>()];
+    async function* daily() {
+      yield detail!.daily;
+    }
+    return new Response(xlsxStream("Daily", columns, daily()), { headers: xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate) });
+  }
+  return Response.json({ data: detail }, { headers: { "Cache-Control": "private, no-store" } });
 });

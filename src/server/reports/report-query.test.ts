@@ -48,4 +48,10 @@ describe("report query parameters", () => {
   it("accept a range of exactly 366 days", () => {
     expect(parse("start_date=2025-11-22&end_date=2026-11-22")).toMatchObject({ startDate: "2025-11-22", endDate: "2026-11-22" });
   });
+
+  it("refuse paging and sorting on a route that answers one object", () => {
+    const single = { ids: [], orderBy: ["day"], paged: false } as const;
+    expect(parseReportQuery(new URLSearchParams("start_date=2026-11-01&download=true"), single, NOW)).toMatchObject({ startDate: "2026-11-01", download: true });
+    expect(() => parseReportQuery(new URLSearchParams("page=2"), single, NOW)).toThrow("unknown parameter 'page'; this route takes start_date, end_date, download");
+  });
 });

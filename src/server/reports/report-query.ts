@@ -30,6 +30,8 @@ export interface ReportQuerySpec<OrderBy extends string> {
   /** Columns `order_by` may name; the first is the default. */
   orderBy: readonly [OrderBy, ...OrderBy[]];
   defaultOrder?: "asc" | "desc";
+  /** false for a route that answers one object: no page, per_page, order_by or order. */
+  paged?: boolean;
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -59,7 +61,8 @@ export function parseReportQuery<OrderBy extends string>(
   spec: ReportQuerySpec<OrderBy>,
   now = new Date(),
 ): ReportQuery<OrderBy> {
-  const known = new Set<string>(["start_date", "end_date", "page", "per_page", "order_by", "order", "download", ...spec.ids]);
+  const paging = spec.paged === false ? [] : ["page", "per_page", "order_by", "order"];
+  const known = new Set<string>(["start_date", "end_date", ...paging, "download", ...spec.ids]);
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (!known.has(name)) throw bad(`unknown parameter '${name}'; this route takes ${[...known].join(", ")}`);

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { handleAdResults, handleCampaignListing } from "@/server/http/report-routes";
+import { handleAdResults, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
 import type { EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -166,6 +166,47 @@ describe("GET /ad/results/v2", () => {
     expect(header).toEqual(Object.keys(json[0]!));
     const fromSheet = [2, 3].map((n) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(n).values as unknown[])[c + 1] ?? null])));
     expect(fromSheet).toEqual(json.map((row) => ({ ...row, ad_size: row.ad_size ?? null, product_sku: row.product_sku === "" ? null : row.product_sku })));
+  });
+});
+
+describe("GET /campaign/:id", () => {
+  const detail = (key: string, id: string, query: string) =>
+    handleCampaignDetail(new Request(`http://tally.test/campaign/${encodeURIComponent(id)}?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
+  const zeros = { impressions_total: 0, views_total: 0, clicks_total: 0, ctr: 0, ad_revenue: 0, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0, duplicate_events: 0, bot_events: 0 };
+
+  it("answers the campaign's totals, a row for every day of the range, and its ads", async () => {
+    const response = await detail(advertiserKey, cpc.campaign.id, "start_date=2026-11-09&end_date=2026-11-11");
+    expect(response.status).toBe(200);
+    const { data } = (await response.json()) as { data: Record<string, unknown> & { daily: unknown[]; ads: { ad_id: string }[] } };
+    expect(data).toMatchObject({ campaign_id: cpc.campaign.id, impressions_total: 5, clicks_total: 2, ad_revenue: 1, conversions_total: 1, sales_revenue: 23 });
+    expect(data.daily).toEqual([
+      { day: "2026-11-09", ...zeros },
+      { day: "2026-11-10", impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5, sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0 },
+      { day: "2026-11-11", ...zeros },
+    ]);
+    expect(data.ads.map((ad) => ad.ad_id)).toEqual([cpc.ad.id]);
+  });
+
+  it("is 404 for another account's campaign and unknown ids, and scoped for a publisher", async () => {
+    for (const [key, id] of [[otherAdvertiserKey, cpc.campaign.id], [advertiserKey, "cmp_nothing"], [publisherKey, cpm.campaign.id]] as const) {
+      const response = await detail(key, id, RANGE);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: { code: "not_found", message: `no campaign ${id}` } });
+    }
+    const shopB = (await (await detail(publisherKey, cpc.campaign.id, RANGE)).json()) as { data: { impressions_total: number; sales_revenue: number } };
+    expect(shopB.data).toMatchObject({ impressions_total: 1, sales_revenue: 0 });
+    expect((await detail(advertiserKey, cpc.campaign.id, "page=2")).status).toBe(400);
+  });
+
+  it("downloads the daily rows as XLSX", async () => {
+    const response = await detail(advertiserKey, cpc.campaign.id, "start_date=2026-11-09&end_date=2026-11-11&download=true");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="campaign-${cpc.campaign.id}_2026-11-09_2026-11-11.xlsx"`);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.name).toBe("Daily");
+    expect(sheet.rowCount).toBe(4);
+    expect((sheet.getRow(3).values as unknown[]).slice(1, 5)).toEqual([new Date("2026-11-10T00:00:00Z"), 5, 0, 2]);
   });
 });
 

@@ -5,24 +5,37 @@
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
 
-export type TotalsDimension = "campaign_id" | "ad_id";
+export type TotalsDimension = "campaign_id" | "ad_id" | "day";
 
-/** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
-export function totalsCtes(dimension: TotalsDimension): string {
+// The key of each grain in daily_rollups (r) and in attributions (a): orders count on the day
+// they were placed, as the rollups do.
+const KEYS: Record<TotalsDimension, { rollup: string; attribution: string }> = {
+  campaign_id: { rollup: "r.campaign_id", attribution: "a.campaign_id" },
+  ad_id: { rollup: "r.ad_id", attribution: "a.ad_id" },
+  day: { rollup: "r.day", attribution: "(a.placed_at AT TIME ZONE 'UTC')::date" },
+};
+
+/**
+ * Two CTEs, `totals` and `orders`, keyed by `dimension`. With `campaignParameter` (say "$5"),
+ * only that campaign's rows count.
+ */
+export function totalsCtes(dimension: TotalsDimension, campaignParameter?: string): string {
+  const { rollup, attribution } = KEYS[dimension];
+  const campaign = (alias: string) => (campaignParameter ? `AND ${alias}.campaign_id = ${campaignParameter}` : "");
   return `totals AS (
-      SELECT r.${dimension} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
+      SELECT ${rollup} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
              sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros
         FROM daily_rollups r
-       WHERE r.day BETWEEN $1::date AND $2::date
+       WHERE r.day BETWEEN $1::date AND $2::date ${campaign("r")}
          AND ($3::text IS NULL OR r.advertiser_id = $3) AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))
-       GROUP BY r.${dimension}
+       GROUP BY 1
     ), orders AS (
-      SELECT a.${dimension} AS key, count(DISTINCT a.conversion_id) AS conversions
+      SELECT ${attribution} AS key, count(DISTINCT a.conversion_id) AS conversions
         FROM attributions a
-       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1
+       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 ${campaign("a")}
          AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
-       GROUP BY a.${dimension}
+       GROUP BY 1
     )`;
 }
 

@@ -3,6 +3,7 @@
 // under src/app/ export these.
 import { TallyError } from "@/server/errors";
 import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
+import { ADVERTISER_REPORT_ORDER_BY, advertiserReport, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
 import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
@@ -76,6 +77,19 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
     text("ad_status", 12), text("ad_media_url", 36), number("cpm"), number("cpc"), text("product_sku", 36), ...metricColumns<AdResultsRow>(),
   ],
   fetch: adResults,
+});
+
+// GET /report/v2/advertisers: the advertisers of the caller's inventory with their totals.
+export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typeof ADVERTISER_REPORT_ORDER_BY)[number]>({
+  ids: ["advertiser_id"],
+  orderBy: ADVERTISER_REPORT_ORDER_BY,
+  sheet: "Advertisers",
+  file: "advertisers",
+  columns: [
+    text("advertiser", 32), text("advertiser_id"), text("seller_id"), number("wallet_balance"), number("daily_budget"), text("currency", 10),
+    ...metricColumns<AdvertiserReportRow>(),
+  ],
+  fetch: advertiserReport,
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { handleAdResults, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
+import { handleAdResults, handleAdvertiserReport, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
 import type { EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -24,6 +24,9 @@ async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { i
 let advertiserKey: string;
 let otherAdvertiserKey: string;
 let publisherKey: string;
+let shopAKey: string;
+let acmeId: string;
+let otherId: string;
 let cpc: Fixture;
 let cpm: Fixture;
 let othersCampaign: Fixture;
@@ -54,6 +57,8 @@ beforeAll(async () => {
   advertiserKey = (await createApiKey({ accountId: acme.id, name: "t" })).key;
   otherAdvertiserKey = (await createApiKey({ accountId: other.id, name: "t" })).key;
   publisherKey = (await createApiKey({ accountId: shopB.id, name: "t" })).key;
+  shopAKey = (await createApiKey({ accountId: shopA.id, name: "t" })).key;
+  [acmeId, otherId] = [acme.id, other.id];
 });
 
 const get = async (key: string, query: string, handler = handleCampaignListing) => {
@@ -207,6 +212,33 @@ describe("GET /campaign/:id", () => {
     expect(sheet.name).toBe("Daily");
     expect(sheet.rowCount).toBe(4);
     expect((sheet.getRow(3).values as unknown[]).slice(1, 5)).toEqual([new Date("2026-11-10T00:00:00Z"), 5, 0, 2]);
+  });
+});
+
+describe("GET /report/v2/advertisers", () => {
+  it("lists the advertisers of a publisher's inventory with their account fields and its figures", async () => {
+    const { status, body } = await get(shopAKey, RANGE, handleAdvertiserReport);
+    expect(status).toBe(200);
+    expect(body.total).toBe(2);
+    expect(body.data).toEqual([
+      {
+        advertiser: expect.stringMatching(/^Brand /), advertiser_id: acmeId, seller_id: expect.stringMatching(/^seller-/),
+        // 1,000 less 2 clicks at 0.50 and 2 impressions at CPM 10.
+        wallet_balance: 998.98, daily_budget: null, currency: "USD",
+        impressions_total: 6, views_total: 0, clicks_total: 2, ctr: 2 / 6, ad_revenue: 1.02, conversions_total: 1, conversion_rate: 0.5,
+        sales_revenue: 23, roas: 23 / 1.02, duplicate_events: 0, bot_events: 0,
+      },
+      expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
+    ]);
+    // Shop B: only Acme's one impression there.
+    expect((await get(publisherKey, RANGE, handleAdvertiserReport)).body.data).toEqual([expect.objectContaining({ advertiser_id: acmeId, impressions_total: 1, ad_revenue: 0 })]);
+  });
+
+  it("shows an advertiser only itself, and sorts by name", async () => {
+    expect((await get(advertiserKey, RANGE, handleAdvertiserReport)).body.data.map((r) => r.advertiser_id)).toEqual([acmeId]);
+    expect((await get(advertiserKey, `${RANGE}&advertiser_id=${otherId}`, handleAdvertiserReport)).body.total).toBe(0);
+    const byName = (await get(shopAKey, `${RANGE}&order_by=advertiser&order=asc`, handleAdvertiserReport)).body.data.map((r) => r.advertiser as string);
+    expect(byName).toEqual([...byName].sort());
   });
 });
 

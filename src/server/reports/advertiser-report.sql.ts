@@ -1,0 +1,60 @@
+// Hand-written SQL: per-advertiser totals over daily_rollups for a range and a scope, with the
+// advertiser layout's account fields, sorted and paged in the database.
+import { fromMicros } from "@/server/money";
+import type { ReportQuery } from "./report-query";
+import type { ReportScope } from "./report-scope";
+import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+
+const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
+export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
+export const ADVERTISER_REPORT_ORDER_BY = Object.keys(SORTABLE) as [AdvertiserReportOrderBy, ...AdvertiserReportOrderBy[]];
+
+export interface AdvertiserReportRow extends Metrics {
+  advertiser: string;
+  advertiser_id: string;
+  seller_id: string | null;
+  wallet_balance: number;
+  daily_budget: number | null;
+  currency: string;
+}
+
+/**
+ * Advertisers in scope with their totals over the range: for a publisher (or network), those
+ * with traffic on its inventory in the range or a campaign that targets it; for an advertiser,
+ * itself.
+ */
+export async function advertiserReport(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): Promise<ReportPage<AdvertiserReportRow>> {
+  const sql = `
+    WITH ${totalsCtes("advertiser_id")}, listed AS (
+      SELECT adv.id, adv.name, adv.seller_id, adv.wallet_balance_micros::float8 AS wallet_balance_micros,
+             adv.daily_budget_micros::float8 AS daily_budget_micros, adv.currency, ${TOTALS_COLUMNS}
+        FROM accounts adv
+        LEFT JOIN totals t ON t.key = adv.id
+        LEFT JOIN orders o ON o.key = adv.id
+       WHERE adv.kind = 'advertiser'
+         AND ($3::text IS NULL OR adv.id = $3)
+         AND ($4::text[] IS NULL OR t.key IS NOT NULL
+              OR EXISTS (SELECT 1 FROM campaigns c JOIN campaign_publishers cp ON cp.campaign_id = c.id
+                          WHERE c.advertiser_id = adv.id AND cp.publisher_id = ANY($5)))
+         AND ($6::text IS NULL OR adv.id = $6)
+    )
+    SELECT *, count(*) OVER ()::int AS total
+      FROM listed
+     ORDER BY ${SORTABLE[query.orderBy]} ${query.order === "asc" ? "ASC" : "DESC"}, id ASC
+     LIMIT $7 OFFSET $8`;
+  const values = (limit: number, offset: number) => [
+    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
+    query.ids.advertiser_id ?? null, limit, offset,
+  ];
+  type Row = TotalsRow & { id: string; name: string; seller_id: string | null; wallet_balance_micros: number; daily_budget_micros: number | null; currency: string; total: number };
+  const { rows, total } = await fetchPage<Row>(sql, values, query);
+  return {
+    data: rows.map((r) => ({
+      advertiser: r.name, advertiser_id: r.id, seller_id: r.seller_id, wallet_balance: fromMicros(r.wallet_balance_micros),
+      daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros), currency: r.currency.trim(), ...metricsOf(r),
+    })),
+    page: query.page,
+    per_page: query.perPage,
+    total,
+  };
+}

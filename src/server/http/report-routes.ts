@@ -7,12 +7,16 @@ import { ADVERTISER_REPORT_ORDER_BY, advertiserReport, type AdvertiserReportRow 
 import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
+import { PUBLISHER_REPORT_ORDER_BY, publisherReport, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
 import { reportScope, type ReportScope } from "@/server/reports/report-scope";
 import type { Metrics, ReportPage } from "@/server/reports/rollup-totals.sql";
 import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
+import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
+  /** Account kinds the report is for; others get 404 (default: every kind). */
+  kinds?: readonly ApiKeyCaller["accountKind"][];
   ids: readonly ReportIdParameter[];
   orderBy: readonly [OrderBy, ...OrderBy[]];
   /** Sheet name and the start of the file name of the download. */
@@ -20,7 +24,7 @@ interface PagedReport<Row extends object, OrderBy extends string> {
   file: string;
   /** The download's columns: the JSON rows' fields, in the same order. */
   columns: XlsxColumn<Row>[];
-  fetch: (scope: ReportScope, query: ReportQuery<OrderBy>) => Promise<ReportPage<Row>>;
+  fetch: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ApiKeyCaller) => Promise<ReportPage<Row>>;
 }
 
 /** Every page of a report, for a download: all matching rows, fetched 1,000 at a time. */
@@ -34,13 +38,16 @@ async function* allPages<Row>(fetch: (page: number) => Promise<ReportPage<Row>>)
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
   return reportRoute(async (request, caller) => {
+    if (report.kinds && !report.kinds.includes(caller.accountKind)) {
+      throw new TallyError("not_found", `this report is for ${report.kinds.join(" or ")} accounts`);
+    }
     const query = parseReportQuery(new URL(request.url).searchParams, { ids: report.ids, orderBy: report.orderBy });
     const scope = await reportScope(caller);
     if (query.download) {
-      const rows = allPages((page) => report.fetch(scope, { ...query, page, perPage: MAX_PER_PAGE }));
+      const rows = allPages((page) => report.fetch(scope, { ...query, page, perPage: MAX_PER_PAGE }, caller));
       return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
     }
-    return Response.json(await report.fetch(scope, query), { headers: { "Cache-Control": "private, no-store" } });
+    return Response.json(await report.fetch(scope, query, caller), { headers: { "Cache-Control": "private, no-store" } });
   });
 }
 
@@ -90,6 +97,31 @@ export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typ
     ...metricColumns<AdvertiserReportRow>(),
   ],
   fetch: advertiserReport,
+});
+
+const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
+  text("publisher", 32), text("publisher_id"), text("network_id"), text("sites", 36), ...metricColumns<PublisherReportRow>(),
+];
+
+// GET /report/v2/publishers: the publishers of the caller's campaigns (or the caller itself).
+export const handlePublisherReport = pagedReportRoute<PublisherReportRow, (typeof PUBLISHER_REPORT_ORDER_BY)[number]>({
+  ids: ["publisher_id"],
+  orderBy: PUBLISHER_REPORT_ORDER_BY,
+  sheet: "Publishers",
+  file: "publishers",
+  columns: PUBLISHER_COLUMNS,
+  fetch: (scope, query) => publisherReport(scope, query),
+});
+
+// GET /report/network/publishers: a network's sub-publishers with their totals.
+export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow, (typeof PUBLISHER_REPORT_ORDER_BY)[number]>({
+  kinds: ["network"],
+  ids: ["publisher_id"],
+  orderBy: PUBLISHER_REPORT_ORDER_BY,
+  sheet: "Network publishers",
+  file: "network-publishers",
+  columns: PUBLISHER_COLUMNS,
+  fetch: (scope, query, caller) => publisherReport(scope, query, caller.accountId),
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the

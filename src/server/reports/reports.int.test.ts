@@ -2,9 +2,10 @@ import { createHash, randomUUID } from "node:crypto";
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/server/accounts/api-keys";
+import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { handleAdResults, handleAdvertiserReport, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
+import { handleAdResults, handleAdvertiserReport, handleCampaignDetail, handleCampaignListing, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
 import type { EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -26,6 +27,8 @@ let otherAdvertiserKey: string;
 let publisherKey: string;
 let shopAKey: string;
 let acmeId: string;
+let shopAId: string;
+let shopBId: string;
 let otherId: string;
 let cpc: Fixture;
 let cpm: Fixture;
@@ -58,7 +61,7 @@ beforeAll(async () => {
   otherAdvertiserKey = (await createApiKey({ accountId: other.id, name: "t" })).key;
   publisherKey = (await createApiKey({ accountId: shopB.id, name: "t" })).key;
   shopAKey = (await createApiKey({ accountId: shopA.id, name: "t" })).key;
-  [acmeId, otherId] = [acme.id, other.id];
+  [acmeId, otherId, shopAId, shopBId] = [acme.id, other.id, shopA.id, shopB.id];
 });
 
 const get = async (key: string, query: string, handler = handleCampaignListing) => {
@@ -239,6 +242,41 @@ describe("GET /report/v2/advertisers", () => {
     expect((await get(advertiserKey, `${RANGE}&advertiser_id=${otherId}`, handleAdvertiserReport)).body.total).toBe(0);
     const byName = (await get(shopAKey, `${RANGE}&order_by=advertiser&order=asc`, handleAdvertiserReport)).body.data.map((r) => r.advertiser as string);
     expect(byName).toEqual([...byName].sort());
+  });
+});
+
+describe("GET /report/v2/publishers and /report/network/publishers", () => {
+  it("lists an advertiser's publishers with its own figures there, and a publisher itself", async () => {
+    const { body } = await get(advertiserKey, RANGE, handlePublisherReport);
+    expect(body.data).toEqual([
+      expect.objectContaining({ publisher_id: shopAId, network_id: null, impressions_total: 6, clicks_total: 2, ad_revenue: 1.02, conversions_total: 1, sales_revenue: 23 }),
+      expect.objectContaining({ publisher_id: shopBId, impressions_total: 1, clicks_total: 0 }),
+    ]);
+    expect((body.data[0]!.sites as string).length).toBeGreaterThan(0);
+    // Shop A sees itself, with every advertiser's figures: Acme's 6 impressions and the other's 1.
+    expect((await get(shopAKey, RANGE, handlePublisherReport)).body.data).toEqual([expect.objectContaining({ publisher_id: shopAId, impressions_total: 7 })]);
+  });
+
+  it("lists a network's sub-publishers for the network's key only", async () => {
+    const network = await createAccount({ kind: "network", name: `Network ${randomUUID()}` });
+    const sub = await makePublisher({ networkId: network.id });
+    const brand = await makeAdvertiser();
+    const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
+    await beacon("impression", onNetwork, sub, "n0", at(1));
+    await beacon("impression", onNetwork, sub, "n1", at(2));
+    const networkKey = (await createApiKey({ accountId: network.id, name: "t" })).key;
+
+    const subs = await get(networkKey, RANGE, handleNetworkPublisherReport);
+    expect(subs.body).toMatchObject({ total: 1, data: [expect.objectContaining({ publisher_id: sub.id, network_id: network.id, impressions_total: 2, ad_revenue: 0.008 })] });
+    expect((await get(networkKey, RANGE, handlePublisherReport)).body.data.map((r) => r.publisher_id).sort()).toEqual([network.id, sub.id].sort());
+    // The brand sees the network its campaign targets (no traffic of its own) and the sub-publisher it reached.
+    const brandView = (await get((await createApiKey({ accountId: brand.id, name: "t" })).key, RANGE, handlePublisherReport)).body.data;
+    expect(brandView.map((r) => [r.publisher_id, r.impressions_total])).toEqual([[sub.id, 2], [network.id, 0]]);
+    for (const key of [shopAKey, advertiserKey]) {
+      const refused = await get(key, RANGE, handleNetworkPublisherReport);
+      expect(refused.status).toBe(404);
+      expect(refused.body).toEqual({ error: { code: "not_found", message: "this report is for network accounts" } });
+    }
   });
 });
 

@@ -5,12 +5,13 @@
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
 
-export type TotalsDimension = "advertiser_id" | "campaign_id" | "ad_id" | "day";
+export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 
 // The key of each grain in daily_rollups (r) and in attributions (a): orders count on the day
 // they were placed, as the rollups do.
 const KEYS: Record<TotalsDimension, { rollup: string; attribution: string }> = {
   advertiser_id: { rollup: "r.advertiser_id", attribution: "a.advertiser_id" },
+  publisher_id: { rollup: "r.publisher_id", attribution: "a.publisher_id" },
   campaign_id: { rollup: "r.campaign_id", attribution: "a.campaign_id" },
   ad_id: { rollup: "r.ad_id", attribution: "a.ad_id" },
   day: { rollup: "r.day", attribution: "(a.placed_at AT TIME ZONE 'UTC')::date" },

@@ -3,7 +3,7 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, name: "name" } as const;
 export type AdResultsOrderBy = keyof typeof SORTABLE;
@@ -45,10 +45,7 @@ export async function adResults(scope: ReportScope, query: ReportQuery<AdResults
               OR EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY($5)))
          AND ($6::text IS NULL OR c.advertiser_id = $6) AND ($7::text IS NULL OR c.id = $7) AND ($8::text IS NULL OR a.id = $8)
     )
-    SELECT *, count(*) OVER ()::int AS total
-      FROM listed
-     ORDER BY ${SORTABLE[query.orderBy]} ${query.order === "asc" ? "ASC" : "DESC"}, id ASC
-     LIMIT $9 OFFSET $10`;
+    ${pagedSelect(SORTABLE[query.orderBy], query.order, 9)}`;
   const values = (limit: number, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,

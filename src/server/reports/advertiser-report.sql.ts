@@ -3,7 +3,7 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
 export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
@@ -38,10 +38,7 @@ export async function advertiserReport(scope: ReportScope, query: ReportQuery<Ad
                           WHERE c.advertiser_id = adv.id AND cp.publisher_id = ANY($5)))
          AND ($6::text IS NULL OR adv.id = $6)
     )
-    SELECT *, count(*) OVER ()::int AS total
-      FROM listed
-     ORDER BY ${SORTABLE[query.orderBy]} ${query.order === "asc" ? "ASC" : "DESC"}, id ASC
-     LIMIT $7 OFFSET $8`;
+    ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
   const values = (limit: number, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, limit, offset,

@@ -2,7 +2,7 @@
 // sorted and paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
 const SORTABLE = { ...METRIC_SORTS, name: "name", start_date: "start_date" } as const;
@@ -37,10 +37,7 @@ export async function campaignListing(scope: ReportScope, query: ReportQuery<Cam
               OR EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY($5)))
          AND ($6::text IS NULL OR c.advertiser_id = $6) AND ($7::text IS NULL OR c.id = $7)
     )
-    SELECT *, count(*) OVER ()::int AS total
-      FROM listed
-     ORDER BY ${SORTABLE[query.orderBy]} ${query.order === "asc" ? "ASC" : "DESC"}, id ASC
-     LIMIT $8 OFFSET $9`;
+    ${pagedSelect(SORTABLE[query.orderBy], query.order, 8)}`;
   const values = (limit: number, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, limit, offset,

@@ -2,7 +2,7 @@
 // paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, publisher: "name" } as const;
 export type PublisherReportOrderBy = keyof typeof SORTABLE;
@@ -40,10 +40,7 @@ export async function publisherReport(scope: ReportScope, query: ReportQuery<Pub
          AND ($5::text IS NULL OR p.network_id = $5)
          AND ($6::text IS NULL OR p.id = $6)
     )
-    SELECT *, count(*) OVER ()::int AS total
-      FROM listed
-     ORDER BY ${SORTABLE[query.orderBy]} ${query.order === "asc" ? "ASC" : "DESC"}, id ASC
-     LIMIT $7 OFFSET $8`;
+    ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
   const values = (limit: number, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, networkId, query.ids.publisher_id ?? null, limit, offset,
   ];

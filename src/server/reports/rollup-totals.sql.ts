@@ -104,6 +104,18 @@ export interface ReportPage<Row> {
 }
 
 /**
+ * The end of a paged report query over a CTE named `listed` with an `id` column: every row
+ * counted in `total`, sorted (ties by id, so pages never overlap), one page taken with the
+ * LIMIT and OFFSET parameters `$limit` and `$limit + 1`.
+ */
+export function pagedSelect(sort: string, order: "asc" | "desc", limitParameter: number): string {
+  return `SELECT *, count(*) OVER ()::int AS total
+      FROM listed
+     ORDER BY ${sort} ${order === "asc" ? "ASC" : "DESC"}, id ASC
+     LIMIT $${limitParameter} OFFSET $${limitParameter + 1}`;
+}
+
+/**
  * One page of a report query whose rows carry `count(*) OVER () AS total` and whose last two
  * parameters are LIMIT and OFFSET. A page past the end has no row to carry the count, so the
  * first row is asked for instead.

@@ -1,6 +1,7 @@
 // The report routes (interface §4.3) as Fetch handlers: parse the query, find the caller's scope,
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
+import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { TallyError } from "@/server/errors";
 import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
 import { ADVERTISER_REPORT_ORDER_BY, advertiserReport, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
@@ -11,7 +12,6 @@ import { PUBLISHER_REPORT_ORDER_BY, publisherReport, type PublisherReportRow } f
 import { reportScope, type ReportScope } from "@/server/reports/report-scope";
 import type { Metrics, ReportPage } from "@/server/reports/rollup-totals.sql";
 import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
-import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
@@ -126,9 +126,18 @@ export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow,
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the
 // daily rows.
+/** The :id segment of /campaign/:id; "" when missing or not valid percent-encoding (a 404). */
+function campaignIdOf(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname.split("/")[2] ?? "");
+  } catch {
+    return "";
+  }
+}
+
 export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const url = new URL(request.url);
-  const campaignId = decodeURIComponent(url.pathname.split("/")[2] ?? "");
+  const campaignId = campaignIdOf(url);
   const query = parseReportQuery(url.searchParams, { ids: [], orderBy: ["day"], paged: false });
   const detail = campaignId ? await campaignDetail(await reportScope(caller), campaignId, query) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);

@@ -201,6 +201,8 @@ describe("GET /campaign/:id", () => {
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ error: { code: "not_found", message: `no campaign ${id}` } });
     }
+    const malformed = await handleCampaignDetail(new Request("http://tally.test/campaign/%E0%A4%A?start_date=2026-11-01", { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    expect(malformed.status).toBe(404);
     const shopB = (await (await detail(publisherKey, cpc.campaign.id, RANGE)).json()) as { data: { impressions_total: number; sales_revenue: number } };
     expect(shopB.data).toMatchObject({ impressions_total: 1, sales_revenue: 0 });
     expect((await detail(advertiserKey, cpc.campaign.id, "page=2")).status).toBe(400);

@@ -6,6 +6,7 @@ import { TallyError } from "@/server/errors";
 import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
 import { ADVERTISER_REPORT_ORDER_BY, advertiserReport, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
 import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
+import { adsDetailed, campaignsDetailed, DETAILED_REPORT_ORDER_BY, type AdsDetailedRow, type CampaignsDetailedRow, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
 import { PUBLISHER_REPORT_ORDER_BY, publisherReport, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
@@ -122,6 +123,36 @@ export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow,
   file: "network-publishers",
   columns: PUBLISHER_COLUMNS,
   fetch: (scope, query, caller) => publisherReport(scope, query, caller.accountId),
+});
+
+// GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows for
+// campaigns bought through a network.
+export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, DetailedReportOrderBy>({
+  kinds: ["advertiser"],
+  ids: ["advertiser_id", "campaign_id"],
+  orderBy: DETAILED_REPORT_ORDER_BY,
+  sheet: "Campaigns by day",
+  file: "campaigns-detailed",
+  columns: [
+    date("day"), text("level", 14), text("campaign_id"), text("name", 36), text("campaign_type", 14), text("advertiser_id"), text("network_id"),
+    text("publisher_id"), text("publisher", 32), ...metricColumns<CampaignsDetailedRow>(),
+  ],
+  fetch: campaignsDetailed,
+});
+
+// GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown for
+// campaigns bought through a network.
+export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReportOrderBy>({
+  kinds: ["advertiser"],
+  ids: ["advertiser_id", "campaign_id", "ad_id"],
+  orderBy: DETAILED_REPORT_ORDER_BY,
+  sheet: "Ads by day",
+  file: "ads-detailed",
+  columns: [
+    date("day"), text("level", 14), text("ad_id"), text("name", 36), text("ad_type", 12), text("campaign_id"), text("campaign", 36),
+    text("advertiser_id"), text("network_id"), text("publisher_id"), text("publisher", 32), ...metricColumns<AdsDetailedRow>(),
+  ],
+  fetch: adsDetailed,
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the

@@ -1,0 +1,130 @@
+// Hand-written SQL: the detailed reports for advertisers, one row per campaign (or ad) and day,
+// and, for campaigns bought through a network, one more row per sub-publisher and day right
+// after it. GROUPING SETS computes both levels in one pass over daily_rollups and attributions,
+// so a sub-publisher row and its total row can never disagree.
+import type { ReportQuery } from "./report-query";
+import type { ReportScope } from "./report-scope";
+import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+
+const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
+export type DetailedReportOrderBy = keyof typeof SORTABLE;
+export const DETAILED_REPORT_ORDER_BY = Object.keys(SORTABLE) as [DetailedReportOrderBy, ...DetailedReportOrderBy[]];
+
+export type DetailedGrain = "campaign" | "ad";
+
+interface DetailedRowBase extends Metrics {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share. */
+  level: DetailedGrain | "sub_publisher";
+  campaign_id: string;
+  advertiser_id: string;
+  /**
+   * Total rows: the networks the campaign buys through, comma-separated (null for a direct
+   * campaign). Sub-publisher rows: the network the publisher belongs to.
+   */
+  network_id: string | null;
+  /** Sub-publisher rows only (null on total rows). */
+  publisher_id: string | null;
+  publisher: string | null;
+}
+
+export interface CampaignsDetailedRow extends DetailedRowBase {
+  name: string;
+  campaign_type: string;
+}
+
+export interface AdsDetailedRow extends DetailedRowBase {
+  ad_id: string;
+  name: string;
+  ad_type: string;
+  campaign: string;
+}
+
+const GRAIN = {
+  campaign: {
+    key: "campaign_id",
+    objects: `SELECT c.id AS key, c.id AS campaign_id, c.name, c.type::text AS object_type, NULL::text AS campaign, c.advertiser_id FROM campaigns c`,
+  },
+  ad: {
+    key: "ad_id",
+    objects: `SELECT a.id AS key, c.id AS campaign_id, a.name, a.type::text AS object_type, c.name AS campaign, c.advertiser_id
+                FROM ads a JOIN campaigns c ON c.id = a.campaign_id`,
+  },
+} as const;
+
+/** One page of the detailed report at the campaign or ad grain, for an advertiser's scope. */
+export async function detailedReport(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) {
+  const { key, objects } = GRAIN[grain];
+  const sort = SORTABLE[query.orderBy];
+  const direction = query.order === "asc" ? "ASC" : "DESC";
+  // '' marks the total row of a (day, key) group: a grouping set without the publisher.
+  const sql = `
+    WITH traffic AS (
+      SELECT r.day, r.${key} AS key, CASE WHEN grouping(r.publisher_id) = 1 THEN '' ELSE r.publisher_id END AS publisher_id,
+             sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
+             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(r.sales_revenue_micros) AS sales_revenue_micros
+        FROM daily_rollups r
+       WHERE r.day BETWEEN $1::date AND $2::date
+         AND ($3::text IS NULL OR r.advertiser_id = $3) AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))
+         AND ($5::text IS NULL OR r.advertiser_id = $5) AND ($6::text IS NULL OR r.campaign_id = $6) AND ($7::text IS NULL OR r.ad_id = $7)
+       GROUP BY GROUPING SETS ((r.day, r.${key}), (r.day, r.${key}, r.publisher_id))
+    ), orders AS (
+      SELECT (a.placed_at AT TIME ZONE 'UTC')::date AS day, a.${key} AS key,
+             CASE WHEN grouping(a.publisher_id) = 1 THEN '' ELSE a.publisher_id END AS publisher_id,
+             count(DISTINCT a.conversion_id) AS conversions
+        FROM attributions a
+       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1
+         AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
+         AND ($5::text IS NULL OR a.advertiser_id = $5) AND ($6::text IS NULL OR a.campaign_id = $6) AND ($7::text IS NULL OR a.ad_id = $7)
+       GROUP BY GROUPING SETS (((a.placed_at AT TIME ZONE 'UTC')::date, a.${key}), ((a.placed_at AT TIME ZONE 'UTC')::date, a.${key}, a.publisher_id))
+    ), measured AS (
+      SELECT coalesce(t.day, o.day) AS day, coalesce(t.key, o.key) AS key, coalesce(t.publisher_id, o.publisher_id) AS publisher_id, ${TOTALS_COLUMNS}
+        FROM traffic t FULL JOIN orders o ON o.day = t.day AND o.key = t.key AND o.publisher_id = t.publisher_id
+    ), objects AS (${objects}), networks AS (
+      SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids
+        FROM campaign_publishers cp JOIN accounts n ON n.id = cp.publisher_id AND n.kind = 'network'
+       GROUP BY cp.campaign_id
+    ), listed AS (
+      SELECT m.*, m.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
+             CASE WHEN m.publisher_id = '' THEN n.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
+             p.name AS publisher
+        FROM measured m
+        JOIN objects x ON x.key = m.key
+        LEFT JOIN networks n ON n.campaign_id = x.campaign_id
+        LEFT JOIN accounts p ON p.id = m.publisher_id
+       WHERE m.publisher_id = '' OR n.network_ids IS NOT NULL
+    )
+    SELECT *, count(*) OVER ()::int AS total,
+           max(CASE WHEN publisher_id = '' THEN ${sort} END) OVER (PARTITION BY day, key) AS group_sort
+      FROM listed
+     ORDER BY group_sort ${direction}, day ${direction}, key ASC, publisher_id <> '' ASC, ${sort} ${direction}, publisher_id ASC
+     LIMIT $8 OFFSET $9`;
+  const values = (limit: number, offset: number) => [
+    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds,
+    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,
+  ];
+  type Row = TotalsRow & {
+    day_text: string; key: string; publisher_id: string; campaign_id: string; name: string; object_type: string; campaign: string | null;
+    advertiser_id: string; network_id: string | null; publisher: string | null; total: number;
+  };
+  const { rows, total } = await fetchPage<Row>(sql, values, query);
+  const data = rows.map((r) => {
+    const base = {
+      day: r.day_text,
+      level: r.publisher_id === "" ? grain : ("sub_publisher" as const),
+    };
+    const where = {
+      advertiser_id: r.advertiser_id, network_id: r.network_id, publisher_id: r.publisher_id === "" ? null : r.publisher_id, publisher: r.publisher,
+    };
+    return grain === "campaign"
+      ? ({ ...base, campaign_id: r.campaign_id, name: r.name, campaign_type: r.object_type, ...where, ...metricsOf(r) } satisfies CampaignsDetailedRow)
+      : ({ ...base, ad_id: r.key, name: r.name, ad_type: r.object_type, campaign_id: r.campaign_id, campaign: r.campaign ?? "", ...where, ...metricsOf(r) } satisfies AdsDetailedRow);
+  });
+  return { data, page: query.page, per_page: query.perPage, total };
+}
+
+export const campaignsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
+  detailedReport("campaign", scope, query) as Promise<ReportPage<CampaignsDetailedRow>>;
+export const adsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
+  detailedReport("ad", scope, query) as Promise<ReportPage<AdsDetailedRow>>;

@@ -170,7 +170,7 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const url = new URL(request.url);
   const campaignId = campaignIdOf(url);
   const query = parseReportQuery(url.searchParams, { ids: [], orderBy: ["day"], paged: false });
-  const detail = campaignId ? await campaignDetail(await reportScope(caller), campaignId, query) : null;
+  const detail = campaignId ? await campaignDetail(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
   if (query.download) {
     const columns: XlsxColumn<CampaignDay>[] = [date("day"), ...metricColumns<CampaignDay>()];

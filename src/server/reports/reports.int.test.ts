@@ -193,6 +193,7 @@ describe("GET /campaign/:id", () => {
       { day: "2026-11-11", ...zeros },
     ]);
     expect(data.ads.map((ad) => ad.ad_id)).toEqual([cpc.ad.id]);
+    expect(data.ads_total).toBe(1);
   });
 
   it("is 404 for another account's campaign and unknown ids, and scoped for a publisher", async () => {

@@ -1,0 +1,39 @@
+import ExcelJS from "exceljs";
+import { describe, expect, it } from "vitest";
+import { xlsxStream, type XlsxColumn } from "./xlsx";
+
+interface Row {
+  day: string;
+  name: string;
+  clicks: number;
+}
+const COLUMNS: XlsxColumn<Row>[] = [
+  { header: "day", key: "day", type: "date" },
+  { header: "name", key: "name", type: "text" },
+  { header: "clicks", key: "clicks", type: "number" },
+];
+
+const bytesOf = async (stream: ReadableStream<Uint8Array>) => Buffer.from(await new Response(stream).arrayBuffer());
+
+describe("xlsxStream", () => {
+  it("writes every page's rows with typed cells under a frozen header", async () => {
+    async function* pages() {
+      yield [{ day: "2026-11-10", name: "a", clicks: 1 }];
+      yield [{ day: "2026-11-11", name: "b", clicks: 2.5 }];
+    }
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await bytesOf(xlsxStream("Rows", COLUMNS, pages()))) as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet("Rows")!;
+    expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+    expect(sheet.getRow(1).font).toMatchObject({ bold: true });
+    expect((sheet.getRow(3).values as unknown[]).slice(1)).toEqual([new Date("2026-11-11T00:00:00Z"), "b", 2.5]);
+  });
+
+  it("errors the stream when a page cannot be read, rather than ending a file that looks complete", async () => {
+    async function* pages() {
+      yield [{ day: "2026-11-10", name: "a", clicks: 1 }];
+      throw new Error("database went away");
+    }
+    await expect(bytesOf(xlsxStream("Rows", COLUMNS, pages()))).rejects.toThrow();
+  });
+});

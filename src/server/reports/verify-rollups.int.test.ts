@@ -6,7 +6,7 @@ import { db } from "@/server/db/client";
 import type { EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { verifyRollups } from "./verify-rollups.sql";
+import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const BOT = "Googlebot/2.1 (+http://www.google.com/bot.html)";
@@ -64,5 +64,12 @@ describe("daily rollups", () => {
     ]);
     // Outside the days asked, nothing is compared.
     expect(await verifyRollups("2026-11-20", "2026-11-20")).toEqual([]);
+
+    // A rebuild of those days makes the rows agree with the raw tables again, and leaves other days alone.
+    await db.dailyRollup.updateMany({ where: { campaignId: campaign.id, day: new Date("2026-11-20") }, data: { views: { increment: 5 } } });
+    expect(await rebuildRollups("2026-11-21", "2026-11-21")).toBeGreaterThan(0);
+    expect(await verifyRollups("2026-11-21", "2026-11-21")).toEqual([]);
+    expect(await db.dailyRollup.findFirst({ where: { campaignId: campaign.id, day: new Date("2026-11-21") } })).toMatchObject({ clicks: 1n, attributedItems: 1n, salesRevenueMicros: 51_000_000n });
+    expect((await verifyRollups("2026-11-20", "2026-11-20")).map((d) => d.measure)).toEqual(["views"]);
   });
 });

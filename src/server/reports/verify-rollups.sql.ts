@@ -25,9 +25,10 @@ export interface RollupDifference {
 
 const KEY = "day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name";
 
-// $1, $2: first and last day (inclusive, UTC).
-const VERIFY_SQL = `
-WITH events AS (
+// $1, $2: first and last day (inclusive, UTC). The report rows as ad_events and attributions
+// say they should be, as the CTE `recounted`.
+const RECOUNT_CTES = `
+events AS (
   SELECT (created_at AT TIME ZONE 'UTC')::date AS day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
@@ -51,7 +52,10 @@ WITH events AS (
          coalesce(e.bot_events, 0) AS bot_events, coalesce(c.attributed_items, 0) AS attributed_items,
          coalesce(c.conversions, 0) AS conversions, coalesce(c.sales_revenue_micros, 0) AS sales_revenue_micros
     FROM events e FULL JOIN credited c USING (${KEY})
-), stored AS (
+)`;
+
+const VERIFY_SQL = `
+WITH ${RECOUNT_CTES}, stored AS (
   SELECT ${KEY}, ${MEASURES.join(", ")} FROM daily_rollups WHERE day BETWEEN $1::date AND $2::date
 )
 SELECT day::text, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, m.measure, m.stored::text, m.recounted::text
@@ -68,4 +72,28 @@ SELECT day::text, publisher_id, site, advertiser_id, campaign_id, ad_id, placeme
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
   const { rows } = await pgPool().query<RollupDifference>(VERIFY_SQL, [firstDay, lastDay]);
   return rows;
+}
+
+/**
+ * Replaces the report rows between two days (inclusive) with a recount of ad_events and
+ * attributions; returns the number of rows written. For loading generated data (the report
+ * benchmark) and for repairs: the writers keep the rows current on their own.
+ */
+export async function rebuildRollups(firstDay: string, lastDay: string): Promise<number> {
+  const client = await pgPool().connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("DELETE FROM daily_rollups WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
+    const { rowCount } = await client.query(
+      `INSERT INTO daily_rollups (${KEY}, ${MEASURES.join(", ")}) WITH ${RECOUNT_CTES} SELECT ${KEY}, ${MEASURES.join(", ")} FROM recounted`,
+      [firstDay, lastDay],
+    );
+    await client.query("COMMIT");
+    return rowCount ?? 0;
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  } finally {
+    client.release();
+  }
 }

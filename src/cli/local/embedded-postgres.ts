@@ -44,6 +44,8 @@ interface StartOptions {
   port: number;
   /** Delete the data directory on stop (tests, benchmarks). */
   ephemeral?: boolean;
+  /** Skip fsync as an ephemeral cluster does (a benchmark's generated data, reloaded at will). */
+  unsafeFastWrites?: boolean;
   log?: (line: string) => void;
 }
 
@@ -69,7 +71,7 @@ export async function startLocalPostgres(options: StartOptions): Promise<LocalPo
     persistent: !options.ephemeral,
     createPostgresUser: process.getuid?.() === 0,
     // Durability is not the point of a local or test server; fsync off makes tests faster.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...(options.ephemeral ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : [])],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...(options.ephemeral || options.unsafeFastWrites ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : [])],
     onLog: () => {},
     onError: (error) => log(`postgres: ${String(error)}`),
   });

@@ -3,15 +3,15 @@
 // under src/app/ export these.
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { TallyError } from "@/server/errors";
-import { AD_RESULTS_ORDER_BY, adResults, type AdResultsRow } from "@/server/reports/ad-results.sql";
-import { ADVERTISER_REPORT_ORDER_BY, advertiserReport, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
+import { AD_RESULTS_ORDER_BY, adResultsStatement, type AdResultsRow } from "@/server/reports/ad-results.sql";
+import { ADVERTISER_REPORT_ORDER_BY, advertiserReportStatement, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
 import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
-import { adsDetailed, campaignsDetailed, DETAILED_REPORT_ORDER_BY, type AdsDetailedRow, type CampaignsDetailedRow, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
-import { CAMPAIGN_LISTING_ORDER_BY, campaignListing, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
-import { MAX_PER_PAGE, parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
-import { PUBLISHER_REPORT_ORDER_BY, publisherReport, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
+import { adsDetailedStatement, campaignsDetailedStatement, DETAILED_REPORT_ORDER_BY, type AdsDetailedRow, type CampaignsDetailedRow, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
+import { CAMPAIGN_LISTING_ORDER_BY, campaignListingStatement, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
+import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
+import { PUBLISHER_REPORT_ORDER_BY, publisherReportStatement, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
 import { reportScope, type ReportScope } from "@/server/reports/report-scope";
-import type { Metrics, ReportPage } from "@/server/reports/rollup-totals.sql";
+import { allReportRows, reportPage, type Metrics, type ReportStatement } from "@/server/reports/rollup-totals.sql";
 import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
 import { reportRoute } from "./report-route";
 
@@ -25,16 +25,7 @@ interface PagedReport<Row extends object, OrderBy extends string> {
   file: string;
   /** The download's columns: the JSON rows' fields, in the same order. */
   columns: XlsxColumn<Row>[];
-  fetch: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ApiKeyCaller) => Promise<ReportPage<Row>>;
-}
-
-/** Every page of a report, for a download: all matching rows, fetched 1,000 at a time. */
-async function* allPages<Row>(fetch: (page: number) => Promise<ReportPage<Row>>): AsyncIterable<Row[]> {
-  for (let page = 1; ; page += 1) {
-    const { data } = await fetch(page);
-    if (data.length > 0) yield data;
-    if (data.length < MAX_PER_PAGE) return;
-  }
+  statement: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ApiKeyCaller) => ReportStatement<Row>;
 }
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
@@ -45,10 +36,10 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
     const query = parseReportQuery(new URL(request.url).searchParams, { ids: report.ids, orderBy: report.orderBy });
     const scope = await reportScope(caller);
     if (query.download) {
-      const rows = allPages((page) => report.fetch(scope, { ...query, page, perPage: MAX_PER_PAGE }, caller));
+      const rows = allReportRows(report.statement(scope, query, caller));
       return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
     }
-    return Response.json(await report.fetch(scope, query, caller), { headers: { "Cache-Control": "private, no-store" } });
+    return Response.json(await reportPage(report.statement(scope, query, caller), query), { headers: { "Cache-Control": "private, no-store" } });
   });
 }
 
@@ -71,7 +62,7 @@ export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeo
     text("campaign_id"), text("name", 36), text("campaign_type", 14), text("campaign_status", 16), text("advertiser_id"),
     date("start_date"), date("end_date"), ...metricColumns<CampaignListingRow>(),
   ],
-  fetch: campaignListing,
+  statement: campaignListingStatement,
 });
 
 // GET /ad/results/v2: ads in the caller's scope with their totals over the range.
@@ -84,7 +75,7 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
     text("ad_id"), text("name", 36), text("campaign_id"), text("advertiser_id"), text("ad_type", 12), text("ad_size", 12),
     text("ad_status", 12), text("ad_media_url", 36), number("cpm"), number("cpc"), text("product_sku", 36), ...metricColumns<AdResultsRow>(),
   ],
-  fetch: adResults,
+  statement: adResultsStatement,
 });
 
 // GET /report/v2/advertisers: the advertisers of the caller's inventory with their totals.
@@ -97,7 +88,7 @@ export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typ
     text("advertiser", 32), text("advertiser_id"), text("seller_id"), number("wallet_balance"), number("daily_budget"), text("currency", 10),
     ...metricColumns<AdvertiserReportRow>(),
   ],
-  fetch: advertiserReport,
+  statement: advertiserReportStatement,
 });
 
 const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
@@ -111,7 +102,7 @@ export const handlePublisherReport = pagedReportRoute<PublisherReportRow, (typeo
   sheet: "Publishers",
   file: "publishers",
   columns: PUBLISHER_COLUMNS,
-  fetch: (scope, query) => publisherReport(scope, query),
+  statement: (scope, query) => publisherReportStatement(scope, query),
 });
 
 // GET /report/network/publishers: a network's sub-publishers with their totals.
@@ -122,7 +113,7 @@ export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow,
   sheet: "Network publishers",
   file: "network-publishers",
   columns: PUBLISHER_COLUMNS,
-  fetch: (scope, query, caller) => publisherReport(scope, query, caller.accountId),
+  statement: (scope, query, caller) => publisherReportStatement(scope, query, caller.accountId),
 });
 
 // GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows for
@@ -137,7 +128,7 @@ export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, De
     date("day"), text("level", 14), text("campaign_id"), text("name", 36), text("campaign_type", 14), text("advertiser_id"), text("network_id"),
     text("publisher_id"), text("publisher", 32), ...metricColumns<CampaignsDetailedRow>(),
   ],
-  fetch: campaignsDetailed,
+  statement: campaignsDetailedStatement,
 });
 
 // GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown for
@@ -152,7 +143,7 @@ export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReport
     date("day"), text("level", 14), text("ad_id"), text("name", 36), text("ad_type", 12), text("campaign_id"), text("campaign", 36),
     text("advertiser_id"), text("network_id"), text("publisher_id"), text("publisher", 32), ...metricColumns<AdsDetailedRow>(),
   ],
-  fetch: adsDetailed,
+  statement: adsDetailedStatement,
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the

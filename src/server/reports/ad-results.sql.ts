@@ -3,7 +3,7 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, name: "name" } as const;
 export type AdResultsOrderBy = keyof typeof SORTABLE;
@@ -27,7 +27,7 @@ export interface AdResultsRow extends Metrics {
 }
 
 /** Ads in scope with their totals over the range, one page of them (ad layout fields). */
-export async function adResults(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): Promise<ReportPage<AdResultsRow>> {
+export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportStatement<AdResultsRow> {
   const sql = `
     WITH ${totalsCtes("ad_id")}, listed AS (
       SELECT a.id, a.name, a.campaign_id, c.advertiser_id, a.type::text AS ad_type, a.size AS ad_size, a.status::text AS ad_status,
@@ -46,7 +46,7 @@ export async function adResults(scope: ReportScope, query: ReportQuery<AdResults
          AND ($6::text IS NULL OR c.advertiser_id = $6) AND ($7::text IS NULL OR c.id = $7) AND ($8::text IS NULL OR a.id = $8)
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 9)}`;
-  const values = (limit: number, offset: number) => [
+  const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,
   ];
@@ -54,17 +54,19 @@ export async function adResults(scope: ReportScope, query: ReportQuery<AdResults
     id: string; name: string; campaign_id: string; advertiser_id: string; ad_type: string; ad_size: string | null; ad_status: string;
     ad_media_url: string | null; bid_model: "cpm" | "cpc"; bid_micros: number; product_sku: string; total: number;
   };
-  const { rows, total } = await fetchPage<Row>(sql, values, query);
   return {
-    data: rows.map((r) => ({
+    sql,
+    values,
+    row: (r: Row) => ({
       ad_id: r.id, name: r.name, campaign_id: r.campaign_id, advertiser_id: r.advertiser_id, ad_type: r.ad_type, ad_size: r.ad_size,
       ad_status: r.ad_status, ad_media_url: r.ad_media_url,
       cpm: r.bid_model === "cpm" ? fromMicros(r.bid_micros) : null,
       cpc: r.bid_model === "cpc" ? fromMicros(r.bid_micros) : null,
       product_sku: r.product_sku, ...metricsOf(r),
-    })),
-    page: query.page,
-    per_page: query.perPage,
-    total,
+    }),
   };
 }
+
+/** One page of adResultsStatement's rows. */
+export const adResults = (scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): Promise<ReportPage<AdResultsRow>> =>
+  reportPage(adResultsStatement(scope, query), query);

@@ -3,7 +3,7 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
 export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
@@ -23,7 +23,7 @@ export interface AdvertiserReportRow extends Metrics {
  * with traffic on its inventory in the range or a campaign that targets it; for an advertiser,
  * itself.
  */
-export async function advertiserReport(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): Promise<ReportPage<AdvertiserReportRow>> {
+export function advertiserReportStatement(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportStatement<AdvertiserReportRow> {
   const sql = `
     WITH ${totalsCtes("advertiser_id")}, listed AS (
       SELECT adv.id, adv.name, adv.seller_id, adv.wallet_balance_micros::float8 AS wallet_balance_micros,
@@ -39,19 +39,21 @@ export async function advertiserReport(scope: ReportScope, query: ReportQuery<Ad
          AND ($6::text IS NULL OR adv.id = $6)
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
-  const values = (limit: number, offset: number) => [
+  const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, limit, offset,
   ];
   type Row = TotalsRow & { id: string; name: string; seller_id: string | null; wallet_balance_micros: number; daily_budget_micros: number | null; currency: string; total: number };
-  const { rows, total } = await fetchPage<Row>(sql, values, query);
   return {
-    data: rows.map((r) => ({
+    sql,
+    values,
+    row: (r: Row) => ({
       advertiser: r.name, advertiser_id: r.id, seller_id: r.seller_id, wallet_balance: fromMicros(r.wallet_balance_micros),
       daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros), currency: r.currency.trim(), ...metricsOf(r),
-    })),
-    page: query.page,
-    per_page: query.perPage,
-    total,
+    }),
   };
 }
+
+/** One page of advertiserReportStatement's rows. */
+export const advertiserReport = (scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): Promise<ReportPage<AdvertiserReportRow>> =>
+  reportPage(advertiserReportStatement(scope, query), query);

@@ -2,7 +2,7 @@
 // sorted and paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
 const SORTABLE = { ...METRIC_SORTS, name: "name", start_date: "start_date" } as const;
@@ -24,7 +24,7 @@ export interface CampaignListingRow extends Metrics {
  * Campaigns without traffic in the range are listed with zeros; for a publisher, those that
  * target it (or its network).
  */
-export async function campaignListing(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): Promise<ReportPage<CampaignListingRow>> {
+export function campaignListingStatement(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): ReportStatement<CampaignListingRow> {
   const sql = `
     WITH ${totalsCtes("campaign_id")}, listed AS (
       SELECT c.id, c.name, c.type::text AS campaign_type, c.status::text AS campaign_status, c.advertiser_id,
@@ -38,19 +38,21 @@ export async function campaignListing(scope: ReportScope, query: ReportQuery<Cam
          AND ($6::text IS NULL OR c.advertiser_id = $6) AND ($7::text IS NULL OR c.id = $7)
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 8)}`;
-  const values = (limit: number, offset: number) => [
+  const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, limit, offset,
   ];
   type Row = TotalsRow & { id: string; name: string; campaign_type: string; campaign_status: string; advertiser_id: string; start_date: string; end_date: string | null; total: number };
-  const { rows, total } = await fetchPage<Row>(sql, values, query);
   return {
-    data: rows.map((r) => ({
+    sql,
+    values,
+    row: (r: Row) => ({
       campaign_id: r.id, name: r.name, campaign_type: r.campaign_type, campaign_status: r.campaign_status, advertiser_id: r.advertiser_id,
       start_date: r.start_date, end_date: r.end_date, ...metricsOf(r),
-    })),
-    page: query.page,
-    per_page: query.perPage,
-    total,
+    }),
   };
 }
+
+/** One page of campaignListingStatement's rows. */
+export const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): Promise<ReportPage<CampaignListingRow>> =>
+  reportPage(campaignListingStatement(scope, query), query);

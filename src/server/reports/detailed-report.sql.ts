@@ -4,7 +4,7 @@
 // so a sub-publisher row and its total row can never disagree.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, metricsOf, TOTALS_COLUMNS, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, metricsOf, reportPage, TOTALS_COLUMNS, type Metrics, type ReportPage, type ReportStatement, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
 export type DetailedReportOrderBy = keyof typeof SORTABLE;
@@ -53,8 +53,8 @@ const GRAIN = {
   },
 } as const;
 
-/** One page of the detailed report at the campaign or ad grain, for an advertiser's scope. */
-export async function detailedReport(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) {
+/** The detailed report at the campaign or ad grain, for an advertiser's scope. */
+export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportStatement<CampaignsDetailedRow | AdsDetailedRow> {
   const { key, objects } = GRAIN[grain];
   const sort = SORTABLE[query.orderBy];
   const direction = query.order === "asc" ? "ASC" : "DESC";
@@ -100,7 +100,7 @@ export async function detailedReport(grain: DetailedGrain, scope: ReportScope, q
       FROM listed
      ORDER BY group_sort ${direction}, day ${direction}, key ASC, publisher_id <> '' ASC, ${sort} ${direction}, publisher_id ASC
      LIMIT $8 OFFSET $9`;
-  const values = (limit: number, offset: number) => [
+  const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,
   ];
@@ -108,8 +108,7 @@ export async function detailedReport(grain: DetailedGrain, scope: ReportScope, q
     day_text: string; key: string; publisher_id: string; campaign_id: string; name: string; object_type: string; campaign: string | null;
     advertiser_id: string; network_id: string | null; publisher: string | null; total: number;
   };
-  const { rows, total } = await fetchPage<Row>(sql, values, query);
-  const data = rows.map((r) => {
+  const row = (r: Row) => {
     const base = {
       day: r.day_text,
       level: r.publisher_id === "" ? grain : ("sub_publisher" as const),
@@ -120,11 +119,15 @@ export async function detailedReport(grain: DetailedGrain, scope: ReportScope, q
     return grain === "campaign"
       ? ({ ...base, campaign_id: r.campaign_id, name: r.name, campaign_type: r.object_type, ...where, ...metricsOf(r) } satisfies CampaignsDetailedRow)
       : ({ ...base, ad_id: r.key, name: r.name, ad_type: r.object_type, campaign_id: r.campaign_id, campaign: r.campaign ?? "", ...where, ...metricsOf(r) } satisfies AdsDetailedRow);
-  });
-  return { data, page: query.page, per_page: query.perPage, total };
+  };
+  return { sql, values, row };
 }
 
-export const campaignsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
-  detailedReport("campaign", scope, query) as Promise<ReportPage<CampaignsDetailedRow>>;
-export const adsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
-  detailedReport("ad", scope, query) as Promise<ReportPage<AdsDetailedRow>>;
+export const campaignsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
+  detailedReportStatement("campaign", scope, query) as ReportStatement<CampaignsDetailedRow>;
+export const adsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
+  detailedReportStatement("ad", scope, query) as ReportStatement<AdsDetailedRow>;
+export const campaignsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): Promise<ReportPage<CampaignsDetailedRow>> =>
+  reportPage(campaignsDetailedStatement(scope, query), query);
+export const adsDetailed = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): Promise<ReportPage<AdsDetailedRow>> =>
+  reportPage(adsDetailedStatement(scope, query), query);

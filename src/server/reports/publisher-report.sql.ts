@@ -2,7 +2,7 @@
 // paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { fetchPage, METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, publisher: "name" } as const;
 export type PublisherReportOrderBy = keyof typeof SORTABLE;
@@ -23,7 +23,7 @@ export interface PublisherReportRow extends Metrics {
  * with its own figures; a publisher sees itself, a network itself and its sub-publishers. With
  * `networkId`, only that network's sub-publishers are listed.
  */
-export async function publisherReport(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): Promise<ReportPage<PublisherReportRow>> {
+export function publisherReportStatement(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): ReportStatement<PublisherReportRow> {
   const sql = `
     WITH ${totalsCtes("publisher_id")}, listed AS (
       SELECT p.id, p.name, p.network_id,
@@ -41,15 +41,17 @@ export async function publisherReport(scope: ReportScope, query: ReportQuery<Pub
          AND ($6::text IS NULL OR p.id = $6)
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
-  const values = (limit: number, offset: number) => [
+  const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, networkId, query.ids.publisher_id ?? null, limit, offset,
   ];
   type Row = TotalsRow & { id: string; name: string; network_id: string | null; sites: string; total: number };
-  const { rows, total } = await fetchPage<Row>(sql, values, query);
   return {
-    data: rows.map((r) => ({ publisher: r.name, publisher_id: r.id, network_id: r.network_id, sites: r.sites, ...metricsOf(r) })),
-    page: query.page,
-    per_page: query.perPage,
-    total,
+    sql,
+    values,
+    row: (r: Row) => ({ publisher: r.name, publisher_id: r.id, network_id: r.network_id, sites: r.sites, ...metricsOf(r) }),
   };
 }
+
+/** One page of publisherReportStatement's rows. */
+export const publisherReport = (scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): Promise<ReportPage<PublisherReportRow>> =>
+  reportPage(publisherReportStatement(scope, query, networkId), query);

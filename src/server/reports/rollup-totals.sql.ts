@@ -116,16 +116,46 @@ export function pagedSelect(sort: string, order: "asc" | "desc", limitParameter:
 }
 
 /**
- * One page of a report query whose rows carry `count(*) OVER () AS total` and whose last two
- * parameters are LIMIT and OFFSET. A page past the end has no row to carry the count, so the
- * first row is asked for instead.
+ * A report query whose rows carry `count(*) OVER () AS total` and whose last two parameters are
+ * LIMIT and OFFSET (a null limit is LIMIT ALL), with the mapping of a database row to a report row.
  */
-export async function fetchPage<Row extends { total: number }>(
-  sql: string,
-  values: (limit: number, offset: number) => unknown[],
-  page: { page: number; perPage: number },
-): Promise<{ rows: Row[]; total: number }> {
-  const { rows } = await pgPool().query<Row>(sql, values(page.perPage, (page.page - 1) * page.perPage));
-  const total = rows[0]?.total ?? (page.page > 1 ? (await pgPool().query<Row>(sql, values(1, 0))).rows[0]?.total ?? 0 : 0);
-  return { rows, total };
+export interface ReportStatement<Row> {
+  sql: string;
+  values: (limit: number | null, offset: number) => unknown[];
+  /** The report row of a database row (whose shape the SQL decides, so each statement states it). */
+  row(raw: object): Row;
+}
+
+/** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
+export async function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
+  const run = (limit: number, offset: number) => pgPool().query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
+  const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
+  const total = rows[0]?.total ?? (page.page > 1 ? (await run(1, 0)).rows[0]?.total ?? 0 : 0);
+  return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
+}
+
+/**
+ * Every row of a report, for a download: the query runs once, through a cursor read `batch` rows
+ * at a time, so neither the server nor the database holds more than a batch for the client.
+ */
+export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 1000): AsyncIterable<Row[]> {
+  const client = await pgPool().connect();
+  let failed = false;
+  try {
+    await client.query("BEGIN READ ONLY");
+    await client.query(`DECLARE report_rows NO SCROLL CURSOR FOR ${statement.sql}`, statement.values(null, 0));
+    for (;;) {
+      const { rows } = await client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);
+      if (rows.length > 0) yield rows.map((raw) => statement.row(raw));
+      if (rows.length < batch) break;
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    // A download abandoned half-way (the client went away) ends its transaction here too.
+    if (!failed) await client.query("ROLLBACK").catch(() => {});
+    client.release(failed);
+  }
 }

@@ -58,7 +58,11 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   const { key, objects } = GRAIN[grain];
   const sort = SORTABLE[query.orderBy];
   const direction = query.order === "asc" ? "ASC" : "DESC";
-  // '' marks the total row of a (day, key) group: a grouping set without the publisher.
+  // '' marks the total row of a (day, key) group: a grouping set without the publisher. Groups
+  // sort by their total row; sub-publisher rows follow it. Rows are sorted and paged while still
+  // narrow (keys and figures); names are joined to the page's rows only.
+  const order = (row: string, groupSort: string) =>
+    `${groupSort} ${direction}, ${row}.day ${direction}, ${row}.key ASC, ${row}.publisher_id <> '' ASC, ${row}.sort_value ${direction}, ${row}.publisher_id ASC`;
   const sql = `
     WITH traffic AS (
       SELECT r.day, r.${key} AS key, CASE WHEN grouping(r.publisher_id) = 1 THEN '' ELSE r.publisher_id END AS publisher_id,
@@ -85,21 +89,26 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids
         FROM campaign_publishers cp JOIN accounts n ON n.id = cp.publisher_id AND n.kind = 'network'
        GROUP BY cp.campaign_id
-    ), listed AS (
-      SELECT m.*, m.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
-             CASE WHEN m.publisher_id = '' THEN n.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
-             p.name AS publisher
+    ), listed AS MATERIALIZED (
+      SELECT m.*, x.campaign_id, n.network_ids, ${sort} AS sort_value
         FROM measured m
         JOIN objects x ON x.key = m.key
         LEFT JOIN networks n ON n.campaign_id = x.campaign_id
-        LEFT JOIN accounts p ON p.id = m.publisher_id
        WHERE m.publisher_id = '' OR n.network_ids IS NOT NULL
+    ), page AS (
+      SELECT l.*, g.sort_value AS group_sort
+        FROM listed l
+        JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
+       ORDER BY ${order("l", "g.sort_value")}
+       LIMIT $8 OFFSET $9
     )
-    SELECT *, count(*) OVER ()::int AS total,
-           max(CASE WHEN publisher_id = '' THEN ${sort} END) OVER (PARTITION BY day, key) AS group_sort
-      FROM listed
-     ORDER BY group_sort ${direction}, day ${direction}, key ASC, publisher_id <> '' ASC, ${sort} ${direction}, publisher_id ASC
-     LIMIT $8 OFFSET $9`;
+    SELECT page.*, page.day::text AS day_text, x.name, x.object_type, x.campaign, x.advertiser_id,
+           CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
+           p.name AS publisher, (SELECT count(*) FROM listed)::int AS total
+      FROM page
+      JOIN objects x ON x.key = page.key
+      LEFT JOIN accounts p ON p.id = page.publisher_id
+     ORDER BY ${order("page", "page.group_sort")}`;
   const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId, scope.publisherIds,
     query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,

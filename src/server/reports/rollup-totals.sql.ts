@@ -2,6 +2,7 @@
 // spend and sales summed from daily_rollups, and distinct credited orders counted in
 // attributions (distinct counts do not add up across rollup rows). Parameters $1 to $4 of the
 // surrounding query must be: first day, last day, advertiser scope, publisher scope.
+import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
 
@@ -126,12 +127,33 @@ export interface ReportStatement<Row> {
   row(raw: object): Row;
 }
 
+// Report queries aggregate tens of thousands of rollup rows and sort the result; the default
+// 4 MB of work memory sends those sorts and hashes to disk. Each report transaction gets more.
+const REPORT_WORK_MEM = "32MB";
+
+async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pgPool().connect();
+  try {
+    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
-export async function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
-  const run = (limit: number, offset: number) => pgPool().query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
-  const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
-  const total = rows[0]?.total ?? (page.page > 1 ? (await run(1, 0)).rows[0]?.total ?? 0 : 0);
-  return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
+export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
+  return inReportTransaction(async (client) => {
+    const run = (limit: number, offset: number) => client.query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
+    const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
+    const total = rows[0]?.total ?? (page.page > 1 ? (await run(1, 0)).rows[0]?.total ?? 0 : 0);
+    return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
+  });
 }
 
 /**
@@ -142,7 +164,7 @@ export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch
   const client = await pgPool().connect();
   let failed = false;
   try {
-    await client.query("BEGIN READ ONLY");
+    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
     await client.query(`DECLARE report_rows NO SCROLL CURSOR FOR ${statement.sql}`, statement.values(null, 0));
     for (;;) {
       const { rows } = await client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);

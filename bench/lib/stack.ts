@@ -1,7 +1,8 @@
 // Shared by the benchmarks: a throwaway embedded Postgres with migrations and demo data, child
 // servers that are always stopped, and autocannon runs summarised the same way.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
 import autocannon from "autocannon";
 import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
@@ -45,9 +46,17 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) child.kill("SIGKILL");
 }
 
+/** The newest modification time of a file under `dir`, in ms. */
+function newestChange(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((newest, entry) => Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+/** Runs `npm run build` unless .next holds a build newer than every file under src/. */
 export function ensureProductionBuild(): Promise<void> {
-  if (existsSync(".next/BUILD_ID")) return Promise.resolve();
-  log("no production build yet: running npm run build");
+  if (existsSync(".next/BUILD_ID") && statSync(".next/BUILD_ID").mtimeMs > newestChange("src")) return Promise.resolve();
+  log("no production build of the current sources: running npm run build");
   return new Promise((resolve, reject) => {
     const build = spawn("npm", ["run", "build"], { stdio: "inherit" });
     build.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${code})`))));

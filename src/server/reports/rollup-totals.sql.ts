@@ -164,7 +164,8 @@ export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch
   const client = await pgPool().connect();
   let failed = false;
   try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
+    // A cursor is planned for its first tenth of rows by default; a download reads all of them.
+    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'; SET LOCAL cursor_tuple_fraction = 1`);
     await client.query(`DECLARE report_rows NO SCROLL CURSOR FOR ${statement.sql}`, statement.values(null, 0));
     for (;;) {
       const { rows } = await client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);

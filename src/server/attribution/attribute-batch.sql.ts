@@ -6,6 +6,30 @@ import { pgPool } from "@/server/db/pg-pool";
 /** The interface's window (§8), used for campaign types without a row in attribution_windows. */
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 
+// Attributions written by the statement join the report rows (daily_rollups and its coarser
+// sums, in the order the beacon writer uses) in the same transaction, on the day the order was
+// placed. Lines already attributed are not returned by the insert, so a re-run adds nothing, and
+// an order is attributed in one statement, so its distinct count per row adds up over batches.
+const CREDIT_TABLES = [
+  { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
+  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
+];
+const CREDIT_UPSERTS = CREDIT_TABLES.map(({ table, keys }) => {
+  const positions = keys.map((_, index) => index + 1).join(", ");
+  return `${table} AS (
+  INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
+  SELECT ${keys.map((key) => (key === "day" ? "(placed_at AT TIME ZONE 'UTC')::date" : key)).join(", ")},
+         count(*), count(DISTINCT conversion_id), sum(total_value_micros)
+    FROM attributed
+   GROUP BY ${positions}
+   ORDER BY ${positions}
+  ON CONFLICT (${keys.join(", ")}) DO UPDATE
+     SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
+         sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
+)`;
+}).join(", ");
+
 // - batch: the oldest orders not yet attributed. SKIP LOCKED lets several workers (the dev loop
 //   and a cron call, two cron calls) share the queue without waiting on each other.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
@@ -74,21 +98,7 @@ WITH batch AS (
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position) DO NOTHING
   RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros
-), rollups AS (
-  -- Attributions written by this statement join the report rows in the same transaction, on the
-  -- day the order was placed; lines already attributed are not returned above, so a re-run adds
-  -- nothing. An order is attributed in one statement, so its distinct count per row adds up.
-  INSERT INTO daily_rollups AS r (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-                                  attributed_items, conversions, sales_revenue_micros)
-  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-         count(*), count(DISTINCT conversion_id), sum(total_value_micros)
-    FROM attributed
-   GROUP BY 1, 2, 3, 4, 5, 6, 7
-   ORDER BY 1, 2, 3, 4, 5, 6, 7
-  ON CONFLICT (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name) DO UPDATE
-     SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
-         sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
-), done AS (
+), ${CREDIT_UPSERTS}, done AS (
   UPDATE conversions c SET attributed_at = $4 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,

@@ -183,6 +183,39 @@ function spendTotals(batch: BeaconToStore[], spend: bigint[]) {
   return { advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)], campaignDays: perDay(byCampaignDay), advertiserDays: perDay(byAdvertiserDay) };
 }
 
+// The batch's counts join the report rows (daily_rollups and its coarser sums) in the
+// transaction that stores the events, so a report never counts an event twice or misses one.
+// Tables in this order and rows in key order, in every writer: two batches lock shared rows in
+// the same order.
+const TRAFFIC_TABLES = [
+  { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
+  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
+];
+
+function trafficUpsert(table: string, keys: string[]): string {
+  const columns = keys.map((key) => (key === "day" ? "(created_at AT TIME ZONE 'UTC')::date" : key));
+  const positions = keys.map((_, index) => index + 1).join(", ");
+  return `${table} AS (
+             INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, duplicate_events, bot_events)
+             SELECT ${columns.join(", ")},
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
+                    sum(spend_micros),
+                    count(*) FILTER (WHERE status = 'duplicate'),
+                    count(*) FILTER (WHERE status = 'bot')
+               FROM input
+              GROUP BY ${positions}
+              ORDER BY ${positions}
+             ON CONFLICT (${keys.join(", ")}) DO UPDATE
+                SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
+                    clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
+                    duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
+           )`;
+}
+const TRAFFIC_UPSERTS = TRAFFIC_TABLES.map(({ table, keys }) => trafficUpsert(table, keys)).join(", ");
+
 async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
@@ -199,27 +232,7 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[]
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                     request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
                FROM input
-           ), rollups AS (
-             -- The batch's counts join the report rows in the transaction that stores the events,
-             -- so a report never counts an event twice or misses one. Rows in key order: two
-             -- batches lock shared rows in the same order.
-             INSERT INTO daily_rollups AS r (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-                                             impressions, views, clicks, spend_micros, duplicate_events, bot_events)
-             SELECT (created_at AT TIME ZONE 'UTC')::date, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
-                    sum(spend_micros),
-                    count(*) FILTER (WHERE status = 'duplicate'),
-                    count(*) FILTER (WHERE status = 'bot')
-               FROM input
-              GROUP BY 1, 2, 3, 4, 5, 6, 7
-              ORDER BY 1, 2, 3, 4, 5, 6, 7
-             ON CONFLICT (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name) DO UPDATE
-                SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
-                    clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
-                    duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
-           ), wallets AS (
+           ), ${TRAFFIC_UPSERTS}, wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
                FROM unnest($19::text[], $20::bigint[]) AS d(id, amount) WHERE a.id = d.id
            ), campaign_spend AS (

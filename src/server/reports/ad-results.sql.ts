@@ -29,7 +29,7 @@ export interface AdResultsRow extends Metrics {
 /** Ads in scope with their totals over the range, one page of them (ad layout fields). */
 export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportStatement<AdResultsRow> {
   const sql = `
-    WITH ${totalsCtes("ad_id")}, listed AS (
+    WITH ${totalsCtes("ad_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
       SELECT a.id, a.name, a.campaign_id, c.advertiser_id, a.type::text AS ad_type, a.size AS ad_size, a.status::text AS ad_status,
              a.media_url AS ad_media_url, c.bid_model::text AS bid_model, c.bid_micros::float8 AS bid_micros,
              coalesce((SELECT string_agg(p.sku, ',' ORDER BY p.sku) FROM ad_products ap JOIN products p ON p.id = ap.product_ref WHERE ap.ad_id = a.id),

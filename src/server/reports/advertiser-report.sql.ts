@@ -25,7 +25,7 @@ export interface AdvertiserReportRow extends Metrics {
  */
 export function advertiserReportStatement(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportStatement<AdvertiserReportRow> {
   const sql = `
-    WITH ${totalsCtes("advertiser_id")}, listed AS (
+    WITH ${totalsCtes("advertiser_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
       SELECT adv.id, adv.name, adv.seller_id, adv.wallet_balance_micros::float8 AS wallet_balance_micros,
              adv.daily_budget_micros::float8 AS daily_budget_micros, adv.currency, ${TOTALS_COLUMNS}
         FROM accounts adv

@@ -19,8 +19,8 @@ export interface CampaignDetail extends CampaignListingRow {
   ads_total: number;
 }
 
-const DAILY_SQL = `
-  WITH ${totalsCtes("day", "$5")}
+const dailySql = (publisherScoped: boolean) => `
+  WITH ${totalsCtes("day", { campaignParameter: "$5", publisherScoped })}
   SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
     FROM generate_series($1::date, $2::date, interval '1 day') AS d(day)
     LEFT JOIN totals t ON t.key = d.day::date
@@ -29,7 +29,7 @@ const DAILY_SQL = `
 
 /** The campaign's daily rows over the range, in scope. */
 export async function campaignDays(scope: ReportScope, campaignId: string, range: { startDate: string; endDate: string }): Promise<CampaignDay[]> {
-  const { rows } = await pgPool().query<TotalsRow & { day: string }>(DAILY_SQL, [range.startDate, range.endDate, scope.advertiserId, scope.publisherIds, campaignId]);
+  const { rows } = await pgPool().query<TotalsRow & { day: string }>(dailySql(scope.publisherIds !== null), [range.startDate, range.endDate, scope.advertiserId, scope.publisherIds, campaignId]);
   return rows.map((r) => ({ day: r.day, ...metricsOf(r) }));
 }
 

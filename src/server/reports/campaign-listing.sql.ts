@@ -26,7 +26,7 @@ export interface CampaignListingRow extends Metrics {
  */
 export function campaignListingStatement(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): ReportStatement<CampaignListingRow> {
   const sql = `
-    WITH ${totalsCtes("campaign_id")}, listed AS (
+    WITH ${totalsCtes("campaign_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
       SELECT c.id, c.name, c.type::text AS campaign_type, c.status::text AS campaign_status, c.advertiser_id,
              c.start_date::text AS start_date, c.end_date::text AS end_date, ${TOTALS_COLUMNS}
         FROM campaigns c

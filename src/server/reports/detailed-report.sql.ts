@@ -4,7 +4,7 @@
 // so a sub-publisher row and its total row can never disagree.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, metricsOf, reportPage, TOTALS_COLUMNS, type Metrics, type ReportPage, type ReportStatement, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, metricsOf, reportPage, type Metrics, type ReportPage, type ReportStatement, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
 export type DetailedReportOrderBy = keyof typeof SORTABLE;
@@ -63,46 +63,63 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   // narrow (keys and figures); names are joined to the page's rows only.
   const order = (row: string, groupSort: string) =>
     `${groupSort} ${direction}, ${row}.day ${direction}, ${row}.key ASC, ${row}.publisher_id <> '' ASC, ${row}.sort_value ${direction}, ${row}.publisher_id ASC`;
+  const sums = `sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
+             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(r.sales_revenue_micros) AS sales_revenue_micros`;
+  // $3: the caller's advertiser scope; $4, $5 (and $6 for ads): the advertiser_id, campaign_id
+  // (and ad_id) filters; then LIMIT and OFFSET.
+  const limitParameter = grain === "ad" ? 7 : 6;
+  const filters = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text IS NULL OR ${alias}.advertiser_id = $4)
+         AND ($5::text IS NULL OR ${alias}.campaign_id = $5)${grain === "ad" ? ` AND ($6::text IS NULL OR ${alias}.ad_id = $6)` : ""}`;
+  // Total rows: the coarse table of the grain, whose distinct order count is exact for it.
+  const totals = `
+      SELECT r.day, r.${key} AS key, '' AS publisher_id, ${sums}, sum(r.conversions) AS conversions
+        FROM ${grain === "campaign" ? "daily_campaign_totals" : "daily_ad_totals"} r
+       WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+       GROUP BY 1, 2`;
+  // Sub-publisher rows of campaigns bought through a network: per campaign, daily_campaign_totals
+  // has the publisher and an exact order count; per ad, daily_rollups has the publisher, and
+  // orders are counted in attributions.
+  const subPublishers =
+    grain === "campaign"
+      ? `
+      SELECT r.day, r.campaign_id AS key, r.publisher_id, ${sums}, sum(r.conversions) AS conversions
+        FROM daily_campaign_totals r JOIN networks n ON n.campaign_id = r.campaign_id
+       WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+       GROUP BY 1, 2, 3`
+      : `
+      SELECT day, key, publisher_id, coalesce(t.impressions, 0), coalesce(t.views, 0), coalesce(t.clicks, 0), coalesce(t.spend_micros, 0),
+             coalesce(t.duplicate_events, 0), coalesce(t.bot_events, 0), coalesce(t.sales_revenue_micros, 0), coalesce(o.conversions, 0)
+        FROM (SELECT r.day, r.ad_id AS key, r.publisher_id, ${sums}
+                FROM daily_rollups r JOIN networks n ON n.campaign_id = r.campaign_id
+               WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+               GROUP BY 1, 2, 3) t
+        FULL JOIN (SELECT (a.placed_at AT TIME ZONE 'UTC')::date AS day, a.ad_id AS key, a.publisher_id, count(DISTINCT a.conversion_id) AS conversions
+                     FROM attributions a JOIN networks n ON n.campaign_id = a.campaign_id
+                    WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 AND ${filters("a")}
+                    GROUP BY 1, 2, 3) o USING (day, key, publisher_id)`;
   const sql = `
-    WITH traffic AS (
-      SELECT r.day, r.${key} AS key, CASE WHEN grouping(r.publisher_id) = 1 THEN '' ELSE r.publisher_id END AS publisher_id,
-             sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
-             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(r.sales_revenue_micros) AS sales_revenue_micros
-        FROM daily_rollups r
-       WHERE r.day BETWEEN $1::date AND $2::date
-         AND ($3::text IS NULL OR r.advertiser_id = $3) AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))
-         AND ($5::text IS NULL OR r.advertiser_id = $5) AND ($6::text IS NULL OR r.campaign_id = $6) AND ($7::text IS NULL OR r.ad_id = $7)
-       GROUP BY GROUPING SETS ((r.day, r.${key}), (r.day, r.${key}, r.publisher_id))
-    ), orders AS (
-      SELECT (a.placed_at AT TIME ZONE 'UTC')::date AS day, a.${key} AS key,
-             CASE WHEN grouping(a.publisher_id) = 1 THEN '' ELSE a.publisher_id END AS publisher_id,
-             count(DISTINCT a.conversion_id) AS conversions
-        FROM attributions a
-       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1
-         AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
-         AND ($5::text IS NULL OR a.advertiser_id = $5) AND ($6::text IS NULL OR a.campaign_id = $6) AND ($7::text IS NULL OR a.ad_id = $7)
-       GROUP BY GROUPING SETS (((a.placed_at AT TIME ZONE 'UTC')::date, a.${key}), ((a.placed_at AT TIME ZONE 'UTC')::date, a.${key}, a.publisher_id))
-    ), measured AS (
-      SELECT coalesce(t.day, o.day) AS day, coalesce(t.key, o.key) AS key, coalesce(t.publisher_id, o.publisher_id) AS publisher_id, ${TOTALS_COLUMNS}
-        FROM traffic t FULL JOIN orders o ON o.day = t.day AND o.key = t.key AND o.publisher_id = t.publisher_id
-    ), objects AS (${objects}), networks AS (
+    WITH networks AS (
       SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids
         FROM campaign_publishers cp JOIN accounts n ON n.id = cp.publisher_id AND n.kind = 'network'
        GROUP BY cp.campaign_id
-    ), listed AS MATERIALIZED (
-      SELECT m.*, x.campaign_id, n.network_ids, ${sort} AS sort_value
+    ), measured AS (${totals}
+      UNION ALL${subPublishers}
+    ), objects AS (${objects}), listed AS MATERIALIZED (
+      SELECT m.day, m.key, m.publisher_id,
+             m.impressions::float8 AS impressions, m.views::float8 AS views, m.clicks::float8 AS clicks, m.spend_micros::float8 AS spend_micros,
+             m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events,
+             m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions, n.network_ids, ${sort} AS sort_value
         FROM measured m
         JOIN objects x ON x.key = m.key
         LEFT JOIN networks n ON n.campaign_id = x.campaign_id
-       WHERE m.publisher_id = '' OR n.network_ids IS NOT NULL
     ), page AS (
       SELECT l.*, g.sort_value AS group_sort
         FROM listed l
         JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
        ORDER BY ${order("l", "g.sort_value")}
-       LIMIT $8 OFFSET $9
+       LIMIT $${limitParameter} OFFSET $${limitParameter + 1}
     )
-    SELECT page.*, page.day::text AS day_text, x.name, x.object_type, x.campaign, x.advertiser_id,
+    SELECT page.*, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
            p.name AS publisher, (SELECT count(*) FROM listed)::int AS total
       FROM page
@@ -110,8 +127,8 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       LEFT JOIN accounts p ON p.id = page.publisher_id
      ORDER BY ${order("page", "page.group_sort")}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds,
-    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,
+    query.startDate, query.endDate, scope.advertiserId,
+    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, ...(grain === "ad" ? [query.ids.ad_id ?? null] : []), limit, offset,
   ];
   type Row = TotalsRow & {
     day_text: string; key: string; publisher_id: string; campaign_id: string; name: string; object_type: string; campaign: string | null;

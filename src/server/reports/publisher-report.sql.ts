@@ -25,7 +25,7 @@ export interface PublisherReportRow extends Metrics {
  */
 export function publisherReportStatement(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): ReportStatement<PublisherReportRow> {
   const sql = `
-    WITH ${totalsCtes("publisher_id")}, listed AS (
+    WITH ${totalsCtes("publisher_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
       SELECT p.id, p.name, p.network_id,
              coalesce((SELECT string_agg(s.name, ',' ORDER BY s.name) FROM sites s WHERE s.publisher_id = p.id), '') AS sites,
              ${TOTALS_COLUMNS}

@@ -8,37 +8,68 @@ import { fromMicros } from "@/server/money";
 
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 
-// The key of each grain in daily_rollups (r) and in attributions (a): orders count on the day
-// they were placed, as the rollups do.
-const KEYS: Record<TotalsDimension, { rollup: string; attribution: string }> = {
-  advertiser_id: { rollup: "r.advertiser_id", attribution: "a.advertiser_id" },
-  publisher_id: { rollup: "r.publisher_id", attribution: "a.publisher_id" },
-  campaign_id: { rollup: "r.campaign_id", attribution: "a.campaign_id" },
-  ad_id: { rollup: "r.ad_id", attribution: "a.ad_id" },
-  day: { rollup: "r.day", attribution: "(a.placed_at AT TIME ZONE 'UTC')::date" },
-};
+// Where each grain's figures come from. Traffic, credited lines and sales add up over any rows,
+// so they are summed from the coarsest report table that has the grain's key and the scope's
+// columns: daily_campaign_totals (day, publisher, advertiser, campaign) for every grain above the
+// ad, daily_ad_totals (day, advertiser, campaign, ad) for an advertiser's ads, daily_rollups for
+// ads seen by a publisher. Distinct orders add up over days and publishers (an order has one of
+// each) but not over campaigns or ads, so they come from a table of the grain itself where there
+// is one, and are counted in attributions otherwise. Orders count on the day they were placed.
+interface Source {
+  table: "daily_campaign_totals" | "daily_ad_totals" | "daily_rollups";
+  key: string;
+  /** The table's conversions column is exact for the grain. */
+  ordersInTable: boolean;
+  /** The attributions column for counting orders otherwise. */
+  attributionKey: string;
+}
 
-/**
- * Two CTEs, `totals` and `orders`, keyed by `dimension`. With `campaignParameter` (say "$5"),
- * only that campaign's rows count.
- */
-export function totalsCtes(dimension: TotalsDimension, campaignParameter?: string): string {
-  const { rollup, attribution } = KEYS[dimension];
-  const campaign = (alias: string) => (campaignParameter ? `AND ${alias}.campaign_id = ${campaignParameter}` : "");
-  return `totals AS (
-      SELECT ${rollup} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
-             sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
-             sum(r.sales_revenue_micros) AS sales_revenue_micros
-        FROM daily_rollups r
-       WHERE r.day BETWEEN $1::date AND $2::date ${campaign("r")}
-         AND ($3::text IS NULL OR r.advertiser_id = $3) AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))
-       GROUP BY 1
-    ), orders AS (
-      SELECT ${attribution} AS key, count(DISTINCT a.conversion_id) AS conversions
+function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
+  switch (dimension) {
+    case "campaign_id":
+      return { table: "daily_campaign_totals", key: "r.campaign_id", ordersInTable: true, attributionKey: "a.campaign_id" };
+    case "day":
+      // Exact only within one campaign, which is how the campaign page asks for it.
+      return { table: "daily_campaign_totals", key: "r.day", ordersInTable: options.campaignParameter !== undefined, attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" };
+    case "advertiser_id":
+    case "publisher_id":
+      return { table: "daily_campaign_totals", key: `r.${dimension}`, ordersInTable: false, attributionKey: `a.${dimension}` };
+    case "ad_id":
+      return options.publisherScoped
+        ? { table: "daily_rollups", key: "r.ad_id", ordersInTable: false, attributionKey: "a.ad_id" }
+        : { table: "daily_ad_totals", key: "r.ad_id", ordersInTable: true, attributionKey: "a.ad_id" };
+  }
+}
+
+export interface TotalsOptions {
+  /** Only this campaign's rows count (a parameter reference, say "$5"). */
+  campaignParameter?: string;
+  /** The caller's scope limits publishers ($4 is not null): the source must have publisher_id. */
+  publisherScoped: boolean;
+}
+
+/** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
+export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): string {
+  const source = sourceOf(dimension, options);
+  const campaign = (alias: string) => (options.campaignParameter ? `AND ${alias}.campaign_id = ${options.campaignParameter}` : "");
+  const publishers = source.table === "daily_ad_totals" ? "" : "AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))";
+  const orders = source.ordersInTable
+    ? "SELECT key, conversions FROM totals"
+    : `SELECT ${source.attributionKey} AS key, count(DISTINCT a.conversion_id) AS conversions
         FROM attributions a
        WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 ${campaign("a")}
          AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
+       GROUP BY 1`;
+  return `totals AS (
+      SELECT ${source.key} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
+             sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
+             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions
+        FROM ${source.table} r
+       WHERE r.day BETWEEN $1::date AND $2::date ${campaign("r")}
+         AND ($3::text IS NULL OR r.advertiser_id = $3) ${publishers}
        GROUP BY 1
+    ), orders AS (
+      ${orders}
     )`;
 }
 

@@ -1,5 +1,7 @@
 // Hand-written SQL: the consistency check recounts every report row from the raw tables, an
 // aggregate over whole tables that the ORM cannot express. It is a tool, never a report path.
+// Three tables hold report rows: daily_rollups (the finest grain) and two coarser sums of it that
+// the reports read, each with its own distinct order count.
 import { pgPool } from "@/server/db/pg-pool";
 
 const MEASURES = [
@@ -8,28 +10,43 @@ const MEASURES = [
 ] as const;
 export type RollupMeasure = (typeof MEASURES)[number];
 
+const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
+type KeyColumn = (typeof ROLLUP_KEY)[number];
+
+/** The report tables and their keys, finest first. */
+export const REPORT_TABLES = [
+  { table: "daily_rollups", keys: ROLLUP_KEY },
+  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
+] as const satisfies readonly { table: string; keys: readonly KeyColumn[] }[];
+export type ReportTable = (typeof REPORT_TABLES)[number]["table"];
+
 export interface RollupDifference {
+  table: ReportTable;
   day: string;
-  publisher_id: string;
-  site: string;
-  advertiser_id: string;
-  campaign_id: string;
-  ad_id: string;
-  placement_name: string;
+  /** The row's key; columns the table does not have are null. */
+  publisher_id: string | null;
+  site: string | null;
+  advertiser_id: string | null;
+  campaign_id: string | null;
+  ad_id: string | null;
+  placement_name: string | null;
   measure: RollupMeasure;
-  /** In daily_rollups. */
+  /** In the table. */
   stored: string;
   /** Recounted from ad_events and attributions. */
   recounted: string;
 }
 
-const KEY = "day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name";
-
-// $1, $2: first and last day (inclusive, UTC). The report rows as ad_events and attributions
-// say they should be, as the CTE `recounted`.
-const RECOUNT_CTES = `
+// $1, $2: first and last day (inclusive, UTC). The rows of one table as ad_events and
+// attributions say they should be, as the CTE `recounted`: events counted per key, and credited
+// lines, distinct orders and sales per key.
+function recountCtes(keys: readonly KeyColumn[]): string {
+  const key = keys.join(", ");
+  const keyExpressions = (time: string) => keys.map((k) => (k === "day" ? `(${time} AT TIME ZONE 'UTC')::date AS day` : k)).join(", ");
+  return `
 events AS (
-  SELECT (created_at AT TIME ZONE 'UTC')::date AS day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+  SELECT ${keyExpressions("created_at")},
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'click') AS clicks,
@@ -38,58 +55,71 @@ events AS (
          count(*) FILTER (WHERE status = 'bot') AS bot_events
     FROM ad_events
    WHERE created_at >= $1::date AND created_at < $2::date + 1
-   GROUP BY ${KEY}
+   GROUP BY ${key}
 ), credited AS (
-  SELECT (placed_at AT TIME ZONE 'UTC')::date AS day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+  SELECT ${keyExpressions("placed_at")},
          count(*) AS attributed_items, count(DISTINCT conversion_id) AS conversions, sum(total_value_micros) AS sales_revenue_micros
     FROM attributions
    WHERE placed_at >= $1::date AND placed_at < $2::date + 1
-   GROUP BY ${KEY}
+   GROUP BY ${key}
 ), recounted AS (
-  SELECT ${KEY},
+  SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
          coalesce(e.spend_micros, 0) AS spend_micros, coalesce(e.duplicate_events, 0) AS duplicate_events,
          coalesce(e.bot_events, 0) AS bot_events, coalesce(c.attributed_items, 0) AS attributed_items,
          coalesce(c.conversions, 0) AS conversions, coalesce(c.sales_revenue_micros, 0) AS sales_revenue_micros
-    FROM events e FULL JOIN credited c USING (${KEY})
+    FROM events e FULL JOIN credited c USING (${key})
 )`;
+}
 
-const VERIFY_SQL = `
-WITH ${RECOUNT_CTES}, stored AS (
-  SELECT ${KEY}, ${MEASURES.join(", ")} FROM daily_rollups WHERE day BETWEEN $1::date AND $2::date
+function verifySql(table: ReportTable, keys: readonly KeyColumn[]): string {
+  const key = keys.join(", ");
+  const output = ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", ");
+  return `
+WITH ${recountCtes(keys)}, stored AS (
+  SELECT ${key}, ${MEASURES.join(", ")} FROM ${table} WHERE day BETWEEN $1::date AND $2::date
 )
-SELECT day::text, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, m.measure, m.stored::text, m.recounted::text
-  FROM stored s FULL JOIN recounted r USING (${KEY})
+SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
+  FROM stored s FULL JOIN recounted r USING (${key})
  CROSS JOIN LATERAL (VALUES ${MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0)::numeric, coalesce(r.${m}, 0)::numeric)`).join(", ")})
        AS m(measure, stored, recounted)
  WHERE m.stored <> m.recounted
- ORDER BY day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, m.measure`;
+ ORDER BY ${key}, m.measure`;
+}
 
 /**
- * Every figure of daily_rollups between two days (inclusive) that differs from a recount of
+ * Every figure of the report tables between two days (inclusive) that differs from a recount of
  * ad_events and attributions; empty when the report rows are right.
  */
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
-  const { rows } = await pgPool().query<RollupDifference>(VERIFY_SQL, [firstDay, lastDay]);
-  return rows;
+  const differences: RollupDifference[] = [];
+  for (const { table, keys } of REPORT_TABLES) {
+    const { rows } = await pgPool().query<RollupDifference>(verifySql(table, keys), [firstDay, lastDay]);
+    differences.push(...rows);
+  }
+  return differences;
 }
 
 /**
  * Replaces the report rows between two days (inclusive) with a recount of ad_events and
- * attributions; returns the number of rows written. For loading generated data (the report
- * benchmark) and for repairs: the writers keep the rows current on their own.
+ * attributions; returns the number of daily_rollups rows written. For loading generated data
+ * (the report benchmark) and for repairs: the writers keep the rows current on their own.
  */
 export async function rebuildRollups(firstDay: string, lastDay: string): Promise<number> {
   const client = await pgPool().connect();
   try {
     await client.query("BEGIN");
-    await client.query("DELETE FROM daily_rollups WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
-    const { rowCount } = await client.query(
-      `INSERT INTO daily_rollups (${KEY}, ${MEASURES.join(", ")}) WITH ${RECOUNT_CTES} SELECT ${KEY}, ${MEASURES.join(", ")} FROM recounted`,
-      [firstDay, lastDay],
-    );
+    let finest = 0;
+    for (const { table, keys } of REPORT_TABLES) {
+      await client.query(`DELETE FROM ${table} WHERE day BETWEEN $1::date AND $2::date`, [firstDay, lastDay]);
+      const { rowCount } = await client.query(
+        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(keys)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
+        [firstDay, lastDay],
+      );
+      if (table === "daily_rollups") finest = rowCount ?? 0;
+    }
     await client.query("COMMIT");
-    return rowCount ?? 0;
+    return finest;
   } catch (error) {
     await client.query("ROLLBACK");
     throw error;

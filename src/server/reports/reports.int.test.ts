@@ -139,6 +139,23 @@ describe("GET /campaign/v2", () => {
   });
 });
 
+describe("downloads", () => {
+  it("give the database connection back when the client stops reading half-way", async () => {
+    const { pgPool } = await import("@/server/db/pg-pool");
+    const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    const reader = response.body!.getReader();
+    const busy = () => pgPool().totalCount - pgPool().idleCount;
+    // Read until the rows are being fetched: the cursor's connection is checked out.
+    for (let chunks = 0; chunks < 50 && busy() === 0; chunks += 1) expect((await reader.read()).done).toBe(false);
+    expect(busy()).toBe(1);
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pgPool().totalCount - pgPool().idleCount).toBe(0);
+    // The connection is usable: the next report answers.
+    expect((await get(advertiserKey, RANGE)).status).toBe(200);
+  });
+});
+
 describe("GET /ad/results/v2", () => {
   it("lists the advertiser's ads with their bids, SKUs and totals", async () => {
     const { status, body } = await get(advertiserKey, RANGE, handleAdResults);

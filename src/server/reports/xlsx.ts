@@ -4,7 +4,6 @@
 // report has. Written by hand rather than with exceljs's streaming writer, which took about four
 // times as long and buffered ahead of the client (docs/decisions.md has the measurement); exceljs
 // reads the files back in the tests.
-import { Readable } from "node:stream";
 import { zipStream } from "./streaming-zip";
 
 export interface XlsxColumn<Row> {
@@ -114,7 +113,21 @@ export function xlsxStream<Row extends object>(sheetName: string, columns: XlsxC
     { name: "xl/styles.xml", content: [STYLES] },
     { name: "xl/worksheets/sheet1.xml", content: sheetXml(columns, rows) },
   ]);
-  return Readable.toWeb(Readable.from(zip, { objectMode: false })) as ReadableStream<Uint8Array>;
+  // One chunk per pull and nothing queued ahead: the rows are read from the database only as
+  // fast as the client takes the file, and a client that goes away stops the query (return()).
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await zip.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel() {
+        await zip.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** Response headers of a download named `<name>_<start>_<end>.xlsx`. */

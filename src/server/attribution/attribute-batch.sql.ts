@@ -28,7 +28,18 @@ const CREDIT_UPSERTS = CREDIT_TABLES.map(({ table, keys }) => {
      SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
          sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
 )`;
-}).join(", ");
+}).join(", ")
+  .concat(`, daily_publisher_orders AS (
+  -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
+  -- advertiser and publisher reports' order counts, which do not add up over campaigns.
+  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, conversions)
+  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
+         count(DISTINCT conversion_id)
+    FROM attributed
+   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
+   ORDER BY 1, 2, 3
+  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET conversions = r.conversions + EXCLUDED.conversions
+)`);
 
 // - batch: the oldest orders not yet attributed. SKIP LOCKED lets several workers (the dev loop
 //   and a cron call, two cron calls) share the queue without waiting on each other.

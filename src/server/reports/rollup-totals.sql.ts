@@ -1,7 +1,7 @@
 // The totals every report row is built from, as SQL text shared by the report queries: traffic,
-// spend and sales summed from daily_rollups, and distinct credited orders counted in
-// attributions (distinct counts do not add up across rollup rows). Parameters $1 to $4 of the
-// surrounding query must be: first day, last day, advertiser scope, publisher scope.
+// spend and sales summed from the report tables, and distinct credited orders from a table kept
+// at the row's own grain (distinct counts do not add up across finer rows). Parameters $1 to $4
+// of the surrounding query must be: first day, last day, advertiser scope, publisher scope.
 import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
@@ -13,32 +13,44 @@ export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" |
 // columns: daily_campaign_totals (day, publisher, advertiser, campaign) for every grain above the
 // ad, daily_ad_totals (day, advertiser, campaign, ad) for an advertiser's ads, daily_rollups for
 // ads seen by a publisher. Distinct orders add up over days and publishers (an order has one of
-// each) but not over campaigns or ads, so they come from a table of the grain itself where there
-// is one, and are counted in attributions otherwise. Orders count on the day they were placed.
+// each) but not over campaigns or ads, so they come from a table of the grain itself
+// (daily_publisher_orders for advertisers and publishers), and are counted in attributions
+// otherwise. Orders count on the day they were placed.
 interface Source {
   table: "daily_campaign_totals" | "daily_ad_totals" | "daily_rollups";
   key: string;
-  /** The table's conversions column is exact for the grain. */
-  ordersInTable: boolean;
-  /** The attributions column for counting orders otherwise. */
-  attributionKey: string;
+  /** Where distinct orders come from: the table's own conversions column (exact for the grain),
+   *  daily_publisher_orders, or a count over attributions by this key. */
+  orders: "table" | "publisher_orders" | { attributionKey: string };
 }
 
 function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
   switch (dimension) {
     case "campaign_id":
-      return { table: "daily_campaign_totals", key: "r.campaign_id", ordersInTable: true, attributionKey: "a.campaign_id" };
+      return { table: "daily_campaign_totals", key: "r.campaign_id", orders: "table" };
     case "day":
       // Exact only within one campaign, which is how the campaign page asks for it.
-      return { table: "daily_campaign_totals", key: "r.day", ordersInTable: options.campaignParameter !== undefined, attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" };
+      return { table: "daily_campaign_totals", key: "r.day", orders: options.campaignParameter !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" } };
     case "advertiser_id":
     case "publisher_id":
-      return { table: "daily_campaign_totals", key: `r.${dimension}`, ordersInTable: false, attributionKey: `a.${dimension}` };
+      return { table: "daily_campaign_totals", key: `r.${dimension}`, orders: "publisher_orders" };
     case "ad_id":
       return options.publisherScoped
-        ? { table: "daily_rollups", key: "r.ad_id", ordersInTable: false, attributionKey: "a.ad_id" }
-        : { table: "daily_ad_totals", key: "r.ad_id", ordersInTable: true, attributionKey: "a.ad_id" };
+        ? { table: "daily_rollups", key: "r.ad_id", orders: { attributionKey: "a.ad_id" } }
+        : { table: "daily_ad_totals", key: "r.ad_id", orders: "table" };
   }
+}
+
+/**
+ * Orders from daily_publisher_orders: per advertiser, its own rows; per publisher, the caller's
+ * advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
+ */
+function publisherOrders(dimension: "advertiser_id" | "publisher_id"): string {
+  const rows = dimension === "advertiser_id" ? "o.advertiser_id <> '' AND ($3::text IS NULL OR o.advertiser_id = $3)" : "o.advertiser_id = coalesce($3::text, '')";
+  return `SELECT o.${dimension} AS key, sum(o.conversions) AS conversions
+        FROM daily_publisher_orders o
+       WHERE o.day BETWEEN $1::date AND $2::date AND ${rows} AND ($4::text[] IS NULL OR o.publisher_id = ANY($4))
+       GROUP BY 1`;
 }
 
 export interface TotalsOptions {
@@ -53,9 +65,12 @@ export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): 
   const source = sourceOf(dimension, options);
   const campaign = (alias: string) => (options.campaignParameter ? `AND ${alias}.campaign_id = ${options.campaignParameter}` : "");
   const publishers = source.table === "daily_ad_totals" ? "" : "AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))";
-  const orders = source.ordersInTable
-    ? "SELECT key, conversions FROM totals"
-    : `SELECT ${source.attributionKey} AS key, count(DISTINCT a.conversion_id) AS conversions
+  const orders =
+    source.orders === "table"
+      ? "SELECT key, conversions FROM totals"
+      : source.orders === "publisher_orders"
+        ? publisherOrders(dimension as "advertiser_id" | "publisher_id")
+        : `SELECT ${source.orders.attributionKey} AS key, count(DISTINCT a.conversion_id) AS conversions
         FROM attributions a
        WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 ${campaign("a")}
          AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))

@@ -76,5 +76,13 @@ describe("daily rollups", () => {
     expect(await verifyRollups("2026-11-21", "2026-11-21")).toEqual([]);
     expect(await db.dailyRollup.findFirst({ where: { campaignId: campaign.id, day: new Date("2026-11-21") } })).toMatchObject({ clicks: 1n, attributedItems: 1n, salesRevenueMicros: 51_000_000n });
     expect((await verifyRollups("2026-11-20", "2026-11-20")).map((d) => [d.table, d.measure])).toEqual([["daily_rollups", "views"]]);
+
+    // With no line of the order left credited, the order counts per publisher disagree too.
+    await db.attribution.deleteMany({ where: { orderId: "o-1" } });
+    const orders = (await verifyRollups("2026-11-21", "2026-11-21")).filter((d) => d.table === "daily_publisher_orders");
+    expect(orders.map((d) => [d.publisher_id, d.advertiser_id, d.stored, d.recounted])).toEqual([
+      [publisher.id, "", "1", "0"],
+      [publisher.id, advertiser.id, "1", "0"],
+    ]);
   });
 });

@@ -19,7 +19,7 @@ export const REPORT_TABLES = [
   { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
   { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
 ] as const satisfies readonly { table: string; keys: readonly KeyColumn[] }[];
-export type ReportTable = (typeof REPORT_TABLES)[number]["table"];
+export type ReportTable = (typeof REPORT_TABLES)[number]["table"] | "daily_publisher_orders";
 
 export interface RollupDifference {
   table: ReportTable;
@@ -87,6 +87,28 @@ SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted:
  ORDER BY ${key}, m.measure`;
 }
 
+// daily_publisher_orders recounted: distinct orders per day and publisher, per advertiser and
+// for every advertiser ('').
+const PUBLISHER_ORDERS_RECOUNT = `
+recounted AS (
+  SELECT (placed_at AT TIME ZONE 'UTC')::date AS day, publisher_id,
+         CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, count(DISTINCT conversion_id) AS conversions
+    FROM attributions
+   WHERE placed_at >= $1::date AND placed_at < $2::date + 1
+   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
+)`;
+
+const VERIFY_PUBLISHER_ORDERS_SQL = `
+WITH ${PUBLISHER_ORDERS_RECOUNT}, stored AS (
+  SELECT day, publisher_id, advertiser_id, conversions FROM daily_publisher_orders WHERE day BETWEEN $1::date AND $2::date
+)
+SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text AS site, advertiser_id, NULL::text AS campaign_id,
+       NULL::text AS ad_id, NULL::text AS placement_name, 'conversions' AS measure,
+       coalesce(s.conversions, 0)::text AS stored, coalesce(r.conversions, 0)::text AS recounted
+  FROM stored s FULL JOIN recounted r USING (day, publisher_id, advertiser_id)
+ WHERE coalesce(s.conversions, 0) <> coalesce(r.conversions, 0)
+ ORDER BY day, publisher_id, advertiser_id`;
+
 /**
  * Every figure of the report tables between two days (inclusive) that differs from a recount of
  * ad_events and attributions; empty when the report rows are right.
@@ -97,6 +119,7 @@ export async function verifyRollups(firstDay: string, lastDay: string): Promise<
     const { rows } = await pgPool().query<RollupDifference>(verifySql(table, keys), [firstDay, lastDay]);
     differences.push(...rows);
   }
+  differences.push(...(await pgPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
   return differences;
 }
 
@@ -118,6 +141,11 @@ export async function rebuildRollups(firstDay: string, lastDay: string): Promise
       );
       if (table === "daily_rollups") finest = rowCount ?? 0;
     }
+    await client.query("DELETE FROM daily_publisher_orders WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
+    await client.query(
+      `INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${PUBLISHER_ORDERS_RECOUNT} SELECT * FROM recounted`,
+      [firstDay, lastDay],
+    );
     await client.query("COMMIT");
     return finest;
   } catch (error) {

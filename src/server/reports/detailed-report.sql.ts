@@ -70,11 +70,39 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   const limitParameter = grain === "ad" ? 7 : 6;
   const filters = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text IS NULL OR ${alias}.advertiser_id = $4)
          AND ($5::text IS NULL OR ${alias}.campaign_id = $5)${grain === "ad" ? ` AND ($6::text IS NULL OR ${alias}.ad_id = $6)` : ""}`;
+  const totalsTable = grain === "campaign" ? "daily_campaign_totals" : "daily_ad_totals";
+  const subTable = grain === "campaign" ? "daily_campaign_totals" : "daily_rollups";
+  const limit = `$${limitParameter}::int`;
+  const offset = `$${limitParameter + 1}::int`;
+  // Sorted by day (the default), a page needs only the days it covers: rows are counted per day
+  // (keys only, no sums), the days holding rows offset to offset + limit are chosen, and only
+  // those days are summed. Other sorts need every row's figures.
+  const byDay = query.orderBy === "day";
+  const dayWindow = byDay
+    ? `day_rows AS (
+      SELECT day, sum(n)::bigint AS n FROM (
+        SELECT r.day, count(DISTINCT r.${key}) AS n FROM ${totalsTable} r
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")} GROUP BY 1
+        UNION ALL
+        SELECT r.day, count(DISTINCT (r.${key}, r.publisher_id)) AS n FROM ${subTable} r JOIN networks n ON n.campaign_id = r.campaign_id
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")} GROUP BY 1
+      ) counted GROUP BY day
+    ), placed AS (
+      SELECT day, n, coalesce(sum(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM day_rows
+    ), chosen AS MATERIALIZED (
+      SELECT day, before FROM placed WHERE before + n > ${offset} AND (${limit} IS NULL OR before < ${offset} + ${limit})
+    ), `
+    : "";
+  const days = (column: string) =>
+    byDay ? `${column} BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)` : `${column} BETWEEN $1::date AND $2::date`;
+  const placedDays = byDay
+    ? "a.placed_at >= (SELECT min(day) FROM chosen) AND a.placed_at < (SELECT max(day) FROM chosen) + 1"
+    : "a.placed_at >= $1::date AND a.placed_at < $2::date + 1";
   // Total rows: the coarse table of the grain, whose distinct order count is exact for it.
   const totals = `
       SELECT r.day, r.${key} AS key, '' AS publisher_id, ${sums}, sum(r.conversions) AS conversions
-        FROM ${grain === "campaign" ? "daily_campaign_totals" : "daily_ad_totals"} r
-       WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+        FROM ${totalsTable} r
+       WHERE ${days("r.day")} AND ${filters("r")}
        GROUP BY 1, 2`;
   // Sub-publisher rows of campaigns bought through a network: per campaign, daily_campaign_totals
   // has the publisher and an exact order count; per ad, daily_rollups has the publisher, and
@@ -84,25 +112,25 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       ? `
       SELECT r.day, r.campaign_id AS key, r.publisher_id, ${sums}, sum(r.conversions) AS conversions
         FROM daily_campaign_totals r JOIN networks n ON n.campaign_id = r.campaign_id
-       WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+       WHERE ${days("r.day")} AND ${filters("r")}
        GROUP BY 1, 2, 3`
       : `
       SELECT day, key, publisher_id, coalesce(t.impressions, 0), coalesce(t.views, 0), coalesce(t.clicks, 0), coalesce(t.spend_micros, 0),
              coalesce(t.duplicate_events, 0), coalesce(t.bot_events, 0), coalesce(t.sales_revenue_micros, 0), coalesce(o.conversions, 0)
         FROM (SELECT r.day, r.ad_id AS key, r.publisher_id, ${sums}
                 FROM daily_rollups r JOIN networks n ON n.campaign_id = r.campaign_id
-               WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+               WHERE ${days("r.day")} AND ${filters("r")}
                GROUP BY 1, 2, 3) t
         FULL JOIN (SELECT (a.placed_at AT TIME ZONE 'UTC')::date AS day, a.ad_id AS key, a.publisher_id, count(DISTINCT a.conversion_id) AS conversions
                      FROM attributions a JOIN networks n ON n.campaign_id = a.campaign_id
-                    WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 AND ${filters("a")}
+                    WHERE ${placedDays} AND ${filters("a")}
                     GROUP BY 1, 2, 3) o USING (day, key, publisher_id)`;
   const sql = `
     WITH networks AS (
       SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids
         FROM campaign_publishers cp JOIN accounts n ON n.id = cp.publisher_id AND n.kind = 'network'
        GROUP BY cp.campaign_id
-    ), measured AS (${totals}
+    ), ${dayWindow}measured AS (${totals}
       UNION ALL${subPublishers}
     ), objects AS (${objects}), listed AS MATERIALIZED (
       SELECT m.day, m.key, m.publisher_id,
@@ -117,11 +145,11 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
         FROM listed l
         JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
        ORDER BY ${order("l", "g.sort_value")}
-       LIMIT $${limitParameter} OFFSET $${limitParameter + 1}
+       LIMIT ${limit} OFFSET ${byDay ? `${offset} - coalesce((SELECT min(before) FROM chosen), 0)` : offset}
     )
     SELECT page.*, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
-           p.name AS publisher, (SELECT count(*) FROM listed)::int AS total
+           p.name AS publisher, ${byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)"}::int AS total
       FROM page
       JOIN objects x ON x.key = page.key
       LEFT JOIN accounts p ON p.id = page.publisher_id

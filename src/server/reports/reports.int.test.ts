@@ -380,6 +380,22 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     const joined = (await Promise.all(pages)).flatMap((p) => p.body.data);
     expect(joined).toEqual(byImpressions);
     expect((await get(brandKey, `${RANGE_10_11}&campaign_id=${direct.campaign.id}`, handleCampaignsDetailed)).body.data.map((r) => r.campaign_id)).toEqual([direct.campaign.id]);
+    // Sorted by day (computed a day window at a time), any page size gives the same rows in the same order.
+    for (const handler of [handleCampaignsDetailed, handleAdsDetailed]) {
+      for (const order of ["desc", "asc"]) {
+        const whole = (await get(brandKey, `${RANGE_10_11}&order=${order}`, handler)).body;
+        expect(whole.total).toBe(6);
+        for (const perPage of [1, 2, 4, 5]) {
+          const parts = [];
+          for (let page = 1; page <= Math.ceil(6 / perPage) + 1; page += 1) {
+            const part = (await get(brandKey, `${RANGE_10_11}&order=${order}&per_page=${perPage}&page=${page}`, handler)).body;
+            expect(part.total).toBe(6);
+            parts.push(...part.data);
+          }
+          expect(parts).toEqual(whole.data);
+        }
+      }
+    }
   });
 
   it("is for advertiser keys, shows a brand only its own campaigns, and refuses what it does not take", async () => {
@@ -413,5 +429,14 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     expect(header).toEqual(Object.keys(ads.data[0]!));
     const fromSheet = ads.data.map((_, i) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(i + 2).values as unknown[])[c + 1] ?? null])));
     expect(fromSheet).toEqual(ads.data.map((row) => ({ ...row, day: new Date(`${row.day as string}T00:00:00Z`) })));
+
+    // The default order (by day) downloads every row too, in the JSON's order.
+    const byDay = await handleAdsDetailed(new Request(`http://tally.test/report/advertisers/ads-detailed?${RANGE_10_11}&download=true`, { headers: { Authorization: `Bearer ${brandKey}` } }));
+    const dayBook = new ExcelJS.Workbook();
+    await dayBook.xlsx.load(Buffer.from(await byDay.arrayBuffer()) as unknown as ArrayBuffer);
+    const daySheet = dayBook.worksheets[0]!;
+    const jsonByDay = (await get(brandKey, RANGE_10_11, handleAdsDetailed)).body.data;
+    expect(daySheet.rowCount).toBe(1 + jsonByDay.length);
+    expect(jsonByDay.map((_, i) => (daySheet.getRow(i + 2).values as unknown[])[header.indexOf("impressions_total") + 1])).toEqual(jsonByDay.map((r) => r.impressions_total));
   });
 });

@@ -44,12 +44,13 @@ export interface AdsDetailedRow extends DetailedRowBase {
 const GRAIN = {
   campaign: {
     key: "campaign_id",
-    objects: `SELECT c.id AS key, c.id AS campaign_id, c.name, c.type::text AS object_type, NULL::text AS campaign, c.advertiser_id FROM campaigns c`,
+    objects: `SELECT c.id AS key, c.id AS campaign_id, c.name, c.type::text AS object_type, NULL::text AS campaign, c.advertiser_id
+                FROM campaigns c WHERE $3::text IS NULL OR c.advertiser_id = $3`,
   },
   ad: {
     key: "ad_id",
     objects: `SELECT a.id AS key, c.id AS campaign_id, a.name, a.type::text AS object_type, c.name AS campaign, c.advertiser_id
-                FROM ads a JOIN campaigns c ON c.id = a.campaign_id`,
+                FROM ads a JOIN campaigns c ON c.id = a.campaign_id WHERE $3::text IS NULL OR c.advertiser_id = $3`,
   },
 } as const;
 
@@ -80,13 +81,15 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   const byDay = query.orderBy === "day";
   const dayWindow = byDay
     ? `day_rows AS (
-      SELECT day, sum(n)::bigint AS n FROM (
-        SELECT r.day, count(DISTINCT r.${key}) AS n FROM ${totalsTable} r
-         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")} GROUP BY 1
+      SELECT day, count(*)::bigint AS n FROM (
+        SELECT ${grain === "ad" ? "" : "DISTINCT "}r.day, r.${key}, '' AS publisher_id FROM ${totalsTable} r
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
         UNION ALL
-        SELECT r.day, count(DISTINCT (r.${key}, r.publisher_id)) AS n FROM ${subTable} r JOIN networks n ON n.campaign_id = r.campaign_id
-         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")} GROUP BY 1
-      ) counted GROUP BY day
+        SELECT ${grain === "ad" ? "DISTINCT " : ""}r.day, r.${key}, r.publisher_id FROM ${subTable} r JOIN networks n ON n.campaign_id = r.campaign_id
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+      ) row_keys GROUP BY day
+      -- daily_ad_totals has one row per ad and day, daily_campaign_totals one per campaign,
+      -- publisher and day; only the other counts need DISTINCT.
     ), placed AS (
       SELECT day, n, coalesce(sum(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM day_rows
     ), chosen AS MATERIALIZED (

@@ -213,10 +213,20 @@ export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch
     // A cursor is planned for its first tenth of rows by default; a download reads all of them.
     await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'; SET LOCAL cursor_tuple_fraction = 1`);
     await client.query(`DECLARE report_rows NO SCROLL CURSOR FOR ${statement.sql}`, statement.values(null, 0));
+    // The next batch is fetched while the caller writes this one, so the database and the file
+    // writer work at the same time; at most two batches are in memory.
+    const fetchBatch = () => {
+      const fetching = client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);
+      fetching.catch(() => {}); // awaited below; a download abandoned meanwhile must not leave it unhandled
+      return fetching;
+    };
+    let next = fetchBatch();
     for (;;) {
-      const { rows } = await client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);
+      const { rows } = await next;
+      const more = rows.length === batch;
+      if (more) next = fetchBatch();
       if (rows.length > 0) yield rows.map((raw) => statement.row(raw));
-      if (rows.length < batch) break;
+      if (!more) break;
     }
     await client.query("COMMIT");
   } catch (error) {

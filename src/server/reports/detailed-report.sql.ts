@@ -78,7 +78,9 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   // Sorted by day (the default), a page needs only the days it covers: rows are counted per day
   // (keys only, no sums), the days holding rows offset to offset + limit are chosen, and only
   // those days are summed. Other sorts need every row's figures.
-  const byDay = query.orderBy === "day";
+  // A download reads every row once, in order: no day window, no page, no count.
+  const whole = query.download;
+  const byDay = query.orderBy === "day" && !whole;
   const dayWindow = byDay
     ? `day_rows AS (
       SELECT day, count(*)::bigint AS n FROM (
@@ -147,35 +149,38 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       SELECT l.*, g.sort_value AS group_sort
         FROM listed l
         JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
-       ORDER BY ${order("l", "g.sort_value")}
-       LIMIT ${limit} OFFSET ${byDay ? `${offset} - coalesce((SELECT min(before) FROM chosen), 0)` : offset}
+       ${whole ? "" : `ORDER BY ${order("l", "g.sort_value")}
+       LIMIT ${limit} OFFSET ${byDay ? `${offset} - coalesce((SELECT min(before) FROM chosen), 0)` : offset}`}
     )
     SELECT page.*, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
-           p.name AS publisher, ${byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)"}::int AS total
+           p.name AS publisher, ${whole ? "0" : byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)"}::int AS total
       FROM page
       JOIN objects x ON x.key = page.key
       LEFT JOIN accounts p ON p.id = page.publisher_id
      ORDER BY ${order("page", "page.group_sort")}`;
   const values = (limit: number | null, offset: number) => [
     query.startDate, query.endDate, scope.advertiserId,
-    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, ...(grain === "ad" ? [query.ids.ad_id ?? null] : []), limit, offset,
+    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, ...(grain === "ad" ? [query.ids.ad_id ?? null] : []), ...(whole ? [] : [limit, offset]),
   ];
   type Row = TotalsRow & {
     day_text: string; key: string; publisher_id: string; campaign_id: string; name: string; object_type: string; campaign: string | null;
     advertiser_id: string; network_id: string | null; publisher: string | null; total: number;
   };
-  const row = (r: Row) => {
-    const base = {
-      day: r.day_text,
-      level: r.publisher_id === "" ? grain : ("sub_publisher" as const),
-    };
-    const where = {
-      advertiser_id: r.advertiser_id, network_id: r.network_id, publisher_id: r.publisher_id === "" ? null : r.publisher_id, publisher: r.publisher,
-    };
+  // Plain literals with one trailing spread: V8 builds several spreads into one literal on a
+  // slow path, which cost 50 µs a row (9 s of a 135,000-row download).
+  const row = (r: Row): CampaignsDetailedRow | AdsDetailedRow => {
+    const level = r.publisher_id === "" ? grain : ("sub_publisher" as const);
+    const publisherId = r.publisher_id === "" ? null : r.publisher_id;
     return grain === "campaign"
-      ? ({ ...base, campaign_id: r.campaign_id, name: r.name, campaign_type: r.object_type, ...where, ...metricsOf(r) } satisfies CampaignsDetailedRow)
-      : ({ ...base, ad_id: r.key, name: r.name, ad_type: r.object_type, campaign_id: r.campaign_id, campaign: r.campaign ?? "", ...where, ...metricsOf(r) } satisfies AdsDetailedRow);
+      ? {
+          day: r.day_text, level, campaign_id: r.campaign_id, name: r.name, campaign_type: r.object_type, advertiser_id: r.advertiser_id,
+          network_id: r.network_id, publisher_id: publisherId, publisher: r.publisher, ...metricsOf(r),
+        }
+      : {
+          day: r.day_text, level, ad_id: r.key, name: r.name, ad_type: r.object_type, campaign_id: r.campaign_id, campaign: r.campaign ?? "",
+          advertiser_id: r.advertiser_id, network_id: r.network_id, publisher_id: publisherId, publisher: r.publisher, ...metricsOf(r),
+        };
   };
   return { sql, values, row };
 }

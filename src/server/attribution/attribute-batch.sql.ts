@@ -13,16 +13,24 @@ export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 const CREDIT_TABLES = [
   { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
   { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
+  // Each ad over every publisher (publisher_id '') and per publisher.
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
 ];
-const CREDIT_UPSERTS = CREDIT_TABLES.map(({ table, keys }) => {
+const CREDIT_UPSERTS = CREDIT_TABLES.map(({ table, keys, alsoOverPublishers }) => {
   const positions = keys.map((_, index) => index + 1).join(", ");
+  const expressions = keys.map((key) => (key === "day" ? "(placed_at AT TIME ZONE 'UTC')::date" : key));
+  const columns = alsoOverPublishers
+    ? expressions.map((e) => (e === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END" : e))
+    : expressions;
+  const groupBy = alsoOverPublishers
+    ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))`
+    : positions;
   return `${table} AS (
   INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
-  SELECT ${keys.map((key) => (key === "day" ? "(placed_at AT TIME ZONE 'UTC')::date" : key)).join(", ")},
+  SELECT ${columns.join(", ")},
          count(*), count(DISTINCT conversion_id), sum(total_value_micros)
     FROM attributed
-   GROUP BY ${positions}
+   GROUP BY ${groupBy}
    ORDER BY ${positions}
   ON CONFLICT (${keys.join(", ")}) DO UPDATE
      SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,

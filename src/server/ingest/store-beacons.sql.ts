@@ -190,12 +190,19 @@ function spendTotals(batch: BeaconToStore[], spend: bigint[]) {
 const TRAFFIC_TABLES = [
   { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
   { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
+  // Each ad over every publisher (publisher_id '') and per publisher.
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
 ];
 
-function trafficUpsert(table: string, keys: string[]): string {
-  const columns = keys.map((key) => (key === "day" ? "(created_at AT TIME ZONE 'UTC')::date" : key));
+function trafficUpsert(table: string, keys: string[], alsoOverPublishers = false): string {
+  const expressions = keys.map((key) => (key === "day" ? "(created_at AT TIME ZONE 'UTC')::date" : key));
+  const columns = alsoOverPublishers
+    ? expressions.map((e) => (e === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END" : e))
+    : expressions;
   const positions = keys.map((_, index) => index + 1).join(", ");
+  const groupBy = alsoOverPublishers
+    ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))`
+    : positions;
   return `${table} AS (
              INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, duplicate_events, bot_events)
              SELECT ${columns.join(", ")},
@@ -206,7 +213,7 @@ function trafficUpsert(table: string, keys: string[]): string {
                     count(*) FILTER (WHERE status = 'duplicate'),
                     count(*) FILTER (WHERE status = 'bot')
                FROM input
-              GROUP BY ${positions}
+              GROUP BY ${groupBy}
               ORDER BY ${positions}
              ON CONFLICT (${keys.join(", ")}) DO UPDATE
                 SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
@@ -214,7 +221,7 @@ function trafficUpsert(table: string, keys: string[]): string {
                     duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
            )`;
 }
-const TRAFFIC_UPSERTS = TRAFFIC_TABLES.map(({ table, keys }) => trafficUpsert(table, keys)).join(", ");
+const TRAFFIC_UPSERTS = TRAFFIC_TABLES.map(({ table, keys, alsoOverPublishers }) => trafficUpsert(table, keys, alsoOverPublishers)).join(", ");
 
 async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);

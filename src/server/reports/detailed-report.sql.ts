@@ -72,7 +72,9 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   const filters = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text IS NULL OR ${alias}.advertiser_id = $4)
          AND ($5::text IS NULL OR ${alias}.campaign_id = $5)${grain === "ad" ? ` AND ($6::text IS NULL OR ${alias}.ad_id = $6)` : ""}`;
   const totalsTable = grain === "campaign" ? "daily_campaign_totals" : "daily_ad_totals";
-  const subTable = grain === "campaign" ? "daily_campaign_totals" : "daily_rollups";
+  // daily_ad_totals holds each ad over every publisher (publisher_id '') and per publisher.
+  const totalsOnly = grain === "ad" ? " AND r.publisher_id = ''" : "";
+  const publishersOnly = grain === "ad" ? " AND r.publisher_id <> ''" : "";
   const limit = `$${limitParameter}::int`;
   const offset = `$${limitParameter + 1}::int`;
   // Sorted by day (the default), a page needs only the days it covers: rows are counted per day
@@ -85,13 +87,13 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
     ? `day_rows AS (
       SELECT day, count(*)::bigint AS n FROM (
         SELECT ${grain === "ad" ? "" : "DISTINCT "}r.day, r.${key}, '' AS publisher_id FROM ${totalsTable} r
-         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}${totalsOnly}
         UNION ALL
-        SELECT ${grain === "ad" ? "DISTINCT " : ""}r.day, r.${key}, r.publisher_id FROM ${subTable} r JOIN networks n ON n.campaign_id = r.campaign_id
-         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}
+        SELECT r.day, r.${key}, r.publisher_id FROM ${totalsTable} r JOIN networks n ON n.campaign_id = r.campaign_id
+         WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}${publishersOnly}
       ) row_keys GROUP BY day
-      -- daily_ad_totals has one row per ad and day, daily_campaign_totals one per campaign,
-      -- publisher and day; only the other counts need DISTINCT.
+      -- A row of daily_ad_totals is one ad (or one ad on one publisher) on one day, and a row of
+      -- daily_campaign_totals one campaign on one publisher: only campaign totals need DISTINCT.
     ), placed AS (
       SELECT day, n, coalesce(sum(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM day_rows
     ), chosen AS MATERIALIZED (
@@ -100,36 +102,19 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
     : "";
   const days = (column: string) =>
     byDay ? `${column} BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)` : `${column} BETWEEN $1::date AND $2::date`;
-  const placedDays = byDay
-    ? "a.placed_at >= (SELECT min(day) FROM chosen) AND a.placed_at < (SELECT max(day) FROM chosen) + 1"
-    : "a.placed_at >= $1::date AND a.placed_at < $2::date + 1";
   // Total rows: the coarse table of the grain, whose distinct order count is exact for it.
   const totals = `
       SELECT r.day, r.${key} AS key, '' AS publisher_id, ${sums}, sum(r.conversions) AS conversions
         FROM ${totalsTable} r
-       WHERE ${days("r.day")} AND ${filters("r")}
+       WHERE ${days("r.day")} AND ${filters("r")}${totalsOnly}
        GROUP BY 1, 2`;
-  // Sub-publisher rows of campaigns bought through a network: per campaign, daily_campaign_totals
-  // has the publisher and an exact order count; per ad, daily_rollups has the publisher, and
-  // orders are counted in attributions.
-  const subPublishers =
-    grain === "campaign"
-      ? `
-      SELECT r.day, r.campaign_id AS key, r.publisher_id, ${sums}, sum(r.conversions) AS conversions
-        FROM daily_campaign_totals r JOIN networks n ON n.campaign_id = r.campaign_id
-       WHERE ${days("r.day")} AND ${filters("r")}
-       GROUP BY 1, 2, 3`
-      : `
-      SELECT day, key, publisher_id, coalesce(t.impressions, 0), coalesce(t.views, 0), coalesce(t.clicks, 0), coalesce(t.spend_micros, 0),
-             coalesce(t.duplicate_events, 0), coalesce(t.bot_events, 0), coalesce(t.sales_revenue_micros, 0), coalesce(o.conversions, 0)
-        FROM (SELECT r.day, r.ad_id AS key, r.publisher_id, ${sums}
-                FROM daily_rollups r JOIN networks n ON n.campaign_id = r.campaign_id
-               WHERE ${days("r.day")} AND ${filters("r")}
-               GROUP BY 1, 2, 3) t
-        FULL JOIN (SELECT (a.placed_at AT TIME ZONE 'UTC')::date AS day, a.ad_id AS key, a.publisher_id, count(DISTINCT a.conversion_id) AS conversions
-                     FROM attributions a JOIN networks n ON n.campaign_id = a.campaign_id
-                    WHERE ${placedDays} AND ${filters("a")}
-                    GROUP BY 1, 2, 3) o USING (day, key, publisher_id)`;
+  // Sub-publisher rows of campaigns bought through a network, from the same table's per-publisher
+  // rows, whose distinct order counts are exact for a campaign (or an ad) on a publisher.
+  const subPublishers = `
+      SELECT r.day, r.${key} AS key, r.publisher_id, ${sums}, sum(r.conversions) AS conversions
+        FROM ${totalsTable} r JOIN networks n ON n.campaign_id = r.campaign_id
+       WHERE ${days("r.day")} AND ${filters("r")}${publishersOnly}
+       GROUP BY 1, 2, 3`;
   const sql = `
     WITH networks AS (
       SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids

@@ -11,13 +11,13 @@ export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" |
 // Where each grain's figures come from. Traffic, credited lines and sales add up over any rows,
 // so they are summed from the coarsest report table that has the grain's key and the scope's
 // columns: daily_campaign_totals (day, publisher, advertiser, campaign) for every grain above the
-// ad, daily_ad_totals (day, advertiser, campaign, ad) for an advertiser's ads, daily_rollups for
-// ads seen by a publisher. Distinct orders add up over days and publishers (an order has one of
-// each) but not over campaigns or ads, so they come from a table of the grain itself
-// (daily_publisher_orders for advertisers and publishers), and are counted in attributions
-// otherwise. Orders count on the day they were placed.
+// ad, daily_ad_totals (day, advertiser, campaign, ad, and a publisher or '' for all) for ads.
+// Distinct orders add up over days and publishers (an order has one of each) but not over
+// campaigns or ads, so they come from a table of the grain itself (daily_publisher_orders for
+// advertisers and publishers), and are counted in attributions otherwise. Orders count on the
+// day they were placed.
 interface Source {
-  table: "daily_campaign_totals" | "daily_ad_totals" | "daily_rollups";
+  table: "daily_campaign_totals" | "daily_ad_totals";
   key: string;
   /** Where distinct orders come from: the table's own conversions column (exact for the grain),
    *  daily_publisher_orders, or a count over attributions by this key. */
@@ -35,9 +35,8 @@ function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
     case "publisher_id":
       return { table: "daily_campaign_totals", key: `r.${dimension}`, orders: "publisher_orders" };
     case "ad_id":
-      return options.publisherScoped
-        ? { table: "daily_rollups", key: "r.ad_id", orders: { attributionKey: "a.ad_id" } }
-        : { table: "daily_ad_totals", key: "r.ad_id", orders: "table" };
+      // Per publisher rows for a publisher's view, the rows over every publisher otherwise.
+      return { table: "daily_ad_totals", key: "r.ad_id", orders: "table" };
   }
 }
 
@@ -64,7 +63,12 @@ export interface TotalsOptions {
 export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): string {
   const source = sourceOf(dimension, options);
   const campaign = (alias: string) => (options.campaignParameter ? `AND ${alias}.campaign_id = ${options.campaignParameter}` : "");
-  const publishers = source.table === "daily_ad_totals" ? "" : "AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))";
+  const publishers =
+    source.table !== "daily_ad_totals"
+      ? "AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))"
+      : options.publisherScoped
+        ? "AND r.publisher_id = ANY($4)"
+        : "AND r.publisher_id = ''";
   const orders =
     source.orders === "table"
       ? "SELECT key, conversions FROM totals"

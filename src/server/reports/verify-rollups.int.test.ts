@@ -58,12 +58,17 @@ describe("daily rollups", () => {
     await db.dailyRollup.updateMany({ where: { campaignId: campaign.id, day: new Date("2026-11-21") }, data: { clicks: { increment: 1 } } });
     await db.attribution.deleteMany({ where: { orderId: "o-1", itemPosition: 1 } });
     // The clicks were changed in daily_rollups only; the deleted line is missing from all three tables.
-    expect((await verifyRollups("2026-11-01", "2026-11-30")).map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
+    const drift = await verifyRollups("2026-11-01", "2026-11-30");
+    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual(["", "", publisher.id, publisher.id]);
+    expect(drift.map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
       ["daily_rollups", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "clicks", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      // The ad's row over every publisher (''), then its row for the publisher.
+      ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
     ]);

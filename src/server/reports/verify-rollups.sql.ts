@@ -17,8 +17,8 @@ type KeyColumn = (typeof ROLLUP_KEY)[number];
 export const REPORT_TABLES = [
   { table: "daily_rollups", keys: ROLLUP_KEY },
   { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id"] },
-] as const satisfies readonly { table: string; keys: readonly KeyColumn[] }[];
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
+] as const satisfies readonly { table: string; keys: readonly KeyColumn[]; alsoOverPublishers?: boolean }[];
 export type ReportTable = (typeof REPORT_TABLES)[number]["table"] | "daily_publisher_orders";
 
 export interface RollupDifference {
@@ -41,9 +41,19 @@ export interface RollupDifference {
 // $1, $2: first and last day (inclusive, UTC). The rows of one table as ad_events and
 // attributions say they should be, as the CTE `recounted`: events counted per key, and credited
 // lines, distinct orders and sales per key.
-function recountCtes(keys: readonly KeyColumn[]): string {
+// With alsoOverPublishers, every key is counted twice: per publisher, and over every publisher
+// with publisher_id ''.
+function recountCtes(keys: readonly KeyColumn[], alsoOverPublishers = false): string {
   const key = keys.join(", ");
-  const keyExpressions = (time: string) => keys.map((k) => (k === "day" ? `(${time} AT TIME ZONE 'UTC')::date AS day` : k)).join(", ");
+  const dayOf = (time: string) => `(${time} AT TIME ZONE 'UTC')::date`;
+  const keyExpressions = (time: string) =>
+    keys
+      .map((k) => (k === "day" ? `${dayOf(time)} AS day` : alsoOverPublishers && k === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END AS publisher_id" : k))
+      .join(", ");
+  const groupBy = (time: string) => {
+    const expressions = keys.map((k) => (k === "day" ? dayOf(time) : k));
+    return alsoOverPublishers ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))` : key;
+  };
   return `
 events AS (
   SELECT ${keyExpressions("created_at")},
@@ -55,13 +65,13 @@ events AS (
          count(*) FILTER (WHERE status = 'bot') AS bot_events
     FROM ad_events
    WHERE created_at >= $1::date AND created_at < $2::date + 1
-   GROUP BY ${key}
+   GROUP BY ${groupBy("created_at")}
 ), credited AS (
   SELECT ${keyExpressions("placed_at")},
          count(*) AS attributed_items, count(DISTINCT conversion_id) AS conversions, sum(total_value_micros) AS sales_revenue_micros
     FROM attributions
    WHERE placed_at >= $1::date AND placed_at < $2::date + 1
-   GROUP BY ${key}
+   GROUP BY ${groupBy("placed_at")}
 ), recounted AS (
   SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
@@ -72,11 +82,11 @@ events AS (
 )`;
 }
 
-function verifySql(table: ReportTable, keys: readonly KeyColumn[]): string {
+function verifySql(table: ReportTable, keys: readonly KeyColumn[], alsoOverPublishers = false): string {
   const key = keys.join(", ");
   const output = ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", ");
   return `
-WITH ${recountCtes(keys)}, stored AS (
+WITH ${recountCtes(keys, alsoOverPublishers)}, stored AS (
   SELECT ${key}, ${MEASURES.join(", ")} FROM ${table} WHERE day BETWEEN $1::date AND $2::date
 )
 SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
@@ -115,8 +125,8 @@ SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text 
  */
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
   const differences: RollupDifference[] = [];
-  for (const { table, keys } of REPORT_TABLES) {
-    const { rows } = await pgPool().query<RollupDifference>(verifySql(table, keys), [firstDay, lastDay]);
+  for (const entry of REPORT_TABLES) {
+    const { rows } = await pgPool().query<RollupDifference>(verifySql(entry.table, entry.keys, "alsoOverPublishers" in entry), [firstDay, lastDay]);
     differences.push(...rows);
   }
   differences.push(...(await pgPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
@@ -133,10 +143,11 @@ export async function rebuildRollups(firstDay: string, lastDay: string): Promise
   try {
     await client.query("BEGIN");
     let finest = 0;
-    for (const { table, keys } of REPORT_TABLES) {
+    for (const entry of REPORT_TABLES) {
+      const { table, keys } = entry;
       await client.query(`DELETE FROM ${table} WHERE day BETWEEN $1::date AND $2::date`, [firstDay, lastDay]);
       const { rowCount } = await client.query(
-        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(keys)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
+        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(keys, "alsoOverPublishers" in entry)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
         [firstDay, lastDay],
       );
       if (table === "daily_rollups") finest = rowCount ?? 0;

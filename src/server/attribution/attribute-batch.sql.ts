@@ -2,32 +2,23 @@
 // their shoppers. One statement picks the batch, finds every item's winning touch, writes the
 // attributions and marks the orders done, so a batch is attributed whole or not at all.
 import { pgPool } from "@/server/db/pg-pool";
+import { REPORT_TABLES, reportKeyGrouping } from "@/server/reports/report-tables";
 
 /** The interface's window (§8), used for campaign types without a row in attribution_windows. */
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 
 // Attributions written by the statement join the report rows (daily_rollups and its coarser
-// sums, in the order the beacon writer uses) in the same transaction, on the day the order was
-// placed. Lines already attributed are not returned by the insert, so a re-run adds nothing, and
-// an order is attributed in one statement, so its distinct count per row adds up over batches.
-const CREDIT_TABLES = [
-  { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
-  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  // Each ad over every publisher (publisher_id '') and per publisher.
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
-];
-const CREDIT_UPSERTS = CREDIT_TABLES.map(({ table, keys, alsoOverPublishers }) => {
+// sums, REPORT_TABLES, in the order the beacon writer uses) in the same transaction, on the day
+// the order was placed. Lines already attributed are not returned by the insert, so a re-run
+// adds nothing, and an order is attributed in one statement, so its distinct count per row adds
+// up over batches.
+const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
+  const { table, keys } = spec;
+  const { columns, groupBy } = reportKeyGrouping(spec, "placed_at");
   const positions = keys.map((_, index) => index + 1).join(", ");
-  const expressions = keys.map((key) => (key === "day" ? "(placed_at AT TIME ZONE 'UTC')::date" : key));
-  const columns = alsoOverPublishers
-    ? expressions.map((e) => (e === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END" : e))
-    : expressions;
-  const groupBy = alsoOverPublishers
-    ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))`
-    : positions;
   return `${table} AS (
   INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
-  SELECT ${columns.join(", ")},
+  SELECT ${columns},
          count(*), count(DISTINCT conversion_id), sum(total_value_micros)
     FROM attributed
    GROUP BY ${groupBy}

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
+import { REPORT_TABLES, reportKeyGrouping, type ReportTableSpec } from "@/server/reports/report-tables";
 import type { BeaconClaims, EventKind } from "./beacon-token";
 
 export type EventStatus = "counted" | "duplicate" | "bot";
@@ -183,29 +184,16 @@ function spendTotals(batch: BeaconToStore[], spend: bigint[]) {
   return { advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)], campaignDays: perDay(byCampaignDay), advertiserDays: perDay(byAdvertiserDay) };
 }
 
-// The batch's counts join the report rows (daily_rollups and its coarser sums) in the
-// transaction that stores the events, so a report never counts an event twice or misses one.
-// Tables in this order and rows in key order, in every writer: two batches lock shared rows in
-// the same order.
-const TRAFFIC_TABLES = [
-  { table: "daily_rollups", keys: ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] },
-  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  // Each ad over every publisher (publisher_id '') and per publisher.
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
-];
-
-function trafficUpsert(table: string, keys: string[], alsoOverPublishers = false): string {
-  const expressions = keys.map((key) => (key === "day" ? "(created_at AT TIME ZONE 'UTC')::date" : key));
-  const columns = alsoOverPublishers
-    ? expressions.map((e) => (e === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END" : e))
-    : expressions;
+// The batch's counts join the report rows (daily_rollups and its coarser sums, REPORT_TABLES)
+// in the transaction that stores the events, so a report never counts an event twice or misses
+// one. Rows in key order: two batches lock shared rows in the same order.
+function trafficUpsert(spec: ReportTableSpec): string {
+  const { table, keys } = spec;
+  const { columns, groupBy } = reportKeyGrouping(spec, "created_at");
   const positions = keys.map((_, index) => index + 1).join(", ");
-  const groupBy = alsoOverPublishers
-    ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))`
-    : positions;
   return `${table} AS (
              INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, duplicate_events, bot_events)
-             SELECT ${columns.join(", ")},
+             SELECT ${columns},
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
@@ -221,7 +209,7 @@ function trafficUpsert(table: string, keys: string[], alsoOverPublishers = false
                     duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
            )`;
 }
-const TRAFFIC_UPSERTS = TRAFFIC_TABLES.map(({ table, keys, alsoOverPublishers }) => trafficUpsert(table, keys, alsoOverPublishers)).join(", ");
+const TRAFFIC_UPSERTS = REPORT_TABLES.map(trafficUpsert).join(", ");
 
 async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);

@@ -3,6 +3,7 @@
 // Three tables hold report rows: daily_rollups (the finest grain) and two coarser sums of it that
 // the reports read, each with its own distinct order count.
 import { pgPool } from "@/server/db/pg-pool";
+import { REPORT_TABLES, reportKeyGrouping, ROLLUP_KEY, type ReportTableSpec } from "./report-tables";
 
 const MEASURES = [
   "impressions", "views", "clicks", "spend_micros", "duplicate_events", "bot_events",
@@ -10,16 +11,7 @@ const MEASURES = [
 ] as const;
 export type RollupMeasure = (typeof MEASURES)[number];
 
-const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
-type KeyColumn = (typeof ROLLUP_KEY)[number];
-
-/** The report tables and their keys, finest first. */
-export const REPORT_TABLES = [
-  { table: "daily_rollups", keys: ROLLUP_KEY },
-  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
-] as const satisfies readonly { table: string; keys: readonly KeyColumn[]; alsoOverPublishers?: boolean }[];
-export type ReportTable = (typeof REPORT_TABLES)[number]["table"] | "daily_publisher_orders";
+export type ReportTable = ReportTableSpec["table"] | "daily_publisher_orders";
 
 export interface RollupDifference {
   table: ReportTable;
@@ -41,22 +33,13 @@ export interface RollupDifference {
 // $1, $2: first and last day (inclusive, UTC). The rows of one table as ad_events and
 // attributions say they should be, as the CTE `recounted`: events counted per key, and credited
 // lines, distinct orders and sales per key.
-// With alsoOverPublishers, every key is counted twice: per publisher, and over every publisher
-// with publisher_id ''.
-function recountCtes(keys: readonly KeyColumn[], alsoOverPublishers = false): string {
-  const key = keys.join(", ");
-  const dayOf = (time: string) => `(${time} AT TIME ZONE 'UTC')::date`;
-  const keyExpressions = (time: string) =>
-    keys
-      .map((k) => (k === "day" ? `${dayOf(time)} AS day` : alsoOverPublishers && k === "publisher_id" ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END AS publisher_id" : k))
-      .join(", ");
-  const groupBy = (time: string) => {
-    const expressions = keys.map((k) => (k === "day" ? dayOf(time) : k));
-    return alsoOverPublishers ? `GROUPING SETS ((${expressions.filter((e) => e !== "publisher_id").join(", ")}), (${expressions.join(", ")}))` : key;
-  };
+function recountCtes(spec: ReportTableSpec): string {
+  const key = spec.keys.join(", ");
+  const events = reportKeyGrouping(spec, "created_at");
+  const credited = reportKeyGrouping(spec, "placed_at");
   return `
 events AS (
-  SELECT ${keyExpressions("created_at")},
+  SELECT ${events.columns},
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'click') AS clicks,
@@ -65,13 +48,13 @@ events AS (
          count(*) FILTER (WHERE status = 'bot') AS bot_events
     FROM ad_events
    WHERE created_at >= $1::date AND created_at < $2::date + 1
-   GROUP BY ${groupBy("created_at")}
+   GROUP BY ${events.groupBy}
 ), credited AS (
-  SELECT ${keyExpressions("placed_at")},
+  SELECT ${credited.columns},
          count(*) AS attributed_items, count(DISTINCT conversion_id) AS conversions, sum(total_value_micros) AS sales_revenue_micros
     FROM attributions
    WHERE placed_at >= $1::date AND placed_at < $2::date + 1
-   GROUP BY ${groupBy("placed_at")}
+   GROUP BY ${credited.groupBy}
 ), recounted AS (
   SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
@@ -82,11 +65,12 @@ events AS (
 )`;
 }
 
-function verifySql(table: ReportTable, keys: readonly KeyColumn[], alsoOverPublishers = false): string {
+function verifySql(spec: ReportTableSpec): string {
+  const { table, keys } = spec;
   const key = keys.join(", ");
   const output = ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", ");
   return `
-WITH ${recountCtes(keys, alsoOverPublishers)}, stored AS (
+WITH ${recountCtes(spec)}, stored AS (
   SELECT ${key}, ${MEASURES.join(", ")} FROM ${table} WHERE day BETWEEN $1::date AND $2::date
 )
 SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
@@ -125,8 +109,8 @@ SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text 
  */
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
   const differences: RollupDifference[] = [];
-  for (const entry of REPORT_TABLES) {
-    const { rows } = await pgPool().query<RollupDifference>(verifySql(entry.table, entry.keys, "alsoOverPublishers" in entry), [firstDay, lastDay]);
+  for (const spec of REPORT_TABLES) {
+    const { rows } = await pgPool().query<RollupDifference>(verifySql(spec), [firstDay, lastDay]);
     differences.push(...rows);
   }
   differences.push(...(await pgPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
@@ -143,11 +127,11 @@ export async function rebuildRollups(firstDay: string, lastDay: string): Promise
   try {
     await client.query("BEGIN");
     let finest = 0;
-    for (const entry of REPORT_TABLES) {
-      const { table, keys } = entry;
+    for (const spec of REPORT_TABLES) {
+      const { table, keys } = spec;
       await client.query(`DELETE FROM ${table} WHERE day BETWEEN $1::date AND $2::date`, [firstDay, lastDay]);
       const { rowCount } = await client.query(
-        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(keys, "alsoOverPublishers" in entry)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
+        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(spec)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
         [firstDay, lastDay],
       );
       if (table === "daily_rollups") finest = rowCount ?? 0;

@@ -1,0 +1,38 @@
+// The tables of report rows that the beacon writer and the attribution writer keep in their own
+// transactions, and the consistency check recounts: one list, so the three cannot disagree on a
+// table's key. Writers lock them in this order, rows in key order, so batches cannot deadlock.
+export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
+export type KeyColumn = (typeof ROLLUP_KEY)[number];
+
+export interface ReportTableSpec {
+  table: "daily_rollups" | "daily_campaign_totals" | "daily_ad_totals";
+  keys: readonly KeyColumn[];
+  /** Rows per publisher and, with publisher_id '', over every publisher. */
+  alsoOverPublishers?: boolean;
+}
+
+export const REPORT_TABLES: readonly ReportTableSpec[] = [
+  { table: "daily_rollups", keys: ROLLUP_KEY },
+  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
+  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true },
+];
+
+/**
+ * The key of a table's rows computed from source rows whose time is `timeColumn` (the UTC day of
+ * it): the SELECT list (named as the table's columns) and the GROUP BY clause.
+ */
+export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { columns: string; groupBy: string } {
+  const expression = (key: KeyColumn) => (key === "day" ? `(${timeColumn} AT TIME ZONE 'UTC')::date` : key);
+  const columns = spec.keys
+    .map((key) =>
+      key === "publisher_id" && spec.alsoOverPublishers
+        ? "CASE WHEN grouping(publisher_id) = 1 THEN '' ELSE publisher_id END AS publisher_id"
+        : `${expression(key)} AS ${key}`,
+    )
+    .join(", ");
+  const all = spec.keys.map(expression);
+  const groupBy = spec.alsoOverPublishers
+    ? `GROUPING SETS ((${all.filter((e) => e !== "publisher_id").join(", ")}), (${all.join(", ")}))`
+    : all.join(", ");
+  return { columns, groupBy };
+}

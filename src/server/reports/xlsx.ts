@@ -1,8 +1,8 @@
 // XLSX downloads of the report routes (decisions §5): every matching row, numbers as numbers,
 // dates as dates, a bold and frozen header row. The sheet's XML is written row by row into a
 // streaming ZIP, batch by batch as the rows arrive, so memory stays bounded however many rows a
-// report has. Written by hand rather than with exceljs's streaming writer, which took about four
-// times as long and buffered ahead of the client (docs/decisions.md has the measurement); exceljs
+// report has. Written by hand rather than with exceljs's streaming writer, which took six times
+// as long on the same 100,000 rows (npm run bench:xlsx; docs/decisions.md); exceljs
 // reads the files back in the tests.
 import { zipStream } from "./streaming-zip";
 

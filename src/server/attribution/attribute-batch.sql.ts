@@ -2,7 +2,7 @@
 // their shoppers. One statement picks the batch, finds every item's winning touch, writes the
 // attributions and marks the orders done, so a batch is attributed whole or not at all.
 import { pgPool } from "@/server/db/pg-pool";
-import { REPORT_TABLES, reportKeyGrouping } from "@/server/reports/report-tables";
+import { REPORT_TABLES, reportKeyGrouping, rowCounting } from "@/server/reports/report-tables";
 
 /** The interface's window (§8), used for campaign types without a row in attribution_windows. */
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
@@ -16,6 +16,7 @@ const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
   const { table, keys } = spec;
   const { columns, groupBy } = reportKeyGrouping(spec, "placed_at");
   const positions = keys.map((_, index) => index + 1).join(", ");
+  const { returning, countsCte } = rowCounting(spec);
   return `${table} AS (
   INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
   SELECT ${columns},
@@ -26,7 +27,8 @@ const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
   ON CONFLICT (${keys.join(", ")}) DO UPDATE
      SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
          sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
-)`;
+  ${returning}
+)${countsCte}`;
 }).join(", ")
   .concat(`, daily_publisher_orders AS (
   -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the

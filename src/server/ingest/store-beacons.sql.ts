@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
-import { REPORT_TABLES, reportKeyGrouping, type ReportTableSpec } from "@/server/reports/report-tables";
+import { REPORT_TABLES, reportKeyGrouping, rowCounting, type ReportTableSpec } from "@/server/reports/report-tables";
 import type { BeaconClaims, EventKind } from "./beacon-token";
 
 export type EventStatus = "counted" | "duplicate" | "bot";
@@ -191,6 +191,7 @@ function trafficUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;
   const { columns, groupBy } = reportKeyGrouping(spec, "created_at");
   const positions = keys.map((_, index) => index + 1).join(", ");
+  const { returning, countsCte } = rowCounting(spec);
   return `${table} AS (
              INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, duplicate_events, bot_events)
              SELECT ${columns},
@@ -207,7 +208,8 @@ function trafficUpsert(spec: ReportTableSpec): string {
                 SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
                     clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
                     duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
-           )`;
+             ${returning}
+           )${countsCte}`;
 }
 const TRAFFIC_UPSERTS = REPORT_TABLES.map(trafficUpsert).join(", ");
 

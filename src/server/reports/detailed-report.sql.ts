@@ -83,9 +83,16 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   // A download reads every row once, in order: no day window, no page, no count.
   const whole = query.download;
   const byDay = query.orderBy === "day" && !whole;
-  const dayWindow = byDay
-    ? `day_rows AS (
-      SELECT day, count(*)::bigint AS n FROM (
+  // Ad rows are counted from daily_ad_row_counts (a few rows per campaign and day) unless one ad
+  // is asked for; counting daily_ad_totals' keys for a large advertiser cost 15 to 30 ms a request.
+  const countedRows = grain === "ad" && query.ids.ad_id === undefined;
+  const dayRows = countedRows
+    ? `SELECT c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n
+        FROM daily_ad_row_counts c LEFT JOIN networks n ON n.campaign_id = c.campaign_id
+       WHERE c.day BETWEEN $1::date AND $2::date AND ($3::text IS NULL OR c.advertiser_id = $3) AND ($4::text IS NULL OR c.advertiser_id = $4)
+         AND ($5::text IS NULL OR c.campaign_id = $5)
+       GROUP BY c.day`
+    : `SELECT day, count(*)::bigint AS n FROM (
         SELECT ${grain === "ad" ? "" : "DISTINCT "}r.day, r.${key}, '' AS publisher_id FROM ${totalsTable} r
          WHERE r.day BETWEEN $1::date AND $2::date AND ${filters("r")}${totalsOnly}
         UNION ALL
@@ -94,6 +101,10 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       ) row_keys GROUP BY day
       -- A row of daily_ad_totals is one ad (or one ad on one publisher) on one day, and a row of
       -- daily_campaign_totals one campaign on one publisher: only campaign totals need DISTINCT.
+      `;
+  const dayWindow = byDay
+    ? `day_rows AS (
+      ${dayRows}
     ), placed AS (
       SELECT day, n, coalesce(sum(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM day_rows
     ), chosen AS MATERIALIZED (

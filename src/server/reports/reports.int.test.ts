@@ -396,6 +396,11 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
         }
       }
     }
+    // One ad's rows are counted from its own keys; all ads' rows from the per-campaign row counts.
+    const allAds = (await get(brandKey, RANGE_10_11, handleAdsDetailed)).body.data;
+    const oneAd = (await get(brandKey, `${RANGE_10_11}&ad_id=${onNetwork.ad.id}&per_page=2`, handleAdsDetailed)).body;
+    expect(oneAd.total).toBe(allAds.filter((r) => r.ad_id === onNetwork.ad.id).length);
+    expect(oneAd.data).toEqual(allAds.filter((r) => r.ad_id === onNetwork.ad.id).slice(0, 2));
   });
 
   it("is for advertiser keys, shows a brand only its own campaigns, and refuses what it does not take", async () => {

@@ -90,4 +90,43 @@ describe("daily rollups", () => {
       [publisher.id, advertiser.id, "1", "0"],
     ]);
   });
+
+  it("count each daily_ad_totals row once in daily_ad_row_counts, whichever writer inserts it", async () => {
+    const [first, second] = [await makePublisher(), await makePublisher()];
+    const advertiser = await makeAdvertiser();
+    const sku = `SKU-${randomUUID()}`;
+    const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [first.id, second.id], type: "product", products: [{ sku, name: "Toaster" }] });
+    const day = new Date("2026-11-18T10:00:00Z");
+    const beacon = (publisher: typeof first, kind: EventKind, session: string, minutes: number, user?: string) =>
+      recordBeacon({
+        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "product", adSize: null, issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60 },
+        body: { session_id: session, ...(user ? { user_id: user } : {}) }, userAgent: CHROME, now: new Date(day.getTime() + minutes * 60_000),
+      });
+    // Separate batches for the same keys: the first inserts the rows, the others only add to them.
+    await beacon(first, "impression", "a", 0);
+    await beacon(first, "impression", "b", 2);
+    await beacon(first, "click", "a", 3, "shopper");
+    await beacon(second, "impression", "c", 4);
+    const counts = () =>
+      db.dailyAdRowCount.findMany({ where: { campaignId: campaign.id }, orderBy: { day: "asc" } })
+        .then((rows) => rows.map((r) => [r.day.toISOString().slice(0, 10), r.adRows, r.adPublisherRows]));
+    expect(await counts()).toEqual([["2026-11-18", 1n, 2n]]);
+
+    // An order the next day credits the click: the attribution writer inserts that day's rows.
+    await recordConversion({
+      publisher_id: first.id, user_id: "shopper", session_id: "a", order_id: `o-${randomUUID()}`, created_at: "2026-11-19T09:00:00Z", channel: "online store",
+      email_hashed: createHash("sha256").update("shopper@example.com").digest("hex"), items: [{ sku, quantity: 1, price: 20, promotional_price: 20 }],
+    });
+    await attributePendingConversions({ settleMs: 0 });
+    expect(await counts()).toEqual([["2026-11-18", 1n, 2n], ["2026-11-19", 1n, 1n]]);
+    expect(await verifyRollups("2026-11-18", "2026-11-19")).toEqual([]);
+
+    // A wrong count is reported against a count of daily_ad_totals, and a rebuild puts it right.
+    await db.dailyAdRowCount.updateMany({ where: { campaignId: campaign.id, day: new Date("2026-11-18") }, data: { adPublisherRows: 5 } });
+    expect((await verifyRollups("2026-11-18", "2026-11-19")).map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
+      ["daily_ad_row_counts", "2026-11-18", campaign.id, "ad_publisher_rows", "5", "2"],
+    ]);
+    await rebuildRollups("2026-11-18", "2026-11-19");
+    expect(await counts()).toEqual([["2026-11-18", 1n, 2n], ["2026-11-19", 1n, 1n]]);
+  });
 });

@@ -1,7 +1,8 @@
 // Hand-written SQL: the consistency check recounts every report row from the raw tables, an
 // aggregate over whole tables that the ORM cannot express. It is a tool, never a report path.
-// Three tables hold report rows: daily_rollups (the finest grain) and two coarser sums of it that
-// the reports read, each with its own distinct order count.
+// The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
+// read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
+// (how many daily_ad_totals rows there are).
 import { pgPool } from "@/server/db/pg-pool";
 import { REPORT_TABLES, reportKeyGrouping, ROLLUP_KEY, type ReportTableSpec } from "./report-tables";
 
@@ -9,9 +10,10 @@ const MEASURES = [
   "impressions", "views", "clicks", "spend_micros", "duplicate_events", "bot_events",
   "attributed_items", "conversions", "sales_revenue_micros",
 ] as const;
-export type RollupMeasure = (typeof MEASURES)[number];
+/** `ad_rows` and `ad_publisher_rows`: daily_ad_row_counts against a count of daily_ad_totals. */
+export type RollupMeasure = (typeof MEASURES)[number] | "ad_rows" | "ad_publisher_rows";
 
-export type ReportTable = ReportTableSpec["table"] | "daily_publisher_orders";
+export type ReportTable = ReportTableSpec["table"] | "daily_publisher_orders" | "daily_ad_row_counts";
 
 export interface RollupDifference {
   table: ReportTable;
@@ -103,6 +105,30 @@ SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text 
  WHERE coalesce(s.conversions, 0) <> coalesce(r.conversions, 0)
  ORDER BY day, publisher_id, advertiser_id`;
 
+// daily_ad_row_counts recounted from daily_ad_totals (whose own figures the checks above recount
+// from the raw tables).
+const AD_ROW_COUNTS_RECOUNT = `
+recounted AS (
+  SELECT advertiser_id, day, campaign_id, count(*) FILTER (WHERE publisher_id = '') AS ad_rows,
+         count(*) FILTER (WHERE publisher_id <> '') AS ad_publisher_rows
+    FROM daily_ad_totals
+   WHERE day BETWEEN $1::date AND $2::date
+   GROUP BY 1, 2, 3
+)`;
+
+const VERIFY_AD_ROW_COUNTS_SQL = `
+WITH ${AD_ROW_COUNTS_RECOUNT}, stored AS (
+  SELECT advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows FROM daily_ad_row_counts WHERE day BETWEEN $1::date AND $2::date
+)
+SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, NULL::text AS site, advertiser_id, campaign_id,
+       NULL::text AS ad_id, NULL::text AS placement_name, m.measure, m.stored::text, m.recounted::text
+  FROM stored s FULL JOIN recounted r USING (advertiser_id, day, campaign_id)
+ CROSS JOIN LATERAL (VALUES ('ad_rows', coalesce(s.ad_rows, 0), coalesce(r.ad_rows, 0)),
+                            ('ad_publisher_rows', coalesce(s.ad_publisher_rows, 0), coalesce(r.ad_publisher_rows, 0)))
+       AS m(measure, stored, recounted)
+ WHERE m.stored <> m.recounted
+ ORDER BY day, advertiser_id, campaign_id, m.measure`;
+
 /**
  * Every figure of the report tables between two days (inclusive) that differs from a recount of
  * ad_events and attributions; empty when the report rows are right.
@@ -114,6 +140,7 @@ export async function verifyRollups(firstDay: string, lastDay: string): Promise<
     differences.push(...rows);
   }
   differences.push(...(await pgPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
+  differences.push(...(await pgPool().query<RollupDifference>(VERIFY_AD_ROW_COUNTS_SQL, [firstDay, lastDay])).rows);
   return differences;
 }
 
@@ -139,6 +166,11 @@ export async function rebuildRollups(firstDay: string, lastDay: string): Promise
     await client.query("DELETE FROM daily_publisher_orders WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
     await client.query(
       `INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${PUBLISHER_ORDERS_RECOUNT} SELECT * FROM recounted`,
+      [firstDay, lastDay],
+    );
+    await client.query("DELETE FROM daily_ad_row_counts WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
+    await client.query(
+      `INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${AD_ROW_COUNTS_RECOUNT} SELECT * FROM recounted`,
       [firstDay, lastDay],
     );
     await client.query("COMMIT");

@@ -209,8 +209,11 @@ export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: n
 /**
  * Every row of a report, for a download: the query runs once, through a cursor read `batch` rows
  * at a time, so neither the server nor the database holds more than a batch for the client.
+ * 200 rows: the 135,000-row benchmark download took as long as with 1,000, and its rows and sheet
+ * XML died young instead of piling up in the old generation (in-process peak 222 MB against 270
+ * to 302 MB with 1,000).
  */
-export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 1000): AsyncIterable<Row[]> {
+export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 200): AsyncIterable<Row[]> {
   const client = await pgPool().connect();
   let failed = false;
   try {

@@ -33,7 +33,7 @@ describe("environment", () => {
     });
     expect(env.BEACON_SIGNING_KEYS.map((key) => key.id)).toEqual(["k2", "k1"]);
     expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).BEACON_SIGNING_KEYS).toHaveLength(1);
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production" })).toEqual([
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", TALLY_SECRETS_KEY: Buffer.alloc(32).toString("base64") })).toEqual([
       "BEACON_SIGNING_KEYS is required in production (kid:secret, secret at least 32 characters)",
     ]);
     expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", BEACON_SIGNING_KEYS: "k1:short" })).toHaveLength(1);
@@ -53,5 +53,18 @@ describe("environment", () => {
     expect(parseLauncherEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
     expect(parseLauncherEnv({ DATABASE_URL: "postgresql://u@h/db" }).DATABASE_URL).toBe("postgresql://u@h/db");
     expect(problemsOf({ DATABASE_URL: "postgres//nope" }, parseLauncherEnv)).toHaveLength(1);
+  });
+
+  it("needs a 32-byte secrets key in production, and uses a development key elsewhere", () => {
+    const keys = `k1:${"a".repeat(32)}`;
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys })).toEqual([
+      "TALLY_SECRETS_KEY is required in production (32 random bytes, base64)",
+    ]);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", TALLY_SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toEqual([
+      "TALLY_SECRETS_KEY must be 32 bytes written in base64 (openssl rand -base64 32)",
+    ]);
+    const key = Buffer.alloc(32, 1);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys, TALLY_SECRETS_KEY: key.toString("base64") }).TALLY_SECRETS_KEY).toEqual(key);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).TALLY_SECRETS_KEY).toHaveLength(32);
   });
 });

@@ -37,6 +37,18 @@ const signingKeys = z
 // A fixed key for development and tests only; production must configure its own (see below).
 const DEVELOPMENT_SIGNING_KEYS = "dev:tally-development-beacon-key-not-a-secret";
 
+/** 32 bytes, base64 (or base64url). */
+const secretsKey = z.string().transform((value, ctx) => {
+  const key = Buffer.from(value, "base64");
+  if (key.length !== 32) {
+    ctx.addIssue({ code: "custom", message: "must be 32 bytes written in base64 (openssl rand -base64 32)" });
+    return z.NEVER;
+  }
+  return key;
+});
+// Development and tests only, like DEVELOPMENT_SIGNING_KEYS: secrets stored with it are not secret.
+const DEVELOPMENT_SECRETS_KEY = Buffer.from("tally-development-secrets-key-32").toString("base64");
+
 const serverSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   DATABASE_URL: postgresUrl,
@@ -63,14 +75,31 @@ const serverSchema = z.object({
   VERCEL: z.string().optional(),
   /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
   CRON_SECRET: z.string().min(16).optional(),
+  /** AES-256-GCM key of export destinations' stored secrets: 32 bytes, base64. Required in production. */
+  TALLY_SECRETS_KEY: secretsKey.optional(),
+  /**
+   * Seconds between runs of the export job inside a long-running server; 0 turns it off.
+   * Serverless deployments run GET /api/cron/export from Vercel Cron instead (default 0 there).
+   */
+  TALLY_EXPORT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).optional(),
 }).transform(({ VERCEL, ...env }, ctx) => {
   const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
-  if (env.BEACON_SIGNING_KEYS) return { ...env, TALLY_ATTRIBUTION_INTERVAL_SECONDS, BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS };
-  if (env.NODE_ENV === "production") {
+  const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
+  const production = env.NODE_ENV === "production";
+  if (production && !env.BEACON_SIGNING_KEYS) {
     ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required in production (kid:secret, secret at least 32 characters)" });
-    return z.NEVER;
   }
-  return { ...env, TALLY_ATTRIBUTION_INTERVAL_SECONDS, BEACON_SIGNING_KEYS: signingKeys.parse(DEVELOPMENT_SIGNING_KEYS) };
+  if (production && !env.TALLY_SECRETS_KEY) {
+    ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required in production (32 random bytes, base64)" });
+  }
+  if (production && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
+  return {
+    ...env,
+    TALLY_ATTRIBUTION_INTERVAL_SECONDS,
+    TALLY_EXPORT_INTERVAL_SECONDS,
+    BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS ?? signingKeys.parse(DEVELOPMENT_SIGNING_KEYS),
+    TALLY_SECRETS_KEY: env.TALLY_SECRETS_KEY ?? secretsKey.parse(DEVELOPMENT_SECRETS_KEY),
+  };
 });
 
 export type ServerEnv = z.output<typeof serverSchema>;

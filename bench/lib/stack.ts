@@ -9,6 +9,8 @@ import { migrateDeploy } from "@/cli/local/prisma-cli";
 
 export const log = (line: string) => console.log(`bench: ${line}`);
 
+const BENCH_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
+
 export async function startDatabase(label: string): Promise<{ postgres: LocalPostgres; url: string }> {
   const postgres = await startLocalPostgres({ dataDir: temporaryDataDir(`bench-${label}`), port: await freePort(), ephemeral: true });
   await ensureDatabase(postgres.adminUrl, "tally");
@@ -22,7 +24,8 @@ process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
 
 /** Starts a server process and resolves once `readyUrl` answers (any status). */
 export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  // Production mode needs a secrets key; benchmarks store no secrets worth keeping.
+  const child = spawn(process.execPath, command, { env: { TALLY_SECRETS_KEY: BENCH_SECRETS_KEY, ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   children.push(child);
   const deadline = Date.now() + 60_000;
   for (;;) {

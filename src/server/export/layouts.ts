@@ -1,0 +1,126 @@
+// What each export type holds (interface §2.5, decisions §6): the three event layouts as Parquet
+// columns with the SQL that reads a batch of them, and the three aggregated layouts as CSV columns
+// over the report statements, so an exported day has the numbers the reports show for it.
+// Hand-written SQL: batches are ranges of receipt time read through a cursor in a fixed order, so
+// a retried batch writes the same rows into the same files.
+import type { ExportType } from "@/server/db/generated/enums";
+import { adResultsStatement } from "@/server/reports/ad-results.sql";
+import { advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
+import { campaignListingStatement } from "@/server/reports/campaign-listing.sql";
+import type { ReportQuery } from "@/server/reports/report-query";
+import type { ReportScope } from "@/server/reports/report-scope";
+import type { ReportStatement } from "@/server/reports/rollup-totals.sql";
+import type { ParquetColumn } from "./parquet/parquet-writer";
+
+export const EVENT_TYPES = ["ad_events", "orders", "order_items"] as const satisfies readonly ExportType[];
+export const AGGREGATE_TYPES = ["advertisers", "campaigns", "ads"] as const satisfies readonly ExportType[];
+export const EXPORT_TYPES = [...EVENT_TYPES, ...AGGREGATE_TYPES] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export type AggregateType = (typeof AGGREGATE_TYPES)[number];
+export const isEventType = (type: ExportType): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
+
+const text = (name: string, nullable = false): ParquetColumn => ({ name, type: "string", nullable });
+const time = (name: string): ParquetColumn => ({ name, type: "timestamp", nullable: false });
+const double = (name: string): ParquetColumn => ({ name, type: "double", nullable: false });
+
+export interface EventLayout {
+  columns: ParquetColumn[];
+  /** The batch's rows in a fixed order, through a cursor: $1 < time <= $2, then the scope ($3 advertiser, $4 publishers). */
+  select: (scope: ReportScope) => string;
+  /** How many rows the same batch has. */
+  count: (scope: ReportScope) => string;
+}
+
+// The scope of the destination's account: an advertiser its own campaigns' rows; a publisher its
+// inventory's; a network its own and its sub-publishers' (decisions §1).
+const scoped = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text[] IS NULL OR ${alias}.publisher_id = ANY($4))`;
+
+function eventLayout(columns: ParquetColumn[], parts: (scope: ReportScope) => { select: string; from: string; where: string; order: string }): EventLayout {
+  return {
+    columns,
+    select: (scope) => {
+      const p = parts(scope);
+      return `SELECT ${p.select} FROM ${p.from} WHERE ${p.where} ORDER BY ${p.order}`;
+    },
+    count: (scope) => {
+      const p = parts(scope);
+      return `SELECT count(*)::int AS rows FROM ${p.from} WHERE ${p.where}`;
+    },
+  };
+}
+
+export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
+  // Layout A: counted impressions, views and clicks by receipt time (duplicates and bots are not
+  // delivered, as they are not billed or reported).
+  ad_events: eventLayout(
+    [text("event_id"), text("session_id"), text("user_id", true), text("ad_id"), text("campaign_id"), text("request_id"), text("ad_type"),
+      text("placement_name"), text("context"), time("created_at"), text("site")],
+    () => ({
+      select: `e.event_id::text, e.session_id, e.user_id, e.ad_id, e.campaign_id, e.request_id, e.ad_type::text, e.placement_name, e.context, e.created_at, e.site`,
+      from: "ad_events e",
+      where: `e.created_at > $1 AND e.created_at <= $2 AND e.status = 'counted' AND ${scoped("e")}`,
+      order: "e.created_at, e.event_id",
+    }),
+  ),
+  // Layout B: a publisher's orders by receipt time. An advertiser receives the orders credited to
+  // its ads, when they are credited: every line of an order is credited in one statement, so the
+  // order falls in exactly one batch.
+  orders: eventLayout(
+    [text("event_id"), text("session_id"), text("user_id"), text("order_id"), text("channel"), time("placed_at"), text("site")],
+    (scope) => ({
+      select: "c.event_id::text, c.session_id, c.user_id, c.order_id, c.channel, c.placed_at, c.site",
+      from: "conversions c",
+      where:
+        scope.advertiserId === null
+          ? "c.received_at > $1 AND c.received_at <= $2 AND $3::text IS NULL AND c.publisher_id = ANY($4)"
+          : `c.event_id IN (SELECT a.conversion_id FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")})`,
+      order: "c.received_at, c.event_id",
+    }),
+  ),
+  // Layout C: credited order items (attributions) by the time they were credited; event_id and
+  // event_created_at are the ad interaction that won the item.
+  order_items: eventLayout(
+    [text("event_id"), text("session_id"), text("user_id"), text("order_id"), text("product_sku"), text("ad_id"), text("campaign_id"),
+      text("request_id"), text("ad_size", true), text("ad_type"), text("placement_name"), text("context"), time("event_created_at"),
+      double("price"), double("promotional_price"), double("quantity"), double("total_value")],
+    () => ({
+      select: `a.event_id::text, a.session_id, a.user_id, a.order_id, a.product_sku, a.ad_id, a.campaign_id, a.request_id, a.ad_size,
+               a.ad_type::text, a.placement_name, a.context, a.event_created_at, a.price_micros::float8 / 1e6, a.promotional_price_micros::float8 / 1e6,
+               a.quantity, a.total_value_micros::float8 / 1e6`,
+      from: "attributions a",
+      where: `a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")}`,
+      order: "a.created_at, a.conversion_id, a.item_position",
+    }),
+  ),
+};
+
+export type CsvValue = string | number | null;
+
+export interface AggregateLayout {
+  columns: string[];
+  /** The report statement of one UTC day for the scope; its rows hold every column but `day`. */
+  statement: (scope: ReportScope, day: string) => ReportStatement<Record<string, CsvValue>>;
+}
+
+function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy): ReportQuery<OrderBy> {
+  return { startDate: day, endDate: day, page: 1, perPage: 1, orderBy, order: "asc", download: true, ids: {} };
+}
+
+const asRecords = <Row>(statement: ReportStatement<Row>) => statement as unknown as ReportStatement<Record<string, CsvValue>>;
+
+export const AGGREGATE_LAYOUTS: Record<AggregateType, AggregateLayout> = {
+  advertisers: {
+    columns: ["advertiser", "advertiser_id", "seller_id", "wallet_balance", "daily_budget", "currency"],
+    statement: (scope, day) => asRecords(advertiserReportStatement(scope, dayQuery(day, "advertiser"))),
+  },
+  campaigns: {
+    columns: ["day", "name", "campaign_id", "campaign_type", "campaign_status", "impressions_total", "clicks_total", "ctr", "ad_revenue",
+      "conversions_total", "conversion_rate", "sales_revenue", "start_date", "end_date", "advertiser_id"],
+    statement: (scope, day) => asRecords(campaignListingStatement(scope, dayQuery(day, "name"))),
+  },
+  ads: {
+    columns: ["day", "ad_id", "campaign_id", "ad_status", "ad_media_url", "cpm", "cpc", "impressions_total", "clicks_total", "ctr", "ad_revenue",
+      "conversions_total", "conversion_rate", "sales_revenue", "product_sku"],
+    statement: (scope, day) => asRecords(adResultsStatement(scope, dayQuery(day, "name"))),
+  },
+};

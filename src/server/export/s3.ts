@@ -1,0 +1,87 @@
+// Writing to a destination's bucket: the S3 client for its credentials, uploads, the connection
+// test, and S3's errors in plain words for the run history and the dashboard.
+import { createReadStream } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
+import type { DestinationWithSecret } from "./destinations";
+
+export function s3ClientFor(destination: DestinationWithSecret): S3Client {
+  const credentials =
+    destination.credentials.kind === "access_key"
+      ? { accessKeyId: destination.credentials.accessKeyId, secretAccessKey: destination.secretAccessKey ?? "" }
+      : // The operator's own AWS credentials (the SDK's default chain) assume the customer's role;
+        // the external id is the customer's proof that the role is meant for Tally.
+        fromTemporaryCredentials({
+          params: { RoleArn: destination.credentials.roleArn, ExternalId: destination.credentials.externalId, RoleSessionName: "tally-export", DurationSeconds: 3600 },
+        });
+  return new S3Client({
+    region: destination.region,
+    endpoint: destination.endpoint ?? undefined,
+    forcePathStyle: destination.forcePathStyle,
+    credentials,
+    // Checksums only where S3 requires them: several S3-compatible stores reject the newer
+    // default trailing checksums.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000 },
+  });
+}
+
+/** Uploads a local file (its length known, so S3 needs no chunked encoding). */
+export async function uploadFile(client: S3Client, bucket: string, key: string, file: string, bytes: number, contentType: string): Promise<void> {
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(file), ContentLength: bytes, ContentType: contentType }));
+}
+
+export async function uploadEmpty(client: S3Client, bucket: string, key: string): Promise<void> {
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "", ContentLength: 0 }));
+}
+
+export interface S3Problem {
+  message: string;
+  /** Retrying will not help until someone changes the destination or the bucket's policy. */
+  needsAttention: boolean;
+}
+
+/** An S3 or network error in words an account manager can act on. Never includes credentials. */
+export function describeS3Error(error: unknown, destination: Pick<DestinationWithSecret, "bucket" | "region" | "endpoint">): S3Problem {
+  const e = error as { name?: string; Code?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number }; cause?: { code?: string } };
+  const name = e.name ?? e.Code ?? "";
+  const code = e.code ?? e.cause?.code ?? "";
+  const status = e.$metadata?.httpStatusCode;
+  const where = destination.endpoint ?? `S3 in ${destination.region}`;
+  if (["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled", "AccountProblem"].includes(name) || name.startsWith("AccessDenied")) {
+    return { message: `access denied: the credentials may not write to bucket ${destination.bucket} (${name})`, needsAttention: true };
+  }
+  if (name === "ExpiredToken" || name === "InvalidClientTokenId" || name === "RegionDisabledException") {
+    return { message: `the role could not be assumed (${name}): check the role ARN, its trust policy and the external id`, needsAttention: true };
+  }
+  if (name === "NoSuchBucket") return { message: `bucket ${destination.bucket} does not exist at ${where}`, needsAttention: true };
+  if (name === "PermanentRedirect" || name === "AuthorizationHeaderMalformed" || name === "IllegalLocationConstraintException" || status === 301) {
+    return { message: `bucket ${destination.bucket} is not in region ${destination.region}: set the bucket's region`, needsAttention: true };
+  }
+  if (["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"].includes(code) || name === "TimeoutError") {
+    return { message: `the endpoint ${where} cannot be reached (${code || name})`, needsAttention: false };
+  }
+  if (status === 403) return { message: `access denied by ${where} (HTTP 403)`, needsAttention: true };
+  if (status === 404) return { message: `bucket ${destination.bucket} was not found at ${where} (HTTP 404)`, needsAttention: true };
+  return { message: `${name || "error"}: ${e.message ?? String(error)}`.slice(0, 500), needsAttention: false };
+}
+
+export type ConnectionTest = { ok: true; key: string } | { ok: false; error: string };
+
+/** Writes and deletes a small probe object under the destination's prefix. */
+export async function testConnection(destination: DestinationWithSecret): Promise<ConnectionTest> {
+  const client = s3ClientFor(destination);
+  const key = `${destination.prefix}_tally_connection_test/${Date.now()}-${randomBytes(6).toString("hex")}.txt`;
+  try {
+    await client.send(new PutObjectCommand({ Bucket: destination.bucket, Key: key, Body: "Tally connection test: safe to delete.\n", ContentType: "text/plain" }));
+    await client.send(new DeleteObjectCommand({ Bucket: destination.bucket, Key: key }));
+    return { ok: true, key };
+  } catch (error) {
+    return { ok: false, error: describeS3Error(error, destination).message };
+  } finally {
+    client.destroy();
+  }
+}

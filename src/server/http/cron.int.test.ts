@@ -1,9 +1,14 @@
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { LOCAL_S3_CREDENTIALS, startLocalS3 } from "@/cli/local/local-s3";
+import { createDestination } from "@/server/export/destinations";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { makePublisher } from "@/testing/fixtures";
-import { handleAttributionCron } from "./cron";
+import { handleAttributionCron, handleExportCron } from "./cron";
 
 // Read by env() on first use, which no import above makes.
 process.env.CRON_SECRET = "cron-secret-for-this-test-file";
@@ -29,5 +34,39 @@ describe("GET /api/cron/attribution", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ orders: 1, items: 0, attributed_orders: 0, duration_ms: expect.any(Number) });
     expect(await db.conversion.count({ where: { attributedAt: null } })).toBe(0);
+  });
+});
+
+describe("GET /api/cron/export", () => {
+  it("refuses a missing or wrong secret, and with it delivers the due batches", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tally-cron-s3-"));
+    const s3 = await startLocalS3({ directory: dir, buckets: ["cron-bucket"] });
+    try {
+      const publisher = await makePublisher();
+      const destination = await createDestination({
+        accountId: publisher.id, name: "Lake", bucket: "cron-bucket", region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true,
+        credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS }, types: ["advertisers"],
+      });
+      // Made two days ago: yesterday's aggregates are due.
+      await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(Date.now() - 2 * 86_400_000) } });
+      const exportCall = (authorization?: string) =>
+        handleExportCron(new Request("http://tally.test/api/cron/export", { headers: authorization ? { Authorization: authorization } : {} }));
+      for (const authorization of [undefined, "Bearer wrong", "Bearer cron-secret-for-this-test-fil", "cron-secret-for-this-test-file"]) {
+        expect((await exportCall(authorization)).status).toBe(401);
+      }
+      expect(await db.exportRun.count({ where: { destinationId: destination.id } })).toBe(0);
+
+      const response = await exportCall("Bearer cron-secret-for-this-test-file");
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { runs: { destination_id: string; type: string; status: string; files: number }[]; unfinished: boolean };
+      expect(body.unfinished).toBe(false);
+      const mine = body.runs.filter((r) => r.destination_id === destination.id);
+      expect(mine.length).toBeGreaterThanOrEqual(1);
+      expect(mine.every((r) => r.type === "advertisers" && r.status === "succeeded" && r.files === 1)).toBe(true);
+      expect(JSON.stringify(body)).not.toContain(LOCAL_S3_CREDENTIALS.secretAccessKey);
+    } finally {
+      await s3.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { runDueExports } from "@/server/export/run-exports";
 import { TallyError } from "@/server/errors";
 import { errorResponse } from "./respond";
 
@@ -31,4 +32,17 @@ function cronRoute(job: () => Promise<object>): (request: Request) => Promise<Re
 export const handleAttributionCron = cronRoute(async () => {
   const done = await attributePendingConversions({ budgetMs: 45_000 });
   return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders };
+});
+
+/** The export route's maximum duration on Vercel (seconds); its budget leaves a minute to spare. */
+export const EXPORT_MAX_DURATION_SECONDS = 300;
+
+// Vercel kills a function at its maxDuration: a call delivers whole batches until a minute is
+// left, answers with what it did, and the next call resumes (a batch cut short is redone whole).
+export const handleExportCron = cronRoute(async () => {
+  const { runs, unfinished } = await runDueExports({ budgetMs: (EXPORT_MAX_DURATION_SECONDS - 60) * 1000 });
+  return {
+    runs: runs.map((r) => ({ run_id: r.runId, destination_id: r.destinationId, type: r.type, range: [r.rangeStart, r.rangeEnd], status: r.status, rows: r.rows, files: r.files, bytes: r.bytes, error: r.error })),
+    unfinished,
+  };
 });

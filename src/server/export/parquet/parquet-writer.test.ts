@@ -88,7 +88,8 @@ describe("ParquetWriter", () => {
     expect(await all(`SELECT count(*)::int AS n FROM '${file}'`)).toEqual([{ n: 0 }]);
 
     const writer = new ParquetWriter(COLUMNS, () => {});
-    await writer.write([["e", null, new Date(), 1, null]]);
-    await expect(writer.close()).rejects.toThrow("column quantity is not nullable, but row 0 has no value");
+    await expect(writer.write([["e", null, new Date(), 1, null]])).rejects.toThrow("column quantity is not nullable, but row 0 has no value");
+    // A writer that refused a row writes nothing more: its row group is incomplete.
+    await expect(writer.close()).rejects.toThrow("the Parquet writer is closed");
   });
 });

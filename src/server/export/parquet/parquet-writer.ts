@@ -1,7 +1,7 @@
 // Tally's Parquet writer: flat schemas of strings, UTC millisecond timestamps, doubles and
-// int64s, PLAIN-encoded, one Snappy-compressed data page per column and row group. Rows are
-// buffered a row group at a time, column by column, and each finished row group goes to `sink`,
-// so memory holds one row group however many rows a file has.
+// int64s, PLAIN-encoded, one Snappy-compressed data page per column and row group. Cells are
+// encoded into per-column buffers as rows arrive, and each finished row group goes to `sink`, so
+// memory holds one row group's bytes however many rows a file has.
 // Written for the export rather than taken from parquetjs-lite or hyparquet-writer: on the same
 // 1,000,000 event rows those took 40× and 8× as long as DuckDB's writer (npm run bench:export;
 // docs/decisions.md). Files are checked with DuckDB, a reader Tally did not write.
@@ -21,7 +21,7 @@ export interface ParquetColumn {
 export type ParquetValue = string | number | bigint | Date | null | undefined;
 
 export interface ParquetWriterOptions {
-  /** Rows per row group (default 65,536): the memory a writer holds. */
+  /** Rows per row group (default 131,072): a writer holds one row group's encoded bytes. */
   rowGroupRows?: number;
   createdBy?: string;
 }
@@ -47,10 +47,38 @@ interface ColumnChunkMeta {
   values: number;
 }
 
+/** One column's encoded values of the current row group, and which rows have a value. */
+class ColumnBuffer {
+  bytes = Buffer.allocUnsafe(1 << 16);
+  at = 0;
+  present: Uint8Array;
+  nulls = 0;
+
+  constructor(rows: number) {
+    this.present = new Uint8Array(rows);
+  }
+
+  ensure(extra: number): void {
+    if (this.at + extra <= this.bytes.length) return;
+    let next = this.bytes.length * 2;
+    while (next < this.at + extra) next *= 2;
+    const grown = Buffer.allocUnsafe(next);
+    this.bytes.copy(grown, 0, 0, this.at);
+    this.bytes = grown;
+  }
+
+  reset(): void {
+    this.at = 0;
+    this.nulls = 0;
+  }
+}
+
+const TWO_32_INV = 1 / TWO_32;
+
 export class ParquetWriter {
   private readonly rowGroupRows: number;
   private readonly createdBy: string;
-  private readonly buffered: ParquetValue[][];
+  private readonly buffers: ColumnBuffer[];
   private bufferedRows = 0;
   private offset = 0;
   private rows = 0;
@@ -65,9 +93,9 @@ export class ParquetWriter {
     options: ParquetWriterOptions = {},
   ) {
     if (columns.length === 0) throw new Error("a Parquet file needs at least one column");
-    this.rowGroupRows = options.rowGroupRows ?? 65_536;
+    this.rowGroupRows = options.rowGroupRows ?? 131_072;
     this.createdBy = options.createdBy ?? "Tally";
-    this.buffered = columns.map(() => new Array<ParquetValue>(this.rowGroupRows));
+    this.buffers = columns.map(() => new ColumnBuffer(this.rowGroupRows));
   }
 
   private async emit(chunk: Buffer): Promise<void> {
@@ -75,7 +103,11 @@ export class ParquetWriter {
     await this.sink(chunk);
   }
 
-  /** Adds rows, each an array of cells in column order. */
+  /**
+   * Adds rows, each an array of cells in column order. Cells are encoded as they arrive, so a
+   * row group holds bytes, not the rows' JavaScript values (which would outlive a young-generation
+   * collection and cost full ones).
+   */
   async write(rows: readonly (readonly ParquetValue[])[]): Promise<void> {
     if (this.closed) throw new Error("the Parquet writer is closed");
     if (!this.started) {
@@ -83,10 +115,16 @@ export class ParquetWriter {
       await this.emit(MAGIC);
     }
     const width = this.columns.length;
-    for (const row of rows) {
-      for (let c = 0; c < width; c += 1) this.buffered[c]![this.bufferedRows] = row[c];
-      this.bufferedRows += 1;
-      if (this.bufferedRows === this.rowGroupRows) await this.flushRowGroup();
+    try {
+      for (const row of rows) {
+        const r = this.bufferedRows;
+        for (let c = 0; c < width; c += 1) this.encodeCell(c, this.buffers[c]!, r, row[c]);
+        this.bufferedRows += 1;
+        if (this.bufferedRows === this.rowGroupRows) await this.flushRowGroup();
+      }
+    } catch (error) {
+      this.closed = true; // a half-encoded row cannot be taken back
+      throw error;
     }
   }
 
@@ -106,13 +144,69 @@ export class ParquetWriter {
     return { rows: this.rows, bytes: this.offset };
   }
 
-  private ensure(size: number): void {
+  private encodeCell(c: number, column: ColumnBuffer, r: number, value: ParquetValue): void {
+    const spec = this.columns[c]!;
+    if (value === null || value === undefined) {
+      if (!spec.nullable) throw new Error(`column ${spec.name} is not nullable, but row ${this.rows + r} has no value`);
+      column.present[r] = 0;
+      column.nulls += 1;
+      return;
+    }
+    column.present[r] = 1;
+    if (spec.type === "string") {
+      const text = typeof value === "string" ? value : String(value);
+      const n = text.length;
+      column.ensure(4 + n * 3);
+      const bytes = column.bytes;
+      const at = column.at;
+      // ASCII byte by byte: for short values this beats a call into Buffer#write by several times.
+      let p = at + 4;
+      let k = 0;
+      for (; k < n; k += 1) {
+        const code = text.charCodeAt(k);
+        if (code > 0x7f) break;
+        bytes[p++] = code;
+      }
+      const written = k === n ? n : bytes.write(text, at + 4, "utf8");
+      bytes[at] = written & 0xff;
+      bytes[at + 1] = (written >>> 8) & 0xff;
+      bytes[at + 2] = (written >>> 16) & 0xff;
+      bytes[at + 3] = (written >>> 24) & 0xff;
+      column.at = at + 4 + written;
+      return;
+    }
+    column.ensure(8);
+    if (spec.type === "double") {
+      column.bytes.writeDoubleLE(Number(value), column.at);
+      column.at += 8;
+      return;
+    }
+    const n = value instanceof Date ? value.getTime() : typeof value === "bigint" ? value : typeof value === "string" && spec.type === "int64" ? BigInt(value) : Number(value);
+    if (typeof n === "bigint") column.bytes.writeBigInt64LE(n, column.at);
+    else if (Number.isSafeInteger(n) && n >= 0) {
+      // Two 32-bit halves by hand: a BigInt per value costs more than the rest of the cell.
+      const low = n % TWO_32;
+      const high = Math.floor(n * TWO_32_INV);
+      const bytes = column.bytes;
+      const at = column.at;
+      bytes[at] = low & 0xff;
+      bytes[at + 1] = (low >>> 8) & 0xff;
+      bytes[at + 2] = (low >>> 16) & 0xff;
+      bytes[at + 3] = (low >>> 24) & 0xff;
+      bytes[at + 4] = high & 0xff;
+      bytes[at + 5] = (high >>> 8) & 0xff;
+      bytes[at + 6] = (high >>> 16) & 0xff;
+      bytes[at + 7] = (high >>> 24) & 0xff;
+    } else if (Number.isSafeInteger(n)) column.bytes.writeBigInt64LE(BigInt(n), column.at);
+    else throw new Error(`column ${spec.name}: ${String(value)} is not a whole number`);
+    column.at += 8;
+  }
+
+  private ensureScratch(size: number): void {
     if (size <= this.scratch.length) return;
     let next = this.scratch.length * 2;
     while (next < size) next *= 2;
-    const grown = Buffer.allocUnsafe(next);
-    this.scratch.copy(grown);
-    this.scratch = grown;
+    this.scratch = Buffer.allocUnsafe(next);
   }
 
   private async flushRowGroup(): Promise<void> {
@@ -120,7 +214,12 @@ export class ParquetWriter {
     const chunks: ColumnChunkMeta[] = [];
     for (let c = 0; c < this.columns.length; c += 1) {
       const column = this.columns[c]!;
-      const pageSize = this.encodePage(column, this.buffered[c]!, count);
+      const buffer = this.buffers[c]!;
+      // The page: definition levels (nullable columns), then the PLAIN values.
+      this.ensureScratch(16 + Math.ceil(count / 8) + buffer.at);
+      const levels = column.nullable ? this.encodeDefinitionLevels(buffer, count) : 0;
+      buffer.bytes.copy(this.scratch, levels, 0, buffer.at);
+      const pageSize = levels + buffer.at;
       const compressed = compressSync(this.scratch.subarray(0, pageSize));
       const header = new CompactWriter()
         .i32(1, PAGE_DATA)
@@ -132,72 +231,16 @@ export class ParquetWriter {
       await this.emit(header);
       await this.emit(compressed);
       chunks.push({ column, offset, uncompressed: header.length + pageSize, compressed: header.length + compressed.length, values: count });
-      this.buffered[c]!.fill(undefined, 0, count); // let the row group's values be collected
+      buffer.reset();
     }
     this.rowGroups.push({ chunks, rows: count });
     this.rows += count;
     this.bufferedRows = 0;
   }
 
-  /** Definition levels (nullable columns) and PLAIN values into `scratch`; returns the page size. */
-  private encodePage(column: ParquetColumn, values: ParquetValue[], count: number): number {
-    let at = 0;
-    if (column.nullable) at = this.encodeDefinitionLevels(values, count);
-    else {
-      for (let i = 0; i < count; i += 1) {
-        if (values[i] === null || values[i] === undefined) throw new Error(`column ${column.name} is not nullable, but row ${this.rows + i} has no value`);
-      }
-    }
-    switch (column.type) {
-      case "string":
-        for (let i = 0; i < count; i += 1) {
-          const value = values[i];
-          if (value === null || value === undefined) continue;
-          const text = typeof value === "string" ? value : String(value);
-          this.ensure(at + 4 + text.length * 3);
-          const written = this.scratch.write(text, at + 4, "utf8");
-          this.scratch.writeUInt32LE(written, at);
-          at += 4 + written;
-        }
-        return at;
-      case "double":
-        this.ensure(at + count * 8);
-        for (let i = 0; i < count; i += 1) {
-          const value = values[i];
-          if (value === null || value === undefined) continue;
-          this.scratch.writeDoubleLE(Number(value), at);
-          at += 8;
-        }
-        return at;
-      case "int64":
-      case "timestamp":
-        this.ensure(at + count * 8);
-        for (let i = 0; i < count; i += 1) {
-          const value = values[i];
-          if (value === null || value === undefined) continue;
-          at = this.writeInt64(column, value, at);
-        }
-        return at;
-    }
-  }
-
-  private writeInt64(column: ParquetColumn, value: Exclude<ParquetValue, null | undefined>, at: number): number {
-    const n = value instanceof Date ? value.getTime() : typeof value === "bigint" ? value : typeof value === "string" && column.type === "int64" ? BigInt(value) : Number(value);
-    if (typeof n === "bigint") this.scratch.writeBigInt64LE(n, at);
-    else if (Number.isSafeInteger(n) && n >= 0) {
-      // Two 32-bit halves: BigInt conversion per value costs more than the rest of the cell.
-      this.scratch.writeUInt32LE(n % TWO_32, at);
-      this.scratch.writeUInt32LE(Math.floor(n / TWO_32), at + 4);
-    } else if (Number.isSafeInteger(n)) this.scratch.writeBigInt64LE(BigInt(n), at);
-    else throw new Error(`column ${column.name}: ${String(value)} is not a whole number`);
-    return at + 8;
-  }
-
   // The RLE/bit-packed hybrid with bit width 1, preceded by its length (data page v1): one RLE run
   // when every value is present, else bit-packed groups of eight, least significant bit first.
-  private encodeDefinitionLevels(values: ParquetValue[], count: number): number {
-    let nulls = 0;
-    for (let i = 0; i < count; i += 1) if (values[i] === null || values[i] === undefined) nulls += 1;
+  private encodeDefinitionLevels(buffer: ColumnBuffer, count: number): number {
     let at = 4;
     const varint = (value: number) => {
       let n = value;
@@ -208,17 +251,17 @@ export class ParquetWriter {
       this.scratch[at++] = n;
     };
     const groups = Math.ceil(count / 8);
-    this.ensure(16 + groups);
-    if (nulls === 0) {
+    if (buffer.nulls === 0) {
       varint(count * 2);
       this.scratch[at++] = 1;
     } else {
       varint(groups * 2 + 1);
+      const present = buffer.present;
       for (let g = 0; g < groups; g += 1) {
         let byte = 0;
         for (let bit = 0; bit < 8; bit += 1) {
           const i = g * 8 + bit;
-          if (i < count && values[i] !== null && values[i] !== undefined) byte |= 1 << bit;
+          if (i < count && present[i] === 1) byte |= 1 << bit;
         }
         this.scratch[at++] = byte;
       }

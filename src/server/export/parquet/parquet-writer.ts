@@ -3,8 +3,9 @@
 // encoded into per-column buffers as rows arrive, and each finished row group goes to `sink`, so
 // memory holds one row group's bytes however many rows a file has.
 // Written for the export rather than taken from parquetjs-lite or hyparquet-writer: on the same
-// 1,000,000 event rows those took 40× and 8× as long as DuckDB's writer (npm run bench:export;
-// docs/decisions.md). Files are checked with DuckDB, a reader Tally did not write.
+// 200,000 event rows those took 42× and 6.6× as long as this writer, which takes twice as long
+// as DuckDB's (npm run bench:export -- --writers; docs/decisions.md). The tests read its files
+// with DuckDB, a reader Tally did not write.
 import { compressSync } from "snappy";
 import { CompactWriter } from "./thrift-compact";
 

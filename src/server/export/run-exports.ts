@@ -53,6 +53,11 @@ export interface RunExportsOptions {
   destinationId?: string;
   types?: ExportType[];
   rowsPerFile?: number;
+  /**
+   * "Run now" from the dashboard: events up to 5 minutes ago however short the span, and any
+   * complete day's aggregates without waiting for 03:00.
+   */
+  eager?: boolean;
   onFile?: (file: FileDelivered) => void | Promise<void>;
   onRun?: (run: ExportRunSummary) => void;
 }
@@ -85,16 +90,16 @@ async function initialWatermark(destination: DestinationWithSecret, type: Export
 }
 
 /** The next scheduled range after the watermark, or null when nothing is due yet. */
-async function nextRange(destination: DestinationWithSecret, type: ExportType, now: Date): Promise<{ start: Date; end: Date } | null> {
+async function nextRange(destination: DestinationWithSecret, type: ExportType, now: Date, eager: boolean): Promise<{ start: Date; end: Date } | null> {
   const { rows } = await pgPool().query<{ delivered_to: Date }>("SELECT delivered_to FROM export_watermarks WHERE destination_id = $1 AND type = $2::\"ExportType\"", [destination.id, type]);
   const start = rows[0]?.delivered_to ?? (await initialWatermark(destination, type));
   if (isEventType(type)) {
     const settled = now.getTime() - SETTLE_MS;
-    if (settled - start.getTime() < EVENT_BATCH_MIN_MS) return null;
+    if (settled - start.getTime() < (eager ? 1 : EVENT_BATCH_MIN_MS)) return null;
     return { start, end: new Date(Math.min(settled, start.getTime() + EVENT_BATCH_MAX_MS)) };
   }
   const end = new Date(start.getTime() + DAY_MS);
-  return now.getTime() >= end.getTime() + AGGREGATE_DELAY_MS ? { start, end } : null;
+  return now.getTime() >= end.getTime() + (eager ? 0 : AGGREGATE_DELAY_MS) ? { start, end } : null;
 }
 
 async function createRun(destination: DestinationWithSecret, type: ExportType, range: { start: Date; end: Date }, backfill: boolean, rowsPerFile: number): Promise<RunRow> {
@@ -116,7 +121,7 @@ async function createRun(destination: DestinationWithSecret, type: ExportType, r
  * again, or left running by a worker that died: we hold the lock, so nobody else runs it), else a
  * new run for the next range, else null.
  */
-async function nextRun(destination: DestinationWithSecret, type: ExportType, now: Date, rowsPerFile: number): Promise<RunRow | null> {
+async function nextRun(destination: DestinationWithSecret, type: ExportType, now: Date, rowsPerFile: number, eager: boolean): Promise<RunRow | null> {
   const { rows } = await pgPool().query<RunRow>(
     `SELECT * FROM export_runs WHERE destination_id = $1 AND type = $2::"ExportType" AND NOT backfill AND status <> 'succeeded'
       ORDER BY started_at ASC LIMIT 1`,
@@ -132,7 +137,7 @@ async function nextRun(destination: DestinationWithSecret, type: ExportType, now
     );
     return resumed[0]!;
   }
-  const range = await nextRange(destination, type, now);
+  const range = await nextRange(destination, type, now, eager);
   return range ? createRun(destination, type, range, false, rowsPerFile) : null;
 }
 
@@ -215,7 +220,9 @@ async function withLock<T>(destinationId: string, type: ExportType, work: () => 
  * whether due work is left for the next call.
  */
 export async function runDueExports(options: RunExportsOptions = {}): Promise<{ runs: ExportRunSummary[]; unfinished: boolean }> {
-  const clock = options.now ?? (() => new Date());
+  // One "now" for the whole call: it delivers what was due when it started, so a call ends even
+  // when batches keep arriving (and an eager call does not chase its own tail).
+  const now = (options.now ?? (() => new Date()))();
   const began = Date.now();
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
   const rowsPerFile = options.rowsPerFile ?? ROWS_PER_FILE;
@@ -238,8 +245,7 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
         const destination = await destinationWithSecret(row.id);
         if (!destination || destination.status !== "active") break;
         const outcome = await withLock(row.id, type, async () => {
-          const now = clock();
-          const run = await nextRun(destination, type, now, rowsPerFile);
+          const run = await nextRun(destination, type, now, rowsPerFile, options.eager ?? false);
           return run ? executeRun(destination, run, options, now) : null;
         });
         if (outcome === "locked" || outcome === null) break;

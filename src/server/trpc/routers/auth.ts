@@ -1,0 +1,18 @@
+// Sign-in, sign-out and who is signed in. The session token travels only in an http-only cookie.
+import { z } from "zod";
+import { signIn, signOut } from "@/server/accounts/sessions";
+import { publicProcedure, router } from "../trpc";
+
+export const authRouter = router({
+  signIn: publicProcedure.input(z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
+    const { token, expiresAt, viewer } = await signIn(input.email, input.password);
+    ctx.setSessionCookie?.(token, expiresAt);
+    return viewer;
+  }),
+  signOut: publicProcedure.mutation(async ({ ctx }) => {
+    await signOut(ctx.sessionToken);
+    ctx.setSessionCookie?.(null);
+    return { signedOut: true };
+  }),
+  me: publicProcedure.query(({ ctx }) => ctx.viewer),
+});

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -261,6 +262,34 @@ describe("a batch interrupted by the storage going away", () => {
     expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(downloaded)})`)).toEqual([{ rows: counted, ids: counted }]);
     const watermark = await db.exportWatermark.findUniqueOrThrow({ where: { destinationId_type: { destinationId: destination.id, type: "ad_events" } } });
     expect(watermark.deliveredTo.getTime()).toBe(all.at(-1)!.rangeEnd.getTime());
+  });
+
+  it("loses and repeats nothing when the worker is killed half-way through a batch", async () => {
+    const shop = await shopWithTraffic();
+    const destination = await destinationFor(shop.publisher.id, "faulty", ["ad_events"]);
+    const now = T0 + 2 * DAY_MS;
+    // Asynchronously: the local S3 answering the child runs in this process.
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server/export/testing/export-until-killed.ts", destination.id, String(now)], { env: process.env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, s) => resolve(s)));
+    expect({ signal, stderr: stderr.slice(-2000) }).toMatchObject({ signal: "SIGKILL" });
+    // The run stays as it was left: running, one file uploaded, the watermark where it was.
+    const [left] = await db.exportRun.findMany({ where: { destinationId: destination.id } });
+    expect(left).toMatchObject({ status: "running", attempt: 1 });
+    expect(await db.exportWatermark.count({ where: { destinationId: destination.id } })).toBe(0);
+    const uploaded = (await listKeys("faulty")).filter((k) => left!.keys.includes(k));
+    expect(uploaded).toHaveLength(1);
+
+    // The next call takes the abandoned run over (the killed worker's lock went with its connection).
+    const resumed = await runDueExports({ now: () => new Date(now), destinationId: destination.id, rowsPerFile: 1 });
+    expect(resumed.runs[0]).toMatchObject({ runId: left!.id, status: "succeeded", attempt: 2 });
+    const runs = await db.exportRun.findMany({ where: { destinationId: destination.id } });
+    const keys = runs.flatMap((r) => r.keys);
+    const files = await download("faulty", keys);
+    const sql = await duckdb();
+    const counted = await db.adEvent.count({ where: { publisherId: shop.publisher.id, status: "counted" } });
+    expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(files)})`)).toEqual([{ rows: counted, ids: counted }]);
   });
 
   it("marks a destination whose bucket does not exist as needing attention, and does not retry it", async () => {

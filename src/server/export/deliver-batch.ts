@@ -5,9 +5,10 @@ import { mkdtemp, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportType } from "@/server/db/generated/enums";
+import { cursorBatches } from "@/server/db/cursor";
 import { pgPool } from "@/server/db/pg-pool";
 import { reportScope, type ReportScope } from "@/server/reports/report-scope";
-import { csvLine, } from "./csv";
+import { csvLine } from "./csv";
 import type { DestinationWithSecret } from "./destinations";
 import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS, isEventType, type AggregateType, type CsvValue, type EventType } from "./layouts";
 import { ParquetWriter } from "./parquet/parquet-writer";
@@ -55,35 +56,12 @@ interface Source {
   rows(): AsyncIterable<unknown[][]>;
 }
 
-// Rows through a cursor in a read-only transaction: the batch is read once, a few thousand rows
-// in memory at a time.
-async function* cursorRows(sql: string, values: unknown[], map: (row: unknown[]) => unknown[] = (row) => row): AsyncIterable<unknown[][]> {
-  const client = await pgPool().connect();
-  let failed = false;
-  try {
-    await client.query("BEGIN READ ONLY; SET LOCAL cursor_tuple_fraction = 1");
-    await client.query(`DECLARE export_rows NO SCROLL CURSOR FOR ${sql}`, values);
-    for (;;) {
-      const { rows } = await client.query<unknown[]>({ text: `FETCH ${FETCH_ROWS} FROM export_rows`, rowMode: "array" });
-      if (rows.length > 0) yield rows.map(map);
-      if (rows.length < FETCH_ROWS) break;
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    failed = true;
-    throw error;
-  } finally {
-    if (!failed) await client.query("ROLLBACK").catch(() => {});
-    client.release(failed);
-  }
-}
-
 function eventSource(type: EventType, scope: ReportScope, run: RunToDeliver): Source {
   const layout = EVENT_LAYOUTS[type];
   const values = [run.rangeStart, run.rangeEnd, scope.advertiserId, scope.publisherIds];
   return {
     count: async () => (await pgPool().query<{ rows: number }>(layout.count(scope), values)).rows[0]!.rows,
-    rows: () => cursorRows(layout.select(scope), values),
+    rows: () => cursorBatches<unknown[]>(layout.select(scope), values, { batch: FETCH_ROWS, rowMode: "array" }),
   };
 }
 
@@ -95,30 +73,11 @@ function aggregateSource(type: AggregateType, scope: ReportScope, run: RunToDeli
   return {
     count: async () => (await pgPool().query<{ rows: number }>(`SELECT count(*)::int AS rows FROM (${statement.sql}) report`, values)).rows[0]!.rows,
     rows: async function* () {
-      const names = layout.columns;
-      // Report rows are objects keyed by column; the cursor hands out arrays in the SELECT's order.
-      const client = await pgPool().connect();
-      let failed = false;
-      try {
-        await client.query("BEGIN READ ONLY; SET LOCAL cursor_tuple_fraction = 1");
-        await client.query(`DECLARE export_rows NO SCROLL CURSOR FOR ${statement.sql}`, values);
-        for (;;) {
-          const { rows } = await client.query<Record<string, unknown>>(`FETCH ${FETCH_ROWS} FROM export_rows`);
-          if (rows.length > 0) {
-            yield rows.map((raw) => {
-              const row = statement.row(raw);
-              return names.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));
-            });
-          }
-          if (rows.length < FETCH_ROWS) break;
-        }
-        await client.query("COMMIT");
-      } catch (error) {
-        failed = true;
-        throw error;
-      } finally {
-        if (!failed) await client.query("ROLLBACK").catch(() => {});
-        client.release(failed);
+      for await (const rows of cursorBatches<object>(statement.sql, values, { batch: FETCH_ROWS })) {
+        yield rows.map((raw) => {
+          const row = statement.row(raw);
+          return layout.columns.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));
+        });
       }
     },
   };

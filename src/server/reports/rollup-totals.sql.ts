@@ -3,6 +3,7 @@
 // at the row's own grain (distinct counts do not add up across finer rows). Parameters $1 to $4
 // of the surrounding query must be: first day, last day, advertiser scope, publisher scope.
 import type pg from "pg";
+import { cursorBatches } from "@/server/db/cursor";
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
 
@@ -214,34 +215,7 @@ export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: n
  * to 302 MB with 1,000).
  */
 export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 200): AsyncIterable<Row[]> {
-  const client = await pgPool().connect();
-  let failed = false;
-  try {
-    // A cursor is planned for its first tenth of rows by default; a download reads all of them.
-    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'; SET LOCAL cursor_tuple_fraction = 1`);
-    await client.query(`DECLARE report_rows NO SCROLL CURSOR FOR ${statement.sql}`, statement.values(null, 0));
-    // The next batch is fetched while the caller writes this one, so the database and the file
-    // writer work at the same time; at most two batches are in memory.
-    const fetchBatch = () => {
-      const fetching = client.query<Record<string, unknown>>(`FETCH ${batch} FROM report_rows`);
-      fetching.catch(() => {}); // awaited below; a download abandoned meanwhile must not leave it unhandled
-      return fetching;
-    };
-    let next = fetchBatch();
-    for (;;) {
-      const { rows } = await next;
-      const more = rows.length === batch;
-      if (more) next = fetchBatch();
-      if (rows.length > 0) yield rows.map((raw) => statement.row(raw));
-      if (!more) break;
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    failed = true;
-    throw error;
-  } finally {
-    // A download abandoned half-way (the client went away) ends its transaction here too.
-    if (!failed) await client.query("ROLLBACK").catch(() => {});
-    client.release(failed);
+  for await (const rows of cursorBatches<object>(statement.sql, statement.values(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`] })) {
+    yield rows.map((raw) => statement.row(raw));
   }
 }

@@ -1,5 +1,5 @@
-// GET /api/cron/export: delivers due export batches; Vercel Cron calls it hourly (events) and at
-// 03:00 UTC (the previous day's aggregates), each call within its time budget.
+// GET /api/cron/export: delivers due export batches; Vercel Cron calls it at minute 5 of every
+// hour (events; from 03:05 UTC also the previous day's aggregates), each call within its budget.
 import { handleExportCron } from "@/server/http/cron";
 
 export const dynamic = "force-dynamic";

@@ -1,15 +1,11 @@
-// Hand-written SQL: one campaign's daily totals over the range, every day present (zeros where
-// nothing happened), from daily_rollups and attributions.
-import { pgPool } from "@/server/db/pg-pool";
+// One campaign for GET /campaign/:id: its listing row, daily rows (daily-metrics.sql.ts) and ads.
 import { adResults, type AdResultsRow } from "./ad-results.sql";
 import { campaignListing, type CampaignListingRow } from "./campaign-listing.sql";
 import { MAX_PER_PAGE, type ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type TotalsRow } from "./rollup-totals.sql";
+import { dailyMetrics, type DayMetrics } from "./daily-metrics.sql";
 
-export interface CampaignDay extends Metrics {
-  day: string;
-}
+export type CampaignDay = DayMetrics;
 
 export interface CampaignDetail extends CampaignListingRow {
   daily: CampaignDay[];
@@ -19,19 +15,9 @@ export interface CampaignDetail extends CampaignListingRow {
   ads_total: number;
 }
 
-const dailySql = (publisherScoped: boolean) => `
-  WITH ${totalsCtes("day", { campaignParameter: "$5", publisherScoped })}
-  SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
-    FROM generate_series($1::date, $2::date, interval '1 day') AS d(day)
-    LEFT JOIN totals t ON t.key = d.day::date
-    LEFT JOIN orders o ON o.key = d.day::date
-   ORDER BY d.day`;
-
 /** The campaign's daily rows over the range, in scope. */
-export async function campaignDays(scope: ReportScope, campaignId: string, range: { startDate: string; endDate: string }): Promise<CampaignDay[]> {
-  const { rows } = await pgPool().query<TotalsRow & { day: string }>(dailySql(scope.publisherIds !== null), [range.startDate, range.endDate, scope.advertiserId, scope.publisherIds, campaignId]);
-  return rows.map((r) => ({ day: r.day, ...metricsOf(r) }));
-}
+export const campaignDays = (scope: ReportScope, campaignId: string, range: { startDate: string; endDate: string }): Promise<CampaignDay[]> =>
+  dailyMetrics(scope, range, campaignId);
 
 /**
  * One campaign with its totals, daily rows and ads over the range; null when the campaign is not

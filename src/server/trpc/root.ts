@@ -1,10 +1,14 @@
 // The dashboard's API, one router per subject; each procedure is a thin call into src/server/<domain>/.
+import { accountsRouter } from "./routers/accounts";
 import { authRouter } from "./routers/auth";
 import { exportDestinationsRouter } from "./routers/export-destinations";
+import { statsRouter } from "./routers/stats";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   auth: authRouter,
+  accounts: accountsRouter,
+  stats: statsRouter,
   exportDestinations: exportDestinationsRouter,
 });
 

@@ -1,0 +1,66 @@
+import { expect, test } from "@playwright/test";
+import { query } from "./database";
+
+const STAFF = { email: "staff@tally.local", password: "tally-demo-staff" };
+const today = () => new Date().toISOString().slice(0, 10);
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+test("the dashboard needs a sign-in, and a wrong password is refused in words", async ({ page }) => {
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.getByLabel("E-mail").fill(STAFF.email);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: /./ })).toHaveText("the e-mail or the password is wrong");
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test("an account manager sees the overview's totals and charts for an account, and signs out", async ({ page, context, request }) => {
+  // A banner impression on the demo store, so the figures are not all zero.
+  const served = await request.post("/v1/ads", {
+    data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: `dash-${Date.now()}`, context: "home", placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }] },
+  });
+  const ad = ((await served.json()) as { ads: Record<string, { impression_url: string }[]> }).ads["partner-banner"]![0]!;
+  expect((await request.post(ad.impression_url, { data: { session_id: `dash-${Date.now()}` } })).status()).toBe(202);
+
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill(STAFF.email);
+  await page.getByLabel("Password").fill(STAFF.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  // The session is an http-only cookie: the page's scripts cannot read it.
+  const cookie = (await context.cookies()).find((c) => c.name === "tally_session");
+  expect(cookie?.httpOnly).toBe(true);
+  expect(await page.evaluate(() => document.cookie)).not.toContain("tally_session");
+
+  await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
+  const kpis = page.getByRole("region", { name: "Totals" });
+  await expect(kpis.locator(".kpi")).toHaveCount(8);
+  // The impressions card shows what the rollups hold for the demo publisher over the last 30 days.
+  const [stored] = await query<{ impressions: string }>(
+    "SELECT coalesce(sum(impressions), 0)::text AS impressions FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day BETWEEN $1 AND $2",
+    [daysAgo(29), today()],
+  );
+  expect(Number(stored!.impressions)).toBeGreaterThan(0);
+  await expect(kpis.locator('[data-kpi="Impressions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.impressions)));
+  await expect(page.getByText("No traffic in this range yet")).toHaveCount(0);
+  // Two charts drawn as SVG: impressions and clicks as two lines, spend as bars beside the sales line.
+  await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(2);
+  await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line")).toHaveCount(2);
+  await expect(page.getByRole("figure", { name: "Spend and sales revenue by day" }).locator(".recharts-line")).toHaveCount(1);
+  await expect(page.getByRole("figure", { name: "Impressions and clicks by day" })).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-overview.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Last 7 days" }).click();
+  await expect(page.getByRole("button", { name: "Last 7 days" })).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByLabel("From")).toHaveValue(daysAgo(6));
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(kpis).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-overview-390.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/sign-in$/);
+});

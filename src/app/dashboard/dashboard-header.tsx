@@ -1,0 +1,24 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useTRPC } from "../trpc-client";
+
+export function DashboardHeader({ name, role }: { name: string; role: "staff" | "member" }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
+  return (
+    <nav className="top" aria-label="Dashboard">
+      <Link href="/" className="brand">Tally</Link>
+      <Link href="/dashboard">Overview</Link>
+      <span className="spacer" />
+      <span className="muted">
+        {name} · {role === "staff" ? "account manager" : "account user"}
+      </span>
+      <button type="button" className="link-button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+        Sign out
+      </button>
+    </nav>
+  );
+}

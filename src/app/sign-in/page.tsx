@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { SESSION_COOKIE, viewerOfSession } from "@/server/accounts/sessions";
+import { TrpcProvider } from "../trpc-client";
+import { TopNav } from "../top-nav";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
+
+export default async function SignInPage() {
+  if (await viewerOfSession((await cookies()).get(SESSION_COOKIE)?.value)) redirect("/dashboard");
+  return (
+    <>
+      <TopNav />
+      <main className="narrow">
+        <h1>Sign in</h1>
+        <p className="muted">Account managers, advertisers and publishers sign in with the e-mail and password their account manager set up.</p>
+        <TrpcProvider>
+          <SignInForm />
+        </TrpcProvider>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/server/accounts/create-user";
+import { signIn, type Viewer } from "@/server/accounts/sessions";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { createCaller } from "../root";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+let staff: Viewer;
+let shopUser: Viewer;
+let brandUser: Viewer;
+let shopId: string;
+let brandId: string;
+let otherShopId: string;
+const day = "2026-11-10";
+const range = { startDate: "2026-11-09", endDate: "2026-11-11" };
+
+async function viewer(email: string, role: "staff" | "member", accountId?: string): Promise<Viewer> {
+  await createUser({ email, name: email, password: "correct horse battery", role, accountId });
+  return (await signIn(email, "correct horse battery")).viewer;
+}
+const as = (v: Viewer | null) => createCaller({ viewer: v });
+
+beforeAll(async () => {
+  const shop = await makePublisher();
+  const otherShop = await makePublisher();
+  const brand = await makeAdvertiser();
+  [shopId, otherShopId, brandId] = [shop.id, otherShop.id, brand.id];
+  const { campaign, ad } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id, otherShop.id], bidModel: "cpm", bid: 10 });
+  const beacon = (publisher: typeof shop, kind: EventKind, session: string, minutes: number) =>
+    recordBeacon({
+      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: brand.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "banner", adSize: "300x250", issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60 },
+      body: { session_id: session }, userAgent: CHROME, now: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000),
+    });
+  await beacon(shop, "impression", "a", 0);
+  await beacon(shop, "impression", "b", 1);
+  await beacon(shop, "click", "b", 2);
+  await beacon(otherShop, "impression", "c", 3);
+  staff = await viewer("staff@stats.test", "staff");
+  shopUser = await viewer("shop@stats.test", "member", shop.id);
+  brandUser = await viewer("brand@stats.test", "member", brand.id);
+});
+
+describe("stats.overview", () => {
+  it("gives each viewer the totals and days of what they may see", async () => {
+    const forShop = await as(shopUser).stats.overview(range);
+    expect(forShop.daily.map((d) => d.day)).toEqual(["2026-11-09", "2026-11-10", "2026-11-11"]);
+    expect(forShop.total).toMatchObject({ impressions_total: 2, clicks_total: 1, ctr: 0.5, ad_revenue: 0.02 });
+    expect(forShop.daily[1]).toMatchObject({ impressions_total: 2, clicks_total: 1 });
+    // The advertiser sees its campaign on both publishers; staff pick any account.
+    expect((await as(brandUser).stats.overview(range)).total).toMatchObject({ impressions_total: 3, clicks_total: 1, ad_revenue: 0.03 });
+    expect((await as(staff).stats.overview({ ...range, accountId: otherShopId })).total).toMatchObject({ impressions_total: 1, clicks_total: 0 });
+    expect((await as(staff).stats.overview(range)).total.impressions_total).toBeGreaterThanOrEqual(3);
+  });
+
+  it("refuses the signed-out, other accounts' ids and malformed ranges", async () => {
+    await expect(as(null).stats.overview(range)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(as(shopUser).stats.overview({ ...range, accountId: otherShopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(brandUser).stats.overview({ ...range, accountId: shopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(staff).stats.overview({ ...range, accountId: "acc_unknown" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(staff).stats.overview({ startDate: "2026-11-12", endDate: "2026-11-01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(staff).stats.overview({ startDate: "2025-01-01", endDate: "2026-11-01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(staff).stats.overview({ startDate: "2026-13-01", endDate: "2026-11-01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+});
+
+describe("accounts.list", () => {
+  it("lists every account for staff and only their own for a member", async () => {
+    expect((await as(shopUser).accounts.list()).map((a) => a.id)).toEqual([shopId]);
+    expect((await as(brandUser).accounts.list()).map((a) => a.id)).toEqual([brandId]);
+    expect((await as(staff).accounts.list()).map((a) => a.id)).toEqual(expect.arrayContaining([shopId, brandId, otherShopId]));
+    await expect(as(null).accounts.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});

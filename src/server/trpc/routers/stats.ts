@@ -1,0 +1,31 @@
+// The dashboard's numbers: totals and a daily series over a date range, for the viewer's account
+// (members) or any account or all of them (staff), from the same rollups as the report routes.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { db } from "@/server/db/client";
+import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
+import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
+import { reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { assertAccount, router, signedInProcedure } from "../trpc";
+
+const day = z.iso.date();
+export const rangeInput = z
+  .object({ startDate: day, endDate: day })
+  .refine((r) => r.startDate <= r.endDate, { message: "the start is after the end", path: ["startDate"] })
+  .refine((r) => Date.parse(r.endDate) - Date.parse(r.startDate) < MAX_RANGE_DAYS * 86_400_000, { message: `at most ${MAX_RANGE_DAYS} days`, path: ["endDate"] });
+
+/** The report scope of an account the viewer may see; every account for staff without one. */
+export async function scopeFor(viewer: Parameters<typeof assertAccount>[0], accountId: string | undefined): Promise<ReportScope> {
+  const id = accountId ?? (viewer.role === "staff" ? null : viewer.accountId);
+  if (id === null) return { advertiserId: null, publisherIds: null, targetedPublisherIds: null };
+  assertAccount(viewer, id ?? "", "account");
+  const account = await db.account.findUnique({ where: { id: id ?? "" }, select: { id: true, kind: true } });
+  if (!account) throw new TRPCError({ code: "NOT_FOUND", message: "no such account" });
+  return reportScope({ accountId: account.id, accountKind: account.kind });
+}
+
+export const statsRouter = router({
+  overview: signedInProcedure
+    .input(z.object({ accountId: z.string().min(1).optional() }).and(rangeInput))
+    .query(async ({ ctx, input }) => metricsOverRange(await scopeFor(ctx.viewer, input.accountId), input)),
+});

@@ -12,6 +12,8 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
     <nav className="top" aria-label="Dashboard">
       <Link href="/" className="brand">Tally</Link>
       <Link href="/dashboard">Overview</Link>
+      <Link href="/dashboard/api-keys">API keys</Link>
+      <Link href="/dashboard/exports">Exports</Link>
       <span className="spacer" />
       <span className="muted">
         {name} · {role === "staff" ? "account manager" : "account user"}

@@ -2,7 +2,7 @@
 // created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
 // guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
 import { createHash, randomBytes } from "node:crypto";
-import { z } from "zod";
+import { ZCreateApiKeyInput, type TCreateApiKeyInput } from "./api-key-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
@@ -14,11 +14,7 @@ const KEY_PATTERN = /^tly_[A-Za-z0-9_-]{32}$/;
 
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
-export const ZCreateApiKeyInput = z.object({
-  accountId: z.string().min(1),
-  name: z.string().trim().min(1).max(100),
-});
-export type TCreateApiKeyInput = z.input<typeof ZCreateApiKeyInput>;
+export { ZCreateApiKeyInput, type TCreateApiKeyInput } from "./api-key-input";
 
 export interface ApiKeySummary {
   id: string;

@@ -12,9 +12,9 @@ import type { ReportScope } from "@/server/reports/report-scope";
 import type { ReportStatement } from "@/server/reports/rollup-totals.sql";
 import type { ParquetColumn } from "./parquet/parquet-writer";
 
-export const EVENT_TYPES = ["ad_events", "orders", "order_items"] as const satisfies readonly ExportType[];
-export const AGGREGATE_TYPES = ["advertisers", "campaigns", "ads"] as const satisfies readonly ExportType[];
-export const EXPORT_TYPES = [...EVENT_TYPES, ...AGGREGATE_TYPES] as const;
+import { AGGREGATE_TYPES, EVENT_TYPES } from "./destination-input";
+
+export { AGGREGATE_TYPES, EVENT_TYPES, EXPORT_TYPES } from "./destination-input";
 export type EventType = (typeof EVENT_TYPES)[number];
 export type AggregateType = (typeof AGGREGATE_TYPES)[number];
 export const isEventType = (type: ExportType): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);

@@ -1,5 +1,6 @@
 // The dashboard's API, one router per subject; each procedure is a thin call into src/server/<domain>/.
 import { accountsRouter } from "./routers/accounts";
+import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { exportDestinationsRouter } from "./routers/export-destinations";
 import { statsRouter } from "./routers/stats";
@@ -9,6 +10,7 @@ export const appRouter = router({
   auth: authRouter,
   accounts: accountsRouter,
   stats: statsRouter,
+  apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,
 });
 

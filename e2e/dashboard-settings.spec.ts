@@ -1,0 +1,86 @@
+import { expect, test, type Page } from "@playwright/test";
+import { query } from "./database";
+
+async function signInAsStaff(page: Page) {
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill("staff@tally.local");
+  await page.getByLabel("Password").fill("tally-demo-staff");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+}
+
+test("API keys: a key is shown once, works on the report routes, lists as a prefix and stops working when revoked", async ({ page, request }) => {
+  await signInAsStaff(page);
+  await page.getByRole("link", { name: "API keys" }).click();
+  // The overview's own account picker is gone before this screen's is used.
+  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: "Acme Coffee (advertiser)" });
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.locator("main").getByRole("alert")).toHaveText("Name is required");
+  await page.getByLabel("Name").fill("Looker");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = (await page.getByTestId("new-key").textContent())!;
+  expect(key).toMatch(/^tly_[A-Za-z0-9_-]{32}$/);
+  await expect(page.getByRole("cell", { name: `${key.slice(0, 10)}…` })).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-api-keys.png", fullPage: true });
+
+  expect((await request.get("/campaign/v2", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(200);
+  // After a reload the key itself is gone from the page for good.
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: "Acme Coffee (advertiser)" });
+  await expect(page.getByRole("cell", { name: "Looker", exact: true })).toBeVisible();
+  expect(await page.content()).not.toContain(key);
+
+  page.once("dialog", (dialog) => void dialog.accept());
+  await page.getByRole("button", { name: "Revoke Looker" }).click();
+  await expect(page.getByRole("cell", { name: /^revoked/ })).toBeVisible();
+  expect((await request.get("/campaign/v2", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
+test("exports: the demo bucket passes its connection test, run now delivers, and a new destination never shows its secret", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.getByRole("link", { name: "Exports" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Exports" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
+  const demo = page.getByRole("region", { name: "Destination Local demo bucket" });
+  await demo.getByRole("button", { name: "Test connection" }).click();
+  await expect(demo.getByText("Connection works: Tally wrote and deleted a test object.")).toBeVisible();
+  await demo.getByRole("button", { name: "Run now" }).click();
+  await expect(demo.getByText(/^Delivered \d+ of \d+ batches\.$/)).toBeVisible({ timeout: 30_000 });
+  const history = demo.getByRole("table", { name: "Run history of Local demo bucket" });
+  await expect(history.getByRole("row")).not.toHaveCount(1);
+  await expect(history.getByText("succeeded").first()).toBeVisible();
+  const [stored] = await query<{ runs: number; failed: number }>(
+    "SELECT count(*)::int AS runs, count(*) FILTER (WHERE r.status <> 'succeeded')::int AS failed FROM export_runs r JOIN export_destinations d ON d.id = r.destination_id WHERE d.name = 'Local demo bucket'",
+  );
+  expect(stored!.runs).toBeGreaterThan(0);
+  expect(stored!.failed).toBe(0);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports.png", fullPage: true });
+
+  // A new destination on the same local S3: the form checks it with the server's schema first.
+  const [{ endpoint }] = (await query<{ endpoint: string }>("SELECT endpoint FROM export_destinations WHERE name = 'Local demo bucket'")) as [{ endpoint: string }];
+  await page.getByRole("button", { name: "Add a destination" }).click();
+  const form = page.getByRole("form", { name: "Add destination" });
+  await form.getByLabel("Name").fill("Second lake");
+  await form.getByLabel("Bucket").fill("Bad_Bucket");
+  await form.getByLabel("Endpoint (S3-compatible stores only)").fill(endpoint);
+  await form.getByLabel("Path-style addresses").check();
+  await form.getByLabel("Access key id").fill("S3RVER");
+  await form.getByLabel("Secret access key").fill("S3RVER-second-lake-secret");
+  await form.getByRole("button", { name: "Add destination" }).click();
+  await expect(form.getByText("Bucket must be an S3 bucket name")).toBeVisible();
+  await form.getByLabel("Bucket").fill("tally-demo");
+  await form.getByRole("button", { name: "Add destination" }).click();
+  const second = page.getByRole("region", { name: "Destination Second lake" });
+  await expect(second).toContainText("secret ••••••••");
+  expect(await page.content()).not.toContain("S3RVER-second-lake-secret");
+  await second.getByRole("button", { name: "Edit" }).click();
+  await expect(page.getByRole("form", { name: "Save changes" }).getByLabel("Secret access key")).toHaveValue("••••••••");
+  await page.getByRole("form", { name: "Save changes" }).getByRole("button", { name: "Save changes" }).click();
+  await second.getByRole("button", { name: "Test connection" }).click();
+  await expect(second.getByText("Connection works: Tally wrote and deleted a test object.")).toBeVisible();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports-390.png", fullPage: true });
+});

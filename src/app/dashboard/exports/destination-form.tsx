@@ -1,0 +1,113 @@
+"use client";
+// Create or edit an export destination, checked with the server's own schema before it is sent.
+// A stored secret is never shown: the field holds the mask, which keeps the secret if unchanged.
+import { useState, type FormEvent } from "react";
+import { destinationInput, EXPORT_TYPES, SECRET_MASK, type DestinationInput } from "@/server/export/destination-input";
+
+export interface DestinationFormValue {
+  name: string;
+  bucket: string;
+  region: string;
+  endpoint: string;
+  forcePathStyle: boolean;
+  prefix: string;
+  kind: "access_key" | "assume_role";
+  accessKeyId: string;
+  secretAccessKey: string;
+  roleArn: string;
+  externalId: string;
+  types: string[];
+  writeSuccessMarker: boolean;
+}
+
+export const EMPTY_DESTINATION: DestinationFormValue = {
+  name: "", bucket: "", region: "us-east-1", endpoint: "", forcePathStyle: false, prefix: "tally", kind: "access_key", accessKeyId: "",
+  secretAccessKey: "", roleArn: "", externalId: "", types: [...EXPORT_TYPES], writeSuccessMarker: true,
+};
+
+export function DestinationForm(props: { accountId: string; initial: DestinationFormValue; submitLabel: string; pending: boolean; serverError: string | null; onSubmit: (input: DestinationInput) => void; onCancel: () => void }) {
+  const [value, setValue] = useState(props.initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const set = <K extends keyof DestinationFormValue>(key: K, v: DestinationFormValue[K]) => setValue((old) => ({ ...old, [key]: v }));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const input = {
+      accountId: props.accountId, name: value.name, bucket: value.bucket, region: value.region, endpoint: value.endpoint.trim() || null,
+      forcePathStyle: value.forcePathStyle, prefix: value.prefix, writeSuccessMarker: value.writeSuccessMarker, types: value.types,
+      credentials: value.kind === "access_key"
+        ? { kind: "access_key" as const, accessKeyId: value.accessKeyId, secretAccessKey: value.secretAccessKey }
+        : { kind: "assume_role" as const, roleArn: value.roleArn, externalId: value.externalId },
+    };
+    const parsed = destinationInput.safeParse(input);
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path.at(-1)), issue.message])));
+      return;
+    }
+    setErrors({});
+    props.onSubmit(input as DestinationInput);
+  };
+
+  const field = (key: keyof DestinationFormValue & string, label: string, extra: { type?: string; placeholder?: string; autoComplete?: string } = {}) => (
+    <label>
+      {label}
+      <input type={extra.type ?? "text"} value={String(value[key])} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? "off"}
+        onChange={(e) => set(key, e.target.value as never)} aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+      {errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null}
+    </label>
+  );
+
+  return (
+    <form className="form panel" onSubmit={submit} aria-label={props.submitLabel}>
+      {field("name", "Name", { placeholder: "Data lake" })}
+      <div className="row">
+        {field("bucket", "Bucket", { placeholder: "customer-bucket" })}
+        {field("region", "Region")}
+      </div>
+      <div className="row">
+        {field("endpoint", "Endpoint (S3-compatible stores only)", { placeholder: "https://minio.example.com" })}
+        {field("prefix", "Key prefix")}
+      </div>
+      <label className="check">
+        <input type="checkbox" checked={value.forcePathStyle} onChange={(e) => set("forcePathStyle", e.target.checked)} /> Path-style addresses (MinIO, most S3-compatible stores)
+      </label>
+      <fieldset>
+        <legend>Credentials</legend>
+        <label className="check">
+          <input type="radio" name="kind" checked={value.kind === "access_key"} onChange={() => set("kind", "access_key")} /> Access key
+        </label>
+        <label className="check">
+          <input type="radio" name="kind" checked={value.kind === "assume_role"} onChange={() => set("kind", "assume_role")} /> Role to assume (with an external id)
+        </label>
+        {value.kind === "access_key" ? (
+          <div className="row">
+            {field("accessKeyId", "Access key id")}
+            {field("secretAccessKey", "Secret access key", { type: "password", autoComplete: "new-password", placeholder: props.initial.secretAccessKey === SECRET_MASK ? "unchanged" : "" })}
+          </div>
+        ) : (
+          <div className="row">
+            {field("roleArn", "Role ARN", { placeholder: "arn:aws:iam::123456789012:role/tally-export" })}
+            {field("externalId", "External id")}
+          </div>
+        )}
+      </fieldset>
+      <fieldset>
+        <legend>What to deliver</legend>
+        {EXPORT_TYPES.map((type) => (
+          <label key={type} className="check">
+            <input type="checkbox" checked={value.types.includes(type)} onChange={(e) => set("types", e.target.checked ? [...value.types, type] : value.types.filter((t) => t !== type))} /> {type}
+          </label>
+        ))}
+        {errors.types ? <span className="error">Types {errors.types}</span> : null}
+      </fieldset>
+      <label className="check">
+        <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty <code>_SUCCESS</code> object after each batch
+      </label>
+      {props.serverError ? <p role="alert" className="error">{props.serverError}</p> : null}
+      <div className="row-buttons">
+        <button type="submit" className="button" disabled={props.pending}>{props.pending ? "Saving…" : props.submitLabel}</button>
+        <button type="button" className="link-button" onClick={props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}

@@ -12,6 +12,7 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
     <nav className="top" aria-label="Dashboard">
       <Link href="/" className="brand">Tally</Link>
       <Link href="/dashboard">Overview</Link>
+      <Link href="/dashboard/campaigns">Campaigns</Link>
       <Link href="/dashboard/api-keys">API keys</Link>
       <Link href="/dashboard/exports">Exports</Link>
       <span className="spacer" />

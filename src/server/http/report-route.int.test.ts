@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
+import { createUser } from "@/server/accounts/create-user";
+import { signIn, signOut } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { reportRoute } from "./report-route";
@@ -29,5 +31,23 @@ describe("report routes' API key check", () => {
 
     await revokeApiKey({ keyId: id });
     expect((await call({ Authorization: `Bearer ${key}` })).status).toBe(401);
+  });
+});
+
+describe("report routes with the dashboard's session", () => {
+  it("act as the member's account, or as staff over every account, and refuse a dead session", async () => {
+    const advertiser = await makeAdvertiser();
+    await createUser({ email: "member@reports.test", name: "Member", password: "correct horse battery", role: "member", accountId: advertiser.id });
+    await createUser({ email: "staff@reports.test", name: "Staff", password: "correct horse battery", role: "staff" });
+    const member = (await signIn("member@reports.test", "correct horse battery")).token;
+    const staff = (await signIn("staff@reports.test", "correct horse battery")).token;
+
+    expect(await (await call({ Cookie: `other=1; tally_session=${member}` })).json()).toEqual({ account: advertiser.id, kind: "advertiser" });
+    expect(await (await call({ Cookie: `tally_session=${staff}` })).json()).toEqual({ account: null, kind: "staff" });
+    // An Authorization header decides alone: a bad key is 401 even beside a live session.
+    expect((await call({ Cookie: `tally_session=${staff}`, Authorization: "Bearer nope" })).status).toBe(401);
+    expect((await call({ Cookie: `tally_session=${staff}x` })).status).toBe(401);
+    await signOut(member);
+    expect((await call({ Cookie: `tally_session=${member}` })).status).toBe(401);
   });
 });

@@ -1,19 +1,36 @@
-// The report routes' HTTP shell: a Bearer API key names the calling account (decisions §5);
-// without a live key the answer is 401, before any report is computed.
-import { authenticateApiKey, type ApiKeyCaller } from "@/server/accounts/api-keys";
+// The report routes' HTTP shell: who is asking, before any report is computed (decisions §5).
+// Programs send a Bearer API key, which names an account. The dashboard's downloads come with the
+// signed-in session's cookie instead: a member acts as their account, an account manager (staff)
+// sees every account. Without either the answer is 401.
+import { authenticateApiKey } from "@/server/accounts/api-keys";
+import { SESSION_COOKIE, viewerOfSession } from "@/server/accounts/sessions";
+import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
+import type { ReportCaller } from "@/server/reports/report-scope";
 import { errorResponse } from "./respond";
 
 const BEARER = /^Bearer ([^\s]+)$/;
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="tally reports"' };
 
-type ReportHandler = (request: Request, caller: ApiKeyCaller) => Promise<Response>;
+type ReportHandler = (request: Request, caller: ReportCaller) => Promise<Response>;
+
+const cookieOf = (request: Request, name: string) =>
+  request.headers.get("cookie")?.split(";").map((part) => part.trim()).find((part) => part.startsWith(`${name}=`))?.slice(name.length + 1) ?? null;
+
+async function sessionCaller(request: Request): Promise<ReportCaller | null> {
+  const viewer = await viewerOfSession(cookieOf(request, SESSION_COOKIE));
+  if (!viewer) return null;
+  if (viewer.role === "staff") return { accountId: null, accountKind: "staff" };
+  const account = await db.account.findUnique({ where: { id: viewer.accountId ?? "" }, select: { id: true, kind: true } });
+  return account ? { accountId: account.id, accountKind: account.kind } : null;
+}
 
 export function reportRoute(handler: ReportHandler): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      const match = BEARER.exec(request.headers.get("authorization") ?? "");
-      const caller = match ? await authenticateApiKey(match[1]!) : null;
+      const authorization = request.headers.get("authorization");
+      const match = BEARER.exec(authorization ?? "");
+      const caller = authorization !== null ? (match ? await authenticateApiKey(match[1]!) : null) : await sessionCaller(request);
       if (!caller) {
         return errorResponse(new TallyError("unauthorized", "send a live API key as Authorization: Bearer <key>"), CHALLENGE);
       }

@@ -1,7 +1,6 @@
 // The report routes (interface §4.3) as Fetch handlers: parse the query, find the caller's scope,
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
-import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { TallyError } from "@/server/errors";
 import { AD_RESULTS_ORDER_BY, adResultsStatement, type AdResultsRow } from "@/server/reports/ad-results.sql";
 import { ADVERTISER_REPORT_ORDER_BY, advertiserReportStatement, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
@@ -10,14 +9,14 @@ import { adsDetailedStatement, campaignsDetailedStatement, DETAILED_REPORT_ORDER
 import { CAMPAIGN_LISTING_ORDER_BY, campaignListingStatement, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
 import { PUBLISHER_REPORT_ORDER_BY, publisherReportStatement, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
-import { reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { reportScope, type ReportCaller, type ReportScope } from "@/server/reports/report-scope";
 import { allReportRows, reportPage, type Metrics, type ReportStatement } from "@/server/reports/rollup-totals.sql";
 import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
   /** Account kinds the report is for; others get 404 (default: every kind). */
-  kinds?: readonly ApiKeyCaller["accountKind"][];
+  kinds?: readonly ReportCaller["accountKind"][];
   ids: readonly ReportIdParameter[];
   orderBy: readonly [OrderBy, ...OrderBy[]];
   /** Sheet name and the start of the file name of the download. */
@@ -25,7 +24,7 @@ interface PagedReport<Row extends object, OrderBy extends string> {
   file: string;
   /** The download's columns: the JSON rows' fields, in the same order. */
   columns: XlsxColumn<Row>[];
-  statement: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ApiKeyCaller) => ReportStatement<Row>;
+  statement: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportStatement<Row>;
 }
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {

@@ -13,7 +13,11 @@ export interface ReportScope {
   targetedPublisherIds: string[] | null;
 }
 
-export async function reportScope(caller: Pick<ApiKeyCaller, "accountId" | "accountKind">): Promise<ReportScope> {
+/** Who asks for a report: an account (by API key or a member's session), or staff, who see every account. */
+export type ReportCaller = Pick<ApiKeyCaller, "accountId" | "accountKind"> | { accountId: null; accountKind: "staff" };
+
+export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
+  if (caller.accountKind === "staff") return { advertiserId: null, publisherIds: null, targetedPublisherIds: null };
   if (caller.accountKind === "advertiser") return { advertiserId: caller.accountId, publisherIds: null, targetedPublisherIds: null };
   const { rows } = await pgPool().query<{ publisher_ids: string[]; network_id: string | null }>(
     `SELECT array_append(coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM accounts s WHERE s.network_id = a.id AND a.kind = 'network'), '{}'), a.id) AS publisher_ids,

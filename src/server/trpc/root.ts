@@ -2,6 +2,7 @@
 import { accountsRouter } from "./routers/accounts";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { campaignsRouter } from "./routers/campaigns";
 import { exportDestinationsRouter } from "./routers/export-destinations";
 import { statsRouter } from "./routers/stats";
 import { createCallerFactory, router } from "./trpc";
@@ -10,6 +11,7 @@ export const appRouter = router({
   auth: authRouter,
   accounts: accountsRouter,
   stats: statsRouter,
+  campaigns: campaignsRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,
 });

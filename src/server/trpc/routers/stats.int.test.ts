@@ -74,3 +74,26 @@ describe("accounts.list", () => {
     await expect(as(null).accounts.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
+
+describe("campaigns procedures", () => {
+  it("list and open the viewer's campaigns only", async () => {
+    const forBrand = await as(brandUser).campaigns.list(range);
+    expect(forBrand.campaigns).toHaveLength(1);
+    const campaignId = forBrand.campaigns[0]!.campaign_id;
+    expect(forBrand.campaigns[0]).toMatchObject({ impressions_total: 3, clicks_total: 1, advertiser_id: brandId });
+    // The shop sees the campaign with its own inventory's numbers only.
+    expect((await as(shopUser).campaigns.list(range)).campaigns.map((c) => [c.campaign_id, c.impressions_total])).toEqual([[campaignId, 2]]);
+    const page = await as(brandUser).campaigns.get({ id: campaignId, ...range });
+    expect(page.daily.map((d) => d.impressions_total)).toEqual([0, 3, 0]);
+    expect(page.ads).toHaveLength(1);
+
+    const stranger = await makeAdvertiser();
+    await createUser({ email: "stranger@stats.test", name: "Stranger", password: "correct horse battery", role: "member", accountId: stranger.id });
+    const strangerViewer = (await signIn("stranger@stats.test", "correct horse battery")).viewer;
+    expect((await as(strangerViewer).campaigns.list(range)).campaigns).toEqual([]);
+    await expect(as(strangerViewer).campaigns.get({ id: campaignId, ...range })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(strangerViewer).campaigns.list({ ...range, accountId: brandId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(null).campaigns.get({ id: campaignId, ...range })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect((await as(staff).campaigns.get({ id: campaignId, ...range })).impressions_total).toBe(3);
+  });
+});

@@ -1,0 +1,86 @@
+import { randomBytes, scryptSync } from "node:crypto";
+import ExcelJS from "exceljs";
+import { expect, test, type Page } from "@playwright/test";
+import { query } from "./database";
+
+// A member user of one advertiser, stored as the app stores users (scrypt$N$r$p$salt$hash).
+async function makeMember(email: string, accountId: string, password: string) {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password.normalize("NFKC"), salt, 64, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  await query(
+    "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ($1, $2, $3, $4, 'member', $5) ON CONFLICT (email) DO NOTHING",
+    [`usr_${randomBytes(8).toString("hex")}`, email, email, ["scrypt", 32768, 8, 1, salt.toString("base64url"), hash.toString("base64url")].join("$"), accountId],
+  );
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+}
+
+test("a campaign's page shows its numbers, chart and ads, and downloads its days as XLSX", async ({ page, request }) => {
+  // A click on an Acme ad, so the campaign has numbers today.
+  const session = `camp-${Date.now()}`;
+  const served = await request.post("/v1/ads", { data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: session, context: "search", term: "coffee", placements: [{ name: "search-top", types: ["product"], quantity: 3 }] } });
+  const ads = ((await served.json()) as { ads: Record<string, { ad_id: string; impression_url: string; click_url: string }[]> }).ads["search-top"]!;
+  const acme = ads.find((ad) => ad.ad_id.startsWith("ad_acme"))!;
+  expect(acme).toBeDefined();
+  expect((await request.post(acme.impression_url, { data: { session_id: session } })).status()).toBe(202);
+  expect((await request.post(acme.click_url, { data: { session_id: session } })).status()).toBe(202);
+
+  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await page.getByRole("link", { name: "Campaigns" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  await page.getByLabel("Name").fill("acme");
+  const table = page.getByRole("table");
+  await expect(table.getByRole("row")).toHaveCount(2); // the header and Acme's campaign
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns.png", fullPage: true });
+  await table.getByRole("link", { name: "Acme Coffee: sponsored products" }).click();
+
+  await expect(page.getByRole("heading", { level: 1, name: "Acme Coffee: sponsored products" })).toBeVisible();
+  const [stored] = await query<{ impressions: string; clicks: string }>(
+    "SELECT sum(impressions)::text AS impressions, sum(clicks)::text AS clicks FROM daily_campaign_totals WHERE campaign_id = 'cmp_acme_sponsored' AND day > current_date - 30",
+  );
+  expect(Number(stored!.clicks)).toBeGreaterThan(0);
+  await expect(page.locator('[data-kpi="Impressions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.impressions)));
+  await expect(page.locator('[data-kpi="Clicks"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.clicks)));
+  await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line")).toHaveCount(2);
+  await expect(page.getByRole("table", { name: "Ads of Acme Coffee: sponsored products" }).getByRole("row")).toHaveCount(3);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaign.png", fullPage: true });
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download XLSX" }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^campaign-cmp_acme_sponsored_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.xlsx$/);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile((await download.path())!);
+  const sheet = workbook.worksheets[0]!;
+  const header = (sheet.getRow(1).values as unknown[]).slice(1);
+  expect(header.slice(0, 3)).toEqual(["day", "impressions_total", "views_total"]);
+  expect(sheet.rowCount).toBe(1 + 30);
+  let impressions = 0;
+  sheet.eachRow((row, n) => {
+    if (n > 1) impressions += Number((row.values as unknown[])[2]);
+  });
+  expect(impressions).toBe(Number(stored!.impressions));
+});
+
+test("an advertiser's user sees only its own campaigns, through the screens and through tRPC", async ({ page }) => {
+  await makeMember("brand@northwind.test", "adv_northwind", "northwind-secret-1");
+  await signIn(page, "brand@northwind.test", "northwind-secret-1");
+  await page.getByRole("link", { name: "Campaigns" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Northwind: summer banners" })).toBeVisible();
+  await expect(page.getByRole("link", { name: /Acme/ })).toHaveCount(0);
+
+  // Another advertiser's campaign by address, by tRPC and by the report route: nothing.
+  await page.goto("/dashboard/campaigns/cmp_acme_sponsored");
+  await expect(page.locator("main").getByRole("alert")).toHaveText("There is no such campaign, or it is not one of this account's.");
+  const input = encodeURIComponent(JSON.stringify({ id: "cmp_acme_sponsored", startDate: "2026-01-01", endDate: "2026-01-31" }));
+  const trpc = await page.request.get(`/api/trpc/campaigns.get?input=${input}`);
+  expect(trpc.status()).toBe(404);
+  expect(await trpc.text()).not.toContain("Acme Coffee");
+  expect((await page.request.get("/campaign/cmp_acme_sponsored")).status()).toBe(404);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-forbidden-campaign.png", fullPage: true });
+});

@@ -1,0 +1,108 @@
+"use client";
+// What the overview and the campaign page share: a date range picker, KPI cards and the daily
+// charts (recharts).
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+
+const DAY_MS = 86_400_000;
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export type Range = { startDate: string; endDate: string };
+export const lastDays = (days: number): Range => ({ startDate: isoDay(Date.now() - (days - 1) * DAY_MS), endDate: isoDay(Date.now()) });
+
+export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
+export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
+
+interface Metrics {
+  impressions_total: number;
+  views_total: number;
+  clicks_total: number;
+  ctr: number;
+  ad_revenue: number;
+  conversions_total: number;
+  sales_revenue: number;
+  roas: number;
+}
+
+export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
+  return (
+    <>
+      <fieldset className="presets">
+        <legend className="visually-hidden">Range</legend>
+        {[7, 30, 90].map((days) => {
+          const preset = lastDays(days);
+          return (
+            <button key={days} type="button" className="chip" aria-pressed={range.startDate === preset.startDate && range.endDate === preset.endDate} onClick={() => onChange(preset)}>
+              Last {days} days
+            </button>
+          );
+        })}
+      </fieldset>
+      <label>
+        From
+        <input type="date" value={range.startDate} max={range.endDate} onChange={(e) => e.target.value && onChange({ ...range, startDate: e.target.value })} />
+      </label>
+      <label>
+        To
+        <input type="date" value={range.endDate} min={range.startDate} onChange={(e) => e.target.value && onChange({ ...range, endDate: e.target.value })} />
+      </label>
+    </>
+  );
+}
+
+export function KpiCards({ total }: { total: Metrics }) {
+  return (
+    <section className="kpis" aria-label="Totals">
+      {[
+        ["Impressions", whole.format(total.impressions_total)],
+        ["Views", whole.format(total.views_total)],
+        ["Clicks", whole.format(total.clicks_total)],
+        ["CTR", percent.format(total.ctr)],
+        ["Spend", money.format(total.ad_revenue)],
+        ["Conversions", whole.format(total.conversions_total)],
+        ["Sales revenue", money.format(total.sales_revenue)],
+        ["ROAS", `${money.format(total.roas)}×`],
+      ].map(([label, value]) => (
+        <div className="kpi" key={label} data-kpi={label}>
+          <span className="kpi-label">{label}</span>
+          <span className="kpi-value">{value}</span>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+export function DailyCharts({ daily }: { daily: (Metrics & { day: string })[] }) {
+  return (
+    <section className="charts">
+      <figure className="chart" aria-label="Impressions and clicks by day">
+        <figcaption>Impressions and clicks</figcaption>
+        <ResponsiveContainer width="100%" height={260}>
+          <LineChart data={daily} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
+            <YAxis yAxisId="left" tick={{ fontSize: 12 }} allowDecimals={false} />
+            <YAxis yAxisId="right" orientation="right" tick={{ fontSize: 12 }} allowDecimals={false} />
+            <Tooltip />
+            <Legend />
+            <Line yAxisId="left" type="monotone" dataKey="impressions_total" name="Impressions" stroke="#2563eb" dot={false} isAnimationActive={false} />
+            <Line yAxisId="right" type="monotone" dataKey="clicks_total" name="Clicks" stroke="#ea580c" dot={false} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      </figure>
+      <figure className="chart" aria-label="Spend and sales revenue by day">
+        <figcaption>Spend and sales revenue</figcaption>
+        <ResponsiveContainer width="100%" height={260}>
+          <ComposedChart data={daily} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
+            <YAxis tick={{ fontSize: 12 }} />
+            <Tooltip formatter={(value) => money.format(Number(value))} />
+            <Legend />
+            <Bar dataKey="ad_revenue" name="Spend" fill="#94a3b8" isAnimationActive={false} />
+            <Line type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" dot={false} isAnimationActive={false} />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </figure>
+    </section>
+  );
+}

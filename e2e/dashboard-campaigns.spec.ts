@@ -84,3 +84,40 @@ test("an advertiser's user sees only its own campaigns, through the screens and 
   expect((await page.request.get("/campaign/cmp_acme_sponsored")).status()).toBe(404);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-forbidden-campaign.png", fullPage: true });
 });
+
+test("an account manager creates a campaign for an advertiser, edits it, and pauses it", async ({ page }) => {
+  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await page.getByRole("link", { name: "Campaigns" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  await page.getByRole("link", { name: "New campaign" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "New campaign" })).toBeVisible();
+  await page.getByLabel("Advertiser").selectOption({ label: "Acme Coffee" });
+  const form = page.getByRole("form", { name: "New campaign" });
+  await form.getByLabel("Name").fill("Acme: holiday beans");
+  await form.getByRole("button", { name: "Create campaign" }).click();
+  // The server's schema, run in the browser first: each problem named beside its field.
+  await expect(form.getByText("Bid per click must be a number")).toBeVisible();
+  await expect(form.getByText("Publishers: pick at least one publisher")).toBeVisible();
+  await form.getByLabel("Bid per click").fill("0.35");
+  await form.getByLabel("Demo Market", { exact: true }).check();
+  await form.getByLabel(/Acme Espresso Beans 1 kg/).check();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaign-form.png", fullPage: true });
+  await form.getByRole("button", { name: "Create campaign" }).click();
+
+  await expect(page.getByRole("heading", { level: 1, name: "Acme: holiday beans" })).toBeVisible();
+  const [stored] = await query<{ id: string; status: string; bid_micros: string; publishers: string[] }>(
+    "SELECT c.id, c.status::text, c.bid_micros::text, array_agg(cp.publisher_id) AS publishers FROM campaigns c JOIN campaign_publishers cp ON cp.campaign_id = c.id WHERE c.name = 'Acme: holiday beans' GROUP BY c.id",
+  );
+  expect(stored).toMatchObject({ status: "active", bid_micros: "350000", publishers: ["pub_demo_market"] });
+
+  await page.getByRole("link", { name: "Edit" }).click();
+  const edit = page.getByRole("form", { name: "Edit campaign" });
+  await expect(edit.getByLabel("Bid per click")).toHaveValue("0.35");
+  await edit.getByLabel("Daily budget (optional)").fill("25");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Acme: holiday beans" })).toBeVisible();
+  await page.getByRole("button", { name: "Pause" }).click();
+  await expect(page.getByRole("button", { name: "Resume" })).toBeVisible();
+  const [after] = await query<{ status: string; daily_budget_micros: string }>("SELECT status::text, daily_budget_micros::text FROM campaigns WHERE id = $1", [stored!.id]);
+  expect(after).toEqual({ status: "paused", daily_budget_micros: "25000000" });
+});

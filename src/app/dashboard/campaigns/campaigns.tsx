@@ -51,6 +51,7 @@ export function Campaigns() {
           </select>
         </label>
         <RangePicker range={range} onChange={setRange} />
+        <Link className="button" href="/dashboard/campaigns/new">New campaign</Link>
       </form>
       {list.error ? (
         <p role="alert" className="error">The campaigns could not be loaded: {list.error.message}</p>

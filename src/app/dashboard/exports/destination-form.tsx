@@ -28,7 +28,10 @@ export const EMPTY_DESTINATION: DestinationFormValue = {
 export function DestinationForm(props: { accountId: string; initial: DestinationFormValue; submitLabel: string; pending: boolean; serverError: string | null; onSubmit: (input: DestinationInput) => void; onCancel: () => void }) {
   const [value, setValue] = useState(props.initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const set = <K extends keyof DestinationFormValue>(key: K, v: DestinationFormValue[K]) => setValue((old) => ({ ...old, [key]: v }));
+  const set = <K extends keyof DestinationFormValue>(key: K, v: DestinationFormValue[K]) => {
+    setValue((old) => ({ ...old, [key]: v }));
+    setErrors(({ [key]: _dropped, ...rest }) => rest);
+  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

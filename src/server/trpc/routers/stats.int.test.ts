@@ -97,3 +97,29 @@ describe("campaigns procedures", () => {
     expect((await as(staff).campaigns.get({ id: campaignId, ...range })).impressions_total).toBe(3);
   });
 });
+
+describe("campaign management", () => {
+  it("creates, edits, pauses and resumes the viewer's advertiser's campaigns, and nobody else's", async () => {
+    const { publishers, products } = await as(brandUser).campaigns.formOptions({ advertiserId: brandId });
+    expect(publishers.map((p) => p.id)).toEqual(expect.arrayContaining([shopId, otherShopId]));
+    expect(products).toEqual([]);
+    const settings = { name: "Winter push", type: "display" as const, status: "active" as const, startDate: "2026-12-01", bidModel: "cpm" as const, bid: 4.5, publisherIds: [shopId] };
+    const { id } = await as(brandUser).campaigns.create({ advertiserId: brandId, ...settings });
+    expect(await as(brandUser).campaigns.settings({ id })).toMatchObject({ name: "Winter push", bid: 4.5, publisherIds: [shopId], startDate: "2026-12-01" });
+
+    await as(staff).campaigns.update({ id, settings: { ...settings, name: "Winter push 2", dailyBudget: 20, publisherIds: [shopId, otherShopId], endDate: "2027-01-31" } });
+    expect(await as(brandUser).campaigns.settings({ id })).toMatchObject({ name: "Winter push 2", dailyBudget: 20, endDate: "2027-01-31", publisherIds: expect.arrayContaining([shopId, otherShopId]) });
+    await as(brandUser).campaigns.setStatus({ id, status: "paused" });
+    expect((await as(brandUser).campaigns.settings({ id })).status).toBe("paused");
+
+    // A shop's user, a forged advertiser id, bad references and bad settings get nothing done.
+    await expect(as(shopUser).campaigns.setStatus({ id, status: "active" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).campaigns.settings({ id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).campaigns.create({ advertiserId: brandId, ...settings })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(staff).campaigns.create({ advertiserId: shopId, ...settings })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, publisherIds: [brandId] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, endDate: "2026-11-01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).campaigns.update({ id, settings: { ...settings, productRefs: ["prd_not_theirs"] } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect((await as(brandUser).campaigns.settings({ id })).status).toBe("paused");
+  });
+});

@@ -1,7 +1,7 @@
 "use client";
 // One campaign: its totals and daily charts over a range, its ads, and the XLSX download of its
 // daily rows through the report route (GET /campaign/:id?download=true, with the session cookie).
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../../trpc-client";
@@ -10,7 +10,9 @@ import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } f
 export function CampaignPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const [range, setRange] = useState(() => lastDays(30));
+  const queryClient = useQueryClient();
   const campaign = useQuery(trpc.campaigns.get.queryOptions({ id, ...range }));
+  const setStatus = useMutation(trpc.campaigns.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }));
   const download = `/campaign/${encodeURIComponent(id)}?start_date=${range.startDate}&end_date=${range.endDate}&download=true`;
 
   if (campaign.error) {
@@ -35,7 +37,14 @@ export function CampaignPage({ id }: { id: string }) {
         <a className="button" href={download} download>
           Download XLSX
         </a>
+        {c.campaign_status === "active" || c.campaign_status === "paused" ? (
+          <button type="button" className="chip" disabled={setStatus.isPending} onClick={() => setStatus.mutate({ id, status: c.campaign_status === "active" ? "paused" : "active" })}>
+            {c.campaign_status === "active" ? "Pause" : "Resume"}
+          </button>
+        ) : null}
+        <Link className="chip" href={`/dashboard/campaigns/${encodeURIComponent(id)}/edit`}>Edit</Link>
       </form>
+      {setStatus.error ? <p role="alert" className="error">{setStatus.error.message}</p> : null}
       <KpiCards total={c} />
       <DailyCharts daily={c.daily} />
       <h2>Ads</h2>

@@ -1,0 +1,108 @@
+"use client";
+// Create or edit a campaign, checked with the server's own schema before it is sent.
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ZCampaignSettings, type TCampaignSettings } from "@/server/campaigns/campaign-input";
+import { useTRPC } from "../../trpc-client";
+
+type Form = { name: string; type: string; status: string; startDate: string; endDate: string; bidModel: string; bid: string; dailyBudget: string; publisherIds: string[]; productRefs: string[] };
+
+const today = () => new Date().toISOString().slice(0, 10);
+export const NEW_CAMPAIGN: Form = { name: "", type: "product", status: "active", startDate: today(), endDate: "", bidModel: "cpc", bid: "", dailyBudget: "", publisherIds: [], productRefs: [] };
+export const formOfSettings = (s: { name: string; type: string; status: string; startDate: string; endDate?: string; bidModel: string; bid: number; dailyBudget?: number; publisherIds: string[]; productRefs: string[] }): Form => ({
+  ...s, endDate: s.endDate ?? "", bid: String(s.bid), dailyBudget: s.dailyBudget === undefined ? "" : String(s.dailyBudget),
+});
+
+export function CampaignForm({ advertiserId, campaignId, initial }: { advertiserId: string; campaignId?: string; initial: Form }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [form, setForm] = useState(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const options = useQuery(trpc.campaigns.formOptions.queryOptions({ advertiserId }));
+  const done = (result: { id: string }) => router.push(`/dashboard/campaigns/${encodeURIComponent(result.id)}`);
+  const create = useMutation(trpc.campaigns.create.mutationOptions({ onSuccess: done }));
+  const update = useMutation(trpc.campaigns.update.mutationOptions({ onSuccess: done }));
+  const pending = create.isPending || update.isPending;
+  const serverError = create.error?.message ?? update.error?.message;
+  // Editing a field takes its complaint away until the next check.
+  const set = <K extends keyof Form>(key: K, value: Form[K]) => {
+    setForm((old) => ({ ...old, [key]: value }));
+    setErrors(({ [key]: _dropped, ...rest }) => rest);
+  };
+  const toggle = (key: "publisherIds" | "productRefs", id: string, on: boolean) => set(key, on ? [...form[key], id] : form[key].filter((x) => x !== id));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const settings = {
+      name: form.name, type: form.type, status: form.status, startDate: form.startDate, endDate: form.endDate || undefined, bidModel: form.bidModel,
+      bid: form.bid === "" ? Number.NaN : Number(form.bid), dailyBudget: form.dailyBudget === "" ? undefined : Number(form.dailyBudget),
+      publisherIds: form.publisherIds, productRefs: form.productRefs,
+    } as TCampaignSettings;
+    const parsed = ZCampaignSettings.safeParse(settings);
+    if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
+    setErrors({});
+    if (campaignId) update.mutate({ id: campaignId, settings });
+    else create.mutate({ advertiserId, ...settings });
+  };
+
+  const error = (key: string, label: string) => (errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null);
+  const input = (key: "name" | "startDate" | "endDate" | "bid" | "dailyBudget", label: string, type = "text") => (
+    <label>
+      {label}
+      <input type={type} step={type === "number" ? "0.01" : undefined} min={type === "number" ? "0" : undefined} value={form[key]} onChange={(e) => set(key, e.target.value)}
+        aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+      {error(key, label)}
+    </label>
+  );
+  const select = (key: "type" | "status" | "bidModel", label: string, values: string[]) => (
+    <label>
+      {label}
+      <select value={form[key]} onChange={(e) => set(key, e.target.value)}>
+        {values.map((v) => <option key={v} value={v}>{v}</option>)}
+      </select>
+    </label>
+  );
+
+  return (
+    <form className="form panel" onSubmit={submit} aria-label={campaignId ? "Edit campaign" : "New campaign"}>
+      {input("name", "Name")}
+      <div className="row">
+        {select("type", "Type", ["product", "display", "video"])}
+        {select("status", "Status", ["draft", "active", "paused", "ended", "archived"])}
+      </div>
+      <div className="row">
+        {input("startDate", "Start date", "date")}
+        {input("endDate", "End date (optional)", "date")}
+      </div>
+      <div className="row">
+        {select("bidModel", "Bid model", ["cpc", "cpm"])}
+        {input("bid", form.bidModel === "cpm" ? "Bid per 1,000 impressions" : "Bid per click", "number")}
+        {input("dailyBudget", "Daily budget (optional)", "number")}
+      </div>
+      <fieldset>
+        <legend>Where it runs</legend>
+        {(options.data?.publishers ?? []).map((p) => (
+          <label key={p.id} className="check">
+            <input type="checkbox" checked={form.publisherIds.includes(p.id)} onChange={(e) => toggle("publisherIds", p.id, e.target.checked)} /> {p.name}{p.kind === "network" ? " (network: all its sub-publishers)" : ""}
+          </label>
+        ))}
+        {error("publisherIds", "Publishers:")}
+      </fieldset>
+      <fieldset>
+        <legend>Products it promotes</legend>
+        {(options.data?.products ?? []).length === 0 ? <span className="muted">This advertiser has no products yet.</span> : null}
+        {(options.data?.products ?? []).map((p) => (
+          <label key={p.id} className="check">
+            <input type="checkbox" checked={form.productRefs.includes(p.id)} onChange={(e) => toggle("productRefs", p.id, e.target.checked)} /> {p.name} <code>{p.sku}</code>
+          </label>
+        ))}
+      </fieldset>
+      {serverError ? <p role="alert" className="error">{serverError}</p> : null}
+      <div className="row-buttons">
+        <button type="submit" className="button" disabled={pending}>{pending ? "Saving…" : campaignId ? "Save changes" : "Create campaign"}</button>
+        <button type="button" className="link-button" onClick={() => router.back()}>Cancel</button>
+      </div>
+    </form>
+  );
+}

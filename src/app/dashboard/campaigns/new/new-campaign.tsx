@@ -1,0 +1,37 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useTRPC } from "../../../trpc-client";
+import { CampaignForm, NEW_CAMPAIGN } from "../campaign-form";
+
+export function NewCampaign() {
+  const trpc = useTRPC();
+  const accounts = useQuery(trpc.accounts.list.queryOptions());
+  const advertisers = (accounts.data ?? []).filter((a) => a.kind === "advertiser");
+  const [chosen, setChosen] = useState("");
+  const advertiserId = chosen || advertisers[0]?.id || "";
+  return (
+    <>
+      <p><Link href="/dashboard/campaigns">← Campaigns</Link></p>
+      <h1>New campaign</h1>
+      {accounts.isPending ? <p aria-busy="true" className="muted">Loading…</p> : advertisers.length === 0 ? (
+        <p className="empty">Campaigns belong to advertisers, and this account is not one.</p>
+      ) : (
+        <>
+          {advertisers.length > 1 ? (
+            <div className="toolbar">
+              <label>
+                Advertiser
+                <select value={advertiserId} onChange={(e) => setChosen(e.target.value)}>
+                  {advertisers.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+                </select>
+              </label>
+            </div>
+          ) : null}
+          <CampaignForm key={advertiserId} advertiserId={advertiserId} initial={NEW_CAMPAIGN} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+// The campaign form's schemas, shared by the server and the dashboard: zod only.
+import { z } from "zod";
+import { BidModel, CampaignStatus, CampaignType } from "@/server/db/generated/enums";
+
+const isoDay = z.iso.date({ message: "must be a date" }).transform((day) => new Date(`${day}T00:00:00Z`));
+
+/** What a campaign is: everything the dashboard's form edits. */
+export const ZCampaignSettings = z
+  .object({
+    name: z.string().trim().min(1, "is required").max(200),
+    type: z.enum(CampaignType),
+    status: z.enum(CampaignStatus).default("draft"),
+    startDate: isoDay,
+    endDate: isoDay.optional(),
+    bidModel: z.enum(BidModel),
+    bid: z.number({ message: "must be a number" }).positive("must be above 0"),
+    dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").optional(),
+    /** Publisher or network accounts the campaign runs on. */
+    publisherIds: z.array(z.string().min(1)).min(1, "pick at least one publisher"),
+    /** Product ids (`prd_...`) of the advertiser's catalogue. */
+    productRefs: z.array(z.string().min(1)).default([]),
+  })
+  .refine((c) => !c.endDate || c.endDate >= c.startDate, { message: "must not be before the start date", path: ["endDate"] });
+
+export const ZCreateCampaignInput = z
+  .object({ id: z.string().min(1).max(64).optional(), advertiserId: z.string().min(1) })
+  .and(ZCampaignSettings);
+export type TCreateCampaignInput = z.input<typeof ZCreateCampaignInput>;
+export type TCampaignSettings = z.input<typeof ZCampaignSettings>;

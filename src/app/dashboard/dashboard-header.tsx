@@ -13,6 +13,7 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
       <Link href="/" className="brand">Tally</Link>
       <Link href="/dashboard">Overview</Link>
       <Link href="/dashboard/campaigns">Campaigns</Link>
+      <Link href="/dashboard/accounts">Accounts</Link>
       <Link href="/dashboard/api-keys">API keys</Link>
       <Link href="/dashboard/exports">Exports</Link>
       <span className="spacer" />

@@ -1,21 +1,10 @@
-import { z } from "zod";
+import { ZCreateAccountInput, type TCreateAccountInput } from "./account-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { AccountKind } from "@/server/db/generated/enums";
 import { toMicros } from "@/server/money";
 
-export const ZCreateAccountInput = z.object({
-  id: z.string().min(1).max(64).optional(),
-  kind: z.enum(AccountKind),
-  name: z.string().trim().min(1).max(200),
-  currency: z.string().length(3).toUpperCase().default("USD"),
-  sellerId: z.string().trim().min(1).max(100).optional(),
-  walletBalance: z.number().min(0).optional(),
-  dailyBudget: z.number().positive().optional(),
-  networkId: z.string().min(1).optional(),
-  sites: z.array(z.object({ name: z.string().trim().min(1).max(200), domain: z.string().max(253).optional() })).default([]),
-});
-export type TCreateAccountInput = z.input<typeof ZCreateAccountInput>;
+export { ZCreateAccountInput, type TCreateAccountInput } from "./account-input";
 
 const ID_PREFIX: Record<AccountKind, string> = { publisher: "pub", advertiser: "adv", network: "net" };
 

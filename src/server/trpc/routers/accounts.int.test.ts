@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/server/accounts/create-user";
+import { signIn, type Viewer } from "@/server/accounts/sessions";
+import { db } from "@/server/db/client";
+import { createCaller } from "../root";
+
+let staff: Viewer;
+const as = (v: Viewer | null) => createCaller({ viewer: v });
+const member = async (email: string, accountId: string) => {
+  await createUser({ email, name: email, password: "correct horse battery", role: "member", accountId });
+  return (await signIn(email, "correct horse battery")).viewer;
+};
+
+beforeAll(async () => {
+  await createUser({ email: "staff@accounts.test", name: "Staff", password: "correct horse battery", role: "staff" });
+  staff = (await signIn("staff@accounts.test", "correct horse battery")).viewer;
+});
+
+describe("accounts procedures", () => {
+  it("let account managers create accounts and top up wallets, and an account's users manage its budget and sites", async () => {
+    const { id: networkId } = await as(staff).accounts.create({ kind: "network", name: "Mall Network", sites: [{ name: "mall.example" }] });
+    const { id: shopId } = await as(staff).accounts.create({ kind: "publisher", name: "Mall Shoes", networkId, sites: [{ name: "shoes.example", domain: "shoes.example" }] });
+    const { id: brandId } = await as(staff).accounts.create({ kind: "advertiser", name: "Sneaker Co", sellerId: "s-9", walletBalance: 100, dailyBudget: 20 });
+
+    expect(await as(staff).accounts.get({ id: networkId })).toMatchObject({ kind: "network", sites: [{ name: "mall.example" }], subPublishers: [{ id: shopId, name: "Mall Shoes" }] });
+    expect(await as(staff).accounts.topUp({ accountId: brandId, amount: 50.25 })).toEqual({ walletBalance: 150.25 });
+    const brand = await member("brand@accounts.test", brandId);
+    await as(brand).accounts.setDailyBudget({ accountId: brandId, dailyBudget: 35 });
+    await as(brand).accounts.setDailyBudget({ accountId: brandId, dailyBudget: null });
+    expect(await as(brand).accounts.get({ id: brandId })).toMatchObject({ walletBalance: 150.25, dailyBudget: null, sellerId: "s-9" });
+    const shop = await member("shoes@accounts.test", shopId);
+    await as(shop).accounts.addSite({ accountId: shopId, name: "Shoes App" });
+    expect((await as(shop).accounts.get({ id: shopId })).sites.map((s) => s.name)).toEqual(["Shoes App", "shoes.example"]);
+    expect((await as(shop).accounts.get({ id: shopId })).network).toEqual({ id: networkId, name: "Mall Network" });
+
+    // Members: no new accounts, no top-ups, nothing of other accounts.
+    await expect(as(brand).accounts.create({ kind: "advertiser", name: "Mine" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(brand).accounts.topUp({ accountId: brandId, amount: 1_000 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(brand).accounts.get({ id: shopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shop).accounts.setDailyBudget({ accountId: brandId, dailyBudget: 1 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(brand).accounts.addSite({ accountId: shopId, name: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(null).accounts.get({ id: brandId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    // Rules of the domain, in words.
+    await expect(as(staff).accounts.topUp({ accountId: shopId, amount: 5 })).rejects.toThrow("only advertisers have a wallet");
+    await expect(as(shop).accounts.addSite({ accountId: shopId, name: "Shoes App" })).rejects.toThrow("the account already has a site named Shoes App");
+    await expect(as(staff).accounts.create({ kind: "publisher", name: "x", networkId: brandId })).rejects.toThrow("networkId must be a network account");
+    await expect(as(staff).accounts.topUp({ accountId: brandId, amount: -5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect((await db.account.findUniqueOrThrow({ where: { id: brandId } })).walletBalanceMicros).toBe(150_250_000n);
+  });
+});

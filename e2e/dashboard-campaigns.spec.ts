@@ -121,3 +121,30 @@ test("an account manager creates a campaign for an advertiser, edits it, and pau
   const [after] = await query<{ status: string; daily_budget_micros: string }>("SELECT status::text, daily_budget_micros::text FROM campaigns WHERE id = $1", [stored!.id]);
   expect(after).toEqual({ status: "paused", daily_budget_micros: "25000000" });
 });
+
+test("an ad is created with a media preview, listed on its campaign, and paused", async ({ page }) => {
+  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await page.goto("/dashboard/campaigns/cmp_northwind_display");
+  await expect(page.getByRole("heading", { level: 1, name: "Northwind: summer banners" })).toBeVisible();
+  await page.getByRole("button", { name: "New ad" }).click();
+  const form = page.getByRole("form", { name: "New ad" });
+  await form.getByLabel("Ad name").fill("Autumn skyscraper");
+  await form.getByLabel("Ad type").selectOption("banner");
+  await form.getByRole("button", { name: "Create ad" }).click();
+  await expect(form.getByText("Size is required for banners and video")).toBeVisible();
+  await form.getByLabel("Size", { exact: true }).fill("300x250");
+  await form.getByLabel("Media address", { exact: true }).fill("/demo/media/banner-300x250.svg");
+  await expect(form.getByRole("img", { name: "Media preview" })).toBeVisible();
+  await form.getByLabel("Landing page").fill("/demo/product/NW-BOOT-42");
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-ad-form.png", fullPage: true });
+  await form.getByRole("button", { name: "Create ad" }).click();
+
+  const ads = page.getByRole("table", { name: "Ads of Northwind: summer banners" });
+  await expect(ads.getByRole("cell", { name: "Autumn skyscraper", exact: true })).toBeVisible();
+  const [stored] = await query<{ id: string; size: string; status: string }>("SELECT id, size, status::text FROM ads WHERE name = 'Autumn skyscraper'");
+  expect(stored).toMatchObject({ size: "300x250", status: "active" });
+  await ads.getByRole("button", { name: "Pause Autumn skyscraper" }).click();
+  await expect(ads.getByRole("button", { name: "Activate Autumn skyscraper" })).toBeVisible();
+  const [after] = await query<{ status: string }>("SELECT status::text FROM ads WHERE id = $1", [stored!.id]);
+  expect(after!.status).toBe("paused");
+});

@@ -1,20 +1,8 @@
-import { z } from "zod";
+import { ZCreateAdInput, type TCreateAdInput } from "./ad-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { AdStatus, AdType } from "@/server/db/generated/enums";
 
-export const ZCreateAdInput = z.object({
-  id: z.string().min(1).max(64).optional(),
-  campaignId: z.string().min(1),
-  name: z.string().trim().min(1).max(200),
-  type: z.enum(AdType),
-  size: z.string().regex(/^\d{1,4}x\d{1,4}$/, "must look like 300x250").optional(),
-  mediaUrl: z.string().max(2000).optional(),
-  destinationUrl: z.string().max(2000).optional(),
-  status: z.enum(AdStatus).default("active"),
-  productRefs: z.array(z.string().min(1)).default([]),
-});
-export type TCreateAdInput = z.input<typeof ZCreateAdInput>;
+export { ZCreateAdInput, type TCreateAdInput } from "./ad-input";
 
 export async function createAd(input: TCreateAdInput) {
   const data = ZCreateAdInput.parse(input);

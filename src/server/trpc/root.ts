@@ -1,5 +1,6 @@
 // The dashboard's API, one router per subject; each procedure is a thin call into src/server/<domain>/.
 import { accountsRouter } from "./routers/accounts";
+import { adsRouter } from "./routers/ads";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { campaignsRouter } from "./routers/campaigns";
@@ -12,6 +13,7 @@ export const appRouter = router({
   accounts: accountsRouter,
   stats: statsRouter,
   campaigns: campaignsRouter,
+  ads: adsRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,
 });

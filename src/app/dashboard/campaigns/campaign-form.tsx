@@ -48,12 +48,14 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
 
   const error = (key: string, label: string) => (errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null);
   const input = (key: "name" | "startDate" | "endDate" | "bid" | "dailyBudget", label: string, type = "text") => (
-    <label>
-      {label}
-      <input type={type} step={type === "number" ? "0.01" : undefined} min={type === "number" ? "0" : undefined} value={form[key]} onChange={(e) => set(key, e.target.value)}
-        aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+    <div className="field">
+      <label>
+        {label}
+        <input type={type} step={type === "number" ? "0.01" : undefined} min={type === "number" ? "0" : undefined} value={form[key]} onChange={(e) => set(key, e.target.value)}
+          aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+      </label>
       {error(key, label)}
-    </label>
+    </div>
   );
   const select = (key: "type" | "status" | "bidModel", label: string, values: string[]) => (
     <label>

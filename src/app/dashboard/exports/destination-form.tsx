@@ -52,12 +52,14 @@ export function DestinationForm(props: { accountId: string; initial: Destination
   };
 
   const field = (key: keyof DestinationFormValue & string, label: string, extra: { type?: string; placeholder?: string; autoComplete?: string } = {}) => (
-    <label>
-      {label}
-      <input type={extra.type ?? "text"} value={String(value[key])} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? "off"}
-        onChange={(e) => set(key, e.target.value as never)} aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+    <div className="field">
+      <label>
+        {label}
+        <input type={extra.type ?? "text"} value={String(value[key])} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? "off"}
+          onChange={(e) => set(key, e.target.value as never)} aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+      </label>
       {errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null}
-    </label>
+    </div>
   );
 
   return (

@@ -123,3 +123,22 @@ describe("campaign management", () => {
     expect((await as(brandUser).campaigns.settings({ id })).status).toBe("paused");
   });
 });
+
+describe("ads procedures", () => {
+  it("create, edit, pause and activate ads of the viewer's campaigns only", async () => {
+    const campaignId = (await as(brandUser).campaigns.list(range)).campaigns[0]!.campaign_id;
+    await expect(as(brandUser).ads.create({ campaignId, name: "Banner", type: "banner" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const { id } = await as(brandUser).ads.create({ campaignId, name: "Banner", type: "banner", size: "728x90", mediaUrl: "/demo/media/banner-728x90.svg", destinationUrl: "https://brand.example/sale" });
+    expect(await as(staff).ads.settings({ id })).toMatchObject({ campaignId, name: "Banner", size: "728x90", status: "active", advertiserId: brandId });
+    await as(staff).ads.update({ id, settings: { name: "Banner B", type: "banner", size: "300x250", mediaUrl: "/demo/media/banner-300x250.svg", status: "active" } });
+    await as(brandUser).ads.setStatus({ id, status: "paused" });
+    expect(await as(brandUser).ads.settings({ id })).toMatchObject({ name: "Banner B", size: "300x250", status: "paused", destinationUrl: undefined });
+
+    await expect(as(shopUser).ads.settings({ id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).ads.setStatus({ id, status: "active" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).ads.create({ campaignId, name: "x", type: "product" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "product", productRefs: ["prd_someone_elses"] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "banner", size: "300x250", mediaUrl: "javascript:alert(1)" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect((await as(brandUser).ads.settings({ id })).status).toBe("paused");
+  });
+});

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
+import { AdForm } from "./ad-form";
 
 export function CampaignPage({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -13,6 +14,8 @@ export function CampaignPage({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const campaign = useQuery(trpc.campaigns.get.queryOptions({ id, ...range }));
   const setStatus = useMutation(trpc.campaigns.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }));
+  const [adForm, setAdForm] = useState<string | "new" | null>(null);
+  const adStatus = useMutation(trpc.ads.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }));
   const download = `/campaign/${encodeURIComponent(id)}?start_date=${range.startDate}&end_date=${range.endDate}&download=true`;
 
   if (campaign.error) {
@@ -48,13 +51,16 @@ export function CampaignPage({ id }: { id: string }) {
       <KpiCards total={c} />
       <DailyCharts daily={c.daily} />
       <h2>Ads</h2>
+      {adForm === null ? <div className="toolbar"><button type="button" className="button" onClick={() => setAdForm("new")}>New ad</button></div> : null}
+      {adForm !== null ? <AdForm key={adForm} campaignId={id} advertiserId={c.advertiser_id} adId={adForm === "new" ? undefined : adForm} onDone={() => setAdForm(null)} /> : null}
+      {adStatus.error ? <p role="alert" className="error">{adStatus.error.message}</p> : null}
       {c.ads.length === 0 ? (
         <p className="empty">This campaign has no ads yet.</p>
       ) : (
         <div className="table-scroll">
           <table className="data">
             <caption className="visually-hidden">Ads of {c.name}</caption>
-            <thead><tr><th scope="col">Ad</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Media</th><th scope="col">Impressions</th><th scope="col">Clicks</th><th scope="col">CTR</th><th scope="col">Spend</th><th scope="col">Sales</th></tr></thead>
+            <thead><tr><th scope="col">Ad</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Media</th><th scope="col">Impressions</th><th scope="col">Clicks</th><th scope="col">CTR</th><th scope="col">Spend</th><th scope="col">Sales</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {c.ads.map((ad) => (
                 <tr key={ad.ad_id}>
@@ -62,6 +68,14 @@ export function CampaignPage({ id }: { id: string }) {
                   <td>{ad.ad_media_url ? <img src={ad.ad_media_url} alt={`${ad.name} creative`} className="thumb" /> : ad.product_sku}</td>
                   <td>{whole.format(ad.impressions_total)}</td><td>{whole.format(ad.clicks_total)}</td><td>{percent.format(ad.ctr)}</td>
                   <td>{money.format(ad.ad_revenue)}</td><td>{money.format(ad.sales_revenue)}</td>
+                  <td className="row-buttons">
+                    {ad.ad_status === "active" || ad.ad_status === "paused" ? (
+                      <button type="button" className="link-button" disabled={adStatus.isPending} onClick={() => adStatus.mutate({ id: ad.ad_id, status: ad.ad_status === "active" ? "paused" : "active" })}>
+                        {ad.ad_status === "active" ? "Pause" : "Activate"}<span className="visually-hidden"> {ad.name}</span>
+                      </button>
+                    ) : null}
+                    <button type="button" className="link-button" onClick={() => setAdForm(ad.ad_id)}>Edit<span className="visually-hidden"> {ad.name}</span></button>
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -100,12 +100,12 @@ function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
             <div className="kpi" data-kpi="Daily budget"><span className="kpi-label">Daily budget</span><span className="kpi-value">{a.dailyBudget === null ? "none" : `${money.format(a.dailyBudget)} ${a.currency}`}</span></div>
           </div>
           {staff ? (
-            <form className="toolbar" onSubmit={submitTopUp} aria-label="Top up the wallet">
+            <form className="toolbar" noValidate onSubmit={submitTopUp} aria-label="Top up the wallet">
               <label>Top-up amount<input type="number" min="0" step="0.01" value={topUp} onChange={(e) => setTopUp(e.target.value)} /></label>
               <button type="submit" className="button" disabled={topUpMutation.isPending}>Top up</button>
             </form>
           ) : null}
-          <form className="toolbar" onSubmit={submitBudget} aria-label="Daily budget">
+          <form className="toolbar" noValidate onSubmit={submitBudget} aria-label="Daily budget">
             <label>Daily budget (empty for none)<input type="number" min="0" step="0.01" value={budget ?? (a.dailyBudget === null ? "" : String(a.dailyBudget))} onChange={(e) => setBudget(e.target.value)} /></label>
             <button type="submit" className="button" disabled={budgetMutation.isPending}>Save budget</button>
           </form>
@@ -114,7 +114,7 @@ function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
         <>
           <h3>Sites</h3>
           {a.sites.length === 0 ? <p className="empty">No sites yet.</p> : <ul>{a.sites.map((s) => <li key={s.id}>{s.name}{s.domain ? <span className="muted"> · {s.domain}</span> : null}</li>)}</ul>}
-          <form className="toolbar" onSubmit={submitSite} aria-label="Add a site">
+          <form className="toolbar" noValidate onSubmit={submitSite} aria-label="Add a site">
             <label>Site name<input value={site.name} onChange={(e) => setSite({ ...site, name: e.target.value })} placeholder="Shop App" /></label>
             <label>Domain<input value={site.domain} onChange={(e) => setSite({ ...site, domain: e.target.value })} placeholder="shop.example" /></label>
             <button type="submit" className="button" disabled={siteMutation.isPending}>Add site</button>
@@ -158,7 +158,7 @@ function NewAccount({ onDone }: { onDone: (id: string | null) => void }) {
   };
 
   return (
-    <form className="form panel" onSubmit={submit} aria-label="New account">
+    <form className="form panel" noValidate onSubmit={submit} aria-label="New account">
       <div className="row">
         <label>Kind<select value={form.kind} onChange={(e) => set("kind", e.target.value)}><option value="advertiser">advertiser</option><option value="publisher">publisher</option><option value="network">network</option></select></label>
         <label>Name<input value={form.name} onChange={(e) => set("name", e.target.value)} /></label>

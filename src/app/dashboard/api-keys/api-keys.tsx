@@ -34,7 +34,7 @@ export function ApiKeys() {
       <div className="toolbar">
         <AccountPicker value={accountId} onChange={setAccountId} />
       </div>
-      <form className="toolbar" onSubmit={submit} aria-label="New API key">
+      <form className="toolbar" noValidate onSubmit={submit} aria-label="New API key">
         <label>
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Looker export" aria-invalid={problem !== null} />

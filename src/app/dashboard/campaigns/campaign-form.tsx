@@ -67,7 +67,7 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   );
 
   return (
-    <form className="form panel" onSubmit={submit} aria-label={campaignId ? "Edit campaign" : "New campaign"}>
+    <form className="form panel" noValidate onSubmit={submit} aria-label={campaignId ? "Edit campaign" : "New campaign"}>
       {input("name", "Name")}
       <div className="row">
         {select("type", "Type", ["product", "display", "video"])}

@@ -63,7 +63,7 @@ export function DestinationForm(props: { accountId: string; initial: Destination
   );
 
   return (
-    <form className="form panel" onSubmit={submit} aria-label={props.submitLabel}>
+    <form className="form panel" noValidate onSubmit={submit} aria-label={props.submitLabel}>
       {field("name", "Name", { placeholder: "Data lake" })}
       <div className="row">
         {field("bucket", "Bucket", { placeholder: "customer-bucket" })}

@@ -50,7 +50,7 @@ export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId:
   );
 
   return (
-    <form className="form panel" onSubmit={submit} aria-label={adId ? "Edit ad" : "New ad"}>
+    <form className="form panel" noValidate onSubmit={submit} aria-label={adId ? "Edit ad" : "New ad"}>
       <div className="row">
         {text("name", "Ad name")}
         <label>Ad type<select value={current.type} onChange={(e) => set("type", e.target.value)}>{["product", "banner", "video"].map((t) => <option key={t}>{t}</option>)}</select></label>

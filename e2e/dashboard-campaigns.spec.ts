@@ -116,8 +116,8 @@ test("an account manager creates a campaign for an advertiser, edits it, and pau
   await edit.getByLabel("Daily budget (optional)").fill("25");
   await edit.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Acme: holiday beans" })).toBeVisible();
-  await page.getByRole("button", { name: "Pause" }).click();
-  await expect(page.getByRole("button", { name: "Resume" })).toBeVisible();
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Resume", exact: true })).toBeVisible();
   const [after] = await query<{ status: string; daily_budget_micros: string }>("SELECT status::text, daily_budget_micros::text FROM campaigns WHERE id = $1", [stored!.id]);
   expect(after).toEqual({ status: "paused", daily_budget_micros: "25000000" });
 });

@@ -1,18 +1,9 @@
-import { z } from "zod";
+import { ZCreateProductInput, type TCreateProductInput } from "./product-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { toMicros } from "@/server/money";
 
-export const ZCreateProductInput = z.object({
-  advertiserId: z.string().min(1),
-  sku: z.string().trim().min(1).max(100),
-  productId: z.string().trim().min(1).max(100).optional(),
-  name: z.string().trim().min(1).max(300),
-  category: z.string().trim().min(1).max(200).optional(),
-  imageUrl: z.string().max(2000).optional(),
-  price: z.number().positive().optional(),
-});
-export type TCreateProductInput = z.input<typeof ZCreateProductInput>;
+export { ZCreateProductInput, type TCreateProductInput } from "./product-input";
 
 export async function createProduct(input: TCreateProductInput) {
   const data = ZCreateProductInput.parse(input);

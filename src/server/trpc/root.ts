@@ -5,6 +5,7 @@ import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { campaignsRouter } from "./routers/campaigns";
 import { exportDestinationsRouter } from "./routers/export-destinations";
+import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
 import { createCallerFactory, router } from "./trpc";
 
@@ -14,6 +15,7 @@ export const appRouter = router({
   stats: statsRouter,
   campaigns: campaignsRouter,
   ads: adsRouter,
+  products: productsRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,
 });

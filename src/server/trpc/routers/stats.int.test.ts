@@ -142,3 +142,14 @@ describe("ads procedures", () => {
     expect((await as(brandUser).ads.settings({ id })).status).toBe("paused");
   });
 });
+
+describe("products procedures", () => {
+  it("list and add an advertiser's products for the viewer's advertiser only", async () => {
+    const { id } = await as(brandUser).products.create({ advertiserId: brandId, sku: "TEA-1", name: "Tea", price: 4.5 });
+    expect(await as(staff).products.list({ advertiserId: brandId })).toEqual([expect.objectContaining({ id, sku: "TEA-1", name: "Tea", price: 4.5 })]);
+    await expect(as(brandUser).products.create({ advertiserId: brandId, sku: "TEA-1", name: "Tea again" })).rejects.toThrow("the advertiser already has a product with SKU TEA-1");
+    await expect(as(shopUser).products.list({ advertiserId: brandId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).products.create({ advertiserId: brandId, sku: "X", name: "X" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(staff).products.create({ advertiserId: shopId, sku: "X", name: "X" })).rejects.toThrow("products belong to advertiser accounts");
+  });
+});

@@ -1,0 +1,90 @@
+import ExcelJS from "exceljs";
+import { expect, test } from "@playwright/test";
+import { eventually, query } from "./database";
+
+// The dashboard's whole path: an account manager sets up a new advertiser, its product, campaign
+// and ad; a shopper sees the ad in the demo store, clicks it and buys; the campaign's numbers,
+// chart and download follow.
+test("from a new advertiser to its ad in the store, a click and an order, to the campaign's numbers and XLSX", async ({ page, browser }) => {
+  test.setTimeout(150_000);
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill("staff@tally.local");
+  await page.getByLabel("Password").fill("tally-demo-staff");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+
+  // The advertiser and its product.
+  await page.getByRole("link", { name: "Accounts" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
+  await page.getByRole("button", { name: "New account" }).click();
+  const account = page.getByRole("form", { name: "New account" });
+  await account.getByLabel("Name").fill("Harbor Tea");
+  await account.getByLabel("Opening wallet").fill("500");
+  await account.getByRole("button", { name: "Create account" }).click();
+  const harbor = page.getByRole("region", { name: "Account Harbor Tea" });
+  const product = harbor.getByRole("form", { name: "Add a product" });
+  await product.getByLabel("SKU").fill("HARBOR-GREEN-TEA");
+  await product.getByLabel("Product name").fill("Harbor Green Tea 100 g");
+  await product.getByLabel("Category").fill("tea");
+  await product.getByLabel("Price").fill("12.50");
+  await product.getByRole("button", { name: "Add product" }).click();
+  await expect(harbor.getByRole("cell", { name: "HARBOR-GREEN-TEA" })).toBeVisible();
+
+  // Its campaign, with a bid that wins the store's sponsored slots, and its ad.
+  await page.getByRole("link", { name: "Campaigns" }).click();
+  await page.getByRole("link", { name: "New campaign" }).click();
+  await page.getByLabel("Advertiser").selectOption({ label: "Harbor Tea" });
+  const campaign = page.getByRole("form", { name: "New campaign" });
+  await campaign.getByLabel("Name").fill("Harbor: green tea");
+  await campaign.getByLabel("Bid per click").fill("3");
+  await campaign.getByLabel("Demo Market", { exact: true }).check();
+  await campaign.getByLabel(/Harbor Green Tea 100 g/).check();
+  await campaign.getByRole("button", { name: "Create campaign" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Harbor: green tea" })).toBeVisible();
+  await page.getByRole("button", { name: "New ad" }).click();
+  const ad = page.getByRole("form", { name: "New ad" });
+  await ad.getByLabel("Ad name", { exact: true }).fill("Green tea card");
+  await ad.getByLabel(/Harbor Green Tea 100 g/).check();
+  await ad.getByRole("button", { name: "Create ad" }).click();
+  await expect(page.getByRole("cell", { name: "Green tea card", exact: true })).toBeVisible();
+  const [{ id: adId, campaign_id: campaignId }] = (await query<{ id: string; campaign_id: string }>("SELECT id, campaign_id FROM ads WHERE name = 'Green tea card'")) as [{ id: string; campaign_id: string }];
+
+  // A shopper (another browser context: no dashboard session) sees it, clicks it and buys.
+  const shopper = await (await browser.newContext()).newPage();
+  await shopper.goto("/demo");
+  const card = shopper.locator(`[data-testid="sponsored-ad"][data-ad-id="${adId}"]`);
+  await expect(card).toBeVisible();
+  await card.click();
+  await shopper.waitForURL(/\/demo\/product\/HARBOR-GREEN-TEA/);
+  await shopper.getByLabel("E-mail").fill("tea.lover@example.com");
+  await shopper.getByRole("button", { name: "Buy now" }).click();
+  const orderId = (await shopper.getByTestId("order-id").textContent())!;
+  await eventually(() => query("SELECT 1 FROM attributions WHERE order_id = $1 AND ad_id = $2", [orderId, adId]), (rows) => rows.length === 1, 60_000);
+
+  // The campaign page now shows the impression, the click and the order, on today's point of the chart.
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Harbor: green tea" })).toBeVisible();
+  await expect(page.locator('[data-kpi="Clicks"] .kpi-value')).toHaveText("1");
+  await expect(page.locator('[data-kpi="Conversions"] .kpi-value')).toHaveText("1");
+  await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("12.50");
+  await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText("3.00");
+  await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line-curve")).toHaveCount(2);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-flow-campaign.png", fullPage: true });
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download XLSX" }).click()]);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile((await download.path())!);
+  const sheet = workbook.worksheets[0]!;
+  const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+  const today = new Date().toISOString().slice(0, 10);
+  const rows = Array.from({ length: sheet.rowCount - 1 }, (_, i) => Object.fromEntries(header.map((h, c) => [h, (sheet.getRow(i + 2).values as unknown[])[c + 1]])));
+  const todays = rows.find((r) => (r.day as Date).toISOString().slice(0, 10) === today);
+  expect(todays).toMatchObject({ clicks_total: 1, conversions_total: 1, sales_revenue: 12.5, ad_revenue: 3 });
+  expect(rows.filter((r) => r !== todays).every((r) => r.clicks_total === 0)).toBe(true);
+
+  // Paused, it leaves the store's slots to the other campaigns.
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Resume", exact: true })).toBeVisible();
+  const [{ status }] = (await query<{ status: string }>("SELECT status::text FROM campaigns WHERE id = $1", [campaignId])) as [{ status: string }];
+  expect(status).toBe("paused");
+});

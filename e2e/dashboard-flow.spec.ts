@@ -18,33 +18,33 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
   await page.getByRole("button", { name: "New account" }).click();
   const account = page.getByRole("form", { name: "New account" });
-  await account.getByLabel("Name").fill("Harbor Tea");
+  await account.getByLabel("Name").fill("Lighthouse Tea");
   await account.getByLabel("Opening wallet").fill("500");
   await account.getByRole("button", { name: "Create account" }).click();
-  const harbor = page.getByRole("region", { name: "Account Harbor Tea" });
+  const harbor = page.getByRole("region", { name: "Account Lighthouse Tea" });
   const product = harbor.getByRole("form", { name: "Add a product" });
-  await product.getByLabel("SKU").fill("HARBOR-GREEN-TEA");
-  await product.getByLabel("Product name").fill("Harbor Green Tea 100 g");
+  await product.getByLabel("SKU").fill("LIGHTHOUSE-GREEN-TEA");
+  await product.getByLabel("Product name").fill("Lighthouse Green Tea 100 g");
   await product.getByLabel("Category").fill("tea");
   await product.getByLabel("Price").fill("12.50");
   await product.getByRole("button", { name: "Add product" }).click();
-  await expect(harbor.getByRole("cell", { name: "HARBOR-GREEN-TEA" })).toBeVisible();
+  await expect(harbor.getByRole("cell", { name: "LIGHTHOUSE-GREEN-TEA" })).toBeVisible();
 
   // Its campaign, with a bid that wins the store's sponsored slots, and its ad.
   await page.getByRole("link", { name: "Campaigns" }).click();
   await page.getByRole("link", { name: "New campaign" }).click();
-  await page.getByLabel("Advertiser").selectOption({ label: "Harbor Tea" });
+  await page.getByLabel("Advertiser").selectOption({ label: "Lighthouse Tea" });
   const campaign = page.getByRole("form", { name: "New campaign" });
-  await campaign.getByLabel("Name").fill("Harbor: green tea");
+  await campaign.getByLabel("Name").fill("Lighthouse: green tea");
   await campaign.getByLabel("Bid per click").fill("3");
   await campaign.getByLabel("Demo Market", { exact: true }).check();
-  await campaign.getByLabel(/Harbor Green Tea 100 g/).check();
+  await campaign.getByLabel(/Lighthouse Green Tea 100 g/).check();
   await campaign.getByRole("button", { name: "Create campaign" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Harbor: green tea" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "Lighthouse: green tea" })).toBeVisible();
   await page.getByRole("button", { name: "New ad" }).click();
   const ad = page.getByRole("form", { name: "New ad" });
   await ad.getByLabel("Ad name", { exact: true }).fill("Green tea card");
-  await ad.getByLabel(/Harbor Green Tea 100 g/).check();
+  await ad.getByLabel(/Lighthouse Green Tea 100 g/).check();
   await ad.getByRole("button", { name: "Create ad" }).click();
   await expect(page.getByRole("cell", { name: "Green tea card", exact: true })).toBeVisible();
   const [{ id: adId, campaign_id: campaignId }] = (await query<{ id: string; campaign_id: string }>("SELECT id, campaign_id FROM ads WHERE name = 'Green tea card'")) as [{ id: string; campaign_id: string }];
@@ -55,7 +55,7 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   const card = shopper.locator(`[data-testid="sponsored-ad"][data-ad-id="${adId}"]`);
   await expect(card).toBeVisible();
   await card.click();
-  await shopper.waitForURL(/\/demo\/product\/HARBOR-GREEN-TEA/);
+  await shopper.waitForURL(/\/demo\/product\/LIGHTHOUSE-GREEN-TEA/);
   await shopper.getByLabel("E-mail").fill("tea.lover@example.com");
   await shopper.getByRole("button", { name: "Buy now" }).click();
   const orderId = (await shopper.getByTestId("order-id").textContent())!;
@@ -63,7 +63,7 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
 
   // The campaign page now shows the impression, the click and the order, on today's point of the chart.
   await page.reload();
-  await expect(page.getByRole("heading", { level: 1, name: "Harbor: green tea" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "Lighthouse: green tea" })).toBeVisible();
   await expect(page.locator('[data-kpi="Clicks"] .kpi-value')).toHaveText("1");
   await expect(page.locator('[data-kpi="Conversions"] .kpi-value')).toHaveText("1");
   await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("12.50");

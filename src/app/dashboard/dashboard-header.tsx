@@ -16,6 +16,7 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
       <Link href="/dashboard/accounts">Accounts</Link>
       <Link href="/dashboard/api-keys">API keys</Link>
       <Link href="/dashboard/exports">Exports</Link>
+      <Link href="/dashboard/invalid-traffic">Invalid traffic</Link>
       <span className="spacer" />
       <span className="muted">
         {name} · {role === "staff" ? "account manager" : "account user"}

@@ -115,6 +115,9 @@ describe("campaign management", () => {
     // A shop's user, a forged advertiser id, bad references and bad settings get nothing done.
     await expect(as(shopUser).campaigns.setStatus({ id, status: "active" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(shopUser).campaigns.settings({ id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).campaigns.update({ id, settings })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).campaigns.formOptions({ advertiserId: brandId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(null).campaigns.formOptions({ advertiserId: brandId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(as(shopUser).campaigns.create({ advertiserId: brandId, ...settings })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(staff).campaigns.create({ advertiserId: shopId, ...settings })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, publisherIds: [brandId] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
@@ -136,6 +139,8 @@ describe("ads procedures", () => {
 
     await expect(as(shopUser).ads.settings({ id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(shopUser).ads.setStatus({ id, status: "active" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(shopUser).ads.update({ id, settings: { name: "Mine now", type: "product" } })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(null).ads.settings({ id })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(as(shopUser).ads.create({ campaignId, name: "x", type: "product" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "product", productRefs: ["prd_someone_elses"] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "banner", size: "300x250", mediaUrl: "javascript:alert(1)" })).rejects.toMatchObject({ code: "BAD_REQUEST" });

@@ -1,0 +1,33 @@
+import { expect, test } from "@playwright/test";
+import { query } from "./database";
+
+test("invalid traffic shows the filtered beacons by reason, as the rollups count them", async ({ page, request }) => {
+  // One counted impression, its repeat (a duplicate) and a bot's, on the demo store.
+  const session = `itr-${Date.now()}`;
+  const served = await request.post("/v1/ads", { data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: session, context: "home", placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }] } });
+  const ad = ((await served.json()) as { ads: Record<string, { impression_url: string }[]> }).ads["partner-banner"]![0]!;
+  const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36" };
+  expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: chrome })).status()).toBe(202);
+  expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: chrome })).status()).toBe(202);
+  expect((await request.post(ad.impression_url, { data: { session_id: `${session}-bot` }, headers: { "User-Agent": "Googlebot/2.1 (+http://www.google.com/bot.html)" } })).status()).toBe(202);
+
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill("staff@tally.local");
+  await page.getByLabel("Password").fill("tally-demo-staff");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await page.getByRole("link", { name: "Invalid traffic" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Invalid traffic" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
+
+  const [stored] = await query<{ duplicates: string; bots: string }>(
+    "SELECT sum(duplicate_events)::text AS duplicates, sum(bot_events)::text AS bots FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day > current_date - 30",
+  );
+  expect(Number(stored!.duplicates)).toBeGreaterThanOrEqual(1);
+  expect(Number(stored!.bots)).toBeGreaterThanOrEqual(1);
+  const cards = page.getByRole("region", { name: "Filtered beacons" });
+  await expect(cards.locator('[data-kpi="Duplicates"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.duplicates)));
+  await expect(cards.locator('[data-kpi="Bots"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.bots)));
+  await expect(page.getByRole("figure", { name: "Filtered beacons by day" }).locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-invalid-traffic.png", fullPage: true });
+});

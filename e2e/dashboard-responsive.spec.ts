@@ -9,6 +9,7 @@ const SCREENS = [
   ["/dashboard/api-keys", "API keys"],
   ["/dashboard/exports", "Exports"],
   ["/dashboard/invalid-traffic", "Invalid traffic"],
+  ["/dashboard/settings", "Settings"],
 ] as const;
 
 test("signing in and moving around work from the keyboard alone", async ({ page }) => {

@@ -84,3 +84,24 @@ test("exports: the demo bucket passes its connection test, run now delivers, and
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports-390.png", fullPage: true });
 });
+
+test("settings: an account manager changes a campaign type's attribution window", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.getByRole("link", { name: "Settings" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+  const display = page.getByRole("form", { name: "display campaigns" });
+  await expect(display.getByLabel("Display campaigns (days)")).toHaveValue("14");
+  await display.getByLabel("Display campaigns (days)").fill("120");
+  await display.getByRole("button", { name: "Save" }).click();
+  await expect(page.locator("main").getByRole("alert")).toHaveText("The display window must be a whole number of days from 1 to 90");
+  await display.getByLabel("Display campaigns (days)").fill("7");
+  await display.getByRole("button", { name: "Save" }).click();
+  await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
+  const [stored] = await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'");
+  expect(stored!.window_seconds).toBe(7 * 86_400);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-settings.png", fullPage: true });
+  // Back to the interface's 14 days for the tests that follow.
+  await display.getByLabel("Display campaigns (days)").fill("14");
+  await display.getByRole("button", { name: "Save" }).click();
+  await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
+});

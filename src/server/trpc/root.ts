@@ -2,6 +2,7 @@
 import { accountsRouter } from "./routers/accounts";
 import { adsRouter } from "./routers/ads";
 import { apiKeysRouter } from "./routers/api-keys";
+import { attributionRouter } from "./routers/attribution";
 import { authRouter } from "./routers/auth";
 import { campaignsRouter } from "./routers/campaigns";
 import { exportDestinationsRouter } from "./routers/export-destinations";
@@ -16,6 +17,7 @@ export const appRouter = router({
   campaigns: campaignsRouter,
   ads: adsRouter,
   products: productsRouter,
+  attribution: attributionRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,
 });

@@ -48,3 +48,15 @@ describe("accounts procedures", () => {
     expect((await db.account.findUniqueOrThrow({ where: { id: brandId } })).walletBalanceMicros).toBe(150_250_000n);
   });
 });
+
+describe("attribution procedures", () => {
+  it("let everyone signed in read the windows and only staff change them", async () => {
+    const someone = await member("reader@accounts.test", (await as(staff).accounts.create({ kind: "advertiser", name: "Reader Co" })).id);
+    expect(await as(someone).attribution.windows()).toEqual({ product: 14, display: 14, video: 14 });
+    expect(await as(staff).attribution.setWindow({ campaignType: "display", days: 7 })).toEqual({ product: 14, display: 7, video: 14 });
+    await expect(as(someone).attribution.setWindow({ campaignType: "display", days: 30 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(staff).attribution.setWindow({ campaignType: "display", days: 91 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(null).attribution.windows()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect((await as(someone).attribution.windows()).display).toBe(7);
+  });
+});

@@ -1,11 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
+import { signInAsStaff } from "./sign-in";
 
 test("an account manager creates an advertiser, tops up its wallet and sets its daily budget; a publisher gets a site", async ({ page }) => {
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill("staff@tally.local");
-  await page.getByLabel("Password").fill("tally-demo-staff");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await signInAsStaff(page);
   await page.getByRole("link", { name: "Accounts" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
 

@@ -1,7 +1,8 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import ExcelJS from "exceljs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { query } from "./database";
+import { signIn, signInAsStaff } from "./sign-in";
 
 // A member user of one advertiser, stored as the app stores users (scrypt$N$r$p$salt$hash).
 async function makeMember(email: string, accountId: string, password: string) {
@@ -13,13 +14,6 @@ async function makeMember(email: string, accountId: string, password: string) {
   );
 }
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-}
 
 test("a campaign's page shows its numbers, chart and ads, and downloads its days as XLSX", async ({ page, request }) => {
   // A click on an Acme ad, so the campaign has numbers today.
@@ -31,7 +25,7 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
   expect((await request.post(acme.impression_url, { data: { session_id: session } })).status()).toBe(202);
   expect((await request.post(acme.click_url, { data: { session_id: session } })).status()).toBe(202);
 
-  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await signInAsStaff(page);
   await page.getByRole("link", { name: "Campaigns" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
   await page.getByLabel("Name").fill("acme");
@@ -86,7 +80,7 @@ test("an advertiser's user sees only its own campaigns, through the screens and 
 });
 
 test("an account manager creates a campaign for an advertiser, edits it, and pauses it", async ({ page }) => {
-  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await signInAsStaff(page);
   await page.getByRole("link", { name: "Campaigns" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
   await page.getByRole("link", { name: "New campaign" }).click();
@@ -123,7 +117,7 @@ test("an account manager creates a campaign for an advertiser, edits it, and pau
 });
 
 test("an ad is created with a media preview, listed on its campaign, and paused", async ({ page }) => {
-  await signIn(page, "staff@tally.local", "tally-demo-staff");
+  await signInAsStaff(page);
   await page.goto("/dashboard/campaigns/cmp_northwind_display");
   await expect(page.getByRole("heading", { level: 1, name: "Northwind: summer banners" })).toBeVisible();
   await page.getByRole("button", { name: "New ad" }).click();

@@ -1,17 +1,14 @@
 import ExcelJS from "exceljs";
 import { expect, test } from "@playwright/test";
 import { eventually, query } from "./database";
+import { signInAsStaff } from "./sign-in";
 
 // The dashboard's whole path: an account manager sets up a new advertiser, its product, campaign
 // and ad; a shopper sees the ad in the demo store, clicks it and buys; the campaign's numbers,
 // chart and download follow.
 test("from a new advertiser to its ad in the store, a click and an order, to the campaign's numbers and XLSX", async ({ page, browser }) => {
   test.setTimeout(150_000);
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill("staff@tally.local");
-  await page.getByLabel("Password").fill("tally-demo-staff");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await signInAsStaff(page);
 
   // The advertiser and its product.
   await page.getByRole("link", { name: "Accounts" }).click();

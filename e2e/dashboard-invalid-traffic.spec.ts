@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
+import { signInAsStaff } from "./sign-in";
 
 test("invalid traffic shows the filtered beacons by reason, as the rollups count them", async ({ page, request }) => {
   // One counted impression, its repeat (a duplicate) and a bot's, on the demo store.
@@ -11,11 +12,7 @@ test("invalid traffic shows the filtered beacons by reason, as the rollups count
   expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: chrome })).status()).toBe(202);
   expect((await request.post(ad.impression_url, { data: { session_id: `${session}-bot` }, headers: { "User-Agent": "Googlebot/2.1 (+http://www.google.com/bot.html)" } })).status()).toBe(202);
 
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill("staff@tally.local");
-  await page.getByLabel("Password").fill("tally-demo-staff");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await signInAsStaff(page);
   await page.getByRole("link", { name: "Invalid traffic" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Invalid traffic" })).toBeVisible();
   await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });

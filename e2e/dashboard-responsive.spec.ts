@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { signInAsStaff } from "./sign-in";
 
 const SCREENS = [
   ["/dashboard", "Overview"],
@@ -32,11 +33,7 @@ test("signing in and moving around work from the keyboard alone", async ({ page 
 });
 
 test("every dashboard screen fits a 390 px wide phone without sideways scrolling", async ({ page }) => {
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill("staff@tally.local");
-  await page.getByLabel("Password").fill("tally-demo-staff");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await signInAsStaff(page);
   await page.setViewportSize({ width: 390, height: 844 });
   for (const [path, heading] of SCREENS) {
     await page.goto(path);

@@ -1,13 +1,7 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { query } from "./database";
+import { signInAsStaff } from "./sign-in";
 
-async function signInAsStaff(page: Page) {
-  await page.goto("/sign-in");
-  await page.getByLabel("E-mail").fill("staff@tally.local");
-  await page.getByLabel("Password").fill("tally-demo-staff");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-}
 
 test("API keys: a key is shown once, works on the report routes, lists as a prefix and stops working when revoked", async ({ page, request }) => {
   await signInAsStaff(page);

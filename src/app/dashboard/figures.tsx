@@ -1,6 +1,7 @@
 "use client";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
+import type { Metrics } from "@/server/reports/rollup-totals.sql";
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 
 const DAY_MS = 86_400_000;
@@ -12,16 +13,6 @@ export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
 
-interface Metrics {
-  impressions_total: number;
-  views_total: number;
-  clicks_total: number;
-  ctr: number;
-  ad_revenue: number;
-  conversions_total: number;
-  sales_revenue: number;
-  roas: number;
-}
 
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (

@@ -2,7 +2,7 @@
 // TEST_DATABASE_URL), with a template database that has every migration applied. Each test file
 // clones the template (database-per-file.ts), so files never see each other's rows.
 import type { TestProject } from "vitest/node";
-import { dropDatabase, ensureDatabase, freePort, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
+import { dropDatabase, ensureDatabase, freePort, keepExitCode, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 
 declare module "vitest" {
@@ -13,6 +13,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // Failing tests must fail the run: embedded-postgres would otherwise exit 0 at the end.
+  keepExitCode();
   const external = process.env.TEST_DATABASE_URL;
   const server = external
     ? undefined

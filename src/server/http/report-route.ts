@@ -3,10 +3,9 @@
 // signed-in session's cookie instead: a member acts as their account, an account manager (staff)
 // sees every account. Without either the answer is 401.
 import { authenticateApiKey } from "@/server/accounts/api-keys";
-import { SESSION_COOKIE, viewerOfSession } from "@/server/accounts/sessions";
-import { db } from "@/server/db/client";
+import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
-import type { ReportCaller } from "@/server/reports/report-scope";
+import { accountCaller, type ReportCaller } from "@/server/reports/report-scope";
 import { errorResponse } from "./respond";
 
 const BEARER = /^Bearer ([^\s]+)$/;
@@ -14,15 +13,11 @@ const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="tally reports"' };
 
 type ReportHandler = (request: Request, caller: ReportCaller) => Promise<Response>;
 
-const cookieOf = (request: Request, name: string) =>
-  request.headers.get("cookie")?.split(";").map((part) => part.trim()).find((part) => part.startsWith(`${name}=`))?.slice(name.length + 1) ?? null;
-
 async function sessionCaller(request: Request): Promise<ReportCaller | null> {
-  const viewer = await viewerOfSession(cookieOf(request, SESSION_COOKIE));
+  const viewer = await viewerOfSession(sessionTokenOf(request));
   if (!viewer) return null;
   if (viewer.role === "staff") return { accountId: null, accountKind: "staff" };
-  const account = await db.account.findUnique({ where: { id: viewer.accountId ?? "" }, select: { id: true, kind: true } });
-  return account ? { accountId: account.id, accountKind: account.kind } : null;
+  return viewer.accountId ? accountCaller(viewer.accountId) : null;
 }
 
 export function reportRoute(handler: ReportHandler): (request: Request) => Promise<Response> {

@@ -29,3 +29,9 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
   const networkId = rows[0]?.network_id ?? null;
   return { advertiserId: null, publisherIds, targetedPublisherIds: networkId ? [...publisherIds, networkId] : publisherIds };
 }
+
+/** An account as a report caller (its kind decides its scope), or null for an unknown id. */
+export async function accountCaller(accountId: string): Promise<ReportCaller | null> {
+  const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>("SELECT kind::text AS kind FROM accounts WHERE id = $1", [accountId]);
+  return rows[0] ? { accountId, accountKind: rows[0].kind } : null;
+}

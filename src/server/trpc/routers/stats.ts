@@ -2,10 +2,9 @@
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { db } from "@/server/db/client";
 import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
 import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
-import { reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { accountCaller, reportScope, type ReportScope } from "@/server/reports/report-scope";
 import { assertAccount, router, signedInProcedure } from "../trpc";
 
 const day = z.iso.date();
@@ -19,9 +18,9 @@ export async function scopeFor(viewer: Parameters<typeof assertAccount>[0], acco
   const id = accountId ?? (viewer.role === "staff" ? null : viewer.accountId);
   if (id === null) return { advertiserId: null, publisherIds: null, targetedPublisherIds: null };
   assertAccount(viewer, id ?? "", "account");
-  const account = await db.account.findUnique({ where: { id: id ?? "" }, select: { id: true, kind: true } });
-  if (!account) throw new TRPCError({ code: "NOT_FOUND", message: "no such account" });
-  return reportScope({ accountId: account.id, accountKind: account.kind });
+  const caller = id ? await accountCaller(id) : null;
+  if (!caller) throw new TRPCError({ code: "NOT_FOUND", message: "no such account" });
+  return reportScope(caller);
 }
 
 export const statsRouter = router({

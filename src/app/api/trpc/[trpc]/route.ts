@@ -1,15 +1,12 @@
 // /api/trpc/*: the dashboard's tRPC endpoint. The viewer comes from the session cookie.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { SESSION_COOKIE, viewerOfSession } from "@/server/accounts/sessions";
+import { SESSION_COOKIE, sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { appRouter } from "@/server/trpc/root";
 
 export const dynamic = "force-dynamic";
 
-const cookieOf = (request: Request, name: string) =>
-  request.headers.get("cookie")?.split(";").map((part) => part.trim()).find((part) => part.startsWith(`${name}=`))?.slice(name.length + 1) ?? null;
-
 async function handler(request: Request): Promise<Response> {
-  const sessionToken = cookieOf(request, SESSION_COOKIE);
+  const sessionToken = sessionTokenOf(request);
   const cookies: string[] = [];
   const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
   return fetchRequestHandler({

@@ -4,12 +4,14 @@
 export type TallyErrorCode =
   | "bad_request" // 400: malformed JSON, bad query parameter
   | "unauthorized" // 401
+  | "forbidden" // 403: a cross-site request carrying a session cookie
   | "not_found" // 404: unknown route, bad beacon signature, another tenant's object
   | "method_not_allowed" // 405
   | "gone" // 410: expired beacon token
   | "payload_too_large" // 413
   | "unsupported_media_type" // 415
   | "validation_failed" // 422: body carries Ajv-style entries
+  | "too_many_requests" // 429: a rate limit; `retryAfterSeconds` says when to come back
   | "unavailable" // 503: the database cannot store the request now
   | "internal"; // 500
 
@@ -26,7 +28,7 @@ export class TallyError extends Error {
   constructor(
     readonly code: TallyErrorCode,
     message: string,
-    readonly details?: { entries?: ValidationEntry[]; cause?: unknown },
+    readonly details?: { entries?: ValidationEntry[]; cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message);
     this.name = "TallyError";

@@ -4,12 +4,14 @@ import { TallyError, type TallyErrorCode } from "@/server/errors";
 const STATUS: Record<TallyErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
+  too_many_requests: 429,
   unavailable: 503,
   internal: 500,
 };
@@ -29,6 +31,13 @@ export function toTallyError(error: unknown): TallyError {
   return new TallyError("internal", "internal error", { cause: error });
 }
 
+/** 503 and 429 say when to come back: a rate limit knows its own wait, the database a few seconds. */
+function retryAfter(error: TallyError, status: number): Record<string, string> {
+  if (status === 429) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 1))) };
+  if (status === 503) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 5))) };
+  return {};
+}
+
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
   const tallyError = toTallyError(error);
   const status = STATUS[tallyError.code];
@@ -42,6 +51,6 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
     : { error: { code: tallyError.code, message: tallyError.message } };
   return Response.json(body, {
     status,
-    headers: { ...headers, "Cache-Control": "no-store", ...(status === 503 ? { "Retry-After": "5" } : {}) },
+    headers: { ...headers, "Cache-Control": "no-store", ...retryAfter(tallyError, status) },
   });
 }

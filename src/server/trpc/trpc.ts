@@ -27,8 +27,11 @@ const t = initTRPC.context<TrpcContext>().create({
 const CODES: Partial<Record<TallyErrorCode, TRPCError["code"]>> = {
   bad_request: "BAD_REQUEST",
   unauthorized: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
   not_found: "NOT_FOUND",
   validation_failed: "BAD_REQUEST",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  too_many_requests: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
 };
 

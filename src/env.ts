@@ -84,6 +84,22 @@ const serverSchema = z.object({
    * Serverless deployments run GET /api/cron/export from Vercel Cron instead (default 0 there).
    */
   TALLY_EXPORT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).optional(),
+  /**
+   * Proxies in front of Tally that append the client's address to X-Forwarded-For (a load
+   * balancer, nginx): the client is that many entries from the right. 0 (the default): the
+   * collector uses the connection's own address; Next.js uses the last entry, which Vercel and
+   * `next start` itself write (docs/ingest.md, "Client addresses").
+   */
+  TALLY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** /v1 requests per second one client address may make (a 10 s window, per process); 0: no limit. */
+  TALLY_V1_RATE_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  /** /v1 requests per second for one publisher's traffic (a 10 s window, per process); 0: no limit. */
+  TALLY_V1_RATE_PER_PUBLISHER: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
+  /** Clicks one client address may make in a minute before further ones are invalid traffic (click_velocity). */
+  TALLY_CLICKS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
+  TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+  TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
 }).transform(({ VERCEL, ...env }, ctx) => {
   const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
   const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);

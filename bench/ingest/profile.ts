@@ -29,7 +29,7 @@ const port = (server.address() as AddressInfo).port;
 
 const pathsFile = path.join(os.tmpdir(), `tally-profile-paths-${process.pid}.json`);
 const issuedAt = Math.floor(Date.now() / 1000);
-writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, () => impressionPath("profile", issuedAt))));
+writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, (_, n) => impressionPath("profile", issuedAt, `profile-${n}`))));
 
 const session = new Session();
 session.connect();
@@ -40,7 +40,7 @@ const loader = `
   const paths = require(${JSON.stringify(pathsFile)}); let i = 0;
   autocannon({ url: "http://127.0.0.1:${port}", connections: 64, duration: ${Number(values.seconds)},
     requests: [{ method: "POST", headers: { "content-type": "application/json" },
-      setupRequest: (r) => ({ ...r, path: paths[i % paths.length], body: '{"session_id":"profile-' + (i++) + '"}' }) }] },
+      setupRequest: (r) => ({ ...r, path: paths[i % paths.length], body: '{"session_id":"profile-' + (i++ % paths.length) + '"}' }) }] },
     (error, r) => console.log("bench: collector " + Math.round(r.requests.average) + " req/s, p50 " + r.latency.p50 + " ms, p99 " + r.latency.p99 + " ms, 2xx " + r["2xx"] + ", other " + r.non2xx));`;
 const exited = (command: string, args: string[]) => new Promise((resolve) => spawn(command, args, { stdio: "inherit" }).on("exit", resolve));
 // Both exit promises exist before either process can end.

@@ -24,7 +24,7 @@ function beaconStream(prefix: string) {
   const issuedAt = Math.floor(Date.now() / 1000);
   const make = (n: number) => {
     const sessionId = `${prefix}-${n}`;
-    return { path: impressionPath("bench", issuedAt), body: `{"session_id":"${sessionId}"}`, id: sessionId };
+    return { path: impressionPath("bench", issuedAt, sessionId), body: `{"session_id":"${sessionId}"}`, id: sessionId };
   };
   const presigned = Array.from({ length: PRESIGNED }, (_, n) => make(n));
   let n = 0;

@@ -1,8 +1,8 @@
 "use client";
-// The dashboard's tRPC client: TanStack Query hooks over /api/trpc, batched. The session cookie
+// The dashboard's tRPC client: TanStack Query hooks over /api/trpc, batched (sign-in alone). The session cookie
 // rides along; nothing secret is held in the browser.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/trpc/root";
@@ -11,7 +11,18 @@ export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
 export function TrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, retry: 1 } } }));
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  // The server refuses batches of more than 10 calls, and a batched sign-in (src/server/trpc/http-handler.ts).
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [
+        splitLink({
+          condition: (op) => op.path === "auth.signIn",
+          true: httpLink({ url: "/api/trpc" }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+        }),
+      ],
+    }),
+  );
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

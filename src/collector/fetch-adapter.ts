@@ -4,6 +4,8 @@
 // readers (text, json, arrayBuffer) are served straight from the IncomingMessage; any other member
 // builds the real Request on first use, so handlers can still use the whole Fetch API.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { SOCKET_ADDRESS } from "@/server/http/client-address";
+import { BODY_LIMITED_WHILE_READ } from "@/server/http/read-json-body";
 
 export class BodyTooLarge extends Error {
   readonly status = 413;
@@ -125,6 +127,16 @@ class LazyRequest {
   real: Request | undefined;
 
   constructor(readonly req: IncomingMessage, readonly url: string, readonly limit: number) {}
+
+  /** readBody counts bytes as they arrive and stops at `limit` (read-json-body.ts trusts this). */
+  get [BODY_LIMITED_WHILE_READ](): true {
+    return true;
+  }
+
+  /** The connection's own address: no header can pose as it (client-address.ts). */
+  get [SOCKET_ADDRESS](): string | undefined {
+    return this.req.socket.remoteAddress;
+  }
 
   get method(): string {
     return this.req.method ?? "GET";

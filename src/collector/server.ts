@@ -5,19 +5,18 @@ import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
-import { handleEventsRequest } from "@/server/http/events-routes";
+import { bodyLimitOf, handleEventsRequest } from "@/server/http/events-routes";
 import { errorResponse } from "@/server/http/respond";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
-
-/** No /v1 body may exceed this; each route has its own, lower limit. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
       // request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
       const origin = "http://collector.local";
-      const response = await handleEventsRequest(toFetchRequest(req, origin, MAX_BODY_BYTES));
+      // Each route's body limit is counted while the body is read (413 past it), chunked or not.
+      const limit = bodyLimitOf((req.url ?? "/").split("?")[0]!);
+      const response = await handleEventsRequest(toFetchRequest(req, origin, limit));
       await writeFetchResponse(req, res, response);
     } catch (error) {
       // Handlers answer their own errors (eventsRoute); this is only for a failure around them.

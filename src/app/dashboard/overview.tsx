@@ -13,6 +13,7 @@ export function Overview() {
   const [accountId, setAccountId] = useState<string>("");
   const me = useQuery(trpc.auth.me.queryOptions());
   const stats = useQuery(trpc.stats.overview.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
+  const setAside = useQuery(trpc.stats.setAsideOrders.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
 
   return (
     <>
@@ -32,6 +33,22 @@ export function Overview() {
             <p className="empty">No traffic in this range yet. Once the stores show ads, impressions, clicks and sales appear here by day.</p>
           ) : null}
           <DailyCharts daily={stats.data.daily} />
+          {setAside.data && setAside.data.total > 0 ? (
+            <section className="notice" aria-label="Orders set aside">
+              <h2>Orders set aside</h2>
+              <p>
+                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range could not be attributed because of
+                their own data, and are missing from these figures. Every other order was attributed. The latest:
+              </p>
+              <ul>
+                {setAside.data.latest.map((order) => (
+                  <li key={`${order.publisher_id}/${order.order_id}`}>
+                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {new Date(order.received_at).toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
         </>
       )}
     </>

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { TallyError, type ValidationEntry } from "@/server/errors";
-import { EVENT_KINDS, signBeaconToken, type SigningKey } from "@/server/ingest/beacon-token";
+import { EVENT_KINDS, sessionHashOf, signBeaconToken, type SigningKey } from "@/server/ingest/beacon-token";
 import type { AdQuery } from "./ad-query.schema";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
 import { findCandidateAds } from "./candidate-ads.sql";
@@ -58,6 +58,7 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
 
   const requestId = randomUUID();
   const issuedAt = Math.floor(now.getTime() / 1000);
+  const sessionHash = sessionHashOf(query.session_id);
   const ads: Record<string, ServedAd[]> = Object.fromEntries(query.placements.map((p) => [p.name, []]));
   for (const { placement, ad, product } of placed) {
     const urls = Object.fromEntries(
@@ -66,7 +67,7 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
           {
             kind, requestId, adId: ad.ad_id, campaignId: ad.campaign_id, advertiserId: ad.advertiser_id,
             publisherId: publisher.id, site, placementName: placement, context: query.context,
-            adType: ad.ad_type, adSize: ad.size, issuedAt,
+            adType: ad.ad_type, adSize: ad.size, issuedAt, sessionHash,
           },
           signingKey,
         );

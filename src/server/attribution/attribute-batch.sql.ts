@@ -1,7 +1,12 @@
 // Hand-written SQL: attribution is a set operation over a batch of orders and the ad events of
-// their shoppers. One statement picks the batch, finds every item's winning touch, writes the
-// attributions and marks the orders done, so a batch is attributed whole or not at all.
+// their shoppers. One transaction takes the batch (its rows locked, so workers never share an
+// order), and one statement finds every item's winning touch, writes the attributions and marks
+// the orders done. An order whose data makes that statement fail (a data error: SQLSTATE class 22
+// or 23) is found by halving the batch under savepoints until it stands alone; it is set aside
+// with the reason, and every other order of the batch is attributed.
+import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
+import { isDataError } from "@/server/ingest/group-commit";
 import { REPORT_TABLES, reportKeyGrouping, rowCounting } from "@/server/reports/report-tables";
 
 /** The interface's window (§8), used for campaign types without a row in attribution_windows. */
@@ -42,8 +47,7 @@ const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
   ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET conversions = r.conversions + EXCLUDED.conversions
 )`);
 
-// - batch: the oldest orders not yet attributed. SKIP LOCKED lets several workers (the dev loop
-//   and a cron call, two cron calls) share the queue without waiting on each other.
+// - batch: the orders of $1, taken and locked by attributeBatch.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
 //   window before the order. "Same shopper" is user_id where the event has one (every order has
 //   one), else session_id; the two branches are separate so each uses its own index.
@@ -57,12 +61,9 @@ const ATTRIBUTE_SQL = `
 WITH batch AS (
   SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at, items
     FROM conversions
-   WHERE attributed_at IS NULL AND received_at <= $2
-   ORDER BY attributed_at, received_at
-   LIMIT $1
-     FOR UPDATE SKIP LOCKED
+   WHERE event_id = ANY($1::uuid[])
 ), longest AS (
-  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), $3)) AS span FROM attribution_windows
+  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), $2)) AS span FROM attribution_windows
 ), touches AS (
   SELECT b.event_id AS conversion_id, b.placed_at, e.*
     FROM batch b CROSS JOIN longest
@@ -92,7 +93,7 @@ WITH batch AS (
     JOIN touches t ON t.conversion_id = i.conversion_id
     JOIN campaigns c ON c.id = t.campaign_id
     LEFT JOIN attribution_windows w ON w.campaign_type = c.type
-   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $3))
+   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $2))
      AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                   WHERE cp.campaign_id = t.campaign_id
                     AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
@@ -106,36 +107,85 @@ WITH batch AS (
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, $4
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, $3
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position) DO NOTHING
   RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros
 ), ${CREDIT_UPSERTS}, done AS (
-  UPDATE conversions c SET attributed_at = $4 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
+  UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,
        (SELECT count(*) FROM attributed)::int AS items,
        (SELECT count(DISTINCT conversion_id) FROM attributed)::int AS attributed_orders`;
 
 export interface AttributedBatch {
-  /** Orders taken from the queue and marked attributed. */
+  /** Orders taken from the queue and marked attributed (set-aside ones included). */
   orders: number;
   /** Items that got an attribution. */
   items: number;
   /** Orders with at least one attributed item. */
   attributedOrders: number;
+  /** Orders whose data made attribution fail: marked done without attribution, with the reason. */
+  setAside: number;
+}
+
+const NOTHING: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
+const add = (a: AttributedBatch, b: AttributedBatch): AttributedBatch => ({
+  orders: a.orders + b.orders, items: a.items + b.items, attributedOrders: a.attributedOrders + b.attributedOrders, setAside: a.setAside + b.setAside,
+});
+
+/** Attributes the orders `ids` (locked by the caller's transaction), isolating any that fail. */
+async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date): Promise<AttributedBatch> {
+  await client.query("SAVEPOINT attribution");
+  try {
+    const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>({
+      name: "tally_attribute_orders",
+      text: ATTRIBUTE_SQL,
+      values: [ids, DEFAULT_WINDOW_SECONDS, now],
+    });
+    await client.query("RELEASE SAVEPOINT attribution");
+    const row = rows[0]!;
+    return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
+  } catch (error) {
+    await client.query("ROLLBACK TO SAVEPOINT attribution");
+    await client.query("RELEASE SAVEPOINT attribution");
+    if (!isDataError(error)) throw error;
+    if (ids.length === 1) {
+      await client.query("UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1", [ids[0], now, (error as Error).message.slice(0, 500)]);
+      return { ...NOTHING, orders: 1, setAside: 1 };
+    }
+    const half = Math.ceil(ids.length / 2);
+    const first = await attributeOrders(client, ids.slice(0, half), now);
+    return add(first, await attributeOrders(client, ids.slice(half), now));
+  }
 }
 
 /**
  * Attributes up to `limit` of the oldest orders received at or before `receivedBefore` and not
- * yet attributed; returns what it did (orders 0 when the queue is empty).
+ * yet attributed; returns what it did (orders 0 when the queue is empty). SKIP LOCKED lets several
+ * workers (the dev loop and a cron call, two cron calls) share the queue without waiting on each
+ * other.
  */
 export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
-  const { rows } = await pgPool().query<{ orders: number; items: number; attributed_orders: number }>({
-    name: "tally_attribute_batch",
-    text: ATTRIBUTE_SQL,
-    values: [limit, receivedBefore, DEFAULT_WINDOW_SECONDS, now],
-  });
-  const row = rows[0]!;
-  return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders };
+  const client = await pgPool().connect();
+  try {
+    await client.query("BEGIN");
+    const { rows } = await client.query<{ event_id: string }>({
+      name: "tally_attribution_queue",
+      text: `SELECT event_id::text FROM conversions
+              WHERE attributed_at IS NULL AND received_at <= $2
+              ORDER BY attributed_at, received_at
+              LIMIT $1
+                FOR UPDATE SKIP LOCKED`,
+      values: [limit, receivedBefore],
+    });
+    const done = rows.length === 0 ? NOTHING : await attributeOrders(client, rows.map((row) => row.event_id), now);
+    await client.query("COMMIT");
+    return done;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }

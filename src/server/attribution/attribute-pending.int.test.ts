@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/ingest/beacon-token";
+import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
 import { createAd } from "@/server/campaigns/create-ad";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -22,7 +22,7 @@ async function touch(kind: EventKind, { campaign, ad }: Campaign, publisher: { i
   const stored = await recordBeacon({
     claims: {
       kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id,
-      site: publisher.sites[0]!.name, placementName: "search-sponsored", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(at.getTime() / 1000),
+      site: publisher.sites[0]!.name, placementName: "search-sponsored", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(at.getTime() / 1000), sessionHash: sessionHashOf(who.session),
     },
     body: { session_id: who.session, user_id: who.user },
     userAgent: CHROME,
@@ -67,7 +67,7 @@ describe("attribution of order items", () => {
     expect(await attributionsOf(orderId)).toEqual([]);
 
     const done = await attribute();
-    expect(done).toEqual({ orders: 1, items: 1, attributedOrders: 1 });
+    expect(done).toEqual({ orders: 1, items: 1, attributedOrders: 1, setAside: 0 });
     const [attribution] = await attributionsOf(orderId);
     const conversion = await db.conversion.findFirstOrThrow({ where: { orderId } });
     expect(attribution).toMatchObject({
@@ -141,7 +141,7 @@ describe("attribution of order items", () => {
       { sku: "TEA-1", product_id: "NOT-A-CAMPAIGN-PRODUCT" },
     ]);
     const done = await attribute();
-    expect(done).toEqual({ orders: 1, items: 2, attributedOrders: 1 });
+    expect(done).toEqual({ orders: 1, items: 2, attributedOrders: 1, setAside: 0 });
     // Sorted here: beans() carries a random suffix, so its place beside BEANS-1KG varies by run.
     const bySku = (a: string[], b: string[]) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0);
     expect((await attributionsOf(orderId)).map((a) => [a.productSku, a.eventId]).sort(bySku)).toEqual([["BEANS-1KG", click], [beans(), click]].sort(bySku));
@@ -153,12 +153,12 @@ describe("attribution of order items", () => {
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     await touch("click", both, elsewhere, shopper, before(HOUR));
     const bot = await recordBeacon({
-      claims: { kind: "click", requestId: randomUUID(), adId: both.ad.id, campaignId: both.campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(before(HOUR).getTime() / 1000) },
+      claims: { kind: "click", requestId: randomUUID(), adId: both.ad.id, campaignId: both.campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(before(HOUR).getTime() / 1000), sessionHash: sessionHashOf(shopper.session) },
       body: { session_id: shopper.session, user_id: shopper.user }, userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)", now: before(HOUR),
     });
     expect(bot.status).toBe("bot");
     const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: both.products[0]!.sku }]);
-    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0 });
+    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0, setAside: 0 });
     expect(await attributionsOf(orderId)).toEqual([]);
   });
 
@@ -212,9 +212,9 @@ describe("attribution of order items", () => {
     const first = await attributionsOf(orderId);
     expect(first).toHaveLength(2);
 
-    expect(await attribute()).toEqual({ orders: 0, items: 0, attributedOrders: 0 });
+    expect(await attribute()).toEqual({ orders: 0, items: 0, attributedOrders: 0, setAside: 0 });
     await db.conversion.updateMany({ where: { orderId }, data: { attributedAt: null } });
-    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0 });
+    expect(await attribute()).toEqual({ orders: 1, items: 0, attributedOrders: 0, setAside: 0 });
     expect(await attributionsOf(orderId)).toEqual(first);
   });
 
@@ -233,7 +233,7 @@ describe("attribution of order items", () => {
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     await touch("click", coffee, publisher, shopper, before(HOUR));
     const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: beans() }]);
-    expect(await attributePendingConversions({ settleMs: 60_000 })).toEqual({ orders: 0, items: 0, attributedOrders: 0 });
+    expect(await attributePendingConversions({ settleMs: 60_000 })).toEqual({ orders: 0, items: 0, attributedOrders: 0, setAside: 0 });
     expect(await attributionsOf(orderId)).toEqual([]);
     expect((await attributePendingConversions({ settleMs: 60_000, now: new Date(Date.now() + 61_000) })).orders).toBe(1);
     expect(await attributionsOf(orderId)).toHaveLength(1);

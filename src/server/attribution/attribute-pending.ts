@@ -24,13 +24,14 @@ export const DEFAULT_SETTLE_MS = 5_000;
 export async function attributePendingConversions(options: AttributePendingOptions = {}): Promise<AttributedBatch> {
   const { batchSize = 2_000, settleMs = DEFAULT_SETTLE_MS, budgetMs = Number.POSITIVE_INFINITY, onBatch } = options;
   const started = Date.now();
-  const total: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0 };
+  const total: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
   for (;;) {
     const now = options.now ?? new Date();
     const batch = await attributeBatch(batchSize, new Date(now.getTime() - settleMs), now);
     total.orders += batch.orders;
     total.items += batch.items;
     total.attributedOrders += batch.attributedOrders;
+    total.setAside += batch.setAside;
     if (batch.orders > 0) onBatch?.(batch);
     if (batch.orders < batchSize || Date.now() - started >= budgetMs) return total;
   }

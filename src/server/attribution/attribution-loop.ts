@@ -15,6 +15,7 @@ export function startAttributionLoop(intervalMs: number, log: (line: string) => 
     run: async () => {
       const done = await attributePendingConversions();
       if (done.orders > 0) log(`tally: attribution: ${done.orders} orders, ${done.items} items attributed`);
+      if (done.setAside > 0) log(`tally: attribution: ${done.setAside} orders set aside, their data cannot be attributed (npm run rollups:verify lists them)`);
     },
   });
 }

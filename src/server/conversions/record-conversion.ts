@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError, type ValidationEntry } from "@/server/errors";
-import { GroupCommit } from "@/server/ingest/group-commit";
+import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
 import { toEntries } from "@/server/validation/ajv";
 import { validateConversionBody, type ConversionBody } from "./conversion-body.schema";
@@ -15,8 +15,18 @@ const holder = globalThis as unknown as {
   tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
 };
 
-function conversionWriter(): GroupCommit<ConversionToStore, ConversionOutcome> {
-  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToStore[]) => retryOnceOnConflict(() => storeConversionBatch(batch)), { maxBatch: 500, maxInFlight: 2 });
+/**
+ * Orders waiting for a transaction are weighed by their size (their items as JSON): at most
+ * 32 MiB wait, so a flood of large orders is answered 503 rather than held in memory.
+ */
+export const CONVERSION_QUEUE_BYTES = 32 * 1024 * 1024;
+
+export function conversionWriter(): GroupCommit<ConversionToStore, ConversionOutcome> {
+  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToStore[]) => retryOnceOnConflict(() => storeConversionBatch(batch)), {
+    maxBatch: 500,
+    maxInFlight: 2,
+    maxQueuedWeight: CONVERSION_QUEUE_BYTES,
+  });
   return holder.tallyConversionWriter;
 }
 
@@ -104,7 +114,7 @@ async function validateConversion(body: unknown, now: number): Promise<{ convers
 
 const lowerOrNull = (hash: string | undefined) => (hash === undefined ? null : hash.toLowerCase());
 
-function toStore(conversion: ConversionBody, site: string, receivedAt: Date): ConversionToStore {
+function toStore(conversion: ConversionBody, site: string, receivedAt: Date | null): ConversionToStore {
   return {
     event_id: randomUUID(),
     publisher_id: conversion.publisher_id,
@@ -146,13 +156,15 @@ export interface RecordedConversion {
  * publisher sent the same order_id in the last 30 days. Resolves once committed; 503 when the
  * database could not store it. Attribution happens later (attributePendingConversions).
  */
-export async function recordConversion(body: unknown, now = new Date()): Promise<RecordedConversion> {
-  const { conversion, site } = await validateConversion(body, now.getTime());
+export async function recordConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
+  const { conversion, site } = await validateConversion(body, (now ?? new Date()).getTime());
   let outcome: ConversionOutcome;
   try {
-    outcome = await conversionWriter().submit(toStore(conversion, site, now));
+    const order = toStore(conversion, site, now ?? null);
+    // Weighed by its lines: an order of 500 lines holds that much memory while it waits.
+    outcome = await conversionWriter().submit(order, 512 + order.items.length * 256);
   } catch (error) {
-    throw new TallyError("unavailable", "the conversion could not be stored; retry later", { cause: error });
+    throw refusalOf(error, "conversion");
   }
   const messages =
     outcome === "stored"

@@ -32,7 +32,12 @@ export interface ConversionToStore {
   social_id_hashed: string | null;
   first_name_hashed: string | null;
   last_name_hashed: string | null;
-  received_at: Date;
+  /**
+   * When the order was received, if the caller fixes it (tests); otherwise the time its batch's
+   * statement runs, so a row is never older than its commit by more than one statement (bounded
+   * by statement_timeout) and an export reading up to 5 minutes ago cannot pass it by.
+   */
+  received_at: Date | null;
   items: ConversionItemToStore[];
 }
 
@@ -75,7 +80,9 @@ RETURNING event_id::text`;
  * Stores a batch of accepted conversions with their items in one transaction, each order at most
  * once per 30 days. Copies of one order inside the batch count as repeats of the first.
  */
-export async function storeConversionBatch(batch: ConversionToStore[]): Promise<ConversionOutcome[]> {
+export async function storeConversionBatch(toStore: ConversionToStore[]): Promise<ConversionOutcome[]> {
+  const now = new Date();
+  const batch = toStore.map((conversion) => (conversion.received_at ? conversion : { ...conversion, received_at: now }));
   const firstOfOrder = new Map<string, ConversionToStore>();
   for (const conversion of batch) {
     const key = JSON.stringify([conversion.publisher_id, conversion.order_id]);

@@ -10,7 +10,7 @@ import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from "@/cli/local/lo
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/ingest/beacon-token";
+import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { campaignListingStatement } from "@/server/reports/campaign-listing.sql";
 import { reportScope } from "@/server/reports/report-scope";
@@ -79,7 +79,7 @@ async function shopWithTraffic() {
   const site = publisher.sites[0]!.name;
   const beacon = (kind: EventKind, session: string, at: number, user?: string) =>
     recordBeacon({
-      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-top", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(at / 1000) },
+      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-top", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(at / 1000), sessionHash: sessionHashOf(session) },
       body: { session_id: session, ...(user ? { user_id: user } : {}) }, userAgent: CHROME, now: new Date(at),
     });
   // Yesterday and today: 5 impressions, 2 clicks, 1 duplicate (not exported).

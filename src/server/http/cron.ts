@@ -31,7 +31,7 @@ function cronRoute(job: () => Promise<object>): (request: Request) => Promise<Re
 // minute's call takes what is left.
 export const handleAttributionCron = cronRoute(async () => {
   const done = await attributePendingConversions({ budgetMs: 45_000 });
-  return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders };
+  return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders, set_aside: done.setAside };
 });
 
 /** The export route's maximum duration on Vercel (seconds); its budget leaves a minute to spare. */

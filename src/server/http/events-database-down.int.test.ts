@@ -6,10 +6,10 @@ describe("/v1 routes without a database", () => {
   it("answer 503 with Retry-After, never 202 for an event that was not stored", async () => {
     process.env.DATABASE_URL = `postgresql://tally:tally@127.0.0.1:${await freePort()}/tally`;
     const { env } = await import("@/env");
-    const { signBeaconToken } = await import("@/server/ingest/beacon-token");
+    const { sessionHashOf, signBeaconToken } = await import("@/server/ingest/beacon-token");
     const { handleBeacon, handleAdQuery, handleConversion } = await import("./events-routes");
     const token = signBeaconToken(
-      { kind: "impression", requestId: "r", adId: "ad_x", campaignId: "cmp_x", advertiserId: "adv_x", publisherId: "pub_x", site: "s", placementName: "p", context: "home", adType: "banner", adSize: null, issuedAt: Math.floor(Date.now() / 1000) },
+      { kind: "impression", requestId: "r", adId: "ad_x", campaignId: "cmp_x", advertiserId: "adv_x", publisherId: "pub_x", site: "s", placementName: "p", context: "home", adType: "banner", adSize: null, issuedAt: Math.floor(Date.now() / 1000), sessionHash: sessionHashOf("s") },
       env().BEACON_SIGNING_KEYS[0]!,
     );
     const beacon = await handleBeacon(new Request(`http://t/v1/beacon/impression/${token}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"session_id":"s"}' }));

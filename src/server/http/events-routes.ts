@@ -7,7 +7,9 @@ import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/errors";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
+import { clientAddress } from "./client-address";
 import { corsHeaders, preflightResponse } from "./cors";
+import { limitAddress, limitPublisher } from "./rate-limits";
 import { readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
@@ -17,9 +19,18 @@ export const AD_QUERY_BODY_LIMIT = 16 * 1024;
 // An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
 export const CONVERSION_BODY_LIMIT = 256 * 1024;
 
+/** The body limit of a /v1 path, for a server that counts bytes as it reads them (the collector). */
+export function bodyLimitOf(pathname: string): number {
+  if (pathname.startsWith("/v1/beacon/conversion")) return CONVERSION_BODY_LIMIT;
+  return pathname.startsWith("/v1/ads") ? AD_QUERY_BODY_LIMIT : BEACON_BODY_LIMIT;
+}
+
 type Handler = (request: Request) => Promise<Response>;
 
-/** CORS, preflight and error answers around a /v1 POST handler. */
+/**
+ * CORS, preflight, the per-address rate limit (before any body is read) and error answers around
+ * a /v1 POST handler.
+ */
 export function eventsRoute(handler: Handler): Handler {
   return async (request) => {
     if (request.method === "OPTIONS") return preflightResponse(request);
@@ -28,6 +39,7 @@ export function eventsRoute(handler: Handler): Handler {
       return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
     }
     try {
+      await limitAddress(clientAddress(request));
       const response = await handler(request);
       for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
       return response;
@@ -49,6 +61,7 @@ function hostOf(url: string | null): string | undefined {
 // POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
 export const handleAdQuery = eventsRoute(async (request) => {
   const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
+  await limitPublisher(query.publisher_id);
   const config = env();
   const answer = await queryAds({
     query,
@@ -68,14 +81,18 @@ export const handleBeacon = eventsRoute(async (request) => {
   const [, kind, token] = match as unknown as [string, string, string];
   // The token is checked before the body is read: a forged address costs no more than that.
   const claims = verifyBeaconToken(token, kind, env().BEACON_SIGNING_KEYS);
+  await limitPublisher(claims.publisherId);
   const body = await readJsonBody(request, BEACON_BODY_LIMIT);
-  await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent") });
+  await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: clientAddress(request) });
   return new Response("{}", { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 });
 
 // POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
 export const handleConversion = eventsRoute(async (request) => {
-  const { messages } = await recordConversion(await readJsonBody(request, CONVERSION_BODY_LIMIT));
+  const body = await readJsonBody(request, CONVERSION_BODY_LIMIT);
+  const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
+  if (typeof publisherId === "string") await limitPublisher(publisherId);
+  const { messages } = await recordConversion(body);
   return Response.json({ messages }, { status: 202, headers: { "Cache-Control": "no-store" } });
 });
 

@@ -47,7 +47,7 @@ const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key
 const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
 const METRIC_COLUMNS = [
   "impressions_total", "views_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "conversion_rate",
-  "sales_revenue", "roas", "duplicate_events", "bot_events",
+  "sales_revenue", "roas", "duplicate_events", "bot_events", "invalid_events",
 ] as const satisfies readonly (keyof Metrics)[];
 const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TallyError } from "@/server/errors";
-import { signBeaconToken, verifyBeaconToken, type BeaconClaims } from "./beacon-token";
+import { sessionHashOf, signBeaconToken, verifyBeaconToken, type BeaconClaims } from "./beacon-token";
 
 const oldKey = { id: "k1", secret: "a".repeat(40) };
 const newKey = { id: "k2", secret: "b".repeat(40) };
@@ -8,7 +8,7 @@ const now = 1_800_000_000;
 const claims: BeaconClaims = {
   kind: "impression", requestId: "7f0c6d1e-5c4b-4d37-9a53-2b9a1b7c0e11", adId: "ad_1", campaignId: "cmp_1",
   advertiserId: "adv_1", publisherId: "pub_1", site: "shop.example", placementName: "search-top",
-  context: "search", adType: "banner", adSize: "728x90", issuedAt: now,
+  context: "search", adType: "banner", adSize: "728x90", issuedAt: now, sessionHash: sessionHashOf("sess-1"),
 };
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -25,6 +25,14 @@ describe("beacon tokens", () => {
     const token = signBeaconToken(claims, newKey);
     expect(verifyBeaconToken(token, "impression", [newKey], now + 10)).toEqual(claims);
     expect(token).toMatch(/^k2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("carry 72 bits of the session's SHA-256, the same for the same session and different for another", () => {
+    // The first 9 bytes of SHA-256("sess-1"), worked out apart from this code (sha256sum, base64url).
+    expect(sessionHashOf("sess-1")).toBe("q-Yz86R6J1gX");
+    expect(sessionHashOf("sess-2")).not.toBe(sessionHashOf("sess-1"));
+    const token = signBeaconToken(claims, newKey);
+    expect(verifyBeaconToken(token, "impression", [newKey], now).sessionHash).toBe(sessionHashOf("sess-1"));
   });
 
   it("verify tokens of every configured key, so keys can rotate", () => {

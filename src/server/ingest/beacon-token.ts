@@ -3,7 +3,7 @@
 // Format: `<kid>.<base64url(JSON payload)>.<base64url(HMAC-SHA256(secret, "<kid>.<payload>"))>`.
 // The key id names which configured secret signed it, so keys rotate: the first configured key
 // signs, every configured key verifies.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { TallyError } from "@/server/errors";
 
 export const EVENT_KINDS = ["impression", "view", "click"] as const;
@@ -30,6 +30,20 @@ export interface BeaconClaims {
   adSize: string | null;
   /** When the ad was handed out, in seconds since the epoch. */
   issuedAt: number;
+  /**
+   * sessionHashOf(the session_id the ad query named): a beacon from another session is stored as
+   * invalid traffic (session_mismatch), so one served ad cannot be replayed as many shoppers.
+   */
+  sessionHash: string;
+}
+
+/**
+ * 72 bits of SHA-256 of a session id, base64url: what a token carries of the session it was
+ * served to. Not a secret (the token's holder knows the session id); long enough that finding
+ * another session id with the same value takes 2^72 tries.
+ */
+export function sessionHashOf(sessionId: string): string {
+  return createHash("sha256").update(sessionId).digest().subarray(0, 9).toString("base64url");
 }
 
 /** Impression and view addresses live a day after the ad was served; clicks a week. */
@@ -46,7 +60,7 @@ const MAX_TOKEN_LENGTH = 2048;
 type CompactClaims = [
   kind: EventKind, requestId: string, adId: string, campaignId: string, advertiserId: string,
   publisherId: string, site: string, placementName: string, context: string, adType: AdType,
-  adSize: string | null, issuedAt: number,
+  adSize: string | null, issuedAt: number, sessionHash: string,
 ];
 
 function sign(secret: string, signedPart: string): Buffer {
@@ -57,7 +71,7 @@ export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
   // An array, not an object: the token rides in a URL, so every byte counts.
   const compact: CompactClaims = [
     claims.kind, claims.requestId, claims.adId, claims.campaignId, claims.advertiserId, claims.publisherId,
-    claims.site, claims.placementName, claims.context, claims.adType, claims.adSize, claims.issuedAt,
+    claims.site, claims.placementName, claims.context, claims.adType, claims.adSize, claims.issuedAt, claims.sessionHash,
   ];
   const signedPart = `${key.id}.${Buffer.from(JSON.stringify(compact)).toString("base64url")}`;
   return `${signedPart}.${sign(key.secret, signedPart).toString("base64url")}`;
@@ -66,8 +80,8 @@ export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
 const notFound = () => new TallyError("not_found", "unknown beacon address");
 
 function isCompactClaims(value: unknown): value is CompactClaims {
-  if (!Array.isArray(value) || value.length !== 12) return false;
-  const strings = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].every((i) => typeof value[i] === "string");
+  if (!Array.isArray(value) || value.length !== 13) return false;
+  const strings = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12].every((i) => typeof value[i] === "string");
   return strings && (value[10] === null || typeof value[10] === "string") && Number.isInteger(value[11])
     && (EVENT_KINDS as readonly unknown[]).includes(value[0]);
 }
@@ -101,10 +115,10 @@ export function verifyBeaconToken(
     throw notFound();
   }
   if (!isCompactClaims(compact) || compact[0] !== kind) throw notFound();
-  const [tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt] = compact;
+  const [tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt, sessionHash] = compact;
   if (issuedAt > nowSeconds + CLOCK_SKEW_SECONDS) throw notFound();
   if (nowSeconds - issuedAt > TOKEN_LIFETIME_SECONDS[tokenKind]) {
     throw new TallyError("gone", "this beacon address has expired");
   }
-  return { kind: tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt };
+  return { kind: tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt, sessionHash };
 }

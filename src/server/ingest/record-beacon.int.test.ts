@@ -119,8 +119,9 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     }
     expect((await eventsOf(ad.id)).map((e) => e.status)).toEqual(["counted", "duplicate", "duplicate"]);
 
-    // Another session is another visitor.
-    await postBeacon(first.impression_url, { session_id: "s-other" });
+    // Another session is another visitor, with ads served to it.
+    const other = await serveOneAd(publisher.id, "s-other");
+    await postBeacon(other.impression_url, { session_id: "s-other" });
     expect((await db.adEvent.count({ where: { adId: ad.id, sessionId: "s-other", status: "counted" } }))).toBe(1);
 
     await age(ad.id, 61);
@@ -192,9 +193,9 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
   it("never loses an update or overspends by more than one event under concurrent beacons", async () => {
     // Room for 10.5 clicks of 1.00 in the wallet: the 11th click is charged, the rest are free.
     const { publisher, advertiser, ad, campaign } = await setup({ bidModel: "cpc", bid: 1, wallet: 10.5 });
-    const served = await serveOneAd(publisher.id, "s-0");
+    const served = await Promise.all(Array.from({ length: 60 }, (_, i) => serveOneAd(publisher.id, `s-${i}`)));
     const responses = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => postBeacon(served.click_url, { session_id: `s-${i}` })),
+      served.map((ad, i) => postBeacon(ad.click_url, { session_id: `s-${i}` })),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(60).fill(202));
     const events = await eventsOf(ad.id);

@@ -1,30 +1,47 @@
 // Hand-written SQL: this is the hottest write path. One transaction stores a whole batch of
-// beacons (see group-commit.ts) with its de-duplication and spend decisions, so a 202 always
-// means "stored", and concurrent batches in any number of processes cannot double-count or
-// overspend:
-//   1. an advisory lock per (ad, session) serialises every beacon of that pair, across processes;
-//   2. one query asks what the database already counted for those pairs;
+// beacons (see group-commit.ts) with its invalid-traffic, de-duplication and spend decisions, so a
+// 202 always means "stored", and concurrent batches in any number of processes cannot double-count
+// or overspend:
+//   1. an advisory lock per (ad, session), and per client address for clicks, serialises every
+//      beacon that a decision depends on, across processes;
+//   2. one query asks what the database already counted for those pairs and addresses;
 //   3. the advertiser rows of billable events are locked (in id order), so wallet and daily
 //      budgets are read and lowered by one batch at a time, event by event;
 //   4. one statement (data-modifying CTEs over unnest arrays) writes events and spend.
 // Statements are named, so Postgres plans each once per connection.
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
 import { REPORT_TABLES, reportKeyGrouping, rowCounting, type ReportTableSpec } from "@/server/reports/report-tables";
 import type { BeaconClaims, EventKind } from "./beacon-token";
+import { FILTERED_STATUSES, type EventStatus } from "./event-status";
 
-export type EventStatus = "counted" | "duplicate" | "bot";
+export type { EventStatus } from "./event-status";
 
 export interface BeaconToStore {
   eventId: string;
   claims: BeaconClaims;
   sessionId: string;
   userId: string | null;
+  /** Null when the request had none, or an empty one. */
   userAgent: string | null;
   isBot: boolean;
-  createdAt: Date;
+  /** The posted session_id is the one the token was served to (claims.sessionHash). */
+  sessionMatches: boolean;
+  /** Keyed hash of the client's address (client-address.ts), null when unknown. */
+  clientHash: string | null;
+  /**
+   * When the beacon happened, if the caller fixes it (tests, imports). Otherwise the time its
+   * batch's transaction begins: a row is then never older than its commit by more than one
+   * transaction (bounded by statement_timeout), so an export that reads up to 5 minutes ago
+   * cannot pass it by before it is visible.
+   */
+  pinnedAt: Date | null;
 }
+
+/** A beacon with its event time fixed, as the transaction stores it. */
+type Beacon = BeaconToStore & { createdAt: Date };
 
 export interface StoredBeacon {
   eventId: string;
@@ -35,58 +52,103 @@ export interface StoredBeacon {
 /** Decisions §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
 export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };
 
-function lockKey(adId: string, sessionId: string): bigint {
-  return createHash("sha256").update(adId).update("\u0000").update(sessionId).digest().readBigInt64BE(0);
+/**
+ * One token (one kind of one served ad) is counted at most this often in its whole life: an
+ * impression or view address once anyway (once per token and session, and a token belongs to one
+ * session), a click address at most three times however long it lives (7 days; once an hour by
+ * the de-duplication window alone would allow 168).
+ */
+export const MAX_COUNTED_PER_TOKEN = 3;
+
+function lockKey(scope: string, value: string): bigint {
+  return createHash("sha256").update(scope).update("\u0000").update(value).digest().readBigInt64BE(0);
 }
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
-async function decideStatuses(client: pg.PoolClient, batch: BeaconToStore[]): Promise<EventStatus[]> {
-  const statuses: EventStatus[] = batch.map((beacon) => (beacon.isBot ? "bot" : "counted"));
-  const human = batch.map((beacon, index) => ({ beacon, index })).filter(({ beacon }) => !beacon.isBot);
-  if (human.length === 0) return statuses;
+/**
+ * The status of each beacon. Known bots, requests without a user agent and beacons from another
+ * session than their token's are invalid whatever the database holds. The rest are decided
+ * against what is stored, in this order: a repeat inside the de-duplication window (or of a token
+ * already counted for the session) is a duplicate; a token counted MAX_COUNTED_PER_TOKEN times is
+ * token_reuse; a click from an address that already made the minute's allowance of clicks is
+ * click_velocity; anything else is counted.
+ */
+async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<EventStatus[]> {
+  const statuses: EventStatus[] = batch.map((beacon) =>
+    beacon.isBot ? "bot" : beacon.userAgent === null ? "no_user_agent" : !beacon.sessionMatches ? "session_mismatch" : "counted");
+  const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
+  if (candidates.length === 0) return statuses;
 
-  const keys = [...new Set(human.map(({ beacon }) => lockKey(beacon.claims.adId, beacon.sessionId)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // Sorted, so two batches that share pairs take their locks in the same order (no deadlock).
-  await client.query({ name: "beacons-lock", text: "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", values: [keys.map(String)] });
+  const keys = new Set<bigint>();
+  for (const { beacon } of candidates) {
+    keys.add(lockKey(beacon.claims.adId, beacon.sessionId));
+    if (beacon.claims.kind === "click" && beacon.clientHash !== null) keys.add(lockKey("click velocity", beacon.clientHash));
+  }
+  // Sorted, so two batches that share keys take their locks in the same order (no deadlock).
+  const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  await client.query({ name: "beacons-lock", text: "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", values: [sorted.map(String)] });
 
   // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind:
   // correlated to the outer row, it cannot be turned into a hashed scan of the whole table, which
   // the planner chose for two separate EXISTS tests while ad_events had no statistics (a fresh
-  // install; measured: 28 ms per batch at 30,000 rows, growing with every event).
-  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean }>({
+  // install; measured: 28 ms per batch at 30,000 rows, growing with every event). Clicks also
+  // count the address's clicks of the last minute, any status, through the partial index of
+  // clicks by client_hash (prisma/hand-written.sql); other kinds skip that scan.
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean; token_counted: number; recent_clicks: number }>({
     name: "beacons-decide",
-    text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds)
+    text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen,
+                  coalesce(seen.token_counted, 0)::int AS token_counted, coalesce(clicks.recent, 0)::int AS recent_clicks
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash)
        LEFT JOIN LATERAL (
             SELECT bool_or(e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
-                   bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen
+                   bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen,
+                   count(*) FILTER (WHERE e.request_id = i.request_id) AS token_counted
               FROM ad_events e
              WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
-       ) AS seen ON true`,
+       ) AS seen ON true
+       LEFT JOIN LATERAL (
+            SELECT count(*) AS recent
+              FROM ad_events c
+             WHERE i.kind = 'click' AND i.client_hash IS NOT NULL
+               AND c.client_hash = i.client_hash AND c.kind = 'click'
+               AND c.created_at > i.created_at - interval '1 minute' AND c.created_at <= i.created_at
+       ) AS clicks ON true`,
     values: [
-      human.map(({ index }) => index),
-      human.map(({ beacon }) => beacon.claims.adId),
-      human.map(({ beacon }) => beacon.sessionId),
-      human.map(({ beacon }) => beacon.claims.kind),
-      human.map(({ beacon }) => beacon.createdAt),
-      human.map(({ beacon }) => beacon.claims.requestId),
-      human.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
+      candidates.map(({ index }) => index),
+      candidates.map(({ beacon }) => beacon.claims.adId),
+      candidates.map(({ beacon }) => beacon.sessionId),
+      candidates.map(({ beacon }) => beacon.claims.kind),
+      candidates.map(({ beacon }) => beacon.createdAt),
+      candidates.map(({ beacon }) => beacon.claims.requestId),
+      candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
+      candidates.map(({ beacon }) => beacon.clientHash),
     ],
   });
   const prior = new Map(rows.map((row) => [row.n, row]));
-  // Within one batch (milliseconds apart) the first beacon of an (ad, session, kind) wins.
+  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
+  // Within one batch (milliseconds apart) the first beacon of an (ad, session, kind) wins, and
+  // every click of an address, whatever its status, adds to that address's minute.
   const countedInBatch = new Set<string>();
-  for (const { beacon, index } of human) {
+  const clicksInBatch = new Map<string, number>();
+  batch.forEach((beacon, index) => {
+    const isClick = beacon.claims.kind === "click" && beacon.clientHash !== null;
+    const clicksBefore = isClick ? (clicksInBatch.get(beacon.clientHash!) ?? 0) : 0;
+    if (isClick) clicksInBatch.set(beacon.clientHash!, clicksBefore + 1);
+    if (statuses[index] !== "counted") return;
+    const seen = prior.get(index)!;
     const pairKind = `${beacon.claims.adId}\u0000${beacon.sessionId}\u0000${beacon.claims.kind}`;
-    const seen = prior.get(index);
-    if (seen?.within_window || seen?.token_seen || countedInBatch.has(pairKind)) {
+    if (seen.within_window || seen.token_seen || countedInBatch.has(pairKind)) {
       statuses[index] = "duplicate";
+    } else if (seen.token_counted >= MAX_COUNTED_PER_TOKEN) {
+      statuses[index] = "token_reuse";
+    } else if (isClick && seen.recent_clicks + clicksBefore >= clickLimit) {
+      statuses[index] = "click_velocity";
     } else {
       countedInBatch.add(pairKind);
     }
-  }
+  });
   return statuses;
 }
 
@@ -108,7 +170,7 @@ interface BillingRow {
  * while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
  * at most one event. Events past the budget stay counted (they were shown) but cost nothing.
  */
-async function chargeSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[]): Promise<bigint[]> {
+async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[]): Promise<bigint[]> {
   const spend = batch.map(() => 0n);
   const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => statuses[i] === "counted" && b.claims.kind !== "view");
   if (billable.length === 0) return spend;
@@ -164,7 +226,7 @@ async function chargeSpend(client: pg.PoolClient, batch: BeaconToStore[], status
 }
 
 /** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
-function spendTotals(batch: BeaconToStore[], spend: bigint[]) {
+function spendTotals(batch: Beacon[], spend: bigint[]) {
   const byAdvertiser = new Map<string, bigint>();
   const byCampaignDay = new Map<string, bigint>();
   const byAdvertiserDay = new Map<string, bigint>();
@@ -192,42 +254,43 @@ function trafficUpsert(spec: ReportTableSpec): string {
   const { columns, groupBy } = reportKeyGrouping(spec, "created_at");
   const positions = keys.map((_, index) => index + 1).join(", ");
   const { returning, countsCte } = rowCounting(spec);
+  const filtered = FILTERED_STATUSES.map(({ column }) => column);
   return `${table} AS (
-             INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, duplicate_events, bot_events)
+             INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, ${filtered.join(", ")})
              SELECT ${columns},
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
                     sum(spend_micros),
-                    count(*) FILTER (WHERE status = 'duplicate'),
-                    count(*) FILTER (WHERE status = 'bot')
+                    ${FILTERED_STATUSES.map(({ status }) => `count(*) FILTER (WHERE status = '${status}')`).join(",\n                    ")}
                FROM input
               GROUP BY ${groupBy}
               ORDER BY ${positions}
              ON CONFLICT (${keys.join(", ")}) DO UPDATE
                 SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
                     clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
-                    duplicate_events = r.duplicate_events + EXCLUDED.duplicate_events, bot_events = r.bot_events + EXCLUDED.bot_events
+                    ${filtered.map((column) => `${column} = r.${column} + EXCLUDED.${column}`).join(", ")}
              ${returning}
            )${countsCte}`;
 }
 const TRAFFIC_UPSERTS = REPORT_TABLES.map(trafficUpsert).join(", ");
 
-async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
+async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query({
     name: "beacons-write",
     text: `WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[])
+                                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[],
+                                  $27::text[])
                     AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
            ), events AS (
              INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at)
+                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at
+                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash
                FROM input
            ), ${TRAFFIC_UPSERTS}, wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
@@ -250,15 +313,18 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: BeaconToStore[]
       batch.map((b) => b.claims.context), batch.map((b) => b.claims.site), spend.map(String), batch.map((b) => b.userAgent),
       batch.map((b) => b.createdAt),
       ...totals.advertisers, ...totals.campaignDays, ...totals.advertiserDays,
+      batch.map((b) => b.clientHash),
     ],
   });
 }
 
 /** Stores a batch in one transaction; on any error nothing of the batch is stored. */
-export async function storeBeaconBatch(batch: BeaconToStore[]): Promise<StoredBeacon[]> {
+export async function storeBeaconBatch(toStore: BeaconToStore[]): Promise<StoredBeacon[]> {
   const client = await pgPool().connect();
   let broken = false;
   try {
+    const now = new Date();
+    const batch: Beacon[] = toStore.map((beacon) => ({ ...beacon, createdAt: beacon.pinnedAt ?? now }));
     await client.query("BEGIN");
     const statuses = await decideStatuses(client, batch);
     const spend = await chargeSpend(client, batch, statuses);

@@ -35,7 +35,7 @@ export async function dailyMetrics(scope: ReportScope, range: { startDate: strin
  */
 export async function metricsOverRange(scope: ReportScope, range: { startDate: string; endDate: string }): Promise<{ total: Metrics; daily: DayMetrics[] }> {
   const rows = await dailyRows(scope, range, null);
-  const sum: TotalsRow = { impressions: 0, views: 0, clicks: 0, spend_micros: 0, duplicate_events: 0, bot_events: 0, sales_revenue_micros: 0, conversions: 0 };
+  const sum: TotalsRow = { impressions: 0, views: 0, clicks: 0, spend_micros: 0, duplicate_events: 0, bot_events: 0, invalid_events: 0, sales_revenue_micros: 0, conversions: 0 };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];
   }

@@ -4,6 +4,7 @@
 // so a sub-publisher row and its total row can never disagree.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
+import { invalidEventsSum } from "./report-tables";
 import { METRIC_SORTS, metricsOf, reportPage, type Metrics, type ReportPage, type ReportStatement, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
@@ -65,7 +66,8 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
   const order = (row: string, groupSort: string) =>
     `${groupSort} ${direction}, ${row}.day ${direction}, ${row}.key ASC, ${row}.publisher_id <> '' ASC, ${row}.sort_value ${direction}, ${row}.publisher_id ASC`;
   const sums = `sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
-             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(r.sales_revenue_micros) AS sales_revenue_micros`;
+             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(${invalidEventsSum("r")}) AS invalid_events,
+             sum(r.sales_revenue_micros) AS sales_revenue_micros`;
   // $3: the caller's advertiser scope; $4, $5 (and $6 for ads): the advertiser_id, campaign_id
   // (and ad_id) filters; then LIMIT and OFFSET.
   const limitParameter = grain === "ad" ? 7 : 6;
@@ -136,7 +138,7 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
     ), objects AS (${objects}), listed AS MATERIALIZED (
       SELECT m.day, m.key, m.publisher_id,
              m.impressions::float8 AS impressions, m.views::float8 AS views, m.clicks::float8 AS clicks, m.spend_micros::float8 AS spend_micros,
-             m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events,
+             m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events, m.invalid_events::float8 AS invalid_events,
              m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions, n.network_ids, ${sort} AS sort_value
         FROM measured m
         JOIN objects x ON x.key = m.key
@@ -150,7 +152,7 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
     )
     -- Only what a report row needs: dates as text, no sort keys (parsing them cost a download more than writing them).
     SELECT page.key, page.publisher_id, page.impressions, page.views, page.clicks, page.spend_micros, page.duplicate_events,
-           page.bot_events, page.sales_revenue_micros, page.conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
+           page.bot_events, page.invalid_events, page.sales_revenue_micros, page.conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
            p.name AS publisher, ${whole ? "0" : byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)"}::int AS total
       FROM page

@@ -1,6 +1,8 @@
 // The tables of report rows that the beacon writer and the attribution writer keep in their own
 // transactions, and the consistency check recounts: one list, so the three cannot disagree on a
 // table's key. Writers lock them in this order, rows in key order, so batches cannot deadlock.
+import { INVALID_TRAFFIC_REASONS } from "@/server/ingest/event-status";
+
 export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
 export type KeyColumn = (typeof ROLLUP_KEY)[number];
 
@@ -62,3 +64,9 @@ export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { 
     : all.join(", ");
   return { columns, groupBy };
 }
+
+/**
+ * The report tables' invalid traffic beyond duplicates and bots, added up for a row of alias
+ * `alias`: what reports show as `invalid_events` (the dashboard shows each reason).
+ */
+export const invalidEventsSum = (alias: string) => INVALID_TRAFFIC_REASONS.map((reason) => `${alias}.${reason}_events`).join(" + ");

@@ -6,7 +6,7 @@ import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { handleAdResults, handleAdsDetailed, handleAdvertiserReport, handleCampaignsDetailed, handleCampaignDetail, handleCampaignListing, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
-import type { EventKind } from "@/server/ingest/beacon-token";
+import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
@@ -17,7 +17,7 @@ const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000);
 type Fixture = Awaited<ReturnType<typeof makeCampaignWithAd>>;
 async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { id: string; sites: { name: string }[] }, session: string, when: Date) {
   await recordBeacon({
-    claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(when.getTime() / 1000) },
+    claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(when.getTime() / 1000), sessionHash: sessionHashOf(session) },
     body: { session_id: session }, userAgent: CHROME, now: when,
   });
 }
@@ -80,7 +80,7 @@ describe("GET /campaign/v2", () => {
         campaign_id: cpc.campaign.id, name: cpc.campaign.name, campaign_type: "product", campaign_status: "active", advertiser_id: cpc.campaign.advertiserId,
         start_date: expect.any(String), end_date: expect.any(String),
         impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0,
+        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0,
       },
       expect.objectContaining({ campaign_id: cpm.campaign.id, impressions_total: 2, clicks_total: 0, ctr: 0, ad_revenue: 0.02, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0 }),
     ]);
@@ -166,7 +166,7 @@ describe("GET /ad/results/v2", () => {
         ad_id: cpc.ad.id, name: cpc.ad.name, campaign_id: cpc.campaign.id, advertiser_id: cpc.campaign.advertiserId, ad_type: "product", ad_size: null,
         ad_status: "active", ad_media_url: null, cpm: null, cpc: 0.5, product_sku: cpc.products.map((p) => p.sku).sort().join(","),
         impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0,
+        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0,
       },
       expect.objectContaining({ ad_id: cpm.ad.id, ad_type: "banner", ad_size: "300x250", cpm: 10, cpc: null, product_sku: "", impressions_total: 2, ad_revenue: 0.02 }),
     ]);
@@ -197,7 +197,7 @@ describe("GET /ad/results/v2", () => {
 describe("GET /campaign/:id", () => {
   const detail = (key: string, id: string, query: string) =>
     handleCampaignDetail(new Request(`http://tally.test/campaign/${encodeURIComponent(id)}?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
-  const zeros = { impressions_total: 0, views_total: 0, clicks_total: 0, ctr: 0, ad_revenue: 0, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0, duplicate_events: 0, bot_events: 0 };
+  const zeros = { impressions_total: 0, views_total: 0, clicks_total: 0, ctr: 0, ad_revenue: 0, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0, duplicate_events: 0, bot_events: 0, invalid_events: 0 };
 
   it("answers the campaign's totals, a row for every day of the range, and its ads", async () => {
     const response = await detail(advertiserKey, cpc.campaign.id, "start_date=2026-11-09&end_date=2026-11-11");
@@ -206,7 +206,7 @@ describe("GET /campaign/:id", () => {
     expect(data).toMatchObject({ campaign_id: cpc.campaign.id, impressions_total: 5, clicks_total: 2, ad_revenue: 1, conversions_total: 1, sales_revenue: 23 });
     expect(data.daily).toEqual([
       { day: "2026-11-09", ...zeros },
-      { day: "2026-11-10", impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5, sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0 },
+      { day: "2026-11-10", impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5, sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0 },
       { day: "2026-11-11", ...zeros },
     ]);
     expect(data.ads.map((ad) => ad.ad_id)).toEqual([cpc.ad.id]);
@@ -249,7 +249,7 @@ describe("GET /report/v2/advertisers", () => {
         // 1,000 less 2 clicks at 0.50 and 2 impressions at CPM 10.
         wallet_balance: 998.98, daily_budget: null, currency: "USD",
         impressions_total: 6, views_total: 0, clicks_total: 2, ctr: 2 / 6, ad_revenue: 1.02, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23 / 1.02, duplicate_events: 0, bot_events: 0,
+        sales_revenue: 23, roas: 23 / 1.02, duplicate_events: 0, bot_events: 0, invalid_events: 0,
       },
       expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
     ]);
@@ -343,7 +343,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
   const metrics = (m: { impressions: number; clicks: number; spend: number; conversions?: number; sales?: number; duplicates?: number }) => ({
     impressions_total: m.impressions, views_total: 0, clicks_total: m.clicks, ctr: m.clicks / m.impressions, ad_revenue: m.spend,
     conversions_total: m.conversions ?? 0, conversion_rate: (m.conversions ?? 0) / m.clicks, sales_revenue: m.sales ?? 0,
-    roas: (m.sales ?? 0) / m.spend, duplicate_events: m.duplicates ?? 0, bot_events: 0,
+    roas: (m.sales ?? 0) / m.spend, duplicate_events: m.duplicates ?? 0, bot_events: 0, invalid_events: 0,
   });
   const ratiosOver = (row: Record<string, unknown>) => ({ ...row, conversion_rate: Number.isFinite(row.conversion_rate) ? row.conversion_rate : 0 });
 

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { cursorBatches } from "@/server/db/cursor";
 import { pgPool } from "@/server/db/pg-pool";
 import { fromMicros } from "@/server/money";
+import { invalidEventsSum } from "./report-tables";
 
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 
@@ -83,6 +84,7 @@ export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): 
   return `totals AS (
       SELECT ${source.key} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
              sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
+             sum(${invalidEventsSum("r")}) AS invalid_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions
         FROM ${source.table} r
        WHERE r.day BETWEEN $1::date AND $2::date ${campaign("r")}
@@ -97,7 +99,8 @@ export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): 
 export const TOTALS_COLUMNS = `
   coalesce(t.impressions, 0)::float8 AS impressions, coalesce(t.views, 0)::float8 AS views, coalesce(t.clicks, 0)::float8 AS clicks,
   coalesce(t.spend_micros, 0)::float8 AS spend_micros, coalesce(t.duplicate_events, 0)::float8 AS duplicate_events,
-  coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
+  coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.invalid_events, 0)::float8 AS invalid_events,
+  coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
   coalesce(o.conversions, 0)::float8 AS conversions`;
 
 /** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
@@ -117,6 +120,7 @@ export interface TotalsRow {
   spend_micros: number;
   duplicate_events: number;
   bot_events: number;
+  invalid_events: number;
   sales_revenue_micros: number;
   conversions: number;
 }
@@ -131,8 +135,12 @@ export interface Metrics {
   conversion_rate: number;
   sales_revenue: number;
   roas: number;
+  /** Beacons filtered as repeats inside the de-duplication windows. */
   duplicate_events: number;
+  /** Beacons filtered as known bots (by user agent). */
   bot_events: number;
+  /** Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
+  invalid_events: number;
 }
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
@@ -145,6 +153,7 @@ export function metricsOf(r: TotalsRow): Metrics {
     impressions_total: r.impressions, views_total: r.views, clicks_total: r.clicks, ctr: ratio(r.clicks, r.impressions),
     ad_revenue: adRevenue, conversions_total: r.conversions, conversion_rate: ratio(r.conversions, r.clicks),
     sales_revenue: salesRevenue, roas: ratio(salesRevenue, adRevenue), duplicate_events: r.duplicate_events, bot_events: r.bot_events,
+    invalid_events: r.invalid_events,
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/ingest/beacon-token";
+import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
@@ -23,7 +23,7 @@ describe("daily rollups", () => {
     const at = (minutes: number) => new Date(day.getTime() + minutes * 60_000);
     const beacon = (kind: EventKind, session: string, when: Date, userAgent = CHROME) =>
       recordBeacon({
-        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-sponsored", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(when.getTime() / 1000) },
+        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-sponsored", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(when.getTime() / 1000), sessionHash: sessionHashOf(session) },
         body: { session_id: session }, userAgent, now: when,
       });
 
@@ -99,7 +99,7 @@ describe("daily rollups", () => {
     const day = new Date("2026-11-18T10:00:00Z");
     const beacon = (publisher: typeof first, kind: EventKind, session: string, minutes: number, user?: string) =>
       recordBeacon({
-        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "product", adSize: null, issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60 },
+        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "product", adSize: null, issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60, sessionHash: sessionHashOf(session) },
         body: { session_id: session, ...(user ? { user_id: user } : {}) }, userAgent: CHROME, now: new Date(day.getTime() + minutes * 60_000),
       });
     // Separate batches for the same keys: the first inserts the rows, the others only add to them.

@@ -4,10 +4,12 @@
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
 import { pgPool } from "@/server/db/pg-pool";
+import { FILTERED_STATUSES } from "@/server/ingest/event-status";
 import { REPORT_TABLES, reportKeyGrouping, ROLLUP_KEY, type ReportTableSpec } from "./report-tables";
 
+const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
 const MEASURES = [
-  "impressions", "views", "clicks", "spend_micros", "duplicate_events", "bot_events",
+  "impressions", "views", "clicks", "spend_micros", ...FILTERED,
   "attributed_items", "conversions", "sales_revenue_micros",
 ] as const;
 /** `ad_rows` and `ad_publisher_rows`: daily_ad_row_counts against a count of daily_ad_totals. */
@@ -46,8 +48,7 @@ events AS (
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'click') AS clicks,
          sum(spend_micros) AS spend_micros,
-         count(*) FILTER (WHERE status = 'duplicate') AS duplicate_events,
-         count(*) FILTER (WHERE status = 'bot') AS bot_events
+         ${FILTERED_STATUSES.map(({ status, column }) => `count(*) FILTER (WHERE status = '${status}') AS ${column}`).join(",\n         ")}
     FROM ad_events
    WHERE created_at >= $1::date AND created_at < $2::date + 1
    GROUP BY ${events.groupBy}
@@ -60,8 +61,8 @@ events AS (
 ), recounted AS (
   SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
-         coalesce(e.spend_micros, 0) AS spend_micros, coalesce(e.duplicate_events, 0) AS duplicate_events,
-         coalesce(e.bot_events, 0) AS bot_events, coalesce(c.attributed_items, 0) AS attributed_items,
+         coalesce(e.spend_micros, 0) AS spend_micros,
+         ${FILTERED.map((column) => `coalesce(e.${column}, 0) AS ${column}`).join(", ")}, coalesce(c.attributed_items, 0) AS attributed_items,
          coalesce(c.conversions, 0) AS conversions, coalesce(c.sales_revenue_micros, 0) AS sales_revenue_micros
     FROM events e FULL JOIN credited c USING (${key})
 )`;

@@ -12,6 +12,8 @@ export interface TrpcContext {
   /** Set by the HTTP adapter: the session cookie to write (sign-in) or clear (sign-out). */
   setSessionCookie?: (token: string | null, expiresAt?: Date) => void;
   sessionToken?: string | null;
+  /** The client's address (src/server/http/client-address.ts), for the sign-in limits. */
+  clientAddress?: string | null;
 }
 
 // Input that fails its zod schema is a 400 whose message names each field in words, as the

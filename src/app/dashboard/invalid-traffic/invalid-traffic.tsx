@@ -1,53 +1,73 @@
 "use client";
-// Beacons that were stored but not counted or billed, by reason: repeats of the same ad in the
-// same session within the de-duplication window, and bots (by user agent).
+// Beacons that were stored but not counted or billed, by reason: repeats inside the
+// de-duplication windows, bots, beacons from another session than their ad was served to, tokens
+// counted too often, requests without a user agent, and clicks past an address's minute limit.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { FilteredColumn } from "@/server/ingest/event-status";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
 import { lastDays, percent, RangePicker, whole } from "../figures";
+
+const REASONS: { column: FilteredColumn; label: string; colour: string; explanation: string }[] = [
+  { column: "duplicate_events", label: "Duplicates", colour: "#f59e0b", explanation: "the same ad in the same session inside the de-duplication window" },
+  { column: "bot_events", label: "Bots", colour: "#dc2626", explanation: "a known bot's user agent" },
+  { column: "session_mismatch_events", label: "Session mismatch", colour: "#7c3aed", explanation: "posted by another session than the ad was served to" },
+  { column: "token_reuse_events", label: "Token reuse", colour: "#db2777", explanation: "a beacon address already counted as often as one may be" },
+  { column: "no_user_agent_events", label: "No user agent", colour: "#0891b2", explanation: "sent without a User-Agent" },
+  { column: "click_velocity_events", label: "Click velocity", colour: "#4b5563", explanation: "a click from an address past its clicks per minute" },
+];
 
 export function InvalidTraffic() {
   const trpc = useTRPC();
   const [range, setRange] = useState(() => lastDays(30));
   const [accountId, setAccountId] = useState("");
   const me = useQuery(trpc.auth.me.queryOptions());
-  const stats = useQuery(trpc.stats.overview.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
-  const t = stats.data?.total;
-  const counted = t ? t.impressions_total + t.views_total + t.clicks_total : 0;
-  const invalid = t ? t.duplicate_events + t.bot_events : 0;
+  const days = useQuery(trpc.stats.invalidTraffic.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
+  const totals = Object.fromEntries(REASONS.map(({ column }) => [column, (days.data ?? []).reduce((sum, day) => sum + day[column], 0)])) as Record<FilteredColumn, number>;
+  const counted = (days.data ?? []).reduce((sum, day) => sum + day.counted_events, 0);
+  const filtered = REASONS.reduce((sum, { column }) => sum + totals[column], 0);
 
   return (
     <>
       <h1>Invalid traffic</h1>
-      <p className="muted">Beacons Tally stored but did not count or bill: repeats of an ad in the same session within the de-duplication window, and known bots. See <a href="/docs/ingest">how beacons are counted</a>.</p>
+      <p className="muted">Beacons Tally stored but did not count or bill, by reason. See <a href="/docs/ingest">how beacons are counted</a>.</p>
       <form className="toolbar" aria-label="What to show" onSubmit={(e) => e.preventDefault()}>
         <AccountPicker value={accountId} onChange={setAccountId} allowAll={me.data?.role === "staff"} />
         <RangePicker range={range} onChange={setRange} />
       </form>
-      {stats.error ? <p role="alert" className="error">{stats.error.message}</p> : !t ? <p aria-busy="true" className="muted">Loading…</p> : (
+      {days.error ? <p role="alert" className="error">{days.error.message}</p> : !days.data ? <p aria-busy="true" className="muted">Loading…</p> : (
         <>
           <section className="kpis" aria-label="Filtered beacons">
-            <div className="kpi" data-kpi="Duplicates"><span className="kpi-label">Duplicates</span><span className="kpi-value">{whole.format(t.duplicate_events)}</span></div>
-            <div className="kpi" data-kpi="Bots"><span className="kpi-label">Bots</span><span className="kpi-value">{whole.format(t.bot_events)}</span></div>
-            <div className="kpi" data-kpi="Share filtered"><span className="kpi-label">Share of all beacons</span><span className="kpi-value">{percent.format(counted + invalid === 0 ? 0 : invalid / (counted + invalid))}</span></div>
+            {REASONS.map(({ column, label, explanation }) => (
+              <div key={column} className="kpi" data-kpi={label} title={explanation}>
+                <span className="kpi-label">{label}</span><span className="kpi-value">{whole.format(totals[column])}</span>
+              </div>
+            ))}
+            <div className="kpi" data-kpi="Share filtered"><span className="kpi-label">Share of all beacons</span><span className="kpi-value">{percent.format(counted + filtered === 0 ? 0 : filtered / (counted + filtered))}</span></div>
           </section>
-          {invalid === 0 ? <p className="empty">No beacon was filtered in this range.</p> : null}
+          {filtered === 0 ? <p className="empty">No beacon was filtered in this range.</p> : null}
           <figure className="chart" aria-label="Filtered beacons by day">
             <figcaption>Filtered beacons by day</figcaption>
             <ResponsiveContainer width="100%" height={260}>
-              <BarChart data={stats.data!.daily} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+              <BarChart data={days.data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" />
                 <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
                 <YAxis tick={{ fontSize: 12 }} allowDecimals={false} />
                 <Tooltip />
                 <Legend />
-                <Bar dataKey="duplicate_events" name="Duplicates" stackId="invalid" fill="#f59e0b" isAnimationActive={false} />
-                <Bar dataKey="bot_events" name="Bots" stackId="invalid" fill="#dc2626" isAnimationActive={false} />
+                {REASONS.map(({ column, label, colour }) => (
+                  <Bar key={column} dataKey={column} name={label} stackId="invalid" fill={colour} isAnimationActive={false} />
+                ))}
               </BarChart>
             </ResponsiveContainer>
           </figure>
+          <dl className="reasons">
+            {REASONS.map(({ column, label, explanation }) => (
+              <div key={column}><dt>{label}</dt><dd>{explanation}</dd></div>
+            ))}
+          </dl>
         </>
       )}
     </>

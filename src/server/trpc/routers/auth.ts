@@ -1,11 +1,12 @@
 // Sign-in, sign-out and who is signed in. The session token travels only in an http-only cookie.
 import { z } from "zod";
-import { signIn, signOut } from "@/server/accounts/sessions";
+import { signOut } from "@/server/accounts/sessions";
+import { signInWithinLimits } from "@/server/accounts/sign-in-limits";
 import { publicProcedure, router } from "../trpc";
 
 export const authRouter = router({
   signIn: publicProcedure.input(z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
-    const { token, expiresAt, viewer } = await signIn(input.email, input.password);
+    const { token, expiresAt, viewer } = await signInWithinLimits({ ...input, clientAddress: ctx.clientAddress ?? null });
     ctx.setSessionCookie?.(token, expiresAt);
     return viewer;
   }),

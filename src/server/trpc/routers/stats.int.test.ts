@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
-import type { EventKind } from "@/server/ingest/beacon-token";
+import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const { campaign, ad } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id, otherShop.id], bidModel: "cpm", bid: 10 });
   const beacon = (publisher: typeof shop, kind: EventKind, session: string, minutes: number) =>
     recordBeacon({
-      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: brand.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "banner", adSize: "300x250", issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60 },
+      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: brand.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "banner", adSize: "300x250", issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60, sessionHash: sessionHashOf(session) },
       body: { session_id: session }, userAgent: CHROME, now: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000),
     });
   await beacon(shop, "impression", "a", 0);

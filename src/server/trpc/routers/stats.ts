@@ -2,7 +2,9 @@
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
+import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
 import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
 import { accountCaller, reportScope, type ReportScope } from "@/server/reports/report-scope";
 import { assertAccount, router, signedInProcedure } from "../trpc";
@@ -27,4 +29,19 @@ export const statsRouter = router({
   overview: signedInProcedure
     .input(z.object({ accountId: z.string().min(1).optional() }).and(rangeInput))
     .query(async ({ ctx, input }) => metricsOverRange(await scopeFor(ctx.viewer, input.accountId), input)),
+  /**
+   * Orders attribution set aside in the range, for the publishers in scope (all for staff;
+   * advertisers have none of their own): how many, and the latest with their reasons.
+   */
+  setAsideOrders: signedInProcedure
+    .input(z.object({ accountId: z.string().min(1).optional() }).and(rangeInput))
+    .query(async ({ ctx, input }) => {
+      const scope = await scopeFor(ctx.viewer, input.accountId);
+      if (scope.advertiserId !== null) return { total: 0, latest: [] };
+      return setAsideOrders(input, scope.publisherIds);
+    }),
+  /** Filtered beacons per day and reason (the invalid traffic screen). */
+  invalidTraffic: signedInProcedure
+    .input(z.object({ accountId: z.string().min(1).optional() }).and(rangeInput))
+    .query(async ({ ctx, input }) => invalidTrafficByDay(await scopeFor(ctx.viewer, input.accountId), input)),
 });

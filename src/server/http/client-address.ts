@@ -1,0 +1,57 @@
+// Who is asking, as a network address: the key of the per-address rate limits, and (hashed) of
+// the click-velocity rule. Forwarded headers are believed only as far as the operator says
+// proxies stand in front (TALLY_TRUSTED_PROXY_HOPS): a client can write any X-Forwarded-For it
+// likes, a proxy only appends.
+import { createHmac } from "node:crypto";
+import ipaddr from "ipaddr.js";
+import { env } from "@/env";
+
+/**
+ * The collector sets the connection's remote address on its requests under this key (a symbol,
+ * so no header a client sends can pose as it). Next.js gives route handlers no socket.
+ */
+export const SOCKET_ADDRESS = Symbol.for("tally.socketAddress");
+
+function forwardedChain(request: Request): string[] {
+  return (request.headers.get("x-forwarded-for") ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+}
+
+/**
+ * The client's address. In the collector, the socket's (or, behind N trusted proxies, the Nth
+ * X-Forwarded-For entry from the right). Under Next.js, the last entry (or the Nth from the right):
+ * `next start` writes the socket's address there when no proxy did, and Vercel overwrites the
+ * header with the client's. A `next start` reachable without a proxy in front would believe a
+ * client's own header: docs/ingest.md says to put one in front.
+ */
+export function clientAddress(request: Request, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
+  const socket = (request as unknown as Record<symbol, string | undefined>)[SOCKET_ADDRESS];
+  const chain = forwardedChain(request);
+  if (socket !== undefined && hops === 0) return socket;
+  return chain[chain.length - Math.max(1, hops)] ?? socket ?? null;
+}
+
+/**
+ * The key a limit counts an address under: an IPv4 address as it is (IPv4-mapped IPv6 included),
+ * an IPv6 address by its /64, which one household or server is handed whole; anything that is not
+ * an address (a misconfigured proxy's "unknown") as itself, cut to 64 characters.
+ */
+export function addressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, 64);
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).toNormalizedString().split(":").slice(0, 4);
+  return `${parts.join(":")}::/64`;
+}
+
+let hashKey: Buffer | undefined;
+
+/**
+ * A keyed hash of the address's key, stored with click events for the velocity rule: equal for
+ * the same address, and no address can be read back from it (an unkeyed hash of the 2^32 IPv4
+ * addresses would be reversed in seconds).
+ */
+export function clientAddressHash(address: string | null): string | null {
+  if (address === null) return null;
+  hashKey ??= createHmac("sha256", env().TALLY_SECRETS_KEY).update("tally client address").digest();
+  return createHmac("sha256", hashKey).update(addressKey(address)).digest().subarray(0, 12).toString("base64url");
+}

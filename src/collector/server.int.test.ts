@@ -1,4 +1,5 @@
 // The collector over a real socket: same answers as the Next.js routes, no Next.js in the path.
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
@@ -75,5 +76,47 @@ describe("standalone collector", () => {
     const big = await post(JSON.stringify({ ...order, order_id: "collector-2", note: "x".repeat(300 * 1024) }));
     expect(big.status).toBe(413);
     expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(1);
+  });
+
+  it("counts a chunked body while it reads it: each route's own limit, a 413 as soon as it is passed, nothing stored", async () => {
+    const publisher = await makePublisher();
+    const advertiser = await makeAdvertiser();
+    const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
+    const answer = await fetch(`${base}/v1/ads`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ publisher_id: publisher.id, session_id: "chunky", context: "home", placements: [{ name: "x", types: ["banner"] }] }),
+    });
+    const served = ((await answer.json()) as { ads: { x: { impression_url: string }[] } }).ads.x[0]!;
+    // A client that sends 4 KiB chunks without a length and would never stop.
+    const endless = (url: string) =>
+      new Promise<{ status: number; sentBytes: number }>((resolve, reject) => {
+        let sentBytes = 0;
+        let answered = false;
+        const request = http.request(url, { method: "POST", headers: { "Content-Type": "application/json" } }, (response) => {
+          answered = true;
+          response.resume();
+          resolve({ status: response.statusCode ?? 0, sentBytes });
+          request.destroy();
+        });
+        request.on("error", (error) => (answered ? undefined : reject(error)));
+        const chunk = Buffer.alloc(4096, 0x20);
+        const pump = () => {
+          while (!answered && sentBytes < 64 * 1024 * 1024 && request.write(chunk)) sentBytes += chunk.length;
+          if (!answered && sentBytes < 64 * 1024 * 1024) request.once("drain", pump);
+        };
+        request.write("{");
+        pump();
+      });
+    const beacon = await endless(served.impression_url);
+    expect(beacon.status).toBe(413);
+    expect(beacon.sentBytes).toBeLessThan(8 * 1024 * 1024); // answered long before the client gave up
+    const conversion = await endless(`${base}/v1/beacon/conversion`);
+    expect(conversion.status).toBe(413);
+    expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(0);
+    // The same 20 KiB body is too large for a beacon (16 KiB) and welcome at the conversion route
+    // (256 KiB), where it is judged on its content instead.
+    const body = JSON.stringify({ session_id: "chunky", pad: "x".repeat(20 * 1024) });
+    expect((await fetch(served.impression_url, { method: "POST", headers: { "Content-Type": "application/json" }, body })).status).toBe(413);
+    expect((await fetch(`${base}/v1/beacon/conversion`, { method: "POST", headers: { "Content-Type": "application/json" }, body })).status).toBe(422);
   });
 });

@@ -3,6 +3,7 @@
 // expensive, so every guess costs Tally as much as the guesser. Counted in the database, not in
 // memory, so guesses spread over many processes or serverless instances still add up.
 import { createHash } from "node:crypto";
+import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
@@ -15,10 +16,16 @@ const WINDOW_SECONDS = 15 * 60;
 
 const holder = globalThis as unknown as { tallySignInLimits?: { address: RateLimiterPostgres; email: RateLimiterPostgres } };
 
+// The library reads its BIGINT expiry as pg's default text, where Tally's pool parses BIGINT to
+// bigint: its queries go through the same pool with pg's default parsers.
+const store = {
+  query: (query: pg.QueryConfig) => pgPool().query({ ...query, types: pg.types }),
+};
+
 function limiters() {
   if (!holder.tallySignInLimits) {
     const make = (points: number, keyPrefix: string) =>
-      new RateLimiterPostgres({ storeClient: pgPool(), storeType: "pool", tableName: "rate_limits", tableCreated: true, keyPrefix, points, duration: WINDOW_SECONDS });
+      new RateLimiterPostgres({ storeClient: store, storeType: "pool", tableName: "rate_limits", tableCreated: true, clearExpiredByTimeout: true, keyPrefix, points, duration: WINDOW_SECONDS });
     holder.tallySignInLimits = {
       address: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS, "sign-in-address"),
       email: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL, "sign-in-email"),

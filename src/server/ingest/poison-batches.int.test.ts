@@ -1,0 +1,113 @@
+// A bad item never takes good ones with it: the beacon and conversion group commits and the
+// attribution batch, against the real database, with items whose own data Postgres refuses
+// (values that got past validation: written by an older version, by hand, or by a bug).
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { setAsideOrders } from "@/server/attribution/set-aside-orders";
+import { conversionWriter, recordConversion } from "@/server/conversions/record-conversion";
+import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
+import { sessionHashOf, type BeaconClaims } from "./beacon-token";
+import { RejectedItem } from "./group-commit";
+import { beaconWriter, recordBeacon } from "./record-beacon";
+import type { BeaconToStore } from "./store-beacons.sql";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+
+async function fixture() {
+  const publisher = await makePublisher();
+  const advertiser = await makeAdvertiser();
+  const sku = `BEANS-${randomUUID()}`;
+  const made = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.2, products: [{ sku, name: "Beans" }] });
+  return { publisher, advertiser, sku, ...made };
+}
+
+function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, kind: BeaconClaims["kind"] = "click"): BeaconClaims {
+  return {
+    kind, requestId: randomUUID(), adId: f.ad.id, campaignId: f.campaign.id, advertiserId: f.advertiser.id, publisherId: f.publisher.id,
+    site: f.publisher.sites[0]!.name, placementName: "search", context: "search", adType: f.ad.type, adSize: f.ad.size,
+    issuedAt: Math.floor(Date.now() / 1000), sessionHash: sessionHashOf(sessionId),
+  };
+}
+
+describe("a bad item in a batch", () => {
+  it("beacons: the one whose data Postgres refuses gets its own error, the other 40 of its batch are stored", async () => {
+    const f = await fixture();
+    const beacon = (sessionId: string): BeaconToStore => ({
+      eventId: randomUUID(), claims: claimsFor(f, sessionId, "impression"), sessionId, userId: null, userAgent: CHROME, isBot: false,
+      sessionMatches: true, clientHash: null, pinnedAt: null,
+    });
+    const sessions = Array.from({ length: 41 }, (_, i) => (i === 17 ? "poison\u0000session" : `good-${i}`));
+    // Submitted in one turn of the event loop: one batch.
+    const outcomes = await Promise.allSettled(sessions.map((session) => beaconWriter().submit(beacon(session))));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(40);
+    const refused = outcomes[17]!;
+    expect(refused.status).toBe("rejected");
+    expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(RejectedItem);
+    expect(((refused as PromiseRejectedResult).reason as RejectedItem).cause).toMatchObject({ code: "22021" });
+    const stored = await db.adEvent.findMany({ where: { adId: f.ad.id }, select: { sessionId: true, status: true } });
+    expect(stored.map((e) => e.sessionId).sort()).toEqual(sessions.filter((s) => s.startsWith("good")).sort());
+    expect(stored.every((e) => e.status === "counted")).toBe(true);
+    // The rollups hold exactly what was stored.
+    const totals = await db.dailyCampaignTotal.findMany({ where: { campaignId: f.campaign.id } });
+    expect(totals.reduce((n, r) => n + r.impressions, 0n)).toBe(40n);
+  });
+
+  it("conversions: the order whose data Postgres refuses gets its own error, the other orders of its batch are stored", async () => {
+    const f = await fixture();
+    const order = (orderId: string) => ({
+      event_id: randomUUID(), publisher_id: f.publisher.id, order_id: orderId, user_id: "u", session_id: "s", channel: "web",
+      site: f.publisher.sites[0]!.name, placed_at: new Date(), gender: null, uf: null, city: null, is_company: null,
+      email_hashed: "a".repeat(64), phone_hashed: null, social_id_hashed: null, first_name_hashed: null, last_name_hashed: null,
+      received_at: null, items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
+    });
+    const ids = Array.from({ length: 12 }, (_, i) => (i === 4 ? "lone \ud800 surrogate" : `order-${randomUUID()}`));
+    const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(order(id))));
+    expect(outcomes.map((o) => o.status)).toEqual(ids.map((_, i) => (i === 4 ? "rejected" : "fulfilled")));
+    expect((outcomes[4] as PromiseRejectedResult).reason).toBeInstanceOf(RejectedItem);
+    const stored = await db.conversion.findMany({ where: { publisherId: f.publisher.id }, select: { orderId: true } });
+    expect(stored.map((c) => c.orderId).sort()).toEqual(ids.filter((_, i) => i !== 4).sort());
+  });
+
+  it("attribution: an order whose lines overflow is set aside with its reason, every other order is attributed, and the queue moves on", async () => {
+    const f = await fixture();
+    const shoppers = Array.from({ length: 9 }, (_, i) => ({ session: `buyer-${i}-${randomUUID()}`, user: `user-${i}-${randomUUID()}` }));
+    for (const shopper of shoppers) {
+      await recordBeacon({ claims: claimsFor(f, shopper.session), body: { session_id: shopper.session, user_id: shopper.user }, userAgent: CHROME, now: new Date(Date.now() - 3_600_000) });
+    }
+    const orders: string[] = [];
+    for (const shopper of shoppers) {
+      const orderId = `order-${randomUUID()}`;
+      orders.push(orderId);
+      await recordConversion({
+        publisher_id: f.publisher.id, user_id: shopper.user, session_id: shopper.session, order_id: orderId, created_at: new Date(Date.now() - 60_000).toISOString(),
+        channel: "web", email_hashed: "b".repeat(64), items: [{ sku: f.sku, quantity: 2, price: 5, promotional_price: 4 }],
+      }, new Date(Date.now() - 60_000));
+    }
+    // The fifth order's line as an older version or an operator might have stored it: a quantity
+    // whose total cannot be held in bigint micros.
+    await pgPool().query(
+      `UPDATE conversions SET items = jsonb_set(items, '{0,quantity}', '1e300') WHERE publisher_id = $1 AND order_id = $2`,
+      [f.publisher.id, orders[4]],
+    );
+    const done = await attributePendingConversions({ settleMs: 0, batchSize: 50 });
+    expect(done).toMatchObject({ setAside: 1, attributedOrders: 8, items: 8 });
+    expect(await db.conversion.count({ where: { publisherId: f.publisher.id, attributedAt: null } })).toBe(0);
+    const attributed = await db.attribution.findMany({ where: { publisherId: f.publisher.id }, select: { orderId: true } });
+    expect(attributed.map((a) => a.orderId).sort()).toEqual(orders.filter((_, i) => i !== 4).sort());
+    const poisoned = await db.conversion.findFirstOrThrow({ where: { publisherId: f.publisher.id, orderId: orders[4] } });
+    expect(poisoned.attributionFailedReason).toMatch(/out of range/);
+    expect(poisoned.attributedAt).not.toBeNull();
+
+    const listed = await setAsideOrders({ startDate: today(), endDate: today() }, [f.publisher.id]);
+    expect(listed.total).toBe(1);
+    expect(listed.latest[0]).toMatchObject({ publisher_id: f.publisher.id, order_id: orders[4] });
+    expect(listed.latest[0]!.reason).toMatch(/out of range/);
+    // Another publisher sees none of it.
+    expect((await setAsideOrders({ startDate: today(), endDate: today() }, ["pub_nobody"])).total).toBe(0);
+    // Nothing left to do: a second run takes no order.
+    expect((await attributePendingConversions({ settleMs: 0 })).orders).toBe(0);
+  });
+});

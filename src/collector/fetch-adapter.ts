@@ -199,6 +199,32 @@ export async function writeFetchResponse(req: IncomingMessage, res: ServerRespon
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   // Without a length Node would send an empty 202 chunked.
   if (!NULL_BODY_STATUS.has(response.status) && req.method !== "HEAD") headers.push("content-length", String(body?.length ?? 0));
+  // A body refused as too large may still be arriving: answer, then close the connection rather
+  // than read the rest of it.
+  const unread = response.status === 413 && !req.complete;
+  if (unread) headers.push("connection", "close");
   res.writeHead(response.status, headers);
-  res.end(body);
+  res.end(body, unread ? () => lingerThenClose(req) : undefined);
+}
+
+/**
+ * Closing a socket with unread input makes the kernel reset it, and a client still sending may
+ * then lose the answer it was sent. So the rest is discarded for a moment (at most 1 MiB or 1 s,
+ * as web servers' lingering close does), then the connection is closed.
+ */
+function lingerThenClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  let discarded = 0;
+  const close = () => {
+    clearTimeout(timer);
+    socket.off("data", onData);
+    socket.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > 1024 * 1024) close();
+  };
+  const timer = setTimeout(close, 1000);
+  timer.unref();
+  socket.on("data", onData);
 }

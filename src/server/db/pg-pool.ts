@@ -15,13 +15,23 @@ const types = {
 };
 
 export function pgPool(): pg.Pool {
-  holder.tallyPgPool ??= new pg.Pool({
-    connectionString: env().DATABASE_URL,
-    types,
-    max: env().DATABASE_POOL_SIZE,
-    // A database that is down must turn into a quick 503, not a request that hangs.
-    connectionTimeoutMillis: 3000,
-  });
+  if (!holder.tallyPgPool) {
+    const pool = new pg.Pool({
+      connectionString: env().DATABASE_URL,
+      types,
+      max: env().DATABASE_POOL_SIZE,
+      // A database that is down must turn into a quick 503, not a request that hangs.
+      connectionTimeoutMillis: 3000,
+    });
+    // A connection the server closes (a restart, a failover) reports an error event: on an idle
+    // connection through the pool, on one checked out between two statements of a transaction
+    // through the client itself. Without a listener Node would end the whole process. The query
+    // under way fails (503), and the pool drops the dead connection and connects anew when asked.
+    const lost = (error: Error) => console.error(`tally: database connection lost (${error.message}); reconnecting on the next query`);
+    pool.on("error", lost);
+    pool.on("connect", (client) => client.on("error", lost));
+    holder.tallyPgPool = pool;
+  }
   return holder.tallyPgPool;
 }
 

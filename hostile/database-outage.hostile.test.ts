@@ -13,6 +13,7 @@ import { HOSTILE_ENV } from "./global-stack";
 
 const stackEnv = inject("hostile").serverEnv;
 const dataDir = temporaryDataDir("hostile-outage");
+const s3Directory = temporaryDataDir("hostile-outage-s3");
 let port = 0;
 let postgres: LocalPostgres;
 let s3: LocalS3;
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const sku = `OUTAGE-${randomUUID()}`;
   const { ad, campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.01, products: [{ sku, name: "Outage" }] });
   fixture = { publisherId: publisher.id, site: publisher.sites[0]!.name, adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, sku };
-  s3 = await startLocalS3({ directory: temporaryDataDir("hostile-outage-s3"), buckets: ["outage"] });
+  s3 = await startLocalS3({ directory: s3Directory, buckets: ["outage"] });
   pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const { disconnectDb } = await import("@/server/db/client");
   await disconnectDb();
@@ -83,6 +84,7 @@ afterAll(async () => {
   await postgres?.stop().catch(() => {});
   const { rm } = await import("node:fs/promises");
   await rm(dataDir, { recursive: true, force: true });
+  await rm(s3Directory, { recursive: true, force: true });
 });
 
 interface Sent {

@@ -4,6 +4,7 @@
 // directly (DATABASE_URL) to check what was stored.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import type { TestProject } from "vitest/node";
 import { ensureDatabase, freePort, keepExitCode, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { startLocalS3 } from "@/cli/local/local-s3";
@@ -72,7 +73,8 @@ export default async function setup(project: TestProject) {
   keepExitCode();
   if (!existsSync(".next/BUILD_ID")) throw new Error("the hostile suite needs a production build: run npm run build first (npm run test:hostile does)");
   const postgres = await startLocalPostgres({ dataDir: temporaryDataDir("hostile"), port: await freePort(), ephemeral: true });
-  const s3 = await startLocalS3({ directory: temporaryDataDir("hostile-s3"), buckets: ["tally-demo"] });
+  const s3Directory = temporaryDataDir("hostile-s3");
+  const s3 = await startLocalS3({ directory: s3Directory, buckets: ["tally-demo"] });
   const started: ChildProcess[] = [];
   try {
     await ensureDatabase(postgres.adminUrl, "tally");
@@ -107,6 +109,7 @@ export default async function setup(project: TestProject) {
   } catch (error) {
     for (const child of started) await stop(child);
     await s3.stop().catch(() => {});
+    await rm(s3Directory, { recursive: true, force: true });
     await postgres.stop();
     throw error;
   }
@@ -114,6 +117,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     for (const child of started) await stop(child);
     await s3.stop().catch(() => {});
+    await rm(s3Directory, { recursive: true, force: true });
     await postgres.stop();
   };
 }

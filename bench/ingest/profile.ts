@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { log, startDatabase } from "../lib/stack";
+import { BENCH_RATE_LIMITS, log, startDatabase } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
@@ -19,6 +19,7 @@ interface ProfileNode { id: number; callFrame: { functionName: string; url: stri
 const { postgres, url } = await startDatabase("profile");
 process.env.DATABASE_URL = url;
 process.env.BEACON_SIGNING_KEYS = BENCH_SIGNING_KEYS;
+Object.assign(process.env, BENCH_RATE_LIMITS);
 const { seedDemoData } = await import("../../prisma/seed");
 await seedDemoData(() => {});
 const { createCollectorServer } = await import("@/collector/server");

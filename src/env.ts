@@ -54,6 +54,12 @@ const serverSchema = z.object({
   DATABASE_URL: postgresUrl,
   /** Connections per process; the collector and the app each hold a pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Connections per process for report downloads and export batches, apart from the requests' pool. */
+  DATABASE_BULK_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3),
+  /** Longest statement, and longest idle open transaction, on the requests' connections. */
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** The same for downloads, exports and recounts, which read many rows. */
+  DATABASE_BULK_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Where the dev launcher keeps the embedded Postgres and local S3 data. */
   TALLY_DATA_DIR: z.string().min(1).default(".data"),
   /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
@@ -100,6 +106,14 @@ const serverSchema = z.object({
   /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
   TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
   TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
+   * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
+   * Tally's own network.
+   */
+  TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
+  /** Serves the demo store (/demo), whose pages fire real beacons and orders. `npm run dev` turns it on. */
+  TALLY_DEMO: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
 }).transform(({ VERCEL, ...env }, ctx) => {
   const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
   const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);

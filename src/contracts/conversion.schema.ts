@@ -16,17 +16,32 @@ const hashedField = {
   not: { enum: [EMPTY_STRING_SHA256, EMPTY_STRING_SHA256.toUpperCase()] },
 } as const;
 
-const identifier = { type: "string", minLength: 1, maxLength: 256 } as const;
-const optionalIdentifier = { type: ["string", "null"], maxLength: 256 } as const;
-// Prices and quantities stay far below 2^53 micro-units once converted (docs/decisions.md, money).
-const money = { type: "number", minimum: 0, maximum: 1_000_000_000 } as const;
+const identifier = { type: "string", minLength: 1, maxLength: 256, format: "identifier" } as const;
+const optionalIdentifier = { type: ["string", "null"], maxLength: 256, format: "identifier" } as const;
+
+// Ranges chosen so that no sum Tally keeps can overflow a PostgreSQL bigint of micro-units
+// (9.22 × 10^18): a unit price is at most 10^12 micro-units, a line (price × quantity) at most
+// 10^16, and a whole order of MAX_ORDER_ITEMS lines at most 5 × 10^18. Sums over many orders (a
+// day's sales) are kept as numeric (docs/decisions.md, "Bounds").
+/** Most lines in one order; checked before the schema runs, so a huge items array costs nothing. */
+export const MAX_ORDER_ITEMS = 500;
+/** Highest unit price (list or paid), in currency units: 1,000,000. */
+export const MAX_UNIT_PRICE = 1_000_000;
+/** Most units of one line (fractions allowed): 10,000. */
+export const MAX_QUANTITY = 10_000;
+/** How far ahead of Tally's clock an order's created_at may be (seconds): a client's clock drift. */
+export const CREATED_AT_MAX_AHEAD_SECONDS = 5 * 60;
+/** How far back an order's created_at may be (seconds): the 30-day de-duplication window. */
+export const CREATED_AT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+
+const money = { type: "number", minimum: 0, maximum: MAX_UNIT_PRICE } as const;
 
 /** One order line (interface §2.4). Prices are per unit. */
 export const conversionItemSchema = {
   type: "object",
   properties: {
     sku: identifier,
-    quantity: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000 },
+    quantity: { type: "number", exclusiveMinimum: 0, maximum: MAX_QUANTITY },
     price: money,
     promotional_price: money,
     seller_id: optionalIdentifier,
@@ -38,8 +53,10 @@ export const conversionItemSchema = {
 /**
  * Body of `POST /v1/beacon/conversion` (interface §2.3): the one source of the validator, the
  * TypeScript type and docs/conversions.md. Properties not listed are ignored, as the decisions
- * ask. Two rules need the database and are added to Ajv's entries by the server (src/server/conversions/record-conversion.ts): a known
- * `publisher_id`, and `brand` for a publisher with several sites.
+ * ask. Three rules need the database or the clock and are added to Ajv's entries by the server
+ * (src/server/conversions/record-conversion.ts): a known `publisher_id`, `brand` for a publisher
+ * with several sites, and a `created_at` within CREATED_AT_MAX_AGE_SECONDS before and
+ * CREATED_AT_MAX_AHEAD_SECONDS after the moment the order arrives.
  */
 export const conversionBodySchema = {
   type: "object",
@@ -50,12 +67,12 @@ export const conversionBodySchema = {
     order_id: identifier,
     // ISO 8601 with a time zone; "Z" is what the interface asks, an offset is converted to UTC.
     created_at: { type: "string", format: "date-time" },
-    items: { type: "array", minItems: 1, maxItems: 1000, items: conversionItemSchema },
-    channel: { type: "string", minLength: 1, maxLength: 64 },
-    brand: { type: "string", minLength: 1, maxLength: 256 },
+    items: { type: "array", minItems: 1, maxItems: MAX_ORDER_ITEMS, items: conversionItemSchema },
+    channel: { type: "string", minLength: 1, maxLength: 64, format: "identifier" },
+    brand: { type: "string", minLength: 1, maxLength: 256, format: "text" },
     gender: { type: ["string", "null"], enum: ["F", "M", "O", null] },
-    uf: { type: "string", maxLength: 64 },
-    city: { type: "string", maxLength: 128 },
+    uf: { type: "string", maxLength: 64, format: "text" },
+    city: { type: "string", maxLength: 128, format: "text" },
     is_company: { type: "boolean" },
     email_hashed: hashedField,
     phone_hashed: hashedField,

@@ -24,6 +24,12 @@ export interface ValidationEntry {
   message?: string;
 }
 
+/**
+ * Most entries a 422 lists: with `allErrors`, an order of 500 empty lines has 2,000 violations,
+ * and the answer stays a few KiB instead of hundreds. The first ones are enough to fix a client.
+ */
+export const MAX_VALIDATION_ENTRIES = 100;
+
 export class TallyError extends Error {
   constructor(
     readonly code: TallyErrorCode,
@@ -35,6 +41,6 @@ export class TallyError extends Error {
   }
 
   static validation(entries: ValidationEntry[]): TallyError {
-    return new TallyError("validation_failed", "request body failed validation", { entries });
+    return new TallyError("validation_failed", "request body failed validation", { entries: entries.slice(0, MAX_VALIDATION_ENTRIES) });
   }
 }

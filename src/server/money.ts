@@ -1,6 +1,17 @@
 // Money is stored as integer micro-units (millionths of the currency unit): see docs/decisions.md.
 export const MICROS_PER_UNIT = 1_000_000;
 
+// Ranges of the money staff and advertisers enter, chosen with the order ranges of the conversion
+// schema (src/contracts/conversion.schema.ts) so that no bigint of micro-units can overflow: a
+// wallet holds at most 10^15 micro-units, and spend is charged only while the wallet is above
+// zero, so a day's spend stays below the money paid in plus one event (docs/decisions.md, "Bounds").
+/** Most a wallet may hold after a top-up, in currency units. */
+export const MAX_WALLET_BALANCE = 1_000_000_000;
+/** Largest daily budget (advertiser or campaign), in currency units. */
+export const MAX_DAILY_BUDGET = 1_000_000_000;
+/** Largest bid: per click (CPC) or per thousand impressions (CPM), in currency units. */
+export const MAX_BID = 10_000;
+
 /** 12.34 → 12_340_000n; rounds to the nearest micro-unit. */
 export function toMicros(amount: number): bigint {
   return BigInt(toMicroUnits(amount));

@@ -3,7 +3,7 @@
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
-import { fromMicros, toMicros } from "@/server/money";
+import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/money";
 
 export async function accountDetail(id: string) {
   const a = await db.account.findUnique({ where: { id }, include: { sites: { orderBy: { name: "asc" } }, subPublishers: { select: { id: true, name: true }, orderBy: { name: "asc" } }, network: { select: { id: true, name: true } } } });
@@ -15,12 +15,25 @@ export async function accountDetail(id: string) {
   };
 }
 
-/** Adds to an advertiser's wallet in one statement (beacons may be charging it at the same time). */
+/**
+ * Adds to an advertiser's wallet in one statement (beacons may be charging it at the same time),
+ * unless the wallet would then hold more than MAX_WALLET_BALANCE.
+ */
 export async function topUpWallet(accountId: string, amount: number): Promise<number> {
-  const rows = await db.$queryRaw<{ wallet_balance_micros: bigint }[]>`
-    UPDATE accounts SET wallet_balance_micros = wallet_balance_micros + ${toMicros(amount)}, updated_at = now()
-     WHERE id = ${accountId} AND kind = 'advertiser' RETURNING wallet_balance_micros`;
+  const ceiling = toMicros(MAX_WALLET_BALANCE);
+  const rows = await db.$queryRaw<{ wallet_balance_micros: bigint; topped_up: boolean }[]>`
+    WITH topped AS (
+      UPDATE accounts SET wallet_balance_micros = wallet_balance_micros + ${toMicros(amount)}, updated_at = now()
+       WHERE id = ${accountId} AND kind = 'advertiser' AND wallet_balance_micros + ${toMicros(amount)} <= ${ceiling}
+      RETURNING wallet_balance_micros
+    )
+    SELECT wallet_balance_micros, true AS topped_up FROM topped
+    UNION ALL
+    SELECT wallet_balance_micros, false FROM accounts WHERE id = ${accountId} AND kind = 'advertiser' AND NOT EXISTS (SELECT 1 FROM topped)`;
   if (!rows[0]) throw new TallyError("bad_request", "only advertisers have a wallet");
+  if (!rows[0].topped_up) {
+    throw new TallyError("bad_request", `a wallet may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}; it holds ${fromMicros(rows[0].wallet_balance_micros).toLocaleString("en")}`);
+  }
   return fromMicros(rows[0].wallet_balance_micros);
 }
 

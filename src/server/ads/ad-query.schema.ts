@@ -8,14 +8,14 @@ export const PLACEMENT_TYPES = ["product", "banner", "video"] as const;
 export const adQuerySchema = {
   type: "object",
   properties: {
-    publisher_id: { type: "string", minLength: 1, maxLength: 64 },
-    session_id: { type: "string", minLength: 1, maxLength: 256 },
-    user_id: { type: ["string", "null"], maxLength: 256 },
-    site: { type: "string", minLength: 1, maxLength: 200 },
+    publisher_id: { type: "string", minLength: 1, maxLength: 64, format: "identifier" },
+    session_id: { type: "string", minLength: 1, maxLength: 256, format: "identifier" },
+    user_id: { type: ["string", "null"], maxLength: 256, format: "identifier" },
+    site: { type: "string", minLength: 1, maxLength: 200, format: "text" },
     context: { type: "string", enum: AD_CONTEXTS },
-    term: { type: "string", maxLength: 200 },
-    category: { type: "string", maxLength: 200 },
-    product_sku: { type: "string", maxLength: 100 },
+    term: { type: "string", maxLength: 200, format: "text" },
+    category: { type: "string", maxLength: 200, format: "text" },
+    product_sku: { type: "string", maxLength: 100, format: "identifier" },
     placements: {
       type: "array",
       minItems: 1,
@@ -23,7 +23,7 @@ export const adQuerySchema = {
       items: {
         type: "object",
         properties: {
-          name: { type: "string", minLength: 1, maxLength: 100 },
+          name: { type: "string", minLength: 1, maxLength: 100, format: "identifier" },
           types: { type: "array", minItems: 1, uniqueItems: true, items: { type: "string", enum: PLACEMENT_TYPES } },
           size: { type: "string", pattern: "^[0-9]{1,4}x[0-9]{1,4}$" },
           quantity: { type: "integer", minimum: 1, maximum: 10 },

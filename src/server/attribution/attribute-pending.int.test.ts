@@ -12,7 +12,8 @@ import { attributionWindows, setAttributionWindow } from "./attribution-windows"
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const ORDER_TIME = new Date("2026-11-20T15:00:00.000Z");
+// 15:00 UTC five days ago: orders must lie within the 30 days before their receipt, which is now.
+const ORDER_TIME = new Date(Math.floor(Date.now() / 86_400_000 - 5) * 86_400_000 + 15 * 3_600_000);
 const before = (ms: number) => new Date(ORDER_TIME.getTime() - ms);
 
 type Campaign = Awaited<ReturnType<typeof makeCampaignWithAd>>;
@@ -265,8 +266,11 @@ describe("attribution of order items", () => {
     const [beansSku, , podsSku] = acme.products.map((p) => p.sku) as [string, string, string];
     const user = `customer-${randomUUID()}`;
     const session = `s-${randomUUID()}`;
-    const at = (iso: string) => new Date(`2026-${iso}Z`);
-    const order = new Date("2026-11-16T10:00:00Z");
+    // The docs' times, moved together so that the order is placed five days before today (it is
+    // received now, and may not be older than 30 days).
+    const order = new Date(Math.floor(Date.now() / 86_400_000 - 5) * 86_400_000 + 10 * 3_600_000);
+    const shift = order.getTime() - Date.parse("2026-11-16T10:00:00Z");
+    const at = (iso: string) => new Date(Date.parse(`2026-${iso}Z`) + shift);
 
     await touch("impression", beansAd, publisher, { session: `old-${session}`, user }, at("11-01T09:00:00"));
     await touch("impression", podsAd, publisher, { session }, at("11-08T18:30:00"));

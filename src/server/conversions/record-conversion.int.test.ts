@@ -3,6 +3,7 @@ import { Ajv } from "ajv";
 import { default as addFormats } from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { addStringFormats } from "@/contracts/string-formats";
 import { makePublisher } from "@/testing/fixtures";
 import { postConversion } from "@/testing/events-client";
 import { conversionBodySchema, EMPTY_STRING_SHA256 } from "./conversion-body.schema";
@@ -14,6 +15,7 @@ const sha256 = (value: string) => createHash("sha256").update(value).digest("hex
 // the golden comparisons do not share state with the route's validator.
 const referenceAjv = new Ajv({ allErrors: true });
 addFormats(referenceAjv, ["date-time"]);
+addStringFormats(referenceAjv);
 const referenceValidate = referenceAjv.compile(conversionBodySchema);
 function ajvErrorsFor(body: unknown) {
   expect(referenceValidate(body)).toBe(false);
@@ -74,10 +76,13 @@ describe("POST /v1/beacon/conversion", () => {
 
   it("converts a created_at with an offset to UTC", async () => {
     const publisher = await makePublisher();
-    const body = order(publisher.id, { created_at: "2026-11-20T09:30:00.250-03:00" });
+    // An hour ago, written as São Paulo's local time.
+    const placed = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000 + 250);
+    const local = new Date(placed.getTime() - 3 * 3_600_000).toISOString().replace("Z", "-03:00");
+    const body = order(publisher.id, { created_at: local });
     expect((await postConversion(body)).status).toBe(202);
     const [stored] = await storedOrders(publisher.id, body.order_id);
-    expect(stored!.placedAt.toISOString()).toBe("2026-11-20T12:30:00.250Z");
+    expect(stored!.placedAt.toISOString()).toBe(placed.toISOString());
   });
 
   it("ignores a repeated order_id of the same publisher, with a message, and changes nothing", async () => {
@@ -117,13 +122,15 @@ describe("POST /v1/beacon/conversion", () => {
   it("stores an order id again once its first receipt is 30 days old, and not a second earlier", async () => {
     const publisher = await makePublisher();
     const body = order(publisher.id);
+    // Each copy is placed when it is sent (created_at may not be older than the 30 days either).
+    const sendAt = (at: Date) => recordConversion({ ...body, created_at: at.toISOString() }, at);
     const firstReceipt = new Date("2026-10-01T12:00:00.000Z");
-    expect((await recordConversion(body, firstReceipt)).outcome).toBe("stored");
+    expect((await sendAt(firstReceipt)).outcome).toBe("stored");
     const almost = new Date(firstReceipt.getTime() + 30 * 86_400_000 - 1);
-    expect((await recordConversion(body, almost)).outcome).toBe("duplicate");
+    expect((await sendAt(almost)).outcome).toBe("duplicate");
     const thirtyDays = new Date(firstReceipt.getTime() + 30 * 86_400_000);
-    expect((await recordConversion(body, thirtyDays)).outcome).toBe("stored");
-    expect((await recordConversion(body, new Date(thirtyDays.getTime() + 86_400_000))).outcome).toBe("duplicate");
+    expect((await sendAt(thirtyDays)).outcome).toBe("stored");
+    expect((await sendAt(new Date(thirtyDays.getTime() + 86_400_000))).outcome).toBe("duplicate");
     expect(await storedOrders(publisher.id, body.order_id)).toHaveLength(2);
   });
 

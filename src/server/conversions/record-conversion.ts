@@ -5,7 +5,7 @@ import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
 import { toEntries } from "@/server/validation/ajv";
-import { validateConversionBody, type ConversionBody } from "./conversion-body.schema";
+import { CREATED_AT_MAX_AGE_SECONDS, CREATED_AT_MAX_AHEAD_SECONDS, MAX_ORDER_ITEMS, validateConversionBody, type ConversionBody } from "./conversion-body.schema";
 import { storeConversionBatch, type ConversionOutcome, type ConversionToStore } from "./store-conversions.sql";
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
@@ -90,13 +90,51 @@ const unknownPublisher = (publisherId: string): ValidationEntry => ({
   message: "must be a known publisher",
 });
 
+// Ajv would walk every line of an oversized items array and list a violation per line; checked
+// first, such a body costs one comparison and gets the one entry Ajv would put first.
+const tooManyItems: ValidationEntry = {
+  instancePath: "/items",
+  schemaPath: "#/properties/items/maxItems",
+  keyword: "maxItems",
+  params: { limit: MAX_ORDER_ITEMS },
+  message: `must NOT have more than ${MAX_ORDER_ITEMS} items`,
+};
+
 /**
- * Validates a conversion body: Ajv's entries for the schema, plus the two rules that need the
- * database (a known publisher; `brand` when it has several sites), all in one 422.
+ * created_at within the 30 days that de-duplication remembers, and no further ahead than a
+ * client's clock may drift: an order placed outside that range could be stored twice, or would
+ * sit ahead of every export and report. Entries as ajv-formats reports formatMinimum and
+ * formatMaximum, with the limits computed at `now`.
+ */
+function createdAtOutOfRange(createdAt: unknown, now: number): ValidationEntry | null {
+  if (typeof createdAt !== "string") return null;
+  const placed = Date.parse(createdAt);
+  if (Number.isNaN(placed)) return null;
+  const earliest = new Date(now - CREATED_AT_MAX_AGE_SECONDS * 1000).toISOString();
+  const latest = new Date(now + CREATED_AT_MAX_AHEAD_SECONDS * 1000).toISOString();
+  if (placed < Date.parse(earliest)) {
+    return { instancePath: "/created_at", schemaPath: "#/properties/created_at/formatMinimum", keyword: "formatMinimum",
+      params: { comparison: ">=", limit: earliest }, message: `should be >= ${earliest} (at most 30 days ago)` };
+  }
+  if (placed > Date.parse(latest)) {
+    return { instancePath: "/created_at", schemaPath: "#/properties/created_at/formatMaximum", keyword: "formatMaximum",
+      params: { comparison: "<=", limit: latest }, message: `should be <= ${latest} (at most 5 minutes ahead)` };
+  }
+  return null;
+}
+
+/**
+ * Validates a conversion body: Ajv's entries for the schema, plus the rules that need the
+ * database or the clock (a known publisher; `brand` when it has several sites; created_at in
+ * range), all in one 422.
  */
 async function validateConversion(body: unknown, now: number): Promise<{ conversion: ConversionBody; site: string }> {
-  const entries: ValidationEntry[] = validateConversionBody(body) ? [] : toEntries(validateConversionBody.errors);
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  if (Array.isArray(record.items) && record.items.length > MAX_ORDER_ITEMS) throw TallyError.validation([tooManyItems]);
+  const entries: ValidationEntry[] = validateConversionBody(body) ? [] : toEntries(validateConversionBody.errors);
+  // Only a created_at the schema accepts as a date-time is compared (Date.parse would read 30 February as 2 March).
+  const outOfRange = entries.some((entry) => entry.instancePath === "/created_at") ? null : createdAtOutOfRange(record.created_at, now);
+  if (outOfRange) entries.push(outOfRange);
   let site: string | undefined;
   if (typeof record.publisher_id === "string" && record.publisher_id.length > 0) {
     const publisher = await cachedPublisher(record.publisher_id, now);

@@ -3,14 +3,14 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { env } from "@/env";
 import { PrismaClient } from "./generated/client";
-import { closePgPool } from "./pg-pool";
+import { closePgPool, requestConnectionLimits } from "./pg-pool";
 
 export type Db = PrismaClient;
 
 const holder = globalThis as unknown as { tallyPrisma?: PrismaClient };
 
 export function createPrismaClient(connectionString: string, poolSize = env().DATABASE_POOL_SIZE): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize }) });
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize, ...requestConnectionLimits() }) });
 }
 
 function instance(): PrismaClient {

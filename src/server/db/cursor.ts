@@ -1,7 +1,8 @@
 // Reading a whole query result without holding it: a cursor in a read-only transaction, fetched a
 // batch at a time, with the next batch on its way while the caller works on this one (at most two
-// batches in memory). Report downloads and export batches read their rows this way.
-import { pgPool } from "./pg-pool";
+// batches in memory). Report downloads and export batches read their rows this way, on the bulk
+// pool (pg-pool.ts), so that slow readers never hold the connections that requests need.
+import { bulkPool } from "./pg-pool";
 
 export interface CursorOptions {
   /** Rows per FETCH. */
@@ -17,7 +18,7 @@ export interface CursorOptions {
  * a download's client goes away), the transaction ends and the connection goes back to the pool.
  */
 export async function* cursorBatches<Row>(sql: string, values: unknown[], options: CursorOptions): AsyncGenerator<Row[]> {
-  const client = await pgPool().connect();
+  const client = await bulkPool().connect();
   let failed = false;
   try {
     // A cursor is planned for its first tenth of rows by default; these read all of them.

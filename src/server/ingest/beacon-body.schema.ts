@@ -5,8 +5,8 @@ import { compileValidator } from "@/server/validation/ajv";
 export const beaconBodySchema = {
   type: "object",
   properties: {
-    session_id: { type: "string", minLength: 1, maxLength: 256 },
-    user_id: { type: ["string", "null"], maxLength: 256 },
+    session_id: { type: "string", minLength: 1, maxLength: 256, format: "identifier" },
+    user_id: { type: ["string", "null"], maxLength: 256, format: "identifier" },
   },
   required: ["session_id"],
 } as const;

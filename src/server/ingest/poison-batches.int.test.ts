@@ -110,4 +110,25 @@ describe("a bad item in a batch", () => {
     // Nothing left to do: a second run takes no order.
     expect((await attributePendingConversions({ settleMs: 0 })).orders).toBe(0);
   });
+
+  it("attribution: a day whose sales already pass what a bigint holds still takes the largest order, never wedging its campaign", async () => {
+    const f = await fixture();
+    const shopper = { session: `whale-${randomUUID()}`, user: `whale-${randomUUID()}` };
+    await recordBeacon({ claims: claimsFor(f, shopper.session), body: { session_id: shopper.session, user_id: shopper.user }, userAgent: CHROME, now: new Date(Date.now() - 3_600_000) });
+    // A day that has already taken almost 2^63 micro-units of this campaign's sales.
+    const nearTop = 9_223_372_036_000_000_000n;
+    for (const table of ["daily_rollups", "daily_campaign_totals", "daily_ad_totals"]) {
+      await pgPool().query(`UPDATE ${table} SET sales_revenue_micros = $2 WHERE campaign_id = $1`, [f.campaign.id, String(nearTop)]);
+    }
+    const orderId = `order-${randomUUID()}`;
+    await recordConversion({
+      publisher_id: f.publisher.id, user_id: shopper.user, session_id: shopper.session, order_id: orderId, created_at: new Date().toISOString(),
+      channel: "web", email_hashed: "b".repeat(64), items: [{ sku: f.sku, quantity: 10_000, price: 1_000_000, promotional_price: 1_000_000 }],
+    }, new Date(Date.now() + 1000));
+    expect(await attributePendingConversions({ settleMs: 0, now: new Date(Date.now() + 2000) })).toMatchObject({ setAside: 0, attributedOrders: 1, items: 1 });
+    const line = 10_000n * 1_000_000n * 1_000_000n;
+    const { rows } = await pgPool().query<{ sales: string }>("SELECT sum(sales_revenue_micros)::text AS sales FROM daily_campaign_totals WHERE campaign_id = $1", [f.campaign.id]);
+    expect(BigInt(rows[0]!.sales)).toBe(nearTop + line);
+    expect(BigInt(rows[0]!.sales) > 2n ** 63n).toBe(true);
+  });
 });

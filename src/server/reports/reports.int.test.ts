@@ -55,7 +55,7 @@ beforeAll(async () => {
     publisher_id: shopA.id, user_id: "u0", session_id: "s0", order_id: "o-1", created_at: at(30).toISOString(), channel: "app",
     email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
     items: [{ sku: cpc.products[0]!.sku, quantity: 2, price: 10, promotional_price: 9 }, { sku: cpc.products[1]!.sku, quantity: 1, price: 5, promotional_price: 5 }],
-  });
+  }, at(31)); // received a minute after it was placed: the report's day is fixed, today is not
   await attributePendingConversions({ settleMs: 0 });
   advertiserKey = (await createApiKey({ accountId: acme.id, name: "t" })).key;
   otherAdvertiserKey = (await createApiKey({ accountId: other.id, name: "t" })).key;
@@ -140,17 +140,19 @@ describe("GET /campaign/v2", () => {
 });
 
 describe("downloads", () => {
-  it("give the database connection back when the client stops reading half-way", async () => {
-    const { pgPool } = await import("@/server/db/pg-pool");
+  it("read on the bulk pool, and give its connection back when the client stops reading half-way", async () => {
+    const { bulkPool, pgPool } = await import("@/server/db/pg-pool");
     const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
     const reader = response.body!.getReader();
-    const busy = () => pgPool().totalCount - pgPool().idleCount;
+    const busy = () => bulkPool().totalCount - bulkPool().idleCount;
     // Read until the rows are being fetched: the cursor's connection is checked out.
     for (let chunks = 0; chunks < 50 && busy() === 0; chunks += 1) expect((await reader.read()).done).toBe(false);
     expect(busy()).toBe(1);
+    // Not one of the requests' connections: those stay free for the 202s.
+    expect(pgPool().totalCount - pgPool().idleCount).toBe(0);
     await reader.cancel();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(pgPool().totalCount - pgPool().idleCount).toBe(0);
+    expect(busy()).toBe(0);
     // The connection is usable: the next report answers.
     expect((await get(advertiserKey, RANGE)).status).toBe(200);
   });
@@ -333,7 +335,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
       publisher_id: s1.id, user_id: "shopper-t1", session_id: "t1", order_id: `o-${randomUUID()}`, created_at: at(30).toISOString(), channel: "web",
       email_hashed: createHash("sha256").update("t1@example.com").digest("hex"),
       items: [{ sku: onNetwork.products[0]!.sku, quantity: 1, price: 15, promotional_price: 12 }],
-    });
+    }, at(31));
     await attributePendingConversions({ settleMs: 0 });
     brandKey = (await createApiKey({ accountId: brand.id, name: "t" })).key;
     [networkId, subOne, subTwo] = [network.id, s1.id, s2.id];

@@ -3,7 +3,7 @@
 // The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
-import { pgPool } from "@/server/db/pg-pool";
+import { bulkPool } from "@/server/db/pg-pool";
 import { FILTERED_STATUSES } from "@/server/ingest/event-status";
 import { REPORT_TABLES, reportKeyGrouping, ROLLUP_KEY, type ReportTableSpec } from "./report-tables";
 
@@ -137,11 +137,11 @@ SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, 
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
   const differences: RollupDifference[] = [];
   for (const spec of REPORT_TABLES) {
-    const { rows } = await pgPool().query<RollupDifference>(verifySql(spec), [firstDay, lastDay]);
+    const { rows } = await bulkPool().query<RollupDifference>(verifySql(spec), [firstDay, lastDay]);
     differences.push(...rows);
   }
-  differences.push(...(await pgPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
-  differences.push(...(await pgPool().query<RollupDifference>(VERIFY_AD_ROW_COUNTS_SQL, [firstDay, lastDay])).rows);
+  differences.push(...(await bulkPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
+  differences.push(...(await bulkPool().query<RollupDifference>(VERIFY_AD_ROW_COUNTS_SQL, [firstDay, lastDay])).rows);
   return differences;
 }
 
@@ -151,9 +151,13 @@ export async function verifyRollups(firstDay: string, lastDay: string): Promise<
  * (the report benchmark) and for repairs: the writers keep the rows current on their own.
  */
 export async function rebuildRollups(firstDay: string, lastDay: string): Promise<number> {
-  const client = await pgPool().connect();
+  const client = await bulkPool().connect();
   try {
     await client.query("BEGIN");
+    // An operator's repair (or the benchmark's seed) of many days recounts millions of rows in
+    // one statement per table: it may run past the bulk pool's statement limit, which is there
+    // for requests and jobs.
+    await client.query("SET LOCAL statement_timeout = 0");
     let finest = 0;
     for (const spec of REPORT_TABLES) {
       const { table, keys } = spec;

@@ -3,11 +3,14 @@
 // the validator, the TypeScript type (json-schema-to-ts) and the documentation.
 import { Ajv, type ErrorObject } from "ajv";
 import { default as addFormats } from "ajv-formats";
+import { addStringFormats } from "@/contracts/string-formats";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 
 export const ajv = new Ajv({ allErrors: true, strict: true });
-// Only the formats Tally's schemas use; each one is validated in full (a 30 February fails).
+// Only the formats Tally's schemas use; each one is validated in full (a 30 February fails), and
+// Tally's own string formats (identifier, text: what Postgres can store).
 addFormats(ajv, ["date-time"]);
+addStringFormats(ajv);
 
 export function toEntries(errors: ErrorObject[] | null | undefined): ValidationEntry[] {
   return (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({

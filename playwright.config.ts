@@ -46,5 +46,8 @@ export default defineConfig({
     stdout: "pipe",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+    // The specs shop in the demo store, which a production server serves only when asked; the
+    // launcher generates the production keys itself (start mode).
+    env: { TALLY_DEMO: "1" },
   },
 });

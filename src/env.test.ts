@@ -13,7 +13,7 @@ function problemsOf(source: Record<string, string | undefined>, parse: (s: typeo
 
 describe("environment", () => {
   it("accepts a complete environment and applies defaults", () => {
-    const env = parseEnv({ DATABASE_URL: "postgresql://u:p@db.example:5432/tally" });
+    const env = parseEnv({ DATABASE_URL: "postgresql://u:p@db.example:5432/tally", NODE_ENV: "development" });
     expect(env.DATABASE_URL).toBe("postgresql://u:p@db.example:5432/tally");
     expect(env.DATABASE_POOL_SIZE).toBe(10);
     expect(env.TALLY_EMBEDDED_PG_PORT).toBe(54329);
@@ -29,15 +29,36 @@ describe("environment", () => {
   it("signs beacons with the first of several keys, and needs keys in production", () => {
     const env = parseEnv({
       DATABASE_URL: "postgresql://u@h/db",
+      NODE_ENV: "test",
       BEACON_SIGNING_KEYS: `k2:${"b".repeat(32)}, k1:${"a".repeat(32)}`,
     });
     expect(env.BEACON_SIGNING_KEYS.map((key) => key.id)).toEqual(["k2", "k1"]);
-    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).BEACON_SIGNING_KEYS).toHaveLength(1);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" }).BEACON_SIGNING_KEYS).toHaveLength(1);
     expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", TALLY_SECRETS_KEY: Buffer.alloc(32).toString("base64") })).toEqual([
-      "BEACON_SIGNING_KEYS is required in production (kid:secret, secret at least 32 characters)",
+      "BEACON_SIGNING_KEYS is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)",
     ]);
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", BEACON_SIGNING_KEYS: "k1:short" })).toHaveLength(1);
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", BEACON_SIGNING_KEYS: `k:${"a".repeat(32)},k:${"b".repeat(32)}` })).toHaveLength(1);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", BEACON_SIGNING_KEYS: "k1:short" })).toHaveLength(1);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", BEACON_SIGNING_KEYS: `k:${"a".repeat(32)},k:${"b".repeat(32)}` })).toHaveLength(1);
+  });
+
+  it("uses the public development keys only when NODE_ENV says development or test", () => {
+    // A CLI or the collector started by hand has no NODE_ENV: that is not a development process.
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db" })).toEqual([
+      "BEACON_SIGNING_KEYS is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)",
+      "TALLY_SECRETS_KEY is required unless NODE_ENV is development or test (32 random bytes, base64)",
+    ]);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "" })).toHaveLength(2);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production" })).toHaveLength(2);
+    const development = parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "development" });
+    const test = parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" });
+    expect(development.BEACON_SIGNING_KEYS).toEqual([{ id: "dev", secret: "tally-development-beacon-key-not-a-secret" }]);
+    expect(development.TALLY_SECRETS_KEY).toEqual(Buffer.from("tally-development-secrets-key-32"));
+    expect(test.BEACON_SIGNING_KEYS).toEqual(development.BEACON_SIGNING_KEYS);
+    expect(test.TALLY_SECRETS_KEY).toEqual(development.TALLY_SECRETS_KEY);
+    // Keys that are set win everywhere, and unset NODE_ENV is fine with them.
+    const keys = { BEACON_SIGNING_KEYS: `k1:${"a".repeat(32)}`, TALLY_SECRETS_KEY: Buffer.alloc(32, 3).toString("base64") };
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", ...keys }).BEACON_SIGNING_KEYS).toEqual([{ id: "k1", secret: "a".repeat(32) }]);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "development", ...keys }).TALLY_SECRETS_KEY).toEqual(Buffer.alloc(32, 3));
   });
 
   it("reports every problem, one line each", () => {
@@ -48,8 +69,12 @@ describe("environment", () => {
     expect(problems.join("\n")).toMatch(/^TALLY_EMBEDDED_PG_PORT /m);
   });
 
-  it("lets the dev launcher run without DATABASE_URL, but not with a bad one", () => {
+  it("lets the dev launcher run without DATABASE_URL or keys, but not with a bad one", () => {
+    // npm run start:local generates the keys after this check; the servers it runs check them.
     expect(problemsOf({}, parseLauncherEnv)).toEqual([]);
+    expect(parseLauncherEnv({})).not.toHaveProperty("BEACON_SIGNING_KEYS");
+    expect(parseLauncherEnv({})).not.toHaveProperty("TALLY_SECRETS_KEY");
+    expect(problemsOf({ BEACON_SIGNING_KEYS: "k1:short" }, parseLauncherEnv)).toHaveLength(1);
     expect(parseLauncherEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
     expect(parseLauncherEnv({ DATABASE_URL: "postgresql://u@h/db" }).DATABASE_URL).toBe("postgresql://u@h/db");
     expect(problemsOf({ DATABASE_URL: "postgres//nope" }, parseLauncherEnv)).toHaveLength(1);
@@ -58,13 +83,13 @@ describe("environment", () => {
   it("needs a 32-byte secrets key in production, and uses a development key elsewhere", () => {
     const keys = `k1:${"a".repeat(32)}`;
     expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys })).toEqual([
-      "TALLY_SECRETS_KEY is required in production (32 random bytes, base64)",
+      "TALLY_SECRETS_KEY is required unless NODE_ENV is development or test (32 random bytes, base64)",
     ]);
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", TALLY_SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toEqual([
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", TALLY_SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toEqual([
       "TALLY_SECRETS_KEY must be 32 bytes written in base64 (openssl rand -base64 32)",
     ]);
     const key = Buffer.alloc(32, 1);
     expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys, TALLY_SECRETS_KEY: key.toString("base64") }).TALLY_SECRETS_KEY).toEqual(key);
-    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).TALLY_SECRETS_KEY).toHaveLength(32);
+    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" }).TALLY_SECRETS_KEY).toHaveLength(32);
   });
 });

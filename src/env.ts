@@ -34,7 +34,7 @@ const signingKeys = z
     return keys;
   });
 
-// A fixed key for development and tests only; production must configure its own (see below).
+// A fixed key for development and tests only, used only when NODE_ENV says so (see below).
 const DEVELOPMENT_SIGNING_KEYS = "dev:tally-development-beacon-key-not-a-secret";
 
 /** 32 bytes, base64 (or base64url). */
@@ -50,7 +50,12 @@ const secretsKey = z.string().transform((value, ctx) => {
 const DEVELOPMENT_SECRETS_KEY = Buffer.from("tally-development-secrets-key-32").toString("base64");
 
 const serverSchema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  /**
+   * No default: the public development keys below are used only when this says "development"
+   * (next dev, `npm run dev`) or "test" (Vitest). Unset, as for a CLI or the collector started by
+   * hand, counts as production.
+   */
+  NODE_ENV: z.enum(["development", "test", "production"]).optional(),
   DATABASE_URL: postgresUrl,
   /** Connections per process; the collector and the app each hold a pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -70,7 +75,7 @@ const serverSchema = z.object({
   COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
   /** Enables the benchmarks' baseline routes (`/api/bench/*`); off everywhere else. */
   TALLY_BENCH_ROUTES: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
-  /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required in production. */
+  /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required unless NODE_ENV is development or test. */
   BEACON_SIGNING_KEYS: signingKeys.optional(),
   /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */
   TALLY_EVENTS_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).optional(),
@@ -83,7 +88,7 @@ const serverSchema = z.object({
   VERCEL: z.string().optional(),
   /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
   CRON_SECRET: z.string().min(16).optional(),
-  /** AES-256-GCM key of export destinations' stored secrets: 32 bytes, base64. Required in production. */
+  /** AES-256-GCM key of export destinations' stored secrets: 32 bytes, base64. Required unless NODE_ENV is development or test. */
   TALLY_SECRETS_KEY: secretsKey.optional(),
   /**
    * Seconds between runs of the export job inside a long-running server; 0 turns it off.
@@ -117,14 +122,16 @@ const serverSchema = z.object({
 }).transform(({ VERCEL, ...env }, ctx) => {
   const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
   const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
-  const production = env.NODE_ENV === "production";
-  if (production && !env.BEACON_SIGNING_KEYS) {
-    ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required in production (kid:secret, secret at least 32 characters)" });
+  // The development keys are public (they are in this file): a process that does not say it is
+  // a development or test one must bring its own, or it would sign and encrypt with them.
+  const developmentKeys = env.NODE_ENV === "development" || env.NODE_ENV === "test";
+  if (!developmentKeys && !env.BEACON_SIGNING_KEYS) {
+    ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)" });
   }
-  if (production && !env.TALLY_SECRETS_KEY) {
-    ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required in production (32 random bytes, base64)" });
+  if (!developmentKeys && !env.TALLY_SECRETS_KEY) {
+    ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required unless NODE_ENV is development or test (32 random bytes, base64)" });
   }
-  if (production && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
+  if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
   return {
     ...env,
     TALLY_ATTRIBUTION_INTERVAL_SECONDS,
@@ -136,9 +143,16 @@ const serverSchema = z.object({
 
 export type ServerEnv = z.output<typeof serverSchema>;
 
-/** What the dev launcher sees: it starts a database itself when none is configured. */
-export type LauncherEnv = Omit<ServerEnv, "DATABASE_URL"> & { DATABASE_URL?: string };
+/**
+ * What the dev launcher sees: it starts a database itself when none is configured, and signs and
+ * encrypts nothing itself, so it needs no keys (`npm run start:local` generates them after this
+ * check; the processes it runs check them again).
+ */
+export type LauncherEnv = Omit<ServerEnv, "DATABASE_URL" | "BEACON_SIGNING_KEYS" | "TALLY_SECRETS_KEY"> & { DATABASE_URL?: string };
 const PLACEHOLDER_DATABASE_URL = "postgresql://launcher@placeholder/tally";
+// Stand-ins for missing keys while the launcher checks everything else; never returned.
+const PLACEHOLDER_SIGNING_KEYS = "launcher:launcher-placeholder-key-never-used-to-sign";
+const PLACEHOLDER_SECRETS_KEY = Buffer.alloc(32).toString("base64");
 
 export class EnvError extends Error {
   constructor(readonly problems: string[]) {
@@ -169,7 +183,12 @@ export function parseEnv(source: Source): ServerEnv {
 /** Checks the environment of the dev launcher, for which DATABASE_URL is optional. */
 export function parseLauncherEnv(source: Source): LauncherEnv {
   const databaseUrl = source.DATABASE_URL || undefined;
-  const parsed = parseEnv({ ...source, DATABASE_URL: databaseUrl ?? PLACEHOLDER_DATABASE_URL });
+  const { BEACON_SIGNING_KEYS: _signing, TALLY_SECRETS_KEY: _secrets, ...parsed } = parseEnv({
+    ...source,
+    DATABASE_URL: databaseUrl ?? PLACEHOLDER_DATABASE_URL,
+    BEACON_SIGNING_KEYS: source.BEACON_SIGNING_KEYS || PLACEHOLDER_SIGNING_KEYS,
+    TALLY_SECRETS_KEY: source.TALLY_SECRETS_KEY || PLACEHOLDER_SECRETS_KEY,
+  });
   return { ...parsed, DATABASE_URL: databaseUrl };
 }
 

@@ -6,10 +6,16 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 
 export const log = (line: string) => console.log(`bench: ${line}`);
 
 const BENCH_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
+// The benchmark's own process (fixtures, seeding, signing beacons) runs like a production one:
+// it brings its keys, as every process that is not explicitly a development or test one must
+// (src/env.ts). The servers it starts inherit them.
+process.env.BEACON_SIGNING_KEYS ??= BENCH_SIGNING_KEYS;
+process.env.TALLY_SECRETS_KEY ??= BENCH_SECRETS_KEY;
 
 /**
  * The load comes from one address and one publisher: the rate limits are set so high that they

@@ -1,7 +1,10 @@
 import Link from "next/link";
+import { demoEnabled } from "./demo/demo-enabled";
 import { TopNav } from "./top-nav";
 
-export default function LandingPage() {
+export default async function LandingPage() {
+  // Read per request (TALLY_DEMO), so this page is not built once with the build's environment.
+  const demo = await demoEnabled();
   return (
     <>
       <TopNav />
@@ -23,8 +26,17 @@ export default function LandingPage() {
           </section>
           <section className="card">
             <h2>Publishers</h2>
-            <p>See the ad query, the browser SDK and the conversion beacon at work in a small demo store.</p>
-            <Link className="button" href="/demo">Visit the demo store</Link>
+            {demo ? (
+              <>
+                <p>See the ad query, the browser SDK and the conversion beacon at work in a small demo store.</p>
+                <Link className="button" href="/demo">Visit the demo store</Link>
+              </>
+            ) : (
+              <>
+                <p>The ad query, the browser SDK and the conversion beacon, with examples for your pages and servers.</p>
+                <Link className="button" href="/docs/ingest">Read the integration guide</Link>
+              </>
+            )}
           </section>
           <section className="card">
             <h2>Data teams</h2>

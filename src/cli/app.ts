@@ -35,6 +35,15 @@ if (mode !== "dev" && mode !== "start") {
   process.exit(2);
 }
 
+// `dev` is a development run by definition: it says so explicitly, for this process (the seed
+// runs here) and everything it starts, since src/env.ts uses its public development keys only
+// then; and it serves the demo store unless TALLY_DEMO=0. `start` stays a production-mode run:
+// it generates real keys below, and serves the demo only with TALLY_DEMO=1 (the e2e tests).
+if (mode === "dev") {
+  Object.assign(process.env, { NODE_ENV: "development" }); // typed read-only for Next.js code
+  process.env.TALLY_DEMO ||= "1";
+}
+
 let config: LauncherEnv;
 try {
   config = parseLauncherEnv(process.env);
@@ -107,6 +116,8 @@ async function main(): Promise<void> {
     await seedDemoData((line) => log(line));
   }
   if (!values["no-s3"]) {
+    // The local S3 listens on 127.0.0.1: the servers started here may export to private addresses.
+    process.env.TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS = "1";
     const directory = values.ephemeral ? `${temporaryDataDir(`${mode}-s3`)}` : path.join(config.TALLY_DATA_DIR, "s3");
     s3 = await startLocalS3({ directory, port: values.ephemeral ? 0 : config.TALLY_LOCAL_S3_PORT, buckets: ["tally-demo"] });
     const { DEMO } = await import("../../prisma/seed");

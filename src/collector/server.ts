@@ -34,7 +34,9 @@ export function createCollectorServer(): http.Server {
 async function main(): Promise<void> {
   let port: number;
   try {
-    port = Number(process.argv[2] ?? env().COLLECTOR_PORT);
+    // Checked at start, port given or not: a missing key stops the process here, not at the first beacon.
+    const config = env();
+    port = Number(process.argv[2] ?? config.COLLECTOR_PORT);
   } catch (error) {
     exitOnEnvError(error);
   }

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { TopNav } from "../top-nav";
 import { allProducts, searchProducts, searchTerm } from "./catalog";
 import styles from "./demo.module.css";
+import { requireDemo } from "./demo-enabled";
 import { formatPrice, productHref } from "./products";
 import { SponsoredAds } from "./sponsored-ads";
 
@@ -11,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Demo store" };
 
 export default async function DemoSearchPage({ searchParams }: { searchParams: Promise<{ q?: string | string[] }> }) {
+  await requireDemo();
   const term = searchTerm((await searchParams).q);
   const [results, catalog] = await Promise.all([searchProducts(term), allProducts()]);
 

@@ -1,21 +1,45 @@
 // Dashboard sessions: a random token in an http-only cookie, stored only as its SHA-256, so a
-// database read yields no usable session. Staff see every account; a member only their own.
+// database read yields no usable session. Staff see every account; a member only their own, and
+// a member without an account (the database refuses one) nothing at all. A session ends 30 days
+// after sign-in, or after 12 hours without a request, whichever comes first; an ended session is
+// deleted when it is presented, and all of them at every sign-in.
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { verifyPassword } from "./passwords";
 
 export const SESSION_COOKIE = "tally_session";
+/** A session's absolute life, however active it is. */
 export const SESSION_DAYS = 30;
+/**
+ * A session unused this long ends: a working day of dashboard use never meets it, while a tab
+ * left open overnight, or a shared computer, needs the password again the next morning.
+ */
+export const SESSION_IDLE_HOURS = 12;
+/** `last_seen_at` moves at most this often per session: a request reads the session, not writes it. */
+export const LAST_SEEN_STEP_MS = 60_000;
+const IDLE_MS = SESSION_IDLE_HOURS * 3_600_000;
 
-/** Who is asking, as every dashboard procedure sees it. */
-export interface Viewer {
-  userId: string;
-  email: string;
-  name: string;
-  role: "staff" | "member";
-  /** The member's account; null for staff. */
-  accountId: string | null;
+/** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account. */
+export type Viewer = { userId: string; email: string; name: string } & (
+  | { role: "staff"; accountId: null }
+  | { role: "member"; accountId: string }
+);
+
+/**
+ * The viewer a user row makes, or null when it makes none: a member must name an account, or a
+ * scope built from it could read "no account" as "every account". Fails closed on anything else.
+ */
+function viewerOf(user: { id: string; email: string; name: string; role: string; accountId: string | null }): Viewer | null {
+  const who = { userId: user.id, email: user.email, name: user.name };
+  if (user.role === "staff") return { ...who, role: "staff", accountId: null };
+  if (user.role === "member" && typeof user.accountId === "string" && user.accountId !== "") return { ...who, role: "member", accountId: user.accountId };
+  return null;
+}
+
+/** The viewer itself when it is whole (staff, or a member with an account), else null. */
+export function wholeViewer(viewer: Viewer | null | undefined): Viewer | null {
+  return viewer ? viewerOf({ id: viewer.userId, email: viewer.email, name: viewer.name, role: viewer.role, accountId: viewer.accountId }) : null;
 }
 
 /** The session token a request's cookie carries, or null. */
@@ -34,25 +58,53 @@ const UNKNOWN_USER_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAA
 export async function signIn(email: string, password: string): Promise<{ token: string; expiresAt: Date; viewer: Viewer }> {
   const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
   const valid = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
-  if (!user || !valid) throw new TallyError("unauthorized", "the e-mail or the password is wrong");
+  const viewer = user && valid ? viewerOf(user) : null;
+  if (!viewer) throw new TallyError("unauthorized", "the e-mail or the password is wrong");
+  const now = new Date();
+  await deleteEndedSessions(now);
   const token = randomBytes(32).toString("base64url");
-  const expiresAt = new Date(Date.now() + SESSION_DAYS * 86_400_000);
-  await db.userSession.create({ data: { tokenHash: hashToken(token), userId: user.id, expiresAt } });
-  return { token, expiresAt, viewer: { userId: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId } };
+  const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000);
+  await db.userSession.create({ data: { tokenHash: hashToken(token), userId: viewer.userId, expiresAt, lastSeenAt: now } });
+  return { token, expiresAt, viewer };
 }
 
-/** The signed-in user of a session token, or null (unknown, expired or signed out). */
+/**
+ * The signed-in user of a session token, or null (unknown, signed out, expired, idle, or a user
+ * that makes no viewer). An ended session is deleted here; a live one is marked seen, at most once
+ * a minute.
+ */
 export async function viewerOfSession(token: string | undefined | null): Promise<Viewer | null> {
   if (!token) return null;
-  const session = await db.userSession.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
-  if (!session || session.expiresAt <= new Date()) return null;
-  const { user } = session;
-  return { userId: user.id, email: user.email, name: user.name, role: user.role, accountId: user.accountId };
+  const tokenHash = hashToken(token);
+  const session = await db.userSession.findUnique({ where: { tokenHash }, include: { user: true } });
+  if (!session) return null;
+  const now = new Date();
+  const viewer = viewerOf(session.user);
+  if (!viewer || session.expiresAt <= now || session.lastSeenAt.getTime() <= now.getTime() - IDLE_MS) {
+    await db.userSession.deleteMany({ where: { tokenHash } });
+    return null;
+  }
+  if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_STEP_MS) {
+    // Conditional, so requests arriving together write once between them.
+    await db.userSession.updateMany({ where: { tokenHash, lastSeenAt: { lte: new Date(now.getTime() - LAST_SEEN_STEP_MS) } }, data: { lastSeenAt: now } });
+  }
+  return viewer;
 }
 
 export async function signOut(token: string | undefined | null): Promise<void> {
   if (token) await db.userSession.deleteMany({ where: { tokenHash: hashToken(token) } });
 }
 
-/** Whether a viewer may see and manage an account's objects: staff any, a member their own. */
-export const canAccess = (viewer: Viewer, accountId: string) => viewer.role === "staff" || viewer.accountId === accountId;
+/** One statement, served by the indexes on each column (a bitmap OR once the table is large). */
+export const DELETE_ENDED_SESSIONS_SQL = 'DELETE FROM "user_sessions" WHERE "expires_at" <= $1 OR "last_seen_at" <= $2';
+
+/** Deletes every expired or idle session; returns how many. Runs at each sign-in. */
+export async function deleteEndedSessions(now = new Date()): Promise<number> {
+  return db.$executeRawUnsafe(DELETE_ENDED_SESSIONS_SQL, now, new Date(now.getTime() - IDLE_MS));
+}
+
+/** Whether a viewer may see and manage an account's objects: staff any, a member their own only. */
+export function canAccess(viewer: Viewer, accountId: string): boolean {
+  if (viewer.role === "staff") return true;
+  return viewer.role === "member" && typeof viewer.accountId === "string" && viewer.accountId !== "" && viewer.accountId === accountId;
+}

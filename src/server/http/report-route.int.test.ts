@@ -3,8 +3,9 @@ import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, signOut } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
-import { makeAdvertiser } from "@/testing/fixtures";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { reportRoute } from "./report-route";
+import { handleAdResults, handleCampaignDetail } from "./report-routes";
 
 const route = reportRoute(async (request, caller) => {
   if (new URL(request.url).searchParams.has("fail")) throw new TallyError("bad_request", "fail is not a parameter");
@@ -49,5 +50,58 @@ describe("report routes with the dashboard's session", () => {
     expect((await call({ Cookie: `tally_session=${staff}x` })).status).toBe(401);
     await signOut(member);
     expect((await call({ Cookie: `tally_session=${member}` })).status).toBe(401);
+  });
+});
+
+describe("report downloads with the dashboard's session from another site", () => {
+  const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+  it("answer 403 to a cookie another site sent, the file to the dashboard and to a bookmark, and an API key from anywhere", async () => {
+    const advertiser = await makeAdvertiser();
+    const publisher = await makePublisher();
+    const { campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
+    await createUser({ email: "downloads@reports.test", name: "Downloads", password: "correct horse battery", role: "member", accountId: advertiser.id });
+    const session = (await signIn("downloads@reports.test", "correct horse battery")).token;
+    const { key } = await createApiKey({ accountId: advertiser.id, name: "from anywhere" });
+    const download = (headers: Record<string, string>) =>
+      handleCampaignDetail(new Request(`http://localhost:3000/campaign/${campaign.id}?download=true`, { headers: { Host: "localhost:3000", ...headers } }));
+    const results = (headers: Record<string, string>) =>
+      handleAdResults(new Request("http://localhost:3000/ad/results/v2", { headers: { Host: "localhost:3000", ...headers } }));
+
+    const fromElsewhere: Record<string, string>[] = [
+      // A link on another site: SameSite=Lax sends the cookie on that navigation.
+      { "Sec-Fetch-Site": "cross-site" },
+      { "Sec-Fetch-Site": "same-site" },
+      { Origin: "https://evil.example" },
+      { "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" },
+    ];
+    for (const headers of fromElsewhere) {
+      for (const answer of [await download({ Cookie: `tally_session=${session}`, ...headers }), await results({ Cookie: `tally_session=${session}`, ...headers })]) {
+        expect(answer.status, JSON.stringify(headers)).toBe(403);
+        expect(answer.headers.get("content-type")).not.toBe(XLSX);
+        expect(await answer.json()).toMatchObject({ error: { code: "forbidden" } });
+      }
+    }
+
+    // The dashboard's own link, a bookmark or a typed address, and a program without metadata.
+    const fromTheDashboard: Record<string, string>[] = [{ "Sec-Fetch-Site": "same-origin" }, { "Sec-Fetch-Site": "none" }, { "Sec-Fetch-Site": "same-origin", Origin: "http://localhost:3000" }, {}];
+    for (const headers of fromTheDashboard) {
+      const answer = await download({ Cookie: `tally_session=${session}`, ...headers });
+      expect(answer.status, JSON.stringify(headers)).toBe(200);
+      expect(answer.headers.get("content-type")).toBe(XLSX);
+      expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const own = await results({ Cookie: `tally_session=${session}`, "Sec-Fetch-Site": "same-origin" });
+    expect(own.status).toBe(200);
+    expect((await own.json()).data).toEqual([expect.objectContaining({ campaign_id: campaign.id })]);
+
+    // An API key is not a browser's ambient credential: it works from any site, cookie or not.
+    for (const headers of fromElsewhere) {
+      const answer = await download({ Authorization: `Bearer ${key}`, ...headers });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toBe(XLSX);
+      await answer.arrayBuffer();
+      expect((await results({ Authorization: `Bearer ${key}`, Cookie: `tally_session=${session}`, ...headers })).status).toBe(200);
+    }
   });
 });

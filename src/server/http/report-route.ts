@@ -1,11 +1,13 @@
 // The report routes' HTTP shell: who is asking, before any report is computed (decisions §5).
-// Programs send a Bearer API key, which names an account. The dashboard's downloads come with the
-// signed-in session's cookie instead: a member acts as their account, an account manager (staff)
-// sees every account. Without either the answer is 401.
+// Programs send a Bearer API key, which names an account, from anywhere. The dashboard's downloads
+// come with the signed-in session's cookie instead, and only from the dashboard's own pages or
+// an address typed or bookmarked (403 when another site sent them): a member acts as their
+// account, an account manager (staff) sees every account. Without either the answer is 401.
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
-import { accountCaller, type ReportCaller } from "@/server/reports/report-scope";
+import { viewerCaller, type ReportCaller } from "@/server/reports/report-scope";
+import { assertSameOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
 
 const BEARER = /^Bearer ([^\s]+)$/;
@@ -14,10 +16,11 @@ const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="tally reports"' };
 type ReportHandler = (request: Request, caller: ReportCaller) => Promise<Response>;
 
 async function sessionCaller(request: Request): Promise<ReportCaller | null> {
-  const viewer = await viewerOfSession(sessionTokenOf(request));
-  if (!viewer) return null;
-  if (viewer.role === "staff") return { accountId: null, accountKind: "staff" };
-  return viewer.accountId ? accountCaller(viewer.accountId) : null;
+  const token = sessionTokenOf(request);
+  if (token === null) return null;
+  assertSameOrigin(request);
+  const viewer = await viewerOfSession(token);
+  return viewer ? viewerCaller(viewer) : null;
 }
 
 export function reportRoute(handler: ReportHandler): (request: Request) => Promise<Response> {

@@ -2,7 +2,9 @@
 // every publisher; a publisher the rows of its own inventory; a network its own and its
 // sub-publishers'. Everything else is as if it did not exist.
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
+import type { Viewer } from "@/server/accounts/sessions";
 import { pgPool } from "@/server/db/pg-pool";
+import { TallyError } from "@/server/errors";
 
 export interface ReportScope {
   /** Rows of this advertiser only. */
@@ -16,8 +18,12 @@ export interface ReportScope {
 /** Who asks for a report: an account (by API key or a member's session), or staff, who see every account. */
 export type ReportCaller = Pick<ApiKeyCaller, "accountId" | "accountKind"> | { accountId: null; accountKind: "staff" };
 
+export const STAFF_CALLER: ReportCaller = { accountId: null, accountKind: "staff" };
+
 export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
   if (caller.accountKind === "staff") return { advertiserId: null, publisherIds: null, targetedPublisherIds: null };
+  // Every other scope is one account's: without its id it is no rows, never every row.
+  if (typeof caller.accountId !== "string" || caller.accountId === "") throw new TallyError("not_found", "no such account");
   if (caller.accountKind === "advertiser") return { advertiserId: caller.accountId, publisherIds: null, targetedPublisherIds: null };
   const { rows } = await pgPool().query<{ publisher_ids: string[]; network_id: string | null }>(
     `SELECT array_append(coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM accounts s WHERE s.network_id = a.id AND a.kind = 'network'), '{}'), a.id) AS publisher_ids,
@@ -34,4 +40,14 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
 export async function accountCaller(accountId: string): Promise<ReportCaller | null> {
   const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>("SELECT kind::text AS kind FROM accounts WHERE id = $1", [accountId]);
   return rows[0] ? { accountId, accountKind: rows[0].kind } : null;
+}
+
+/**
+ * Whom a dashboard viewer reads reports as: staff every account, a member their own account; null
+ * (nothing) for a member without an account, or whose account no longer exists.
+ */
+export async function viewerCaller(viewer: Viewer): Promise<ReportCaller | null> {
+  if (viewer.role === "staff") return STAFF_CALLER;
+  if (viewer.role !== "member" || typeof viewer.accountId !== "string" || viewer.accountId === "") return null;
+  return accountCaller(viewer.accountId);
 }

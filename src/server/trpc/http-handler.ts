@@ -2,12 +2,16 @@
 // the viewer from the session cookie, the client's address for the sign-in limits, and the limits
 // that keep one request small. A request body is counted while it is read (413 past 64 KiB, far
 // above any dashboard form); a batch holds at most 10 calls; and auth.signIn is never batched, so
-// one request is at most one password guess.
+// one request is at most one password guess. The API serves the dashboard's own pages only: a
+// request another site made a browser send is refused (403) before anything runs, with or
+// without the session cookie, so neither a signed-in user's session nor a sign-in (to the
+// sender's account) can be driven from elsewhere.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { SESSION_COOKIE, sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
 import { clientAddress } from "@/server/http/client-address";
 import { readBodyWithin } from "@/server/http/read-json-body";
+import { assertSameOrigin } from "@/server/http/request-origin";
 import { errorResponse } from "@/server/http/respond";
 import { appRouter } from "./root";
 
@@ -24,6 +28,11 @@ function calledPaths(url: URL): string[] {
 }
 
 export async function handleTrpcRequest(request: Request): Promise<Response> {
+  try {
+    assertSameOrigin(request);
+  } catch (error) {
+    return errorResponse(error);
+  }
   const url = new URL(request.url);
   const paths = calledPaths(url);
   if (paths.length > 1 && paths.some((path) => UNBATCHED.has(path))) {

@@ -4,7 +4,7 @@
 // the browser reaches nothing (NOT_FOUND, as for an id that does not exist).
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { canAccess, type Viewer } from "@/server/accounts/sessions";
+import { canAccess, wholeViewer, type Viewer } from "@/server/accounts/sessions";
 import { TallyError, type TallyErrorCode } from "@/server/errors";
 
 export interface TrpcContext {
@@ -48,7 +48,9 @@ const domainErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(domainErrors);
+// Whatever built the context, a viewer that is not whole (a member without an account) is no
+// viewer at all: it reaches only what a signed-out visitor does, never a scope of "no account".
+export const publicProcedure = t.procedure.use(domainErrors).use(({ ctx, next }) => next({ ctx: { ...ctx, viewer: wholeViewer(ctx.viewer) } }));
 
 export const signedInProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.viewer) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });

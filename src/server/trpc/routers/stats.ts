@@ -2,11 +2,12 @@
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import type { Viewer } from "@/server/accounts/sessions";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
 import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
 import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
-import { accountCaller, reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { accountCaller, reportScope, viewerCaller, type ReportScope } from "@/server/reports/report-scope";
 import { assertAccount, router, signedInProcedure } from "../trpc";
 
 const day = z.iso.date();
@@ -15,12 +16,13 @@ export const rangeInput = z
   .refine((r) => r.startDate <= r.endDate, { message: "the start is after the end", path: ["startDate"] })
   .refine((r) => Date.parse(r.endDate) - Date.parse(r.startDate) < MAX_RANGE_DAYS * 86_400_000, { message: `at most ${MAX_RANGE_DAYS} days`, path: ["endDate"] });
 
-/** The report scope of an account the viewer may see; every account for staff without one. */
-export async function scopeFor(viewer: Parameters<typeof assertAccount>[0], accountId: string | undefined): Promise<ReportScope> {
-  const id = accountId ?? (viewer.role === "staff" ? null : viewer.accountId);
-  if (id === null) return { advertiserId: null, publisherIds: null, targetedPublisherIds: null };
-  assertAccount(viewer, id ?? "", "account");
-  const caller = id ? await accountCaller(id) : null;
+/**
+ * The report scope of an account the viewer may see; without one, the viewer's own: every account
+ * for staff, the member's account, and nothing (NOT_FOUND) for anyone else.
+ */
+export async function scopeFor(viewer: Viewer, accountId: string | undefined): Promise<ReportScope> {
+  if (accountId !== undefined) assertAccount(viewer, accountId, "account");
+  const caller = accountId !== undefined ? await accountCaller(accountId) : await viewerCaller(viewer);
   if (!caller) throw new TRPCError({ code: "NOT_FOUND", message: "no such account" });
   return reportScope(caller);
 }

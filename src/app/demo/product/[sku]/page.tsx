@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TopNav } from "../../../top-nav";
 import { allProducts, productBySku } from "../../catalog";
+import { requireDemo } from "../../demo-enabled";
 import styles from "../../demo.module.css";
 import { formatPrice } from "../../products";
 import { SponsoredAds } from "../../sponsored-ads";
@@ -21,11 +22,13 @@ function decodeSku(raw: string): string {
 }
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  await requireDemo();
   const product = await productBySku(decodeSku((await params).sku));
   return { title: product ? `${product.name} · Demo store` : "Product not found · Demo store" };
 }
 
 export default async function DemoProductPage({ params }: { params: Params }) {
+  await requireDemo();
   const sku = decodeSku((await params).sku);
   const [product, catalog] = await Promise.all([productBySku(sku), allProducts()]);
   if (!product) notFound();

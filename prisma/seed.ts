@@ -1,12 +1,14 @@
 // Demo data for a fresh local install: a publisher with two sites, a network with two
-// sub-publishers, three advertisers with catalogues, campaigns of each type with ads, and a
-// staff user. Runs once: a database that already holds the demo publisher is left alone.
+// sub-publishers, three advertisers with catalogues, the publishers' catalogues of whose SKU is
+// whose, campaigns of each type with ads, and a staff user. Runs once: a database that already
+// holds the demo publisher is left alone.
 // Everything goes through the same domain functions the dashboard uses.
 import { createAccount } from "@/server/accounts/create-account";
 import { createUser } from "@/server/accounts/create-user";
 import { createAd } from "@/server/campaigns/create-ad";
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { createProduct } from "@/server/campaigns/create-product";
+import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { db } from "@/server/db/client";
 
 export const DEMO = {
@@ -78,6 +80,17 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     }
     log(`seed: ${items.length} products for ${advertiserId}`);
   }
+  // The retailers' word on whose each SKU is (docs/conversions.md, "Whose SKU it is"): Demo Market
+  // lists its coffee and outdoor brands, City Pharmacy its dental brand; Corner Grocer lists none,
+  // so there the first campaign to promote a SKU holds it.
+  const listings = [
+    ...catalogue.adv_acme_coffee.map((item) => ({ publisherId: DEMO.publisherId, advertiserId: "adv_acme_coffee", ...item })),
+    ...catalogue.adv_northwind.map((item) => ({ publisherId: DEMO.publisherId, advertiserId: "adv_northwind", ...item })),
+    ...catalogue.adv_brightsmile.map((item) => ({ publisherId: "pub_city_pharmacy", advertiserId: "adv_brightsmile", ...item })),
+  ];
+  for (const l of listings) await setCatalogueEntry({ publisherId: l.publisherId, sku: l.sku, productId: l.productId, advertiserId: l.advertiserId });
+  log(`seed: publisher catalogues: ${listings.length} SKUs listed for their brands on Demo Market and City Pharmacy`);
+
   const acme = products.adv_acme_coffee ?? [];
   const northwind = products.adv_northwind ?? [];
   const bright = products.adv_brightsmile ?? [];

@@ -1,6 +1,7 @@
 // The demo seed: what `npm run dev` puts into a fresh database, and only once.
 import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@/server/accounts/passwords";
+import { skuConflicts } from "@/server/campaigns/publisher-catalogue";
 import { db } from "@/server/db/client";
 import { DEMO, seedDemoData } from "../../prisma/seed";
 
@@ -29,6 +30,11 @@ describe("demo seed", () => {
       expect(campaign.products.length).toBeGreaterThan(0);
       expect(campaign.publishers.length).toBeGreaterThan(0);
     }
+
+    // Every campaign keeps to the SKU ownership rule: no SKU is promoted by two advertisers on one
+    // publisher, and the listed SKUs are their brands'.
+    expect(await skuConflicts()).toEqual([]);
+    expect(await db.publisherCatalogueEntry.count({ where: { publisherId: DEMO.publisherId, advertiserId: "adv_acme_coffee" } })).toBe(3);
 
     const staff = await db.user.findUniqueOrThrow({ where: { email: DEMO.staffEmail } });
     expect(staff.role).toBe("staff");

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { makeAdvertiser } from "@/testing/fixtures";
-import { MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/money";
+import { ZCampaignSettings } from "@/server/campaigns/campaign-input";
+import { MAX_BID, MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/money";
 import { ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "./account-input";
 import { topUpWallet } from "./manage-account";
 
@@ -22,11 +23,15 @@ describe("wallet ceiling", () => {
     expect(walletBalanceMicros).toBe(BigInt(MAX_WALLET_BALANCE - 5_000_000) * 1_000_000n);
   });
 
-  it("refuses balances and budgets past their ranges in the forms' schemas", () => {
+  it("refuses balances, budgets and bids past their ranges in the forms' schemas", () => {
     expect(ZCreateAccountInput.safeParse({ kind: "advertiser", name: "A", walletBalance: MAX_WALLET_BALANCE + 1 }).success).toBe(false);
     expect(ZCreateAccountInput.safeParse({ kind: "advertiser", name: "A", dailyBudget: MAX_DAILY_BUDGET + 1 }).success).toBe(false);
     expect(ZCreateAccountInput.safeParse({ kind: "advertiser", name: "A", walletBalance: MAX_WALLET_BALANCE, dailyBudget: MAX_DAILY_BUDGET }).success).toBe(true);
     expect(ZDailyBudgetInput.safeParse({ accountId: "a", dailyBudget: 1e300 }).success).toBe(false);
     expect(ZTopUpInput.safeParse({ accountId: "a", amount: Number.POSITIVE_INFINITY }).success).toBe(false);
+    const campaign = { name: "C", type: "display", startDate: "2026-12-01", bidModel: "cpc", publisherIds: ["p"] };
+    expect(ZCampaignSettings.safeParse({ ...campaign, bid: MAX_BID }).success).toBe(true);
+    expect(ZCampaignSettings.safeParse({ ...campaign, bid: MAX_BID + 0.01 }).success).toBe(false);
+    expect(ZCampaignSettings.safeParse({ ...campaign, bid: 1, dailyBudget: MAX_DAILY_BUDGET * 2 }).success).toBe(false);
   });
 });

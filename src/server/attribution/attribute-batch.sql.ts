@@ -54,7 +54,8 @@ const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
 // - lines: the order lines (conversions.items) of orders that have any touch at all.
 // - winners: per line, touches of campaigns whose products include the item's SKU (or its
 //   product_id, when given) inside that campaign type's window. A click beats a view, a view an
-//   impression; the latest wins within a class; the event id settles exact ties.
+//   impression; the latest wins within a class; the event id settles exact ties. A line whose SKU
+//   (else product id) the publisher's catalogue lists goes only to that advertiser's touches.
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 const ATTRIBUTE_SQL = `
@@ -78,7 +79,9 @@ WITH batch AS (
     ) e
    WHERE e.status = 'counted' AND e.publisher_id = b.publisher_id
 ), lines AS (
-  SELECT b.event_id AS conversion_id, i.*
+  SELECT b.event_id AS conversion_id, i.*,
+         coalesce((SELECT pc.advertiser_id FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.sku = i.sku),
+                  (SELECT pc.advertiser_id FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.product_id = i.product_id LIMIT 1)) AS owner_id
     FROM batch b
     CROSS JOIN LATERAL ROWS FROM (
       jsonb_to_recordset(b.items) AS (sku text, product_id text, quantity float8, price_micros bigint, promotional_price_micros bigint)
@@ -94,6 +97,7 @@ WITH batch AS (
     JOIN campaigns c ON c.id = t.campaign_id
     LEFT JOIN attribution_windows w ON w.campaign_type = c.type
    WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $2))
+     AND (i.owner_id IS NULL OR t.advertiser_id = i.owner_id)
      AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                   WHERE cp.campaign_id = t.campaign_id
                     AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))

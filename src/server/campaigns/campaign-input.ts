@@ -1,6 +1,7 @@
 // The campaign form's schemas, shared by the server and the dashboard: zod only.
 import { z } from "zod";
 import { BidModel, CampaignStatus, CampaignType } from "@/server/db/generated/enums";
+import { MAX_BID, MAX_DAILY_BUDGET } from "@/server/money";
 
 const isoDay = z.iso.date({ message: "must be a date" }).transform((day) => new Date(`${day}T00:00:00Z`));
 
@@ -13,8 +14,8 @@ export const ZCampaignSettings = z
     startDate: isoDay,
     endDate: isoDay.optional(),
     bidModel: z.enum(BidModel),
-    bid: z.number({ message: "must be a number" }).positive("must be above 0"),
-    dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").optional(),
+    bid: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_BID, `must be at most ${MAX_BID.toLocaleString("en")}`),
+    dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`).optional(),
     /** Publisher or network accounts the campaign runs on. */
     publisherIds: z.array(z.string().min(1)).min(1, "pick at least one publisher"),
     /** Product ids (`prd_...`) of the advertiser's catalogue. */

@@ -1,16 +1,33 @@
 // Changing a campaign: its settings (the same schema as creating it), or only its status (pause,
-// resume). Its publishers and products are replaced as a whole, in one transaction.
+// resume). Its publishers and products are replaced as a whole, in one transaction. Either can
+// make the campaign promote a SKU on a publisher where it did not before (new products, new
+// publishers, or leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { fromMicros, toMicros } from "@/server/money";
 import { ZCampaignSettings, type TCampaignSettings } from "./campaign-input";
+import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
+
+/**
+ * The campaign's row, locked until the transaction ends: two writes of one campaign take turns,
+ * so each compares against what the other stored. NO KEY UPDATE, the lock the row's UPDATE takes
+ * anyway, so beacons writing the campaign's daily spend (a foreign key to it) never wait.
+ */
+async function lockCampaign(tx: Tx, id: string) {
+  const [row] = await tx.$queryRaw<{ advertiser_id: string; status: CampaignStatus }[]>`
+    SELECT advertiser_id, status::text AS status FROM campaigns WHERE id = ${id} FOR NO KEY UPDATE`;
+  if (!row) throw new TallyError("not_found", `no campaign ${id}`);
+  return { advertiserId: row.advertiser_id, status: row.status };
+}
 
 export async function updateCampaign(id: string, input: TCampaignSettings) {
   const data = ZCampaignSettings.parse(input);
   return db.$transaction(async (tx) => {
-    const existing = await tx.campaign.findUnique({ where: { id }, select: { id: true } });
-    if (!existing) throw new TallyError("not_found", `no campaign ${id}`);
+    const existing = await lockCampaign(tx, id);
+    await assertCampaignMaySell(tx, {
+      id, advertiserId: existing.advertiserId, status: data.status, publisherIds: data.publisherIds, productRefs: data.productRefs, holdsNow: !releasesSkus(existing.status),
+    });
     await tx.campaignPublisher.deleteMany({ where: { campaignId: id } });
     await tx.campaignProduct.deleteMany({ where: { campaignId: id } });
     return tx.campaign.update({
@@ -25,9 +42,19 @@ export async function updateCampaign(id: string, input: TCampaignSettings) {
   });
 }
 
+/** Sets the status; an ended or archived campaign that comes back claims its SKUs again, and may be refused. */
 export async function setCampaignStatus(id: string, status: CampaignStatus) {
-  const updated = await db.campaign.updateMany({ where: { id }, data: { status } });
-  if (updated.count === 0) throw new TallyError("not_found", `no campaign ${id}`);
+  await db.$transaction(async (tx) => {
+    const existing = await lockCampaign(tx, id);
+    if (releasesSkus(existing.status) && !releasesSkus(status)) {
+      const publishers = await tx.campaignPublisher.findMany({ where: { campaignId: id }, select: { publisherId: true } });
+      const products = await tx.campaignProduct.findMany({ where: { campaignId: id }, select: { productRef: true } });
+      await assertCampaignMaySell(tx, {
+        id, advertiserId: existing.advertiserId, status, publisherIds: publishers.map((p) => p.publisherId), productRefs: products.map((p) => p.productRef), holdsNow: false,
+      });
+    }
+    await tx.campaign.update({ where: { id }, data: { status } });
+  });
 }
 
 /** A campaign's settings as the form edits them (money in currency units, days as YYYY-MM-DD). */

@@ -5,6 +5,7 @@ import { apiKeysRouter } from "./routers/api-keys";
 import { attributionRouter } from "./routers/attribution";
 import { authRouter } from "./routers/auth";
 import { campaignsRouter } from "./routers/campaigns";
+import { catalogueRouter } from "./routers/catalogue";
 import { exportDestinationsRouter } from "./routers/export-destinations";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
@@ -17,6 +18,7 @@ export const appRouter = router({
   campaigns: campaignsRouter,
   ads: adsRouter,
   products: productsRouter,
+  catalogue: catalogueRouter,
   attribution: attributionRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,

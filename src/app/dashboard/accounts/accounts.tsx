@@ -7,6 +7,7 @@ import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } fr
 import { ZCreateProductInput } from "@/server/campaigns/product-input";
 import { useTRPC } from "../../trpc-client";
 import { useChosenAccount } from "../account-picker";
+import { Catalogue } from "./catalogue";
 import { money } from "../figures";
 
 const firstProblem = (issues: { path: PropertyKey[]; message: string }[], labels: Record<string, string>) => {
@@ -127,6 +128,7 @@ function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               {a.subPublishers.length === 0 ? <p className="empty">No sub-publishers yet.</p> : <ul>{a.subPublishers.map((p) => <li key={p.id}>{p.name}</li>)}</ul>}
             </>
           ) : null}
+          <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}
       {problem ? <p role="alert" className="error">{problem}</p> : null}

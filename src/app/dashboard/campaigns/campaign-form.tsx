@@ -9,6 +9,9 @@ import { useTRPC } from "../../trpc-client";
 type Form = { name: string; type: string; status: string; startDate: string; endDate: string; bidModel: string; bid: string; dailyBudget: string; publisherIds: string[]; productRefs: string[] };
 
 const today = () => new Date().toISOString().slice(0, 10);
+// A refusal that needs the database names its field first ("productRefs: SKU … belongs to another
+// advertiser on …"), so it is shown beside that field like the schema's own messages.
+const FIELD_REFUSAL = /^(publisherIds|productRefs): (.+)$/s;
 export const NEW_CAMPAIGN: Form = { name: "", type: "product", status: "active", startDate: today(), endDate: "", bidModel: "cpc", bid: "", dailyBudget: "", publisherIds: [], productRefs: [] };
 export const formOfSettings = (s: { name: string; type: string; status: string; startDate: string; endDate?: string; bidModel: string; bid: number; dailyBudget?: number; publisherIds: string[]; productRefs: string[] }): Form => ({
   ...s, endDate: s.endDate ?? "", bid: String(s.bid), dailyBudget: s.dailyBudget === undefined ? "" : String(s.dailyBudget),
@@ -25,10 +28,17 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   const update = useMutation(trpc.campaigns.update.mutationOptions({ onSuccess: done }));
   const pending = create.isPending || update.isPending;
   const serverError = create.error?.message ?? update.error?.message;
+  const refusal = serverError?.match(FIELD_REFUSAL);
+  const fieldErrors: Record<string, string> = refusal ? { ...errors, [refusal[1]!]: refusal[2]! } : errors;
   // Editing a field takes its complaint away until the next check.
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm((old) => ({ ...old, [key]: value }));
     setErrors(({ [key]: _dropped, ...rest }) => rest);
+    // Which publishers and which products: either can settle whose SKU it is.
+    if (refusal && (key === "publisherIds" || key === "productRefs")) {
+      create.reset();
+      update.reset();
+    }
   };
   const toggle = (key: "publisherIds" | "productRefs", id: string, on: boolean) => set(key, on ? [...form[key], id] : form[key].filter((x) => x !== id));
 
@@ -46,7 +56,8 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
     else create.mutate({ advertiserId, ...settings });
   };
 
-  const error = (key: string, label: string) => (errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null);
+  // The server's refusal arrives after the submit, so it is announced; the schema's are there at once.
+  const error = (key: string, label: string) => (fieldErrors[key] ? <span id={`${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>{label} {fieldErrors[key]}</span> : null);
   const input = (key: "name" | "startDate" | "endDate" | "bid" | "dailyBudget", label: string, type = "text") => (
     <div className="field">
       <label>
@@ -93,14 +104,17 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
       </fieldset>
       <fieldset>
         <legend>Products it promotes</legend>
+        <p className="muted">On each publisher a SKU belongs to one advertiser: a SKU that another advertiser&apos;s campaign already promotes there, or that the publisher&apos;s catalogue lists as theirs, cannot be added.</p>
         {(options.data?.products ?? []).length === 0 ? <span className="muted">This advertiser has no products yet.</span> : null}
         {(options.data?.products ?? []).map((p) => (
           <label key={p.id} className="check">
-            <input type="checkbox" checked={form.productRefs.includes(p.id)} onChange={(e) => toggle("productRefs", p.id, e.target.checked)} /> {p.name} <code>{p.sku}</code>
+            <input type="checkbox" checked={form.productRefs.includes(p.id)} onChange={(e) => toggle("productRefs", p.id, e.target.checked)}
+              aria-invalid={fieldErrors.productRefs ? true : undefined} aria-describedby={fieldErrors.productRefs ? "productRefs-error" : undefined} /> {p.name} <code>{p.sku}</code>
           </label>
         ))}
+        {error("productRefs", "Products:")}
       </fieldset>
-      {serverError ? <p role="alert" className="error">{serverError}</p> : null}
+      {serverError && !refusal ? <p role="alert" className="error">{serverError}</p> : null}
       <div className="row-buttons">
         <button type="submit" className="button" disabled={pending}>{pending ? "Saving…" : campaignId ? "Save changes" : "Create campaign"}</button>
         <button type="button" className="link-button" onClick={() => router.back()}>Cancel</button>

@@ -21,7 +21,11 @@ async function manageable(viewer: Viewer, id: string) {
   return settings;
 }
 
-/** Publishers must be publisher or network accounts, products the advertiser's own. */
+/**
+ * Publishers must be publisher or network accounts, products the advertiser's own. Whose SKU it
+ * is on each publisher needs locks and the writes in one transaction, so the domain functions
+ * check it (src/server/campaigns/sku-ownership.ts) and their refusal reaches the form as it is.
+ */
 async function checkReferences(advertiserId: string, publisherIds: string[], productRefs: string[]) {
   const advertiser = await db.account.findUnique({ where: { id: advertiserId }, select: { kind: true } });
   if (advertiser?.kind !== "advertiser") throw new TRPCError({ code: "BAD_REQUEST", message: "campaigns belong to advertiser accounts" });

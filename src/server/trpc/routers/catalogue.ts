@@ -1,0 +1,24 @@
+// A publisher's catalogue: which advertiser each SKU belongs to there. The publisher's users read
+// it; account managers keep it, because it decides whose ads are credited with a retailer's sales.
+import { z } from "zod";
+import { ZCatalogueEntryInput, ZCatalogueKey } from "@/server/campaigns/catalogue-input";
+import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
+import { assertAccount, router, signedInProcedure, staffProcedure } from "../trpc";
+
+export const catalogueRouter = router({
+  list: signedInProcedure.input(z.object({ publisherId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    assertAccount(ctx.viewer, input.publisherId, "account");
+    return listCatalogue(input.publisherId);
+  }),
+
+  /** Lists or re-assigns a SKU; answers with the other advertisers' campaigns that lose its credit there. */
+  set: staffProcedure.input(ZCatalogueEntryInput).mutation(async ({ input }) => setCatalogueEntry(input)),
+
+  remove: staffProcedure.input(ZCatalogueKey).mutation(async ({ input }) => {
+    await removeCatalogueEntry(input.publisherId, input.sku);
+    return { publisherId: input.publisherId, sku: input.sku };
+  }),
+
+  /** SKUs and product ids that campaigns of several advertisers promote on one publisher. */
+  conflicts: staffProcedure.input(z.object({ publisherId: z.string().min(1).optional() })).query(async ({ input }) => skuConflicts(input.publisherId)),
+});

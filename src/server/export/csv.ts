@@ -1,5 +1,6 @@
 // CSV of the aggregated layouts: UTF-8, comma-separated, a header row, `.` as the decimal point,
-// ISO dates (YYYY-MM-DD), empty for null, RFC 4180 quoting, CRLF line ends.
+// ISO dates (YYYY-MM-DD), empty for null, RFC 4180 quoting, CRLF line ends. Text that a
+// spreadsheet would take for a formula is neutralised (formulaSafe).
 import type { CsvValue } from "./layouts";
 
 function number(value: number): string {
@@ -9,10 +10,24 @@ function number(value: number): string {
   return /e/i.test(plain) ? value.toFixed(20).replace(/0+$/, "").replace(/\.$/, "") : plain;
 }
 
+// A text cell a spreadsheet would run as a formula: one beginning with = + - @, a tab or a carriage
+// return (OWASP, CSV injection). Apostrophes before such a start are counted in, so that a text
+// that already begins '= gets one more and taking one apostrophe off always gives the text back.
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/**
+ * A text cell as a spreadsheet shows it, never runs it: prefixed with a single quote when it
+ * begins like a formula (the quote makes Excel, LibreOffice and Google Sheets treat it as text).
+ * Numbers are not text: a negative number stays a number.
+ */
+export const formulaSafe = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text);
+
 function field(value: CsvValue | undefined): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "number" ? number(value) : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === "number") return number(value);
+  const text = formulaSafe(value);
+  // A neutralised cell is always quoted, as OWASP recommends: no reader splits or trims it.
+  return text !== value || /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 export const csvLine = (values: readonly (CsvValue | undefined)[]) => `${values.map(field).join(",")}\r\n`;

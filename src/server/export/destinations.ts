@@ -1,12 +1,16 @@
 // Export destinations: a customer's S3-compatible bucket and how Tally may write to it. The
 // secret access key is stored encrypted (secret-box.ts) and never read back out: every view
-// shows SECRET_MASK in its place, and an update that sends the mask keeps the stored secret.
+// shows SECRET_MASK in its place, and an update that sends the mask keeps the stored secret. A
+// role's external id is generated here, never taken from the tenant, and kept by updates. An
+// endpoint must be a public address unless the operator allows private ones (endpoint-guard.ts).
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
 import { credentialsInput, destinationInput, SECRET_MASK, type EXPORT_TYPES } from "./destination-input";
+import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { decryptSecret, encryptSecret } from "./secret-box";
 
 export { destinationInput, SECRET_MASK, type DestinationInput } from "./destination-input";
@@ -57,18 +61,31 @@ export function viewOf(row: ExportDestination): DestinationView {
   };
 }
 
-function parse(input: unknown) {
+export interface SaveOptions {
+  /** TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS unless given: whether the endpoint may be a non-public address. */
+  allowPrivateEndpoints?: boolean;
+}
+
+/** The input checked, the endpoint included, with every problem as `field message` (the form shows each on its field). */
+async function parse(input: unknown, options: SaveOptions) {
   const result = destinationInput.safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
     throw new TallyError("bad_request", problems.join("; "));
   }
+  const problem = await endpointProblem(result.data.endpoint, options.allowPrivateEndpoints ?? privateEndpointsAllowed());
+  if (problem) throw new TallyError("bad_request", `endpoint ${problem}`);
   return result.data;
 }
 
+/** `tally-` and 128 random bits: what the customer's trust policy requires as sts:ExternalId. */
+export const newExternalId = () => `tally-${randomBytes(16).toString("hex")}`;
+
 function credentialColumns(id: string, credentials: z.output<typeof credentialsInput>, stored: ExportDestination | null) {
   if (credentials.kind === "assume_role") {
-    return { credentialKind: "assume_role" as const, roleArn: credentials.roleArn, externalId: credentials.externalId, accessKeyId: null, secretCiphertext: null };
+    // Kept across updates (the customer's trust policy names it); new when a destination becomes a role.
+    const externalId = stored?.credentialKind === "assume_role" && stored.externalId ? stored.externalId : newExternalId();
+    return { credentialKind: "assume_role" as const, roleArn: credentials.roleArn, externalId, accessKeyId: null, secretCiphertext: null };
   }
   let secretCiphertext: Uint8Array<ArrayBuffer>;
   if (credentials.secretAccessKey === SECRET_MASK) {
@@ -80,8 +97,8 @@ function credentialColumns(id: string, credentials: z.output<typeof credentialsI
   return { credentialKind: "access_key" as const, accessKeyId: credentials.accessKeyId, secretCiphertext, roleArn: null, externalId: null };
 }
 
-export async function createDestination(input: unknown): Promise<DestinationView> {
-  const data = parse(input);
+export async function createDestination(input: unknown, options: SaveOptions = {}): Promise<DestinationView> {
+  const data = await parse(input, options);
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const id = newId("dst");
@@ -96,10 +113,10 @@ export async function createDestination(input: unknown): Promise<DestinationView
 }
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
-export async function updateDestination(id: string, input: unknown): Promise<DestinationView> {
+export async function updateDestination(id: string, input: unknown, options: SaveOptions = {}): Promise<DestinationView> {
   const stored = await db.exportDestination.findUnique({ where: { id } });
   if (!stored) throw new TallyError("not_found", `no export destination ${id}`);
-  const data = parse(input);
+  const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
   const row = await db.exportDestination.update({
     where: { id },

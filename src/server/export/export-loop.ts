@@ -15,7 +15,7 @@ export function startExportLoop(intervalMs: number, log: (line: string) => void 
     run: async () => {
       const { runs } = await runDueExports({ budgetMs: Math.max(60_000, intervalMs * 5) });
       for (const r of runs) {
-        log(`tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: ${r.status === "succeeded" ? `${r.rows} rows in ${r.files} files` : `failed (${r.error})`}`);
+        log(`tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: ${r.status === "succeeded" ? `${r.rows} rows in ${r.files} files` : `failed (${r.error})`}${r.setAsideRows > 0 ? `, ${r.setAsideRows} rows set aside` : ""}`);
       }
     },
   });

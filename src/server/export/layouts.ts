@@ -2,7 +2,10 @@
 // columns with the SQL that reads a batch of them, and the three aggregated layouts as CSV columns
 // over the report statements, so an exported day has the numbers the reports show for it.
 // Hand-written SQL: batches are ranges of receipt time read through a cursor in a fixed order, so
-// a retried batch writes the same rows into the same files.
+// a retried batch writes the same rows into the same files. Each layout also names a row's
+// identity (`id`): text, unique in a batch, read from stored columns only. A row the export
+// cannot read or encode is found by splitting the batch into ranges of ids and set aside by its
+// id (poison.ts); ids being unique and totally ordered is what makes the splitting end.
 import type { ExportType } from "@/server/db/generated/enums";
 import { adResultsStatement } from "@/server/reports/ad-results.sql";
 import { advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
@@ -23,29 +26,40 @@ const text = (name: string, nullable = false): ParquetColumn => ({ name, type: "
 const time = (name: string): ParquetColumn => ({ name, type: "timestamp", nullable: false });
 const double = (name: string): ParquetColumn => ({ name, type: "double", nullable: false });
 
+/** A batch's rows as SQL: `SELECT select FROM from WHERE where ORDER BY order`, each row identified by `id`. */
+export interface BatchParts {
+  select: string;
+  from: string;
+  where: string;
+  /** The file's row order; null: the order `from` already has (a report statement's). */
+  order: string | null;
+  /** A row's identity, as text: unique in the batch, from stored columns only (so reading it never fails on a row's data). */
+  id: string;
+}
+
 export interface EventLayout {
   columns: ParquetColumn[];
-  /** The batch's rows in a fixed order, through a cursor: $1 < time <= $2, then the scope ($3 advertiser, $4 publishers). */
-  select: (scope: ReportScope) => string;
-  /** How many rows the same batch has. */
-  count: (scope: ReportScope) => string;
+  /** The batch's rows: $1 < time <= $2, then the scope ($3 advertiser, $4 publishers). */
+  parts: (scope: ReportScope) => BatchParts;
+  /** One row per exported row with the time that places it in a batch, as `at` (same parameters): where a capped batch ends. */
+  times: (scope: ReportScope) => string;
 }
 
 // The scope of the destination's account: an advertiser its own campaigns' rows; a publisher its
 // inventory's; a network its own and its sub-publishers' (decisions §1).
 const scoped = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text[] IS NULL OR ${alias}.publisher_id = ANY($4))`;
 
-function eventLayout(columns: ParquetColumn[], parts: (scope: ReportScope) => { select: string; from: string; where: string; order: string }): EventLayout {
+function eventLayout(columns: ParquetColumn[], parts: (scope: ReportScope) => BatchParts & { time: string }, times?: (scope: ReportScope) => string): EventLayout {
   return {
     columns,
-    select: (scope) => {
-      const p = parts(scope);
-      return `SELECT ${p.select} FROM ${p.from} WHERE ${p.where} ORDER BY ${p.order}`;
+    parts: (scope) => {
+      const { time: _time, ...p } = parts(scope);
+      return p;
     },
-    count: (scope) => {
+    times: times ?? ((scope) => {
       const p = parts(scope);
-      return `SELECT count(*)::int AS rows FROM ${p.from} WHERE ${p.where}`;
-    },
+      return `SELECT ${p.time} AS at FROM ${p.from} WHERE ${p.where}`;
+    }),
   };
 }
 
@@ -60,6 +74,8 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
       from: "ad_events e",
       where: `e.created_at > $1 AND e.created_at <= $2 AND e.status = 'counted' AND ${scoped("e")}`,
       order: "e.created_at, e.event_id",
+      id: "e.event_id::text",
+      time: "e.created_at",
     }),
   ),
   // Layout B: a publisher's orders by receipt time. An advertiser receives the orders credited to
@@ -75,7 +91,14 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
           ? "c.received_at > $1 AND c.received_at <= $2 AND $3::text IS NULL AND c.publisher_id = ANY($4)"
           : `c.event_id IN (SELECT a.conversion_id FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")})`,
       order: "c.received_at, c.event_id",
+      id: "c.event_id::text",
+      time: "c.received_at",
     }),
+    // An advertiser's orders fall in batches by the time they were credited (one time per order).
+    (scope) =>
+      scope.advertiserId === null
+        ? "SELECT c.received_at AS at FROM conversions c WHERE c.received_at > $1 AND c.received_at <= $2 AND $3::text IS NULL AND c.publisher_id = ANY($4)"
+        : `SELECT max(a.created_at) AS at FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")} GROUP BY a.conversion_id`,
   ),
   // Layout C: credited order items (attributions) by the time they were credited; event_id and
   // event_created_at are the ad interaction that won the item.
@@ -90,6 +113,8 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
       from: "attributions a",
       where: `a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")}`,
       order: "a.created_at, a.conversion_id, a.item_position",
+      id: "a.conversion_id::text || '/' || a.item_position::text",
+      time: "a.created_at",
     }),
   ),
 };

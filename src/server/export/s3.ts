@@ -4,9 +4,17 @@ import { createReadStream } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
+import { TallyError } from "@/server/errors";
 import type { DestinationWithSecret } from "./destinations";
+import { guardedAgents, isRefusedConnection, privateEndpointsAllowed } from "./endpoint-guard";
 
-export function s3ClientFor(destination: DestinationWithSecret): S3Client {
+export interface ConnectOptions {
+  /** TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS unless given: whether the endpoint may reach non-public addresses. */
+  allowPrivateEndpoints?: boolean;
+}
+
+export function s3ClientFor(destination: DestinationWithSecret, options: ConnectOptions = {}): S3Client {
+  const allowPrivate = options.allowPrivateEndpoints ?? privateEndpointsAllowed();
   const credentials =
     destination.credentials.kind === "access_key"
       ? { accessKeyId: destination.credentials.accessKeyId, secretAccessKey: destination.secretAccessKey ?? "" }
@@ -25,7 +33,9 @@ export function s3ClientFor(destination: DestinationWithSecret): S3Client {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000 },
+    // Every connection, to the tenant's endpoint or to AWS, goes through agents that dial public
+    // addresses only (endpoint-guard.ts), unless the operator allows private ones.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000, ...guardedAgents(allowPrivate) },
   });
 }
 
@@ -36,6 +46,11 @@ export async function uploadFile(client: S3Client, bucket: string, key: string, 
 
 export async function uploadEmpty(client: S3Client, bucket: string, key: string): Promise<void> {
   await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "", ContentLength: 0 }));
+}
+
+/** Deletes an object; one that is not there is no error (S3 answers 204 either way). */
+export async function deleteObject(client: S3Client, bucket: string, key: string): Promise<void> {
+  await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
 }
 
 export interface S3Problem {
@@ -51,6 +66,9 @@ export function describeS3Error(error: unknown, destination: Pick<DestinationWit
   const code = e.code ?? e.cause?.code ?? "";
   const status = e.$metadata?.httpStatusCode;
   const where = destination.endpoint ?? `S3 in ${destination.region}`;
+  // Tally's own words: an endpoint that is not public (a person must change it), a batch that
+  // cannot be isolated or keeps changing (retried).
+  if (error instanceof TallyError) return { message: error.message, needsAttention: isRefusedConnection(error) };
   if (["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled", "AccountProblem"].includes(name) || name.startsWith("AccessDenied")) {
     return { message: `access denied: the credentials may not write to bucket ${destination.bucket} (${name})`, needsAttention: true };
   }
@@ -72,8 +90,8 @@ export function describeS3Error(error: unknown, destination: Pick<DestinationWit
 export type ConnectionTest = { ok: true; key: string } | { ok: false; error: string };
 
 /** Writes and deletes a small probe object under the destination's prefix. */
-export async function testConnection(destination: DestinationWithSecret): Promise<ConnectionTest> {
-  const client = s3ClientFor(destination);
+export async function testConnection(destination: DestinationWithSecret, options: ConnectOptions = {}): Promise<ConnectionTest> {
+  const client = s3ClientFor(destination, options);
   const key = `${destination.prefix}_tally_connection_test/${Date.now()}-${randomBytes(6).toString("hex")}.txt`;
   try {
     await client.send(new PutObjectCommand({ Bucket: destination.bucket, Key: key, Body: "Tally connection test: safe to delete.\n", ContentType: "text/plain" }));

@@ -83,13 +83,15 @@ function centralDirectory(entries: Written[], stamp: { time: number; date: numbe
 
 /**
  * The bytes of a ZIP archive of `entries`, produced as they are pulled: each content chunk is
- * deflated and flushed before the next is asked for, so a slow reader holds the writer back.
+ * deflated and flushed before the next is asked for, so a slow reader holds the writer back. An
+ * entry is written whole before the next is asked for, so later entries may depend on what
+ * earlier ones held (the XLSX workbook lists the sheets its rows filled).
  */
-export async function* zipStream(entries: Iterable<ZipEntry>, now = new Date()): AsyncGenerator<Buffer> {
+export async function* zipStream(entries: Iterable<ZipEntry> | AsyncIterable<ZipEntry>, now = new Date()): AsyncGenerator<Buffer> {
   const stamp = dosDateTime(now);
   const written: Written[] = [];
   let offset = 0;
-  for (const entry of entries) {
+  for await (const entry of entries) {
     const name = Buffer.from(entry.name, "utf8");
     const header = localHeader(name, stamp);
     yield header;

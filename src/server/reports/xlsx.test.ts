@@ -1,3 +1,4 @@
+import { inflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import { xlsxStream, type XlsxColumn } from "./xlsx";
@@ -41,5 +42,119 @@ describe("xlsxStream", () => {
       throw new Error("database went away");
     }
     await expect(bytesOf(xlsxStream("Rows", COLUMNS, pages()))).rejects.toThrow();
+  });
+});
+
+interface Numbered {
+  n: number;
+  label: string;
+}
+const NUMBERED: XlsxColumn<Numbered>[] = [
+  { header: "n", key: "n", type: "number" },
+  { header: "label", key: "label", type: "text" },
+];
+
+/** Rows 1..count in pages of the given sizes (repeated), counting how far the reader pulled and whether it stopped the source. */
+function numbered(count: number, pageSizes: number[]) {
+  const state = { pulled: 0, closed: false };
+  async function* pages() {
+    try {
+      for (let next = 1, i = 0; next <= count; i += 1) {
+        const size = Math.min(pageSizes[i % pageSizes.length]!, count - next + 1);
+        const page = Array.from({ length: size }, (_, k) => ({ n: next + k, label: `row ${next + k}` }));
+        next += size;
+        state.pulled += size;
+        yield page;
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return { pages: pages(), state };
+}
+
+/** Each sheet's name and rows (header first), as exceljs reads the file. */
+async function sheetsOf(bytes: Buffer): Promise<{ name: string; rows: unknown[][]; frozen: boolean }[]> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+  return workbook.worksheets.map((sheet) => {
+    const rows: unknown[][] = [];
+    sheet.eachRow({ includeEmpty: true }, (row) => void rows.push((row.values as unknown[]).slice(1)));
+    return { name: sheet.name, rows, frozen: sheet.views[0]?.state === "frozen" && sheet.views[0]?.ySplit === 1 };
+  });
+}
+
+/** The entries of a ZIP archive, inflated (enough of the format for the files xlsxStream writes). */
+function unzip(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries = new Map<string, Buffer>();
+  for (let i = 0; i < count; i += 1) {
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extra = zip.readUInt16LE(at + 30);
+    const comment = zip.readUInt16LE(at + 32);
+    const offset = zip.readUInt32LE(at + 42);
+    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
+    const data = offset + 30 + zip.readUInt16LE(offset + 26) + zip.readUInt16LE(offset + 28);
+    entries.set(name, inflateRawSync(zip.subarray(data, data + compressed)));
+    at += 46 + nameLength + extra + comment;
+  }
+  return entries;
+}
+
+describe("xlsxStream past a sheet's row limit", () => {
+  const header = ["n", "label"];
+  const rowOf = (n: number) => [n, `row ${n}`];
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => rowOf(from + i));
+
+  it("continues on new sheets with the header repeated, every row once and in order", async () => {
+    // 3 data rows a sheet; pages of 2, 5 and 3 rows straddle the sheets' ends.
+    const { pages } = numbered(10, [2, 5, 3]);
+    const sheets = await sheetsOf(await bytesOf(xlsxStream("Campaigns", NUMBERED, pages, { rowsPerSheet: 4 })));
+    expect(sheets.map((s) => s.name)).toEqual(["Campaigns", "Campaigns (2)", "Campaigns (3)", "Campaigns (4)"]);
+    expect(sheets.map((s) => s.rows)).toEqual([
+      [header, ...range(1, 3)], [header, ...range(4, 6)], [header, ...range(7, 9)], [header, ...range(10, 10)],
+    ]);
+    expect(sheets.every((s) => s.frozen)).toBe(true);
+  });
+
+  it("adds no empty sheet when the rows end exactly at a sheet's end, and keeps a header-only sheet for no rows", async () => {
+    const full = await sheetsOf(await bytesOf(xlsxStream("Ads", NUMBERED, numbered(9, [4]).pages, { rowsPerSheet: 4 })));
+    expect(full.map((s) => [s.name, s.rows.length])).toEqual([["Ads", 4], ["Ads (2)", 4], ["Ads (3)", 4]]);
+    expect(full.flatMap((s) => s.rows.slice(1))).toEqual(range(1, 9));
+    const none = await sheetsOf(await bytesOf(xlsxStream("Ads", NUMBERED, numbered(0, [4]).pages, { rowsPerSheet: 4 })));
+    expect(none).toEqual([{ name: "Ads", rows: [header], frozen: true }]);
+  });
+
+  it("names later sheets within Excel's 31 characters", async () => {
+    const name = "A report name that is far too long for a sheet";
+    const sheets = await sheetsOf(await bytesOf(xlsxStream(name, NUMBERED, numbered(3, [3]).pages, { rowsPerSheet: 2 })));
+    expect(sheets.map((s) => s.name)).toEqual([name.slice(0, 31), `${name.slice(0, 27)} (2)`, `${name.slice(0, 27)} (3)`]);
+  });
+
+  it("stops pulling rows when the client goes away", async () => {
+    const { pages, state } = numbered(1_000_000, [1000]);
+    const reader = xlsxStream("Rows", NUMBERED, pages, { rowsPerSheet: 10 }).getReader();
+    while (state.pulled === 0) await reader.read();
+    await reader.read();
+    await reader.cancel();
+    expect(state.closed).toBe(true);
+    expect(state.pulled).toBeLessThan(10_000);
+  });
+
+  it("holds 1,048,576 rows on a sheet by default, header included", async () => {
+    const { pages } = numbered(1_048_576, [50_000]);
+    const columns: XlsxColumn<Numbered>[] = [{ header: "n", key: "n", type: "number" }];
+    const entries = unzip(await bytesOf(xlsxStream("Rows", columns, pages)));
+    const first = entries.get("xl/worksheets/sheet1.xml")!.toString("utf8");
+    const second = entries.get("xl/worksheets/sheet2.xml")!.toString("utf8");
+    expect(first.match(/<row r="/g)).toHaveLength(1_048_576);
+    expect(first.endsWith('<row r="1048576"><c r="A1048576"><v>1048575</v></c></row></sheetData></worksheet>')).toBe(true);
+    // The one row left: on the second sheet, under its own header.
+    expect(second).toContain('<row r="2"><c r="A2"><v>1048576</v></c></row></sheetData>');
+    expect(second.match(/<row r="/g)).toHaveLength(2);
+    expect(entries.get("xl/workbook.xml")!.toString("utf8")).toContain('<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>');
   });
 });

@@ -1,6 +1,8 @@
 "use client";
 // Create or edit an export destination, checked with the server's own schema before it is sent.
 // A stored secret is never shown: the field holds the mask, which keeps the secret if unchanged.
+// A role's external id is Tally's (generated when the destination is saved): shown, never edited.
+// The server's problems (`endpoint must be a public address: ...`) go on their fields too.
 import { useState, type FormEvent } from "react";
 import { destinationInput, EXPORT_TYPES, SECRET_MASK, type DestinationInput } from "@/server/export/destination-input";
 
@@ -15,6 +17,7 @@ export interface DestinationFormValue {
   accessKeyId: string;
   secretAccessKey: string;
   roleArn: string;
+  /** Shown only: Tally generates it. */
   externalId: string;
   types: string[];
   writeSuccessMarker: boolean;
@@ -25,12 +28,33 @@ export const EMPTY_DESTINATION: DestinationFormValue = {
   secretAccessKey: "", roleArn: "", externalId: "", types: [...EXPORT_TYPES], writeSuccessMarker: true,
 };
 
+// Fields with an input (or, for types, a message) of their own.
+const FIELDS = new Set<string>(Object.keys(EMPTY_DESTINATION).filter((key) => key !== "externalId" && key !== "kind"));
+
+/** The server's message (`field problem; field problem`) split into the form's fields and the rest. */
+function serverProblems(message: string | null): { fields: Record<string, string>; rest: string[] } {
+  const fields: Record<string, string> = {};
+  const rest: string[] = [];
+  for (const part of message ? message.split("; ") : []) {
+    const match = /^([\w.]+) (.+)$/.exec(part);
+    const key = match?.[1]!.split(".").at(-1);
+    if (match && key && FIELDS.has(key) && !fields[key]) fields[key] = match[2]!;
+    else rest.push(part);
+  }
+  return { fields, rest };
+}
+
 export function DestinationForm(props: { accountId: string; initial: DestinationFormValue; submitLabel: string; pending: boolean; serverError: string | null; onSubmit: (input: DestinationInput) => void; onCancel: () => void }) {
   const [value, setValue] = useState(props.initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [ownErrors, setErrors] = useState<Record<string, string>>({});
+  // A field's problem from the server shows until the field is changed or the form sent again.
+  const [edited, setEdited] = useState<Set<string>>(new Set());
+  const server = serverProblems(props.serverError);
+  const errors: Record<string, string> = { ...Object.fromEntries(Object.entries(server.fields).filter(([key]) => !edited.has(key))), ...ownErrors };
   const set = <K extends keyof DestinationFormValue>(key: K, v: DestinationFormValue[K]) => {
     setValue((old) => ({ ...old, [key]: v }));
     setErrors(({ [key]: _dropped, ...rest }) => rest);
+    setEdited((old) => new Set(old).add(key));
   };
 
   const submit = (event: FormEvent) => {
@@ -40,7 +64,7 @@ export function DestinationForm(props: { accountId: string; initial: Destination
       forcePathStyle: value.forcePathStyle, prefix: value.prefix, writeSuccessMarker: value.writeSuccessMarker, types: value.types,
       credentials: value.kind === "access_key"
         ? { kind: "access_key" as const, accessKeyId: value.accessKeyId, secretAccessKey: value.secretAccessKey }
-        : { kind: "assume_role" as const, roleArn: value.roleArn, externalId: value.externalId },
+        : { kind: "assume_role" as const, roleArn: value.roleArn },
     };
     const parsed = destinationInput.safeParse(input);
     if (!parsed.success) {
@@ -48,6 +72,7 @@ export function DestinationForm(props: { accountId: string; initial: Destination
       return;
     }
     setErrors({});
+    setEdited(new Set());
     props.onSubmit(input as DestinationInput);
   };
 
@@ -90,10 +115,14 @@ export function DestinationForm(props: { accountId: string; initial: Destination
             {field("secretAccessKey", "Secret access key", { type: "password", autoComplete: "new-password", placeholder: props.initial.secretAccessKey === SECRET_MASK ? "unchanged" : "" })}
           </div>
         ) : (
-          <div className="row">
+          <>
             {field("roleArn", "Role ARN", { placeholder: "arn:aws:iam::123456789012:role/tally-export" })}
-            {field("externalId", "External id")}
-          </div>
+            <p className="muted">
+              {value.externalId && props.initial.kind === "assume_role"
+                ? <>External id <code>{value.externalId}</code>: the role&apos;s trust policy must require it (<code>sts:ExternalId</code>). It stays the same when you save changes.</>
+                : "Tally generates the role's external id when you save, and shows it here and on the destination: put it in the role's trust policy (sts:ExternalId)."}
+            </p>
+          </>
         )}
       </fieldset>
       <fieldset>
@@ -108,7 +137,7 @@ export function DestinationForm(props: { accountId: string; initial: Destination
       <label className="check">
         <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty <code>_SUCCESS</code> object after each batch
       </label>
-      {props.serverError ? <p role="alert" className="error">{props.serverError}</p> : null}
+      {server.rest.length > 0 ? <p role="alert" className="error">{server.rest.join("; ")}</p> : null}
       <div className="row-buttons">
         <button type="submit" className="button" disabled={props.pending}>{props.pending ? "Saving…" : props.submitLabel}</button>
         <button type="button" className="link-button" onClick={props.onCancel}>Cancel</button>

@@ -199,7 +199,7 @@ export class ParquetWriter {
       bytes[at + 6] = (high >>> 16) & 0xff;
       bytes[at + 7] = (high >>> 24) & 0xff;
     } else if (Number.isSafeInteger(n)) column.bytes.writeBigInt64LE(BigInt(n), column.at);
-    else throw new Error(`column ${spec.name}: ${String(value)} is not a whole number`);
+    else throw new Error(`column ${spec.name}: ${String(value)} is not ${spec.type === "timestamp" ? "a time in milliseconds since 1970" : "a whole number"}`);
     column.at += 8;
   }
 

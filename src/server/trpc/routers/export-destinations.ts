@@ -66,6 +66,7 @@ export const exportDestinationsRouter = router({
       id: r.id, type: r.type, status: r.status, backfill: r.backfill, rangeStart: r.rangeStart, rangeEnd: r.rangeEnd, attempt: r.attempt,
       rows: Number(r.rows), files: r.files, bytes: Number(r.bytes), error: r.error, startedAt: r.startedAt, finishedAt: r.finishedAt,
       durationMs: r.durationMs, nextAttemptAt: r.nextAttemptAt,
+      setAsideRows: r.setAsideRows, setAside: r.setAside as { id: string; reason: string; rows: number }[],
     }));
   }),
 });

@@ -23,7 +23,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > limit) {
-      req.resume(); // drain, so the keep-alive connection stays usable
+      // Not read: the 413 discards a little of it and closes a connection still sending (writeFetchResponse).
       reject(new BodyTooLarge());
       return;
     }
@@ -38,7 +38,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         done();
-        req.resume();
+        // Read no further here: the 413 decides what happens to the rest (writeFetchResponse).
+        req.pause();
         reject(new BodyTooLarge());
         return;
       }
@@ -200,31 +201,53 @@ export async function writeFetchResponse(req: IncomingMessage, res: ServerRespon
   // Without a length Node would send an empty 202 chunked.
   if (!NULL_BODY_STATUS.has(response.status) && req.method !== "HEAD") headers.push("content-length", String(body?.length ?? 0));
   // A body refused as too large may still be arriving: answer, then close the connection rather
-  // than read the rest of it.
+  // than read the rest of it (lingerThenClose). No `Connection: close` header: with it Node closes
+  // the socket as soon as the answer is written, unread input makes the kernel reset it, and a
+  // client still sending loses the answer.
   const unread = response.status === 413 && !req.complete;
-  if (unread) headers.push("connection", "close");
   res.writeHead(response.status, headers);
   res.end(body, unread ? () => lingerThenClose(req) : undefined);
 }
 
 /**
  * Closing a socket with unread input makes the kernel reset it, and a client still sending may
- * then lose the answer it was sent. So the rest is discarded for a moment (at most 1 MiB or 1 s,
- * as web servers' lingering close does), then the connection is closed.
+ * then lose the answer it was sent (Node closes at once after a `Connection: close` answer, so the
+ * 413 goes without that header). The rest of the body is discarded for a while, as web servers'
+ * lingering close does: a body that ends within LINGER_BYTES leaves a healthy keep-alive
+ * connection; past that the connection stops being read (the client's sends back up in the socket
+ * buffers and cost Tally nothing) and is closed LINGER_MS after the answer, time enough for the
+ * client to read it.
  */
 function lingerThenClose(req: IncomingMessage): void {
   const socket = req.socket;
   let discarded = 0;
-  const close = () => {
-    clearTimeout(timer);
-    socket.off("data", onData);
-    socket.destroy();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  const onClose = () => clearTimeout(timer);
+  const stop = () => {
+    req.off("data", onData);
+    req.off("end", onEnd);
   };
   const onData = (chunk: Buffer) => {
     discarded += chunk.length;
-    if (discarded > 1024 * 1024) close();
+    if (discarded > LINGER_BYTES) {
+      stop();
+      req.pause();
+    }
   };
-  const timer = setTimeout(close, 1000);
-  timer.unref();
-  socket.on("data", onData);
+  const onEnd = () => {
+    // The whole body arrived: the connection serves its next request as usual.
+    stop();
+    clearTimeout(timer);
+    socket.off("close", onClose);
+  };
+  req.on("data", onData);
+  req.on("end", onEnd);
+  socket.once("close", onClose);
+  req.resume();
 }
+
+/** How much of a refused body is read and thrown away, so that a client sending it can read the 413. */
+const LINGER_BYTES = 1024 * 1024;
+/** How long a connection whose body is still arriving stays open after its 413. */
+const LINGER_MS = 2000;

@@ -1,6 +1,6 @@
 // The collector over a real socket: same answers as the Next.js routes, no Next.js in the path.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -118,5 +118,30 @@ describe("standalone collector", () => {
     const body = JSON.stringify({ session_id: "chunky", pad: "x".repeat(20 * 1024) });
     expect((await fetch(served.impression_url, { method: "POST", headers: { "Content-Type": "application/json" }, body })).status).toBe(413);
     expect((await fetch(`${base}/v1/beacon/conversion`, { method: "POST", headers: { "Content-Type": "application/json" }, body })).status).toBe(422);
+  });
+
+  it("after a 413 reads no more of a body that keeps coming, lets the client read the answer, then closes the connection", async () => {
+    const { port } = server.address() as AddressInfo;
+    const socket = net.connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write("POST /v1/beacon/conversion HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+    socket.on("error", () => {}); // a reset at the end is the server closing with input unread
+    // Keep sending 64 KiB chunks for as long as the socket takes them.
+    const chunk = `${(64 * 1024).toString(16)}\r\n${" ".repeat(64 * 1024)}\r\n`;
+    let accepted = 0;
+    const started = Date.now();
+    while (!socket.destroyed && Date.now() - started < 1500) {
+      if (socket.write(chunk)) accepted += 64 * 1024;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    // The server stopped reading: the client's writes back up at a few socket buffers, far below
+    // what a second of loopback would carry (gigabytes).
+    expect(accepted).toBeLessThan(64 * 1024 * 1024);
+    const closedAt = await closed;
+    expect(closedAt - started).toBeLessThan(5_000);
   });
 });

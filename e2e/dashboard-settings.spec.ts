@@ -90,12 +90,13 @@ test("settings: an account manager changes a campaign type's attribution window"
   await expect(page.locator("main").getByRole("alert")).toHaveText("The display window must be a whole number of days from 1 to 90");
   await display.getByLabel("Display campaigns (days)").fill("7");
   await display.getByRole("button", { name: "Save" }).click();
+  // The button is disabled while the save is under way as well as after it: wait for the row.
+  const storedWindow = async () => (await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'"))[0]!.window_seconds;
+  await expect.poll(storedWindow).toBe(7 * 86_400);
   await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
-  const [stored] = await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'");
-  expect(stored!.window_seconds).toBe(7 * 86_400);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-settings.png", fullPage: true });
   // Back to the interface's 14 days for the tests that follow.
   await display.getByLabel("Display campaigns (days)").fill("14");
   await display.getByRole("button", { name: "Save" }).click();
-  await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
+  await expect.poll(storedWindow).toBe(14 * 86_400);
 });

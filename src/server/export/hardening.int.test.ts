@@ -22,6 +22,7 @@ import { deliverBatch } from "./deliver-batch";
 import { createDestination, destinationWithSecret, getDestination, updateDestination } from "./destinations";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
+import { setAsideExportRows } from "./set-aside-rows";
 import { testConnection } from "./s3";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -235,6 +236,11 @@ describe("a row the export cannot write", () => {
     // The destination is not held back: its watermark is past the batch.
     const watermark = await db.exportWatermark.findUniqueOrThrow({ where: { destinationId_type: { destinationId: destination.id, type: "orders" } } });
     expect(watermark.deliveredTo.getTime()).toBeGreaterThanOrEqual(stored.rangeEnd.getTime());
+    // Operators see the rows, with their reason, where rollups:verify lists what the jobs set aside.
+    const day = stored.startedAt.toISOString().slice(0, 10);
+    const listed = await setAsideExportRows({ startDate: day, endDate: day });
+    expect(listed.totalRows).toBeGreaterThanOrEqual(2);
+    expect(listed.runs.find((r) => r.run_id === run.runId)).toMatchObject({ destination_id: destination.id, account_id: publisher.id, type: "orders", rows: run.setAside });
   });
 
   it("is found by splitting when Postgres itself fails on it (SQLSTATE class 22), and the split ends at each bad row", async () => {

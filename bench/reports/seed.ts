@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     log(`database: ${await migrateDeploy(url)} (${DATA_DIR})`);
     process.env.DATABASE_URL = url;
     process.env.DATABASE_POOL_SIZE = "4";
+    // Each generating statement writes a million rows: far past the 30 s a request's statement may take.
+    process.env.DATABASE_STATEMENT_TIMEOUT_SECONDS = "3600";
     const now = new Date();
     const lastDay = day(now);
     const firstDay = day(new Date(now.getTime() - 29 * DAY_MS));

@@ -25,7 +25,10 @@ test("checkout after clicking a sponsored product: the order item is attributed 
   await sponsored.click();
   await page.waitForURL(/\/demo\/product\//);
   const sku = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
-  await eventually(() => eventsOfSession(session), (events) => events.some((e) => e.kind === "click" && e.ad_id === adId));
+  await eventually(
+    () => eventsOfSession(session),
+    (events) => events.some((e) => e.kind === "click" && e.ad_id === adId),
+  );
 
   await page.getByLabel("Quantity").fill("2");
   await page.getByLabel("E-mail").fill("  Maria.Silva@Example.COM ");
@@ -36,16 +39,19 @@ test("checkout after clicking a sponsored product: the order item is attributed 
 
   // Stored as sent: the browser hashed the normalised e-mail, and the order joins this visitor.
   const [conversion] = await query<{ session_id: string; email_hashed: string; phone_hashed: string }>(
-    "SELECT session_id, email_hashed, phone_hashed FROM conversions WHERE order_id = $1", [orderId],
+    "SELECT session_id, email_hashed, phone_hashed FROM conversions WHERE order_id = $1",
+    [orderId],
   );
   expect(conversion).toEqual({ session_id: session, email_hashed: sha256("maria.silva@example.com"), phone_hashed: sha256("+5511987654321") });
 
   const started = Date.now();
   const attributed = await eventually(
-    () => query<StoredAttribution>(
-      `SELECT order_id, product_sku, ad_id, event_kind::text, session_id, quantity, total_value_micros::text, promotional_price_micros::text
-         FROM attributions WHERE order_id = $1`, [orderId],
-    ),
+    () =>
+      query<StoredAttribution>(
+        `SELECT order_id, product_sku, ad_id, event_kind::text, session_id, quantity, total_value_micros::text, promotional_price_micros::text
+         FROM attributions WHERE order_id = $1`,
+        [orderId],
+      ),
     (rows) => rows.length > 0,
     60_000,
   );

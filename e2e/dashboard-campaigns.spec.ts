@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync } from "node:crypto";
-import ExcelJS from "exceljs";
 import { expect, test } from "@playwright/test";
+import ExcelJS from "exceljs";
 import { query } from "./database";
 import { signIn, signInAsStaff } from "./sign-in";
 
@@ -8,17 +8,28 @@ import { signIn, signInAsStaff } from "./sign-in";
 async function makeMember(email: string, accountId: string, password: string) {
   const salt = randomBytes(16);
   const hash = scryptSync(password.normalize("NFKC"), salt, 64, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
-  await query(
-    "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ($1, $2, $3, $4, 'member', $5) ON CONFLICT (email) DO NOTHING",
-    [`usr_${randomBytes(8).toString("hex")}`, email, email, ["scrypt", 32768, 8, 1, salt.toString("base64url"), hash.toString("base64url")].join("$"), accountId],
-  );
+  await query("INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ($1, $2, $3, $4, 'member', $5) ON CONFLICT (email) DO NOTHING", [
+    `usr_${randomBytes(8).toString("hex")}`,
+    email,
+    email,
+    ["scrypt", 32768, 8, 1, salt.toString("base64url"), hash.toString("base64url")].join("$"),
+    accountId,
+  ]);
 }
-
 
 test("a campaign's page shows its numbers, chart and ads, and downloads its days as XLSX", async ({ page, request }) => {
   // A click on an Acme ad, so the campaign has numbers today.
   const session = `camp-${Date.now()}`;
-  const served = await request.post("/v1/ads", { data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: session, context: "search", term: "coffee", placements: [{ name: "search-top", types: ["product"], quantity: 3 }] } });
+  const served = await request.post("/v1/ads", {
+    data: {
+      publisher_id: "pub_demo_market",
+      site: "demomarket.com",
+      session_id: session,
+      context: "search",
+      term: "coffee",
+      placements: [{ name: "search-top", types: ["product"], quantity: 3 }],
+    },
+  });
   const ads = ((await served.json()) as { ads: Record<string, { ad_id: string; impression_url: string; click_url: string }[]> }).ads["search-top"]!;
   const acme = ads.find((ad) => ad.ad_id.startsWith("ad_acme"))!;
   expect(acme).toBeDefined();
@@ -112,7 +123,9 @@ test("an account manager creates a campaign for an advertiser, edits it, and pau
   await expect(page.getByRole("heading", { level: 1, name: "Acme: holiday beans" })).toBeVisible();
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await expect(page.getByRole("button", { name: "Resume", exact: true })).toBeVisible();
-  const [after] = await query<{ status: string; daily_budget_micros: string }>("SELECT status::text, daily_budget_micros::text FROM campaigns WHERE id = $1", [stored!.id]);
+  const [after] = await query<{ status: string; daily_budget_micros: string }>("SELECT status::text, daily_budget_micros::text FROM campaigns WHERE id = $1", [
+    stored!.id,
+  ]);
   expect(after).toEqual({ status: "paused", daily_budget_micros: "25000000" });
 });
 

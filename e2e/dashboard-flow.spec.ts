@@ -1,5 +1,5 @@
-import ExcelJS from "exceljs";
 import { expect, test } from "@playwright/test";
+import ExcelJS from "exceljs";
 import { eventually, query } from "./database";
 import { signInAsStaff } from "./sign-in";
 
@@ -44,7 +44,9 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await ad.getByLabel(/Lighthouse Green Tea 100 g/).check();
   await ad.getByRole("button", { name: "Create ad" }).click();
   await expect(page.getByRole("cell", { name: "Green tea card", exact: true })).toBeVisible();
-  const [{ id: adId, campaign_id: campaignId }] = (await query<{ id: string; campaign_id: string }>("SELECT id, campaign_id FROM ads WHERE name = 'Green tea card'")) as [{ id: string; campaign_id: string }];
+  const [{ id: adId, campaign_id: campaignId }] = (await query<{ id: string; campaign_id: string }>(
+    "SELECT id, campaign_id FROM ads WHERE name = 'Green tea card'",
+  )) as [{ id: string; campaign_id: string }];
 
   // A shopper (another browser context: no dashboard session) sees it, clicks it and buys.
   const shopper = await (await browser.newContext()).newPage();
@@ -56,7 +58,11 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await shopper.getByLabel("E-mail").fill("tea.lover@example.com");
   await shopper.getByRole("button", { name: "Buy now" }).click();
   const orderId = (await shopper.getByTestId("order-id").textContent())!;
-  await eventually(() => query("SELECT 1 FROM attributions WHERE order_id = $1 AND ad_id = $2", [orderId, adId]), (rows) => rows.length === 1, 60_000);
+  await eventually(
+    () => query("SELECT 1 FROM attributions WHERE order_id = $1 AND ad_id = $2", [orderId, adId]),
+    (rows) => rows.length === 1,
+    60_000,
+  );
 
   // The campaign page now shows the impression, the click and the order, on today's point of the chart.
   await page.reload();
@@ -74,7 +80,9 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   const sheet = workbook.worksheets[0]!;
   const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
   const today = new Date().toISOString().slice(0, 10);
-  const rows = Array.from({ length: sheet.rowCount - 1 }, (_, i) => Object.fromEntries(header.map((h, c) => [h, (sheet.getRow(i + 2).values as unknown[])[c + 1]])));
+  const rows = Array.from({ length: sheet.rowCount - 1 }, (_, i) =>
+    Object.fromEntries(header.map((h, c) => [h, (sheet.getRow(i + 2).values as unknown[])[c + 1]])),
+  );
   const todays = rows.find((r) => (r.day as Date).toISOString().slice(0, 10) === today);
   expect(todays).toMatchObject({ clicks_total: 1, conversions_total: 1, sales_revenue: 12.5, ad_revenue: 3 });
   expect(rows.filter((r) => r !== todays).every((r) => r.clicks_total === 0)).toBe(true);

@@ -6,12 +6,27 @@ test("invalid traffic shows the filtered beacons by reason, as the rollups count
   // One counted impression, its repeat (a duplicate), a bot's, one from a session the ad was not
   // served to and one without a user agent, on the demo store.
   const session = `itr-${Date.now()}`;
-  const served = await request.post("/v1/ads", { data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: session, context: "home", placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }] } });
+  const served = await request.post("/v1/ads", {
+    data: {
+      publisher_id: "pub_demo_market",
+      site: "demomarket.com",
+      session_id: session,
+      context: "home",
+      placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }],
+    },
+  });
   const ad = ((await served.json()) as { ads: Record<string, { impression_url: string }[]> }).ads["partner-banner"]![0]!;
   const chrome = { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36" };
   expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: chrome })).status()).toBe(202);
   expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: chrome })).status()).toBe(202);
-  expect((await request.post(ad.impression_url, { data: { session_id: `${session}-bot` }, headers: { "User-Agent": "Googlebot/2.1 (+http://www.google.com/bot.html)" } })).status()).toBe(202);
+  expect(
+    (
+      await request.post(ad.impression_url, {
+        data: { session_id: `${session}-bot` },
+        headers: { "User-Agent": "Googlebot/2.1 (+http://www.google.com/bot.html)" },
+      })
+    ).status(),
+  ).toBe(202);
   expect((await request.post(ad.impression_url, { data: { session_id: `${session}-other` }, headers: chrome })).status()).toBe(202);
   expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: { "User-Agent": "" } })).status()).toBe(202);
 

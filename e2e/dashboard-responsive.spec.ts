@@ -40,7 +40,12 @@ test("every dashboard screen fits a 390 px wide phone without sideways scrolling
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
     await page.waitForLoadState("networkidle");
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const wide = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest(".table-scroll")).slice(0, 5).map((el) => `${el.tagName}.${el.className}`));
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest(".table-scroll"))
+        .slice(0, 5)
+        .map((el) => `${el.tagName}.${el.className}`),
+    );
     expect({ path, overflow, wide }).toEqual({ path, overflow: 0, wide: [] });
     await page.screenshot({ path: `test-results/e2e/screens/390${path.replaceAll("/", "-")}.png`, fullPage: true });
   }

@@ -2,7 +2,6 @@ import { expect, test } from "@playwright/test";
 import { query } from "./database";
 import { signInAsStaff } from "./sign-in";
 
-
 test("API keys: a key is shown once, works on the report routes, lists as a prefix and stops working when revoked", async ({ page, request }) => {
   await signInAsStaff(page);
   await page.getByRole("link", { name: "API keys" }).click();
@@ -53,7 +52,9 @@ test("exports: the demo bucket passes its connection test, run now delivers, and
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports.png", fullPage: true });
 
   // A new destination on the same local S3: the form checks it with the server's schema first.
-  const [{ endpoint }] = (await query<{ endpoint: string }>("SELECT endpoint FROM export_destinations WHERE name = 'Local demo bucket'")) as [{ endpoint: string }];
+  const [{ endpoint }] = (await query<{ endpoint: string }>("SELECT endpoint FROM export_destinations WHERE name = 'Local demo bucket'")) as [
+    { endpoint: string },
+  ];
   await page.getByRole("button", { name: "Add a destination" }).click();
   const form = page.getByRole("form", { name: "Add destination" });
   await form.getByLabel("Name").fill("Second lake");
@@ -91,7 +92,8 @@ test("settings: an account manager changes a campaign type's attribution window"
   await display.getByLabel("Display campaigns (days)").fill("7");
   await display.getByRole("button", { name: "Save" }).click();
   // The button is disabled while the save is under way as well as after it: wait for the row.
-  const storedWindow = async () => (await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'"))[0]!.window_seconds;
+  const storedWindow = async () =>
+    (await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'"))[0]!.window_seconds;
   await expect.poll(storedWindow).toBe(7 * 86_400);
   await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-settings.png", fullPage: true });

@@ -18,7 +18,13 @@ test("the dashboard needs a sign-in, and a wrong password is refused in words", 
 test("an account manager sees the overview's totals and charts for an account, and signs out", async ({ page, context, request }) => {
   // A banner impression on the demo store, so the figures are not all zero.
   const served = await request.post("/v1/ads", {
-    data: { publisher_id: "pub_demo_market", site: "demomarket.com", session_id: `dash-${Date.now()}`, context: "home", placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }] },
+    data: {
+      publisher_id: "pub_demo_market",
+      site: "demomarket.com",
+      session_id: `dash-${Date.now()}`,
+      context: "home",
+      placements: [{ name: "partner-banner", types: ["banner"], size: "728x90" }],
+    },
   });
   const ad = ((await served.json()) as { ads: Record<string, { impression_url: string }[]> }).ads["partner-banner"]![0]!;
   expect((await request.post(ad.impression_url, { data: { session_id: `dash-${Date.now()}` } })).status()).toBe(202);

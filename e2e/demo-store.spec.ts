@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { eventsOfSession, eventually } from "./database";
 
 const sessionOf = (page: Page) => page.evaluate(() => window.localStorage.getItem("tally_sid"));
@@ -19,8 +19,16 @@ test("the demo store records one impression per rendered ad, a view for ads seen
   const session = (await sessionOf(page))!;
   expect(session).toBeTruthy();
 
-  const afterRender = await eventually(() => eventsOfSession(session), (events) => count(events, "impression") === adIds.length);
-  expect(afterRender.filter((e) => e.kind === "impression").map((e) => e.ad_id).sort()).toEqual([...adIds].sort());
+  const afterRender = await eventually(
+    () => eventsOfSession(session),
+    (events) => count(events, "impression") === adIds.length,
+  );
+  expect(
+    afterRender
+      .filter((e) => e.kind === "impression")
+      .map((e) => e.ad_id)
+      .sort(),
+  ).toEqual([...adIds].sort());
   expect(afterRender.every((e) => e.status === "counted")).toBe(true);
   await page.screenshot({ path: "test-results/e2e/screens/demo-search.png", fullPage: true });
 
@@ -40,7 +48,10 @@ test("the demo store records one impression per rendered ad, a view for ads seen
   await page.waitForTimeout(300);
   await footer.scrollIntoViewIfNeeded();
   await page.waitForTimeout(1500);
-  const viewed = await eventually(() => eventsOfSession(session), (events) => count(events, "view", footerAdId) === 1);
+  const viewed = await eventually(
+    () => eventsOfSession(session),
+    (events) => count(events, "view", footerAdId) === 1,
+  );
   expect(count(viewed, "view", footerAdId)).toBe(1);
   // The ads at the top were in view from the start.
   const topBanner = (await page.getByTestId("banner-ad").getAttribute("data-ad-id"))!;
@@ -51,7 +62,10 @@ test("the demo store records one impression per rendered ad, a view for ads seen
   const productAdId = (await product.getAttribute("data-ad-id"))!;
   await product.click();
   await page.waitForURL(/\/demo\/product\//);
-  const clicked = await eventually(() => eventsOfSession(session), (events) => count(events, "click", productAdId) === 1);
+  const clicked = await eventually(
+    () => eventsOfSession(session),
+    (events) => count(events, "click", productAdId) === 1,
+  );
   expect(count(clicked, "click", productAdId)).toBe(1);
   await page.screenshot({ path: "test-results/e2e/screens/demo-product.png", fullPage: true });
 });
@@ -80,10 +94,13 @@ test("a page on another origin sends sendBeacon with an application/json Blob, a
     const request = await beaconRequest;
     const headers = await request.allHeaders();
     expect(headers["content-type"]).toBe("application/json");
-    expect(headers["origin"]).toBe(origin);
+    expect(headers.origin).toBe(origin);
     // Chromium reports navigator.sendBeacon requests as "ping" (fetch would be "fetch").
     expect(request.resourceType()).toBe("ping");
-    const stored = await eventually(() => eventsOfSession(sessionId), (events) => events.length === 1);
+    const stored = await eventually(
+      () => eventsOfSession(sessionId),
+      (events) => events.length === 1,
+    );
     expect(stored).toEqual([expect.objectContaining({ kind: "impression", status: "counted", placement_name: "partner-banner" })]);
   } finally {
     await new Promise((resolve) => publisherSite.close(resolve));

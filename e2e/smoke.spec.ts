@@ -26,7 +26,7 @@ test("the /v1 routes answer a wrong method with the same JSON 405 as the collect
   for (const path of ["/v1/ads", "/v1/beacon/impression/some.token.here"]) {
     const response = await request.get(path);
     expect(response.status()).toBe(405);
-    expect(response.headers()["allow"]).toBe("POST, OPTIONS");
+    expect(response.headers().allow).toBe("POST, OPTIONS");
     expect(await response.json()).toEqual({ error: { code: "method_not_allowed", message: "use POST" } });
   }
 });
@@ -39,7 +39,5 @@ test("a production server with a malformed DATABASE_URL stops at start with one 
     timeout: 30_000,
   });
   expect(result.status).toBe(1);
-  expect(result.stderr).toContain(
-    "tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL",
-  );
+  expect(result.stderr).toContain("tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL");
 });

@@ -13,15 +13,28 @@ beforeAll(async () => {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser({ wallet: 1000 });
   const sku = `HOSTILE-BEANS-${randomUUID()}`;
-  const { campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.5, products: [{ sku, name: "Beans" }] });
+  const { campaign } = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    bidModel: "cpc",
+    bid: 0.5,
+    products: [{ sku, name: "Beans" }],
+  });
   fixture = { publisherId: publisher.id, advertiserId: advertiser.id, sku, campaignId: campaign.id };
 });
 afterAll(closeSql);
 
 const walletOf = async (id: string) => BigInt((await sql<{ w: string }>("SELECT wallet_balance_micros::text AS w FROM accounts WHERE id = $1", [id]))[0]!.w);
 const order = (session: string, user: string, items: unknown[], extra: Record<string, unknown> = {}) => ({
-  publisher_id: fixture.publisherId, user_id: user, session_id: session, order_id: `order-${randomUUID()}`, created_at: new Date().toISOString(),
-  channel: "web", email_hashed: EMAIL, items, ...extra,
+  publisher_id: fixture.publisherId,
+  user_id: user,
+  session_id: session,
+  order_id: `order-${randomUUID()}`,
+  created_at: new Date().toISOString(),
+  channel: "web",
+  email_hashed: EMAIL,
+  items,
+  ...extra,
 });
 
 describe.each(HOSTS)("at $name", (host) => {
@@ -29,15 +42,20 @@ describe.each(HOSTS)("at $name", (host) => {
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     const ad = await serve(host, fixture.publisherId, shopper.session);
     expect((await post(ad.click_url, { session_id: shopper.session, user_id: shopper.user })).status).toBe(202);
-    const poison = await post(`${host.url}/v1/beacon/conversion`, order(shopper.session, shopper.user, [{ sku: fixture.sku, quantity: 1e6, price: 1e9, promotional_price: 1e9 }]));
+    const poison = await post(
+      `${host.url}/v1/beacon/conversion`,
+      order(shopper.session, shopper.user, [{ sku: fixture.sku, quantity: 1e6, price: 1e9, promotional_price: 1e9 }]),
+    );
     expect(poison.status).toBe(422);
     const paths = (poison.json() as { instancePath: string }[]).map((entry) => entry.instancePath);
     expect(paths).toEqual(expect.arrayContaining(["/items/0/quantity", "/items/0/promotional_price"]));
 
     const good = order(shopper.session, shopper.user, [{ sku: fixture.sku, quantity: 2, price: 5, promotional_price: 4 }]);
     expect((await post(`${host.url}/v1/beacon/conversion`, good)).status).toBe(202);
-    await eventually("the good order is attributed", async () =>
-      (await sql("SELECT 1 FROM attributions WHERE publisher_id = $1 AND order_id = $2", [fixture.publisherId, good.order_id])).length === 1);
+    await eventually(
+      "the good order is attributed",
+      async () => (await sql("SELECT 1 FROM attributions WHERE publisher_id = $1 AND order_id = $2", [fixture.publisherId, good.order_id])).length === 1,
+    );
   });
 
   it("refuses beacons and orders holding what Postgres cannot store, and stores every good one sent with them", async () => {
@@ -52,7 +70,9 @@ describe.each(HOSTS)("at $name", (host) => {
     expect(answers.slice(1).map((a) => a.status)).toEqual(Array(30).fill(202));
     expect(Number((await sql<{ n: string }>("SELECT count(*) AS n FROM ad_events WHERE session_id = ANY($1)", [sessions]))[0]!.n)).toBe(30);
 
-    const orders = Array.from({ length: 10 }, () => order(`s-${randomUUID()}`, `u-${randomUUID()}`, [{ sku: fixture.sku, quantity: 1, price: 1, promotional_price: 1 }]));
+    const orders = Array.from({ length: 10 }, () =>
+      order(`s-${randomUUID()}`, `u-${randomUUID()}`, [{ sku: fixture.sku, quantity: 1, price: 1, promotional_price: 1 }]),
+    );
     const bad = [
       order("s", "u", [{ sku: "NUL\u0000SKU", quantity: 1, price: 1, promotional_price: 1 }]),
       order("s", "u", [{ sku: "S", quantity: 1, price: 1, promotional_price: 1 }], { order_id: "lone \ud800 surrogate" }),
@@ -61,7 +81,10 @@ describe.each(HOSTS)("at $name", (host) => {
     const results = await Promise.all([...bad, ...orders].map((body) => post(`${host.url}/v1/beacon/conversion`, body)));
     expect(results.slice(0, 3).map((r) => r.status)).toEqual([422, 422, 422]);
     expect(results.slice(3).map((r) => r.status)).toEqual(Array(10).fill(202));
-    const stored = await sql<{ order_id: string }>("SELECT order_id FROM conversions WHERE publisher_id = $1 AND order_id = ANY($2)", [fixture.publisherId, orders.map((o) => o.order_id)]);
+    const stored = await sql<{ order_id: string }>("SELECT order_id FROM conversions WHERE publisher_id = $1 AND order_id = ANY($2)", [
+      fixture.publisherId,
+      orders.map((o) => o.order_id),
+    ]);
     expect(stored).toHaveLength(10);
   });
 
@@ -86,7 +109,9 @@ describe.each(HOSTS)("at $name", (host) => {
     }
     expect(statuses).toEqual(Array(1000).fill(202));
     const rows = await sql<{ status: string; n: string; spend: string }>(
-      "SELECT status::text, count(*)::text AS n, sum(spend_micros)::text AS spend FROM ad_events WHERE session_id = ANY($1) GROUP BY 1", [invented]);
+      "SELECT status::text, count(*)::text AS n, sum(spend_micros)::text AS spend FROM ad_events WHERE session_id = ANY($1) GROUP BY 1",
+      [invented],
+    );
     expect(rows).toEqual([{ status: "session_mismatch", n: "1000", spend: "0" }]);
     expect(await walletOf(fixture.advertiserId)).toBe(wallet);
   });
@@ -96,7 +121,8 @@ describe.each(HOSTS)("at $name", (host) => {
     const session = `flood-${randomUUID()}`;
     const ad = await serve(host, fixture.publisherId, session);
     const answers = [];
-    for (let i = 0; i < 260; i += 20) answers.push(...(await Promise.all(Array.from({ length: 20 }, () => post(ad.impression_url, { session_id: session }, { address })))));
+    for (let i = 0; i < 260; i += 20)
+      answers.push(...(await Promise.all(Array.from({ length: 20 }, () => post(ad.impression_url, { session_id: session }, { address })))));
     const refused = answers.filter((a) => a.status === 429);
     expect(answers.every((a) => a.status === 202 || a.status === 429)).toBe(true);
     expect(refused.length).toBeGreaterThanOrEqual(60);
@@ -107,7 +133,11 @@ describe.each(HOSTS)("at $name", (host) => {
 
   it("reads no more of an endless chunked body than its limit, on every route that reads one, and its memory stays bounded", async () => {
     const before = residentMb(host.pid);
-    const paths = ["/v1/beacon/conversion", "/v1/ads", `/v1/beacon/impression/${(await serve(host, fixture.publisherId, "chunks")).impression_url.split("/").pop()}`];
+    const paths = [
+      "/v1/beacon/conversion",
+      "/v1/ads",
+      `/v1/beacon/impression/${(await serve(host, fixture.publisherId, "chunks")).impression_url.split("/").pop()}`,
+    ];
     if (host.name === "next start") paths.push("/api/trpc/auth.signIn");
     let peak = before;
     for (let round = 0; round < 5; round += 1) {

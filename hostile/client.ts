@@ -39,7 +39,11 @@ export interface Answer {
 }
 
 /** POSTs `body` (a string is sent as it is) to `url` from `address`. */
-export async function post(url: string, body: unknown, options: { address?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function post(
+  url: string,
+  body: unknown,
+  options: { address?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const response = await fetch(url, {
     method: "POST",
     headers: {
@@ -64,7 +68,13 @@ export interface ServedAd {
 
 /** Asks a host for ads for `session` and returns the first one of the placement. */
 export async function serve(host: Host, publisherId: string, session: string, types: string[] = ["banner"]): Promise<ServedAd> {
-  const answer = await post(`${host.url}/v1/ads`, { publisher_id: publisherId, session_id: session, context: "search", term: "coffee", placements: [{ name: "slot", types }] });
+  const answer = await post(`${host.url}/v1/ads`, {
+    publisher_id: publisherId,
+    session_id: session,
+    context: "search",
+    term: "coffee",
+    placements: [{ name: "slot", types }],
+  });
   if (answer.status !== 200) throw new Error(`${host.name} /v1/ads answered ${answer.status}: ${answer.text}`);
   const ad = (answer.json() as { ads: Record<string, ServedAd[]> }).ads.slot?.[0];
   if (!ad) throw new Error(`${host.name} served no ad for ${publisherId}`);
@@ -125,12 +135,16 @@ export function postEndless(url: string, headers: Record<string, string> = {}): 
   return new Promise((resolve, reject) => {
     let sentBytes = 0;
     let answered = false;
-    const request = http.request(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": freshAddress(), ...headers } }, (response) => {
-      answered = true;
-      response.resume();
-      resolve({ status: response.statusCode ?? 0, sentBytes });
-      request.destroy();
-    });
+    const request = http.request(
+      url,
+      { method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": freshAddress(), ...headers } },
+      (response) => {
+        answered = true;
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, sentBytes });
+        request.destroy();
+      },
+    );
     request.on("error", (error) => (answered ? undefined : reject(error)));
     const chunk = Buffer.alloc(4096, 0x20);
     const limit = 64 * 1024 * 1024;

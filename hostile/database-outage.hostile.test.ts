@@ -2,12 +2,12 @@
 // hosts, and started again. Every 202 has its row, every other request got 503 (never a 500, never
 // a hang), and the jobs of the long-running server (attribution, export) recover on their own.
 // This file has its own database, servers and bucket: it stops its database on purpose.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "@/cli/local/embedded-postgres";
-import { startLocalS3, type LocalS3 } from "@/cli/local/local-s3";
+import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
+import { type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { HOSTILE_ENV } from "./global-stack";
 
@@ -58,7 +58,13 @@ beforeAll(async () => {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser({ wallet: 100_000 });
   const sku = `OUTAGE-${randomUUID()}`;
-  const { ad, campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.01, products: [{ sku, name: "Outage" }] });
+  const { ad, campaign } = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    bidModel: "cpc",
+    bid: 0.01,
+    products: [{ sku, name: "Outage" }],
+  });
   fixture = { publisherId: publisher.id, site: publisher.sites[0]!.name, adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, sku };
   s3 = await startLocalS3({ directory: s3Directory, buckets: ["outage"] });
   pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -66,11 +72,19 @@ beforeAll(async () => {
   await disconnectDb();
 
   const env = {
-    ...stackEnv, DATABASE_URL: databaseUrl, TALLY_V1_RATE_PER_ADDRESS: "0", TALLY_EXPORT_INTERVAL_SECONDS: "2",
-    TALLY_ATTRIBUTION_INTERVAL_SECONDS: "1", TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",
+    ...stackEnv,
+    DATABASE_URL: databaseUrl,
+    TALLY_V1_RATE_PER_ADDRESS: "0",
+    TALLY_EXPORT_INTERVAL_SECONDS: "2",
+    TALLY_ATTRIBUTION_INTERVAL_SECONDS: "1",
+    TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",
   };
   const nextPort = await freePort();
-  await startServer(["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"], env, `http://127.0.0.1:${nextPort}/api/health`);
+  await startServer(
+    ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"],
+    env,
+    `http://127.0.0.1:${nextPort}/api/health`,
+  );
   nextUrl = `http://127.0.0.1:${nextPort}`;
   const collectorPort = await freePort();
   await startServer(["--import", "tsx", "src/collector/server.ts", String(collectorPort)], env, `http://127.0.0.1:${collectorPort}/v1/ads`);
@@ -99,16 +113,35 @@ describe("Postgres stopped in the middle of a load and started again", () => {
     const { sessionHashOf, signBeaconToken } = await import("@/server/ingest/beacon-token");
     const key = { id: "hostile", secret: HOSTILE_ENV.BEACON_SIGNING_KEYS.split(":").slice(1).join(":") };
     const beacon = (session: string) => {
-      const token = signBeaconToken({
-        kind: "click", requestId: randomUUID(), adId: fixture.adId, campaignId: fixture.campaignId, advertiserId: fixture.advertiserId,
-        publisherId: fixture.publisherId, site: fixture.site, placementName: "slot", context: "search", adType: "banner", adSize: "300x250",
-        issuedAt: Math.floor(Date.now() / 1000), sessionHash: sessionHashOf(session),
-      }, key);
+      const token = signBeaconToken(
+        {
+          kind: "click",
+          requestId: randomUUID(),
+          adId: fixture.adId,
+          campaignId: fixture.campaignId,
+          advertiserId: fixture.advertiserId,
+          publisherId: fixture.publisherId,
+          site: fixture.site,
+          placementName: "slot",
+          context: "search",
+          adType: "banner",
+          adSize: "300x250",
+          issuedAt: Math.floor(Date.now() / 1000),
+          sessionHash: sessionHashOf(session),
+        },
+        key,
+      );
       return `/v1/beacon/click/${token}`;
     };
     const orderOf = (session: string, orderId: string) => ({
-      publisher_id: fixture.publisherId, user_id: `u-${session}`, session_id: session, order_id: orderId, created_at: new Date().toISOString(),
-      channel: "web", email_hashed: "e".repeat(64), items: [{ sku: fixture.sku, quantity: 1, price: 3, promotional_price: 2 }],
+      publisher_id: fixture.publisherId,
+      user_id: `u-${session}`,
+      session_id: session,
+      order_id: orderId,
+      created_at: new Date().toISOString(),
+      channel: "web",
+      email_hashed: "e".repeat(64),
+      items: [{ sku: fixture.sku, quantity: 1, price: 3, promotional_price: 2 }],
     });
     const headers = { "Content-Type": "application/json", "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0" };
 
@@ -122,7 +155,10 @@ describe("Postgres stopped in the middle of a load and started again", () => {
         const asOrder = n % 4 === 0;
         const id = asOrder ? `order-${randomUUID()}` : session;
         const response = await fetch(`${host}${asOrder ? "/v1/beacon/conversion" : beacon(session)}`, {
-          method: "POST", headers, body: JSON.stringify(asOrder ? orderOf(session, id) : { session_id: session }), signal: AbortSignal.timeout(20_000),
+          method: "POST",
+          headers,
+          body: JSON.stringify(asOrder ? orderOf(session, id) : { session_id: session }),
+          signal: AbortSignal.timeout(20_000),
         }).catch((error: unknown) => ({ status: -1, error }));
         sent.push({ kind: asOrder ? "order" : "beacon", id, host, status: response.status });
       }
@@ -142,14 +178,23 @@ describe("Postgres stopped in the middle of a load and started again", () => {
 
     const by = (status: number) => sent.filter((s) => s.status === status);
     const unexpected = sent.filter((s) => s.status !== 202 && s.status !== 503);
-    if (unexpected.length > 0) console.error(`servers wrote:\n${[...new Set(serverErrors.flatMap((e) => e.split("\n")).map((l) => l.replace(/[0-9]+/g, "N")))].join("\n").slice(0, 6000)}`);
+    if (unexpected.length > 0)
+      console.error(
+        `servers wrote:\n${[...new Set(serverErrors.flatMap((e) => e.split("\n")).map((l) => l.replace(/[0-9]+/g, "N")))].join("\n").slice(0, 6000)}`,
+      );
     expect(unexpected.map((s) => `${s.kind} at ${s.host === nextUrl ? "next start" : "collector"}: ${s.status}`).slice(0, 20)).toEqual([]);
     expect(by(202).length).toBeGreaterThan(50);
     expect(by(503).length).toBeGreaterThan(0);
-    console.log(`outage: ${sent.length} requests, ${by(202).length} answered 202, ${by(503).length} answered 503; the database was down ${((restartedAt.getTime() - stoppedAt) / 1000).toFixed(1)} s`);
+    console.log(
+      `outage: ${sent.length} requests, ${by(202).length} answered 202, ${by(503).length} answered 503; the database was down ${((restartedAt.getTime() - stoppedAt) / 1000).toFixed(1)} s`,
+    );
 
-    const acceptedBeacons = by(202).filter((s) => s.kind === "beacon").map((s) => s.id);
-    const acceptedOrders = by(202).filter((s) => s.kind === "order").map((s) => s.id);
+    const acceptedBeacons = by(202)
+      .filter((s) => s.kind === "beacon")
+      .map((s) => s.id);
+    const acceptedOrders = by(202)
+      .filter((s) => s.kind === "order")
+      .map((s) => s.id);
     const storedBeacons = await sql<{ session_id: string }>("SELECT session_id FROM ad_events WHERE session_id = ANY($1)", [acceptedBeacons]);
     const storedOrders = await sql<{ order_id: string }>("SELECT order_id FROM conversions WHERE order_id = ANY($1)", [acceptedOrders]);
     expect(acceptedBeacons.length - storedBeacons.length).toBe(0);
@@ -163,13 +208,23 @@ describe("Postgres stopped in the middle of a load and started again", () => {
     await eventually("attribution catches up", async () => (await sql("SELECT 1 FROM conversions WHERE attributed_at IS NULL")).length === 0);
     const { createDestination } = await import("@/server/export/destinations");
     const destination = await createDestination({
-      accountId: fixture.publisherId, name: "outage bucket", bucket: "outage", region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true,
-      credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }, types: ["ad_events", "orders"],
+      accountId: fixture.publisherId,
+      name: "outage bucket",
+      bucket: "outage",
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      types: ["ad_events", "orders"],
     });
     // Created two days ago: its first day of events is due at once.
     await sql("UPDATE export_destinations SET created_at = now() - interval '2 days' WHERE id = $1", [destination.id]);
-    await eventually("the export job delivers to a destination added after the restart", async () =>
-      (await sql("SELECT 1 FROM export_runs WHERE destination_id = $1 AND status = 'succeeded' AND finished_at > $2", [destination.id, restartedAt])).length > 0);
+    await eventually(
+      "the export job delivers to a destination added after the restart",
+      async () =>
+        (await sql("SELECT 1 FROM export_runs WHERE destination_id = $1 AND status = 'succeeded' AND finished_at > $2", [destination.id, restartedAt])).length >
+        0,
+    );
   });
 });
 

@@ -2,7 +2,7 @@
 // demo data, a local S3 (the demo publisher's export destination), the production build under
 // `next start`, and the collector, all with production settings. Tests reach the database
 // directly (DATABASE_URL) to check what was stored.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { TestProject } from "vitest/node";
@@ -45,7 +45,9 @@ export const HOSTILE_ENV = {
 } as const;
 
 const children: ChildProcess[] = [];
-process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
 
 async function startServer(name: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
@@ -93,10 +95,20 @@ export default async function setup(project: TestProject) {
 
     const serverEnv = { ...HOSTILE_ENV, DATABASE_URL: databaseUrl };
     const nextPort = await freePort();
-    const next = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"], serverEnv, `http://127.0.0.1:${nextPort}/api/health`);
+    const next = await startServer(
+      "next start",
+      ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"],
+      serverEnv,
+      `http://127.0.0.1:${nextPort}/api/health`,
+    );
     started.push(next);
     const collectorPort = await freePort();
-    const collector = await startServer("collector", ["--import", "tsx", "src/collector/server.ts", String(collectorPort)], serverEnv, `http://127.0.0.1:${collectorPort}/v1/ads`);
+    const collector = await startServer(
+      "collector",
+      ["--import", "tsx", "src/collector/server.ts", String(collectorPort)],
+      serverEnv,
+      `http://127.0.0.1:${collectorPort}/v1/ads`,
+    );
     started.push(collector);
 
     project.provide("hostile", {

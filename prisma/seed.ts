@@ -43,8 +43,20 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: network Retail Network with sub-publishers Corner Grocer and City Pharmacy");
   await createAccount({ id: DEMO.networkId, kind: "network", name: "Retail Network" });
-  await createAccount({ id: "pub_corner_grocer", kind: "publisher", name: "Corner Grocer", networkId: DEMO.networkId, sites: [{ name: "cornergrocer.com", domain: "cornergrocer.com" }] });
-  await createAccount({ id: "pub_city_pharmacy", kind: "publisher", name: "City Pharmacy", networkId: DEMO.networkId, sites: [{ name: "citypharmacy.com", domain: "citypharmacy.com" }] });
+  await createAccount({
+    id: "pub_corner_grocer",
+    kind: "publisher",
+    name: "Corner Grocer",
+    networkId: DEMO.networkId,
+    sites: [{ name: "cornergrocer.com", domain: "cornergrocer.com" }],
+  });
+  await createAccount({
+    id: "pub_city_pharmacy",
+    kind: "publisher",
+    name: "City Pharmacy",
+    networkId: DEMO.networkId,
+    sites: [{ name: "citypharmacy.com", domain: "citypharmacy.com" }],
+  });
 
   const advertisers = [
     { id: "adv_acme_coffee", name: "Acme Coffee", sellerId: "seller-1001", wallet: 5000, dailyBudget: 200 },
@@ -75,7 +87,15 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
   for (const [advertiserId, items] of Object.entries(catalogue)) {
     products[advertiserId] = [];
     for (const item of items) {
-      const product = await createProduct({ advertiserId, sku: item.sku, productId: item.productId, name: item.name, category: item.category, price: item.price, imageUrl: `/demo/media/${item.image}.svg` });
+      const product = await createProduct({
+        advertiserId,
+        sku: item.sku,
+        productId: item.productId,
+        name: item.name,
+        category: item.category,
+        price: item.price,
+        imageUrl: `/demo/media/${item.image}.svg`,
+      });
       products[advertiserId].push(product.id);
     }
     log(`seed: ${items.length} products for ${advertiserId}`);
@@ -97,33 +117,120 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: product campaign 'Acme Coffee: sponsored products' (CPC 0.40) with 2 ads");
   const acmeCampaign = await createCampaign({
-    id: "cmp_acme_sponsored", advertiserId: "adv_acme_coffee", name: "Acme Coffee: sponsored products", type: "product", status: "active",
-    startDate: daysFromToday(-30), endDate: daysFromToday(60), bidModel: "cpc", bid: 0.4, dailyBudget: 50, publisherIds: [DEMO.publisherId], productRefs: acme,
+    id: "cmp_acme_sponsored",
+    advertiserId: "adv_acme_coffee",
+    name: "Acme Coffee: sponsored products",
+    type: "product",
+    status: "active",
+    startDate: daysFromToday(-30),
+    endDate: daysFromToday(60),
+    bidModel: "cpc",
+    bid: 0.4,
+    dailyBudget: 50,
+    publisherIds: [DEMO.publisherId],
+    productRefs: acme,
   });
-  await createAd({ id: "ad_acme_beans", campaignId: acmeCampaign.id, name: "Espresso beans", type: "product", productRefs: acme.slice(0, 1), destinationUrl: "/demo/product/ACME-BEANS-1KG" });
-  await createAd({ id: "ad_acme_pods", campaignId: acmeCampaign.id, name: "Coffee pods", type: "product", productRefs: acme.slice(2, 3), destinationUrl: "/demo/product/ACME-PODS-50" });
+  await createAd({
+    id: "ad_acme_beans",
+    campaignId: acmeCampaign.id,
+    name: "Espresso beans",
+    type: "product",
+    productRefs: acme.slice(0, 1),
+    destinationUrl: "/demo/product/ACME-BEANS-1KG",
+  });
+  await createAd({
+    id: "ad_acme_pods",
+    campaignId: acmeCampaign.id,
+    name: "Coffee pods",
+    type: "product",
+    productRefs: acme.slice(2, 3),
+    destinationUrl: "/demo/product/ACME-PODS-50",
+  });
 
   log("seed: display campaign 'Northwind: summer banners' (CPM 6.00) with 2 ads");
   const nwCampaign = await createCampaign({
-    id: "cmp_northwind_display", advertiserId: "adv_northwind", name: "Northwind: summer banners", type: "display", status: "active",
-    startDate: daysFromToday(-15), endDate: daysFromToday(45), bidModel: "cpm", bid: 6, dailyBudget: 100, publisherIds: [DEMO.publisherId], productRefs: northwind,
+    id: "cmp_northwind_display",
+    advertiserId: "adv_northwind",
+    name: "Northwind: summer banners",
+    type: "display",
+    status: "active",
+    startDate: daysFromToday(-15),
+    endDate: daysFromToday(45),
+    bidModel: "cpm",
+    bid: 6,
+    dailyBudget: 100,
+    publisherIds: [DEMO.publisherId],
+    productRefs: northwind,
   });
-  await createAd({ id: "ad_northwind_leaderboard", campaignId: nwCampaign.id, name: "Summer leaderboard", type: "banner", size: "728x90", mediaUrl: "/demo/media/banner-728x90.svg", destinationUrl: "/demo/product/NW-TENT-2P", productRefs: northwind });
-  await createAd({ id: "ad_northwind_rectangle", campaignId: nwCampaign.id, name: "Summer rectangle", type: "banner", size: "300x250", mediaUrl: "/demo/media/banner-300x250.svg", destinationUrl: "/demo/product/NW-BOOT-42", productRefs: northwind });
+  await createAd({
+    id: "ad_northwind_leaderboard",
+    campaignId: nwCampaign.id,
+    name: "Summer leaderboard",
+    type: "banner",
+    size: "728x90",
+    mediaUrl: "/demo/media/banner-728x90.svg",
+    destinationUrl: "/demo/product/NW-TENT-2P",
+    productRefs: northwind,
+  });
+  await createAd({
+    id: "ad_northwind_rectangle",
+    campaignId: nwCampaign.id,
+    name: "Summer rectangle",
+    type: "banner",
+    size: "300x250",
+    mediaUrl: "/demo/media/banner-300x250.svg",
+    destinationUrl: "/demo/product/NW-BOOT-42",
+    productRefs: northwind,
+  });
 
   log("seed: video campaign 'Brightsmile: smile spot' (CPM 12.00) on Retail Network with 1 ad");
   const bsCampaign = await createCampaign({
-    id: "cmp_brightsmile_video", advertiserId: "adv_brightsmile", name: "Brightsmile: smile spot", type: "video", status: "active",
-    startDate: daysFromToday(-7), endDate: daysFromToday(30), bidModel: "cpm", bid: 12, dailyBudget: 80, publisherIds: [DEMO.networkId], productRefs: bright,
+    id: "cmp_brightsmile_video",
+    advertiserId: "adv_brightsmile",
+    name: "Brightsmile: smile spot",
+    type: "video",
+    status: "active",
+    startDate: daysFromToday(-7),
+    endDate: daysFromToday(30),
+    bidModel: "cpm",
+    bid: 12,
+    dailyBudget: 80,
+    publisherIds: [DEMO.networkId],
+    productRefs: bright,
   });
-  await createAd({ id: "ad_brightsmile_spot", campaignId: bsCampaign.id, name: "Smile spot 15s", type: "video", size: "640x360", mediaUrl: "/demo/media/video-poster.svg", destinationUrl: "/demo/product/BS-PASTE-100", productRefs: bright });
+  await createAd({
+    id: "ad_brightsmile_spot",
+    campaignId: bsCampaign.id,
+    name: "Smile spot 15s",
+    type: "video",
+    size: "640x360",
+    mediaUrl: "/demo/media/video-poster.svg",
+    destinationUrl: "/demo/product/BS-PASTE-100",
+    productRefs: bright,
+  });
 
   log("seed: product campaign 'Brightsmile: pharmacy shelf' (CPC 0.25) on Retail Network with 1 ad");
   const bsShelf = await createCampaign({
-    id: "cmp_brightsmile_shelf", advertiserId: "adv_brightsmile", name: "Brightsmile: pharmacy shelf", type: "product", status: "active",
-    startDate: daysFromToday(-7), endDate: daysFromToday(30), bidModel: "cpc", bid: 0.25, publisherIds: [DEMO.networkId], productRefs: bright,
+    id: "cmp_brightsmile_shelf",
+    advertiserId: "adv_brightsmile",
+    name: "Brightsmile: pharmacy shelf",
+    type: "product",
+    status: "active",
+    startDate: daysFromToday(-7),
+    endDate: daysFromToday(30),
+    bidModel: "cpc",
+    bid: 0.25,
+    publisherIds: [DEMO.networkId],
+    productRefs: bright,
   });
-  await createAd({ id: "ad_brightsmile_paste", campaignId: bsShelf.id, name: "Whitening paste", type: "product", productRefs: bright.slice(0, 1), destinationUrl: "/demo/product/BS-PASTE-100" });
+  await createAd({
+    id: "ad_brightsmile_paste",
+    campaignId: bsShelf.id,
+    name: "Whitening paste",
+    type: "product",
+    productRefs: bright.slice(0, 1),
+    destinationUrl: "/demo/product/BS-PASTE-100",
+  });
 
   await createUser({ email: DEMO.staffEmail, name: "Demo Account Manager", password: DEMO.staffPassword, role: "staff" });
   log(`seed: staff user ${DEMO.staffEmail} / password ${DEMO.staffPassword} (local demo only)`);

@@ -20,9 +20,7 @@ describe("environment", () => {
   });
 
   it("names a malformed DATABASE_URL in one line", () => {
-    expect(problemsOf({ DATABASE_URL: "mysql://u:p@host/db" })).toEqual([
-      "DATABASE_URL must be a postgresql://user:password@host:port/database URL",
-    ]);
+    expect(problemsOf({ DATABASE_URL: "mysql://u:p@host/db" })).toEqual(["DATABASE_URL must be a postgresql://user:password@host:port/database URL"]);
     expect(problemsOf({ DATABASE_URL: "not a url" })).toHaveLength(1);
   });
 
@@ -38,7 +36,9 @@ describe("environment", () => {
       "BEACON_SIGNING_KEYS is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)",
     ]);
     expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", BEACON_SIGNING_KEYS: "k1:short" })).toHaveLength(1);
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", BEACON_SIGNING_KEYS: `k:${"a".repeat(32)},k:${"b".repeat(32)}` })).toHaveLength(1);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test", BEACON_SIGNING_KEYS: `k:${"a".repeat(32)},k:${"b".repeat(32)}` })).toHaveLength(
+      1,
+    );
   });
 
   it("uses the public development keys only when NODE_ENV says development or test", () => {
@@ -89,7 +89,10 @@ describe("environment", () => {
       "TALLY_SECRETS_KEY must be 32 bytes written in base64 (openssl rand -base64 32)",
     ]);
     const key = Buffer.alloc(32, 1);
-    expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys, TALLY_SECRETS_KEY: key.toString("base64") }).TALLY_SECRETS_KEY).toEqual(key);
+    expect(
+      parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "production", BEACON_SIGNING_KEYS: keys, TALLY_SECRETS_KEY: key.toString("base64") })
+        .TALLY_SECRETS_KEY,
+    ).toEqual(key);
     expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" }).TALLY_SECRETS_KEY).toHaveLength(32);
   });
 });

@@ -2,37 +2,40 @@
 // process with one line per variable, never a stack trace from deep inside a request.
 import { z } from "zod";
 
-const postgresUrl = z
-  .string()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === "postgresql:" || url.protocol === "postgres:") && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "must be a postgresql://user:password@host:port/database URL");
+const postgresUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "postgresql:" || url.protocol === "postgres:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}, "must be a postgresql://user:password@host:port/database URL");
 
 /** `kid:secret,kid:secret`: the first key signs new beacon tokens, every listed key verifies. */
-const signingKeys = z
-  .string()
-  .transform((value, ctx) => {
-    const keys = value.split(",").map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+const signingKeys = z.string().transform((value, ctx) => {
+  const keys = value
+    .split(",")
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
       const at = pair.indexOf(":");
       return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
     });
-    for (const key of keys) {
-      if (!/^[A-Za-z0-9_-]{1,16}$/.test(key.id) || key.secret.length < 32) {
-        ctx.addIssue({ code: "custom", message: "must be kid:secret pairs separated by commas, each kid 1-16 of [A-Za-z0-9_-], each secret at least 32 characters" });
-        return z.NEVER;
-      }
-    }
-    if (keys.length === 0 || new Set(keys.map((k) => k.id)).size !== keys.length) {
-      ctx.addIssue({ code: "custom", message: "must list at least one key, each kid once" });
+  for (const key of keys) {
+    if (!/^[A-Za-z0-9_-]{1,16}$/.test(key.id) || key.secret.length < 32) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be kid:secret pairs separated by commas, each kid 1-16 of [A-Za-z0-9_-], each secret at least 32 characters",
+      });
       return z.NEVER;
     }
-    return keys;
-  });
+  }
+  if (keys.length === 0 || new Set(keys.map((k) => k.id)).size !== keys.length) {
+    ctx.addIssue({ code: "custom", message: "must list at least one key, each kid once" });
+    return z.NEVER;
+  }
+  return keys;
+});
 
 // A fixed key for development and tests only, used only when NODE_ENV says so (see below).
 const DEVELOPMENT_SIGNING_KEYS = "dev:tally-development-beacon-key-not-a-secret";
@@ -49,97 +52,117 @@ const secretsKey = z.string().transform((value, ctx) => {
 // Development and tests only, like DEVELOPMENT_SIGNING_KEYS: secrets stored with it are not secret.
 const DEVELOPMENT_SECRETS_KEY = Buffer.from("tally-development-secrets-key-32").toString("base64");
 
-const serverSchema = z.object({
-  /**
-   * No default: the public development keys below are used only when this says "development"
-   * (next dev, `npm run dev`) or "test" (Vitest). Unset, as for a CLI or the collector started by
-   * hand, counts as production.
-   */
-  NODE_ENV: z.enum(["development", "test", "production"]).optional(),
-  DATABASE_URL: postgresUrl,
-  /** Connections per process; the collector and the app each hold a pool. */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  /** Connections per process for report downloads and export batches, apart from the requests' pool. */
-  DATABASE_BULK_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3),
-  /** Longest statement, and longest idle open transaction, on the requests' connections. */
-  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-  /** The same for downloads, exports and recounts, which read many rows. */
-  DATABASE_BULK_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
-  /** Where the dev launcher keeps the embedded Postgres and local S3 data. */
-  TALLY_DATA_DIR: z.string().min(1).default(".data"),
-  /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
-  TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
-  /** Port of the local S3 (s3rver) that `npm run dev` starts for the demo export destination. */
-  TALLY_LOCAL_S3_PORT: z.coerce.number().int().min(1024).max(65535).default(54330),
-  /** Port of `npm run collector`, the standalone events host. */
-  COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
-  /** Enables the benchmarks' baseline routes (`/api/bench/*`); off everywhere else. */
-  TALLY_BENCH_ROUTES: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
-  /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required unless NODE_ENV is development or test. */
-  BEACON_SIGNING_KEYS: signingKeys.optional(),
-  /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */
-  TALLY_EVENTS_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).optional(),
-  /**
-   * Seconds between runs of the attribution loop inside a long-running server (next dev, next
-   * start); 0 turns it off. Serverless deployments (Vercel sets VERCEL=1) run the cron route
-   * instead, so there the default is 0.
-   */
-  TALLY_ATTRIBUTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
-  VERCEL: z.string().optional(),
-  /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
-  CRON_SECRET: z.string().min(16).optional(),
-  /** AES-256-GCM key of export destinations' stored secrets: 32 bytes, base64. Required unless NODE_ENV is development or test. */
-  TALLY_SECRETS_KEY: secretsKey.optional(),
-  /**
-   * Seconds between runs of the export job inside a long-running server; 0 turns it off.
-   * Serverless deployments run GET /api/cron/export from Vercel Cron instead (default 0 there).
-   */
-  TALLY_EXPORT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).optional(),
-  /**
-   * Proxies in front of Tally that append the client's address to X-Forwarded-For (a load
-   * balancer, nginx): the client is that many entries from the right. 0 (the default): the
-   * collector uses the connection's own address; Next.js uses the last entry, which Vercel and
-   * `next start` itself write (docs/ingest.md, "Client addresses").
-   */
-  TALLY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
-  /** /v1 requests per second one client address may make (a 10 s window, per process); 0: no limit. */
-  TALLY_V1_RATE_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(200),
-  /** /v1 requests per second for one publisher's traffic (a 10 s window, per process); 0: no limit. */
-  TALLY_V1_RATE_PER_PUBLISHER: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
-  /** Clicks one client address may make in a minute before further ones are invalid traffic (click_velocity). */
-  TALLY_CLICKS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
-  /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
-  TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
-  TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
-  /**
-   * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
-   * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
-   * Tally's own network.
-   */
-  TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
-  /** Serves the demo store (/demo), whose pages fire real beacons and orders. `npm run dev` turns it on. */
-  TALLY_DEMO: z.enum(["0", "1"]).default("0").transform((value) => value === "1"),
-}).transform(({ VERCEL, ...env }, ctx) => {
-  const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
-  const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
-  // The development keys are public (they are in this file): a process that does not say it is
-  // a development or test one must bring its own, or it would sign and encrypt with them.
-  const developmentKeys = env.NODE_ENV === "development" || env.NODE_ENV === "test";
-  if (!developmentKeys && !env.BEACON_SIGNING_KEYS) {
-    ctx.addIssue({ code: "custom", path: ["BEACON_SIGNING_KEYS"], message: "is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)" });
-  }
-  if (!developmentKeys && !env.TALLY_SECRETS_KEY) {
-    ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required unless NODE_ENV is development or test (32 random bytes, base64)" });
-  }
-  if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
-  return {
-    ...env,
-    TALLY_ATTRIBUTION_INTERVAL_SECONDS,
-    TALLY_EXPORT_INTERVAL_SECONDS,
-    BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS ?? signingKeys.parse(DEVELOPMENT_SIGNING_KEYS),
-    TALLY_SECRETS_KEY: env.TALLY_SECRETS_KEY ?? secretsKey.parse(DEVELOPMENT_SECRETS_KEY),
-  };
-});
+const serverSchema = z
+  .object({
+    /**
+     * No default: the public development keys below are used only when this says "development"
+     * (next dev, `npm run dev`) or "test" (Vitest). Unset, as for a CLI or the collector started by
+     * hand, counts as production.
+     */
+    NODE_ENV: z.enum(["development", "test", "production"]).optional(),
+    DATABASE_URL: postgresUrl,
+    /** Connections per process; the collector and the app each hold a pool. */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    /** Connections per process for report downloads and export batches, apart from the requests' pool. */
+    DATABASE_BULK_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3),
+    /** Longest statement, and longest idle open transaction, on the requests' connections. */
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    /** The same for downloads, exports and recounts, which read many rows. */
+    DATABASE_BULK_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    /** Where the dev launcher keeps the embedded Postgres and local S3 data. */
+    TALLY_DATA_DIR: z.string().min(1).default(".data"),
+    /** Port of the embedded Postgres that `npm run dev` starts when DATABASE_URL is unset. */
+    TALLY_EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+    /** Port of the local S3 (s3rver) that `npm run dev` starts for the demo export destination. */
+    TALLY_LOCAL_S3_PORT: z.coerce.number().int().min(1024).max(65535).default(54330),
+    /** Port of `npm run collector`, the standalone events host. */
+    COLLECTOR_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
+    /** Enables the benchmarks' baseline routes (`/api/bench/*`); off everywhere else. */
+    TALLY_BENCH_ROUTES: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((value) => value === "1"),
+    /** HMAC keys of the beacon tokens (`kid:secret,...`, newest first). Required unless NODE_ENV is development or test. */
+    BEACON_SIGNING_KEYS: signingKeys.optional(),
+    /** Public origin of the events host, used in beacon addresses; defaults to the request's origin. */
+    TALLY_EVENTS_URL: z
+      .url({ protocol: /^https?$/ })
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+    /**
+     * Seconds between runs of the attribution loop inside a long-running server (next dev, next
+     * start); 0 turns it off. Serverless deployments (Vercel sets VERCEL=1) run the cron route
+     * instead, so there the default is 0.
+     */
+    TALLY_ATTRIBUTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
+    VERCEL: z.string().optional(),
+    /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
+    CRON_SECRET: z.string().min(16).optional(),
+    /** AES-256-GCM key of export destinations' stored secrets: 32 bytes, base64. Required unless NODE_ENV is development or test. */
+    TALLY_SECRETS_KEY: secretsKey.optional(),
+    /**
+     * Seconds between runs of the export job inside a long-running server; 0 turns it off.
+     * Serverless deployments run GET /api/cron/export from Vercel Cron instead (default 0 there).
+     */
+    TALLY_EXPORT_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).optional(),
+    /**
+     * Proxies in front of Tally that append the client's address to X-Forwarded-For (a load
+     * balancer, nginx): the client is that many entries from the right. 0 (the default): the
+     * collector uses the connection's own address; Next.js uses the last entry, which Vercel and
+     * `next start` itself write (docs/ingest.md, "Client addresses").
+     */
+    TALLY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /** /v1 requests per second one client address may make (a 10 s window, per process); 0: no limit. */
+    TALLY_V1_RATE_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(200),
+    /** /v1 requests per second for one publisher's traffic (a 10 s window, per process); 0: no limit. */
+    TALLY_V1_RATE_PER_PUBLISHER: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
+    /** Clicks one client address may make in a minute before further ones are invalid traffic (click_velocity). */
+    TALLY_CLICKS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+    /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
+    TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+    TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
+    /**
+     * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
+     * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
+     * Tally's own network.
+     */
+    TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((value) => value === "1"),
+    /** `npm run destinations -- create` takes a bucket's secret key from here rather than the command line (shell history). */
+    TALLY_EXPORT_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Serves the demo store (/demo), whose pages fire real beacons and orders. `npm run dev` turns it on. */
+    TALLY_DEMO: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((value) => value === "1"),
+  })
+  .transform(({ VERCEL, ...env }, ctx) => {
+    const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
+    const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
+    // The development keys are public (they are in this file): a process that does not say it is
+    // a development or test one must bring its own, or it would sign and encrypt with them.
+    const developmentKeys = env.NODE_ENV === "development" || env.NODE_ENV === "test";
+    if (!developmentKeys && !env.BEACON_SIGNING_KEYS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["BEACON_SIGNING_KEYS"],
+        message: "is required unless NODE_ENV is development or test (kid:secret, secret at least 32 characters)",
+      });
+    }
+    if (!developmentKeys && !env.TALLY_SECRETS_KEY) {
+      ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required unless NODE_ENV is development or test (32 random bytes, base64)" });
+    }
+    if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
+    return {
+      ...env,
+      TALLY_ATTRIBUTION_INTERVAL_SECONDS,
+      TALLY_EXPORT_INTERVAL_SECONDS,
+      BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS ?? signingKeys.parse(DEVELOPMENT_SIGNING_KEYS),
+      TALLY_SECRETS_KEY: env.TALLY_SECRETS_KEY ?? secretsKey.parse(DEVELOPMENT_SECRETS_KEY),
+    };
+  });
 
 export type ServerEnv = z.output<typeof serverSchema>;
 
@@ -161,7 +184,7 @@ export class EnvError extends Error {
   }
 }
 
-function describe(issues: z.core.$ZodIssue[]): string[] {
+function describeIssues(issues: z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const name = issue.path.join(".") || "(environment)";
     const message = issue.code === "invalid_type" && issue.input === undefined ? "is required but not set" : issue.message;
@@ -176,14 +199,18 @@ export function parseEnv(source: Source): ServerEnv {
   // An empty variable means unset, as in most shells' `VAR= cmd`.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = serverSchema.safeParse(cleaned);
-  if (!result.success) throw new EnvError(describe(result.error.issues));
+  if (!result.success) throw new EnvError(describeIssues(result.error.issues));
   return result.data;
 }
 
 /** Checks the environment of the dev launcher, for which DATABASE_URL is optional. */
 export function parseLauncherEnv(source: Source): LauncherEnv {
   const databaseUrl = source.DATABASE_URL || undefined;
-  const { BEACON_SIGNING_KEYS: _signing, TALLY_SECRETS_KEY: _secrets, ...parsed } = parseEnv({
+  const {
+    BEACON_SIGNING_KEYS: _signing,
+    TALLY_SECRETS_KEY: _secrets,
+    ...parsed
+  } = parseEnv({
     ...source,
     DATABASE_URL: databaseUrl ?? PLACEHOLDER_DATABASE_URL,
     BEACON_SIGNING_KEYS: source.BEACON_SIGNING_KEYS || PLACEHOLDER_SIGNING_KEYS,

@@ -3,6 +3,7 @@
 // attribution and export loops here (TALLY_ATTRIBUTION_INTERVAL_SECONDS,
 // TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron routes).
 export async function register(): Promise<void> {
+  // biome-ignore lint/style/noProcessEnv: Next.js sets NEXT_RUNTIME to tell its runtimes apart; the edge runtime must not load env.ts.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { env, exitOnEnvError } = await import("./env");
   let intervalSeconds = 0;

@@ -21,9 +21,45 @@ const AD_SHARES = [
   ["ad_acme_beans", "cmp_acme_sponsored", "adv_acme_coffee", "pub_demo_market", "demomarket.com", "product", null, "search-sponsored", "search", 400_000, 0],
   ["ad_acme_pods", "cmp_acme_sponsored", "adv_acme_coffee", "pub_demo_market", "Demo Market App", "product", null, "search-sponsored", "search", 400_000, 0],
   ["ad_northwind_leaderboard", "cmp_northwind_display", "adv_northwind", "pub_demo_market", "demomarket.com", "banner", "728x90", "home-top", "home", 0, 6_000],
-  ["ad_northwind_rectangle", "cmp_northwind_display", "adv_northwind", "pub_demo_market", "demomarket.com", "banner", "300x250", "category-side", "category", 0, 6_000],
-  ["ad_brightsmile_spot", "cmp_brightsmile_video", "adv_brightsmile", "pub_corner_grocer", "cornergrocer.com", "video", "640x360", "home-video", "home", 0, 12_000],
-  ["ad_brightsmile_paste", "cmp_brightsmile_shelf", "adv_brightsmile", "pub_city_pharmacy", "citypharmacy.com", "product", null, "search-sponsored", "search", 250_000, 0],
+  [
+    "ad_northwind_rectangle",
+    "cmp_northwind_display",
+    "adv_northwind",
+    "pub_demo_market",
+    "demomarket.com",
+    "banner",
+    "300x250",
+    "category-side",
+    "category",
+    0,
+    6_000,
+  ],
+  [
+    "ad_brightsmile_spot",
+    "cmp_brightsmile_video",
+    "adv_brightsmile",
+    "pub_corner_grocer",
+    "cornergrocer.com",
+    "video",
+    "640x360",
+    "home-video",
+    "home",
+    0,
+    12_000,
+  ],
+  [
+    "ad_brightsmile_paste",
+    "cmp_brightsmile_shelf",
+    "adv_brightsmile",
+    "pub_city_pharmacy",
+    "citypharmacy.com",
+    "product",
+    null,
+    "search-sponsored",
+    "search",
+    250_000,
+    0,
+  ],
 ] as const;
 const SLOTS = [0, 0, 1, 1, 2, 2, 3, 3, 4, 5];
 
@@ -132,7 +168,9 @@ export async function loadDataset(pool: pg.Pool, options: DatasetOptions): Promi
         await client.query(EVENTS_SQL, [from, to, options.shoppers, start, spacing]);
         loaded += to - from + 1;
         const seconds = (Date.now() - started) / 1000;
-        progress(`ad_events: ${loaded.toLocaleString("en")} / ${events.toLocaleString("en")} rows, ${seconds.toFixed(0)} s, ${Math.round(loaded / seconds).toLocaleString("en")} rows/s`);
+        progress(
+          `ad_events: ${loaded.toLocaleString("en")} / ${events.toLocaleString("en")} rows, ${seconds.toFixed(0)} s, ${Math.round(loaded / seconds).toLocaleString("en")} rows/s`,
+        );
       }
     } finally {
       client.release();
@@ -143,7 +181,9 @@ export async function loadDataset(pool: pg.Pool, options: DatasetOptions): Promi
   const ordersStarted = Date.now();
   await pool.query(ORDERS_SQL, [options.orders, options.shoppers, now, options.itemsPerOrder]);
   await pool.query(RECEIPTS_SQL);
-  progress(`orders: ${options.orders.toLocaleString("en")} with ${(options.orders * options.itemsPerOrder).toLocaleString("en")} items in ${((Date.now() - ordersStarted) / 1000).toFixed(1)} s`);
+  progress(
+    `orders: ${options.orders.toLocaleString("en")} with ${(options.orders * options.itemsPerOrder).toLocaleString("en")} items in ${((Date.now() - ordersStarted) / 1000).toFixed(1)} s`,
+  );
 
   const analyzeStarted = Date.now();
   await pool.query("ANALYZE ad_events, conversions, order_receipts, attributions, campaign_products, products, campaigns");

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
-import { BENCH_RATE_LIMITS, load, log, startDatabase, startServer, stopServer, type LoadResult } from "../lib/stack";
+import { BENCH_RATE_LIMITS, type LoadResult, load, log, startDatabase, startServer, stopServer } from "../lib/stack";
 import { ATTRIBUTION_ORDER_PREFIX, loadDataset } from "./dataset";
 import { conversionBody, ITEMS_PER_ORDER, ORDER_PREFIX } from "./orders";
 
@@ -61,7 +61,10 @@ const DATA_DIR_PREFIX = `tally-bench-conversions-${process.pid}-`;
 let database: { postgres: LocalPostgres; url: string } | undefined;
 let stopping: Promise<void> | undefined;
 
-const dataDirs = () => readdirSync(os.tmpdir()).filter((name) => name.startsWith(DATA_DIR_PREFIX)).map((name) => path.join(os.tmpdir(), name));
+const dataDirs = () =>
+  readdirSync(os.tmpdir())
+    .filter((name) => name.startsWith(DATA_DIR_PREFIX))
+    .map((name) => path.join(os.tmpdir(), name));
 
 /**
  * Stops the throwaway Postgres and removes its directory. `immediate` (on a signal) first sends
@@ -138,7 +141,12 @@ async function intake(url: string): Promise<IntakeFigures> {
 
   const stream = orderStream(Math.max(20_000, seconds * 5_000));
   const collectorPort = await freePort();
-  const collector = await startServer("collector", ["--import", "tsx", "src/collector/server.ts", String(collectorPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${collectorPort}/v1/ads`);
+  const collector = await startServer(
+    "collector",
+    ["--import", "tsx", "src/collector/server.ts", String(collectorPort)],
+    { ...env, NODE_ENV: "production" },
+    `http://127.0.0.1:${collectorPort}/v1/ads`,
+  );
   const collectorRun = await load("collector conversion route", `http://127.0.0.1:${collectorPort}`, stream, options);
   await stopServer(collector);
 
@@ -146,24 +154,42 @@ async function intake(url: string): Promise<IntakeFigures> {
   await client.connect();
   try {
     // Lost: answered 202 but not stored, or stored without its 5 lines.
-    const lost = Number((await client.query(
-      `SELECT count(*) FROM unnest($1::text[]) AS s(order_id)
+    const lost = Number(
+      (
+        await client.query(
+          `SELECT count(*) FROM unnest($1::text[]) AS s(order_id)
         WHERE (SELECT sum(jsonb_array_length(c.items)) FROM conversions c
                 WHERE c.publisher_id = 'pub_demo_market' AND c.order_id = s.order_id) IS DISTINCT FROM $2`,
-      [collectorRun.acceptedIds, ITEMS_PER_ORDER],
-    )).rows[0].count);
+          [collectorRun.acceptedIds, ITEMS_PER_ORDER],
+        )
+      ).rows[0].count,
+    );
     // Extra: an order stored more than once (every order id was sent once).
-    const { rows: [totals] } = await client.query(
+    const {
+      rows: [totals],
+    } = await client.query(
       `SELECT count(*)::int AS stored, (count(*) - count(DISTINCT order_id))::int AS extra
          FROM conversions WHERE order_id LIKE $1`,
       [`${ORDER_PREFIX}-%`],
     );
     // Stored but never answered: requests still in flight when the load generator stopped.
-    const unanswered = Number((await client.query(
-      `SELECT count(*) FROM conversions c WHERE c.order_id LIKE $2 AND c.order_id <> ALL($1::text[])`,
-      [collectorRun.acceptedIds, `${ORDER_PREFIX}-%`],
-    )).rows[0].count);
-    return { bare: bareRun, collector: collectorRun, ratio: collectorRun.requestsPerSecond / bareRun.requestsPerSecond, stored: totals.stored, lost, extra: totals.extra, unanswered };
+    const unanswered = Number(
+      (
+        await client.query(`SELECT count(*) FROM conversions c WHERE c.order_id LIKE $2 AND c.order_id <> ALL($1::text[])`, [
+          collectorRun.acceptedIds,
+          `${ORDER_PREFIX}-%`,
+        ])
+      ).rows[0].count,
+    );
+    return {
+      bare: bareRun,
+      collector: collectorRun,
+      ratio: collectorRun.requestsPerSecond / bareRun.requestsPerSecond,
+      stored: totals.stored,
+      lost,
+      extra: totals.extra,
+      unanswered,
+    };
   } finally {
     await client.end();
   }
@@ -258,14 +284,24 @@ async function attribution(url: string): Promise<AttributionFigures> {
 
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
-    log(`loading ${EVENTS.toLocaleString("en")} ad events of ${SHOPPERS.toLocaleString("en")} shoppers and ${ORDERS.toLocaleString("en")} orders of 5 lines; ${df()}`);
+    log(
+      `loading ${EVENTS.toLocaleString("en")} ad events of ${SHOPPERS.toLocaleString("en")} shoppers and ${ORDERS.toLocaleString("en")} orders of 5 lines; ${df()}`,
+    );
     const loadStarted = Date.now();
     await loadDataset(pool, {
-      events: EVENTS, orders: ORDERS, itemsPerOrder: 5, shoppers: SHOPPERS, chunk: 1_000_000, workers: 2, now: new Date(),
+      events: EVENTS,
+      orders: ORDERS,
+      itemsPerOrder: 5,
+      shoppers: SHOPPERS,
+      chunk: 1_000_000,
+      workers: 2,
+      now: new Date(),
       progress: (line) => log(`${line}; disk +${gb(diskUsed() - diskAtStart)}`),
     });
     const loadSeconds = (Date.now() - loadStarted) / 1000;
-    const { rows: [size] } = await pool.query("SELECT pg_size_pretty(pg_database_size(current_database())) AS size");
+    const {
+      rows: [size],
+    } = await pool.query("SELECT pg_size_pretty(pg_database_size(current_database())) AS size");
     log(`loaded in ${loadSeconds.toFixed(0)} s; database ${size.size}; ${df()}`);
 
     if (values.explain) await explainOneBatch();
@@ -283,7 +319,9 @@ async function attribution(url: string): Promise<AttributionFigures> {
     });
     const elapsed = (performance.now() - started) / 1000;
 
-    const { rows: [counts] } = await pool.query(
+    const {
+      rows: [counts],
+    } = await pool.query(
       `SELECT (SELECT count(*) FROM conversions WHERE attributed_at IS NULL)::int AS pending,
               (SELECT count(*) FROM attributions)::int AS attributions,
               (SELECT count(DISTINCT (conversion_id, item_position)) FROM attributions)::int AS distinct_items`,
@@ -294,8 +332,15 @@ async function attribution(url: string): Promise<AttributionFigures> {
     const missed = (await pool.query(MISSED_SQL, [pattern])).rows[0].missed as number;
     log(`checked every attribution and every line left without one in ${((Date.now() - checkStarted) / 1000).toFixed(1)} s`);
     return {
-      ...total, seconds: elapsed, ordersPerSecond: total.orders / elapsed, pending: counts.pending, attributions: counts.attributions,
-      distinctItems: counts.distinct_items, invalid, missed, loadSeconds,
+      ...total,
+      seconds: elapsed,
+      ordersPerSecond: total.orders / elapsed,
+      pending: counts.pending,
+      attributions: counts.attributions,
+      distinctItems: counts.distinct_items,
+      invalid,
+      missed,
+      loadSeconds,
     };
   } finally {
     await pool.end();
@@ -322,14 +367,24 @@ async function main(): Promise<number> {
     if (!values["skip-intake"]) {
       const i = await intake(url);
       summary.intake = {
-        seconds, connections,
+        seconds,
+        connections,
         bare: { ...i.bare, acceptedIds: undefined },
         collector: { ...i.collector, acceptedIds: undefined },
-        ratio: Number(i.ratio.toFixed(3)), stored: i.stored, lost: i.lost, extra: i.extra, storedUnanswered: i.unanswered,
+        ratio: Number(i.ratio.toFixed(3)),
+        stored: i.stored,
+        lost: i.lost,
+        extra: i.extra,
+        storedUnanswered: i.unanswered,
       };
-      if (i.collector.other + i.collector.errors > 0) log(`WARN the collector answered ${i.collector.other} non-2xx and had ${i.collector.errors} errors/timeouts`);
-      log(`intake: collector ${i.collector.requestsPerSecond} req/s (p50 ${i.collector.p50} ms, p99 ${i.collector.p99} ms) vs bare ${i.bare.requestsPerSecond} req/s (p50 ${i.bare.p50} ms, p99 ${i.bare.p99} ms): ratio ${i.ratio.toFixed(2)}`);
-      log(`intake: ${i.collector.accepted} answered 202, ${i.stored} stored (${i.unanswered} still in flight at the end, stored unanswered), lost ${i.lost}, extra ${i.extra}`);
+      if (i.collector.other + i.collector.errors > 0)
+        log(`WARN the collector answered ${i.collector.other} non-2xx and had ${i.collector.errors} errors/timeouts`);
+      log(
+        `intake: collector ${i.collector.requestsPerSecond} req/s (p50 ${i.collector.p50} ms, p99 ${i.collector.p99} ms) vs bare ${i.bare.requestsPerSecond} req/s (p50 ${i.bare.p50} ms, p99 ${i.bare.p99} ms): ratio ${i.ratio.toFixed(2)}`,
+      );
+      log(
+        `intake: ${i.collector.accepted} answered 202, ${i.stored} stored (${i.unanswered} still in flight at the end, stored unanswered), lost ${i.lost}, extra ${i.extra}`,
+      );
       checks.push(
         { target: `collector conversions ≥ ${TARGET.intakeRatio} × bare node:http`, value: i.ratio.toFixed(2), ok: i.ratio >= TARGET.intakeRatio },
         { target: "no accepted order lost (202 without the order and its 5 lines)", value: String(i.lost), ok: i.lost === 0 && i.collector.accepted > 0 },
@@ -340,13 +395,36 @@ async function main(): Promise<number> {
     }
     if (!values["skip-attribution"]) {
       const a = await attribution(url);
-      summary.attribution = { events: EVENTS, shoppers: SHOPPERS, ...a, seconds: Number(a.seconds.toFixed(2)), ordersPerSecond: Math.round(a.ordersPerSecond), loadSeconds: Math.round(a.loadSeconds) };
-      log(`attribution: ${a.orders.toLocaleString("en")} orders in ${a.seconds.toFixed(1)} s = ${Math.round(a.ordersPerSecond).toLocaleString("en")} orders/s; ${a.items.toLocaleString("en")} of ${(a.orders * 5).toLocaleString("en")} items attributed (${a.attributedOrders.toLocaleString("en")} orders with one or more)`);
-      log(`attribution: ${a.pending} orders left in the queue, ${a.attributions} attributions for ${a.distinctItems} distinct items, ${a.invalid} breaking the rules, ${a.missed} lines missed`);
+      summary.attribution = {
+        events: EVENTS,
+        shoppers: SHOPPERS,
+        ...a,
+        seconds: Number(a.seconds.toFixed(2)),
+        ordersPerSecond: Math.round(a.ordersPerSecond),
+        loadSeconds: Math.round(a.loadSeconds),
+      };
+      log(
+        `attribution: ${a.orders.toLocaleString("en")} orders in ${a.seconds.toFixed(1)} s = ${Math.round(a.ordersPerSecond).toLocaleString("en")} orders/s; ${a.items.toLocaleString("en")} of ${(a.orders * 5).toLocaleString("en")} items attributed (${a.attributedOrders.toLocaleString("en")} orders with one or more)`,
+      );
+      log(
+        `attribution: ${a.pending} orders left in the queue, ${a.attributions} attributions for ${a.distinctItems} distinct items, ${a.invalid} breaking the rules, ${a.missed} lines missed`,
+      );
       checks.push(
-        { target: `${ORDERS.toLocaleString("en")} orders over ${EVENTS.toLocaleString("en")} events at ≥ ${Math.round(TARGET.ordersPerSecond)} orders/s (100k < 60 s)`, value: `${a.seconds.toFixed(1)} s, ${Math.round(a.ordersPerSecond)} orders/s`, ok: a.orders >= ORDERS && a.ordersPerSecond >= TARGET.ordersPerSecond },
-        { target: "queue empty, items attributed, each item at most once", value: `${a.pending} left, ${a.items} items, ${a.attributions} rows / ${a.distinctItems} items`, ok: a.pending === 0 && a.items > 0 && a.attributions === a.distinctItems },
-        { target: "attributions follow the rules, no qualifying line missed", value: `${a.invalid} invalid, ${a.missed} missed`, ok: a.invalid === 0 && a.missed === 0 },
+        {
+          target: `${ORDERS.toLocaleString("en")} orders over ${EVENTS.toLocaleString("en")} events at ≥ ${Math.round(TARGET.ordersPerSecond)} orders/s (100k < 60 s)`,
+          value: `${a.seconds.toFixed(1)} s, ${Math.round(a.ordersPerSecond)} orders/s`,
+          ok: a.orders >= ORDERS && a.ordersPerSecond >= TARGET.ordersPerSecond,
+        },
+        {
+          target: "queue empty, items attributed, each item at most once",
+          value: `${a.pending} left, ${a.items} items, ${a.attributions} rows / ${a.distinctItems} items`,
+          ok: a.pending === 0 && a.items > 0 && a.attributions === a.distinctItems,
+        },
+        {
+          target: "attributions follow the rules, no qualifying line missed",
+          value: `${a.invalid} invalid, ${a.missed} missed`,
+          ok: a.invalid === 0 && a.missed === 0,
+        },
       );
     }
   } finally {

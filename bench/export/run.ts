@@ -16,9 +16,11 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { EVENT_LAYOUTS } from "@/server/export/layouts";
-import { ParquetWriter, type ParquetValue } from "@/server/export/parquet/parquet-writer";
+import { type ParquetValue, ParquetWriter } from "@/server/export/parquet/parquet-writer";
 
-const { values } = parseArgs({ options: { rows: { type: "string", default: "1000000" }, writer: { type: "string" }, writers: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { rows: { type: "string", default: "1000000" }, writer: { type: "string" }, writers: { type: "boolean", default: false } },
+});
 const ROWS = Number(values.rows);
 const BATCH = 5_000;
 const OUT = path.resolve("bench/results/export");
@@ -35,9 +37,17 @@ function* batches(): Generator<ParquetValue[][]> {
     for (let i = start; i < Math.min(ROWS, start + BATCH); i += 1) {
       const hex = i.toString(16).padStart(12, "0");
       batch.push([
-        `7d3f9a2c-4b1e-4c8a-9f2d-${hex}`, `sess-${(i * 7919) % 250_000}`, i % 3 === 0 ? null : `user-${(i * 104_729) % 120_000}`,
-        `ad_${(i % 1500).toString(36).padStart(6, "0")}`, `cmp_${(i % 150).toString(36).padStart(5, "0")}`, `req-${hex}`,
-        i % 5 === 0 ? "banner" : "product", placements[i % 4]!, contexts[i % 4]!, new Date(START + i * 2_592), i % 7 === 0 ? "Demo Market App" : "demomarket.com",
+        `7d3f9a2c-4b1e-4c8a-9f2d-${hex}`,
+        `sess-${(i * 7919) % 250_000}`,
+        i % 3 === 0 ? null : `user-${(i * 104_729) % 120_000}`,
+        `ad_${(i % 1500).toString(36).padStart(6, "0")}`,
+        `cmp_${(i % 150).toString(36).padStart(5, "0")}`,
+        `req-${hex}`,
+        i % 5 === 0 ? "banner" : "product",
+        placements[i % 4]!,
+        contexts[i % 4]!,
+        new Date(START + i * 2_592),
+        i % 7 === 0 ? "Demo Market App" : "demomarket.com",
       ]);
     }
     yield batch;
@@ -64,7 +74,9 @@ async function child(writer: string): Promise<void> {
   } else if (writer === "parquetjs-lite") {
     // @ts-expect-error parquetjs-lite ships no types
     const parquet = (await import("parquetjs-lite")).default;
-    const fields = Object.fromEntries(COLUMNS.map((c) => [c.name, { type: c.type === "timestamp" ? "TIMESTAMP_MILLIS" : "UTF8", optional: c.nullable, compression: "SNAPPY" }]));
+    const fields = Object.fromEntries(
+      COLUMNS.map((c) => [c.name, { type: c.type === "timestamp" ? "TIMESTAMP_MILLIS" : "UTF8", optional: c.nullable, compression: "SNAPPY" }]),
+    );
     const out = await parquet.ParquetWriter.openFile(new parquet.ParquetSchema(fields), file, { rowGroupSize: 65_536 });
     for (const batch of batches()) {
       for (const row of batch) await out.appendRow(Object.fromEntries(COLUMNS.map((c, i) => [c.name, row[i] ?? undefined])));
@@ -75,9 +87,11 @@ async function child(writer: string): Promise<void> {
     const { fileWriter } = (await import("hyparquet-writer/src/node.js" as string)) as { fileWriter: (f: string) => unknown };
     const schema = [
       { name: "root", num_children: COLUMNS.length },
-      ...COLUMNS.map((c) => (c.type === "timestamp"
-        ? { name: c.name, type: "INT64", converted_type: "TIMESTAMP_MILLIS", repetition_type: "REQUIRED" }
-        : { name: c.name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: c.nullable ? "OPTIONAL" : "REQUIRED" })),
+      ...COLUMNS.map((c) =>
+        c.type === "timestamp"
+          ? { name: c.name, type: "INT64", converted_type: "TIMESTAMP_MILLIS", repetition_type: "REQUIRED" }
+          : { name: c.name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: c.nullable ? "OPTIONAL" : "REQUIRED" },
+      ),
     ];
     const out = new HyWriter({ writer: fileWriter(file) as never, schema: schema as never, statistics: false });
     let columns: ParquetValue[][] = COLUMNS.map(() => []);
@@ -86,7 +100,7 @@ async function child(writer: string): Promise<void> {
       columns = COLUMNS.map(() => []);
     };
     for (const batch of batches()) {
-      for (const row of batch) row.forEach((value, i) => columns[i]!.push(value));
+      for (const row of batch) for (const [i, value] of row.entries()) columns[i]!.push(value);
       if (columns[0]!.length >= 65_536) await flush();
     }
     if (columns[0]!.length > 0) await flush();
@@ -97,7 +111,10 @@ async function child(writer: string): Promise<void> {
 }
 
 function runChild(writer: string): { writer: string; seconds: number; peak_mb: number; bytes: number } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "bench/export/run.ts", "--rows", String(ROWS), "--writer", writer], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "bench/export/run.ts", "--rows", String(ROWS), "--writer", writer], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   if (result.status !== 0) throw new Error(`${writer} failed: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split("\n").at(-1)!);
 }
@@ -110,7 +127,11 @@ async function duckdbCopy(source: string): Promise<{ seconds: number; rows: numb
   const started = performance.now();
   await connection.run(`COPY events TO '${target}' (FORMAT parquet, COMPRESSION snappy)`);
   const seconds = (performance.now() - started) / 1000;
-  const [check] = (await connection.runAndReadAll(`SELECT count(*)::int AS rows, (SELECT min(compression) FROM parquet_metadata('${source}')) AS codec FROM read_parquet('${source}')`)).getRowObjectsJS();
+  const [check] = (
+    await connection.runAndReadAll(
+      `SELECT count(*)::int AS rows, (SELECT min(compression) FROM parquet_metadata('${source}')) AS codec FROM read_parquet('${source}')`,
+    )
+  ).getRowObjectsJS();
   return { seconds, rows: check!.rows as number, bytes: statSync(target).size, codec: check!.codec as string };
 }
 
@@ -122,17 +143,28 @@ async function main(): Promise<number> {
   log(`making the rows alone: ${generate.seconds.toFixed(2)} s`);
   const tally = runChild("tally");
   const tallySeconds = Math.max(0.001, tally.seconds - generate.seconds);
-  log(`Tally: ${tally.seconds.toFixed(2)} s with the rows, ${tallySeconds.toFixed(2)} s writing; peak ${Math.round(tally.peak_mb)} MB; ${(tally.bytes / 1_048_576).toFixed(1)} MB`);
+  log(
+    `Tally: ${tally.seconds.toFixed(2)} s with the rows, ${tallySeconds.toFixed(2)} s writing; peak ${Math.round(tally.peak_mb)} MB; ${(tally.bytes / 1_048_576).toFixed(1)} MB`,
+  );
   const duck = await duckdbCopy(path.join(OUT, "tally.parquet"));
   if (duck.rows !== ROWS || duck.codec !== "SNAPPY") throw new Error(`Tally's file read back as ${duck.rows} rows, codec ${duck.codec}`);
-  log(`DuckDB COPY: ${duck.seconds.toFixed(2)} s; ${(duck.bytes / 1_048_576).toFixed(1)} MB (read Tally's file back: ${duck.rows.toLocaleString("en")} rows, ${duck.codec})`);
+  log(
+    `DuckDB COPY: ${duck.seconds.toFixed(2)} s; ${(duck.bytes / 1_048_576).toFixed(1)} MB (read Tally's file back: ${duck.rows.toLocaleString("en")} rows, ${duck.codec})`,
+  );
   const others = [];
   if (values.writers) {
     for (const writer of ["hyparquet-writer", "parquetjs-lite"]) {
       const result = runChild(writer);
       const seconds = Math.max(0.001, result.seconds - generate.seconds);
       log(`${writer}: ${seconds.toFixed(2)} s writing; peak ${Math.round(result.peak_mb)} MB; ${(result.bytes / 1_048_576).toFixed(1)} MB`);
-      others.push({ writer, seconds, rows_per_second: Math.round(ROWS / seconds), peak_mb: Math.round(result.peak_mb), bytes: result.bytes, vs_duckdb: +(duck.seconds / seconds).toFixed(3) });
+      others.push({
+        writer,
+        seconds,
+        rows_per_second: Math.round(ROWS / seconds),
+        peak_mb: Math.round(result.peak_mb),
+        bytes: result.bytes,
+        vs_duckdb: +(duck.seconds / seconds).toFixed(3),
+      });
     }
   }
   const tallyRate = ROWS / tallySeconds;

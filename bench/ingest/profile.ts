@@ -14,7 +14,10 @@ import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
 
 const { postgres, url } = await startDatabase("profile");
 process.env.DATABASE_URL = url;

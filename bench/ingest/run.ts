@@ -8,13 +8,12 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { freePort } from "@/cli/local/embedded-postgres";
+import { BENCH_RATE_LIMITS, ensureProductionBuild, type LoadResult, load, log, startDatabase, startServer, stopServer } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
-import { BENCH_RATE_LIMITS, ensureProductionBuild, load, log, startDatabase, startServer, stopServer, type LoadResult } from "../lib/stack";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, connections: { type: "string", default: "64" } } });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-
 
 // Beacons are signed before the run: signing during it would take CPU from the servers, since
 // the load generator shares the machine's two cores with them.
@@ -40,7 +39,14 @@ async function main(): Promise<void> {
   const { disconnectDb } = await import("@/server/db/client");
   await disconnectDb();
 
-  const env = { DATABASE_URL: url, BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS, TALLY_BENCH_ROUTES: "1", NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10", ...BENCH_RATE_LIMITS };
+  const env = {
+    DATABASE_URL: url,
+    BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS,
+    TALLY_BENCH_ROUTES: "1",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_POOL_SIZE: "10",
+    ...BENCH_RATE_LIMITS,
+  };
   const results: Record<string, LoadResult> = {};
   const options = { connections, seconds };
   try {
@@ -50,12 +56,22 @@ async function main(): Promise<void> {
     await stopServer(bare);
 
     const collectorPort = await freePort();
-    const collector = await startServer("collector", ["--import", "tsx", "src/collector/server.ts", String(collectorPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${collectorPort}/v1/ads`);
+    const collector = await startServer(
+      "collector",
+      ["--import", "tsx", "src/collector/server.ts", String(collectorPort)],
+      { ...env, NODE_ENV: "production" },
+      `http://127.0.0.1:${collectorPort}/v1/ads`,
+    );
     results.collector = await load("collector beacon route", `http://127.0.0.1:${collectorPort}`, beaconStream("collector"), options);
     await stopServer(collector);
 
     const nextPort = await freePort();
-    const next = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)], { ...env, NODE_ENV: "production" }, `http://127.0.0.1:${nextPort}/api/bench/empty`);
+    const next = await startServer(
+      "next start",
+      ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)],
+      { ...env, NODE_ENV: "production" },
+      `http://127.0.0.1:${nextPort}/api/bench/empty`,
+    );
     const nextOrigin = `http://127.0.0.1:${nextPort}`;
     results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: "/api/bench/empty", body: '{"session_id":"x"}' }), options);
     results.nextBeacon = await load("Next.js beacon route", nextOrigin, beaconStream("next"), options);
@@ -63,10 +79,14 @@ async function main(): Promise<void> {
 
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const stored = async (prefix: string) => Number((await client.query("SELECT count(*) FROM ad_events WHERE session_id LIKE $1", [`${prefix}-%`])).rows[0].count);
+    const stored = async (prefix: string) =>
+      Number((await client.query("SELECT count(*) FROM ad_events WHERE session_id LIKE $1", [`${prefix}-%`])).rows[0].count);
     // Every session answered 202 must have its row (each session sent exactly one beacon).
     const missing = async (ids: string[]) =>
-      Number((await client.query("SELECT count(*) FROM unnest($1::text[]) AS s(id) WHERE NOT EXISTS (SELECT 1 FROM ad_events e WHERE e.session_id = s.id)", [ids])).rows[0].count);
+      Number(
+        (await client.query("SELECT count(*) FROM unnest($1::text[]) AS s(id) WHERE NOT EXISTS (SELECT 1 FROM ad_events e WHERE e.session_id = s.id)", [ids]))
+          .rows[0].count,
+      );
     const storedNext = await stored("next");
     const storedCollector = await stored("collector");
     const lostNext = await missing(results.nextBeacon!.acceptedIds);
@@ -82,15 +102,26 @@ async function main(): Promise<void> {
       { target: "collector p99 < 50 ms", value: `${results.collector!.p99} ms`, ok: results.collector!.p99 < 50 },
       { target: "zero lost events (202 answers without a stored row)", value: `${lostNext} + ${lostCollector}`, ok: lostNext === 0 && lostCollector === 0 },
       // Every beacon of the load is valid: an answer other than 202 (a 429 of a limit, a 503) is a miss too.
-      { target: "every beacon answered 202", value: `${results.nextBeacon!.other} + ${results.collector!.other} other`, ok: results.nextBeacon!.other === 0 && results.collector!.other === 0 },
+      {
+        target: "every beacon answered 202",
+        value: `${results.nextBeacon!.other} + ${results.collector!.other} other`,
+        ok: results.nextBeacon!.other === 0 && results.collector!.other === 0,
+      },
     ];
     const runs = Object.fromEntries(Object.entries(results).map(([key, { acceptedIds, ...run }]) => [key, run]));
-    console.log(JSON.stringify({
-      seconds, connections,
-      runs,
-      stored: { next: storedNext, collector: storedCollector, counted, lostNext, lostCollector },
-      ratios: { nextToEmptyRoute: Number(nextRatio.toFixed(3)), collectorToBareNode: Number(collectorRatio.toFixed(3)) },
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          seconds,
+          connections,
+          runs,
+          stored: { next: storedNext, collector: storedCollector, counted, lostNext, lostCollector },
+          ratios: { nextToEmptyRoute: Number(nextRatio.toFixed(3)), collectorToBareNode: Number(collectorRatio.toFixed(3)) },
+        },
+        null,
+        2,
+      ),
+    );
     for (const check of checks) log(`${check.ok ? "PASS" : "MISS"} ${check.target}: ${check.value}`);
     process.exitCode = checks.every((check) => check.ok) ? 0 : 1;
   } finally {

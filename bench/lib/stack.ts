@@ -1,10 +1,10 @@
 // Shared by the benchmarks: a throwaway embedded Postgres with migrations and demo data, child
 // servers that are always stopped, and autocannon runs summarised the same way.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "@/cli/local/embedded-postgres";
+import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 
@@ -32,12 +32,17 @@ export async function startDatabase(label: string): Promise<{ postgres: LocalPos
 }
 
 const children: ChildProcess[] = [];
-process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
 
 /** Starts a server process and resolves once `readyUrl` answers (any status). */
 export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   // Production mode needs a secrets key; benchmarks store no secrets worth keeping.
-  const child = spawn(process.execPath, command, { env: { TALLY_SECRETS_KEY: BENCH_SECRETS_KEY, ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, command, {
+    env: { TALLY_SECRETS_KEY: BENCH_SECRETS_KEY, ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   children.push(child);
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -133,6 +138,8 @@ export async function load(
     other: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-  log(`${name}: ${summary.requestsPerSecond} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, 2xx ${summary.accepted}, other ${summary.other}, errors ${summary.errors}`);
+  log(
+    `${name}: ${summary.requestsPerSecond} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, 2xx ${summary.accepted}, other ${summary.other}, errors ${summary.errors}`,
+  );
   return summary;
 }

@@ -3,7 +3,7 @@
 // note of what was loaded beside it.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ensureDatabase, freePort, startLocalPostgres, type LocalPostgres } from "@/cli/local/embedded-postgres";
+import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres } from "@/cli/local/embedded-postgres";
 
 export const DATA_DIR = path.resolve("bench/results/reports-pg");
 const SEED_NOTE = path.resolve("bench/results/reports-seed.json");

@@ -184,9 +184,15 @@ export async function loadReportDataset(pool: pg.Pool, options: ReportDatasetOpt
             (SELECT count(*)::int FROM campaigns) AS campaigns, (SELECT count(*)::int FROM ads) AS ads FROM bench_slots`,
   );
   const slots = rows[0]!;
-  progress(`accounts, ${slots.campaigns} campaigns, ${slots.ads.toLocaleString("en")} ads; ad × publisher slots: ${slots.large.toLocaleString("en")} of the large advertiser, ${slots.catalogue.toLocaleString("en")} of the catalogue advertiser, ${slots.other.toLocaleString("en")} of the others (${seconds(started)})`);
+  progress(
+    `accounts, ${slots.campaigns} campaigns, ${slots.ads.toLocaleString("en")} ads; ad × publisher slots: ${slots.large.toLocaleString("en")} of the large advertiser, ${slots.catalogue.toLocaleString("en")} of the catalogue advertiser, ${slots.other.toLocaleString("en")} of the others (${seconds(started)})`,
+  );
 
-  await pool.query(`DROP INDEX ${EVENT_INDEXES.map((sql) => /"([^"]+_idx)"/.exec(sql)![1]).map((name) => `"${name}"`).join(", ")}`);
+  await pool.query(
+    `DROP INDEX ${EVENT_INDEXES.map((sql) => /"([^"]+_idx)"/.exec(sql)![1])
+      .map((name) => `"${name}"`)
+      .join(", ")}`,
+  );
   started = Date.now();
   const start = new Date(`${options.firstDay}T00:00:00Z`);
   const spacing = (options.now.getTime() - start.getTime()) / 1000 / events;
@@ -203,7 +209,9 @@ export async function loadReportDataset(pool: pg.Pool, options: ReportDatasetOpt
         await client.query(EVENTS_SQL, [from, to, Math.max(1000, Math.round(events / 10)), start, spacing, slots.large, slots.catalogue, slots.other]);
         loaded += to - from + 1;
         const elapsed = (Date.now() - started) / 1000;
-        progress(`ad_events: ${loaded.toLocaleString("en")} / ${events.toLocaleString("en")} rows, ${elapsed.toFixed(0)} s, ${Math.round(loaded / elapsed).toLocaleString("en")} rows/s`);
+        progress(
+          `ad_events: ${loaded.toLocaleString("en")} / ${events.toLocaleString("en")} rows, ${elapsed.toFixed(0)} s, ${Math.round(loaded / elapsed).toLocaleString("en")} rows/s`,
+        );
       }
     } finally {
       client.release();

@@ -11,8 +11,8 @@
 //     processes, reset just before).
 // Prints the figures as JSON; exits 1 when a target is missed (p95 < 50 ms for every JSON route;
 // the download under 10 s and 300 MB).
-import { spawnSync, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
@@ -23,7 +23,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
-import { readSeedNote, startBenchDatabase, type SeedNote } from "./database";
+import { readSeedNote, type SeedNote, startBenchDatabase } from "./database";
 import { CATALOGUE_ADVERTISER, LARGE_ADVERTISER, LARGE_PUBLISHER, NETWORK } from "./dataset";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200" } } });
@@ -64,9 +64,12 @@ function processTree(pid: number): number[] {
   for (let i = 0; i < all.length; i += 1) all.push(...children(all[i]!));
   return all;
 }
-const memoryKb = (pid: number, field: "VmHWM" | "VmRSS") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+const memoryKb = (pid: number, field: "VmHWM" | "VmRSS") =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 // Writing 5 to clear_refs resets the peak resident set (VmHWM) to the current one (Linux ≥ 4.0).
-const resetPeak = (pids: number[]) => pids.forEach((pid) => writeFileSync(`/proc/${pid}/clear_refs`, "5"));
+const resetPeak = (pids: number[]) => {
+  for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, "5");
+};
 
 async function countRows(file: string): Promise<number> {
   let rows = 0;
@@ -84,7 +87,9 @@ async function main(): Promise<number> {
     if (spawnSync("npm", ["run", "bench:seed"], { stdio: "inherit" }).status !== 0) throw new Error("npm run bench:seed failed");
     note = readSeedNote() as SeedNote;
   }
-  log(`database: ${note.events.toLocaleString("en")} events over ${note.firstDay} to ${note.lastDay}, ${note.rollupRows.toLocaleString("en")} rollup rows, seeded ${note.seededAt}`);
+  log(
+    `database: ${note.events.toLocaleString("en")} events over ${note.firstDay} to ${note.lastDay}, ${note.rollupRows.toLocaleString("en")} rollup rows, seeded ${note.seededAt}`,
+  );
   await ensureProductionBuild();
 
   let postgres: LocalPostgres | undefined;
@@ -108,7 +113,14 @@ async function main(): Promise<number> {
 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const env = { DATABASE_URL: database.url, BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS, NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10", NODE_ENV: "production", TALLY_ATTRIBUTION_INTERVAL_SECONDS: "0" };
+    const env = {
+      DATABASE_URL: database.url,
+      BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS,
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_POOL_SIZE: "10",
+      NODE_ENV: "production",
+      TALLY_ATTRIBUTION_INTERVAL_SECONDS: "0",
+    };
     server = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(port)], env, `${origin}/api/health`);
 
     const range = `start_date=${note.firstDay}&end_date=${note.lastDay}`;
@@ -127,7 +139,13 @@ async function main(): Promise<number> {
     const results = [];
     for (const [name, path, key] of routes) {
       const timing = await timeRequests(`${origin}${path}`, key, REQUESTS);
-      const result = { route: name, p50_ms: timing.p50, p95_ms: timing.p95, p95_vs_health: round(timing.p95 / baseline.p95, 2), met: timing.p95 < TARGET.p95Ms };
+      const result = {
+        route: name,
+        p50_ms: timing.p50,
+        p95_ms: timing.p95,
+        p95_vs_health: round(timing.p95 / baseline.p95, 2),
+        met: timing.p95 < TARGET.p95Ms,
+      };
       log(`${name}: p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms (${result.p95_vs_health}× health)${result.met ? "" : "  MISSED"}`);
       results.push(result);
     }
@@ -136,24 +154,47 @@ async function main(): Promise<number> {
     const rssBeforeMb = pids.reduce((sum, pid) => sum + memoryKb(pid, "VmRSS"), 0) / 1024;
     resetPeak(pids);
     const started = performance.now();
-    const response = await fetch(`${origin}/report/advertisers/ads-detailed?${range}&download=true`, { headers: { Authorization: `Bearer ${keys.catalogue}` } });
+    const response = await fetch(`${origin}/report/advertisers/ads-detailed?${range}&download=true`, {
+      headers: { Authorization: `Bearer ${keys.catalogue}` },
+    });
     if (response.status !== 200 || !response.body) throw new Error(`the download answered ${response.status}`);
     await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), createWriteStream(DOWNLOAD));
     const seconds = (performance.now() - started) / 1000;
     const peakMb = processTree(server.pid!).reduce((sum, pid) => sum + memoryKb(pid, "VmHWM"), 0) / 1024;
     const xlsxRows = await countRows(DOWNLOAD);
     const xlsx = {
-      route: "/report/advertisers/ads-detailed?download=true", rows: xlsxRows, seconds: round(seconds, 2), server_rss_before_mb: Math.round(rssBeforeMb),
-      server_peak_rss_mb: Math.round(peakMb), met: seconds < TARGET.xlsxSeconds && peakMb < TARGET.xlsxPeakMb && xlsxRows >= TARGET.xlsxRows,
+      route: "/report/advertisers/ads-detailed?download=true",
+      rows: xlsxRows,
+      seconds: round(seconds, 2),
+      server_rss_before_mb: Math.round(rssBeforeMb),
+      server_peak_rss_mb: Math.round(peakMb),
+      met: seconds < TARGET.xlsxSeconds && peakMb < TARGET.xlsxPeakMb && xlsxRows >= TARGET.xlsxRows,
     };
-    log(`XLSX: ${xlsxRows.toLocaleString("en")} rows in ${xlsx.seconds} s, server peak ${xlsx.server_peak_rss_mb} MB (${xlsx.server_rss_before_mb} MB before)${xlsx.met ? "" : "  MISSED"}`);
+    log(
+      `XLSX: ${xlsxRows.toLocaleString("en")} rows in ${xlsx.seconds} s, server peak ${xlsx.server_peak_rss_mb} MB (${xlsx.server_rss_before_mb} MB before)${xlsx.met ? "" : "  MISSED"}`,
+    );
     rmSync(DOWNLOAD, { force: true });
 
-    console.log(JSON.stringify({ events: note.events, range: [note.firstDay, note.lastDay], baseline: { route: "/api/health", p50_ms: baseline.p50, p95_ms: baseline.p95 }, routes: results, xlsx, targets: TARGET }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          events: note.events,
+          range: [note.firstDay, note.lastDay],
+          baseline: { route: "/api/health", p50_ms: baseline.p50, p95_ms: baseline.p95 },
+          routes: results,
+          xlsx,
+          targets: TARGET,
+        },
+        null,
+        2,
+      ),
+    );
     return results.every((r) => r.met) && xlsx.met ? 0 : 1;
   } finally {
     if (server) await stopServer(server);
-    await pgPool().end().catch(() => {});
+    await pgPool()
+      .end()
+      .catch(() => {});
     await postgres?.stop();
     if (existsSync(DOWNLOAD)) rmSync(DOWNLOAD, { force: true });
   }

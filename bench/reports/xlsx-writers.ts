@@ -9,14 +9,26 @@ import { PassThrough, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import ExcelJS from "exceljs";
-import { xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
+import { type XlsxColumn, xlsxStream } from "@/server/reports/xlsx";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "100000" }, writer: { type: "string" } } });
 const ROWS = Number(values.rows);
 
 type Row = Record<string, string | number | null>;
 const TEXT = ["level", "ad_id", "name", "ad_type", "campaign_id", "campaign", "advertiser_id", "network_id", "publisher_id", "publisher"];
-const NUMBERS = ["impressions_total", "views_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "conversion_rate", "sales_revenue", "roas", "duplicate_events", "bot_events"];
+const NUMBERS = [
+  "impressions_total",
+  "views_total",
+  "clicks_total",
+  "ctr",
+  "ad_revenue",
+  "conversions_total",
+  "conversion_rate",
+  "sales_revenue",
+  "roas",
+  "duplicate_events",
+  "bot_events",
+];
 const COLUMNS: XlsxColumn<Row>[] = [
   { header: "day", key: "day", type: "date" },
   ...TEXT.map((key) => ({ header: key, key, type: "text" as const })),
@@ -29,7 +41,7 @@ async function* pages(): AsyncIterable<Row[]> {
     for (let n = start; n < Math.min(ROWS, start + 1000); n += 1) {
       const row: Row = { day: `2026-11-${String(1 + (n % 30)).padStart(2, "0")}` };
       for (const key of TEXT) row[key] = key === "network_id" && n % 3 ? null : `${key}-${n % 977}`;
-      NUMBERS.forEach((key, i) => (row[key] = i % 3 === 0 ? (n * (i + 1)) % 5000 : ((n % 1000) * (i + 1)) / 7));
+      for (const [i, key] of NUMBERS.entries()) row[key] = i % 3 === 0 ? (n * (i + 1)) % 5000 : ((n % 1000) * (i + 1)) / 7;
       page.push(row);
     }
     yield page;
@@ -56,14 +68,20 @@ function exceljsStream(): Readable {
 async function child(writer: string): Promise<void> {
   const file = `bench/results/xlsx-${writer}.xlsx`;
   const started = performance.now();
-  const source = writer === "exceljs" ? exceljsStream() : Readable.fromWeb(xlsxStream("Ads by day", COLUMNS, pages()) as import("node:stream/web").ReadableStream);
+  const source =
+    writer === "exceljs" ? exceljsStream() : Readable.fromWeb(xlsxStream("Ads by day", COLUMNS, pages()) as import("node:stream/web").ReadableStream);
   await pipeline(source, createWriteStream(file));
   const ms = performance.now() - started;
   const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
   const bytes = statSync(file).size;
   // Both files must hold every row: counted with exceljs's streaming reader.
   let rows = -1;
-  for await (const sheet of new ExcelJS.stream.xlsx.WorkbookReader(file, { worksheets: "emit", sharedStrings: "cache", styles: "ignore", hyperlinks: "ignore" })) {
+  for await (const sheet of new ExcelJS.stream.xlsx.WorkbookReader(file, {
+    worksheets: "emit",
+    sharedStrings: "cache",
+    styles: "ignore",
+    hyperlinks: "ignore",
+  })) {
     for await (const _ of sheet as AsyncIterable<unknown>) rows += 1;
   }
   rmSync(file, { force: true });
@@ -74,11 +92,26 @@ if (values.writer) {
   await child(values.writer);
 } else {
   const run = (writer: string) => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "bench/reports/xlsx-writers.ts", "--writer", writer, "--rows", String(ROWS)], { encoding: "utf8" });
+    const result = spawnSync(process.execPath, ["--import", "tsx", "bench/reports/xlsx-writers.ts", "--writer", writer, "--rows", String(ROWS)], {
+      encoding: "utf8",
+    });
     if (result.status !== 0) throw new Error(`${writer}: ${result.stderr}`);
     return JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { writer: string; rows: number; seconds: number; peak_rss_mb: number; bytes: number };
   };
   const exceljs = run("exceljs");
   const tally = run("tally");
-  console.log(JSON.stringify({ rows: ROWS, columns: COLUMNS.length, exceljs, tally, speedup: Math.round((exceljs.seconds / tally.seconds) * 10) / 10, memory_ratio: Math.round((tally.peak_rss_mb / exceljs.peak_rss_mb) * 100) / 100 }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        rows: ROWS,
+        columns: COLUMNS.length,
+        exceljs,
+        tally,
+        speedup: Math.round((exceljs.seconds / tally.seconds) * 10) / 10,
+        memory_ratio: Math.round((tally.peak_rss_mb / exceljs.peak_rss_mb) * 100) / 100,
+      },
+      null,
+      2,
+    ),
+  );
 }

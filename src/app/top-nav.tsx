@@ -6,7 +6,9 @@ export async function TopNav() {
   const demo = await demoEnabled();
   return (
     <nav className="top" aria-label="Main">
-      <Link href="/" className="brand">Tally</Link>
+      <Link href="/" className="brand">
+        Tally
+      </Link>
       <Link href="/dashboard">Dashboard</Link>
       {demo ? <Link href="/demo">Demo store</Link> : null}
       <Link href="/docs">Docs</Link>

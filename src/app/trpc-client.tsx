@@ -4,7 +4,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { useState, type ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/trpc/root";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();

@@ -10,9 +10,7 @@ describe("npm run dev with a malformed DATABASE_URL", () => {
       timeout: 30_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr.trim()).toBe(
-      "tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL",
-    );
+    expect(result.stderr.trim()).toBe("tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL");
     expect(result.stdout).not.toMatch(/starting/);
   });
 });

@@ -3,14 +3,14 @@
 // directory with --ephemeral), applies migrations, seeds the demo data once, starts a local S3
 // (s3rver, files in .data/s3) as the demo publisher's export destination, then runs Next.js.
 // Ctrl-C (or SIGTERM) stops Next.js first, then the local S3 and Postgres, so the data stays clean.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { exitOnEnvError, parseLauncherEnv, type LauncherEnv } from "@/env";
+import { exitOnEnvError, type LauncherEnv, parseLauncherEnv } from "@/env";
 import { ensureDemoDestination } from "./local/demo-destination";
-import { ensureDatabase, freePort, startLocalPostgres, temporaryDataDir, type LocalPostgres } from "./local/embedded-postgres";
-import { startLocalS3, type LocalS3 } from "./local/local-s3";
+import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "./local/embedded-postgres";
+import { type LocalS3, startLocalS3 } from "./local/local-s3";
 import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
 
@@ -122,7 +122,9 @@ async function main(): Promise<void> {
     s3 = await startLocalS3({ directory, port: values.ephemeral ? 0 : config.TALLY_LOCAL_S3_PORT, buckets: ["tally-demo"] });
     const { DEMO } = await import("../../prisma/seed");
     const destination = await ensureDemoDestination(DEMO.publisherId, s3.endpoint);
-    log(`local S3 at ${s3.endpoint} (${directory})${destination ? `: export destination ${destination} of the demo publisher writes to bucket tally-demo` : ""}`);
+    log(
+      `local S3 at ${s3.endpoint} (${directory})${destination ? `: export destination ${destination} of the demo publisher writes to bucket tally-demo` : ""}`,
+    );
   }
   await disconnectDb();
   const port = values.port ?? process.env.PORT ?? "3000";

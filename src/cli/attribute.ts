@@ -1,6 +1,6 @@
 // `npm run attribute`: attributes every waiting order now, batch by batch, printing each batch;
 // for a backfill after the loop or the cron was down, or to see attribution work step by step.
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { disconnectDb } from "@/server/db/client";
 
@@ -15,7 +15,9 @@ try {
   const done = await attributePendingConversions({
     onBatch: (batch) => {
       batches += 1;
-      console.log(`tally: attribution: batch ${batches}: ${batch.orders} orders, ${batch.items} items attributed (${batch.attributedOrders} orders with a match)`);
+      console.log(
+        `tally: attribution: batch ${batches}: ${batch.orders} orders, ${batch.items} items attributed (${batch.attributedOrders} orders with a match)`,
+      );
     },
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

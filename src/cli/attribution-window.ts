@@ -1,6 +1,6 @@
 // `npm run attribution:window [-- <product|display|video> <days>]`: prints the attribution window
 // of each campaign type, or sets one (from then on; attributed orders keep their credit).
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { attributionWindows, setAttributionWindow } from "@/server/attribution/attribution-windows";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";

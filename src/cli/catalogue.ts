@@ -5,12 +5,13 @@
 //   on one publisher (made before the rule, or settled since by the catalogue)
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 
-const USAGE = "usage: npm run catalogue -- list <publisher> | set <publisher> <sku> <advertiser> [--product-id <id>] | remove <publisher> <sku> | conflicts [<publisher>]";
+const USAGE =
+  "usage: npm run catalogue -- list <publisher> | set <publisher> <sku> <advertiser> [--product-id <id>] | remove <publisher> <sku> | conflicts [<publisher>]";
 
 try {
   env();
@@ -28,8 +29,13 @@ try {
     for (const e of entries) console.log(`${e.sku}${e.productId ? `  (product id ${e.productId})` : ""}  ${e.advertiserId}  ${e.advertiserName}`);
   } else if (command === "set" && publisherId && sku && advertiserId) {
     const { entry, displaced } = await setCatalogueEntry({ publisherId, sku, advertiserId, productId: values["product-id"] });
-    console.log(`tally: ${entry.sku}${entry.productId ? ` (product id ${entry.productId})` : ""} on ${entry.publisherId} belongs to ${entry.advertiserId} (${entry.advertiserName})`);
-    for (const d of displaced) console.log(`tally: campaign ${d.campaignId} (${d.campaignName}) of ${d.advertiserId} (${d.advertiserName}) promotes it there and is no longer credited with it`);
+    console.log(
+      `tally: ${entry.sku}${entry.productId ? ` (product id ${entry.productId})` : ""} on ${entry.publisherId} belongs to ${entry.advertiserId} (${entry.advertiserName})`,
+    );
+    for (const d of displaced)
+      console.log(
+        `tally: campaign ${d.campaignId} (${d.campaignName}) of ${d.advertiserId} (${d.advertiserName}) promotes it there and is no longer credited with it`,
+      );
   } else if (command === "remove" && publisherId && sku) {
     await removeCatalogueEntry(publisherId, sku);
     console.log(`tally: ${sku} is no longer listed on ${publisherId}: the first campaign to promote it there holds it`);
@@ -38,7 +44,9 @@ try {
     if (conflicts.length === 0) console.log("tally: no SKU is promoted by more than one advertiser on a publisher");
     for (const c of conflicts) {
       const who = c.advertisers.map((a) => `${a.id} (${a.name})`).join(", ");
-      const settled = c.ownerId ? `settled: the catalogue lists ${c.ownerId}, credited alone` : `not settled: list it with npm run catalogue -- set ${c.publisherId} <sku> <advertiser>`;
+      const settled = c.ownerId
+        ? `settled: the catalogue lists ${c.ownerId}, credited alone`
+        : `not settled: list it with npm run catalogue -- set ${c.publisherId} <sku> <advertiser>`;
       console.log(`${c.publisherId}  ${c.kind === "sku" ? "SKU" : "product id"} ${c.value}  promoted by ${who}; ${settled}`);
     }
   } else {

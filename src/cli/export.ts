@@ -3,11 +3,11 @@
 // (as the cron does); with them it backfills those UTC days for one destination, leaving its
 // watermarks where they are.
 import { parseArgs } from "node:util";
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
 import type { ExportType } from "@/server/db/generated/enums";
 import { EXPORT_TYPES } from "@/server/export/layouts";
-import { backfillExports, runDueExports, type ExportRunSummary } from "@/server/export/run-exports";
+import { backfillExports, type ExportRunSummary, runDueExports } from "@/server/export/run-exports";
 
 const USAGE = "usage: npm run export -- [--destination <id>] [--type <name>] [--from <YYYY-MM-DD> --to <YYYY-MM-DD>] [--rows-per-file <n>]";
 

@@ -1,7 +1,7 @@
 // `npm run keys -- create --account <id> [--name <name>]`, `npm run keys -- list --account <id>`,
 // `npm run keys -- revoke <key id>`: API keys of the report routes, until the dashboard has them.
 import { parseArgs } from "node:util";
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
@@ -28,7 +28,9 @@ try {
     const keys = await listApiKeys(values.account);
     if (keys.length === 0) console.log(`tally: ${values.account} has no API keys`);
     for (const key of keys) {
-      console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${date(key.createdAt)}  last used ${date(key.lastUsedAt)}  ${key.revokedAt ? `revoked ${date(key.revokedAt)}` : "live"}`);
+      console.log(
+        `${key.id}  ${key.prefix}…  ${key.name}  created ${date(key.createdAt)}  last used ${date(key.lastUsedAt)}  ${key.revokedAt ? `revoked ${date(key.revokedAt)}` : "live"}`,
+      );
     }
   } else if (command === "revoke" && keyId) {
     const revoked = await revokeApiKey({ keyId });

@@ -1,5 +1,5 @@
 // `npm run db:seed`: seeds the demo data into DATABASE_URL (once; a seeded database is left alone).
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
 import { seedDemoData } from "../../prisma/seed";
 

@@ -3,7 +3,7 @@
 // when there is one. It also lists what the jobs set aside in those days because of its own data:
 // orders attribution could not attribute and rows exports could not deliver.
 import { parseArgs } from "node:util";
-import { exitOnEnvError, env } from "@/env";
+import { env, exitOnEnvError } from "@/env";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
@@ -36,14 +36,18 @@ try {
   for (const order of setAside.latest) {
     console.log(`attribution set aside: publisher ${order.publisher_id} order ${order.order_id} received ${order.received_at.toISOString()}: ${order.reason}`);
   }
-  if (setAside.total > 0) console.log(`tally: rollups: ${setAside.total} orders set aside by attribution${setAside.total > setAside.latest.length ? ` (the latest ${setAside.latest.length} listed)` : ""}`);
+  if (setAside.total > 0)
+    console.log(
+      `tally: rollups: ${setAside.total} orders set aside by attribution${setAside.total > setAside.latest.length ? ` (the latest ${setAside.latest.length} listed)` : ""}`,
+    );
   const exportRows = await setAsideExportRows({ startDate: from, endDate: to }, 100);
   for (const run of exportRows.runs) {
     for (const row of run.rows) {
       console.log(`export set aside: destination ${run.destination_id} (account ${run.account_id}) ${run.type} run ${run.run_id} row ${row.id}: ${row.reason}`);
     }
   }
-  if (exportRows.totalRows > 0) console.log(`tally: rollups: ${exportRows.totalRows} rows set aside by exports${exportRows.runs.length === 100 ? " (the latest 100 runs listed)" : ""}`);
+  if (exportRows.totalRows > 0)
+    console.log(`tally: rollups: ${exportRows.totalRows} rows set aside by exports${exportRows.runs.length === 100 ? " (the latest 100 runs listed)" : ""}`);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`tally: rollups: ${differences.length === 0 ? "every figure matches" : `${differences.length} figures differ`} (${seconds} s)`);
   if (differences.length > 0) process.exitCode = 1;

@@ -33,7 +33,14 @@ describe("the collector's lazy Fetch request", () => {
       });
     const response = await fetch(`${base}/v1/x?y=1`, { method: "POST", headers: { "Content-Type": "text/plain", Origin: "https://a.example" }, body: "hello" });
     expect(await response.json()).toEqual({
-      isRequest: true, method: "POST", url: "http://collector.test/v1/x?y=1", type: "text/plain", missing: null, hasOrigin: true, body: "hello", bodyUsed: true,
+      isRequest: true,
+      method: "POST",
+      url: "http://collector.test/v1/x?y=1",
+      type: "text/plain",
+      missing: null,
+      hasOrigin: true,
+      body: "hello",
+      bodyUsed: true,
     });
   });
 
@@ -55,7 +62,10 @@ describe("the collector's lazy Fetch request", () => {
     handler = async (request) => {
       const names = [...request.headers.keys()].filter((name) => name.startsWith("x-"));
       const body = await request.text();
-      const second = await request.text().then(() => "read twice", (error: Error) => error.name);
+      const second = await request.text().then(
+        () => "read twice",
+        (error: Error) => error.name,
+      );
       return Response.json({ names, body, second, cache: request.cache });
     };
     const response = await fetch(`${base}/`, { method: "POST", headers: { "x-a": "1", "x-b": "2" }, body: "abc" });
@@ -65,7 +75,13 @@ describe("the collector's lazy Fetch request", () => {
   it("refuses a body over the limit with 413, declared or not, and answers an empty 202 with a length", async () => {
     handler = async (request) => new Response(await request.text());
     expect((await fetch(`${base}/`, { method: "POST", body: "x".repeat(65) })).status).toBe(413);
-    const chunked = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("x".repeat(40))); c.enqueue(new TextEncoder().encode("x".repeat(40))); c.close(); } });
+    const chunked = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("x".repeat(40)));
+        c.enqueue(new TextEncoder().encode("x".repeat(40)));
+        c.close();
+      },
+    });
     expect((await fetch(`${base}/`, { method: "POST", body: chunked, duplex: "half" } as RequestInit)).status).toBe(413);
     handler = async () => new Response(null, { status: 202 });
     const empty = await fetch(`${base}/`, { method: "POST", body: "{}" });

@@ -14,9 +14,28 @@ export class BodyTooLarge extends Error {
 const NO_BODY = new Set(["GET", "HEAD"]);
 // Node keeps only the first value of these when repeated (and joins cookies with "; "), where
 // Fetch joins every repeat with ", ": a repeated one is read from the raw headers instead.
-const NODE_SINGLE_VALUE = new Set(["age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host",
-  "if-modified-since", "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization",
-  "referer", "retry-after", "server", "user-agent", "cookie", "set-cookie"]);
+const NODE_SINGLE_VALUE = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+  "cookie",
+  "set-cookie",
+]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -127,7 +146,11 @@ class LazyRequest {
   private used = false;
   real: Request | undefined;
 
-  constructor(readonly req: IncomingMessage, readonly url: string, readonly limit: number) {}
+  constructor(
+    readonly req: IncomingMessage,
+    readonly url: string,
+    readonly limit: number,
+  ) {}
 
   /** readBody counts bytes as they arrive and stops at `limit` (read-json-body.ts trusts this). */
   get [BODY_LIMITED_WHILE_READ](): true {
@@ -179,7 +202,18 @@ function realRequest(lazy: LazyRequest): Request {
     lazy.real = new Request(lazy.url, {
       method: lazy.method,
       headers: realHeaders(lazy.headers),
-      body: body ? new ReadableStream({ start: (controller) => void body.then((b) => { controller.enqueue(new Uint8Array(b)); controller.close(); }, (e: unknown) => controller.error(e)) }) : undefined,
+      body: body
+        ? new ReadableStream({
+            start: (controller) =>
+              void body.then(
+                (b) => {
+                  controller.enqueue(new Uint8Array(b));
+                  controller.close();
+                },
+                (e: unknown) => controller.error(e),
+              ),
+          })
+        : undefined,
       duplex: body ? "half" : undefined,
     } as RequestInit);
   }
@@ -196,7 +230,9 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /** Writes a handler's Response; /v1 bodies are small, so the body goes out in one piece with its length. */
 export async function writeFetchResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const headers: string[] = [];
-  response.headers.forEach((value, name) => headers.push(name, value));
+  response.headers.forEach((value, name) => {
+    headers.push(name, value);
+  });
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   // Without a length Node would send an empty 202 chunked.
   if (!NULL_BODY_STATUS.has(response.status) && req.method !== "HEAD") headers.push("content-length", String(body?.length ?? 0));

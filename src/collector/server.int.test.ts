@@ -43,21 +43,36 @@ describe("standalone collector", () => {
   });
 
   it("answers preflights, unknown routes, wrong methods and oversized bodies", async () => {
-    const preflight = await fetch(`${base}/v1/beacon/impression/x`, { method: "OPTIONS", headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" } });
+    const preflight = await fetch(`${base}/v1/beacon/impression/x`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-credentials")).toBe("true");
     expect((await fetch(`${base}/v2/nothing`, { method: "POST", body: "{}" })).status).toBe(404);
     expect((await fetch(`${base}/v1/ads`)).status).toBe(405);
     expect((await fetch(`${base}/v1/beacon/impression/x.y.z`, { method: "POST", body: "x".repeat(20_000) })).status).toBe(404);
     expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(20_000) })).status).toBe(413);
-    expect((await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(2_000_000) }).catch(() => ({ status: 413 }))).status).toBe(413);
+    expect(
+      (
+        await fetch(`${base}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "x".repeat(2_000_000) }).catch(() => ({
+          status: 413,
+        }))
+      ).status,
+    ).toBe(413);
   });
 
   it("stores conversions, refuses invalid ones with Ajv's array, and bodies over 256 KiB", async () => {
     const publisher = await makePublisher();
     const order = {
-      publisher_id: publisher.id, user_id: "u-1", session_id: "c-2", order_id: "collector-1", created_at: new Date().toISOString(), channel: "app",
-      email_hashed: "a".repeat(64), items: [{ sku: "S-1", quantity: 1, price: 2.5, promotional_price: 2 }],
+      publisher_id: publisher.id,
+      user_id: "u-1",
+      session_id: "c-2",
+      order_id: "collector-1",
+      created_at: new Date().toISOString(),
+      channel: "app",
+      email_hashed: "a".repeat(64),
+      items: [{ sku: "S-1", quantity: 1, price: 2.5, promotional_price: 2 }],
     };
     const post = (body: string, contentType = "application/json") =>
       fetch(`${base}/v1/beacon/conversion`, { method: "POST", headers: { "Content-Type": contentType, Origin: "https://shop.example" }, body });
@@ -66,7 +81,9 @@ describe("standalone collector", () => {
     expect(accepted.headers.get("access-control-allow-origin")).toBe("https://shop.example");
     expect(await accepted.json()).toEqual({ messages: ["The conversion was received and will be processed soon."] });
     const stored = await db.conversion.findFirstOrThrow({ where: { publisherId: publisher.id, orderId: "collector-1" } });
-    expect(stored.items).toEqual([{ sku: "S-1", product_id: null, seller_id: null, quantity: 1, price_micros: 2_500_000, promotional_price_micros: 2_000_000 }]);
+    expect(stored.items).toEqual([
+      { sku: "S-1", product_id: null, seller_id: null, quantity: 1, price_micros: 2_500_000, promotional_price_micros: 2_000_000 },
+    ]);
 
     const invalid = await post(JSON.stringify({ ...order, order_id: 7 }));
     expect(invalid.status).toBe(422);
@@ -83,7 +100,8 @@ describe("standalone collector", () => {
     const advertiser = await makeAdvertiser();
     const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
     const answer = await fetch(`${base}/v1/ads`, {
-      method: "POST", headers: { "Content-Type": "application/json" },
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ publisher_id: publisher.id, session_id: "chunky", context: "home", placements: [{ name: "x", types: ["banner"] }] }),
     });
     const served = ((await answer.json()) as { ads: { x: { impression_url: string }[] } }).ads.x[0]!;

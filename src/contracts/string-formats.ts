@@ -9,6 +9,7 @@ import type { Ajv } from "ajv";
 export const IDENTIFIER_FORMAT = /^[^\p{Cc}\p{Cs}]*$/u;
 
 /** Free text (city, state, brand, search terms): no NUL and no lone surrogate; tabs and new lines pass. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this format refuses.
 export const TEXT_FORMAT = /^[^\u0000\p{Cs}]*$/u;
 
 /** Registers Tally's string formats on an Ajv instance (the server's, and tests' own). */

@@ -3,15 +3,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  type HashedIdentity,
   hashIdentity,
+  type IdentityFields,
   normaliseEmail,
   normaliseName,
   normalisePhone,
   normaliseTaxId,
-  sha256Hex,
-  type HashedIdentity,
-  type IdentityFields,
   type PhoneOptions,
+  sha256Hex,
 } from "./identity-hashing";
 
 // The vectors are read from the published docs, so the docs and the code cannot drift apart.
@@ -56,7 +56,10 @@ function readVectors(): Vector[] {
   const rows: Vector[] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
-    const cells = line.slice(1, -1).split("|").map((cell) => cell.trim());
+    const cells = line
+      .slice(1, -1)
+      .split("|")
+      .map((cell) => cell.trim());
     if (cells.length !== 4) throw new Error(`expected 4 cells: ${line}`);
     const [fieldCell, inputCell, normalisedCell, hashCell] = cells as [string, string, string, string];
     const field = /^`(\w+)`(?: with `\{ countryCode: "(\d+)" \}`)?$/.exec(fieldCell);

@@ -114,9 +114,7 @@ describe("window.Tally", () => {
     const sendBeacon = vi.fn(() => true);
     await loadSdk({ window, navigator: { sendBeacon }, location: { origin: "https://shop.example", protocol: "https:" } });
     const tally = window.Tally!;
-    expect(Object.keys(tally).sort()).toEqual(
-      ["click", "conversion", "hashIdentity", "impression", "init", "sessionId", "sha256Hex", "track"].sort(),
-    );
+    expect(Object.keys(tally).sort()).toEqual(["click", "conversion", "hashIdentity", "impression", "init", "sessionId", "sha256Hex", "track"].sort());
     expect(await tally.hashIdentity({ email: " A@B.CO ", phone: "11 98765-4321" }, { countryCode: "55" })).toEqual({
       email_hashed: await tally.sha256Hex("a@b.co"),
       phone_hashed: await tally.sha256Hex("+5511987654321"),

@@ -57,10 +57,10 @@
 
 import type { ServedAd } from "../contracts/ad-query-answer";
 import type { ConversionBody, ConversionItemBody } from "../contracts/conversion.schema";
-import { hashIdentity, sha256Hex, type HashedIdentity } from "./identity-hashing";
+import { hashIdentity, sha256Hex } from "./identity-hashing";
 
-export { hashIdentity, sha256Hex };
 export type { HashedIdentity, IdentityFields, PhoneOptions } from "./identity-hashing";
+export { hashIdentity, sha256Hex };
 
 /** An ad as returned by the ad server (`POST /v1/ads`). */
 export type TallyAd = ServedAd;
@@ -91,7 +91,7 @@ export interface TallyConversionReply {
 export interface TallyConversion {
   (order: TallyOrder, options: TallyConversionOptions & { waitForReply: true }): Promise<TallyConversionReply>;
   (order: TallyOrder, options?: TallyConversionOptions & { waitForReply?: false }): void;
-  (order: TallyOrder, options?: TallyConversionOptions): Promise<TallyConversionReply> | void;
+  (order: TallyOrder, options?: TallyConversionOptions): Promise<TallyConversionReply> | undefined;
 }
 
 export interface TallyTracker {
@@ -178,9 +178,8 @@ export function sessionId(): string {
     id = read();
     if (id) return id;
     id = memoryId || randomId();
-    document.cookie =
-      KEY + "=" + encodeURIComponent(id) + ";max-age=34560000;path=/;SameSite=Lax" +
-      (location.protocol == "https:" ? ";Secure" : "");
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Safari and Firefox; the id must survive where localStorage is cleared.
+    document.cookie = KEY + "=" + encodeURIComponent(id) + ";max-age=34560000;path=/;SameSite=Lax" + (location.protocol == "https:" ? ";Secure" : "");
     if (read() == id) return id;
   } catch {
     // no document or cookies refused: keep the id in memory.
@@ -275,11 +274,16 @@ export function init(options?: TallyInitOptions): TallyTracker {
         document.removeEventListener("visibilitychange", update);
       };
       const update = (): void => {
-        if (!inView || document.hidden) return cancel();
-        timer = timer || setTimeout(() => {
-          stopViews();
-          once(ad.view_url);
-        }, VIEW_MS);
+        if (!inView || document.hidden) {
+          cancel();
+          return;
+        }
+        timer =
+          timer ||
+          setTimeout(() => {
+            stopViews();
+            once(ad.view_url);
+          }, VIEW_MS);
       };
       if (typeof IntersectionObserver == "function" && ad.view_url && !sent[ad.view_url]) {
         observer = new IntersectionObserver(
@@ -309,10 +313,9 @@ export function init(options?: TallyInitOptions): TallyTracker {
     }
   };
 
-  const orderBody = (order: TallyOrder): string =>
-    JSON.stringify({ ...order, session_id: order.session_id || sid, user_id: order.user_id || uid });
+  const orderBody = (order: TallyOrder): string => JSON.stringify({ ...order, session_id: order.session_id || sid, user_id: order.user_id || uid });
 
-  const conversion = (order: TallyOrder, opts?: TallyConversionOptions): Promise<TallyConversionReply> | void => {
+  const conversion = (order: TallyOrder, opts?: TallyConversionOptions): Promise<TallyConversionReply> | undefined => {
     try {
       if (opts && opts.waitForReply) {
         // async, so that a bad order rejects the promise the page awaits instead of throwing.
@@ -356,8 +359,7 @@ const current = (): TallyTracker => defaultTracker || init();
 export const impression: TallyApi["impression"] = (ad, el) => current().impression(ad, el);
 export const track: TallyApi["track"] = (ad, el) => current().track(ad, el);
 export const click: TallyApi["click"] = (ad) => current().click(ad);
-export const conversion = ((order: TallyOrder, options?: TallyConversionOptions) =>
-  current().conversion(order, options)) as TallyConversion;
+export const conversion = ((order: TallyOrder, options?: TallyConversionOptions) => current().conversion(order, options)) as TallyConversion;
 
 if (typeof window != "undefined" && !window.Tally) {
   window.Tally = { sessionId, init, impression, track, click, conversion, hashIdentity, sha256Hex };

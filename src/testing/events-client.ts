@@ -1,6 +1,7 @@
 // Calls the /v1 handlers the way a browser would, with Fetch Requests.
-import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
+
 import type { AdQueryAnswer, ServedAd } from "@/server/ads/query-ads";
+import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
 
 export const ORIGIN = "http://tally.test";
 
@@ -28,7 +29,11 @@ export async function postBeacon(
   return handleBeacon(
     new Request(url, {
       method: options.method ?? "POST",
-      headers: { "Content-Type": options.contentType ?? "application/json", "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36", ...options.headers },
+      headers: {
+        "Content-Type": options.contentType ?? "application/json",
+        "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36",
+        ...options.headers,
+      },
       body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     }),
   );

@@ -19,7 +19,13 @@ export async function makePublisher(options: { sites?: { name: string; domain?: 
 }
 
 export async function makeAdvertiser(options: { wallet?: number; dailyBudget?: number } = {}) {
-  return createAccount({ kind: "advertiser", name: `Brand ${unique()}`, sellerId: `seller-${unique()}`, walletBalance: options.wallet ?? 1000, dailyBudget: options.dailyBudget });
+  return createAccount({
+    kind: "advertiser",
+    name: `Brand ${unique()}`,
+    sellerId: `seller-${unique()}`,
+    walletBalance: options.wallet ?? 1000,
+    dailyBudget: options.dailyBudget,
+  });
 }
 
 interface CampaignOptions {
@@ -63,8 +69,8 @@ export async function makeCampaignWithAd(options: CampaignOptions) {
     campaignId: campaign.id,
     name: `Ad ${unique()}`,
     type: adType,
-    size: adType === "product" ? undefined : options.ad?.size ?? "300x250",
-    mediaUrl: adType === "product" ? undefined : options.ad?.mediaUrl ?? "/demo/media/banner-300x250.svg",
+    size: adType === "product" ? undefined : (options.ad?.size ?? "300x250"),
+    mediaUrl: adType === "product" ? undefined : (options.ad?.mediaUrl ?? "/demo/media/banner-300x250.svg"),
     destinationUrl: "https://shop.example/landing",
   });
   return { campaign, ad, products };

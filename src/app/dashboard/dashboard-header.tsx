@@ -10,7 +10,9 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
   return (
     <nav className="top" aria-label="Dashboard">
-      <Link href="/" className="brand">Tally</Link>
+      <Link href="/" className="brand">
+        Tally
+      </Link>
       <Link href="/dashboard">Overview</Link>
       <Link href="/dashboard/campaigns">Campaigns</Link>
       <Link href="/dashboard/accounts">Accounts</Link>

@@ -1,8 +1,8 @@
 "use client";
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
 import type { Metrics } from "@/server/reports/rollup-totals.sql";
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 
 const DAY_MS = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -13,7 +13,6 @@ export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
 
-
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (
     <>
@@ -22,7 +21,13 @@ export function RangePicker({ range, onChange }: { range: Range; onChange: (rang
         {[7, 30, 90].map((days) => {
           const preset = lastDays(days);
           return (
-            <button key={days} type="button" className="chip" aria-pressed={range.startDate === preset.startDate && range.endDate === preset.endDate} onClick={() => onChange(preset)}>
+            <button
+              key={days}
+              type="button"
+              className="chip"
+              aria-pressed={range.startDate === preset.startDate && range.endDate === preset.endDate}
+              onClick={() => onChange(preset)}
+            >
               Last {days} days
             </button>
           );

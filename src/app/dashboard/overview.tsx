@@ -23,9 +23,13 @@ export function Overview() {
         <RangePicker range={range} onChange={setRange} />
       </form>
       {stats.error ? (
-        <p role="alert" className="error">The figures could not be loaded: {stats.error.message}</p>
+        <p role="alert" className="error">
+          The figures could not be loaded: {stats.error.message}
+        </p>
       ) : !stats.data ? (
-        <p aria-busy="true" className="muted">Loading figures…</p>
+        <p aria-busy="true" className="muted">
+          Loading figures…
+        </p>
       ) : (
         <>
           <KpiCards total={stats.data.total} />
@@ -37,13 +41,14 @@ export function Overview() {
             <section className="notice" aria-label="Orders set aside">
               <h2>Orders set aside</h2>
               <p>
-                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range could not be attributed because of
-                their own data, and are missing from these figures. Every other order was attributed. The latest:
+                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range could not be attributed because of their own data, and
+                are missing from these figures. Every other order was attributed. The latest:
               </p>
               <ul>
                 {setAside.data.latest.map((order) => (
                   <li key={`${order.publisher_id}/${order.order_id}`}>
-                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {new Date(order.received_at).toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
+                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
+                    {new Date(order.received_at).toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
                   </li>
                 ))}
               </ul>

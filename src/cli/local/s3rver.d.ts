@@ -1,7 +1,8 @@
 // The part of s3rver's API that Tally's local S3 uses (the package ships no types).
 declare module "s3rver" {
-  import type { AddressInfo } from "node:net";
   import type { Server } from "node:http";
+  import type { AddressInfo } from "node:net";
+
   interface S3rverOptions {
     address?: string;
     port?: number;

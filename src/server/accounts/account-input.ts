@@ -11,16 +11,31 @@ export const ZCreateAccountInput = z.object({
   name: z.string().trim().min(1, "is required").max(200),
   currency: z.string().length(3, "is a 3-letter code such as USD").toUpperCase().default("USD"),
   sellerId: z.string().trim().min(1).max(100).optional(),
-  walletBalance: z.number({ message: "must be a number" }).min(0, "cannot be negative").max(MAX_WALLET_BALANCE, `may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}`).optional(),
-  dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`).optional(),
+  walletBalance: z
+    .number({ message: "must be a number" })
+    .min(0, "cannot be negative")
+    .max(MAX_WALLET_BALANCE, `may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}`)
+    .optional(),
+  dailyBudget: z
+    .number({ message: "must be a number" })
+    .positive("must be above 0")
+    .max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`)
+    .optional(),
   networkId: z.string().min(1).optional(),
   sites: z.array(site).default([]),
 });
 export type TCreateAccountInput = z.input<typeof ZCreateAccountInput>;
 
-export const ZTopUpInput = z.object({ accountId: z.string().min(1), amount: z.number({ message: "must be a number" }).positive("must be above 0").max(10_000_000) });
+export const ZTopUpInput = z.object({
+  accountId: z.string().min(1),
+  amount: z.number({ message: "must be a number" }).positive("must be above 0").max(10_000_000),
+});
 export const ZDailyBudgetInput = z.object({
   accountId: z.string().min(1),
-  dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`).nullable(),
+  dailyBudget: z
+    .number({ message: "must be a number" })
+    .positive("must be above 0")
+    .max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`)
+    .nullable(),
 });
 export const ZAddSiteInput = z.object({ accountId: z.string().min(1) }).and(site);

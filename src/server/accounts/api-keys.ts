@@ -2,10 +2,10 @@
 // created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
 // guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
 import { createHash, randomBytes } from "node:crypto";
-import { ZCreateApiKeyInput, type TCreateApiKeyInput } from "./api-key-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
+import { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 
 const KEY_PREFIX = "tly_";
 // What the dashboard and the CLI show of a key: enough to tell keys apart, useless to an attacker.
@@ -14,7 +14,7 @@ const KEY_PATTERN = /^tly_[A-Za-z0-9_-]{32}$/;
 
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
-export { ZCreateApiKeyInput, type TCreateApiKeyInput } from "./api-key-input";
+export { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 
 export interface ApiKeySummary {
   id: string;

@@ -1,10 +1,10 @@
-import { ZCreateAccountInput, type TCreateAccountInput } from "./account-input";
 import { db } from "@/server/db/client";
+import type { AccountKind } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
-import { AccountKind } from "@/server/db/generated/enums";
 import { toMicros } from "@/server/money";
+import { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
 
-export { ZCreateAccountInput, type TCreateAccountInput } from "./account-input";
+export { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
 
 const ID_PREFIX: Record<AccountKind, string> = { publisher: "pub", advertiser: "adv", network: "net" };
 

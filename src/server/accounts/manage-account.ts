@@ -6,12 +6,26 @@ import { TallyError } from "@/server/errors";
 import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/money";
 
 export async function accountDetail(id: string) {
-  const a = await db.account.findUnique({ where: { id }, include: { sites: { orderBy: { name: "asc" } }, subPublishers: { select: { id: true, name: true }, orderBy: { name: "asc" } }, network: { select: { id: true, name: true } } } });
+  const a = await db.account.findUnique({
+    where: { id },
+    include: {
+      sites: { orderBy: { name: "asc" } },
+      subPublishers: { select: { id: true, name: true }, orderBy: { name: "asc" } },
+      network: { select: { id: true, name: true } },
+    },
+  });
   if (!a) return null;
   return {
-    id: a.id, kind: a.kind, name: a.name, currency: a.currency, sellerId: a.sellerId, walletBalance: fromMicros(a.walletBalanceMicros),
-    dailyBudget: a.dailyBudgetMicros === null ? null : fromMicros(a.dailyBudgetMicros), network: a.network,
-    sites: a.sites.map((s) => ({ id: s.id, name: s.name, domain: s.domain })), subPublishers: a.subPublishers,
+    id: a.id,
+    kind: a.kind,
+    name: a.name,
+    currency: a.currency,
+    sellerId: a.sellerId,
+    walletBalance: fromMicros(a.walletBalanceMicros),
+    dailyBudget: a.dailyBudgetMicros === null ? null : fromMicros(a.dailyBudgetMicros),
+    network: a.network,
+    sites: a.sites.map((s) => ({ id: s.id, name: s.name, domain: s.domain })),
+    subPublishers: a.subPublishers,
   };
 }
 
@@ -32,13 +46,19 @@ export async function topUpWallet(accountId: string, amount: number): Promise<nu
     SELECT wallet_balance_micros, false FROM accounts WHERE id = ${accountId} AND kind = 'advertiser' AND NOT EXISTS (SELECT 1 FROM topped)`;
   if (!rows[0]) throw new TallyError("bad_request", "only advertisers have a wallet");
   if (!rows[0].topped_up) {
-    throw new TallyError("bad_request", `a wallet may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}; it holds ${fromMicros(rows[0].wallet_balance_micros).toLocaleString("en")}`);
+    throw new TallyError(
+      "bad_request",
+      `a wallet may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}; it holds ${fromMicros(rows[0].wallet_balance_micros).toLocaleString("en")}`,
+    );
   }
   return fromMicros(rows[0].wallet_balance_micros);
 }
 
 export async function setDailyBudget(accountId: string, dailyBudget: number | null): Promise<void> {
-  const updated = await db.account.updateMany({ where: { id: accountId, kind: "advertiser" }, data: { dailyBudgetMicros: dailyBudget === null ? null : toMicros(dailyBudget) } });
+  const updated = await db.account.updateMany({
+    where: { id: accountId, kind: "advertiser" },
+    data: { dailyBudgetMicros: dailyBudget === null ? null : toMicros(dailyBudget) },
+  });
   if (updated.count === 0) throw new TallyError("bad_request", "only advertisers have a daily budget");
 }
 

@@ -10,12 +10,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { TallyError } from "@/server/errors";
 import { reportRoute } from "@/server/http/report-route";
-import { accountCaller, reportScope, viewerCaller, type ReportCaller } from "@/server/reports/report-scope";
+import { accountCaller, type ReportCaller, reportScope, viewerCaller } from "@/server/reports/report-scope";
 import { createCaller } from "@/server/trpc/root";
 import { scopeFor } from "@/server/trpc/routers/stats";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { createUser } from "./create-user";
-import { canAccess, DELETE_ENDED_SESSIONS_SQL, deleteEndedSessions, signIn, viewerOfSession, type Viewer } from "./sessions";
+import { canAccess, DELETE_ENDED_SESSIONS_SQL, deleteEndedSessions, signIn, type Viewer, viewerOfSession } from "./sessions";
 
 const PASSWORD = "correct horse battery";
 let accountId: string;
@@ -28,7 +28,12 @@ beforeAll(async () => {
 
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 const sessionRow = async (token: string) =>
-  (await pgPool().query<{ last_seen_at: Date; expires_at: Date; xmin: string }>("SELECT last_seen_at, expires_at, xmin::text FROM user_sessions WHERE token_hash = $1", [hashOf(token)])).rows[0];
+  (
+    await pgPool().query<{ last_seen_at: Date; expires_at: Date; xmin: string }>(
+      "SELECT last_seen_at, expires_at, xmin::text FROM user_sessions WHERE token_hash = $1",
+      [hashOf(token)],
+    )
+  ).rows[0];
 /** Moves a session's clock back, as time passing would. */
 const age = async (token: string, column: "last_seen_at" | "expires_at", interval: string) =>
   pgPool().query(`UPDATE user_sessions SET ${column} = now() - $2::interval WHERE token_hash = $1`, [hashOf(token), interval]);
@@ -134,7 +139,9 @@ describe("the sweep of ended sessions", () => {
 
 describe("a member without an account", () => {
   it("cannot be stored: the database refuses it, on insert and on update", async () => {
-    const insert = pgPool().query("INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_orphan', 'orphan@sessions.test', 'Orphan', 'x', 'member', NULL)");
+    const insert = pgPool().query(
+      "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_orphan', 'orphan@sessions.test', 'Orphan', 'x', 'member', NULL)",
+    );
     await expect(insert).rejects.toMatchObject({ code: "23514", constraint: "users_member_has_account_check" });
     const update = pgPool().query("UPDATE users SET account_id = NULL WHERE email = 'member@sessions.test'");
     await expect(update).rejects.toMatchObject({ code: "23514" });
@@ -145,14 +152,20 @@ describe("a member without an account", () => {
   it("is what the migration refuses to leave behind: it ends such users' sessions, then fails until they are fixed", async () => {
     const migration = await readFile("prisma/migrations/20261125200100_members_need_an_account/migration.sql", "utf8");
     // As Prisma applies a migration through the driver adapter: split at semicolons, one by one.
-    const statements = migration.replace(/^--.*$/gm, "").split(";").map((statement) => statement.trim()).filter(Boolean);
+    const statements = migration
+      .replace(/^--.*$/gm, "")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter(Boolean);
     expect(statements).toHaveLength(2);
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
     try {
       // A database from before the constraint, holding a member without an account and a session.
       await client.query("ALTER TABLE users DROP CONSTRAINT users_member_has_account_check");
-      await client.query("INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_legacy', 'legacy@sessions.test', 'Legacy', 'x', 'member', NULL)");
+      await client.query(
+        "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_legacy', 'legacy@sessions.test', 'Legacy', 'x', 'member', NULL)",
+      );
       await client.query("INSERT INTO user_sessions (token_hash, user_id, expires_at) VALUES (repeat('a', 64), 'usr_legacy', now() + interval '1 day')");
 
       await client.query(statements[0]!);
@@ -180,7 +193,10 @@ describe("a member without an account", () => {
       await client.query("ALTER TABLE users DROP CONSTRAINT users_member_has_account_check");
       const member = (await signIn("member@sessions.test", PASSWORD)).token;
       await client.query("UPDATE users SET account_id = NULL WHERE email = 'member@sessions.test'");
-      await client.query("INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_stray', 'stray@sessions.test', 'Stray', $1, 'member', NULL)", [await hashPassword(PASSWORD)]);
+      await client.query(
+        "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_stray', 'stray@sessions.test', 'Stray', $1, 'member', NULL)",
+        [await hashPassword(PASSWORD)],
+      );
 
       await expect(signIn("stray@sessions.test", PASSWORD)).rejects.toMatchObject({ code: "unauthorized" });
       expect((await client.query("SELECT count(*)::int AS n FROM user_sessions WHERE user_id = 'usr_stray'")).rows).toEqual([{ n: 0 }]);
@@ -201,7 +217,11 @@ describe("a member without an account", () => {
     // A viewer built by any other path, with no account, reaches nothing: never "every account".
     const orphan = { userId: "usr_x", email: "x@sessions.test", name: "X", role: "member", accountId: null } as unknown as Viewer;
     const caller = createCaller({ viewer: orphan });
-    const code = (work: Promise<unknown>) => work.then(() => "OK", (error: unknown) => (error instanceof TRPCError ? error.code : String(error)));
+    const code = (work: Promise<unknown>) =>
+      work.then(
+        () => "OK",
+        (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
+      );
     expect(await caller.auth.me()).toBeNull();
     const range = { startDate: "2026-11-01", endDate: "2026-11-02" };
     expect(await code(caller.stats.overview(range))).toBe("UNAUTHORIZED");

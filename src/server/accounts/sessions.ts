@@ -21,10 +21,7 @@ export const LAST_SEEN_STEP_MS = 60_000;
 const IDLE_MS = SESSION_IDLE_HOURS * 3_600_000;
 
 /** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account. */
-export type Viewer = { userId: string; email: string; name: string } & (
-  | { role: "staff"; accountId: null }
-  | { role: "member"; accountId: string }
-);
+export type Viewer = { userId: string; email: string; name: string } & ({ role: "staff"; accountId: null } | { role: "member"; accountId: string });
 
 /**
  * The viewer a user row makes, or null when it makes none: a member must name an account, or a
@@ -45,7 +42,11 @@ export function wholeViewer(viewer: Viewer | null | undefined): Viewer | null {
 /** The session token a request's cookie carries, or null. */
 export function sessionTokenOf(request: Request): string | null {
   const prefix = `${SESSION_COOKIE}=`;
-  const part = request.headers.get("cookie")?.split(";").map((p) => p.trim()).find((p) => p.startsWith(prefix));
+  const part = request.headers
+    .get("cookie")
+    ?.split(";")
+    .map((p) => p.trim())
+    .find((p) => p.startsWith(prefix));
   return part ? part.slice(prefix.length) : null;
 }
 

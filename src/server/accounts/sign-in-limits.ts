@@ -25,7 +25,16 @@ const store = {
 function limiters() {
   if (!holder.tallySignInLimits) {
     const make = (points: number, keyPrefix: string) =>
-      new RateLimiterPostgres({ storeClient: store, storeType: "pool", tableName: "rate_limits", tableCreated: true, clearExpiredByTimeout: true, keyPrefix, points, duration: WINDOW_SECONDS });
+      new RateLimiterPostgres({
+        storeClient: store,
+        storeType: "pool",
+        tableName: "rate_limits",
+        tableCreated: true,
+        clearExpiredByTimeout: true,
+        keyPrefix,
+        points,
+        duration: WINDOW_SECONDS,
+      });
     holder.tallySignInLimits = {
       address: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS, "sign-in-address"),
       email: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL, "sign-in-email"),
@@ -57,7 +66,11 @@ async function consume(limiter: RateLimiterPostgres, key: string): Promise<void>
  * signIn, after counting the attempt against its client address (when known) and its e-mail:
  * past either limit a 429 with the wait, and the password is not checked at all.
  */
-export async function signInWithinLimits(input: { email: string; password: string; clientAddress: string | null }): Promise<Awaited<ReturnType<typeof signIn>>> {
+export async function signInWithinLimits(input: {
+  email: string;
+  password: string;
+  clientAddress: string | null;
+}): Promise<Awaited<ReturnType<typeof signIn>>> {
   const { address, email } = limiters();
   if (input.clientAddress !== null) await consume(address, addressKey(input.clientAddress));
   await consume(email, emailKey(input.email));

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
-import { TallyError, type ValidationEntry } from "@/server/errors";
-import { EVENT_KINDS, sessionHashOf, signBeaconToken, type SigningKey } from "@/server/ingest/beacon-token";
-import type { AdQuery } from "./ad-query.schema";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { TallyError, type ValidationEntry } from "@/server/errors";
+import { EVENT_KINDS, type SigningKey, sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
+import type { AdQuery } from "./ad-query.schema";
 import { findCandidateAds } from "./candidate-ads.sql";
 import { fillPlacements, rankAds } from "./rank-ads";
 
@@ -65,9 +65,19 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
       EVENT_KINDS.map((kind) => {
         const token = signBeaconToken(
           {
-            kind, requestId, adId: ad.ad_id, campaignId: ad.campaign_id, advertiserId: ad.advertiser_id,
-            publisherId: publisher.id, site, placementName: placement, context: query.context,
-            adType: ad.ad_type, adSize: ad.size, issuedAt, sessionHash,
+            kind,
+            requestId,
+            adId: ad.ad_id,
+            campaignId: ad.campaign_id,
+            advertiserId: ad.advertiser_id,
+            publisherId: publisher.id,
+            site,
+            placementName: placement,
+            context: query.context,
+            adType: ad.ad_type,
+            adSize: ad.size,
+            issuedAt,
+            sessionHash,
           },
           signingKey,
         );

@@ -6,8 +6,17 @@ const product = (sku: string, name: string, category: string | null = null): Can
 
 function ad(id: string, options: Partial<CandidateAd> = {}): CandidateAd {
   return {
-    ad_id: id, ad_type: "banner", size: "300x250", media_url: null, destination_url: null, campaign_id: `cmp_${id}`,
-    advertiser_id: "adv", bid_model: "cpm", bid_micros: 1_000_000n, products: [], ...options,
+    ad_id: id,
+    ad_type: "banner",
+    size: "300x250",
+    media_url: null,
+    destination_url: null,
+    campaign_id: `cmp_${id}`,
+    advertiser_id: "adv",
+    bid_model: "cpm",
+    bid_micros: 1_000_000n,
+    products: [],
+    ...options,
   };
 }
 
@@ -55,13 +64,20 @@ describe("filling placements", () => {
       ad("box2", { bid_micros: 6_000_000n }),
       ad("video", { ad_type: "video", size: "640x360", bid_micros: 9_000_000n }),
     ]);
-    const placed = fillPlacements(ranked, [
-      { name: "top", types: ["banner"], size: "728x90" },
-      { name: "side", types: ["banner"], quantity: 5 },
-      { name: "player", types: ["video", "banner"], quantity: 2 },
-    ], {});
+    const placed = fillPlacements(
+      ranked,
+      [
+        { name: "top", types: ["banner"], size: "728x90" },
+        { name: "side", types: ["banner"], quantity: 5 },
+        { name: "player", types: ["video", "banner"], quantity: 2 },
+      ],
+      {},
+    );
     expect(placed.map((p) => [p.placement, p.ad.ad_id])).toEqual([
-      ["top", "wide"], ["side", "box1"], ["side", "box2"], ["player", "video"],
+      ["top", "wide"],
+      ["side", "box1"],
+      ["side", "box2"],
+      ["player", "video"],
     ]);
   });
 

@@ -12,12 +12,7 @@ export function effectiveCpmMicros(ad: Pick<CandidateAd, "bid_model" | "bid_micr
 
 /** Highest effective CPM first; ties by campaign id, then ad id, so the same query gets the same answer. */
 export function rankAds<T extends Pick<CandidateAd, "bid_model" | "bid_micros" | "campaign_id" | "ad_id">>(ads: T[]): T[] {
-  return [...ads].sort(
-    (a, b) =>
-      effectiveCpmMicros(b) - effectiveCpmMicros(a) ||
-      a.campaign_id.localeCompare(b.campaign_id) ||
-      a.ad_id.localeCompare(b.ad_id),
-  );
+  return [...ads].sort((a, b) => effectiveCpmMicros(b) - effectiveCpmMicros(a) || a.campaign_id.localeCompare(b.campaign_id) || a.ad_id.localeCompare(b.ad_id));
 }
 
 export interface Targeting {
@@ -27,7 +22,10 @@ export interface Targeting {
 }
 
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 2);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length >= 2);
 }
 
 /**

@@ -34,7 +34,8 @@ const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
          sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
   ${returning}
 )${countsCte}`;
-}).join(", ")
+})
+  .join(", ")
   .concat(`, daily_publisher_orders AS (
   -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
   -- advertiser and publisher reports' order counts, which do not add up over campaigns.
@@ -138,7 +139,10 @@ export interface AttributedBatch {
 
 const NOTHING: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
 const add = (a: AttributedBatch, b: AttributedBatch): AttributedBatch => ({
-  orders: a.orders + b.orders, items: a.items + b.items, attributedOrders: a.attributedOrders + b.attributedOrders, setAside: a.setAside + b.setAside,
+  orders: a.orders + b.orders,
+  items: a.items + b.items,
+  attributedOrders: a.attributedOrders + b.attributedOrders,
+  setAside: a.setAside + b.setAside,
 });
 
 /** Attributes the orders `ids` (locked by the caller's transaction), isolating any that fail. */
@@ -161,7 +165,11 @@ async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date):
     await client.query("RELEASE SAVEPOINT attribution");
     if (!isDataError(error)) throw error;
     if (ids.length === 1) {
-      await client.query("UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1", [ids[0], now, (error as Error).message.slice(0, 500)]);
+      await client.query("UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1", [
+        ids[0],
+        now,
+        (error as Error).message.slice(0, 500),
+      ]);
       return { ...NOTHING, orders: 1, setAside: 1 };
     }
     const half = Math.ceil(ids.length / 2);
@@ -189,7 +197,14 @@ export async function attributeBatch(limit: number, receivedBefore: Date, now: D
                 FOR UPDATE SKIP LOCKED`,
       values: [limit, receivedBefore],
     });
-    const done = rows.length === 0 ? NOTHING : await attributeOrders(client, rows.map((row) => row.event_id), now);
+    const done =
+      rows.length === 0
+        ? NOTHING
+        : await attributeOrders(
+            client,
+            rows.map((row) => row.event_id),
+            now,
+          );
     await client.query("COMMIT");
     return done;
   } catch (error) {

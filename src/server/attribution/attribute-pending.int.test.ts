@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createAd } from "@/server/campaigns/create-ad";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
-import { createAd } from "@/server/campaigns/create-ad";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { attributePendingConversions } from "./attribute-pending";
@@ -19,11 +19,28 @@ const before = (ms: number) => new Date(ORDER_TIME.getTime() - ms);
 type Campaign = Awaited<ReturnType<typeof makeCampaignWithAd>>;
 
 /** A counted ad event, stored by the beacon path as if it had arrived at `at`. */
-async function touch(kind: EventKind, { campaign, ad }: Campaign, publisher: { id: string; sites: { name: string }[] }, who: { session: string; user?: string }, at: Date) {
+async function touch(
+  kind: EventKind,
+  { campaign, ad }: Campaign,
+  publisher: { id: string; sites: { name: string }[] },
+  who: { session: string; user?: string },
+  at: Date,
+) {
   const stored = await recordBeacon({
     claims: {
-      kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id,
-      site: publisher.sites[0]!.name, placementName: "search-sponsored", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(at.getTime() / 1000), sessionHash: sessionHashOf(who.session),
+      kind,
+      requestId: randomUUID(),
+      adId: ad.id,
+      campaignId: campaign.id,
+      advertiserId: campaign.advertiserId,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "search-sponsored",
+      context: "search",
+      adType: ad.type,
+      adSize: ad.size,
+      issuedAt: Math.floor(at.getTime() / 1000),
+      sessionHash: sessionHashOf(who.session),
     },
     body: { session_id: who.session, user_id: who.user },
     userAgent: CHROME,
@@ -34,9 +51,19 @@ async function touch(kind: EventKind, { campaign, ad }: Campaign, publisher: { i
 }
 
 let sequence = 0;
-async function placeOrder(publisherId: string, who: { session: string; user: string }, items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[], orderId = `order-${++sequence}`) {
+async function placeOrder(
+  publisherId: string,
+  who: { session: string; user: string },
+  items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[],
+  orderId = `order-${++sequence}`,
+) {
   const result = await recordConversion({
-    publisher_id: publisherId, user_id: who.user, session_id: who.session, order_id: orderId, created_at: ORDER_TIME.toISOString(), channel: "online store",
+    publisher_id: publisherId,
+    user_id: who.user,
+    session_id: who.session,
+    order_id: orderId,
+    created_at: ORDER_TIME.toISOString(),
+    channel: "online store",
     email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
     items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
   });
@@ -55,8 +82,23 @@ beforeEach(async () => {
   publisher = await makePublisher();
   advertiser = await makeAdvertiser();
   const tag = randomUUID().slice(0, 8);
-  coffee = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.4, products: [{ sku: `BEANS-${tag}`, name: "Beans", productId: `COFFEE-${tag}` }] });
-  pods = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.3, sharedProducts: coffee.products, products: [{ sku: `PODS-${tag}`, name: "Pods" }] });
+  coffee = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.4,
+    products: [{ sku: `BEANS-${tag}`, name: "Beans", productId: `COFFEE-${tag}` }],
+  });
+  pods = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.3,
+    sharedProducts: coffee.products,
+    products: [{ sku: `PODS-${tag}`, name: "Pods" }],
+  });
 });
 const beans = () => coffee.products[0]!.sku;
 
@@ -72,10 +114,27 @@ describe("attribution of order items", () => {
     const [attribution] = await attributionsOf(orderId);
     const conversion = await db.conversion.findFirstOrThrow({ where: { orderId } });
     expect(attribution).toMatchObject({
-      conversionId: conversion.eventId, publisherId: publisher.id, orderId, sessionId: shopper.session, userId: shopper.user, productSku: beans(),
-      eventId, eventKind: "click", adId: coffee.ad.id, campaignId: coffee.campaign.id, advertiserId: advertiser.id,
-      adSize: null, adType: "product", placementName: "search-sponsored", context: "search", site: publisher.sites[0]!.name,
-      eventCreatedAt: before(2 * HOUR), placedAt: ORDER_TIME, priceMicros: 12_500_000n, promotionalPriceMicros: 9_990_000n, quantity: 3,
+      conversionId: conversion.eventId,
+      publisherId: publisher.id,
+      orderId,
+      sessionId: shopper.session,
+      userId: shopper.user,
+      productSku: beans(),
+      eventId,
+      eventKind: "click",
+      adId: coffee.ad.id,
+      campaignId: coffee.campaign.id,
+      advertiserId: advertiser.id,
+      adSize: null,
+      adType: "product",
+      placementName: "search-sponsored",
+      context: "search",
+      site: publisher.sites[0]!.name,
+      eventCreatedAt: before(2 * HOUR),
+      placedAt: ORDER_TIME,
+      priceMicros: 12_500_000n,
+      promotionalPriceMicros: 9_990_000n,
+      quantity: 3,
       totalValueMicros: 29_970_000n,
     });
     expect((await db.conversion.findFirstOrThrow({ where: { orderId } })).attributedAt).not.toBeNull();
@@ -145,17 +204,43 @@ describe("attribution of order items", () => {
     expect(done).toEqual({ orders: 1, items: 2, attributedOrders: 1, setAside: 0 });
     // Sorted here: beans() carries a random suffix, so its place beside BEANS-1KG varies by run.
     const bySku = (a: string[], b: string[]) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0);
-    expect((await attributionsOf(orderId)).map((a) => [a.productSku, a.eventId]).sort(bySku)).toEqual([["BEANS-1KG", click], [beans(), click]].sort(bySku));
+    expect((await attributionsOf(orderId)).map((a) => [a.productSku, a.eventId]).sort(bySku)).toEqual(
+      [
+        ["BEANS-1KG", click],
+        [beans(), click],
+      ].sort(bySku),
+    );
   });
 
   it("does not attribute a touch on another publisher, nor bot or duplicate events", async () => {
     const elsewhere = await makePublisher();
-    const both = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id, elsewhere.id], type: "product", products: [{ sku: `MUGS-${randomUUID()}`, name: "Mug" }] });
+    const both = await makeCampaignWithAd({
+      advertiserId: advertiser.id,
+      publisherIds: [publisher.id, elsewhere.id],
+      type: "product",
+      products: [{ sku: `MUGS-${randomUUID()}`, name: "Mug" }],
+    });
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     await touch("click", both, elsewhere, shopper, before(HOUR));
     const bot = await recordBeacon({
-      claims: { kind: "click", requestId: randomUUID(), adId: both.ad.id, campaignId: both.campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(before(HOUR).getTime() / 1000), sessionHash: sessionHashOf(shopper.session) },
-      body: { session_id: shopper.session, user_id: shopper.user }, userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)", now: before(HOUR),
+      claims: {
+        kind: "click",
+        requestId: randomUUID(),
+        adId: both.ad.id,
+        campaignId: both.campaign.id,
+        advertiserId: advertiser.id,
+        publisherId: publisher.id,
+        site: publisher.sites[0]!.name,
+        placementName: "p",
+        context: "search",
+        adType: "product",
+        adSize: null,
+        issuedAt: Math.floor(before(HOUR).getTime() / 1000),
+        sessionHash: sessionHashOf(shopper.session),
+      },
+      body: { session_id: shopper.session, user_id: shopper.user },
+      userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)",
+      now: before(HOUR),
     });
     expect(bot.status).toBe("bot");
     const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: both.products[0]!.sku }]);
@@ -186,7 +271,12 @@ describe("attribution of order items", () => {
   });
 
   it("uses the window of the campaign's type from attribution_windows", async () => {
-    const display = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "display", products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }] });
+    const display = await makeCampaignWithAd({
+      advertiserId: advertiser.id,
+      publisherIds: [publisher.id],
+      type: "display",
+      products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }],
+    });
     expect(await attributionWindows()).toEqual({ product: 14, display: 14, video: 14 });
     await setAttributionWindow({ campaignType: "display", days: 7 });
     expect(await attributionWindows()).toEqual({ product: 14, display: 7, video: 14 });
@@ -247,10 +337,7 @@ describe("attribution of order items", () => {
       await touch("click", coffee, publisher, shopper, before(HOUR));
       orders.push((await placeOrder(publisher.id, shopper, [{ sku: beans() }])).orderId);
     }
-    const [a, b] = await Promise.all([
-      attributePendingConversions({ settleMs: 0, batchSize: 7 }),
-      attributePendingConversions({ settleMs: 0, batchSize: 7 }),
-    ]);
+    const [a, b] = await Promise.all([attributePendingConversions({ settleMs: 0, batchSize: 7 }), attributePendingConversions({ settleMs: 0, batchSize: 7 })]);
     expect(a.orders + b.orders).toBe(30);
     expect(a.items + b.items).toBe(30);
     expect(await db.attribution.count({ where: { orderId: { in: orders } } })).toBe(30);
@@ -258,11 +345,28 @@ describe("attribution of order items", () => {
 
   it("gives the result of the worked example in docs/conversions.md", async () => {
     const acme = await makeCampaignWithAd({
-      advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.4,
-      products: [{ sku: `ACME-BEANS-1KG-${randomUUID()}`, name: "Beans" }, { sku: `ACME-GROUND-500-${randomUUID()}`, name: "Ground" }, { sku: `ACME-PODS-50-${randomUUID()}`, name: "Pods" }],
+      advertiserId: advertiser.id,
+      publisherIds: [publisher.id],
+      type: "product",
+      bidModel: "cpc",
+      bid: 0.4,
+      products: [
+        { sku: `ACME-BEANS-1KG-${randomUUID()}`, name: "Beans" },
+        { sku: `ACME-GROUND-500-${randomUUID()}`, name: "Ground" },
+        { sku: `ACME-PODS-50-${randomUUID()}`, name: "Pods" },
+      ],
     });
     const beansAd = acme;
-    const podsAd = { ...acme, ad: await createAd({ campaignId: acme.campaign.id, name: "Pods", type: "product", productRefs: [acme.products[2]!.id], destinationUrl: "https://shop.example/pods" }) };
+    const podsAd = {
+      ...acme,
+      ad: await createAd({
+        campaignId: acme.campaign.id,
+        name: "Pods",
+        type: "product",
+        productRefs: [acme.products[2]!.id],
+        destinationUrl: "https://shop.example/pods",
+      }),
+    };
     const [beansSku, , podsSku] = acme.products.map((p) => p.sku) as [string, string, string];
     const user = `customer-${randomUUID()}`;
     const session = `s-${randomUUID()}`;
@@ -278,7 +382,12 @@ describe("attribution of order items", () => {
     const click = await touch("click", beansAd, publisher, { session }, at("11-08T18:31:00"));
     await touch("view", podsAd, publisher, { session: `p-${session}`, user }, at("11-09T12:00:00"));
     await recordConversion({
-      publisher_id: publisher.id, user_id: user, session_id: session, order_id: `100023-${session}`, created_at: order.toISOString(), channel: "online store",
+      publisher_id: publisher.id,
+      user_id: user,
+      session_id: session,
+      order_id: `100023-${session}`,
+      created_at: order.toISOString(),
+      channel: "online store",
       email_hashed: createHash("sha256").update("ana.souza@example.com").digest("hex"),
       items: [
         { sku: beansSku, quantity: 2, price: 24.9, promotional_price: 19.9 },
@@ -289,7 +398,10 @@ describe("attribution of order items", () => {
     await attribute();
     const credited = await attributionsOf(`100023-${session}`);
     expect(credited.map((a) => [a.productSku, a.eventId, a.adId, a.totalValueMicros])).toEqual(
-      [[beansSku, click, beansAd.ad.id, 39_800_000n], [podsSku, click, beansAd.ad.id, 17_000_000n]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        [beansSku, click, beansAd.ad.id, 39_800_000n],
+        [podsSku, click, beansAd.ad.id, 17_000_000n],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
   });
 });

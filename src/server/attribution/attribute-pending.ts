@@ -1,4 +1,4 @@
-import { attributeBatch, type AttributedBatch } from "./attribute-batch.sql";
+import { type AttributedBatch, attributeBatch } from "./attribute-batch.sql";
 
 export interface AttributePendingOptions {
   now?: Date;

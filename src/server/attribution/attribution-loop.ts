@@ -1,4 +1,4 @@
-import { startIntervalJob, type IntervalJob } from "@/server/interval-job";
+import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { attributePendingConversions } from "./attribute-pending";
 
 /**

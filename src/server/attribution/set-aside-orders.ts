@@ -14,7 +14,11 @@ export interface SetAsideOrder {
  * Set-aside orders received in a range of UTC days (inclusive), of some publishers or of all
  * (null): how many, and the latest `limit` of them.
  */
-export async function setAsideOrders(range: { startDate: string; endDate: string }, publisherIds: string[] | null, limit = 20): Promise<{ total: number; latest: SetAsideOrder[] }> {
+export async function setAsideOrders(
+  range: { startDate: string; endDate: string },
+  publisherIds: string[] | null,
+  limit = 20,
+): Promise<{ total: number; latest: SetAsideOrder[] }> {
   const { rows } = await pgPool().query<SetAsideOrder & { total: number }>(
     `SELECT publisher_id, order_id, received_at, attribution_failed_reason AS reason, count(*) OVER ()::int AS total
        FROM conversions

@@ -2,14 +2,21 @@
 import { z } from "zod";
 import { AdStatus, AdType } from "@/server/db/generated/enums";
 
-const url = z.string().trim().max(2000).refine((value) => /^(https?:\/\/|\/)/.test(value), "must be an http(s) address or a path starting with /");
+const url = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => /^(https?:\/\/|\/)/.test(value), "must be an http(s) address or a path starting with /");
 
 export const ZAdSettings = z
   .object({
     name: z.string().trim().min(1, "is required").max(200),
     type: z.enum(AdType),
     /** "WIDTHxHEIGHT" for banners and video; none for sponsored products. */
-    size: z.string().regex(/^\d{1,4}x\d{1,4}$/, "must look like 300x250").optional(),
+    size: z
+      .string()
+      .regex(/^\d{1,4}x\d{1,4}$/, "must look like 300x250")
+      .optional(),
     mediaUrl: url.optional(),
     destinationUrl: url.optional(),
     status: z.enum(AdStatus).default("active"),

@@ -14,8 +14,15 @@ export const ZCampaignSettings = z
     startDate: isoDay,
     endDate: isoDay.optional(),
     bidModel: z.enum(BidModel),
-    bid: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_BID, `must be at most ${MAX_BID.toLocaleString("en")}`),
-    dailyBudget: z.number({ message: "must be a number" }).positive("must be above 0").max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`).optional(),
+    bid: z
+      .number({ message: "must be a number" })
+      .positive("must be above 0")
+      .max(MAX_BID, `must be at most ${MAX_BID.toLocaleString("en")}`),
+    dailyBudget: z
+      .number({ message: "must be a number" })
+      .positive("must be above 0")
+      .max(MAX_DAILY_BUDGET, `must be at most ${MAX_DAILY_BUDGET.toLocaleString("en")}`)
+      .optional(),
     /** Publisher or network accounts the campaign runs on. */
     publisherIds: z.array(z.string().min(1)).min(1, "pick at least one publisher"),
     /** Product ids (`prd_...`) of the advertiser's catalogue. */
@@ -23,8 +30,6 @@ export const ZCampaignSettings = z
   })
   .refine((c) => !c.endDate || c.endDate >= c.startDate, { message: "must not be before the start date", path: ["endDate"] });
 
-export const ZCreateCampaignInput = z
-  .object({ id: z.string().min(1).max(64).optional(), advertiserId: z.string().min(1) })
-  .and(ZCampaignSettings);
+export const ZCreateCampaignInput = z.object({ id: z.string().min(1).max(64).optional(), advertiserId: z.string().min(1) }).and(ZCampaignSettings);
 export type TCreateCampaignInput = z.input<typeof ZCreateCampaignInput>;
 export type TCampaignSettings = z.input<typeof ZCampaignSettings>;

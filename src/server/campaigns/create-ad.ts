@@ -1,8 +1,8 @@
-import { ZCreateAdInput, type TCreateAdInput } from "./ad-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
+import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
 
-export { ZCreateAdInput, type TCreateAdInput } from "./ad-input";
+export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
 
 export async function createAd(input: TCreateAdInput) {
   const data = ZCreateAdInput.parse(input);

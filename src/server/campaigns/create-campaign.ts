@@ -1,17 +1,24 @@
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { ZCreateCampaignInput, type TCreateCampaignInput } from "./campaign-input";
 import { toMicros } from "@/server/money";
+import { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
 import { assertCampaignMaySell } from "./sku-ownership";
 
-export { ZCreateCampaignInput, type TCreateCampaignInput } from "./campaign-input";
+export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
 
 /** Creates a campaign; refused when it would promote another advertiser's SKU on one of its publishers (sku-ownership.ts). */
 export async function createCampaign(input: TCreateCampaignInput) {
   const data = ZCreateCampaignInput.parse(input);
   const id = data.id ?? newId("cmp");
   return db.$transaction(async (tx) => {
-    await assertCampaignMaySell(tx, { id, advertiserId: data.advertiserId, status: data.status, publisherIds: data.publisherIds, productRefs: data.productRefs, holdsNow: false });
+    await assertCampaignMaySell(tx, {
+      id,
+      advertiserId: data.advertiserId,
+      status: data.status,
+      publisherIds: data.publisherIds,
+      productRefs: data.productRefs,
+      holdsNow: false,
+    });
     return tx.campaign.create({
       data: {
         id,

@@ -1,9 +1,9 @@
-import { ZCreateProductInput, type TCreateProductInput } from "./product-input";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { toMicros } from "@/server/money";
+import { type TCreateProductInput, ZCreateProductInput } from "./product-input";
 
-export { ZCreateProductInput, type TCreateProductInput } from "./product-input";
+export { type TCreateProductInput, ZCreateProductInput } from "./product-input";
 
 export async function createProduct(input: TCreateProductInput) {
   const data = ZCreateProductInput.parse(input);

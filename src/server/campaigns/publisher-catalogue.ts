@@ -5,10 +5,10 @@
 // decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move.
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
-import { ZCatalogueEntryInput, ZCatalogueKey, type TCatalogueEntryInput } from "./catalogue-input";
+import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKey } from "./catalogue-input";
 import { lockSellingKeys, type SellingKey } from "./sku-ownership";
 
-export { ZCatalogueEntryInput, type TCatalogueEntryInput } from "./catalogue-input";
+export { type TCatalogueEntryInput, ZCatalogueEntryInput } from "./catalogue-input";
 
 export interface CatalogueEntry {
   publisherId: string;
@@ -19,7 +19,11 @@ export interface CatalogueEntry {
 }
 
 export async function listCatalogue(publisherId: string): Promise<CatalogueEntry[]> {
-  const rows = await db.publisherCatalogueEntry.findMany({ where: { publisherId }, include: { advertiser: { select: { name: true } } }, orderBy: { sku: "asc" } });
+  const rows = await db.publisherCatalogueEntry.findMany({
+    where: { publisherId },
+    include: { advertiser: { select: { name: true } } },
+    orderBy: { sku: "asc" },
+  });
   return rows.map((r) => ({ publisherId: r.publisherId, sku: r.sku, productId: r.productId, advertiserId: r.advertiserId, advertiserName: r.advertiser.name }));
 }
 
@@ -56,7 +60,8 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput): Promise<{ 
         where: { publisherId: data.publisherId, productId: data.productId, advertiserId: { not: data.advertiserId }, sku: { not: data.sku } },
         select: { sku: true },
       });
-      if (other) throw new TallyError("bad_request", `productId: product id ${data.productId} is listed for another advertiser on ${publisher.name} (SKU ${other.sku})`);
+      if (other)
+        throw new TallyError("bad_request", `productId: product id ${data.productId} is listed for another advertiser on ${publisher.name} (SKU ${other.sku})`);
     }
     await tx.publisherCatalogueEntry.upsert({
       where: { publisherId_sku: { publisherId: data.publisherId, sku: data.sku } },
@@ -75,8 +80,19 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput): Promise<{ 
          AND (p.sku = ${data.sku} OR (${data.productId ?? null}::text IS NOT NULL AND p.product_id = ${data.productId ?? null}::text))
        ORDER BY c.id`;
     return {
-      entry: { publisherId: data.publisherId, sku: data.sku, productId: data.productId ?? null, advertiserId: data.advertiserId, advertiserName: advertiser.name },
-      displaced: displaced.map((d) => ({ campaignId: d.campaign_id, campaignName: d.campaign_name, advertiserId: d.advertiser_id, advertiserName: d.advertiser_name })),
+      entry: {
+        publisherId: data.publisherId,
+        sku: data.sku,
+        productId: data.productId ?? null,
+        advertiserId: data.advertiserId,
+        advertiserName: advertiser.name,
+      },
+      displaced: displaced.map((d) => ({
+        campaignId: d.campaign_id,
+        campaignName: d.campaign_name,
+        advertiserId: d.advertiser_id,
+        advertiserName: d.advertiser_name,
+      })),
     };
   });
 }
@@ -105,7 +121,17 @@ export interface SkuConflict {
  * credited as before (the winning touch, whoever's it is) until the catalogue names the brand.
  */
 export async function skuConflicts(publisherId?: string): Promise<SkuConflict[]> {
-  const rows = await db.$queryRaw<{ publisher_id: string; publisher_name: string; kind: "sku" | "product_id"; value: string; advertiser_ids: string[]; advertiser_names: string[]; owner_id: string | null }[]>`
+  const rows = await db.$queryRaw<
+    {
+      publisher_id: string;
+      publisher_name: string;
+      kind: "sku" | "product_id";
+      value: string;
+      advertiser_ids: string[];
+      advertiser_names: string[];
+      owner_id: string | null;
+    }[]
+  >`
     WITH holdings AS (
       SELECT DISTINCT a.id AS place_id, k.kind, k.value, c.advertiser_id
         FROM campaigns c
@@ -130,7 +156,11 @@ export async function skuConflicts(publisherId?: string): Promise<SkuConflict[]>
     HAVING count(*) > 1
      ORDER BY pl.name, h.place_id, h.kind DESC, h.value`;
   return rows.map((r) => ({
-    publisherId: r.publisher_id, publisherName: r.publisher_name, kind: r.kind, value: r.value,
-    advertisers: r.advertiser_ids.map((id, i) => ({ id, name: r.advertiser_names[i]! })), ownerId: r.owner_id,
+    publisherId: r.publisher_id,
+    publisherName: r.publisher_name,
+    kind: r.kind,
+    value: r.value,
+    advertisers: r.advertiser_ids.map((id, i) => ({ id, name: r.advertiser_names[i]! })),
+    ownerId: r.owner_id,
   }));
 }

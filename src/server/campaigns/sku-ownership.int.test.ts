@@ -9,7 +9,7 @@ import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { daysFromToday, makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { createAd } from "./create-ad";
@@ -23,7 +23,17 @@ const tag = () => randomUUID().slice(0, 8).toUpperCase();
 const product = (advertiserId: string, sku: string, productId?: string) => createProduct({ advertiserId, sku, productId, name: `Product ${sku}` });
 
 function campaign(advertiserId: string, publisherIds: string[], productRefs: string[], status: CampaignStatus = "active") {
-  return createCampaign({ advertiserId, name: `Campaign ${tag()}`, type: "product", status, startDate: daysFromToday(-1), bidModel: "cpc", bid: 0.5, publisherIds, productRefs });
+  return createCampaign({
+    advertiserId,
+    name: `Campaign ${tag()}`,
+    type: "product",
+    status,
+    startDate: daysFromToday(-1),
+    bidModel: "cpc",
+    bid: 0.5,
+    publisherIds,
+    productRefs,
+  });
 }
 
 /** The settings form's view of a campaign, for an update that changes only what is given. */
@@ -33,7 +43,10 @@ async function update(id: string, change: { status?: CampaignStatus; publisherId
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TallyError);
   expect((error as TallyError).code).toBe("bad_request");
   return (error as TallyError).message;
@@ -106,7 +119,9 @@ describe("network publishers", () => {
 
     // Directly on a sub-publisher: the network campaign promotes it there.
     const direct = await product(rival.id, sku);
-    expect(await refusal(campaign(rival.id, [grocer.id], [direct.id]))).toBe(`productRefs: SKU ${sku} belongs to another advertiser on ${grocer.name}, whose campaign already promotes it there`);
+    expect(await refusal(campaign(rival.id, [grocer.id], [direct.id]))).toBe(
+      `productRefs: SKU ${sku} belongs to another advertiser on ${grocer.name}, whose campaign already promotes it there`,
+    );
 
     // The other way round: a SKU promoted directly on a sub-publisher keeps network campaigns off it.
     const other = `BRUSH-${tag()}`;
@@ -121,7 +136,9 @@ describe("network publishers", () => {
     const empty = await network(0);
     const lonely = `TEA-${tag()}`;
     await campaign(brand.id, [empty.net.id], [(await product(brand.id, lonely)).id]);
-    expect(await refusal(campaign(rival.id, [empty.net.id], [(await product(rival.id, lonely)).id]))).toContain(`SKU ${lonely} belongs to another advertiser on ${empty.net.name}`);
+    expect(await refusal(campaign(rival.id, [empty.net.id], [(await product(rival.id, lonely)).id]))).toContain(
+      `SKU ${lonely} belongs to another advertiser on ${empty.net.name}`,
+    );
   });
 });
 
@@ -173,12 +190,22 @@ describe("the publisher's catalogue", () => {
     expect(await refusal(campaign(third.id, [shop.id], [(await product(third.id, sku)).id]))).toBe(
       `productRefs: SKU ${sku} belongs to another advertiser on ${shop.name}, by ${shop.name}'s catalogue`,
     );
-    expect(await refusal(campaign(squatter.id, [shop.id], [(await product(squatter.id, `${sku}-X`)).id, (await db.product.findFirstOrThrow({ where: { advertiserId: squatter.id, sku } })).id]))).toContain(`by ${shop.name}'s catalogue`);
+    expect(
+      await refusal(
+        campaign(
+          squatter.id,
+          [shop.id],
+          [(await product(squatter.id, `${sku}-X`)).id, (await db.product.findFirstOrThrow({ where: { advertiserId: squatter.id, sku } })).id],
+        ),
+      ),
+    ).toContain(`by ${shop.name}'s catalogue`);
 
     await removeCatalogueEntry(shop.id, sku);
     await expect(removeCatalogueEntry(shop.id, sku)).rejects.toMatchObject({ code: "not_found" });
     // Unlisted again, it is first come: both the brand's and the squatter's campaigns promote it.
-    expect(await refusal(campaign(third.id, [shop.id], [(await db.product.findFirstOrThrow({ where: { advertiserId: third.id, sku } })).id]))).toContain("whose campaign already promotes it there");
+    expect(await refusal(campaign(third.id, [shop.id], [(await db.product.findFirstOrThrow({ where: { advertiserId: third.id, sku } })).id]))).toContain(
+      "whose campaign already promotes it there",
+    );
   });
 
   it("gives the brand the product id listed with a SKU, one brand per product id", async () => {
@@ -190,9 +217,15 @@ describe("the publisher's catalogue", () => {
       `productRefs: product id ${group} belongs to another advertiser on ${shop.name}, by ${shop.name}'s catalogue`,
     );
     await campaign(brand.id, [shop.id], [(await product(brand.id, `TENT-3P-${tag()}`, group)).id]);
-    await expect(setCatalogueEntry({ publisherId: shop.id, sku: `TENT-4P-${tag()}`, productId: group, advertiserId: rival.id })).rejects.toThrow(`productId: product id ${group} is listed for another advertiser`);
-    await expect(setCatalogueEntry({ publisherId: brand.id, sku: "X", advertiserId: brand.id })).rejects.toThrow("publisherId: catalogues belong to publisher and network accounts");
-    await expect(setCatalogueEntry({ publisherId: shop.id, sku: "X", advertiserId: shop.id })).rejects.toThrow("advertiserId: a SKU belongs to an advertiser account");
+    await expect(setCatalogueEntry({ publisherId: shop.id, sku: `TENT-4P-${tag()}`, productId: group, advertiserId: rival.id })).rejects.toThrow(
+      `productId: product id ${group} is listed for another advertiser`,
+    );
+    await expect(setCatalogueEntry({ publisherId: brand.id, sku: "X", advertiserId: brand.id })).rejects.toThrow(
+      "publisherId: catalogues belong to publisher and network accounts",
+    );
+    await expect(setCatalogueEntry({ publisherId: shop.id, sku: "X", advertiserId: shop.id })).rejects.toThrow(
+      "advertiserId: a SKU belongs to an advertiser account",
+    );
   });
 });
 
@@ -234,8 +267,18 @@ describe("two advertisers claiming one SKU at the same moment", () => {
     const one = await product(small.id, `${prefix}-42`);
     let claims: Promise<unknown>[] = [];
     await db.$transaction(async (tx) => {
-      await lockSellingKeys(tx, many.map((p) => ({ kind: "sku" as const, value: p.sku })));
-      claims = [campaign(big.id, [shop.id], many.map((p) => p.id)), campaign(small.id, [shop.id], [one.id])];
+      await lockSellingKeys(
+        tx,
+        many.map((p) => ({ kind: "sku" as const, value: p.sku })),
+      );
+      claims = [
+        campaign(
+          big.id,
+          [shop.id],
+          many.map((p) => p.id),
+        ),
+        campaign(small.id, [shop.id], [one.id]),
+      ];
       for (let i = 0; i < 200 && (await waitingLocks()) < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await waitingLocks()).toBe(2);
     });
@@ -247,14 +290,17 @@ describe("two advertisers claiming one SKU at the same moment", () => {
   it("exactly one wins in each of many unsynchronised pairs of claims, creates and edits mixed", async () => {
     const shop = await makePublisher();
     const [first, second] = [await makeAdvertiser(), await makeAdvertiser()];
-    const rounds = await Promise.all(Array.from({ length: 4 }, async (_, round) => {
-      const sku = `RACE-${round}-${tag()}`;
-      const [a, b] = [await product(first.id, sku), await product(second.id, sku)];
-      const parked = await campaign(second.id, [shop.id], [], "active");
-      return { a, b, parked };
-    }));
-    const outcomes = await Promise.all(rounds.map(({ a, b, parked }) =>
-      Promise.allSettled([campaign(first.id, [shop.id], [a.id]), update(parked.id, { productRefs: [b.id] })])));
+    const rounds = await Promise.all(
+      Array.from({ length: 4 }, async (_, round) => {
+        const sku = `RACE-${round}-${tag()}`;
+        const [a, b] = [await product(first.id, sku), await product(second.id, sku)];
+        const parked = await campaign(second.id, [shop.id], [], "active");
+        return { a, b, parked };
+      }),
+    );
+    const outcomes = await Promise.all(
+      rounds.map(({ a, b, parked }) => Promise.allSettled([campaign(first.id, [shop.id], [a.id]), update(parked.id, { productRefs: [b.id] })])),
+    );
     for (const pair of outcomes) expect(pair.filter((o) => o.status === "fulfilled")).toHaveLength(1);
   });
 });
@@ -270,14 +316,33 @@ async function withAd(advertiserId: string, publisherIds: string[], productRefs:
   return { campaign: made, ad };
 }
 
-async function touch(kind: EventKind, { campaign: c, ad }: Awaited<ReturnType<typeof withAd>>, publisher: { id: string; sites: { name: string }[] }, who: { session: string; user: string }, hoursBefore: number) {
+async function touch(
+  kind: EventKind,
+  { campaign: c, ad }: Awaited<ReturnType<typeof withAd>>,
+  publisher: { id: string; sites: { name: string }[] },
+  who: { session: string; user: string },
+  hoursBefore: number,
+) {
   const at = new Date(ORDER_TIME.getTime() - hoursBefore * 3_600_000);
   const stored = await recordBeacon({
     claims: {
-      kind, requestId: randomUUID(), adId: ad.id, campaignId: c.id, advertiserId: c.advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name,
-      placementName: "search-sponsored", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(at.getTime() / 1000), sessionHash: sessionHashOf(who.session),
+      kind,
+      requestId: randomUUID(),
+      adId: ad.id,
+      campaignId: c.id,
+      advertiserId: c.advertiserId,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "search-sponsored",
+      context: "search",
+      adType: ad.type,
+      adSize: ad.size,
+      issuedAt: Math.floor(at.getTime() / 1000),
+      sessionHash: sessionHashOf(who.session),
     },
-    body: { session_id: who.session, user_id: who.user }, userAgent: CHROME, now: at,
+    body: { session_id: who.session, user_id: who.user },
+    userAgent: CHROME,
+    now: at,
   });
   expect(stored.status).toBe("counted");
 }
@@ -285,8 +350,14 @@ async function touch(kind: EventKind, { campaign: c, ad }: Awaited<ReturnType<ty
 async function creditedAdvertisers(publisherId: string, who: { session: string; user: string }, items: { sku: string; product_id?: string }[]) {
   const orderId = `order-${randomUUID()}`;
   await recordConversion({
-    publisher_id: publisherId, user_id: who.user, session_id: who.session, order_id: orderId, created_at: ORDER_TIME.toISOString(), channel: "online store",
-    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"), items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
+    publisher_id: publisherId,
+    user_id: who.user,
+    session_id: who.session,
+    order_id: orderId,
+    created_at: ORDER_TIME.toISOString(),
+    channel: "online store",
+    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
+    items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
   });
   await attributePendingConversions({ settleMs: 0 });
   const rows = await db.attribution.findMany({ where: { orderId }, orderBy: { itemPosition: "asc" } });
@@ -303,8 +374,28 @@ describe("attribution and the catalogue", () => {
     const squatters = await withAd(squatter.id, [shop.id], []);
     await db.campaignProduct.create({ data: { campaignId: squatters.campaign.id, productRef: (await product(squatter.id, sku, group)).id } });
     expect(await skuConflicts(shop.id)).toEqual([
-      { publisherId: shop.id, publisherName: shop.name, kind: "sku", value: sku, advertisers: expect.arrayContaining([{ id: brand.id, name: brand.name }, { id: squatter.id, name: squatter.name }]), ownerId: null },
-      { publisherId: shop.id, publisherName: shop.name, kind: "product_id", value: group, advertisers: expect.arrayContaining([{ id: brand.id, name: brand.name }, { id: squatter.id, name: squatter.name }]), ownerId: null },
+      {
+        publisherId: shop.id,
+        publisherName: shop.name,
+        kind: "sku",
+        value: sku,
+        advertisers: expect.arrayContaining([
+          { id: brand.id, name: brand.name },
+          { id: squatter.id, name: squatter.name },
+        ]),
+        ownerId: null,
+      },
+      {
+        publisherId: shop.id,
+        publisherName: shop.name,
+        kind: "product_id",
+        value: group,
+        advertisers: expect.arrayContaining([
+          { id: brand.id, name: brand.name },
+          { id: squatter.id, name: squatter.name },
+        ]),
+        ownerId: null,
+      },
     ]);
 
     // The squatter's click is later than the brand's view and wins: unsettled, it is credited as before.
@@ -320,7 +411,11 @@ describe("attribution and the catalogue", () => {
     const after = shopper();
     await touch("impression", brands, shop, after, 3);
     await touch("click", squatters, shop, after, 1);
-    expect(await creditedAdvertisers(shop.id, after, [{ sku }, { sku: `${sku}-REFILL`, product_id: group }, { sku: "UNRELATED" }])).toEqual([brand.id, brand.id, null]);
+    expect(await creditedAdvertisers(shop.id, after, [{ sku }, { sku: `${sku}-REFILL`, product_id: group }, { sku: "UNRELATED" }])).toEqual([
+      brand.id,
+      brand.id,
+      null,
+    ]);
 
     // Without a touch of the brand's, the listed SKU is credited to nobody.
     const squattersOnly = shopper();

@@ -3,7 +3,7 @@
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
-import { ZAdSettings, type TAdSettings } from "./ad-input";
+import { type TAdSettings, ZAdSettings } from "./ad-input";
 
 export async function updateAd(id: string, input: TAdSettings) {
   const data = ZAdSettings.parse(input);
@@ -13,7 +13,12 @@ export async function updateAd(id: string, input: TAdSettings) {
     return tx.ad.update({
       where: { id },
       data: {
-        name: data.name, type: data.type, size: data.size ?? null, mediaUrl: data.mediaUrl ?? null, destinationUrl: data.destinationUrl ?? null, status: data.status,
+        name: data.name,
+        type: data.type,
+        size: data.size ?? null,
+        mediaUrl: data.mediaUrl ?? null,
+        destinationUrl: data.destinationUrl ?? null,
+        status: data.status,
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
     });
@@ -30,7 +35,15 @@ export async function adSettings(id: string) {
   const ad = await db.ad.findUnique({ where: { id }, include: { products: true, campaign: { select: { advertiserId: true } } } });
   if (!ad) return null;
   return {
-    id: ad.id, campaignId: ad.campaignId, advertiserId: ad.campaign.advertiserId, name: ad.name, type: ad.type, size: ad.size ?? undefined,
-    mediaUrl: ad.mediaUrl ?? undefined, destinationUrl: ad.destinationUrl ?? undefined, status: ad.status, productRefs: ad.products.map((p) => p.productRef),
+    id: ad.id,
+    campaignId: ad.campaignId,
+    advertiserId: ad.campaign.advertiserId,
+    name: ad.name,
+    type: ad.type,
+    size: ad.size ?? undefined,
+    mediaUrl: ad.mediaUrl ?? undefined,
+    destinationUrl: ad.destinationUrl ?? undefined,
+    status: ad.status,
+    productRefs: ad.products.map((p) => p.productRef),
   };
 }

@@ -6,7 +6,7 @@ import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { fromMicros, toMicros } from "@/server/money";
-import { ZCampaignSettings, type TCampaignSettings } from "./campaign-input";
+import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
 
 /**
@@ -26,15 +26,26 @@ export async function updateCampaign(id: string, input: TCampaignSettings) {
   return db.$transaction(async (tx) => {
     const existing = await lockCampaign(tx, id);
     await assertCampaignMaySell(tx, {
-      id, advertiserId: existing.advertiserId, status: data.status, publisherIds: data.publisherIds, productRefs: data.productRefs, holdsNow: !releasesSkus(existing.status),
+      id,
+      advertiserId: existing.advertiserId,
+      status: data.status,
+      publisherIds: data.publisherIds,
+      productRefs: data.productRefs,
+      holdsNow: !releasesSkus(existing.status),
     });
     await tx.campaignPublisher.deleteMany({ where: { campaignId: id } });
     await tx.campaignProduct.deleteMany({ where: { campaignId: id } });
     return tx.campaign.update({
       where: { id },
       data: {
-        name: data.name, type: data.type, status: data.status, startDate: data.startDate, endDate: data.endDate ?? null, bidModel: data.bidModel,
-        bidMicros: toMicros(data.bid), dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
+        name: data.name,
+        type: data.type,
+        status: data.status,
+        startDate: data.startDate,
+        endDate: data.endDate ?? null,
+        bidModel: data.bidModel,
+        bidMicros: toMicros(data.bid),
+        dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
         publishers: { create: data.publisherIds.map((publisherId) => ({ publisherId })) },
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
@@ -50,7 +61,12 @@ export async function setCampaignStatus(id: string, status: CampaignStatus) {
       const publishers = await tx.campaignPublisher.findMany({ where: { campaignId: id }, select: { publisherId: true } });
       const products = await tx.campaignProduct.findMany({ where: { campaignId: id }, select: { productRef: true } });
       await assertCampaignMaySell(tx, {
-        id, advertiserId: existing.advertiserId, status, publisherIds: publishers.map((p) => p.publisherId), productRefs: products.map((p) => p.productRef), holdsNow: false,
+        id,
+        advertiserId: existing.advertiserId,
+        status,
+        publisherIds: publishers.map((p) => p.publisherId),
+        productRefs: products.map((p) => p.productRef),
+        holdsNow: false,
       });
     }
     await tx.campaign.update({ where: { id }, data: { status } });
@@ -62,9 +78,17 @@ export async function campaignSettings(id: string) {
   const c = await db.campaign.findUnique({ where: { id }, include: { publishers: true, products: true } });
   if (!c) return null;
   return {
-    id: c.id, advertiserId: c.advertiserId, name: c.name, type: c.type, status: c.status, startDate: c.startDate.toISOString().slice(0, 10),
-    endDate: c.endDate ? c.endDate.toISOString().slice(0, 10) : undefined, bidModel: c.bidModel, bid: fromMicros(c.bidMicros),
+    id: c.id,
+    advertiserId: c.advertiserId,
+    name: c.name,
+    type: c.type,
+    status: c.status,
+    startDate: c.startDate.toISOString().slice(0, 10),
+    endDate: c.endDate ? c.endDate.toISOString().slice(0, 10) : undefined,
+    bidModel: c.bidModel,
+    bid: fromMicros(c.bidMicros),
     dailyBudget: c.dailyBudgetMicros === null ? undefined : fromMicros(c.dailyBudgetMicros),
-    publisherIds: c.publishers.map((p) => p.publisherId), productRefs: c.products.map((p) => p.productRef),
+    publisherIds: c.publishers.map((p) => p.publisherId),
+    productRefs: c.products.map((p) => p.productRef),
   };
 }

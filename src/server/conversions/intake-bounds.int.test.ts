@@ -21,8 +21,13 @@ let sequence = 0;
 function order(publisherId: string, overrides: Record<string, unknown> = {}, item: Record<string, unknown> = {}) {
   sequence += 1;
   return {
-    publisher_id: publisherId, user_id: "bound-user", session_id: "bound-session", order_id: `bound-${Date.now()}-${sequence}`,
-    created_at: new Date().toISOString(), channel: "web", email_hashed: createHash("sha256").update("b@example.com").digest("hex"),
+    publisher_id: publisherId,
+    user_id: "bound-user",
+    session_id: "bound-session",
+    order_id: `bound-${Date.now()}-${sequence}`,
+    created_at: new Date().toISOString(),
+    channel: "web",
+    email_hashed: createHash("sha256").update("b@example.com").digest("hex"),
     items: [{ sku: "SKU-1", quantity: 1, price: 10, promotional_price: 9, ...item }],
     ...overrides,
   };
@@ -33,7 +38,12 @@ const pathsOf = (body: unknown) => (body as { instancePath: string; keyword: str
 describe("order numbers", () => {
   it("accept the largest price and quantity, whose line and whole order still fit a bigint of micro-units", async () => {
     const publisher = await makePublisher();
-    const lines = Array.from({ length: MAX_ORDER_ITEMS }, (_, i) => ({ sku: `MAX-${i}`, quantity: MAX_QUANTITY, price: MAX_UNIT_PRICE, promotional_price: MAX_UNIT_PRICE }));
+    const lines = Array.from({ length: MAX_ORDER_ITEMS }, (_, i) => ({
+      sku: `MAX-${i}`,
+      quantity: MAX_QUANTITY,
+      price: MAX_UNIT_PRICE,
+      promotional_price: MAX_UNIT_PRICE,
+    }));
     const body = order(publisher.id, { items: lines });
     expect((await postConversion(body)).status).toBe(202);
     // The order's total in micro-units, summed by Postgres as bigint: no overflow.
@@ -76,12 +86,20 @@ describe("order size", () => {
     const elapsed = performance.now() - started;
     expect(response.status).toBe(422);
     expect(response.body).toEqual([
-      { instancePath: "/items", schemaPath: "#/properties/items/maxItems", keyword: "maxItems", params: { limit: MAX_ORDER_ITEMS }, message: `must NOT have more than ${MAX_ORDER_ITEMS} items` },
+      {
+        instancePath: "/items",
+        schemaPath: "#/properties/items/maxItems",
+        keyword: "maxItems",
+        params: { limit: MAX_ORDER_ITEMS },
+        message: `must NOT have more than ${MAX_ORDER_ITEMS} items`,
+      },
     ]);
     // The reference validator reports the same entry, among the root's and one per empty line.
     expect(ajvErrorsFor(JSON.parse(body))).toContainEqual((response.body as unknown[])[0]);
     expect(elapsed).toBeLessThan(1_000); // a guard against walking 87,000 lines, not a benchmark
-    expect((await postConversion(order(publisher.id, { items: Array(MAX_ORDER_ITEMS + 1).fill({ sku: "S", quantity: 1, price: 1, promotional_price: 1 }) }))).status).toBe(422);
+    expect(
+      (await postConversion(order(publisher.id, { items: Array(MAX_ORDER_ITEMS + 1).fill({ sku: "S", quantity: 1, price: 1, promotional_price: 1 }) }))).status,
+    ).toBe(422);
     expect(await storedCount(publisher.id)).toBe(0);
   });
 
@@ -106,7 +124,16 @@ describe("order time", () => {
     expect((await recordConversion(at(5 * 60_000), now)).outcome).toBe("stored");
     await expect(recordConversion(at(-30 * 86_400_000 - 1), now)).rejects.toMatchObject({
       code: "validation_failed",
-      details: { entries: [{ instancePath: "/created_at", schemaPath: "#/properties/created_at/formatMinimum", keyword: "formatMinimum", params: { comparison: ">=", limit: "2026-10-26T12:00:00.000Z" } }] },
+      details: {
+        entries: [
+          {
+            instancePath: "/created_at",
+            schemaPath: "#/properties/created_at/formatMinimum",
+            keyword: "formatMinimum",
+            params: { comparison: ">=", limit: "2026-10-26T12:00:00.000Z" },
+          },
+        ],
+      },
     });
     await expect(recordConversion(at(5 * 60_000 + 1), now)).rejects.toMatchObject({
       details: { entries: [{ instancePath: "/created_at", keyword: "formatMaximum", params: { comparison: "<=", limit: "2026-11-25T12:05:00.000Z" } }] },
@@ -117,7 +144,9 @@ describe("order time", () => {
   it("refuses a year 2999 or 1999 order over HTTP, and a date that does not exist with the format entry alone", async () => {
     const publisher = await makePublisher();
     for (const created_at of ["2999-01-01T00:00:00Z", "1999-01-01T00:00:00Z"]) {
-      expect(pathsOf((await postConversion(order(publisher.id, { created_at }))).body)).toEqual([`/created_at ${created_at.startsWith("2999") ? "formatMaximum" : "formatMinimum"}`]);
+      expect(pathsOf((await postConversion(order(publisher.id, { created_at }))).body)).toEqual([
+        `/created_at ${created_at.startsWith("2999") ? "formatMaximum" : "formatMinimum"}`,
+      ]);
     }
     expect(pathsOf((await postConversion(order(publisher.id, { created_at: "2026-02-30T00:00:00Z" }))).body)).toEqual(["/created_at format"]);
     expect(await storedCount(publisher.id)).toBe(0);
@@ -130,11 +159,26 @@ describe("strings", () => {
   it("refuses ids and text Postgres cannot store, and ids with control characters, with the format entry", async () => {
     const publisher = await makePublisher();
     for (const bad of NOT_STORABLE) {
-      for (const [field, format] of [["order_id", "identifier"], ["user_id", "identifier"], ["session_id", "identifier"], ["channel", "identifier"], ["city", "text"], ["uf", "text"]] as const) {
+      for (const [field, format] of [
+        ["order_id", "identifier"],
+        ["user_id", "identifier"],
+        ["session_id", "identifier"],
+        ["channel", "identifier"],
+        ["city", "text"],
+        ["uf", "text"],
+      ] as const) {
         const body = order(publisher.id, { [field]: bad });
         const response = await postConversion(body);
         expect(response.status, `${field} = ${JSON.stringify(bad)}`).toBe(422);
-        expect(response.body).toEqual([{ instancePath: `/${field}`, schemaPath: `#/properties/${field}/format`, keyword: "format", params: { format }, message: `must match format "${format}"` }]);
+        expect(response.body).toEqual([
+          {
+            instancePath: `/${field}`,
+            schemaPath: `#/properties/${field}/format`,
+            keyword: "format",
+            params: { format },
+            message: `must match format "${format}"`,
+          },
+        ]);
       }
       const line = order(publisher.id, {}, { sku: bad, product_id: bad });
       expect(pathsOf((await postConversion(line)).body).sort()).toEqual(["/items/0/product_id format", "/items/0/sku format"]);
@@ -162,12 +206,26 @@ describe("strings", () => {
     for (const bad of [...NOT_STORABLE, "tab\there"]) {
       const session = await postBeacon(served.impression_url, { session_id: bad });
       expect(session.status).toBe(422);
-      expect(await session.json()).toEqual([{ instancePath: "/session_id", schemaPath: "#/properties/session_id/format", keyword: "format", params: { format: "identifier" }, message: 'must match format "identifier"' }]);
+      expect(await session.json()).toEqual([
+        {
+          instancePath: "/session_id",
+          schemaPath: "#/properties/session_id/format",
+          keyword: "format",
+          params: { format: "identifier" },
+          message: 'must match format "identifier"',
+        },
+      ]);
       expect((await postBeacon(served.impression_url, { session_id: "string-shopper", user_id: bad })).status).toBe(422);
     }
     expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(0);
     for (const bad of NOT_STORABLE) {
-      const answer = await askForAds({ publisher_id: publisher.id, session_id: "s", context: "search", term: bad, placements: [{ name: `slot${bad}`, types: ["banner"] }] });
+      const answer = await askForAds({
+        publisher_id: publisher.id,
+        session_id: "s",
+        context: "search",
+        term: bad,
+        placements: [{ name: `slot${bad}`, types: ["banner"] }],
+      });
       expect(answer.status).toBe(422);
       expect(pathsOf(answer.body).sort()).toEqual(["/placements/0/name format", "/term format"]);
     }

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
 import { default as addFormats } from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { db } from "@/server/db/client";
 import { addStringFormats } from "@/contracts/string-formats";
-import { makePublisher } from "@/testing/fixtures";
+import { db } from "@/server/db/client";
 import { postConversion } from "@/testing/events-client";
+import { makePublisher } from "@/testing/fixtures";
 import { conversionBodySchema, EMPTY_STRING_SHA256 } from "./conversion-body.schema";
 import { ACCEPTED_MESSAGE, recordConversion } from "./record-conversion";
 
@@ -41,8 +41,7 @@ function order(publisherId: string, overrides: Record<string, unknown> = {}) {
   };
 }
 
-const storedOrders = (publisherId: string, orderId: string) =>
-  db.conversion.findMany({ where: { publisherId, orderId } });
+const storedOrders = (publisherId: string, orderId: string) => db.conversion.findMany({ where: { publisherId, orderId } });
 const skusOf = (conversion: { items: unknown }) => (conversion.items as { sku: string }[]).map((item) => item.sku);
 
 describe("POST /v1/beacon/conversion", () => {
@@ -56,9 +55,19 @@ describe("POST /v1/beacon/conversion", () => {
     const [stored, ...others] = await storedOrders(publisher.id, body.order_id);
     expect(others).toEqual([]);
     expect(stored).toMatchObject({
-      userId: "user-1", sessionId: "sess-1", channel: "online store", site: publisher.sites[0]!.name,
-      placedAt: new Date(body.created_at), gender: "F", uf: "SP", city: "São Paulo", isCompany: false,
-      emailHashed: body.email_hashed, phoneHashed: sha256("+5511999990000"), socialIdHashed: null, attributedAt: null,
+      userId: "user-1",
+      sessionId: "sess-1",
+      channel: "online store",
+      site: publisher.sites[0]!.name,
+      placedAt: new Date(body.created_at),
+      gender: "F",
+      uf: "SP",
+      city: "São Paulo",
+      isCompany: false,
+      emailHashed: body.email_hashed,
+      phoneHashed: sha256("+5511999990000"),
+      socialIdHashed: null,
+      attributedAt: null,
     });
     expect(stored!.items).toEqual([
       { sku: "SKU-1", product_id: "P-1", seller_id: null, quantity: 2, price_micros: 10_500_000, promotional_price_micros: 9_990_000 },
@@ -114,7 +123,9 @@ describe("POST /v1/beacon/conversion", () => {
     expect(stored).toHaveLength(1);
     expect(skusOf(stored[0]!)).toEqual(["SKU-1", "SKU-2"]);
 
-    const direct = await Promise.all(Array.from({ length: 10 }, (_, i) => new Promise((r) => setTimeout(r, i % 3)).then(() => recordConversion({ ...body, order_id: `${body.order_id}-b` }))));
+    const direct = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => new Promise((r) => setTimeout(r, i % 3)).then(() => recordConversion({ ...body, order_id: `${body.order_id}-b` }))),
+    );
     expect(direct.filter((d) => d.outcome === "stored")).toHaveLength(1);
     expect(await storedOrders(publisher.id, `${body.order_id}-b`)).toHaveLength(1);
   });
@@ -137,7 +148,10 @@ describe("POST /v1/beacon/conversion", () => {
   it("answers CORS preflights and reflects the Origin with credentials", async () => {
     const { handleConversion } = await import("@/server/http/events-routes");
     const preflight = await handleConversion(
-      new Request("http://tally.test/v1/beacon/conversion", { method: "OPTIONS", headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "POST" } }),
+      new Request("http://tally.test/v1/beacon/conversion", {
+        method: "OPTIONS",
+        headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "POST" },
+      }),
     );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("https://shop.example");
@@ -159,7 +173,9 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ error: { code: "bad_request", message: "the body is not valid JSON" } });
     expect((await postConversion("publisher_id=x", { contentType: "application/x-www-form-urlencoded" })).status).toBe(415);
-    const huge = order(publisher.id, { items: Array.from({ length: 3000 }, (_, i) => ({ sku: `SKU-${i}-${"x".repeat(80)}`, quantity: 1, price: 1, promotional_price: 1 })) });
+    const huge = order(publisher.id, {
+      items: Array.from({ length: 3000 }, (_, i) => ({ sku: `SKU-${i}-${"x".repeat(80)}`, quantity: 1, price: 1, promotional_price: 1 })),
+    });
     expect(JSON.stringify(huge).length).toBeGreaterThan(256 * 1024);
     expect((await postConversion(huge)).status).toBe(413);
     expect(await conversionCount()).toBe(before);
@@ -172,8 +188,20 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     expect(response.body).toEqual(ajvErrorsFor(body));
     expect(response.body).toEqual(
       expect.arrayContaining([
-        { instancePath: "", schemaPath: "#/required", keyword: "required", params: { missingProperty: "order_id" }, message: "must have required property 'order_id'" },
-        { instancePath: "/items", schemaPath: "#/properties/items/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" },
+        {
+          instancePath: "",
+          schemaPath: "#/required",
+          keyword: "required",
+          params: { missingProperty: "order_id" },
+          message: "must have required property 'order_id'",
+        },
+        {
+          instancePath: "/items",
+          schemaPath: "#/properties/items/minItems",
+          keyword: "minItems",
+          params: { limit: 1 },
+          message: "must NOT have fewer than 1 items",
+        },
       ]),
     );
     const missing = (response.body as { params: { missingProperty?: string } }[]).map((e) => e.params.missingProperty).filter(Boolean);
@@ -198,9 +226,27 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     expect(response.body).toEqual(
       expect.arrayContaining([
         { instancePath: "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string" },
-        { instancePath: "/items/0/price", schemaPath: "#/properties/items/items/properties/price/type", keyword: "type", params: { type: "number" }, message: "must be number" },
-        { instancePath: "/items/1", schemaPath: "#/properties/items/items/required", keyword: "required", params: { missingProperty: "sku" }, message: "must have required property 'sku'" },
-        { instancePath: "/created_at", schemaPath: "#/properties/created_at/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"' },
+        {
+          instancePath: "/items/0/price",
+          schemaPath: "#/properties/items/items/properties/price/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        },
+        {
+          instancePath: "/items/1",
+          schemaPath: "#/properties/items/items/required",
+          keyword: "required",
+          params: { missingProperty: "sku" },
+          message: "must have required property 'sku'",
+        },
+        {
+          instancePath: "/created_at",
+          schemaPath: "#/properties/created_at/format",
+          keyword: "format",
+          params: { format: "date-time" },
+          message: 'must match format "date-time"',
+        },
       ]),
     );
     expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(0);
@@ -218,9 +264,12 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     expect(response.status).toBe(422);
     expect(response.body).toEqual(ajvErrorsFor(body));
     const entries = response.body as { instancePath: string; keyword: string }[];
-    expect(entries.map((e) => `${e.instancePath} ${e.keyword}`).sort()).toEqual(
-      ["/email_hashed not", "/first_name_hashed not", "/phone_hashed pattern", "/social_id_hashed pattern"],
-    );
+    expect(entries.map((e) => `${e.instancePath} ${e.keyword}`).sort()).toEqual([
+      "/email_hashed not",
+      "/first_name_hashed not",
+      "/phone_hashed pattern",
+      "/social_id_hashed pattern",
+    ]);
     expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(0);
   });
 
@@ -230,7 +279,13 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     expect(response.status).toBe(422);
     expect(response.body).toEqual([
       ...ajvErrorsFor(body)!,
-      { instancePath: "/publisher_id", schemaPath: "#/properties/publisher_id/publisher", keyword: "publisher", params: { publisher_id: "pub_nobody" }, message: "must be a known publisher" },
+      {
+        instancePath: "/publisher_id",
+        schemaPath: "#/properties/publisher_id/publisher",
+        keyword: "publisher",
+        params: { publisher_id: "pub_nobody" },
+        message: "must be a known publisher",
+      },
     ]);
   });
 
@@ -245,7 +300,13 @@ describe("POST /v1/beacon/conversion with bad input stores nothing", () => {
     const unknown = await postConversion(order(publisher.id, { brand: "Kiosk" }));
     expect(unknown.status).toBe(422);
     expect(unknown.body).toEqual([
-      { instancePath: "/brand", schemaPath: "#/properties/brand/enum", keyword: "enum", params: { allowedValues: expect.any(Array) }, message: "must be one of the publisher's sites" },
+      {
+        instancePath: "/brand",
+        schemaPath: "#/properties/brand/enum",
+        keyword: "enum",
+        params: { allowedValues: expect.any(Array) },
+        message: "must be one of the publisher's sites",
+      },
     ]);
     expect((unknown.body as [{ params: { allowedValues: string[] } }])[0].params.allowedValues.sort()).toEqual(["App", "Web Store"]);
     expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(0);

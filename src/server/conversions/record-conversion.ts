@@ -5,8 +5,14 @@ import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
 import { toEntries } from "@/server/validation/ajv";
-import { CREATED_AT_MAX_AGE_SECONDS, CREATED_AT_MAX_AHEAD_SECONDS, MAX_ORDER_ITEMS, validateConversionBody, type ConversionBody } from "./conversion-body.schema";
-import { storeConversionBatch, type ConversionOutcome, type ConversionToStore } from "./store-conversions.sql";
+import {
+  type ConversionBody,
+  CREATED_AT_MAX_AGE_SECONDS,
+  CREATED_AT_MAX_AHEAD_SECONDS,
+  MAX_ORDER_ITEMS,
+  validateConversionBody,
+} from "./conversion-body.schema";
+import { type ConversionOutcome, type ConversionToStore, storeConversionBatch } from "./store-conversions.sql";
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
 
@@ -38,7 +44,8 @@ const UNKNOWN_TTL_MS = 5_000;
 const CACHE_LIMIT = 10_000;
 
 async function cachedPublisher(publisherId: string, now: number): Promise<PublisherWithSites | null> {
-  const cache = (holder.tallyPublisherCache ??= new Map());
+  holder.tallyPublisherCache ??= new Map();
+  const cache = holder.tallyPublisherCache;
   const hit = cache.get(publisherId);
   if (hit && hit.expiresAt > now) return hit.publisher;
   const publisher = await findPublisherWithSites(publisherId);
@@ -77,7 +84,13 @@ function resolveSite(publisher: PublisherWithSites, brand: string | undefined): 
     };
   }
   if (sites.length > 1) {
-    return { instancePath: "", schemaPath: "#/required", keyword: "required", params: { missingProperty: "brand" }, message: "must have required property 'brand'" };
+    return {
+      instancePath: "",
+      schemaPath: "#/required",
+      keyword: "required",
+      params: { missingProperty: "brand" },
+      message: "must have required property 'brand'",
+    };
   }
   return sites[0]?.name ?? publisher.id;
 }
@@ -113,12 +126,22 @@ function createdAtOutOfRange(createdAt: unknown, now: number): ValidationEntry |
   const earliest = new Date(now - CREATED_AT_MAX_AGE_SECONDS * 1000).toISOString();
   const latest = new Date(now + CREATED_AT_MAX_AHEAD_SECONDS * 1000).toISOString();
   if (placed < Date.parse(earliest)) {
-    return { instancePath: "/created_at", schemaPath: "#/properties/created_at/formatMinimum", keyword: "formatMinimum",
-      params: { comparison: ">=", limit: earliest }, message: `should be >= ${earliest} (at most 30 days ago)` };
+    return {
+      instancePath: "/created_at",
+      schemaPath: "#/properties/created_at/formatMinimum",
+      keyword: "formatMinimum",
+      params: { comparison: ">=", limit: earliest },
+      message: `should be >= ${earliest} (at most 30 days ago)`,
+    };
   }
   if (placed > Date.parse(latest)) {
-    return { instancePath: "/created_at", schemaPath: "#/properties/created_at/formatMaximum", keyword: "formatMaximum",
-      params: { comparison: "<=", limit: latest }, message: `should be <= ${latest} (at most 5 minutes ahead)` };
+    return {
+      instancePath: "/created_at",
+      schemaPath: "#/properties/created_at/formatMaximum",
+      keyword: "formatMaximum",
+      params: { comparison: "<=", limit: latest },
+      message: `should be <= ${latest} (at most 5 minutes ahead)`,
+    };
   }
   return null;
 }
@@ -205,8 +228,6 @@ export async function recordConversion(body: unknown, now?: Date): Promise<Recor
     throw refusalOf(error, "conversion");
   }
   const messages =
-    outcome === "stored"
-      ? [ACCEPTED_MESSAGE]
-      : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
+    outcome === "stored" ? [ACCEPTED_MESSAGE] : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
   return { outcome, messages };
 }

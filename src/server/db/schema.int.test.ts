@@ -17,11 +17,9 @@ describe("migrations", () => {
     url.pathname = `/${fromDatamodel}`;
     await ensureDatabase(adminUrl, fromDatamodel);
     try {
-      const script = await runPrisma(
-        ["migrate", "diff", "--from-empty", "--to-schema-datamodel", "prisma/schema.prisma", "--script"],
-        url.toString(),
-        { quiet: true },
-      );
+      const script = await runPrisma(["migrate", "diff", "--from-empty", "--to-schema-datamodel", "prisma/schema.prisma", "--script"], url.toString(), {
+        quiet: true,
+      });
       const client = new pg.Client({ connectionString: url.toString() });
       await client.connect();
       await client.query(script.slice(script.indexOf("-- Create")));
@@ -43,10 +41,28 @@ describe("migrations", () => {
       SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`;
     expect(rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining([
-        "accounts", "sites", "campaigns", "campaign_publishers", "campaign_products", "products", "ads", "ad_products",
-        "ad_events", "conversions", "order_receipts", "attributions", "daily_rollups",
-        "campaign_daily_spend", "advertiser_daily_spend", "users", "user_sessions", "api_keys",
-        "export_destinations", "export_runs", "export_watermarks", "attribution_windows",
+        "accounts",
+        "sites",
+        "campaigns",
+        "campaign_publishers",
+        "campaign_products",
+        "products",
+        "ads",
+        "ad_products",
+        "ad_events",
+        "conversions",
+        "order_receipts",
+        "attributions",
+        "daily_rollups",
+        "campaign_daily_spend",
+        "advertiser_daily_spend",
+        "users",
+        "user_sessions",
+        "api_keys",
+        "export_destinations",
+        "export_runs",
+        "export_watermarks",
+        "attribution_windows",
       ]),
     );
   });

@@ -2,11 +2,12 @@
 // themselves through a cursor, row ids for splitting a batch, and where a capped batch ends.
 // Every read here is a batch-sized scan, so all of them go to the bulk pool (pg-pool.ts), never
 // to the connections that requests wait for.
-import type { ExportType } from "@/server/db/generated/enums";
+
 import { cursorBatches } from "@/server/db/cursor";
+import type { ExportType } from "@/server/db/generated/enums";
 import { bulkPool } from "@/server/db/pg-pool";
 import type { ReportScope } from "@/server/reports/report-scope";
-import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS, isEventType, type AggregateType, type BatchParts, type CsvValue, type EventType } from "./layouts";
+import { AGGREGATE_LAYOUTS, type AggregateType, type BatchParts, type CsvValue, EVENT_LAYOUTS, type EventType, isEventType } from "./layouts";
 
 const FETCH_ROWS = 5_000;
 
@@ -27,7 +28,10 @@ export interface BatchRows extends BatchParts {
 export function batchRows(type: ExportType, scope: ReportScope, range: BatchRange): BatchRows {
   if (isEventType(type)) {
     return {
-      type, ...EVENT_LAYOUTS[type].parts(scope), values: [range.rangeStart, range.rangeEnd, scope.advertiserId, scope.publisherIds], rowMode: "array",
+      type,
+      ...EVENT_LAYOUTS[type].parts(scope),
+      values: [range.rangeStart, range.rangeEnd, scope.advertiserId, scope.publisherIds],
+      rowMode: "array",
       cells: (raw) => raw as unknown[],
     };
   }
@@ -37,7 +41,13 @@ export function batchRows(type: ExportType, scope: ReportScope, range: BatchRang
   return {
     // The report statement as a subquery: a filter over it keeps the statement's own sort (a
     // subquery scan emits rows in the order its sorted input has), and `id` is each report row's.
-    type, select: "r.*", from: `(${statement.sql}) r`, where: "true", order: null, id: "r.id", values: statement.values(null, 0),
+    type,
+    select: "r.*",
+    from: `(${statement.sql}) r`,
+    where: "true",
+    order: null,
+    id: "r.id",
+    values: statement.values(null, 0),
     cells: (raw) => {
       const row = statement.row(raw as object);
       return layout.columns.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));
@@ -83,7 +93,8 @@ export function readRows(rows: BatchRows, filter: RowFilter = {}, options: { ord
   const { where, values } = filtered(rows, filter);
   const order = options.ordered === false || rows.order === null ? "" : ` ORDER BY ${rows.order}`;
   return cursorBatches<unknown>(`SELECT ${rows.select} FROM ${rows.from} WHERE ${where}${order}`, values, {
-    batch: FETCH_ROWS, ...(rows.rowMode ? { rowMode: rows.rowMode } : {}),
+    batch: FETCH_ROWS,
+    ...(rows.rowMode ? { rowMode: rows.rowMode } : {}),
   });
 }
 
@@ -114,10 +125,13 @@ export async function idBefore(rows: BatchRows, filter: RowFilter, id: string): 
  * goes whole (a batch is a range of time, and cannot end inside one).
  */
 export async function cappedEnd(type: EventType, scope: ReportScope, range: { start: Date; end: Date }, maxRows: number): Promise<Date> {
-  const { rows } = await bulkPool().query<{ at: Date }>(
-    `SELECT at FROM (${EVENT_LAYOUTS[type].times(scope)}) t ORDER BY at OFFSET $5 LIMIT 1`,
-    [range.start, range.end, scope.advertiserId, scope.publisherIds, maxRows],
-  );
+  const { rows } = await bulkPool().query<{ at: Date }>(`SELECT at FROM (${EVENT_LAYOUTS[type].times(scope)}) t ORDER BY at OFFSET $5 LIMIT 1`, [
+    range.start,
+    range.end,
+    scope.advertiserId,
+    scope.publisherIds,
+    maxRows,
+  ]);
   const next = rows[0]?.at;
   if (!next) return range.end;
   const before = new Date(next.getTime() - 1);

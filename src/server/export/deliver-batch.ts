@@ -7,10 +7,10 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportType } from "@/server/db/generated/enums";
-import { accountCaller, reportScope, type ReportScope } from "@/server/reports/report-scope";
+import { accountCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
 import { batchRows, readRows } from "./batch-rows";
 import type { DestinationWithSecret } from "./destinations";
-import { openFileWriter, type FileWriter } from "./file-writer";
+import { type FileWriter, openFileWriter } from "./file-writer";
 import { isEventType } from "./layouts";
 import { deleteObject, s3ClientFor, uploadEmpty, uploadFile } from "./s3";
 

@@ -19,7 +19,10 @@ export const credentialsInput = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("assume_role"),
-    roleArn: z.string().trim().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN (arn:aws:iam::123456789012:role/name)"),
+    roleArn: z
+      .string()
+      .trim()
+      .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN (arn:aws:iam::123456789012:role/name)"),
     /**
      * Never from the tenant: Tally generates it (destinations.ts) and shows it for the role's trust
      * policy. One the tenant could choose could be another tenant's, and then anyone who learnt
@@ -32,15 +35,29 @@ export const credentialsInput = z.discriminatedUnion("kind", [
 export const destinationInput = z.object({
   accountId: z.string().min(1),
   name: z.string().trim().min(1, "is required").max(100),
-  bucket: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)"),
-  region: z.string().trim().regex(/^[a-z0-9-]{2,32}$/, "must be a region such as us-east-1"),
+  bucket: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)"),
+  region: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9-]{2,32}$/, "must be a region such as us-east-1"),
   /** For S3-compatible stores (MinIO, R2, ...); empty for AWS S3. */
   endpoint: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).nullish(),
   forcePathStyle: z.boolean().default(false),
   /** Key prefix inside the bucket: `tally/` puts files under tally/ad_events/... */
-  prefix: z.string().trim().max(512).regex(/^[^\\]*$/, "must not contain backslashes").default(""),
+  prefix: z
+    .string()
+    .trim()
+    .max(512)
+    .regex(/^[^\\]*$/, "must not contain backslashes")
+    .default(""),
   credentials: credentialsInput,
   writeSuccessMarker: z.boolean().default(true),
-  types: z.array(z.enum(EXPORT_TYPES)).min(1, "pick at least one").default([...EXPORT_TYPES]),
+  types: z
+    .array(z.enum(EXPORT_TYPES))
+    .min(1, "pick at least one")
+    .default([...EXPORT_TYPES]),
 });
 export type DestinationInput = z.input<typeof destinationInput>;

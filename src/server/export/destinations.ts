@@ -4,16 +4,16 @@
 // role's external id is generated here, never taken from the tenant, and kept by updates. An
 // endpoint must be a public address unless the operator allows private ones (endpoint-guard.ts).
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
+import type { z } from "zod";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
-import { credentialsInput, destinationInput, SECRET_MASK, type EXPORT_TYPES } from "./destination-input";
+import { type credentialsInput, destinationInput, type EXPORT_TYPES, SECRET_MASK } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { decryptSecret, encryptSecret } from "./secret-box";
 
-export { destinationInput, SECRET_MASK, type DestinationInput } from "./destination-input";
+export { type DestinationInput, destinationInput, SECRET_MASK } from "./destination-input";
 
 export type CredentialsView =
   | { kind: "access_key"; accessKeyId: string; secretAccessKey: typeof SECRET_MASK }
@@ -55,9 +55,21 @@ export function viewOf(row: ExportDestination): DestinationView {
       ? { kind: "access_key", accessKeyId: row.accessKeyId ?? "", secretAccessKey: SECRET_MASK }
       : { kind: "assume_role", roleArn: row.roleArn ?? "", externalId: row.externalId ?? "" };
   return {
-    id: row.id, accountId: row.accountId, name: row.name, bucket: row.bucket, region: row.region, endpoint: row.endpoint,
-    forcePathStyle: row.forcePathStyle, prefix: row.prefix, credentials: credentialsView, writeSuccessMarker: row.writeSuccessMarker,
-    types: row.types, status: row.status, statusReason: row.statusReason, createdAt: row.createdAt, updatedAt: row.updatedAt,
+    id: row.id,
+    accountId: row.accountId,
+    name: row.name,
+    bucket: row.bucket,
+    region: row.region,
+    endpoint: row.endpoint,
+    forcePathStyle: row.forcePathStyle,
+    prefix: row.prefix,
+    credentials: credentialsView,
+    writeSuccessMarker: row.writeSuccessMarker,
+    types: row.types,
+    status: row.status,
+    statusReason: row.statusReason,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -104,8 +116,16 @@ export async function createDestination(input: unknown, options: SaveOptions = {
   const id = newId("dst");
   const row = await db.exportDestination.create({
     data: {
-      id, accountId: data.accountId, name: data.name, bucket: data.bucket, region: data.region, endpoint: data.endpoint ?? null,
-      forcePathStyle: data.forcePathStyle, prefix: normalisePrefix(data.prefix), writeSuccessMarker: data.writeSuccessMarker, types: data.types,
+      id,
+      accountId: data.accountId,
+      name: data.name,
+      bucket: data.bucket,
+      region: data.region,
+      endpoint: data.endpoint ?? null,
+      forcePathStyle: data.forcePathStyle,
+      prefix: normalisePrefix(data.prefix),
+      writeSuccessMarker: data.writeSuccessMarker,
+      types: data.types,
       ...credentialColumns(id, data.credentials, null),
     },
   });
@@ -121,8 +141,16 @@ export async function updateDestination(id: string, input: unknown, options: Sav
   const row = await db.exportDestination.update({
     where: { id },
     data: {
-      name: data.name, bucket: data.bucket, region: data.region, endpoint: data.endpoint ?? null, forcePathStyle: data.forcePathStyle,
-      prefix: normalisePrefix(data.prefix), writeSuccessMarker: data.writeSuccessMarker, types: data.types, status: "active", statusReason: null,
+      name: data.name,
+      bucket: data.bucket,
+      region: data.region,
+      endpoint: data.endpoint ?? null,
+      forcePathStyle: data.forcePathStyle,
+      prefix: normalisePrefix(data.prefix),
+      writeSuccessMarker: data.writeSuccessMarker,
+      types: data.types,
+      status: "active",
+      statusReason: null,
       ...credentialColumns(id, data.credentials, stored),
     },
   });

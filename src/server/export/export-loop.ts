@@ -1,4 +1,4 @@
-import { startIntervalJob, type IntervalJob } from "@/server/interval-job";
+import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { runDueExports } from "./run-exports";
 
 /**
@@ -15,7 +15,9 @@ export function startExportLoop(intervalMs: number, log: (line: string) => void 
     run: async () => {
       const { runs } = await runDueExports({ budgetMs: Math.max(60_000, intervalMs * 5) });
       for (const r of runs) {
-        log(`tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: ${r.status === "succeeded" ? `${r.rows} rows in ${r.files} files` : `failed (${r.error})`}${r.setAsideRows > 0 ? `, ${r.setAsideRows} rows set aside` : ""}`);
+        log(
+          `tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: ${r.status === "succeeded" ? `${r.rows} rows in ${r.files} files` : `failed (${r.error})`}${r.setAsideRows > 0 ? `, ${r.setAsideRows} rows set aside` : ""}`,
+        );
       }
     },
   });

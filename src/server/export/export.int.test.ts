@@ -6,18 +6,18 @@ import path from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from "@/cli/local/local-s3";
+import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { campaignListingStatement } from "@/server/reports/campaign-listing.sql";
 import { reportScope } from "@/server/reports/report-scope";
 import { allReportRows } from "@/server/reports/rollup-totals.sql";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { createDestination, destinationWithSecret, getDestination, listDestinations, SECRET_MASK, updateDestination } from "./destinations";
-import { runDueExports, type ExportRunSummary } from "./run-exports";
+import { type ExportRunSummary, runDueExports } from "./run-exports";
 import { testConnection } from "./s3";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -28,7 +28,14 @@ const T0 = Date.now();
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const client = () =>
-  new S3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+  new S3Client({
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
 
 async function listKeys(bucket: string, prefix = ""): Promise<string[]> {
   const keys: string[] = [];
@@ -75,12 +82,35 @@ async function shopWithTraffic() {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser();
   const sku = `SKU-${randomUUID()}`;
-  const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.5, products: [{ sku, name: "Grinder" }] });
+  const { campaign, ad } = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.5,
+    products: [{ sku, name: "Grinder" }],
+  });
   const site = publisher.sites[0]!.name;
   const beacon = (kind: EventKind, session: string, at: number, user?: string) =>
     recordBeacon({
-      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-top", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(at / 1000), sessionHash: sessionHashOf(session) },
-      body: { session_id: session, ...(user ? { user_id: user } : {}) }, userAgent: CHROME, now: new Date(at),
+      claims: {
+        kind,
+        requestId: randomUUID(),
+        adId: ad.id,
+        campaignId: campaign.id,
+        advertiserId: advertiser.id,
+        publisherId: publisher.id,
+        site,
+        placementName: "search-top",
+        context: "search",
+        adType: "product",
+        adSize: null,
+        issuedAt: Math.floor(at / 1000),
+        sessionHash: sessionHashOf(session),
+      },
+      body: { session_id: session, ...(user ? { user_id: user } : {}) },
+      userAgent: CHROME,
+      now: new Date(at),
     });
   // Yesterday and today: 5 impressions, 2 clicks, 1 duplicate (not exported).
   const statuses = [
@@ -94,11 +124,22 @@ async function shopWithTraffic() {
     await beacon("click", "s5", T0 - 80 * 60_000),
   ].map((b) => b.status);
   expect(statuses.filter((s) => s === "counted")).toHaveLength(7);
-  await recordConversion({
-    publisher_id: publisher.id, user_id: "u3", session_id: "s3", order_id: `o-${randomUUID()}`, created_at: new Date(T0 - 3_600_000).toISOString(), channel: "online store",
-    email_hashed: createHash("sha256").update("u3@example.com").digest("hex"),
-    items: [{ sku, quantity: 2, price: 30, promotional_price: 25.5 }, { sku: "NOT-ADVERTISED", quantity: 1, price: 4, promotional_price: 4 }],
-  }, new Date(T0 - 3_500_000));
+  await recordConversion(
+    {
+      publisher_id: publisher.id,
+      user_id: "u3",
+      session_id: "s3",
+      order_id: `o-${randomUUID()}`,
+      created_at: new Date(T0 - 3_600_000).toISOString(),
+      channel: "online store",
+      email_hashed: createHash("sha256").update("u3@example.com").digest("hex"),
+      items: [
+        { sku, quantity: 2, price: 30, promotional_price: 25.5 },
+        { sku: "NOT-ADVERTISED", quantity: 1, price: 4, promotional_price: 4 },
+      ],
+    },
+    new Date(T0 - 3_500_000),
+  );
   await attributePendingConversions({ settleMs: 0 });
   return { publisher, advertiser, campaign, ad };
 }
@@ -106,8 +147,15 @@ async function shopWithTraffic() {
 /** Creates a destination as if made two days ago: its watermarks start before the shop's traffic. */
 async function destinationFor(accountId: string, bucket: string, types?: string[]) {
   const destination = await createDestination({
-    accountId, name: `Data lake ${bucket}`, bucket, region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, prefix: "tally/exports",
-    credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS }, ...(types ? { types } : {}),
+    accountId,
+    name: `Data lake ${bucket}`,
+    bucket,
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    prefix: "tally/exports",
+    credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+    ...(types ? { types } : {}),
   });
   await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(T0 - 2 * DAY_MS) } });
   return destination;
@@ -150,34 +198,73 @@ describe("export to a customer's bucket", () => {
     const files = await download("publisher-data", data);
     expect(await sql(`SELECT DISTINCT compression FROM parquet_metadata(${fileList(files)})`)).toEqual([{ compression: "SNAPPY" }]);
     expect(await sql(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${fileList(files)}))`)).toEqual(
-      [["event_id", "VARCHAR"], ["session_id", "VARCHAR"], ["user_id", "VARCHAR"], ["ad_id", "VARCHAR"], ["campaign_id", "VARCHAR"], ["request_id", "VARCHAR"],
-        ["ad_type", "VARCHAR"], ["placement_name", "VARCHAR"], ["context", "VARCHAR"], ["created_at", "TIMESTAMP WITH TIME ZONE"], ["site", "VARCHAR"]]
-        .map(([column_name, column_type]) => ({ column_name, column_type })),
+      [
+        ["event_id", "VARCHAR"],
+        ["session_id", "VARCHAR"],
+        ["user_id", "VARCHAR"],
+        ["ad_id", "VARCHAR"],
+        ["campaign_id", "VARCHAR"],
+        ["request_id", "VARCHAR"],
+        ["ad_type", "VARCHAR"],
+        ["placement_name", "VARCHAR"],
+        ["context", "VARCHAR"],
+        ["created_at", "TIMESTAMP WITH TIME ZONE"],
+        ["site", "VARCHAR"],
+      ].map(([column_name, column_type]) => ({ column_name, column_type })),
     );
     const counted = await db.adEvent.findMany({ where: { publisherId: shop.publisher.id, status: "counted" }, orderBy: { createdAt: "asc" } });
-    const exported = await sql(`SELECT event_id, user_id, epoch_ms(created_at)::double AS created_ms, ad_id FROM read_parquet(${fileList(files)}) ORDER BY created_at`);
+    const exported = await sql(
+      `SELECT event_id, user_id, epoch_ms(created_at)::double AS created_ms, ad_id FROM read_parquet(${fileList(files)}) ORDER BY created_at`,
+    );
     expect(exported).toEqual(counted.map((e) => ({ event_id: e.eventId, user_id: e.userId, created_ms: e.createdAt.getTime(), ad_id: e.adId })));
     expect(await sql(`SELECT count(*) = count(DISTINCT event_id) AS unique_ids FROM read_parquet(${fileList(files)})`)).toEqual([{ unique_ids: true }]);
   });
 
   it("writes orders and order items with money as doubles, unique on their de-duplication keys", async () => {
     const sql = await duckdb();
-    const orderFiles = await download("publisher-data", (await listKeys("publisher-data", "tally/exports/orders/")).filter((k) => k.endsWith(".parquet")));
+    const orderFiles = await download(
+      "publisher-data",
+      (await listKeys("publisher-data", "tally/exports/orders/")).filter((k) => k.endsWith(".parquet")),
+    );
     const orders = await sql(`SELECT * FROM read_parquet(${fileList(orderFiles)})`);
     const stored = await db.conversion.findMany({ where: { publisherId: shop.publisher.id } });
     expect(orders.map((o) => o.order_id)).toEqual(stored.map((o) => o.orderId));
     expect(Object.keys(orders[0]!)).toEqual(["event_id", "session_id", "user_id", "order_id", "channel", "placed_at", "site"]);
 
-    const itemFiles = await download("publisher-data", (await listKeys("publisher-data", "tally/exports/order_items/")).filter((k) => k.endsWith(".parquet")));
+    const itemFiles = await download(
+      "publisher-data",
+      (await listKeys("publisher-data", "tally/exports/order_items/")).filter((k) => k.endsWith(".parquet")),
+    );
     const items = await sql(`SELECT * FROM read_parquet(${fileList(itemFiles)})`);
-    expect(Object.keys(items[0]!)).toEqual(["event_id", "session_id", "user_id", "order_id", "product_sku", "ad_id", "campaign_id", "request_id", "ad_size", "ad_type",
-      "placement_name", "context", "event_created_at", "price", "promotional_price", "quantity", "total_value"]);
+    expect(Object.keys(items[0]!)).toEqual([
+      "event_id",
+      "session_id",
+      "user_id",
+      "order_id",
+      "product_sku",
+      "ad_id",
+      "campaign_id",
+      "request_id",
+      "ad_size",
+      "ad_type",
+      "placement_name",
+      "context",
+      "event_created_at",
+      "price",
+      "promotional_price",
+      "quantity",
+      "total_value",
+    ]);
     // One credited line: 2 × 25.50; the unadvertised line is not an attribution.
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ price: 30, promotional_price: 25.5, quantity: 2, total_value: 51, ad_id: shop.ad.id, ad_size: null });
-    const types = await sql(`SELECT column_name, column_type FROM (DESCRIBE SELECT price, quantity, event_created_at FROM read_parquet(${fileList(itemFiles)}))`);
+    const types = await sql(
+      `SELECT column_name, column_type FROM (DESCRIBE SELECT price, quantity, event_created_at FROM read_parquet(${fileList(itemFiles)}))`,
+    );
     expect(types.map((t) => t.column_type)).toEqual(["DOUBLE", "DOUBLE", "TIMESTAMP WITH TIME ZONE"]);
-    expect(await sql(`SELECT count(*) = count(DISTINCT (order_id, product_sku)) AS unique_keys FROM read_parquet(${fileList(itemFiles)})`)).toEqual([{ unique_keys: true }]);
+    expect(await sql(`SELECT count(*) = count(DISTINCT (order_id, product_sku)) AS unique_keys FROM read_parquet(${fileList(itemFiles)})`)).toEqual([
+      { unique_keys: true },
+    ]);
   });
 
   it("writes one CSV per day and type whose numbers are the reports' for that day", async () => {
@@ -198,16 +285,31 @@ describe("export to a customer's bucket", () => {
       const [file] = await download("publisher-data", stored.keys);
       const csv = await sql(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
       const report = [];
-      for await (const page of allReportRows(campaignListingStatement(scope, { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name", order: "asc", download: true, ids: {} }))) {
+      for await (const page of allReportRows(
+        campaignListingStatement(scope, { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name", order: "asc", download: true, ids: {} }),
+      )) {
         report.push(...page);
       }
       const text = (value: string | number | null) => (value === null ? null : String(value));
-      expect(csv).toEqual(report.map((r) => ({
-        day, name: r.name, campaign_id: r.campaign_id, campaign_type: r.campaign_type, campaign_status: r.campaign_status,
-        impressions_total: text(r.impressions_total), clicks_total: text(r.clicks_total), ctr: text(r.ctr), ad_revenue: text(r.ad_revenue),
-        conversions_total: text(r.conversions_total), conversion_rate: text(r.conversion_rate), sales_revenue: text(r.sales_revenue),
-        start_date: r.start_date, end_date: r.end_date, advertiser_id: r.advertiser_id,
-      })));
+      expect(csv).toEqual(
+        report.map((r) => ({
+          day,
+          name: r.name,
+          campaign_id: r.campaign_id,
+          campaign_type: r.campaign_type,
+          campaign_status: r.campaign_status,
+          impressions_total: text(r.impressions_total),
+          clicks_total: text(r.clicks_total),
+          ctr: text(r.ctr),
+          ad_revenue: text(r.ad_revenue),
+          conversions_total: text(r.conversions_total),
+          conversion_rate: text(r.conversion_rate),
+          sales_revenue: text(r.sales_revenue),
+          start_date: r.start_date,
+          end_date: r.end_date,
+          advertiser_id: r.advertiser_id,
+        })),
+      );
       const row = csv.find((r) => r.campaign_id === shop.campaign.id);
       totals.impressions += Number(row?.impressions_total ?? 0);
       totals.clicks += Number(row?.clicks_total ?? 0);
@@ -223,7 +325,10 @@ describe("export to a customer's bucket", () => {
     const brand = await destinationFor(shop.advertiser.id, "brand-data", ["ad_events", "order_items"]);
     const result = await runDueExports({ now: later, destinationId: brand.id });
     expect(result.runs.every((r) => r.status === "succeeded")).toBe(true);
-    const files = await download("brand-data", (await listKeys("brand-data", "tally/exports/ad_events/")).filter((k) => k.endsWith(".parquet")));
+    const files = await download(
+      "brand-data",
+      (await listKeys("brand-data", "tally/exports/ad_events/")).filter((k) => k.endsWith(".parquet")),
+    );
     const sql = await duckdb();
     expect(await sql(`SELECT DISTINCT campaign_id FROM read_parquet(${fileList(files)})`)).toEqual([{ campaign_id: shop.campaign.id }]);
     expect(other.campaign.id).not.toBe(shop.campaign.id);
@@ -238,7 +343,9 @@ describe("a batch interrupted by the storage going away", () => {
     let stopped = false;
     try {
       const first = await runDueExports({
-        now: () => new Date(T0 + 2 * DAY_MS), destinationId: destination.id, rowsPerFile: 1,
+        now: () => new Date(T0 + 2 * DAY_MS),
+        destinationId: destination.id,
+        rowsPerFile: 1,
         // The storage stops after the first file written.
         onFile: async () => {
           files += 1;
@@ -263,7 +370,7 @@ describe("a batch interrupted by the storage going away", () => {
     } finally {
       if (stopped) s3 = await startLocalS3({ directory: s3.directory, port: s3.port });
     }
-    const failed = (await db.exportRun.findFirstOrThrow({ where: { destinationId: destination.id, status: "failed" } }));
+    const failed = await db.exportRun.findFirstOrThrow({ where: { destinationId: destination.id, status: "failed" } });
     // Before the back-off ends nothing is retried; after it, the same run with the same keys.
     expect((await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS), destinationId: destination.id })).runs).toEqual([]);
     const second = await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS + 10 * 60_000), destinationId: destination.id, rowsPerFile: 1 });
@@ -273,10 +380,15 @@ describe("a batch interrupted by the storage going away", () => {
     const all = await db.exportRun.findMany({ where: { destinationId: destination.id }, orderBy: { rangeStart: "asc" } });
     const keys = await listKeys("faulty", "tally/exports/ad_events/");
     expect(keys.filter((k) => k.endsWith(".parquet"))).toEqual(all.flatMap((r) => r.keys).sort());
-    const downloaded = await download("faulty", keys.filter((k) => k.endsWith(".parquet")));
+    const downloaded = await download(
+      "faulty",
+      keys.filter((k) => k.endsWith(".parquet")),
+    );
     const sql = await duckdb();
     const counted = await db.adEvent.count({ where: { publisherId: shop.publisher.id, status: "counted" } });
-    expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(downloaded)})`)).toEqual([{ rows: counted, ids: counted }]);
+    expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(downloaded)})`)).toEqual([
+      { rows: counted, ids: counted },
+    ]);
     const watermark = await db.exportWatermark.findUniqueOrThrow({ where: { destinationId_type: { destinationId: destination.id, type: "ad_events" } } });
     expect(watermark.deliveredTo.getTime()).toBe(all.at(-1)!.rangeEnd.getTime());
   });
@@ -286,7 +398,10 @@ describe("a batch interrupted by the storage going away", () => {
     const destination = await destinationFor(shop.publisher.id, "faulty", ["ad_events"]);
     const now = T0 + 2 * DAY_MS;
     // Asynchronously: the local S3 answering the child runs in this process.
-    const child = spawn(process.execPath, ["--import", "tsx", "src/server/export/testing/export-until-killed.ts", destination.id, String(now)], { env: process.env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server/export/testing/export-until-killed.ts", destination.id, String(now)], {
+      env: process.env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, s) => resolve(s)));
@@ -308,7 +423,9 @@ describe("a batch interrupted by the storage going away", () => {
     const files = await download("faulty", keys);
     const sql = await duckdb();
     const counted = await db.adEvent.count({ where: { publisherId: shop.publisher.id, status: "counted" } });
-    expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(files)})`)).toEqual([{ rows: counted, ids: counted }]);
+    expect(await sql(`SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS ids FROM read_parquet(${fileList(files)})`)).toEqual([
+      { rows: counted, ids: counted },
+    ]);
   });
 
   it("marks a destination whose bucket does not exist as needing attention, and does not retry it", async () => {
@@ -317,15 +434,23 @@ describe("a batch interrupted by the storage going away", () => {
     const result = await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS), destinationId: destination.id });
     expect(result.runs).toHaveLength(1);
     expect(result.runs[0]!.error).toBe(`bucket no-such-bucket does not exist at ${s3.endpoint}`);
-    expect(await getDestination(destination.id)).toMatchObject({ status: "needs_attention", statusReason: `bucket no-such-bucket does not exist at ${s3.endpoint}` });
+    expect(await getDestination(destination.id)).toMatchObject({
+      status: "needs_attention",
+      statusReason: `bucket no-such-bucket does not exist at ${s3.endpoint}`,
+    });
     expect((await runDueExports({ now: () => new Date(T0 + 3 * DAY_MS), destinationId: destination.id })).runs).toEqual([]);
     // Refused credentials are not retried on a timer either.
     const refused = await destinationFor(publisher.id, "publisher-data", ["advertisers"]);
-    await updateDestination(refused.id, { ...(await editable(refused.id)), credentials: { kind: "access_key", accessKeyId: "AKIDWRONG", secretAccessKey: "wrong-secret" } });
+    await updateDestination(refused.id, {
+      ...(await editable(refused.id)),
+      credentials: { kind: "access_key", accessKeyId: "AKIDWRONG", secretAccessKey: "wrong-secret" },
+    });
     const denied = await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS), destinationId: refused.id });
     expect(denied.runs.map((r) => r.error)).toEqual(["access denied: the credentials may not write to bucket publisher-data (InvalidAccessKeyId)"]);
     expect(await getDestination(refused.id)).toMatchObject({ status: "needs_attention" });
-    expect(JSON.stringify(await db.exportRun.findMany({ where: { destinationId: refused.id } }), (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain("wrong-secret");
+    expect(
+      JSON.stringify(await db.exportRun.findMany({ where: { destinationId: refused.id } }), (_, v: unknown) => (typeof v === "bigint" ? String(v) : v)),
+    ).not.toContain("wrong-secret");
     // Fixing the destination makes it active again.
     const fixed = await updateDestination(destination.id, { ...(await editable(destination.id)), bucket: "publisher-data" });
     expect(fixed.status).toBe("active");
@@ -336,14 +461,30 @@ describe("a batch interrupted by the storage going away", () => {
 async function editable(id: string) {
   const view = (await getDestination(id))!;
   const credentials = view.credentials.kind === "assume_role" ? { kind: "assume_role" as const, roleArn: view.credentials.roleArn } : view.credentials;
-  return { accountId: view.accountId, name: view.name, bucket: view.bucket, region: view.region, endpoint: view.endpoint, forcePathStyle: view.forcePathStyle, prefix: view.prefix, credentials, writeSuccessMarker: view.writeSuccessMarker, types: view.types };
+  return {
+    accountId: view.accountId,
+    name: view.name,
+    bucket: view.bucket,
+    region: view.region,
+    endpoint: view.endpoint,
+    forcePathStyle: view.forcePathStyle,
+    prefix: view.prefix,
+    credentials,
+    writeSuccessMarker: view.writeSuccessMarker,
+    types: view.types,
+  };
 }
 
 describe("destinations", () => {
   it("never show the stored secret, keep it when the mask comes back, and test the connection in plain words", async () => {
     const publisher = await makePublisher();
     const created = await createDestination({
-      accountId: publisher.id, name: "Lake", bucket: "publisher-data", region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true,
+      accountId: publisher.id,
+      name: "Lake",
+      bucket: "publisher-data",
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
       credentials: { kind: "access_key", accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETKEY" },
     });
     expect(created.credentials).toEqual({ kind: "access_key", accessKeyId: "AKIDEXAMPLE", secretAccessKey: SECRET_MASK });
@@ -353,12 +494,16 @@ describe("destinations", () => {
 
     await updateDestination(created.id, { ...(await editable(created.id)), name: "Lake 2" });
     expect((await destinationWithSecret(created.id))!.secretAccessKey).toBe("wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETKEY");
-    await updateDestination(created.id, { ...(await editable(created.id)), credentials: { kind: "access_key", accessKeyId: "AKID2", secretAccessKey: "new-secret-value" } });
+    await updateDestination(created.id, {
+      ...(await editable(created.id)),
+      credentials: { kind: "access_key", accessKeyId: "AKID2", secretAccessKey: "new-secret-value" },
+    });
     expect((await destinationWithSecret(created.id))!.secretAccessKey).toBe("new-secret-value");
 
     // The local S3 knows one key pair only: any other is refused, as a customer's bucket policy would.
     expect(await testConnection((await destinationWithSecret(created.id))!)).toEqual({
-      ok: false, error: "access denied: the credentials may not write to bucket publisher-data (InvalidAccessKeyId)",
+      ok: false,
+      error: "access denied: the credentials may not write to bucket publisher-data (InvalidAccessKeyId)",
     });
     await updateDestination(created.id, { ...(await editable(created.id)), credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS } });
     expect(await testConnection((await destinationWithSecret(created.id))!)).toEqual({ ok: true, key: expect.stringMatching(/^_tally_connection_test\//) });
@@ -371,10 +516,24 @@ describe("destinations", () => {
 
   it("refuse malformed settings with the field named", async () => {
     const publisher = await makePublisher();
-    await expect(createDestination({ accountId: publisher.id, name: "x", bucket: "Bad_Bucket", region: "us-east-1", credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role/tally" } }))
-      .rejects.toThrow("bucket must be an S3 bucket name");
-    await expect(createDestination({ accountId: publisher.id, name: "x", bucket: "good-bucket", region: "us-east-1", credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role" } }))
-      .rejects.toThrow("credentials.roleArn must be an IAM role ARN");
+    await expect(
+      createDestination({
+        accountId: publisher.id,
+        name: "x",
+        bucket: "Bad_Bucket",
+        region: "us-east-1",
+        credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role/tally" },
+      }),
+    ).rejects.toThrow("bucket must be an S3 bucket name");
+    await expect(
+      createDestination({
+        accountId: publisher.id,
+        name: "x",
+        bucket: "good-bucket",
+        region: "us-east-1",
+        credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role" },
+      }),
+    ).rejects.toThrow("credentials.roleArn must be an IAM role ARN");
   });
 
   it("generate a role's external id, never take one from the tenant, and keep it across updates", async () => {
@@ -382,21 +541,29 @@ describe("destinations", () => {
     const roleArn = "arn:aws:iam::123456789012:role/tally";
     const input = { accountId: publisher.id, name: "Role", bucket: "good-bucket", region: "eu-west-1", credentials: { kind: "assume_role", roleArn } };
     // A tenant-chosen id (perhaps another tenant's) is refused, on create and on update.
-    await expect(createDestination({ ...input, credentials: { kind: "assume_role", roleArn, externalId: "tally-0123456789abcdef0123456789abcdef" } }))
-      .rejects.toThrow("credentials.externalId is generated by Tally and cannot be set");
+    await expect(
+      createDestination({ ...input, credentials: { kind: "assume_role", roleArn, externalId: "tally-0123456789abcdef0123456789abcdef" } }),
+    ).rejects.toThrow("credentials.externalId is generated by Tally and cannot be set");
     const role = await createDestination(input);
     expect(role.credentials).toEqual({ kind: "assume_role", roleArn, externalId: expect.stringMatching(/^tally-[0-9a-f]{32}$/) });
     const externalId = (role.credentials as { externalId: string }).externalId;
     const other = await createDestination(input);
     expect((other.credentials as { externalId: string }).externalId).not.toBe(externalId);
     expect((await db.exportDestination.findUniqueOrThrow({ where: { id: role.id } })).externalId).toBe(externalId);
-    await expect(updateDestination(role.id, { ...(await editable(role.id)), credentials: { kind: "assume_role", roleArn, externalId: "mine" } }))
-      .rejects.toThrow("credentials.externalId is generated by Tally");
+    await expect(
+      updateDestination(role.id, { ...(await editable(role.id)), credentials: { kind: "assume_role", roleArn, externalId: "mine" } }),
+    ).rejects.toThrow("credentials.externalId is generated by Tally");
     // Changing the role keeps the id the customer's trust policy already names.
-    const updated = await updateDestination(role.id, { ...(await editable(role.id)), credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role/other" } });
+    const updated = await updateDestination(role.id, {
+      ...(await editable(role.id)),
+      credentials: { kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role/other" },
+    });
     expect(updated.credentials).toEqual({ kind: "assume_role", roleArn: "arn:aws:iam::123456789012:role/other", externalId });
     // A destination that becomes a role gets a new one; a key destination has none.
-    const keyed = await updateDestination(role.id, { ...(await editable(role.id)), credentials: { kind: "access_key", accessKeyId: "AKID", secretAccessKey: "secret-value" } });
+    const keyed = await updateDestination(role.id, {
+      ...(await editable(role.id)),
+      credentials: { kind: "access_key", accessKeyId: "AKID", secretAccessKey: "secret-value" },
+    });
     expect(keyed.credentials).toEqual({ kind: "access_key", accessKeyId: "AKID", secretAccessKey: SECRET_MASK });
     const again = await updateDestination(role.id, { ...(await editable(role.id)), credentials: { kind: "assume_role", roleArn } });
     expect((again.credentials as { externalId: string }).externalId).toMatch(/^tally-[0-9a-f]{32}$/);

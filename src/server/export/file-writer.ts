@@ -4,7 +4,7 @@
 // its bad rows (poison.ts), the second fails the run like any outage.
 import type { BatchRows } from "./batch-rows";
 import { csvLine } from "./csv";
-import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS, isEventType, type AggregateType, type CsvValue } from "./layouts";
+import { AGGREGATE_LAYOUTS, type AggregateType, type CsvValue, EVENT_LAYOUTS, isEventType } from "./layouts";
 import { ParquetWriter } from "./parquet/parquet-writer";
 
 // Errors of rows the writers could not encode, marked rather than wrapped: the message stays the

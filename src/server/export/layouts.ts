@@ -13,9 +13,8 @@ import { campaignListingStatement } from "@/server/reports/campaign-listing.sql"
 import type { ReportQuery } from "@/server/reports/report-query";
 import type { ReportScope } from "@/server/reports/report-scope";
 import type { ReportStatement } from "@/server/reports/rollup-totals.sql";
+import { type AGGREGATE_TYPES, EVENT_TYPES } from "./destination-input";
 import type { ParquetColumn } from "./parquet/parquet-writer";
-
-import { AGGREGATE_TYPES, EVENT_TYPES } from "./destination-input";
 
 export { AGGREGATE_TYPES, EVENT_TYPES, EXPORT_TYPES } from "./destination-input";
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -49,17 +48,23 @@ export interface EventLayout {
 // inventory's; a network its own and its sub-publishers' (decisions §1).
 const scoped = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text[] IS NULL OR ${alias}.publisher_id = ANY($4))`;
 
-function eventLayout(columns: ParquetColumn[], parts: (scope: ReportScope) => BatchParts & { time: string }, times?: (scope: ReportScope) => string): EventLayout {
+function eventLayout(
+  columns: ParquetColumn[],
+  parts: (scope: ReportScope) => BatchParts & { time: string },
+  times?: (scope: ReportScope) => string,
+): EventLayout {
   return {
     columns,
     parts: (scope) => {
       const { time: _time, ...p } = parts(scope);
       return p;
     },
-    times: times ?? ((scope) => {
-      const p = parts(scope);
-      return `SELECT ${p.time} AS at FROM ${p.from} WHERE ${p.where}`;
-    }),
+    times:
+      times ??
+      ((scope) => {
+        const p = parts(scope);
+        return `SELECT ${p.time} AS at FROM ${p.from} WHERE ${p.where}`;
+      }),
   };
 }
 
@@ -67,8 +72,19 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
   // Layout A: counted impressions, views and clicks by receipt time (duplicates and bots are not
   // delivered, as they are not billed or reported).
   ad_events: eventLayout(
-    [text("event_id"), text("session_id"), text("user_id", true), text("ad_id"), text("campaign_id"), text("request_id"), text("ad_type"),
-      text("placement_name"), text("context"), time("created_at"), text("site")],
+    [
+      text("event_id"),
+      text("session_id"),
+      text("user_id", true),
+      text("ad_id"),
+      text("campaign_id"),
+      text("request_id"),
+      text("ad_type"),
+      text("placement_name"),
+      text("context"),
+      time("created_at"),
+      text("site"),
+    ],
     () => ({
       select: `e.event_id::text, e.session_id, e.user_id, e.ad_id, e.campaign_id, e.request_id, e.ad_type::text, e.placement_name, e.context, e.created_at, e.site`,
       from: "ad_events e",
@@ -103,9 +119,25 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
   // Layout C: credited order items (attributions) by the time they were credited; event_id and
   // event_created_at are the ad interaction that won the item.
   order_items: eventLayout(
-    [text("event_id"), text("session_id"), text("user_id"), text("order_id"), text("product_sku"), text("ad_id"), text("campaign_id"),
-      text("request_id"), text("ad_size", true), text("ad_type"), text("placement_name"), text("context"), time("event_created_at"),
-      double("price"), double("promotional_price"), double("quantity"), double("total_value")],
+    [
+      text("event_id"),
+      text("session_id"),
+      text("user_id"),
+      text("order_id"),
+      text("product_sku"),
+      text("ad_id"),
+      text("campaign_id"),
+      text("request_id"),
+      text("ad_size", true),
+      text("ad_type"),
+      text("placement_name"),
+      text("context"),
+      time("event_created_at"),
+      double("price"),
+      double("promotional_price"),
+      double("quantity"),
+      double("total_value"),
+    ],
     () => ({
       select: `a.event_id::text, a.session_id, a.user_id, a.order_id, a.product_sku, a.ad_id, a.campaign_id, a.request_id, a.ad_size,
                a.ad_type::text, a.placement_name, a.context, a.event_created_at, a.price_micros::float8 / 1e6, a.promotional_price_micros::float8 / 1e6,
@@ -139,13 +171,43 @@ export const AGGREGATE_LAYOUTS: Record<AggregateType, AggregateLayout> = {
     statement: (scope, day) => asRecords(advertiserReportStatement(scope, dayQuery(day, "advertiser"))),
   },
   campaigns: {
-    columns: ["day", "name", "campaign_id", "campaign_type", "campaign_status", "impressions_total", "clicks_total", "ctr", "ad_revenue",
-      "conversions_total", "conversion_rate", "sales_revenue", "start_date", "end_date", "advertiser_id"],
+    columns: [
+      "day",
+      "name",
+      "campaign_id",
+      "campaign_type",
+      "campaign_status",
+      "impressions_total",
+      "clicks_total",
+      "ctr",
+      "ad_revenue",
+      "conversions_total",
+      "conversion_rate",
+      "sales_revenue",
+      "start_date",
+      "end_date",
+      "advertiser_id",
+    ],
     statement: (scope, day) => asRecords(campaignListingStatement(scope, dayQuery(day, "name"))),
   },
   ads: {
-    columns: ["day", "ad_id", "campaign_id", "ad_status", "ad_media_url", "cpm", "cpc", "impressions_total", "clicks_total", "ctr", "ad_revenue",
-      "conversions_total", "conversion_rate", "sales_revenue", "product_sku"],
+    columns: [
+      "day",
+      "ad_id",
+      "campaign_id",
+      "ad_status",
+      "ad_media_url",
+      "cpm",
+      "cpc",
+      "impressions_total",
+      "clicks_total",
+      "ctr",
+      "ad_revenue",
+      "conversions_total",
+      "conversion_rate",
+      "sales_revenue",
+      "product_sku",
+    ],
     statement: (scope, day) => asRecords(adResultsStatement(scope, dayQuery(day, "name"))),
   },
 };

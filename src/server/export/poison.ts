@@ -7,7 +7,7 @@
 // so both halves are smaller and the search ends. Connection and S3 errors are not data errors:
 // they fail the run, which is retried as before.
 import { isDataError } from "@/server/ingest/group-commit";
-import { countRows, idAt, idBefore, readRows, type BatchRows, type RowFilter } from "./batch-rows";
+import { type BatchRows, countRows, idAt, idBefore, type RowFilter, readRows } from "./batch-rows";
 import { isUnwritableRow, openFileWriter } from "./file-writer";
 
 /**

@@ -22,8 +22,8 @@ import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
 import { TallyError } from "@/server/errors";
 import { batchRows, cappedEnd, countRows } from "./batch-rows";
-import { destinationWithSecret, markNeedsAttention, type DestinationWithSecret } from "./destinations";
-import { deliverBatch, extensionOf, filesFor, ROWS_PER_FILE, scopeOfAccount, type FileDelivered } from "./deliver-batch";
+import { deliverBatch, extensionOf, type FileDelivered, filesFor, ROWS_PER_FILE, scopeOfAccount } from "./deliver-batch";
+import { type DestinationWithSecret, destinationWithSecret, markNeedsAttention } from "./destinations";
 import { EXPORT_TYPES, isEventType } from "./layouts";
 import { isolateBadRows, isRowDataError, type SetAsideRow } from "./poison";
 import { describeS3Error } from "./s3";
@@ -119,7 +119,10 @@ async function initialWatermark(destination: DestinationWithSecret, type: Export
 
 /** The next scheduled range after the watermark, or null when nothing is due yet. */
 async function nextRange(destination: DestinationWithSecret, type: ExportType, now: Date, eager: boolean): Promise<{ start: Date; end: Date } | null> {
-  const { rows } = await pgPool().query<{ delivered_to: Date }>("SELECT delivered_to FROM export_watermarks WHERE destination_id = $1 AND type = $2::\"ExportType\"", [destination.id, type]);
+  const { rows } = await pgPool().query<{ delivered_to: Date }>(
+    'SELECT delivered_to FROM export_watermarks WHERE destination_id = $1 AND type = $2::"ExportType"',
+    [destination.id, type],
+  );
   const start = rows[0]?.delivered_to ?? (await initialWatermark(destination, type));
   if (isEventType(type)) {
     const settled = now.getTime() - SETTLE_MS;
@@ -136,7 +139,13 @@ interface PlanOptions {
 }
 
 /** Plans a batch over `range`, which ends early when it would hold more than the cap. */
-async function createRun(destination: DestinationWithSecret, type: ExportType, range: { start: Date; end: Date }, backfill: boolean, plan: PlanOptions): Promise<RunRow> {
+async function createRun(
+  destination: DestinationWithSecret,
+  type: ExportType,
+  range: { start: Date; end: Date },
+  backfill: boolean,
+  plan: PlanOptions,
+): Promise<RunRow> {
   const scope = await scopeOfAccount(destination.accountId);
   let end = range.end;
   let rows = await countRows(batchRows(type, scope, { rangeStart: range.start, rangeEnd: end }));
@@ -181,7 +190,13 @@ async function recordSetAside(run: RunRow, found: SetAsideRow[]): Promise<RunRow
  * again, or left running by a worker that died: we hold the lock, so nobody else runs it), else a
  * new run for the next range, else null.
  */
-async function nextRun(destination: DestinationWithSecret, type: ExportType, now: Date, plan: PlanOptions, eager: boolean): Promise<{ run: RunRow; fresh: boolean } | null> {
+async function nextRun(
+  destination: DestinationWithSecret,
+  type: ExportType,
+  now: Date,
+  plan: PlanOptions,
+  eager: boolean,
+): Promise<{ run: RunRow; fresh: boolean } | null> {
   const { rows } = await pgPool().query<RunRow>(
     `SELECT * FROM export_runs WHERE destination_id = $1 AND type = $2::"ExportType" AND NOT backfill AND status <> 'succeeded'
       ORDER BY started_at ASC LIMIT 1`,
@@ -232,10 +247,12 @@ async function finishRun(run: RunRow, result: { rows: number; files: number; byt
 async function failRun(run: RunRow, message: string, needsAttention: boolean, durationMs: number, now: Date): Promise<void> {
   // A problem that needs a person is not retried on a timer: the destination waits for an update.
   const nextAttemptAt = needsAttention || run.backfill ? null : new Date(now.getTime() + backoffMs(run.attempt));
-  await pgPool().query(
-    `UPDATE export_runs SET status = 'failed', error = $2, finished_at = now(), duration_ms = $3, next_attempt_at = $4 WHERE id = $1`,
-    [run.id, message, durationMs, nextAttemptAt],
-  );
+  await pgPool().query(`UPDATE export_runs SET status = 'failed', error = $2, finished_at = now(), duration_ms = $3, next_attempt_at = $4 WHERE id = $1`, [
+    run.id,
+    message,
+    durationMs,
+    nextAttemptAt,
+  ]);
   if (needsAttention) await markNeedsAttention(run.destination_id, message);
 }
 
@@ -243,13 +260,29 @@ async function failRun(run: RunRow, message: string, needsAttention: boolean, du
  * Delivers one run and records how it ended. `fresh`: planned by this call just now, so its row
  * count needs no second look before the first try.
  */
-async function executeRun(destination: DestinationWithSecret, planned: RunRow, fresh: boolean, options: RunExportsOptions, now: Date): Promise<ExportRunSummary> {
+async function executeRun(
+  destination: DestinationWithSecret,
+  planned: RunRow,
+  fresh: boolean,
+  options: RunExportsOptions,
+  now: Date,
+): Promise<ExportRunSummary> {
   const started = Date.now();
   const rowsPerFile = options.rowsPerFile ?? ROWS_PER_FILE;
   let run = planned;
   const summary = (status: "succeeded" | "failed", result: { rows: number; files: number; bytes: number }, error: string | null): ExportRunSummary => ({
-    runId: run.id, destinationId: destination.id, type: run.type, rangeStart: run.range_start.toISOString(), rangeEnd: run.range_end.toISOString(),
-    status, attempt: run.attempt, ...result, durationMs: Date.now() - started, error, setAsideRows: run.set_aside_rows, setAside: run.set_aside,
+    runId: run.id,
+    destinationId: destination.id,
+    type: run.type,
+    rangeStart: run.range_start.toISOString(),
+    rangeEnd: run.range_end.toISOString(),
+    status,
+    attempt: run.attempt,
+    ...result,
+    durationMs: Date.now() - started,
+    error,
+    setAsideRows: run.set_aside_rows,
+    setAside: run.set_aside,
   });
   try {
     const scope = await scopeOfAccount(destination.accountId);
@@ -258,15 +291,28 @@ async function executeRun(destination: DestinationWithSecret, planned: RunRow, f
       if (plans === MAX_PLANS_PER_CALL) throw new TallyError("internal", "the batch's rows kept changing while it was delivered; it is tried again later");
       const exclude = run.set_aside.map((row) => row.id);
       // The planned files must still match: the rows now (set-aside ones left out), and the rows per file.
-      const rows = checkRows ? await countRows(batchRows(run.type, scope, { rangeStart: run.range_start, rangeEnd: run.range_end }), { exclude }) : Number(run.planned_rows);
-      if (rows !== Number(run.planned_rows) || run.keys.length !== filesFor(run.type, rows, rowsPerFile)) run = await replanRun(destination, run, rows, rowsPerFile);
+      const rows = checkRows
+        ? await countRows(batchRows(run.type, scope, { rangeStart: run.range_start, rangeEnd: run.range_end }), { exclude })
+        : Number(run.planned_rows);
+      if (rows !== Number(run.planned_rows) || run.keys.length !== filesFor(run.type, rows, rowsPerFile))
+        run = await replanRun(destination, run, rows, rowsPerFile);
       checkRows = true;
-      let delivery;
+      let delivery: Awaited<ReturnType<typeof deliverBatch>>;
       try {
-        delivery = await deliverBatch(destination, {
-          id: run.id, type: run.type, rangeStart: run.range_start, rangeEnd: run.range_end, keys: run.keys, plannedRows: Number(run.planned_rows), exclude,
-          staleKeys: run.stale_keys ?? [],
-        }, { rowsPerFile, onFile: options.onFile, allowPrivateEndpoints: options.allowPrivateEndpoints });
+        delivery = await deliverBatch(
+          destination,
+          {
+            id: run.id,
+            type: run.type,
+            rangeStart: run.range_start,
+            rangeEnd: run.range_end,
+            keys: run.keys,
+            plannedRows: Number(run.planned_rows),
+            exclude,
+            staleKeys: run.stale_keys ?? [],
+          },
+          { rowsPerFile, onFile: options.onFile, allowPrivateEndpoints: options.allowPrivateEndpoints },
+        );
       } catch (error) {
         if (!isRowDataError(error)) throw error;
         const found = await isolateBadRows(batchRows(run.type, scope, { rangeStart: run.range_start, rangeEnd: run.range_end }), exclude);
@@ -291,7 +337,9 @@ async function executeRun(destination: DestinationWithSecret, planned: RunRow, f
 async function withLock<T>(destinationId: string, type: ExportType, work: () => Promise<T>): Promise<T | "locked"> {
   const client: pg.PoolClient = await pgPool().connect();
   try {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked", [`tally-export:${destinationId}:${type}`]);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked", [
+      `tally-export:${destinationId}:${type}`,
+    ]);
     if (!rows[0]!.locked) return "locked";
     try {
       return await work();
@@ -331,7 +379,7 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
           break;
         }
         const destination = await destinationWithSecret(row.id);
-        if (!destination || destination.status !== "active") break;
+        if (destination?.status !== "active") break;
         const outcome = await withLock(row.id, type, async () => {
           const next = await nextRun(destination, type, now, plan, options.eager ?? false);
           return next ? executeRun(destination, next.run, next.fresh, options, now) : null;
@@ -348,7 +396,8 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
 }
 
 const planOptions = (options: RunExportsOptions): PlanOptions => ({
-  rowsPerFile: options.rowsPerFile ?? ROWS_PER_FILE, maxRowsPerBatch: options.maxRowsPerBatch ?? MAX_ROWS_PER_BATCH,
+  rowsPerFile: options.rowsPerFile ?? ROWS_PER_FILE,
+  maxRowsPerBatch: options.maxRowsPerBatch ?? MAX_ROWS_PER_BATCH,
 });
 
 /**

@@ -1,7 +1,8 @@
 // Writing to a destination's bucket: the S3 client for its credentials, uploads, the connection
 // test, and S3's errors in plain words for the run history and the dashboard.
-import { createReadStream } from "node:fs";
+
 import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
 import { TallyError } from "@/server/errors";
@@ -21,7 +22,12 @@ export function s3ClientFor(destination: DestinationWithSecret, options: Connect
       : // The operator's own AWS credentials (the SDK's default chain) assume the customer's role;
         // the external id is the customer's proof that the role is meant for Tally.
         fromTemporaryCredentials({
-          params: { RoleArn: destination.credentials.roleArn, ExternalId: destination.credentials.externalId, RoleSessionName: "tally-export", DurationSeconds: 3600 },
+          params: {
+            RoleArn: destination.credentials.roleArn,
+            ExternalId: destination.credentials.externalId,
+            RoleSessionName: "tally-export",
+            DurationSeconds: 3600,
+          },
         });
   return new S3Client({
     region: destination.region,
@@ -69,7 +75,10 @@ export function describeS3Error(error: unknown, destination: Pick<DestinationWit
   // Tally's own words: an endpoint that is not public (a person must change it), a batch that
   // cannot be isolated or keeps changing (retried).
   if (error instanceof TallyError) return { message: error.message, needsAttention: isRefusedConnection(error) };
-  if (["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled", "AccountProblem"].includes(name) || name.startsWith("AccessDenied")) {
+  if (
+    ["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled", "AccountProblem"].includes(name) ||
+    name.startsWith("AccessDenied")
+  ) {
     return { message: `access denied: the credentials may not write to bucket ${destination.bucket} (${name})`, needsAttention: true };
   }
   if (name === "ExpiredToken" || name === "InvalidClientTokenId" || name === "RegionDisabledException") {
@@ -94,7 +103,9 @@ export async function testConnection(destination: DestinationWithSecret, options
   const client = s3ClientFor(destination, options);
   const key = `${destination.prefix}_tally_connection_test/${Date.now()}-${randomBytes(6).toString("hex")}.txt`;
   try {
-    await client.send(new PutObjectCommand({ Bucket: destination.bucket, Key: key, Body: "Tally connection test: safe to delete.\n", ContentType: "text/plain" }));
+    await client.send(
+      new PutObjectCommand({ Bucket: destination.bucket, Key: key, Body: "Tally connection test: safe to delete.\n", ContentType: "text/plain" }),
+    );
     await client.send(new DeleteObjectCommand({ Bucket: destination.bucket, Key: key }));
     return { ok: true, key };
   } catch (error) {

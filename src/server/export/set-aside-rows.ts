@@ -14,7 +14,10 @@ export interface SetAsideExportRows {
 }
 
 /** Export runs started in a range of UTC days (inclusive) that set rows aside, latest first, at most `limit`; and how many rows in all. */
-export async function setAsideExportRows(range: { startDate: string; endDate: string }, limit = 20): Promise<{ totalRows: number; runs: SetAsideExportRows[] }> {
+export async function setAsideExportRows(
+  range: { startDate: string; endDate: string },
+  limit = 20,
+): Promise<{ totalRows: number; runs: SetAsideExportRows[] }> {
   const { rows } = await pgPool().query<SetAsideExportRows & { total_rows: number }>(
     `SELECT r.id AS run_id, r.destination_id, d.account_id, r.type::text AS type, r.started_at, r.set_aside AS rows,
             sum(r.set_aside_rows) OVER ()::int AS total_rows

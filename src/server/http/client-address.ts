@@ -13,7 +13,10 @@ import { env } from "@/env";
 export const SOCKET_ADDRESS = Symbol.for("tally.socketAddress");
 
 function forwardedChain(request: Request): string[] {
-  return (request.headers.get("x-forwarded-for") ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+  return (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCAL_S3_CREDENTIALS, startLocalS3 } from "@/cli/local/local-s3";
-import { createDestination } from "@/server/export/destinations";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
+import { createDestination } from "@/server/export/destinations";
 import { makePublisher } from "@/testing/fixtures";
 import { handleAttributionCron, handleExportCron } from "./cron";
 
@@ -20,7 +20,16 @@ describe("GET /api/cron/attribution", () => {
   it("refuses calls without the cron secret and runs nothing", async () => {
     const publisher = await makePublisher();
     await recordConversion(
-      { publisher_id: publisher.id, user_id: "u", session_id: "s", order_id: "o-1", created_at: new Date().toISOString(), channel: "app", email_hashed: createHash("sha256").update("a@b.c").digest("hex"), items: [{ sku: "x", quantity: 1, price: 1, promotional_price: 1 }] },
+      {
+        publisher_id: publisher.id,
+        user_id: "u",
+        session_id: "s",
+        order_id: "o-1",
+        created_at: new Date().toISOString(),
+        channel: "app",
+        email_hashed: createHash("sha256").update("a@b.c").digest("hex"),
+        items: [{ sku: "x", quantity: 1, price: 1, promotional_price: 1 }],
+      },
       new Date(Date.now() - 60_000),
     );
     for (const authorization of [undefined, "Bearer wrong", "cron-secret-for-this-test-file"]) {
@@ -44,8 +53,14 @@ describe("GET /api/cron/export", () => {
     try {
       const publisher = await makePublisher();
       const destination = await createDestination({
-        accountId: publisher.id, name: "Lake", bucket: "cron-bucket", region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true,
-        credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS }, types: ["advertisers"],
+        accountId: publisher.id,
+        name: "Lake",
+        bucket: "cron-bucket",
+        region: "us-east-1",
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+        types: ["advertisers"],
       });
       // Made two days ago: yesterday's aggregates are due.
       await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(Date.now() - 2 * 86_400_000) } });

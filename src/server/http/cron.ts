@@ -3,8 +3,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { runDueExports } from "@/server/export/run-exports";
 import { TallyError } from "@/server/errors";
+import { runDueExports } from "@/server/export/run-exports";
 import { errorResponse } from "./respond";
 
 function authorised(request: Request, secret: string | undefined): boolean {
@@ -42,7 +42,17 @@ export const EXPORT_MAX_DURATION_SECONDS = 300;
 export const handleExportCron = cronRoute(async () => {
   const { runs, unfinished } = await runDueExports({ budgetMs: (EXPORT_MAX_DURATION_SECONDS - 60) * 1000 });
   return {
-    runs: runs.map((r) => ({ run_id: r.runId, destination_id: r.destinationId, type: r.type, range: [r.rangeStart, r.rangeEnd], status: r.status, rows: r.rows, files: r.files, bytes: r.bytes, error: r.error })),
+    runs: runs.map((r) => ({
+      run_id: r.runId,
+      destination_id: r.destinationId,
+      type: r.type,
+      range: [r.rangeStart, r.rangeEnd],
+      status: r.status,
+      rows: r.rows,
+      files: r.files,
+      bytes: r.bytes,
+      error: r.error,
+    })),
     unfinished,
   };
 });

@@ -11,13 +11,14 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { db } from "@/server/db/client";
-import { createCaller } from "@/server/trpc/root";
 import { handleTrpcRequest, TRPC_BODY_LIMIT } from "@/server/trpc/http-handler";
+import { createCaller } from "@/server/trpc/root";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
 afterAll(() => {
-  for (const name of ["TALLY_V1_RATE_PER_ADDRESS", "TALLY_V1_RATE_PER_PUBLISHER", "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL", "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS"]) delete process.env[name];
+  for (const name of ["TALLY_V1_RATE_PER_ADDRESS", "TALLY_V1_RATE_PER_PUBLISHER", "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL", "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS"])
+    delete process.env[name];
 });
 
 async function setup() {
@@ -28,7 +29,11 @@ async function setup() {
 }
 
 const from = (address: string) => ({ headers: { "X-Forwarded-For": address } });
-const trpcCode = async (work: Promise<unknown>) => work.then(() => "OK", (error: unknown) => (error instanceof TRPCError ? error.code : String(error)));
+const trpcCode = async (work: Promise<unknown>) =>
+  work.then(
+    () => "OK",
+    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
+  );
 
 describe("/v1 rate limits", () => {
   it("answer 429 with Retry-After past an address's limit, store nothing for it, and leave other addresses alone", async () => {
@@ -72,7 +77,9 @@ describe("sign-in limits", () => {
     for (let i = 0; i < 3; i += 1) expect(await trpcCode(caller.auth.signIn({ email: "guessed@tally.test", password: `wrong-${i}` }))).toBe("UNAUTHORIZED");
     expect(await trpcCode(caller.auth.signIn({ email: "guessed@tally.test", password }))).toBe("TOO_MANY_REQUESTS");
     // From another address too: the e-mail's count is shared, and kept in the database.
-    expect(await trpcCode(createCaller({ viewer: null, clientAddress: "192.0.2.11" }).auth.signIn({ email: "GUESSED@tally.test ", password }))).toBe("TOO_MANY_REQUESTS");
+    expect(await trpcCode(createCaller({ viewer: null, clientAddress: "192.0.2.11" }).auth.signIn({ email: "GUESSED@tally.test ", password }))).toBe(
+      "TOO_MANY_REQUESTS",
+    );
     const row = await db.rateLimit.findMany({ where: { key: { startsWith: "sign-in-email" } } });
     expect(row.length).toBeGreaterThanOrEqual(1);
     expect(row.every((r) => !r.key.includes("guessed"))).toBe(true);
@@ -99,7 +106,14 @@ describe("sign-in limits", () => {
 
 describe("tRPC over HTTP", () => {
   const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
-    handleTrpcRequest(new Request(`http://tally.test/api/trpc/${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body, duplex: "half" } as RequestInit));
+    handleTrpcRequest(
+      new Request(`http://tally.test/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
 
   it("refuses a batch that holds auth.signIn, so one request is one password guess at most", async () => {
     const guesses = Object.fromEntries(Array.from({ length: 2 }, (_, i) => [i, { email: "guessed@tally.test", password: `guess-${i}` }]));
@@ -113,7 +127,9 @@ describe("tRPC over HTTP", () => {
     const response = await handleTrpcRequest(new Request(`http://tally.test/api/trpc/${paths}?batch=1&input=${encodeURIComponent("{}")}`));
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toContain("Batch call exceeds maximum size");
-    const ten = await handleTrpcRequest(new Request(`http://tally.test/api/trpc/${Array(10).fill("auth.me").join(",")}?batch=1&input=${encodeURIComponent("{}")}`));
+    const ten = await handleTrpcRequest(
+      new Request(`http://tally.test/api/trpc/${Array(10).fill("auth.me").join(",")}?batch=1&input=${encodeURIComponent("{}")}`),
+    );
     expect(ten.status).toBe(200);
   });
 

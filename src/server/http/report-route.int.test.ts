@@ -21,7 +21,13 @@ describe("report routes' API key check", () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ account: advertiser.id, kind: "advertiser" });
 
-    const refused: Record<string, string>[] = [{}, { Authorization: key }, { Authorization: `Basic ${key}` }, { Authorization: `Bearer ${key}x` }, { Authorization: "Bearer " }];
+    const refused: Record<string, string>[] = [
+      {},
+      { Authorization: key },
+      { Authorization: `Basic ${key}` },
+      { Authorization: `Bearer ${key}x` },
+      { Authorization: "Bearer " },
+    ];
     for (const headers of refused) {
       const response = await call(headers);
       expect(response.status).toBe(401);
@@ -76,7 +82,10 @@ describe("report downloads with the dashboard's session from another site", () =
       { "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" },
     ];
     for (const headers of fromElsewhere) {
-      for (const answer of [await download({ Cookie: `tally_session=${session}`, ...headers }), await results({ Cookie: `tally_session=${session}`, ...headers })]) {
+      for (const answer of [
+        await download({ Cookie: `tally_session=${session}`, ...headers }),
+        await results({ Cookie: `tally_session=${session}`, ...headers }),
+      ]) {
         expect(answer.status, JSON.stringify(headers)).toBe(403);
         expect(answer.headers.get("content-type")).not.toBe(XLSX);
         expect(await answer.json()).toMatchObject({ error: { code: "forbidden" } });
@@ -84,7 +93,12 @@ describe("report downloads with the dashboard's session from another site", () =
     }
 
     // The dashboard's own link, a bookmark or a typed address, and a program without metadata.
-    const fromTheDashboard: Record<string, string>[] = [{ "Sec-Fetch-Site": "same-origin" }, { "Sec-Fetch-Site": "none" }, { "Sec-Fetch-Site": "same-origin", Origin: "http://localhost:3000" }, {}];
+    const fromTheDashboard: Record<string, string>[] = [
+      { "Sec-Fetch-Site": "same-origin" },
+      { "Sec-Fetch-Site": "none" },
+      { "Sec-Fetch-Site": "same-origin", Origin: "http://localhost:3000" },
+      {},
+    ];
     for (const headers of fromTheDashboard) {
       const answer = await download({ Cookie: `tally_session=${session}`, ...headers });
       expect(answer.status, JSON.stringify(headers)).toBe(200);

@@ -6,7 +6,7 @@
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
-import { viewerCaller, type ReportCaller } from "@/server/reports/report-scope";
+import { type ReportCaller, viewerCaller } from "@/server/reports/report-scope";
 import { assertSameOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
 

@@ -2,16 +2,23 @@
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
 import { TallyError } from "@/server/errors";
-import { AD_RESULTS_ORDER_BY, adResultsStatement, type AdResultsRow } from "@/server/reports/ad-results.sql";
-import { ADVERTISER_REPORT_ORDER_BY, advertiserReportStatement, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
-import { campaignDetail, type CampaignDay } from "@/server/reports/campaign-detail.sql";
-import { adsDetailedStatement, campaignsDetailedStatement, DETAILED_REPORT_ORDER_BY, type AdsDetailedRow, type CampaignsDetailedRow, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
-import { CAMPAIGN_LISTING_ORDER_BY, campaignListingStatement, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
+import { AD_RESULTS_ORDER_BY, type AdResultsRow, adResultsStatement } from "@/server/reports/ad-results.sql";
+import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow, advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
+import { type CampaignDay, campaignDetail } from "@/server/reports/campaign-detail.sql";
+import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow, campaignListingStatement } from "@/server/reports/campaign-listing.sql";
+import {
+  type AdsDetailedRow,
+  adsDetailedStatement,
+  type CampaignsDetailedRow,
+  campaignsDetailedStatement,
+  DETAILED_REPORT_ORDER_BY,
+  type DetailedReportOrderBy,
+} from "@/server/reports/detailed-report.sql";
+import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow, publisherReportStatement } from "@/server/reports/publisher-report.sql";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
-import { PUBLISHER_REPORT_ORDER_BY, publisherReportStatement, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
-import { reportScope, type ReportCaller, type ReportScope } from "@/server/reports/report-scope";
-import { allReportRows, reportPage, type Metrics, type ReportStatement } from "@/server/reports/rollup-totals.sql";
-import { xlsxHeaders, xlsxStream, type XlsxColumn } from "@/server/reports/xlsx";
+import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
+import { allReportRows, type Metrics, type ReportStatement, reportPage } from "@/server/reports/rollup-totals.sql";
+import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/reports/xlsx";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
@@ -46,8 +53,18 @@ const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ h
 const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "number" });
 const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
 const METRIC_COLUMNS = [
-  "impressions_total", "views_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "conversion_rate",
-  "sales_revenue", "roas", "duplicate_events", "bot_events", "invalid_events",
+  "impressions_total",
+  "views_total",
+  "clicks_total",
+  "ctr",
+  "ad_revenue",
+  "conversions_total",
+  "conversion_rate",
+  "sales_revenue",
+  "roas",
+  "duplicate_events",
+  "bot_events",
+  "invalid_events",
 ] as const satisfies readonly (keyof Metrics)[];
 const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
 
@@ -58,8 +75,14 @@ export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeo
   sheet: "Campaigns",
   file: "campaigns",
   columns: [
-    text("campaign_id"), text("name", 36), text("campaign_type", 14), text("campaign_status", 16), text("advertiser_id"),
-    date("start_date"), date("end_date"), ...metricColumns<CampaignListingRow>(),
+    text("campaign_id"),
+    text("name", 36),
+    text("campaign_type", 14),
+    text("campaign_status", 16),
+    text("advertiser_id"),
+    date("start_date"),
+    date("end_date"),
+    ...metricColumns<CampaignListingRow>(),
   ],
   statement: campaignListingStatement,
 });
@@ -71,8 +94,18 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
   sheet: "Ads",
   file: "ad-results",
   columns: [
-    text("ad_id"), text("name", 36), text("campaign_id"), text("advertiser_id"), text("ad_type", 12), text("ad_size", 12),
-    text("ad_status", 12), text("ad_media_url", 36), number("cpm"), number("cpc"), text("product_sku", 36), ...metricColumns<AdResultsRow>(),
+    text("ad_id"),
+    text("name", 36),
+    text("campaign_id"),
+    text("advertiser_id"),
+    text("ad_type", 12),
+    text("ad_size", 12),
+    text("ad_status", 12),
+    text("ad_media_url", 36),
+    number("cpm"),
+    number("cpc"),
+    text("product_sku", 36),
+    ...metricColumns<AdResultsRow>(),
   ],
   statement: adResultsStatement,
 });
@@ -84,14 +117,23 @@ export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typ
   sheet: "Advertisers",
   file: "advertisers",
   columns: [
-    text("advertiser", 32), text("advertiser_id"), text("seller_id"), number("wallet_balance"), number("daily_budget"), text("currency", 10),
+    text("advertiser", 32),
+    text("advertiser_id"),
+    text("seller_id"),
+    number("wallet_balance"),
+    number("daily_budget"),
+    text("currency", 10),
     ...metricColumns<AdvertiserReportRow>(),
   ],
   statement: advertiserReportStatement,
 });
 
 const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
-  text("publisher", 32), text("publisher_id"), text("network_id"), text("sites", 36), ...metricColumns<PublisherReportRow>(),
+  text("publisher", 32),
+  text("publisher_id"),
+  text("network_id"),
+  text("sites", 36),
+  ...metricColumns<PublisherReportRow>(),
 ];
 
 // GET /report/v2/publishers: the publishers of the caller's campaigns (or the caller itself).
@@ -124,8 +166,16 @@ export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, De
   sheet: "Campaigns by day",
   file: "campaigns-detailed",
   columns: [
-    date("day"), text("level", 14), text("campaign_id"), text("name", 36), text("campaign_type", 14), text("advertiser_id"), text("network_id"),
-    text("publisher_id"), text("publisher", 32), ...metricColumns<CampaignsDetailedRow>(),
+    date("day"),
+    text("level", 14),
+    text("campaign_id"),
+    text("name", 36),
+    text("campaign_type", 14),
+    text("advertiser_id"),
+    text("network_id"),
+    text("publisher_id"),
+    text("publisher", 32),
+    ...metricColumns<CampaignsDetailedRow>(),
   ],
   statement: campaignsDetailedStatement,
 });
@@ -139,8 +189,18 @@ export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReport
   sheet: "Ads by day",
   file: "ads-detailed",
   columns: [
-    date("day"), text("level", 14), text("ad_id"), text("name", 36), text("ad_type", 12), text("campaign_id"), text("campaign", 36),
-    text("advertiser_id"), text("network_id"), text("publisher_id"), text("publisher", 32), ...metricColumns<AdsDetailedRow>(),
+    date("day"),
+    text("level", 14),
+    text("ad_id"),
+    text("name", 36),
+    text("ad_type", 12),
+    text("campaign_id"),
+    text("campaign", 36),
+    text("advertiser_id"),
+    text("network_id"),
+    text("publisher_id"),
+    text("publisher", 32),
+    ...metricColumns<AdsDetailedRow>(),
   ],
   statement: adsDetailedStatement,
 });

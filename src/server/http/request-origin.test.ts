@@ -9,8 +9,9 @@ describe("the origin a client used", () => {
   });
 
   it("follows a proxy's forwarded host and scheme", () => {
-    expect(requestOrigin(request("http://10.0.0.5:3001/v1/ads", { host: "10.0.0.5:3001", "x-forwarded-host": "events.shop.example", "x-forwarded-proto": "https" })))
-      .toBe("https://events.shop.example");
+    expect(
+      requestOrigin(request("http://10.0.0.5:3001/v1/ads", { host: "10.0.0.5:3001", "x-forwarded-host": "events.shop.example", "x-forwarded-proto": "https" })),
+    ).toBe("https://events.shop.example");
     expect(requestOrigin(request("http://10.0.0.5/v1/ads", { "x-forwarded-host": "a.example, b.example" }))).toBe("http://a.example");
   });
 
@@ -30,7 +31,14 @@ describe("a request made from the dashboard's own origin", () => {
     expect(check("http://0.0.0.0:3000/campaign/c", { host: "localhost:3000", "sec-fetch-site": "none" })).not.toThrow();
     expect(check("http://tally.test/campaign/c", {})).not.toThrow();
     // Origins compare as origins: a default port and letter case do not make another origin.
-    expect(check("https://10.0.0.5/x", { host: "10.0.0.5", "x-forwarded-host": "Tally.Example.com:443", "x-forwarded-proto": "https", origin: "https://tally.example.com" })).not.toThrow();
+    expect(
+      check("https://10.0.0.5/x", {
+        host: "10.0.0.5",
+        "x-forwarded-host": "Tally.Example.com:443",
+        "x-forwarded-proto": "https",
+        origin: "https://tally.example.com",
+      }),
+    ).not.toThrow();
   });
 
   it("fails with 403 (forbidden) for other sites, sibling subdomains and other origins", () => {

@@ -17,7 +17,21 @@ const STATUS: Record<TallyErrorCode, number> = {
 };
 
 // Connection-level failures: the database is down or unreachable, not a bug in the request.
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const candidate = error as { code?: string; message?: string } | undefined;
@@ -46,9 +60,8 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
     console.error(`tally: ${status} ${tallyError.message}${cause ? `: ${cause instanceof Error ? cause.message : String(cause)}` : ""}`);
   }
   // A 422 body is the validator's array itself (interface §7); other errors name a code.
-  const body = tallyError.code === "validation_failed"
-    ? tallyError.details?.entries ?? []
-    : { error: { code: tallyError.code, message: tallyError.message } };
+  const body =
+    tallyError.code === "validation_failed" ? (tallyError.details?.entries ?? []) : { error: { code: tallyError.code, message: tallyError.message } };
   return Response.json(body, {
     status,
     headers: { ...headers, "Cache-Control": "no-store", ...retryAfter(tallyError, status) },

@@ -1,14 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { TallyError } from "@/server/errors";
-import { sessionHashOf, signBeaconToken, verifyBeaconToken, type BeaconClaims } from "./beacon-token";
+import { type BeaconClaims, sessionHashOf, signBeaconToken, verifyBeaconToken } from "./beacon-token";
 
 const oldKey = { id: "k1", secret: "a".repeat(40) };
 const newKey = { id: "k2", secret: "b".repeat(40) };
 const now = 1_800_000_000;
 const claims: BeaconClaims = {
-  kind: "impression", requestId: "7f0c6d1e-5c4b-4d37-9a53-2b9a1b7c0e11", adId: "ad_1", campaignId: "cmp_1",
-  advertiserId: "adv_1", publisherId: "pub_1", site: "shop.example", placementName: "search-top",
-  context: "search", adType: "banner", adSize: "728x90", issuedAt: now, sessionHash: sessionHashOf("sess-1"),
+  kind: "impression",
+  requestId: "7f0c6d1e-5c4b-4d37-9a53-2b9a1b7c0e11",
+  adId: "ad_1",
+  campaignId: "cmp_1",
+  advertiserId: "adv_1",
+  publisherId: "pub_1",
+  site: "shop.example",
+  placementName: "search-top",
+  context: "search",
+  adType: "banner",
+  adSize: "728x90",
+  issuedAt: now,
+  sessionHash: sessionHashOf("sess-1"),
 };
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -44,7 +54,9 @@ describe("beacon tokens", () => {
   it("refuse a tampered payload, signature or key id", () => {
     const token = signBeaconToken(claims, newKey);
     const [kid, payload, signature] = token.split(".") as [string, string, string];
-    const forged = Buffer.from(JSON.stringify(JSON.parse(Buffer.from(payload, "base64url").toString()).map((v: unknown) => (v === "cmp_1" ? "cmp_2" : v)))).toString("base64url");
+    const forged = Buffer.from(
+      JSON.stringify(JSON.parse(Buffer.from(payload, "base64url").toString()).map((v: unknown) => (v === "cmp_1" ? "cmp_2" : v))),
+    ).toString("base64url");
     expect(codeOf(() => verifyBeaconToken(`${kid}.${forged}.${signature}`, "impression", [newKey], now))).toBe("not_found");
     const flipped = signature.slice(0, -2) + (signature.endsWith("A") ? "B" : "A") + signature.slice(-1);
     expect(codeOf(() => verifyBeaconToken(`${kid}.${payload}.${flipped}`, "impression", [newKey], now))).toBe("not_found");

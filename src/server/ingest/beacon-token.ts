@@ -58,9 +58,19 @@ const CLOCK_SKEW_SECONDS = 300;
 const MAX_TOKEN_LENGTH = 2048;
 
 type CompactClaims = [
-  kind: EventKind, requestId: string, adId: string, campaignId: string, advertiserId: string,
-  publisherId: string, site: string, placementName: string, context: string, adType: AdType,
-  adSize: string | null, issuedAt: number, sessionHash: string,
+  kind: EventKind,
+  requestId: string,
+  adId: string,
+  campaignId: string,
+  advertiserId: string,
+  publisherId: string,
+  site: string,
+  placementName: string,
+  context: string,
+  adType: AdType,
+  adSize: string | null,
+  issuedAt: number,
+  sessionHash: string,
 ];
 
 function sign(secret: string, signedPart: string): Buffer {
@@ -70,8 +80,19 @@ function sign(secret: string, signedPart: string): Buffer {
 export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
   // An array, not an object: the token rides in a URL, so every byte counts.
   const compact: CompactClaims = [
-    claims.kind, claims.requestId, claims.adId, claims.campaignId, claims.advertiserId, claims.publisherId,
-    claims.site, claims.placementName, claims.context, claims.adType, claims.adSize, claims.issuedAt, claims.sessionHash,
+    claims.kind,
+    claims.requestId,
+    claims.adId,
+    claims.campaignId,
+    claims.advertiserId,
+    claims.publisherId,
+    claims.site,
+    claims.placementName,
+    claims.context,
+    claims.adType,
+    claims.adSize,
+    claims.issuedAt,
+    claims.sessionHash,
   ];
   const signedPart = `${key.id}.${Buffer.from(JSON.stringify(compact)).toString("base64url")}`;
   return `${signedPart}.${sign(key.secret, signedPart).toString("base64url")}`;
@@ -82,20 +103,16 @@ const notFound = () => new TallyError("not_found", "unknown beacon address");
 function isCompactClaims(value: unknown): value is CompactClaims {
   if (!Array.isArray(value) || value.length !== 13) return false;
   const strings = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12].every((i) => typeof value[i] === "string");
-  return strings && (value[10] === null || typeof value[10] === "string") && Number.isInteger(value[11])
-    && (EVENT_KINDS as readonly unknown[]).includes(value[0]);
+  return (
+    strings && (value[10] === null || typeof value[10] === "string") && Number.isInteger(value[11]) && (EVENT_KINDS as readonly unknown[]).includes(value[0])
+  );
 }
 
 /**
  * Verifies a token for the kind in the address it was posted to. Tampered, unknown-key, wrong-kind
  * and malformed tokens are all `not_found`, so a probe learns nothing; an expired one is `gone`.
  */
-export function verifyBeaconToken(
-  token: string,
-  kind: string,
-  keys: readonly SigningKey[],
-  nowSeconds = Math.floor(Date.now() / 1000),
-): BeaconClaims {
+export function verifyBeaconToken(token: string, kind: string, keys: readonly SigningKey[], nowSeconds = Math.floor(Date.now() / 1000)): BeaconClaims {
   if (token.length > MAX_TOKEN_LENGTH) throw notFound();
   const lastDot = token.lastIndexOf(".");
   const firstDot = token.indexOf(".");

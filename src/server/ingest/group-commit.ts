@@ -124,14 +124,17 @@ export class GroupCommit<I, O> {
       await this.commit(batch.slice(half));
       return;
     }
-    batch.forEach((pending, i) => pending.resolve(results[i]!));
+    for (const [i, pending] of batch.entries()) pending.resolve(results[i]!);
   }
 }
 
 /** How a group commit's refusal reaches the client: shared by the beacon and conversion intakes. */
 export function refusalOf(error: unknown, what: string): TallyError {
   if (error instanceof QueueFull) {
-    return new TallyError("unavailable", `Tally is receiving more than it can store right now; retry the ${what} shortly`, { cause: error, retryAfterSeconds: 2 });
+    return new TallyError("unavailable", `Tally is receiving more than it can store right now; retry the ${what} shortly`, {
+      cause: error,
+      retryAfterSeconds: 2,
+    });
   }
   if (error instanceof RejectedItem) {
     const sqlstate = (error.cause as { code?: string } | undefined)?.code ?? null;

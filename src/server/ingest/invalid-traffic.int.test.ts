@@ -58,8 +58,16 @@ describe("invalid traffic", () => {
       { advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null },
       { startDate: today(), endDate: today(), page: 1, perPage: 10, orderBy: "impressions_total", order: "desc", download: false, ids: {} },
     );
-    expect(listing.data.find((row) => row.campaign_id === campaign.id)).toMatchObject({ impressions_total: 1, invalid_events: 3, duplicate_events: 0, bot_events: 0 });
-    const [day] = await invalidTrafficByDay({ advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null }, { startDate: today(), endDate: today() });
+    expect(listing.data.find((row) => row.campaign_id === campaign.id)).toMatchObject({
+      impressions_total: 1,
+      invalid_events: 3,
+      duplicate_events: 0,
+      bot_events: 0,
+    });
+    const [day] = await invalidTrafficByDay(
+      { advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null },
+      { startDate: today(), endDate: today() },
+    );
     expect(day).toMatchObject({ counted_events: 1, session_mismatch_events: 3, duplicate_events: 0 });
   });
 
@@ -124,7 +132,9 @@ describe("invalid traffic", () => {
     const v6 = await Promise.all(["v6-a", "v6-b"].map((session) => serveOneAd(publisher.id, session)));
     await postBeacon(v6[0]!.click_url, { session_id: "v6-a" }, from("2001:db8:1:2::1"));
     await postBeacon(v6[1]!.click_url, { session_id: "v6-b" }, from("2001:db8:1:2:ffff::9"));
-    const [a, b] = (await db.adEvent.findMany({ where: { adId: ad.id, sessionId: { in: ["v6-a", "v6-b"] } }, select: { clientHash: true } })).map((e) => e.clientHash);
+    const [a, b] = (await db.adEvent.findMany({ where: { adId: ad.id, sessionId: { in: ["v6-a", "v6-b"] } }, select: { clientHash: true } })).map(
+      (e) => e.clientHash,
+    );
     expect(a).toBe(b);
   });
 

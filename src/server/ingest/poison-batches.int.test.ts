@@ -9,7 +9,7 @@ import { conversionWriter, recordConversion } from "@/server/conversions/record-
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
-import { sessionHashOf, type BeaconClaims } from "./beacon-token";
+import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
 import { beaconWriter, recordBeacon } from "./record-beacon";
 import type { BeaconToStore } from "./store-beacons.sql";
@@ -20,15 +20,32 @@ async function fixture() {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser();
   const sku = `BEANS-${randomUUID()}`;
-  const made = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpc", bid: 0.2, products: [{ sku, name: "Beans" }] });
+  const made = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.2,
+    products: [{ sku, name: "Beans" }],
+  });
   return { publisher, advertiser, sku, ...made };
 }
 
 function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, kind: BeaconClaims["kind"] = "click"): BeaconClaims {
   return {
-    kind, requestId: randomUUID(), adId: f.ad.id, campaignId: f.campaign.id, advertiserId: f.advertiser.id, publisherId: f.publisher.id,
-    site: f.publisher.sites[0]!.name, placementName: "search", context: "search", adType: f.ad.type, adSize: f.ad.size,
-    issuedAt: Math.floor(Date.now() / 1000), sessionHash: sessionHashOf(sessionId),
+    kind,
+    requestId: randomUUID(),
+    adId: f.ad.id,
+    campaignId: f.campaign.id,
+    advertiserId: f.advertiser.id,
+    publisherId: f.publisher.id,
+    site: f.publisher.sites[0]!.name,
+    placementName: "search",
+    context: "search",
+    adType: f.ad.type,
+    adSize: f.ad.size,
+    issuedAt: Math.floor(Date.now() / 1000),
+    sessionHash: sessionHashOf(sessionId),
   };
 }
 
@@ -36,8 +53,15 @@ describe("a bad item in a batch", () => {
   it("beacons: the one whose data Postgres refuses gets its own error, the other 40 of its batch are stored", async () => {
     const f = await fixture();
     const beacon = (sessionId: string): BeaconToStore => ({
-      eventId: randomUUID(), claims: claimsFor(f, sessionId, "impression"), sessionId, userId: null, userAgent: CHROME, isBot: false,
-      sessionMatches: true, clientHash: null, pinnedAt: null,
+      eventId: randomUUID(),
+      claims: claimsFor(f, sessionId, "impression"),
+      sessionId,
+      userId: null,
+      userAgent: CHROME,
+      isBot: false,
+      sessionMatches: true,
+      clientHash: null,
+      pinnedAt: null,
     });
     const sessions = Array.from({ length: 41 }, (_, i) => (i === 17 ? "poison\u0000session" : `good-${i}`));
     // Submitted in one turn of the event loop: one batch.
@@ -58,10 +82,25 @@ describe("a bad item in a batch", () => {
   it("conversions: the order whose data Postgres refuses gets its own error, the other orders of its batch are stored", async () => {
     const f = await fixture();
     const order = (orderId: string) => ({
-      event_id: randomUUID(), publisher_id: f.publisher.id, order_id: orderId, user_id: "u", session_id: "s", channel: "web",
-      site: f.publisher.sites[0]!.name, placed_at: new Date(), gender: null, uf: null, city: null, is_company: null,
-      email_hashed: "a".repeat(64), phone_hashed: null, social_id_hashed: null, first_name_hashed: null, last_name_hashed: null,
-      received_at: null, items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
+      event_id: randomUUID(),
+      publisher_id: f.publisher.id,
+      order_id: orderId,
+      user_id: "u",
+      session_id: "s",
+      channel: "web",
+      site: f.publisher.sites[0]!.name,
+      placed_at: new Date(),
+      gender: null,
+      uf: null,
+      city: null,
+      is_company: null,
+      email_hashed: "a".repeat(64),
+      phone_hashed: null,
+      social_id_hashed: null,
+      first_name_hashed: null,
+      last_name_hashed: null,
+      received_at: null,
+      items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
     });
     const ids = Array.from({ length: 12 }, (_, i) => (i === 4 ? "lone \ud800 surrogate" : `order-${randomUUID()}`));
     const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(order(id))));
@@ -75,23 +114,37 @@ describe("a bad item in a batch", () => {
     const f = await fixture();
     const shoppers = Array.from({ length: 9 }, (_, i) => ({ session: `buyer-${i}-${randomUUID()}`, user: `user-${i}-${randomUUID()}` }));
     for (const shopper of shoppers) {
-      await recordBeacon({ claims: claimsFor(f, shopper.session), body: { session_id: shopper.session, user_id: shopper.user }, userAgent: CHROME, now: new Date(Date.now() - 3_600_000) });
+      await recordBeacon({
+        claims: claimsFor(f, shopper.session),
+        body: { session_id: shopper.session, user_id: shopper.user },
+        userAgent: CHROME,
+        now: new Date(Date.now() - 3_600_000),
+      });
     }
     const orders: string[] = [];
     for (const shopper of shoppers) {
       const orderId = `order-${randomUUID()}`;
       orders.push(orderId);
-      await recordConversion({
-        publisher_id: f.publisher.id, user_id: shopper.user, session_id: shopper.session, order_id: orderId, created_at: new Date(Date.now() - 60_000).toISOString(),
-        channel: "web", email_hashed: "b".repeat(64), items: [{ sku: f.sku, quantity: 2, price: 5, promotional_price: 4 }],
-      }, new Date(Date.now() - 60_000));
+      await recordConversion(
+        {
+          publisher_id: f.publisher.id,
+          user_id: shopper.user,
+          session_id: shopper.session,
+          order_id: orderId,
+          created_at: new Date(Date.now() - 60_000).toISOString(),
+          channel: "web",
+          email_hashed: "b".repeat(64),
+          items: [{ sku: f.sku, quantity: 2, price: 5, promotional_price: 4 }],
+        },
+        new Date(Date.now() - 60_000),
+      );
     }
     // The fifth order's line as an older version or an operator might have stored it: a quantity
     // whose total cannot be held in bigint micros.
-    await pgPool().query(
-      `UPDATE conversions SET items = jsonb_set(items, '{0,quantity}', '1e300') WHERE publisher_id = $1 AND order_id = $2`,
-      [f.publisher.id, orders[4]],
-    );
+    await pgPool().query(`UPDATE conversions SET items = jsonb_set(items, '{0,quantity}', '1e300') WHERE publisher_id = $1 AND order_id = $2`, [
+      f.publisher.id,
+      orders[4],
+    ]);
     const done = await attributePendingConversions({ settleMs: 0, batchSize: 50 });
     expect(done).toMatchObject({ setAside: 1, attributedOrders: 8, items: 8 });
     expect(await db.conversion.count({ where: { publisherId: f.publisher.id, attributedAt: null } })).toBe(0);
@@ -114,20 +167,37 @@ describe("a bad item in a batch", () => {
   it("attribution: a day whose sales already pass what a bigint holds still takes the largest order, never wedging its campaign", async () => {
     const f = await fixture();
     const shopper = { session: `whale-${randomUUID()}`, user: `whale-${randomUUID()}` };
-    await recordBeacon({ claims: claimsFor(f, shopper.session), body: { session_id: shopper.session, user_id: shopper.user }, userAgent: CHROME, now: new Date(Date.now() - 3_600_000) });
+    await recordBeacon({
+      claims: claimsFor(f, shopper.session),
+      body: { session_id: shopper.session, user_id: shopper.user },
+      userAgent: CHROME,
+      now: new Date(Date.now() - 3_600_000),
+    });
     // A day that has already taken almost 2^63 micro-units of this campaign's sales.
     const nearTop = 9_223_372_036_000_000_000n;
     for (const table of ["daily_rollups", "daily_campaign_totals", "daily_ad_totals"]) {
       await pgPool().query(`UPDATE ${table} SET sales_revenue_micros = $2 WHERE campaign_id = $1`, [f.campaign.id, String(nearTop)]);
     }
     const orderId = `order-${randomUUID()}`;
-    await recordConversion({
-      publisher_id: f.publisher.id, user_id: shopper.user, session_id: shopper.session, order_id: orderId, created_at: new Date().toISOString(),
-      channel: "web", email_hashed: "b".repeat(64), items: [{ sku: f.sku, quantity: 10_000, price: 1_000_000, promotional_price: 1_000_000 }],
-    }, new Date(Date.now() + 1000));
+    await recordConversion(
+      {
+        publisher_id: f.publisher.id,
+        user_id: shopper.user,
+        session_id: shopper.session,
+        order_id: orderId,
+        created_at: new Date().toISOString(),
+        channel: "web",
+        email_hashed: "b".repeat(64),
+        items: [{ sku: f.sku, quantity: 10_000, price: 1_000_000, promotional_price: 1_000_000 }],
+      },
+      new Date(Date.now() + 1000),
+    );
     expect(await attributePendingConversions({ settleMs: 0, now: new Date(Date.now() + 2000) })).toMatchObject({ setAside: 0, attributedOrders: 1, items: 1 });
     const line = 10_000n * 1_000_000n * 1_000_000n;
-    const { rows } = await pgPool().query<{ sales: string }>("SELECT sum(sales_revenue_micros)::text AS sales FROM daily_campaign_totals WHERE campaign_id = $1", [f.campaign.id]);
+    const { rows } = await pgPool().query<{ sales: string }>(
+      "SELECT sum(sales_revenue_micros)::text AS sales FROM daily_campaign_totals WHERE campaign_id = $1",
+      [f.campaign.id],
+    );
     expect(BigInt(rows[0]!.sales)).toBe(nearTop + line);
     expect(BigInt(rows[0]!.sales) > 2n ** 63n).toBe(true);
   });

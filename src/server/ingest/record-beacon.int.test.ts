@@ -2,15 +2,21 @@ import { describe, expect, it } from "vitest";
 import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { signBeaconToken, verifyBeaconToken } from "@/server/ingest/beacon-token";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 
 async function setup(options: { bidModel?: "cpm" | "cpc"; bid?: number; wallet?: number; dailyBudget?: number; advertiserDailyBudget?: number } = {}) {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser({ wallet: options.wallet ?? 1000, dailyBudget: options.advertiserDailyBudget });
-  const { ad, campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: options.bidModel, bid: options.bid, dailyBudget: options.dailyBudget });
+  const { ad, campaign } = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    bidModel: options.bidModel,
+    bid: options.bid,
+    dailyBudget: options.dailyBudget,
+  });
   return { publisher, advertiser, ad, campaign };
 }
 
@@ -29,9 +35,21 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     const [event] = await eventsOf(ad.id);
     const claims = verifyBeaconToken(served.impression_url.split("/").pop()!, "impression", env().BEACON_SIGNING_KEYS);
     expect(event).toMatchObject({
-      kind: "impression", status: "counted", sessionId: "sess-1", userId: "user-9", adId: ad.id, campaignId: campaign.id,
-      advertiserId: advertiser.id, publisherId: publisher.id, requestId: claims.requestId, adType: "banner", adSize: "300x250",
-      placementName: "slot", context: "home", site: publisher.sites[0]!.name, userAgent: CHROME,
+      kind: "impression",
+      status: "counted",
+      sessionId: "sess-1",
+      userId: "user-9",
+      adId: ad.id,
+      campaignId: campaign.id,
+      advertiserId: advertiser.id,
+      publisherId: publisher.id,
+      requestId: claims.requestId,
+      adType: "banner",
+      adSize: "300x250",
+      placementName: "slot",
+      context: "home",
+      site: publisher.sites[0]!.name,
+      userAgent: CHROME,
     });
     expect(event!.eventId).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.now() - event!.createdAt.getTime()).toBeLessThan(10_000);
@@ -58,7 +76,13 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     const missing = await postBeacon(served.impression_url, { user_id: "u" });
     expect(missing.status).toBe(422);
     expect(await missing.json()).toEqual([
-      { instancePath: "", schemaPath: "#/required", keyword: "required", params: { missingProperty: "session_id" }, message: "must have required property 'session_id'" },
+      {
+        instancePath: "",
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "session_id" },
+        message: "must have required property 'session_id'",
+      },
     ]);
     const notString = await postBeacon(served.impression_url, { session_id: 42 });
     expect(notString.status).toBe(422);
@@ -122,7 +146,7 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     // Another session is another visitor, with ads served to it.
     const other = await serveOneAd(publisher.id, "s-other");
     await postBeacon(other.impression_url, { session_id: "s-other" });
-    expect((await db.adEvent.count({ where: { adId: ad.id, sessionId: "s-other", status: "counted" } }))).toBe(1);
+    expect(await db.adEvent.count({ where: { adId: ad.id, sessionId: "s-other", status: "counted" } })).toBe(1);
 
     await age(ad.id, 61);
     // A minute later a new token counts again; the already-counted token never does.
@@ -152,7 +176,10 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     await age(ad.id, 2);
     await postBeacon(served.click_url, { session_id: "s-click" });
     expect((await eventsOf(ad.id)).map((e) => [e.status, e.spendMicros])).toEqual([
-      ["counted", 500_000n], ["duplicate", 0n], ["duplicate", 0n], ["counted", 500_000n],
+      ["counted", 500_000n],
+      ["duplicate", 0n],
+      ["duplicate", 0n],
+      ["counted", 500_000n],
     ]);
   });
 
@@ -160,7 +187,12 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     const { publisher, advertiser, ad } = await setup({ bidModel: "cpm", bid: 10 });
     const before = await wallet(advertiser.id);
     const served = await serveOneAd(publisher.id, "s-bot");
-    for (const agent of ["Googlebot/2.1 (+http://www.google.com/bot.html)", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "curl/8.5.0", "HeadlessChrome/120.0"]) {
+    for (const agent of [
+      "Googlebot/2.1 (+http://www.google.com/bot.html)",
+      "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+      "curl/8.5.0",
+      "HeadlessChrome/120.0",
+    ]) {
       expect((await postBeacon(served.impression_url, { session_id: "s-bot" }, { headers: { "User-Agent": agent } })).status).toBe(202);
     }
     expect((await eventsOf(ad.id)).map((e) => [e.status, e.spendMicros])).toEqual(Array(4).fill(["bot", 0n]));
@@ -176,17 +208,26 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     await postBeacon(servedCpm.impression_url, { session_id: "s-pay" });
     await postBeacon(servedCpm.view_url, { session_id: "s-pay" });
     await postBeacon(servedCpm.click_url, { session_id: "s-pay" });
-    expect((await eventsOf(cpm.ad.id)).map((e) => [e.kind, e.spendMicros])).toEqual([["impression", 2500n], ["view", 0n], ["click", 0n]]);
+    expect((await eventsOf(cpm.ad.id)).map((e) => [e.kind, e.spendMicros])).toEqual([
+      ["impression", 2500n],
+      ["view", 0n],
+      ["click", 0n],
+    ]);
     expect(await wallet(cpm.advertiser.id)).toBe(1000_000_000n - 2500n);
     const day = new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
     expect((await db.campaignDailySpend.findUniqueOrThrow({ where: { campaignId_day: { campaignId: cpm.campaign.id, day } } })).spendMicros).toBe(2500n);
-    expect((await db.advertiserDailySpend.findUniqueOrThrow({ where: { advertiserId_day: { advertiserId: cpm.advertiser.id, day } } })).spendMicros).toBe(2500n);
+    expect((await db.advertiserDailySpend.findUniqueOrThrow({ where: { advertiserId_day: { advertiserId: cpm.advertiser.id, day } } })).spendMicros).toBe(
+      2500n,
+    );
 
     const cpc = await setup({ bidModel: "cpc", bid: 0.4 });
     const servedCpc = await serveOneAd(cpc.publisher.id, "s-pay");
     await postBeacon(servedCpc.impression_url, { session_id: "s-pay" });
     await postBeacon(servedCpc.click_url, { session_id: "s-pay" });
-    expect((await eventsOf(cpc.ad.id)).map((e) => [e.kind, e.spendMicros])).toEqual([["impression", 0n], ["click", 400_000n]]);
+    expect((await eventsOf(cpc.ad.id)).map((e) => [e.kind, e.spendMicros])).toEqual([
+      ["impression", 0n],
+      ["click", 400_000n],
+    ]);
     expect(await wallet(cpc.advertiser.id)).toBe(1000_000_000n - 400_000n);
   });
 
@@ -194,9 +235,7 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     // Room for 10.5 clicks of 1.00 in the wallet: the 11th click is charged, the rest are free.
     const { publisher, advertiser, ad, campaign } = await setup({ bidModel: "cpc", bid: 1, wallet: 10.5 });
     const served = await Promise.all(Array.from({ length: 60 }, (_, i) => serveOneAd(publisher.id, `s-${i}`)));
-    const responses = await Promise.all(
-      served.map((ad, i) => postBeacon(ad.click_url, { session_id: `s-${i}` })),
-    );
+    const responses = await Promise.all(served.map((ad, i) => postBeacon(ad.click_url, { session_id: `s-${i}` })));
     expect(responses.map((r) => r.status)).toEqual(Array(60).fill(202));
     const events = await eventsOf(ad.id);
     expect(events).toHaveLength(60);
@@ -208,7 +247,12 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
     expect(spent.spendMicros).toBe(11_000_000n);
 
     // A campaign past its daily budget stops being served.
-    const again = await (await import("@/testing/events-client")).askForAds({ publisher_id: publisher.id, session_id: "s", context: "home", placements: [{ name: "slot", types: ["banner"] }] });
+    const again = await (await import("@/testing/events-client")).askForAds({
+      publisher_id: publisher.id,
+      session_id: "s",
+      context: "home",
+      placements: [{ name: "slot", types: ["banner"] }],
+    });
     expect(again.body.ads.slot).toEqual([]);
   });
 

@@ -3,9 +3,9 @@ import { isbot } from "isbot";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { clientAddressHash } from "@/server/http/client-address";
 import { parseBeaconBody } from "./beacon-body.schema";
-import { sessionHashOf, type BeaconClaims } from "./beacon-token";
+import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { GroupCommit, refusalOf } from "./group-commit";
-import { storeBeaconBatch, type BeaconToStore, type StoredBeacon } from "./store-beacons.sql";
+import { type BeaconToStore, type StoredBeacon, storeBeaconBatch } from "./store-beacons.sql";
 
 // Two transactions in flight: one is written while the next is prepared. More only queue on the
 // advertiser row lock (collector under the ingest benchmark's load, 8 s runs, measured before the

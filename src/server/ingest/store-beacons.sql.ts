@@ -13,9 +13,9 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
-import { REPORT_TABLES, reportKeyGrouping, rowCounting, type ReportTableSpec } from "@/server/reports/report-tables";
+import { REPORT_TABLES, type ReportTableSpec, reportKeyGrouping, rowCounting } from "@/server/reports/report-tables";
 import type { BeaconClaims, EventKind } from "./beacon-token";
-import { FILTERED_STATUSES, type EventStatus } from "./event-status";
+import { type EventStatus, FILTERED_STATUSES } from "./event-status";
 
 export type { EventStatus } from "./event-status";
 
@@ -76,7 +76,8 @@ const dayOf = (date: Date) => date.toISOString().slice(0, 10);
  */
 async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<EventStatus[]> {
   const statuses: EventStatus[] = batch.map((beacon) =>
-    beacon.isBot ? "bot" : beacon.userAgent === null ? "no_user_agent" : !beacon.sessionMatches ? "session_mismatch" : "counted");
+    beacon.isBot ? "bot" : beacon.userAgent === null ? "no_user_agent" : !beacon.sessionMatches ? "session_mismatch" : "counted",
+  );
   const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
   if (candidates.length === 0) return statuses;
 
@@ -204,9 +205,11 @@ async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: Eve
     const campaign = byCampaign.get(b.claims.campaignId);
     if (!campaign) continue; // the campaign was deleted after the ad was served: nothing to bill
     const price =
-      campaign.bid_model === "cpm" && b.claims.kind === "impression" ? campaign.bid_micros / 1000n
-      : campaign.bid_model === "cpc" && b.claims.kind === "click" ? campaign.bid_micros
-      : 0n;
+      campaign.bid_model === "cpm" && b.claims.kind === "impression"
+        ? campaign.bid_micros / 1000n
+        : campaign.bid_model === "cpc" && b.claims.kind === "click"
+          ? campaign.bid_micros
+          : 0n;
     if (price === 0n) continue;
     const day = dayOf(b.createdAt);
     const campaignKey = `campaign:${campaign.id}:${day}`;
@@ -243,7 +246,11 @@ function spendTotals(batch: Beacon[], spend: bigint[]) {
     const entries = [...map].map(([key, amount]) => [...key.split("\u0000"), String(amount)] as const);
     return [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2])];
   };
-  return { advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)], campaignDays: perDay(byCampaignDay), advertiserDays: perDay(byAdvertiserDay) };
+  return {
+    advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)],
+    campaignDays: perDay(byCampaignDay),
+    advertiserDays: perDay(byAdvertiserDay),
+  };
 }
 
 // The batch's counts join the report rows (daily_rollups and its coarser sums, REPORT_TABLES)
@@ -306,13 +313,27 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statu
            )
            SELECT 1`,
     values: [
-      batch.map((b) => b.eventId), batch.map((b) => b.claims.kind), statuses, batch.map((b) => b.sessionId),
-      batch.map((b) => b.userId), batch.map((b) => b.claims.adId), batch.map((b) => b.claims.campaignId),
-      batch.map((b) => b.claims.advertiserId), batch.map((b) => b.claims.publisherId), batch.map((b) => b.claims.requestId),
-      batch.map((b) => b.claims.adType), batch.map((b) => b.claims.adSize), batch.map((b) => b.claims.placementName),
-      batch.map((b) => b.claims.context), batch.map((b) => b.claims.site), spend.map(String), batch.map((b) => b.userAgent),
+      batch.map((b) => b.eventId),
+      batch.map((b) => b.claims.kind),
+      statuses,
+      batch.map((b) => b.sessionId),
+      batch.map((b) => b.userId),
+      batch.map((b) => b.claims.adId),
+      batch.map((b) => b.claims.campaignId),
+      batch.map((b) => b.claims.advertiserId),
+      batch.map((b) => b.claims.publisherId),
+      batch.map((b) => b.claims.requestId),
+      batch.map((b) => b.claims.adType),
+      batch.map((b) => b.claims.adSize),
+      batch.map((b) => b.claims.placementName),
+      batch.map((b) => b.claims.context),
+      batch.map((b) => b.claims.site),
+      spend.map(String),
+      batch.map((b) => b.userAgent),
       batch.map((b) => b.createdAt),
-      ...totals.advertisers, ...totals.campaignDays, ...totals.advertiserDays,
+      ...totals.advertisers,
+      ...totals.campaignDays,
+      ...totals.advertiserDays,
       batch.map((b) => b.clientHash),
     ],
   });

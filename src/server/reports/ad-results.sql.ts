@@ -3,7 +3,18 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
+import {
+  METRIC_SORTS,
+  type Metrics,
+  metricsOf,
+  pagedSelect,
+  type ReportPage,
+  type ReportStatement,
+  reportPage,
+  TOTALS_COLUMNS,
+  type TotalsRow,
+  totalsCtes,
+} from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, name: "name" } as const;
 export type AdResultsOrderBy = keyof typeof SORTABLE;
@@ -47,22 +58,47 @@ export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResu
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 9)}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
-    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, query.ids.ad_id ?? null, limit, offset,
+    query.startDate,
+    query.endDate,
+    scope.advertiserId,
+    scope.publisherIds,
+    scope.targetedPublisherIds,
+    query.ids.advertiser_id ?? null,
+    query.ids.campaign_id ?? null,
+    query.ids.ad_id ?? null,
+    limit,
+    offset,
   ];
   type Row = TotalsRow & {
-    id: string; name: string; campaign_id: string; advertiser_id: string; ad_type: string; ad_size: string | null; ad_status: string;
-    ad_media_url: string | null; bid_model: "cpm" | "cpc"; bid_micros: number; product_sku: string; total: number;
+    id: string;
+    name: string;
+    campaign_id: string;
+    advertiser_id: string;
+    ad_type: string;
+    ad_size: string | null;
+    ad_status: string;
+    ad_media_url: string | null;
+    bid_model: "cpm" | "cpc";
+    bid_micros: number;
+    product_sku: string;
+    total: number;
   };
   return {
     sql,
     values,
     row: (r: Row) => ({
-      ad_id: r.id, name: r.name, campaign_id: r.campaign_id, advertiser_id: r.advertiser_id, ad_type: r.ad_type, ad_size: r.ad_size,
-      ad_status: r.ad_status, ad_media_url: r.ad_media_url,
+      ad_id: r.id,
+      name: r.name,
+      campaign_id: r.campaign_id,
+      advertiser_id: r.advertiser_id,
+      ad_type: r.ad_type,
+      ad_size: r.ad_size,
+      ad_status: r.ad_status,
+      ad_media_url: r.ad_media_url,
       cpm: r.bid_model === "cpm" ? fromMicros(r.bid_micros) : null,
       cpc: r.bid_model === "cpc" ? fromMicros(r.bid_micros) : null,
-      product_sku: r.product_sku, ...metricsOf(r),
+      product_sku: r.product_sku,
+      ...metricsOf(r),
     }),
   };
 }

@@ -3,7 +3,18 @@
 import { fromMicros } from "@/server/money";
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
+import {
+  METRIC_SORTS,
+  type Metrics,
+  metricsOf,
+  pagedSelect,
+  type ReportPage,
+  type ReportStatement,
+  reportPage,
+  TOTALS_COLUMNS,
+  type TotalsRow,
+  totalsCtes,
+} from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
 export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
@@ -40,16 +51,35 @@ export function advertiserReportStatement(scope: ReportScope, query: ReportQuery
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
-    query.ids.advertiser_id ?? null, limit, offset,
+    query.startDate,
+    query.endDate,
+    scope.advertiserId,
+    scope.publisherIds,
+    scope.targetedPublisherIds,
+    query.ids.advertiser_id ?? null,
+    limit,
+    offset,
   ];
-  type Row = TotalsRow & { id: string; name: string; seller_id: string | null; wallet_balance_micros: number; daily_budget_micros: number | null; currency: string; total: number };
+  type Row = TotalsRow & {
+    id: string;
+    name: string;
+    seller_id: string | null;
+    wallet_balance_micros: number;
+    daily_budget_micros: number | null;
+    currency: string;
+    total: number;
+  };
   return {
     sql,
     values,
     row: (r: Row) => ({
-      advertiser: r.name, advertiser_id: r.id, seller_id: r.seller_id, wallet_balance: fromMicros(r.wallet_balance_micros),
-      daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros), currency: r.currency.trim(), ...metricsOf(r),
+      advertiser: r.name,
+      advertiser_id: r.id,
+      seller_id: r.seller_id,
+      wallet_balance: fromMicros(r.wallet_balance_micros),
+      daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros),
+      currency: r.currency.trim(),
+      ...metricsOf(r),
     }),
   };
 }

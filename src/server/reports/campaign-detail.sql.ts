@@ -1,9 +1,9 @@
 // One campaign for GET /campaign/:id: its listing row, daily rows (daily-metrics.sql.ts) and ads.
-import { adResults, type AdResultsRow } from "./ad-results.sql";
-import { campaignListing, type CampaignListingRow } from "./campaign-listing.sql";
+import { type AdResultsRow, adResults } from "./ad-results.sql";
+import { type CampaignListingRow, campaignListing } from "./campaign-listing.sql";
+import { type DayMetrics, dailyMetrics } from "./daily-metrics.sql";
 import { MAX_PER_PAGE, type ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { dailyMetrics, type DayMetrics } from "./daily-metrics.sql";
 
 export type CampaignDay = DayMetrics;
 
@@ -24,7 +24,12 @@ export const campaignDays = (scope: ReportScope, campaignId: string, range: { st
  * in the caller's scope (as if it did not exist). `withAds: false` (the download, which holds the
  * daily rows only) leaves the ads out.
  */
-export async function campaignDetail(scope: ReportScope, campaignId: string, query: ReportQuery<string>, options: { withAds?: boolean } = {}): Promise<CampaignDetail | null> {
+export async function campaignDetail(
+  scope: ReportScope,
+  campaignId: string,
+  query: ReportQuery<string>,
+  options: { withAds?: boolean } = {},
+): Promise<CampaignDetail | null> {
   const base = { ...query, page: 1, perPage: MAX_PER_PAGE, order: "desc" as const, ids: { campaign_id: campaignId } };
   const [campaign] = (await campaignListing(scope, { ...base, orderBy: "impressions_total" })).data;
   if (!campaign) return null;

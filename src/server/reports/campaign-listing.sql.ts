@@ -2,7 +2,18 @@
 // sorted and paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
+import {
+  METRIC_SORTS,
+  type Metrics,
+  metricsOf,
+  pagedSelect,
+  type ReportPage,
+  type ReportStatement,
+  reportPage,
+  TOTALS_COLUMNS,
+  type TotalsRow,
+  totalsCtes,
+} from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
 const SORTABLE = { ...METRIC_SORTS, name: "name", start_date: "start_date" } as const;
@@ -39,16 +50,38 @@ export function campaignListingStatement(scope: ReportScope, query: ReportQuery<
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 8)}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, scope.targetedPublisherIds,
-    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, limit, offset,
+    query.startDate,
+    query.endDate,
+    scope.advertiserId,
+    scope.publisherIds,
+    scope.targetedPublisherIds,
+    query.ids.advertiser_id ?? null,
+    query.ids.campaign_id ?? null,
+    limit,
+    offset,
   ];
-  type Row = TotalsRow & { id: string; name: string; campaign_type: string; campaign_status: string; advertiser_id: string; start_date: string; end_date: string | null; total: number };
+  type Row = TotalsRow & {
+    id: string;
+    name: string;
+    campaign_type: string;
+    campaign_status: string;
+    advertiser_id: string;
+    start_date: string;
+    end_date: string | null;
+    total: number;
+  };
   return {
     sql,
     values,
     row: (r: Row) => ({
-      campaign_id: r.id, name: r.name, campaign_type: r.campaign_type, campaign_status: r.campaign_status, advertiser_id: r.advertiser_id,
-      start_date: r.start_date, end_date: r.end_date, ...metricsOf(r),
+      campaign_id: r.id,
+      name: r.name,
+      campaign_type: r.campaign_type,
+      campaign_status: r.campaign_status,
+      advertiser_id: r.advertiser_id,
+      start_date: r.start_date,
+      end_date: r.end_date,
+      ...metricsOf(r),
     }),
   };
 }

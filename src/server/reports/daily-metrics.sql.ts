@@ -3,7 +3,7 @@
 // and the dashboard's time series.
 import { pgPool } from "@/server/db/pg-pool";
 import type { ReportScope } from "./report-scope";
-import { metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type TotalsRow } from "./rollup-totals.sql";
+import { type Metrics, metricsOf, TOTALS_COLUMNS, type TotalsRow, totalsCtes } from "./rollup-totals.sql";
 
 export interface DayMetrics extends Metrics {
   /** YYYY-MM-DD (UTC). */
@@ -18,7 +18,11 @@ const dailySql = (publisherScoped: boolean, oneCampaign: boolean) => `
     LEFT JOIN orders o ON o.key = d.day::date
    ORDER BY d.day`;
 
-async function dailyRows(scope: ReportScope, range: { startDate: string; endDate: string }, campaignId: string | null): Promise<(TotalsRow & { day: string })[]> {
+async function dailyRows(
+  scope: ReportScope,
+  range: { startDate: string; endDate: string },
+  campaignId: string | null,
+): Promise<(TotalsRow & { day: string })[]> {
   const values: unknown[] = [range.startDate, range.endDate, scope.advertiserId, scope.publisherIds];
   if (campaignId !== null) values.push(campaignId);
   return (await pgPool().query<TotalsRow & { day: string }>(dailySql(scope.publisherIds !== null, campaignId !== null), values)).rows;
@@ -35,7 +39,17 @@ export async function dailyMetrics(scope: ReportScope, range: { startDate: strin
  */
 export async function metricsOverRange(scope: ReportScope, range: { startDate: string; endDate: string }): Promise<{ total: Metrics; daily: DayMetrics[] }> {
   const rows = await dailyRows(scope, range, null);
-  const sum: TotalsRow = { impressions: 0, views: 0, clicks: 0, spend_micros: 0, duplicate_events: 0, bot_events: 0, invalid_events: 0, sales_revenue_micros: 0, conversions: 0 };
+  const sum: TotalsRow = {
+    impressions: 0,
+    views: 0,
+    clicks: 0,
+    spend_micros: 0,
+    duplicate_events: 0,
+    bot_events: 0,
+    invalid_events: 0,
+    sales_revenue_micros: 0,
+    conversions: 0,
+  };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];
   }

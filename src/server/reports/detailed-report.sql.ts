@@ -5,7 +5,7 @@
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
 import { invalidEventsSum } from "./report-tables";
-import { METRIC_SORTS, metricsOf, reportPage, type Metrics, type ReportPage, type ReportStatement, type TotalsRow } from "./rollup-totals.sql";
+import { METRIC_SORTS, type Metrics, metricsOf, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
 
 const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
 export type DetailedReportOrderBy = keyof typeof SORTABLE;
@@ -56,7 +56,11 @@ const GRAIN = {
 } as const;
 
 /** The detailed report at the campaign or ad grain, for an advertiser's scope. */
-export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportStatement<CampaignsDetailedRow | AdsDetailedRow> {
+export function detailedReportStatement(
+  grain: DetailedGrain,
+  scope: ReportScope,
+  query: ReportQuery<DetailedReportOrderBy>,
+): ReportStatement<CampaignsDetailedRow | AdsDetailedRow> {
   const { key, objects } = GRAIN[grain];
   const sort = SORTABLE[query.orderBy];
   const direction = query.order === "asc" ? "ASC" : "DESC";
@@ -147,8 +151,12 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       SELECT l.*, g.sort_value AS group_sort
         FROM listed l
         JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
-       ${whole ? "" : `ORDER BY ${order("l", "g.sort_value")}
-       LIMIT ${limit} OFFSET ${byDay ? `${offset} - coalesce((SELECT min(before) FROM chosen), 0)` : offset}`}
+       ${
+         whole
+           ? ""
+           : `ORDER BY ${order("l", "g.sort_value")}
+       LIMIT ${limit} OFFSET ${byDay ? `${offset} - coalesce((SELECT min(before) FROM chosen), 0)` : offset}`
+       }
     )
     -- Only what a report row needs: dates as text, no sort keys (parsing them cost a download more than writing them).
     SELECT page.key, page.publisher_id, page.impressions, page.views, page.clicks, page.spend_micros, page.duplicate_events,
@@ -160,12 +168,26 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
       LEFT JOIN accounts p ON p.id = page.publisher_id
      ORDER BY ${order("page", "page.group_sort")}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId,
-    query.ids.advertiser_id ?? null, query.ids.campaign_id ?? null, ...(grain === "ad" ? [query.ids.ad_id ?? null] : []), ...(whole ? [] : [limit, offset]),
+    query.startDate,
+    query.endDate,
+    scope.advertiserId,
+    query.ids.advertiser_id ?? null,
+    query.ids.campaign_id ?? null,
+    ...(grain === "ad" ? [query.ids.ad_id ?? null] : []),
+    ...(whole ? [] : [limit, offset]),
   ];
   type Row = TotalsRow & {
-    day_text: string; key: string; publisher_id: string; campaign_id: string; name: string; object_type: string; campaign: string | null;
-    advertiser_id: string; network_id: string | null; publisher: string | null; total: number;
+    day_text: string;
+    key: string;
+    publisher_id: string;
+    campaign_id: string;
+    name: string;
+    object_type: string;
+    campaign: string | null;
+    advertiser_id: string;
+    network_id: string | null;
+    publisher: string | null;
+    total: number;
   };
   // Plain literals with one trailing spread: V8 builds several spreads into one literal on a
   // slow path, which cost 50 µs a row (9 s of a 135,000-row download).
@@ -174,12 +196,30 @@ export function detailedReportStatement(grain: DetailedGrain, scope: ReportScope
     const publisherId = r.publisher_id === "" ? null : r.publisher_id;
     return grain === "campaign"
       ? {
-          day: r.day_text, level, campaign_id: r.campaign_id, name: r.name, campaign_type: r.object_type, advertiser_id: r.advertiser_id,
-          network_id: r.network_id, publisher_id: publisherId, publisher: r.publisher, ...metricsOf(r),
+          day: r.day_text,
+          level,
+          campaign_id: r.campaign_id,
+          name: r.name,
+          campaign_type: r.object_type,
+          advertiser_id: r.advertiser_id,
+          network_id: r.network_id,
+          publisher_id: publisherId,
+          publisher: r.publisher,
+          ...metricsOf(r),
         }
       : {
-          day: r.day_text, level, ad_id: r.key, name: r.name, ad_type: r.object_type, campaign_id: r.campaign_id, campaign: r.campaign ?? "",
-          advertiser_id: r.advertiser_id, network_id: r.network_id, publisher_id: publisherId, publisher: r.publisher, ...metricsOf(r),
+          day: r.day_text,
+          level,
+          ad_id: r.key,
+          name: r.name,
+          ad_type: r.object_type,
+          campaign_id: r.campaign_id,
+          campaign: r.campaign ?? "",
+          advertiser_id: r.advertiser_id,
+          network_id: r.network_id,
+          publisher_id: publisherId,
+          publisher: r.publisher,
+          ...metricsOf(r),
         };
   };
   return { sql, values, row };

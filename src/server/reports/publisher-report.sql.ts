@@ -2,7 +2,18 @@
 // paged in the database.
 import type { ReportQuery } from "./report-query";
 import type { ReportScope } from "./report-scope";
-import { METRIC_SORTS, pagedSelect, metricsOf, TOTALS_COLUMNS, totalsCtes, type Metrics, type ReportPage, type ReportStatement, reportPage, type TotalsRow } from "./rollup-totals.sql";
+import {
+  METRIC_SORTS,
+  type Metrics,
+  metricsOf,
+  pagedSelect,
+  type ReportPage,
+  type ReportStatement,
+  reportPage,
+  TOTALS_COLUMNS,
+  type TotalsRow,
+  totalsCtes,
+} from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, publisher: "name" } as const;
 export type PublisherReportOrderBy = keyof typeof SORTABLE;
@@ -23,7 +34,11 @@ export interface PublisherReportRow extends Metrics {
  * with its own figures; a publisher sees itself, a network itself and its sub-publishers. With
  * `networkId`, only that network's sub-publishers are listed.
  */
-export function publisherReportStatement(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): ReportStatement<PublisherReportRow> {
+export function publisherReportStatement(
+  scope: ReportScope,
+  query: ReportQuery<PublisherReportOrderBy>,
+  networkId: string | null = null,
+): ReportStatement<PublisherReportRow> {
   const sql = `
     WITH ${totalsCtes("publisher_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
       SELECT p.id, p.name, p.network_id,
@@ -42,7 +57,14 @@ export function publisherReportStatement(scope: ReportScope, query: ReportQuery<
     )
     ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
   const values = (limit: number | null, offset: number) => [
-    query.startDate, query.endDate, scope.advertiserId, scope.publisherIds, networkId, query.ids.publisher_id ?? null, limit, offset,
+    query.startDate,
+    query.endDate,
+    scope.advertiserId,
+    scope.publisherIds,
+    networkId,
+    query.ids.publisher_id ?? null,
+    limit,
+    offset,
   ];
   type Row = TotalsRow & { id: string; name: string; network_id: string | null; sites: string; total: number };
   return {
@@ -53,5 +75,8 @@ export function publisherReportStatement(scope: ReportScope, query: ReportQuery<
 }
 
 /** One page of publisherReportStatement's rows. */
-export const publisherReport = (scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId: string | null = null): Promise<ReportPage<PublisherReportRow>> =>
-  reportPage(publisherReportStatement(scope, query, networkId), query);
+export const publisherReport = (
+  scope: ReportScope,
+  query: ReportQuery<PublisherReportOrderBy>,
+  networkId: string | null = null,
+): Promise<ReportPage<PublisherReportRow>> => reportPage(publisherReportStatement(scope, query, networkId), query);

@@ -15,12 +15,30 @@ const refusal = (query: string) => {
 
 describe("report query parameters", () => {
   it("default to the last 30 days including today, page 1 of 50, the first sort column descending, JSON", () => {
-    expect(parse("")).toEqual({ startDate: "2026-10-24", endDate: "2026-11-22", page: 1, perPage: 50, orderBy: "impressions", order: "desc", download: false, ids: {} });
+    expect(parse("")).toEqual({
+      startDate: "2026-10-24",
+      endDate: "2026-11-22",
+      page: 1,
+      perPage: 50,
+      orderBy: "impressions",
+      order: "desc",
+      download: false,
+      ids: {},
+    });
   });
 
   it("take every parameter the route lists", () => {
-    expect(parse("start_date=2026-01-01&end_date=2026-01-31&page=3&per_page=1000&order_by=name&order=asc&download=true&advertiser_id=adv_1&campaign_id=cmp_2")).toEqual({
-      startDate: "2026-01-01", endDate: "2026-01-31", page: 3, perPage: 1000, orderBy: "name", order: "asc", download: true, ids: { advertiser_id: "adv_1", campaign_id: "cmp_2" },
+    expect(
+      parse("start_date=2026-01-01&end_date=2026-01-31&page=3&per_page=1000&order_by=name&order=asc&download=true&advertiser_id=adv_1&campaign_id=cmp_2"),
+    ).toEqual({
+      startDate: "2026-01-01",
+      endDate: "2026-01-31",
+      page: 3,
+      perPage: 1000,
+      orderBy: "name",
+      order: "asc",
+      download: true,
+      ids: { advertiser_id: "adv_1", campaign_id: "cmp_2" },
     });
     // end_date alone moves the default start with it.
     expect(parse("end_date=2026-03-01")).toMatchObject({ startDate: "2026-01-31", endDate: "2026-03-01" });
@@ -38,7 +56,10 @@ describe("report query parameters", () => {
       ["order_by=spend", "order_by must be one of impressions, clicks, name, not 'spend'"],
       ["order=up", "order must be asc or desc, not 'up'"],
       ["download=yes", "download must be true or false, not 'yes'"],
-      ["publisher_id=pub_1", "unknown parameter 'publisher_id'; this route takes start_date, end_date, page, per_page, order_by, order, download, advertiser_id, campaign_id"],
+      [
+        "publisher_id=pub_1",
+        "unknown parameter 'publisher_id'; this route takes start_date, end_date, page, per_page, order_by, order, download, advertiser_id, campaign_id",
+      ],
       ["page=1&page=2", "page is given more than once"],
       ["advertiser_id=", "advertiser_id must be an id of 1 to 100 characters"],
     ];
@@ -51,7 +72,12 @@ describe("report query parameters", () => {
 
   it("refuse paging and sorting on a route that answers one object", () => {
     const single = { ids: [], orderBy: ["day"], paged: false } as const;
-    expect(parseReportQuery(new URLSearchParams("start_date=2026-11-01&download=true"), single, NOW)).toMatchObject({ startDate: "2026-11-01", download: true });
-    expect(() => parseReportQuery(new URLSearchParams("page=2"), single, NOW)).toThrow("unknown parameter 'page'; this route takes start_date, end_date, download");
+    expect(parseReportQuery(new URLSearchParams("start_date=2026-11-01&download=true"), single, NOW)).toMatchObject({
+      startDate: "2026-11-01",
+      download: true,
+    });
+    expect(() => parseReportQuery(new URLSearchParams("page=2"), single, NOW)).toThrow(
+      "unknown parameter 'page'; this route takes start_date, end_date, download",
+    );
   });
 });

@@ -56,11 +56,7 @@ function parsePositiveInteger(name: string, value: string, max: number): number 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** Parses a report route's query string; 400 naming the parameter for anything wrong. */
-export function parseReportQuery<OrderBy extends string>(
-  params: URLSearchParams,
-  spec: ReportQuerySpec<OrderBy>,
-  now = new Date(),
-): ReportQuery<OrderBy> {
+export function parseReportQuery<OrderBy extends string>(params: URLSearchParams, spec: ReportQuerySpec<OrderBy>, now = new Date()): ReportQuery<OrderBy> {
   const paging = spec.paged === false ? [] : ["page", "per_page", "order_by", "order"];
   const known = new Set<string>(["start_date", "end_date", ...paging, "download", ...spec.ids]);
   const seen = new Set<string>();

@@ -59,9 +59,7 @@ export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { 
     )
     .join(", ");
   const all = spec.keys.map(expression);
-  const groupBy = spec.alsoOverPublishers
-    ? `GROUPING SETS ((${all.filter((e) => e !== "publisher_id").join(", ")}), (${all.join(", ")}))`
-    : all.join(", ");
+  const groupBy = spec.alsoOverPublishers ? `GROUPING SETS ((${all.filter((e) => e !== "publisher_id").join(", ")}), (${all.join(", ")}))` : all.join(", ");
   return { columns, groupBy };
 }
 

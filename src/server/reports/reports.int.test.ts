@@ -5,8 +5,17 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { handleAdResults, handleAdsDetailed, handleAdvertiserReport, handleCampaignsDetailed, handleCampaignDetail, handleCampaignListing, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
+import {
+  handleAdResults,
+  handleAdsDetailed,
+  handleAdvertiserReport,
+  handleCampaignDetail,
+  handleCampaignListing,
+  handleCampaignsDetailed,
+  handleNetworkPublisherReport,
+  handlePublisherReport,
+} from "@/server/http/report-routes";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
@@ -17,8 +26,24 @@ const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000);
 type Fixture = Awaited<ReturnType<typeof makeCampaignWithAd>>;
 async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { id: string; sites: { name: string }[] }, session: string, when: Date) {
   await recordBeacon({
-    claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: campaign.advertiserId, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "p", context: "search", adType: ad.type, adSize: ad.size, issuedAt: Math.floor(when.getTime() / 1000), sessionHash: sessionHashOf(session) },
-    body: { session_id: session }, userAgent: CHROME, now: when,
+    claims: {
+      kind,
+      requestId: randomUUID(),
+      adId: ad.id,
+      campaignId: campaign.id,
+      advertiserId: campaign.advertiserId,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "p",
+      context: "search",
+      adType: ad.type,
+      adSize: ad.size,
+      issuedAt: Math.floor(when.getTime() / 1000),
+      sessionHash: sessionHashOf(session),
+    },
+    body: { session_id: session },
+    userAgent: CHROME,
+    now: when,
   });
 }
 
@@ -41,7 +66,17 @@ beforeAll(async () => {
   const [shopA, shopB] = [await makePublisher(), await makePublisher()];
   const acme = await makeAdvertiser();
   const other = await makeAdvertiser();
-  cpc = await makeCampaignWithAd({ advertiserId: acme.id, publisherIds: [shopA.id, shopB.id], type: "product", bidModel: "cpc", bid: 0.5, products: [{ sku: `K-${randomUUID()}`, name: "Kettle" }, { sku: `M-${randomUUID()}`, name: "Mug" }] });
+  cpc = await makeCampaignWithAd({
+    advertiserId: acme.id,
+    publisherIds: [shopA.id, shopB.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.5,
+    products: [
+      { sku: `K-${randomUUID()}`, name: "Kettle" },
+      { sku: `M-${randomUUID()}`, name: "Mug" },
+    ],
+  });
   cpm = await makeCampaignWithAd({ advertiserId: acme.id, publisherIds: [shopA.id], type: "display", bidModel: "cpm", bid: 10 });
   othersCampaign = await makeCampaignWithAd({ advertiserId: other.id, publisherIds: [shopA.id], bidModel: "cpm", bid: 3 });
   for (let i = 0; i < 4; i += 1) await beacon("impression", cpc, shopA, `s${i}`, at(i));
@@ -51,11 +86,22 @@ beforeAll(async () => {
   await beacon("impression", cpm, shopA, "s0", at(8));
   await beacon("impression", cpm, shopA, "s1", at(9));
   await beacon("impression", othersCampaign, shopA, "s0", at(10));
-  await recordConversion({
-    publisher_id: shopA.id, user_id: "u0", session_id: "s0", order_id: "o-1", created_at: at(30).toISOString(), channel: "app",
-    email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
-    items: [{ sku: cpc.products[0]!.sku, quantity: 2, price: 10, promotional_price: 9 }, { sku: cpc.products[1]!.sku, quantity: 1, price: 5, promotional_price: 5 }],
-  }, at(31)); // received a minute after it was placed: the report's day is fixed, today is not
+  await recordConversion(
+    {
+      publisher_id: shopA.id,
+      user_id: "u0",
+      session_id: "s0",
+      order_id: "o-1",
+      created_at: at(30).toISOString(),
+      channel: "app",
+      email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
+      items: [
+        { sku: cpc.products[0]!.sku, quantity: 2, price: 10, promotional_price: 9 },
+        { sku: cpc.products[1]!.sku, quantity: 1, price: 5, promotional_price: 5 },
+      ],
+    },
+    at(31),
+  ); // received a minute after it was placed: the report's day is fixed, today is not
   await attributePendingConversions({ settleMs: 0 });
   advertiserKey = (await createApiKey({ accountId: acme.id, name: "t" })).key;
   otherAdvertiserKey = (await createApiKey({ accountId: other.id, name: "t" })).key;
@@ -77,17 +123,45 @@ describe("GET /campaign/v2", () => {
     expect(body).toMatchObject({ page: 1, per_page: 50, total: 2 });
     expect(body.data).toEqual([
       {
-        campaign_id: cpc.campaign.id, name: cpc.campaign.name, campaign_type: "product", campaign_status: "active", advertiser_id: cpc.campaign.advertiserId,
-        start_date: expect.any(String), end_date: expect.any(String),
-        impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0,
+        campaign_id: cpc.campaign.id,
+        name: cpc.campaign.name,
+        campaign_type: "product",
+        campaign_status: "active",
+        advertiser_id: cpc.campaign.advertiserId,
+        start_date: expect.any(String),
+        end_date: expect.any(String),
+        impressions_total: 5,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 0.4,
+        ad_revenue: 1,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
       },
-      expect.objectContaining({ campaign_id: cpm.campaign.id, impressions_total: 2, clicks_total: 0, ctr: 0, ad_revenue: 0.02, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0 }),
+      expect.objectContaining({
+        campaign_id: cpm.campaign.id,
+        impressions_total: 2,
+        clicks_total: 0,
+        ctr: 0,
+        ad_revenue: 0.02,
+        conversions_total: 0,
+        conversion_rate: 0,
+        sales_revenue: 0,
+        roas: 0,
+      }),
     ]);
   });
 
   it("sorts by a listed column, pages, and filters by campaign_id", async () => {
-    expect((await get(advertiserKey, `${RANGE}&order_by=impressions_total&order=asc`)).body.data.map((r) => r.campaign_id)).toEqual([cpm.campaign.id, cpc.campaign.id]);
+    expect((await get(advertiserKey, `${RANGE}&order_by=impressions_total&order=asc`)).body.data.map((r) => r.campaign_id)).toEqual([
+      cpm.campaign.id,
+      cpc.campaign.id,
+    ]);
     const second = await get(advertiserKey, `${RANGE}&per_page=1&page=2`);
     expect(second.body).toMatchObject({ page: 2, per_page: 1, total: 2 });
     expect(second.body.data.map((r) => r.campaign_id)).toEqual([cpm.campaign.id]);
@@ -103,18 +177,27 @@ describe("GET /campaign/v2", () => {
     expect((await get(otherAdvertiserKey, `${RANGE}&campaign_id=${cpc.campaign.id}`)).body).toEqual({ data: [], page: 1, per_page: 50, total: 0 });
     // Shop B sees the campaign that runs on it, with its own numbers only.
     const shopB = await get(publisherKey, RANGE);
-    expect(shopB.body.data).toEqual([expect.objectContaining({ campaign_id: cpc.campaign.id, impressions_total: 1, clicks_total: 0, ad_revenue: 0, conversions_total: 0, sales_revenue: 0 })]);
+    expect(shopB.body.data).toEqual([
+      expect.objectContaining({ campaign_id: cpc.campaign.id, impressions_total: 1, clicks_total: 0, ad_revenue: 0, conversions_total: 0, sales_revenue: 0 }),
+    ]);
   });
 
   it("answers 400 naming a bad parameter, and 401 without a key", async () => {
     const bad = await get(advertiserKey, "order_by=spend");
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: { code: "bad_request", message: "order_by must be one of impressions_total, clicks_total, ad_revenue, conversions_total, sales_revenue, ctr, name, start_date, not 'spend'" } });
+    expect(bad.body).toEqual({
+      error: {
+        code: "bad_request",
+        message: "order_by must be one of impressions_total, clicks_total, ad_revenue, conversions_total, sales_revenue, ctr, name, start_date, not 'spend'",
+      },
+    });
     expect((await get("tly_nope", "")).status).toBe(401);
   });
 
   it("downloads every matching row as XLSX: the JSON's rows and columns, numbers as numbers, dates as dates", async () => {
-    const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${RANGE}&per_page=1&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    const response = await handleCampaignListing(
+      new Request(`http://tally.test/campaign/v2?${RANGE}&per_page=1&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30.xlsx"');
@@ -142,7 +225,9 @@ describe("GET /campaign/v2", () => {
 describe("downloads", () => {
   it("read on the bulk pool, and give its connection back when the client stops reading half-way", async () => {
     const { bulkPool, pgPool } = await import("@/server/db/pg-pool");
-    const response = await handleCampaignListing(new Request(`http://tally.test/campaign/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    const response = await handleCampaignListing(
+      new Request(`http://tally.test/campaign/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }),
+    );
     const reader = response.body!.getReader();
     const busy = () => bulkPool().totalCount - bulkPool().idleCount;
     // Read until the rows are being fetched: the cursor's connection is checked out.
@@ -165,12 +250,43 @@ describe("GET /ad/results/v2", () => {
     expect(body).toMatchObject({ page: 1, per_page: 50, total: 2 });
     expect(body.data).toEqual([
       {
-        ad_id: cpc.ad.id, name: cpc.ad.name, campaign_id: cpc.campaign.id, advertiser_id: cpc.campaign.advertiserId, ad_type: "product", ad_size: null,
-        ad_status: "active", ad_media_url: null, cpm: null, cpc: 0.5, product_sku: cpc.products.map((p) => p.sku).sort().join(","),
-        impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0,
+        ad_id: cpc.ad.id,
+        name: cpc.ad.name,
+        campaign_id: cpc.campaign.id,
+        advertiser_id: cpc.campaign.advertiserId,
+        ad_type: "product",
+        ad_size: null,
+        ad_status: "active",
+        ad_media_url: null,
+        cpm: null,
+        cpc: 0.5,
+        product_sku: cpc.products
+          .map((p) => p.sku)
+          .sort()
+          .join(","),
+        impressions_total: 5,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 0.4,
+        ad_revenue: 1,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
       },
-      expect.objectContaining({ ad_id: cpm.ad.id, ad_type: "banner", ad_size: "300x250", cpm: 10, cpc: null, product_sku: "", impressions_total: 2, ad_revenue: 0.02 }),
+      expect.objectContaining({
+        ad_id: cpm.ad.id,
+        ad_type: "banner",
+        ad_size: "300x250",
+        cpm: 10,
+        cpc: null,
+        product_sku: "",
+        impressions_total: 2,
+        ad_revenue: 0.02,
+      }),
     ]);
   });
 
@@ -183,7 +299,9 @@ describe("GET /ad/results/v2", () => {
   });
 
   it("downloads the same rows as XLSX", async () => {
-    const response = await handleAdResults(new Request(`http://tally.test/ad/results/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    const response = await handleAdResults(
+      new Request(`http://tally.test/ad/results/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }),
+    );
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="ad-results_2026-11-01_2026-11-30.xlsx"');
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
@@ -199,7 +317,20 @@ describe("GET /ad/results/v2", () => {
 describe("GET /campaign/:id", () => {
   const detail = (key: string, id: string, query: string) =>
     handleCampaignDetail(new Request(`http://tally.test/campaign/${encodeURIComponent(id)}?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
-  const zeros = { impressions_total: 0, views_total: 0, clicks_total: 0, ctr: 0, ad_revenue: 0, conversions_total: 0, conversion_rate: 0, sales_revenue: 0, roas: 0, duplicate_events: 0, bot_events: 0, invalid_events: 0 };
+  const zeros = {
+    impressions_total: 0,
+    views_total: 0,
+    clicks_total: 0,
+    ctr: 0,
+    ad_revenue: 0,
+    conversions_total: 0,
+    conversion_rate: 0,
+    sales_revenue: 0,
+    roas: 0,
+    duplicate_events: 0,
+    bot_events: 0,
+    invalid_events: 0,
+  };
 
   it("answers the campaign's totals, a row for every day of the range, and its ads", async () => {
     const response = await detail(advertiserKey, cpc.campaign.id, "start_date=2026-11-09&end_date=2026-11-11");
@@ -208,7 +339,21 @@ describe("GET /campaign/:id", () => {
     expect(data).toMatchObject({ campaign_id: cpc.campaign.id, impressions_total: 5, clicks_total: 2, ad_revenue: 1, conversions_total: 1, sales_revenue: 23 });
     expect(data.daily).toEqual([
       { day: "2026-11-09", ...zeros },
-      { day: "2026-11-10", impressions_total: 5, views_total: 0, clicks_total: 2, ctr: 0.4, ad_revenue: 1, conversions_total: 1, conversion_rate: 0.5, sales_revenue: 23, roas: 23, duplicate_events: 0, bot_events: 0, invalid_events: 0 },
+      {
+        day: "2026-11-10",
+        impressions_total: 5,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 0.4,
+        ad_revenue: 1,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
+      },
       { day: "2026-11-11", ...zeros },
     ]);
     expect(data.ads.map((ad) => ad.ad_id)).toEqual([cpc.ad.id]);
@@ -216,12 +361,18 @@ describe("GET /campaign/:id", () => {
   });
 
   it("is 404 for another account's campaign and unknown ids, and scoped for a publisher", async () => {
-    for (const [key, id] of [[otherAdvertiserKey, cpc.campaign.id], [advertiserKey, "cmp_nothing"], [publisherKey, cpm.campaign.id]] as const) {
+    for (const [key, id] of [
+      [otherAdvertiserKey, cpc.campaign.id],
+      [advertiserKey, "cmp_nothing"],
+      [publisherKey, cpm.campaign.id],
+    ] as const) {
       const response = await detail(key, id, RANGE);
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ error: { code: "not_found", message: `no campaign ${id}` } });
     }
-    const malformed = await handleCampaignDetail(new Request("http://tally.test/campaign/%E0%A4%A?start_date=2026-11-01", { headers: { Authorization: `Bearer ${advertiserKey}` } }));
+    const malformed = await handleCampaignDetail(
+      new Request("http://tally.test/campaign/%E0%A4%A?start_date=2026-11-01", { headers: { Authorization: `Bearer ${advertiserKey}` } }),
+    );
     expect(malformed.status).toBe(404);
     const shopB = (await (await detail(publisherKey, cpc.campaign.id, RANGE)).json()) as { data: { impressions_total: number; sales_revenue: number } };
     expect(shopB.data).toMatchObject({ impressions_total: 1, sales_revenue: 0 });
@@ -247,16 +398,32 @@ describe("GET /report/v2/advertisers", () => {
     expect(body.total).toBe(2);
     expect(body.data).toEqual([
       {
-        advertiser: expect.stringMatching(/^Brand /), advertiser_id: acmeId, seller_id: expect.stringMatching(/^seller-/),
+        advertiser: expect.stringMatching(/^Brand /),
+        advertiser_id: acmeId,
+        seller_id: expect.stringMatching(/^seller-/),
         // 1,000 less 2 clicks at 0.50 and 2 impressions at CPM 10.
-        wallet_balance: 998.98, daily_budget: null, currency: "USD",
-        impressions_total: 6, views_total: 0, clicks_total: 2, ctr: 2 / 6, ad_revenue: 1.02, conversions_total: 1, conversion_rate: 0.5,
-        sales_revenue: 23, roas: 23 / 1.02, duplicate_events: 0, bot_events: 0, invalid_events: 0,
+        wallet_balance: 998.98,
+        daily_budget: null,
+        currency: "USD",
+        impressions_total: 6,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 2 / 6,
+        ad_revenue: 1.02,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23 / 1.02,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
       },
       expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
     ]);
     // Shop B: only Acme's one impression there.
-    expect((await get(publisherKey, RANGE, handleAdvertiserReport)).body.data).toEqual([expect.objectContaining({ advertiser_id: acmeId, impressions_total: 1, ad_revenue: 0 })]);
+    expect((await get(publisherKey, RANGE, handleAdvertiserReport)).body.data).toEqual([
+      expect.objectContaining({ advertiser_id: acmeId, impressions_total: 1, ad_revenue: 0 }),
+    ]);
   });
 
   it("shows an advertiser only itself, and sorts by name", async () => {
@@ -271,7 +438,15 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
   it("lists an advertiser's publishers with its own figures there, and a publisher itself", async () => {
     const { body } = await get(advertiserKey, RANGE, handlePublisherReport);
     expect(body.data).toEqual([
-      expect.objectContaining({ publisher_id: shopAId, network_id: null, impressions_total: 6, clicks_total: 2, ad_revenue: 1.02, conversions_total: 1, sales_revenue: 23 }),
+      expect.objectContaining({
+        publisher_id: shopAId,
+        network_id: null,
+        impressions_total: 6,
+        clicks_total: 2,
+        ad_revenue: 1.02,
+        conversions_total: 1,
+        sales_revenue: 23,
+      }),
       expect.objectContaining({ publisher_id: shopBId, impressions_total: 1, clicks_total: 0 }),
     ]);
     expect((body.data[0]!.sites as string).length).toBeGreaterThan(0);
@@ -289,11 +464,17 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
     const networkKey = (await createApiKey({ accountId: network.id, name: "t" })).key;
 
     const subs = await get(networkKey, RANGE, handleNetworkPublisherReport);
-    expect(subs.body).toMatchObject({ total: 1, data: [expect.objectContaining({ publisher_id: sub.id, network_id: network.id, impressions_total: 2, ad_revenue: 0.008 })] });
+    expect(subs.body).toMatchObject({
+      total: 1,
+      data: [expect.objectContaining({ publisher_id: sub.id, network_id: network.id, impressions_total: 2, ad_revenue: 0.008 })],
+    });
     expect((await get(networkKey, RANGE, handlePublisherReport)).body.data.map((r) => r.publisher_id).sort()).toEqual([network.id, sub.id].sort());
     // The brand sees the network its campaign targets (no traffic of its own) and the sub-publisher it reached.
     const brandView = (await get((await createApiKey({ accountId: brand.id, name: "t" })).key, RANGE, handlePublisherReport)).body.data;
-    expect(brandView.map((r) => [r.publisher_id, r.impressions_total])).toEqual([[sub.id, 2], [network.id, 0]]);
+    expect(brandView.map((r) => [r.publisher_id, r.impressions_total])).toEqual([
+      [sub.id, 2],
+      [network.id, 0],
+    ]);
     for (const key of [shopAKey, advertiserKey]) {
       const refused = await get(key, RANGE, handleNetworkPublisherReport);
       expect(refused.status).toBe(404);
@@ -301,7 +482,6 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
     }
   });
 });
-
 
 describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads-detailed", () => {
   let brandKey: string;
@@ -319,7 +499,14 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     const network = await createAccount({ kind: "network", name: `Network ${randomUUID()}` });
     const [s1, s2, shopX] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id }), await makePublisher()];
     const brand = await makeAdvertiser();
-    onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], type: "product", bidModel: "cpm", bid: 4, products: [{ sku: `T-${randomUUID()}`, name: "Tea" }] });
+    onNetwork = await makeCampaignWithAd({
+      advertiserId: brand.id,
+      publisherIds: [network.id],
+      type: "product",
+      bidModel: "cpm",
+      bid: 4,
+      products: [{ sku: `T-${randomUUID()}`, name: "Tea" }],
+    });
     direct = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shopX.id], bidModel: "cpc", bid: 0.5 });
     await beacon("impression", onNetwork, s1, "t1", at(0));
     await beacon("impression", onNetwork, s1, "t2", at(1));
@@ -331,11 +518,19 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     await beacon("impression", direct, shopX, "x2", at(6));
     await beacon("click", direct, shopX, "x1", at(7));
     await beacon("impression", onNetwork, s2, "u2", at(24 * 60 + 5));
-    await recordConversion({
-      publisher_id: s1.id, user_id: "shopper-t1", session_id: "t1", order_id: `o-${randomUUID()}`, created_at: at(30).toISOString(), channel: "web",
-      email_hashed: createHash("sha256").update("t1@example.com").digest("hex"),
-      items: [{ sku: onNetwork.products[0]!.sku, quantity: 1, price: 15, promotional_price: 12 }],
-    }, at(31));
+    await recordConversion(
+      {
+        publisher_id: s1.id,
+        user_id: "shopper-t1",
+        session_id: "t1",
+        order_id: `o-${randomUUID()}`,
+        created_at: at(30).toISOString(),
+        channel: "web",
+        email_hashed: createHash("sha256").update("t1@example.com").digest("hex"),
+        items: [{ sku: onNetwork.products[0]!.sku, quantity: 1, price: 15, promotional_price: 12 }],
+      },
+      at(31),
+    );
     await attributePendingConversions({ settleMs: 0 });
     brandKey = (await createApiKey({ accountId: brand.id, name: "t" })).key;
     [networkId, subOne, subTwo] = [network.id, s1.id, s2.id];
@@ -343,29 +538,85 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
 
   const RANGE_10_11 = "start_date=2026-11-10&end_date=2026-11-11";
   const metrics = (m: { impressions: number; clicks: number; spend: number; conversions?: number; sales?: number; duplicates?: number }) => ({
-    impressions_total: m.impressions, views_total: 0, clicks_total: m.clicks, ctr: m.clicks / m.impressions, ad_revenue: m.spend,
-    conversions_total: m.conversions ?? 0, conversion_rate: (m.conversions ?? 0) / m.clicks, sales_revenue: m.sales ?? 0,
-    roas: (m.sales ?? 0) / m.spend, duplicate_events: m.duplicates ?? 0, bot_events: 0, invalid_events: 0,
+    impressions_total: m.impressions,
+    views_total: 0,
+    clicks_total: m.clicks,
+    ctr: m.clicks / m.impressions,
+    ad_revenue: m.spend,
+    conversions_total: m.conversions ?? 0,
+    conversion_rate: (m.conversions ?? 0) / m.clicks,
+    sales_revenue: m.sales ?? 0,
+    roas: (m.sales ?? 0) / m.spend,
+    duplicate_events: m.duplicates ?? 0,
+    bot_events: 0,
+    invalid_events: 0,
   });
   const ratiosOver = (row: Record<string, unknown>) => ({ ...row, conversion_rate: Number.isFinite(row.conversion_rate) ? row.conversion_rate : 0 });
 
   it("answers a row per campaign and day, each network campaign's total followed by its sub-publishers", async () => {
     const { status, body } = await get(brandKey, RANGE_10_11, handleCampaignsDetailed);
     expect(status).toBe(200);
-    const campaignFields = (f: Fixture) => ({ campaign_id: f.campaign.id, name: f.campaign.name, campaign_type: f.campaign.type, advertiser_id: f.campaign.advertiserId });
+    const campaignFields = (f: Fixture) => ({
+      campaign_id: f.campaign.id,
+      name: f.campaign.name,
+      campaign_type: f.campaign.type,
+      advertiser_id: f.campaign.advertiserId,
+    });
     const networkDay10 = [
-      { day: "2026-11-10", level: "campaign", ...campaignFields(onNetwork), network_id: networkId, publisher_id: null, publisher: null, ...metrics({ impressions: 3, clicks: 2, spend: 0.012, conversions: 1, sales: 12, duplicates: 1 }) },
+      {
+        day: "2026-11-10",
+        level: "campaign",
+        ...campaignFields(onNetwork),
+        network_id: networkId,
+        publisher_id: null,
+        publisher: null,
+        ...metrics({ impressions: 3, clicks: 2, spend: 0.012, conversions: 1, sales: 12, duplicates: 1 }),
+      },
       ...[
         { publisher_id: subOne, m: metrics({ impressions: 2, clicks: 1, spend: 0.008, conversions: 1, sales: 12, duplicates: 1 }) },
         { publisher_id: subTwo, m: metrics({ impressions: 1, clicks: 1, spend: 0.004 }) },
       ]
         .sort((a, b) => a.publisher_id.localeCompare(b.publisher_id))
-        .map(({ publisher_id, m }) => ({ day: "2026-11-10", level: "sub_publisher", ...campaignFields(onNetwork), network_id: networkId, publisher_id, publisher: expect.stringMatching(/^Shop /), ...m })),
+        .map(({ publisher_id, m }) => ({
+          day: "2026-11-10",
+          level: "sub_publisher",
+          ...campaignFields(onNetwork),
+          network_id: networkId,
+          publisher_id,
+          publisher: expect.stringMatching(/^Shop /),
+          ...m,
+        })),
     ];
-    const directDay10 = [{ day: "2026-11-10", level: "campaign", ...campaignFields(direct), network_id: null, publisher_id: null, publisher: null, ...metrics({ impressions: 2, clicks: 1, spend: 0.5 }) }];
+    const directDay10 = [
+      {
+        day: "2026-11-10",
+        level: "campaign",
+        ...campaignFields(direct),
+        network_id: null,
+        publisher_id: null,
+        publisher: null,
+        ...metrics({ impressions: 2, clicks: 1, spend: 0.5 }),
+      },
+    ];
     const day11 = [
-      { day: "2026-11-11", level: "campaign", ...campaignFields(onNetwork), network_id: networkId, publisher_id: null, publisher: null, ...ratiosOver(metrics({ impressions: 1, clicks: 0, spend: 0.004 })) },
-      { day: "2026-11-11", level: "sub_publisher", ...campaignFields(onNetwork), network_id: networkId, publisher_id: subTwo, publisher: expect.stringMatching(/^Shop /), ...ratiosOver(metrics({ impressions: 1, clicks: 0, spend: 0.004 })) },
+      {
+        day: "2026-11-11",
+        level: "campaign",
+        ...campaignFields(onNetwork),
+        network_id: networkId,
+        publisher_id: null,
+        publisher: null,
+        ...ratiosOver(metrics({ impressions: 1, clicks: 0, spend: 0.004 })),
+      },
+      {
+        day: "2026-11-11",
+        level: "sub_publisher",
+        ...campaignFields(onNetwork),
+        network_id: networkId,
+        publisher_id: subTwo,
+        publisher: expect.stringMatching(/^Shop /),
+        ...ratiosOver(metrics({ impressions: 1, clicks: 0, spend: 0.004 })),
+      },
     ];
     // Newest day first; groups of one day by campaign id.
     const day10 = onNetwork.campaign.id < direct.campaign.id ? [...networkDay10, ...directDay10] : [...directDay10, ...networkDay10];
@@ -375,13 +626,19 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
   it("sorts groups by their total row, keeps sub-publisher rows with their total, and pages", async () => {
     const byImpressions = (await get(brandKey, `${RANGE_10_11}&order_by=impressions_total`, handleCampaignsDetailed)).body.data;
     expect(byImpressions.map((r) => [r.day, r.level, r.impressions_total])).toEqual([
-      ["2026-11-10", "campaign", 3], ["2026-11-10", "sub_publisher", 2], ["2026-11-10", "sub_publisher", 1],
-      ["2026-11-10", "campaign", 2], ["2026-11-11", "campaign", 1], ["2026-11-11", "sub_publisher", 1],
+      ["2026-11-10", "campaign", 3],
+      ["2026-11-10", "sub_publisher", 2],
+      ["2026-11-10", "sub_publisher", 1],
+      ["2026-11-10", "campaign", 2],
+      ["2026-11-11", "campaign", 1],
+      ["2026-11-11", "sub_publisher", 1],
     ]);
     const pages = [1, 2, 3].map((page) => get(brandKey, `${RANGE_10_11}&order_by=impressions_total&per_page=2&page=${page}`, handleCampaignsDetailed));
     const joined = (await Promise.all(pages)).flatMap((p) => p.body.data);
     expect(joined).toEqual(byImpressions);
-    expect((await get(brandKey, `${RANGE_10_11}&campaign_id=${direct.campaign.id}`, handleCampaignsDetailed)).body.data.map((r) => r.campaign_id)).toEqual([direct.campaign.id]);
+    expect((await get(brandKey, `${RANGE_10_11}&campaign_id=${direct.campaign.id}`, handleCampaignsDetailed)).body.data.map((r) => r.campaign_id)).toEqual([
+      direct.campaign.id,
+    ]);
     // Sorted by day (computed a day window at a time), any page size gives the same rows in the same order.
     for (const handler of [handleCampaignsDetailed, handleAdsDetailed]) {
       for (const order of ["desc", "asc"]) {
@@ -422,12 +679,34 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     const campaigns = (await get(brandKey, `${RANGE_10_11}&order_by=impressions_total`, handleCampaignsDetailed)).body;
     // One ad per campaign: the same rows, named by ad.
     expect(ads.total).toBe(6);
-    expect(ads.data[0]).toMatchObject({ day: "2026-11-10", level: "ad", ad_id: onNetwork.ad.id, name: onNetwork.ad.name, ad_type: onNetwork.ad.type, campaign_id: onNetwork.campaign.id, campaign: onNetwork.campaign.name });
-    const metricKeys = ["impressions_total", "clicks_total", "ad_revenue", "conversions_total", "sales_revenue", "duplicate_events", "publisher_id", "network_id", "day"];
+    expect(ads.data[0]).toMatchObject({
+      day: "2026-11-10",
+      level: "ad",
+      ad_id: onNetwork.ad.id,
+      name: onNetwork.ad.name,
+      ad_type: onNetwork.ad.type,
+      campaign_id: onNetwork.campaign.id,
+      campaign: onNetwork.campaign.name,
+    });
+    const metricKeys = [
+      "impressions_total",
+      "clicks_total",
+      "ad_revenue",
+      "conversions_total",
+      "sales_revenue",
+      "duplicate_events",
+      "publisher_id",
+      "network_id",
+      "day",
+    ];
     const pick = (row: Record<string, unknown>) => metricKeys.map((k) => row[k]);
     expect(ads.data.map(pick)).toEqual(campaigns.data.map(pick));
 
-    const response = await handleAdsDetailed(new Request(`http://tally.test/report/advertisers/ads-detailed?${RANGE_10_11}&order_by=impressions_total&download=true`, { headers: { Authorization: `Bearer ${brandKey}` } }));
+    const response = await handleAdsDetailed(
+      new Request(`http://tally.test/report/advertisers/ads-detailed?${RANGE_10_11}&order_by=impressions_total&download=true`, {
+        headers: { Authorization: `Bearer ${brandKey}` },
+      }),
+    );
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="ads-detailed_2026-11-10_2026-11-11.xlsx"');
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
@@ -438,12 +717,16 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     expect(fromSheet).toEqual(ads.data.map((row) => ({ ...row, day: new Date(`${row.day as string}T00:00:00Z`) })));
 
     // The default order (by day) downloads every row too, in the JSON's order.
-    const byDay = await handleAdsDetailed(new Request(`http://tally.test/report/advertisers/ads-detailed?${RANGE_10_11}&download=true`, { headers: { Authorization: `Bearer ${brandKey}` } }));
+    const byDay = await handleAdsDetailed(
+      new Request(`http://tally.test/report/advertisers/ads-detailed?${RANGE_10_11}&download=true`, { headers: { Authorization: `Bearer ${brandKey}` } }),
+    );
     const dayBook = new ExcelJS.Workbook();
     await dayBook.xlsx.load(Buffer.from(await byDay.arrayBuffer()) as unknown as ArrayBuffer);
     const daySheet = dayBook.worksheets[0]!;
     const jsonByDay = (await get(brandKey, RANGE_10_11, handleAdsDetailed)).body.data;
     expect(daySheet.rowCount).toBe(1 + jsonByDay.length);
-    expect(jsonByDay.map((_, i) => (daySheet.getRow(i + 2).values as unknown[])[header.indexOf("impressions_total") + 1])).toEqual(jsonByDay.map((r) => r.impressions_total));
+    expect(jsonByDay.map((_, i) => (daySheet.getRow(i + 2).values as unknown[])[header.indexOf("impressions_total") + 1])).toEqual(
+      jsonByDay.map((r) => r.impressions_total),
+    );
   });
 });

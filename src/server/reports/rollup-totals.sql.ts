@@ -32,7 +32,11 @@ function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
       return { table: "daily_campaign_totals", key: "r.campaign_id", orders: "table" };
     case "day":
       // Exact only within one campaign, which is how the campaign page asks for it.
-      return { table: "daily_campaign_totals", key: "r.day", orders: options.campaignParameter !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" } };
+      return {
+        table: "daily_campaign_totals",
+        key: "r.day",
+        orders: options.campaignParameter !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" },
+      };
     case "advertiser_id":
     case "publisher_id":
       return { table: "daily_campaign_totals", key: `r.${dimension}`, orders: "publisher_orders" };
@@ -47,7 +51,8 @@ function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
  * advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
  */
 function publisherOrders(dimension: "advertiser_id" | "publisher_id"): string {
-  const rows = dimension === "advertiser_id" ? "o.advertiser_id <> '' AND ($3::text IS NULL OR o.advertiser_id = $3)" : "o.advertiser_id = coalesce($3::text, '')";
+  const rows =
+    dimension === "advertiser_id" ? "o.advertiser_id <> '' AND ($3::text IS NULL OR o.advertiser_id = $3)" : "o.advertiser_id = coalesce($3::text, '')";
   return `SELECT o.${dimension} AS key, sum(o.conversions) AS conversions
         FROM daily_publisher_orders o
        WHERE o.day BETWEEN $1::date AND $2::date AND ${rows} AND ($4::text[] IS NULL OR o.publisher_id = ANY($4))
@@ -150,9 +155,17 @@ export function metricsOf(r: TotalsRow): Metrics {
   const adRevenue = fromMicros(r.spend_micros);
   const salesRevenue = fromMicros(r.sales_revenue_micros);
   return {
-    impressions_total: r.impressions, views_total: r.views, clicks_total: r.clicks, ctr: ratio(r.clicks, r.impressions),
-    ad_revenue: adRevenue, conversions_total: r.conversions, conversion_rate: ratio(r.conversions, r.clicks),
-    sales_revenue: salesRevenue, roas: ratio(salesRevenue, adRevenue), duplicate_events: r.duplicate_events, bot_events: r.bot_events,
+    impressions_total: r.impressions,
+    views_total: r.views,
+    clicks_total: r.clicks,
+    ctr: ratio(r.clicks, r.impressions),
+    ad_revenue: adRevenue,
+    conversions_total: r.conversions,
+    conversion_rate: ratio(r.conversions, r.clicks),
+    sales_revenue: salesRevenue,
+    roas: ratio(salesRevenue, adRevenue),
+    duplicate_events: r.duplicate_events,
+    bot_events: r.bot_events,
     invalid_events: r.invalid_events,
   };
 }
@@ -211,7 +224,7 @@ export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: n
   return inReportTransaction(async (client) => {
     const run = (limit: number, offset: number) => client.query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
     const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
-    const total = rows[0]?.total ?? (page.page > 1 ? (await run(1, 0)).rows[0]?.total ?? 0 : 0);
+    const total = rows[0]?.total ?? (page.page > 1 ? ((await run(1, 0)).rows[0]?.total ?? 0) : 0);
     return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
   });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
@@ -16,15 +16,36 @@ describe("daily rollups", () => {
     const publisher = await makePublisher();
     const advertiser = await makeAdvertiser();
     const { campaign, ad, products } = await makeCampaignWithAd({
-      advertiserId: advertiser.id, publisherIds: [publisher.id], type: "product", bidModel: "cpm", bid: 8, products: [{ sku: `SKU-${randomUUID()}`, name: "Kettle" }],
+      advertiserId: advertiser.id,
+      publisherIds: [publisher.id],
+      type: "product",
+      bidModel: "cpm",
+      bid: 8,
+      products: [{ sku: `SKU-${randomUUID()}`, name: "Kettle" }],
     });
     const site = publisher.sites[0]!.name;
     const day = new Date("2026-11-21T12:00:00Z");
     const at = (minutes: number) => new Date(day.getTime() + minutes * 60_000);
     const beacon = (kind: EventKind, session: string, when: Date, userAgent = CHROME) =>
       recordBeacon({
-        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site, placementName: "search-sponsored", context: "search", adType: "product", adSize: null, issuedAt: Math.floor(when.getTime() / 1000), sessionHash: sessionHashOf(session) },
-        body: { session_id: session }, userAgent, now: when,
+        claims: {
+          kind,
+          requestId: randomUUID(),
+          adId: ad.id,
+          campaignId: campaign.id,
+          advertiserId: advertiser.id,
+          publisherId: publisher.id,
+          site,
+          placementName: "search-sponsored",
+          context: "search",
+          adType: "product",
+          adSize: null,
+          issuedAt: Math.floor(when.getTime() / 1000),
+          sessionHash: sessionHashOf(session),
+        },
+        body: { session_id: session },
+        userAgent,
+        now: when,
       });
 
     const statuses = [
@@ -38,16 +59,41 @@ describe("daily rollups", () => {
     ].map((stored) => stored.status);
     expect(statuses).toEqual(["counted", "duplicate", "counted", "bot", "counted", "counted", "counted"]);
 
-    await recordConversion({
-      publisher_id: publisher.id, user_id: "buyer", session_id: "s1", order_id: "o-1", created_at: at(10).toISOString(), channel: "online store",
-      email_hashed: createHash("sha256").update("buyer@example.com").digest("hex"),
-      items: [{ sku: products[0]!.sku, quantity: 2, price: 30, promotional_price: 25.5 }, { sku: products[0]!.sku, quantity: 1, price: 30, promotional_price: 30 }, { sku: "OTHER", quantity: 1, price: 3, promotional_price: 3 }],
-    }, at(11)); // received a minute after it was placed
+    await recordConversion(
+      {
+        publisher_id: publisher.id,
+        user_id: "buyer",
+        session_id: "s1",
+        order_id: "o-1",
+        created_at: at(10).toISOString(),
+        channel: "online store",
+        email_hashed: createHash("sha256").update("buyer@example.com").digest("hex"),
+        items: [
+          { sku: products[0]!.sku, quantity: 2, price: 30, promotional_price: 25.5 },
+          { sku: products[0]!.sku, quantity: 1, price: 30, promotional_price: 30 },
+          { sku: "OTHER", quantity: 1, price: 3, promotional_price: 3 },
+        ],
+      },
+      at(11),
+    ); // received a minute after it was placed
     await attributePendingConversions({ settleMs: 0 });
     await attributePendingConversions({ settleMs: 0 });
 
     const rows = await db.dailyRollup.findMany({ where: { campaignId: campaign.id }, orderBy: { day: "asc" } });
-    expect(rows.map((r) => ({ day: r.day.toISOString().slice(0, 10), impressions: r.impressions, views: r.views, clicks: r.clicks, spend: r.spendMicros, duplicate: r.duplicateEvents, bot: r.botEvents, items: r.attributedItems, conversions: r.conversions, sales: BigInt(r.salesRevenueMicros.toFixed()) }))).toEqual([
+    expect(
+      rows.map((r) => ({
+        day: r.day.toISOString().slice(0, 10),
+        impressions: r.impressions,
+        views: r.views,
+        clicks: r.clicks,
+        spend: r.spendMicros,
+        duplicate: r.duplicateEvents,
+        bot: r.botEvents,
+        items: r.attributedItems,
+        conversions: r.conversions,
+        sales: BigInt(r.salesRevenueMicros.toFixed()),
+      })),
+    ).toEqual([
       { day: "2026-11-20", impressions: 1n, views: 0n, clicks: 0n, spend: 8_000n, duplicate: 0n, bot: 0n, items: 0n, conversions: 0n, sales: 0n },
       // CPM 8: 0.008 per counted impression, two of them; two lines credited to the click, one order.
       { day: "2026-11-21", impressions: 2n, views: 1n, clicks: 1n, spend: 16_000n, duplicate: 1n, bot: 1n, items: 2n, conversions: 1n, sales: 81_000_000n },
@@ -97,12 +143,33 @@ describe("daily rollups", () => {
     const [first, second] = [await makePublisher(), await makePublisher()];
     const advertiser = await makeAdvertiser();
     const sku = `SKU-${randomUUID()}`;
-    const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [first.id, second.id], type: "product", products: [{ sku, name: "Toaster" }] });
+    const { campaign, ad } = await makeCampaignWithAd({
+      advertiserId: advertiser.id,
+      publisherIds: [first.id, second.id],
+      type: "product",
+      products: [{ sku, name: "Toaster" }],
+    });
     const day = new Date("2026-11-18T10:00:00Z");
     const beacon = (publisher: typeof first, kind: EventKind, session: string, minutes: number, user?: string) =>
       recordBeacon({
-        claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "product", adSize: null, issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60, sessionHash: sessionHashOf(session) },
-        body: { session_id: session, ...(user ? { user_id: user } : {}) }, userAgent: CHROME, now: new Date(day.getTime() + minutes * 60_000),
+        claims: {
+          kind,
+          requestId: randomUUID(),
+          adId: ad.id,
+          campaignId: campaign.id,
+          advertiserId: advertiser.id,
+          publisherId: publisher.id,
+          site: publisher.sites[0]!.name,
+          placementName: "home",
+          context: "home",
+          adType: "product",
+          adSize: null,
+          issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60,
+          sessionHash: sessionHashOf(session),
+        },
+        body: { session_id: session, ...(user ? { user_id: user } : {}) },
+        userAgent: CHROME,
+        now: new Date(day.getTime() + minutes * 60_000),
       });
     // Separate batches for the same keys: the first inserts the rows, the others only add to them.
     await beacon(first, "impression", "a", 0);
@@ -110,17 +177,30 @@ describe("daily rollups", () => {
     await beacon(first, "click", "a", 3, "shopper");
     await beacon(second, "impression", "c", 4);
     const counts = () =>
-      db.dailyAdRowCount.findMany({ where: { campaignId: campaign.id }, orderBy: { day: "asc" } })
+      db.dailyAdRowCount
+        .findMany({ where: { campaignId: campaign.id }, orderBy: { day: "asc" } })
         .then((rows) => rows.map((r) => [r.day.toISOString().slice(0, 10), r.adRows, r.adPublisherRows]));
     expect(await counts()).toEqual([["2026-11-18", 1n, 2n]]);
 
     // An order the next day credits the click: the attribution writer inserts that day's rows.
-    await recordConversion({
-      publisher_id: first.id, user_id: "shopper", session_id: "a", order_id: `o-${randomUUID()}`, created_at: "2026-11-19T09:00:00Z", channel: "online store",
-      email_hashed: createHash("sha256").update("shopper@example.com").digest("hex"), items: [{ sku, quantity: 1, price: 20, promotional_price: 20 }],
-    }, new Date("2026-11-19T09:01:00Z"));
+    await recordConversion(
+      {
+        publisher_id: first.id,
+        user_id: "shopper",
+        session_id: "a",
+        order_id: `o-${randomUUID()}`,
+        created_at: "2026-11-19T09:00:00Z",
+        channel: "online store",
+        email_hashed: createHash("sha256").update("shopper@example.com").digest("hex"),
+        items: [{ sku, quantity: 1, price: 20, promotional_price: 20 }],
+      },
+      new Date("2026-11-19T09:01:00Z"),
+    );
     await attributePendingConversions({ settleMs: 0 });
-    expect(await counts()).toEqual([["2026-11-18", 1n, 2n], ["2026-11-19", 1n, 1n]]);
+    expect(await counts()).toEqual([
+      ["2026-11-18", 1n, 2n],
+      ["2026-11-19", 1n, 1n],
+    ]);
     expect(await verifyRollups("2026-11-18", "2026-11-19")).toEqual([]);
 
     // A wrong count is reported against a count of daily_ad_totals, and a rebuild puts it right.
@@ -129,6 +209,9 @@ describe("daily rollups", () => {
       ["daily_ad_row_counts", "2026-11-18", campaign.id, "ad_publisher_rows", "5", "2"],
     ]);
     await rebuildRollups("2026-11-18", "2026-11-19");
-    expect(await counts()).toEqual([["2026-11-18", 1n, 2n], ["2026-11-19", 1n, 1n]]);
+    expect(await counts()).toEqual([
+      ["2026-11-18", 1n, 2n],
+      ["2026-11-19", 1n, 1n],
+    ]);
   });
 });

@@ -5,13 +5,10 @@
 // (how many daily_ad_totals rows there are).
 import { bulkPool } from "@/server/db/pg-pool";
 import { FILTERED_STATUSES } from "@/server/ingest/event-status";
-import { REPORT_TABLES, reportKeyGrouping, ROLLUP_KEY, type ReportTableSpec } from "./report-tables";
+import { REPORT_TABLES, type ReportTableSpec, ROLLUP_KEY, reportKeyGrouping } from "./report-tables";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
-const MEASURES = [
-  "impressions", "views", "clicks", "spend_micros", ...FILTERED,
-  "attributed_items", "conversions", "sales_revenue_micros",
-] as const;
+const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, "attributed_items", "conversions", "sales_revenue_micros"] as const;
 /** `ad_rows` and `ad_publisher_rows`: daily_ad_row_counts against a count of daily_ad_totals. */
 export type RollupMeasure = (typeof MEASURES)[number] | "ad_rows" | "ad_publisher_rows";
 

@@ -1,7 +1,7 @@
 import { inflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
-import { xlsxStream, type XlsxColumn } from "./xlsx";
+import { type XlsxColumn, xlsxStream } from "./xlsx";
 
 interface Row {
   day: string;
@@ -21,7 +21,10 @@ describe("xlsxStream", () => {
     async function* pages() {
       yield [{ day: "2026-11-10", name: "a", clicks: 1 }];
       yield [{ day: "2026-11-11", name: "b", clicks: 2.5 }];
-      yield [{ day: "2026-11-12", name: 'Tom & "Jerry" <co>\u0001', clicks: 0 }, { day: "2026-11-13", name: null as unknown as string, clicks: 3 }];
+      yield [
+        { day: "2026-11-12", name: 'Tom & "Jerry" <co>\u0001', clicks: 0 },
+        { day: "2026-11-13", name: null as unknown as string, clicks: 3 },
+      ];
     }
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await bytesOf(xlsxStream("Rows", COLUMNS, pages()))) as unknown as ArrayBuffer);
@@ -115,14 +118,21 @@ describe("xlsxStream past a sheet's row limit", () => {
     const sheets = await sheetsOf(await bytesOf(xlsxStream("Campaigns", NUMBERED, pages, { rowsPerSheet: 4 })));
     expect(sheets.map((s) => s.name)).toEqual(["Campaigns", "Campaigns (2)", "Campaigns (3)", "Campaigns (4)"]);
     expect(sheets.map((s) => s.rows)).toEqual([
-      [header, ...range(1, 3)], [header, ...range(4, 6)], [header, ...range(7, 9)], [header, ...range(10, 10)],
+      [header, ...range(1, 3)],
+      [header, ...range(4, 6)],
+      [header, ...range(7, 9)],
+      [header, ...range(10, 10)],
     ]);
     expect(sheets.every((s) => s.frozen)).toBe(true);
   });
 
   it("adds no empty sheet when the rows end exactly at a sheet's end, and keeps a header-only sheet for no rows", async () => {
     const full = await sheetsOf(await bytesOf(xlsxStream("Ads", NUMBERED, numbered(9, [4]).pages, { rowsPerSheet: 4 })));
-    expect(full.map((s) => [s.name, s.rows.length])).toEqual([["Ads", 4], ["Ads (2)", 4], ["Ads (3)", 4]]);
+    expect(full.map((s) => [s.name, s.rows.length])).toEqual([
+      ["Ads", 4],
+      ["Ads (2)", 4],
+      ["Ads (3)", 4],
+    ]);
     expect(full.flatMap((s) => s.rows.slice(1))).toEqual(range(1, 9));
     const none = await sheetsOf(await bytesOf(xlsxStream("Ads", NUMBERED, numbered(0, [4]).pages, { rowsPerSheet: 4 })));
     expect(none).toEqual([{ name: "Ads", rows: [header], frozen: true }]);
@@ -155,6 +165,8 @@ describe("xlsxStream past a sheet's row limit", () => {
     // The one row left: on the second sheet, under its own header.
     expect(second).toContain('<row r="2"><c r="A2"><v>1048576</v></c></row></sheetData>');
     expect(second.match(/<row r="/g)).toHaveLength(2);
-    expect(entries.get("xl/workbook.xml")!.toString("utf8")).toContain('<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>');
+    expect(entries.get("xl/workbook.xml")!.toString("utf8")).toContain(
+      '<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>',
+    );
   });
 });

@@ -8,7 +8,7 @@
 // is known only at the end, so the sheets come first in the archive and the parts that list them
 // (content types, workbook, its relationships) after them: ZIP readers find entries through the
 // central directory at the end, and OPC sets no order (openpyxl writes [Content_Types].xml last).
-import { zipStream, type ZipEntry } from "./streaming-zip";
+import { type ZipEntry, zipStream } from "./streaming-zip";
 
 /** Rows on one worksheet in Excel, the header row included. */
 export const XLSX_MAX_ROWS_PER_SHEET = 1_048_576;
@@ -32,14 +32,25 @@ const DATE = 2;
 const sheetNumbers = (sheets: number) => Array.from({ length: sheets }, (_, i) => i + 1);
 
 const contentTypes = (sheets: number) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheetNumbers(sheets).map((n) => `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join("")}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`;
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheetNumbers(
+  sheets,
+)
+  .map((n) => `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`)
+  .join("")}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`;
 
 const ROOT_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
 
 // Sheet n is rId<n>; the styles come after the sheets.
 const workbookRels = (sheets: number) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheetNumbers(sheets).map((n) => `<Relationship Id="rId${n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${n}.xml"/>`).join("")}<Relationship Id="rId${sheets + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`;
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheetNumbers(sheets)
+  .map(
+    (n) =>
+      `<Relationship Id="rId${n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${n}.xml"/>`,
+  )
+  .join(
+    "",
+  )}<Relationship Id="rId${sheets + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`;
 
 const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd"/></numFmts><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
@@ -55,10 +66,10 @@ export function sheetNameOf(base: string, n: number): string {
 }
 
 // Characters XML 1.0 does not allow at all; they are dropped rather than making the file unreadable.
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what XML 1.0 forbids.
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what XML 1.0 forbids.
 const NEEDS_ESCAPING = /[&<>"\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 function escapeXml(text: string): string {
@@ -168,9 +179,15 @@ async function* sheetXml<Row extends object>(columns: XlsxColumn<Row>[], pages: 
  * Response body. Rows are pulled only as fast as the client reads. If `rows` fails, the stream
  * errors, so the client never keeps a file that looks complete.
  */
-export function xlsxStream<Row extends object>(sheetName: string, columns: XlsxColumn<Row>[], rows: AsyncIterable<Row[]>, options: XlsxOptions = {}): ReadableStream<Uint8Array> {
+export function xlsxStream<Row extends object>(
+  sheetName: string,
+  columns: XlsxColumn<Row>[],
+  rows: AsyncIterable<Row[]>,
+  options: XlsxOptions = {},
+): ReadableStream<Uint8Array> {
   const rowsPerSheet = options.rowsPerSheet ?? XLSX_MAX_ROWS_PER_SHEET;
-  if (!Number.isInteger(rowsPerSheet) || rowsPerSheet < 2 || rowsPerSheet > XLSX_MAX_ROWS_PER_SHEET) throw new RangeError(`rowsPerSheet must be 2 to ${XLSX_MAX_ROWS_PER_SHEET}`);
+  if (!Number.isInteger(rowsPerSheet) || rowsPerSheet < 2 || rowsPerSheet > XLSX_MAX_ROWS_PER_SHEET)
+    throw new RangeError(`rowsPerSheet must be 2 to ${XLSX_MAX_ROWS_PER_SHEET}`);
   async function* entries(): AsyncGenerator<ZipEntry> {
     const pages = new RowPages(rows);
     try {

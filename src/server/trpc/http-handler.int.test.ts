@@ -25,17 +25,21 @@ const budget = async () => (await db.account.findUniqueOrThrow({ where: { id: ad
 
 /** accounts.setDailyBudget as a browser would post it, with the given fetch metadata. */
 const setBudget = (dailyBudget: number, headers: Record<string, string>, base = DASHBOARD) =>
-  handleTrpcRequest(new Request(`${base}/api/trpc/accounts.setDailyBudget`, {
-    method: "POST",
-    headers: { Host: new URL(base).host, "Content-Type": "application/json", Cookie: `tally_session=${token}`, ...headers },
-    body: JSON.stringify({ accountId: advertiserId, dailyBudget }),
-  }));
+  handleTrpcRequest(
+    new Request(`${base}/api/trpc/accounts.setDailyBudget`, {
+      method: "POST",
+      headers: { Host: new URL(base).host, "Content-Type": "application/json", Cookie: `tally_session=${token}`, ...headers },
+      body: JSON.stringify({ accountId: advertiserId, dailyBudget }),
+    }),
+  );
 
 /** accounts.list as a browser would fetch it (a GET: same-origin GETs carry no Origin). */
 const listAccounts = (headers: Record<string, string>) =>
   handleTrpcRequest(new Request(`${DASHBOARD}/api/trpc/accounts.list`, { headers: { Host: "localhost:3000", Cookie: `tally_session=${token}`, ...headers } }));
 
-const FORBIDDEN = { error: { code: "forbidden", message: "the dashboard's session works only on the dashboard's own pages: this request came from another site" } };
+const FORBIDDEN = {
+  error: { code: "forbidden", message: "the dashboard's session works only on the dashboard's own pages: this request came from another site" },
+};
 
 describe("tRPC with the session cookie from another site", () => {
   it("refuses a mutation with 403 and changes nothing", async () => {
@@ -73,11 +77,13 @@ describe("tRPC with the session cookie from another site", () => {
 
   it("refuses a sign-in sent from another site, so no page can sign a visitor into its own account", async () => {
     const sessions = await db.userSession.count();
-    const response = await handleTrpcRequest(new Request(`${DASHBOARD}/api/trpc/auth.signIn`, {
-      method: "POST",
-      headers: { Host: "localhost:3000", "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" },
-      body: JSON.stringify({ email: "member@cross-site.test", password: PASSWORD }),
-    }));
+    const response = await handleTrpcRequest(
+      new Request(`${DASHBOARD}/api/trpc/auth.signIn`, {
+        method: "POST",
+        headers: { Host: "localhost:3000", "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" },
+        body: JSON.stringify({ email: "member@cross-site.test", password: PASSWORD }),
+      }),
+    );
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(await db.userSession.count()).toBe(sessions);
@@ -100,7 +106,11 @@ describe("tRPC from the dashboard itself", () => {
 
   it("knows its own origin behind a proxy from X-Forwarded-Host and -Proto", async () => {
     const proxied = (origin: string) =>
-      setBudget(43, { Host: "10.0.0.5:3000", "X-Forwarded-Host": "tally.example.com", "X-Forwarded-Proto": "https", "Sec-Fetch-Site": "same-origin", Origin: origin }, "http://10.0.0.5:3000");
+      setBudget(
+        43,
+        { Host: "10.0.0.5:3000", "X-Forwarded-Host": "tally.example.com", "X-Forwarded-Proto": "https", "Sec-Fetch-Site": "same-origin", Origin: origin },
+        "http://10.0.0.5:3000",
+      );
     expect((await proxied("https://tally.example.com")).status).toBe(200);
     expect(await budget()).toBe(43_000_000n);
     expect((await proxied("http://tally.example.com")).status).toBe(403);

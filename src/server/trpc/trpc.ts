@@ -4,7 +4,7 @@
 // the browser reaches nothing (NOT_FOUND, as for an id that does not exist).
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { canAccess, wholeViewer, type Viewer } from "@/server/accounts/sessions";
+import { canAccess, type Viewer, wholeViewer } from "@/server/accounts/sessions";
 import { TallyError, type TallyErrorCode } from "@/server/errors";
 
 export interface TrpcContext {

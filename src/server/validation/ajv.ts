@@ -14,7 +14,11 @@ addStringFormats(ajv);
 
 export function toEntries(errors: ErrorObject[] | null | undefined): ValidationEntry[] {
   return (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({
-    instancePath, schemaPath, keyword, params, message,
+    instancePath,
+    schemaPath,
+    keyword,
+    params,
+    message,
   }));
 }
 

@@ -3,7 +3,7 @@
 // that advertiser's campaigns may promote a listed SKU here, and only its ads are credited with
 // the SKU's sales here. Account managers keep it; the publisher's users read it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { ZCatalogueEntryInput } from "@/server/campaigns/catalogue-input";
 import { useTRPC } from "../../trpc-client";
 
@@ -19,7 +19,14 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
   const [form, setForm] = useState({ sku: "", productId: "", advertiserId: "" });
   const [problem, setProblem] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.catalogue.pathKey() });
-  const list = useMutation(trpc.catalogue.set.mutationOptions({ onSuccess: () => { setForm((f) => ({ ...f, sku: "", productId: "" })); void refresh(); } }));
+  const list = useMutation(
+    trpc.catalogue.set.mutationOptions({
+      onSuccess: () => {
+        setForm((f) => ({ ...f, sku: "", productId: "" }));
+        void refresh();
+      },
+    }),
+  );
   const remove = useMutation(trpc.catalogue.remove.mutationOptions({ onSuccess: () => void refresh() }));
   const advertiserId = form.advertiserId || advertisers[0]?.id || "";
 
@@ -39,23 +46,51 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
   return (
     <section aria-label="Catalogue">
       <h3>Catalogue</h3>
-      <p className="muted">Whose SKU is whose here. A listed SKU (and its product id) can only be promoted here by its brand, whichever campaign came first, and only the brand&apos;s ads are credited with its sales here.</p>
-      {entries.error ? <p role="alert" className="error">{entries.error.message}</p> : entries.data?.length === 0 ? (
+      <p className="muted">
+        Whose SKU is whose here. A listed SKU (and its product id) can only be promoted here by its brand, whichever campaign came first, and only the
+        brand&apos;s ads are credited with its sales here.
+      </p>
+      {entries.error ? (
+        <p role="alert" className="error">
+          {entries.error.message}
+        </p>
+      ) : entries.data?.length === 0 ? (
         <p className="empty">No SKUs listed: here a SKU belongs to the first advertiser whose campaign promotes it.</p>
       ) : (
         <div className="table-scroll">
           <table className="data">
             <caption className="visually-hidden">Catalogue</caption>
-            <thead><tr><th scope="col">SKU</th><th scope="col">Product id</th><th scope="col">Brand</th>{staff ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">SKU</th>
+                <th scope="col">Product id</th>
+                <th scope="col">Brand</th>
+                {staff ? (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
             <tbody>
               {(entries.data ?? []).map((e) => (
                 <tr key={e.sku}>
-                  <td><code>{e.sku}</code></td>
+                  <td>
+                    <code>{e.sku}</code>
+                  </td>
                   <td>{e.productId ? <code>{e.productId}</code> : ""}</td>
                   <td>{e.advertiserName}</td>
                   {staff ? (
                     <td>
-                      <button type="button" className="link-button" disabled={remove.isPending} onClick={() => window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) && remove.mutate({ publisherId, sku: e.sku })}>
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={remove.isPending}
+                        onClick={() =>
+                          window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) &&
+                          remove.mutate({ publisherId, sku: e.sku })
+                        }
+                      >
                         Remove<span className="visually-hidden"> {e.sku}</span>
                       </button>
                     </td>
@@ -69,19 +104,44 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
       {staff ? (
         <>
           <form className="toolbar" noValidate onSubmit={submit} aria-label="List a SKU">
-            <label>SKU<input value={form.sku} onChange={(e) => setForm({ ...form, sku: e.target.value })} /></label>
-            <label>Product id (optional)<input value={form.productId} onChange={(e) => setForm({ ...form, productId: e.target.value })} /></label>
-            <label>Brand<select value={advertiserId} onChange={(e) => setForm({ ...form, advertiserId: e.target.value })}>
-              {advertisers.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-            </select></label>
-            <button type="submit" className="button" disabled={list.isPending}>List SKU</button>
+            <label>
+              SKU
+              <input value={form.sku} onChange={(e) => setForm({ ...form, sku: e.target.value })} />
+            </label>
+            <label>
+              Product id (optional)
+              <input value={form.productId} onChange={(e) => setForm({ ...form, productId: e.target.value })} />
+            </label>
+            <label>
+              Brand
+              <select value={advertiserId} onChange={(e) => setForm({ ...form, advertiserId: e.target.value })}>
+                {advertisers.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" className="button" disabled={list.isPending}>
+              List SKU
+            </button>
           </form>
-          {problem ? <p role="alert" className="error">{problem}</p> : null}
-          {list.error ? <p role="alert" className="error">{list.error.message}</p> : null}
+          {problem ? (
+            <p role="alert" className="error">
+              {problem}
+            </p>
+          ) : null}
+          {list.error ? (
+            <p role="alert" className="error">
+              {list.error.message}
+            </p>
+          ) : null}
           {listed ? (
             <p role="status" className="muted">
               {listed.entry.sku} belongs to {listed.entry.advertiserName} here.
-              {listed.displaced.length > 0 ? ` Campaigns of other advertisers that promote it here keep it but are no longer credited with it: ${listed.displaced.map((d) => `${d.campaignName} (${d.advertiserName})`).join(", ")}.` : ""}
+              {listed.displaced.length > 0
+                ? ` Campaigns of other advertisers that promote it here keep it but are no longer credited with it: ${listed.displaced.map((d) => `${d.campaignName} (${d.advertiserName})`).join(", ")}.`
+                : ""}
             </p>
           ) : null}
           {(conflicts.data ?? []).length > 0 ? (
@@ -91,7 +151,13 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
                 {conflicts.data!.map((c) => (
                   <li key={`${c.kind}:${c.value}`}>
                     {c.kind === "sku" ? "SKU" : "Product id"} <code>{c.value}</code>: {c.advertisers.map((a) => a.name).join(", ")}
-                    <span className="muted"> · {c.ownerId ? `listed: credited to ${c.advertisers.find((a) => a.id === c.ownerId)?.name ?? c.ownerId} only` : "not listed: credited to whichever ad wins the order"}</span>
+                    <span className="muted">
+                      {" "}
+                      ·{" "}
+                      {c.ownerId
+                        ? `listed: credited to ${c.advertisers.find((a) => a.id === c.ownerId)?.name ?? c.ownerId} only`
+                        : "not listed: credited to whichever ad wins the order"}
+                    </span>
                   </li>
                 ))}
               </ul>

@@ -1,12 +1,12 @@
 "use client";
 // Report API keys: create (the key is shown here once), list (a prefix only), revoke.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 
-const when = (value: string | Date | null) => (value ? new Date(value).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never");
+const when = (value: string | Date | null) => (value ? `${new Date(value).toISOString().slice(0, 16).replace("T", " ")} UTC` : "never");
 
 export function ApiKeys() {
   const trpc = useTRPC();
@@ -16,7 +16,14 @@ export function ApiKeys() {
   const [problem, setProblem] = useState<string | null>(null);
   const keys = useQuery({ ...trpc.apiKeys.list.queryOptions({ accountId }), enabled: accountId !== "" });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey({ accountId }) });
-  const create = useMutation(trpc.apiKeys.create.mutationOptions({ onSuccess: () => { setName(""); void refresh(); } }));
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: () => {
+        setName("");
+        void refresh();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void refresh() }));
 
   const submit = (event: FormEvent) => {
@@ -30,7 +37,10 @@ export function ApiKeys() {
   return (
     <>
       <h1>API keys</h1>
-      <p className="muted">Keys let an account call the report routes (<code>Authorization: Bearer &lt;key&gt;</code>). A key is shown once, when it is made; Tally keeps only its hash.</p>
+      <p className="muted">
+        Keys let an account call the report routes (<code>Authorization: Bearer &lt;key&gt;</code>). A key is shown once, when it is made; Tally keeps only its
+        hash.
+      </p>
       <div className="toolbar">
         <AccountPicker value={accountId} onChange={setAccountId} />
       </div>
@@ -43,23 +53,37 @@ export function ApiKeys() {
           {create.isPending ? "Creating…" : "Create key"}
         </button>
       </form>
-      {problem ? <p role="alert" className="error">{problem}</p> : null}
-      {create.error ? <p role="alert" className="error">The key could not be made: {create.error.message}</p> : null}
+      {problem ? (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      ) : null}
+      {create.error ? (
+        <p role="alert" className="error">
+          The key could not be made: {create.error.message}
+        </p>
+      ) : null}
       {create.data ? (
         <div className="callout" role="status">
           <p>
             <strong>{create.data.name}</strong>: copy the key now, it is not shown again.
           </p>
-          <code className="secret" data-testid="new-key">{create.data.key}</code>
+          <code className="secret" data-testid="new-key">
+            {create.data.key}
+          </code>
           <button type="button" className="chip" onClick={() => void navigator.clipboard?.writeText(create.data.key)}>
             Copy
           </button>
         </div>
       ) : null}
       {keys.error ? (
-        <p role="alert" className="error">The keys could not be loaded: {keys.error.message}</p>
+        <p role="alert" className="error">
+          The keys could not be loaded: {keys.error.message}
+        </p>
       ) : keys.isPending && accountId !== "" ? (
-        <p aria-busy="true" className="muted">Loading keys…</p>
+        <p aria-busy="true" className="muted">
+          Loading keys…
+        </p>
       ) : (keys.data ?? []).length === 0 ? (
         <p className="empty">No keys yet. Make one to call the report routes.</p>
       ) : (
@@ -67,19 +91,35 @@ export function ApiKeys() {
           <table className="data">
             <caption className="visually-hidden">API keys</caption>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {keys.data!.map((key) => (
                 <tr key={key.id}>
                   <td>{key.name}</td>
-                  <td><code>{key.prefix}…</code></td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
                   <td>{when(key.createdAt)}</td>
                   <td>{when(key.lastUsedAt)}</td>
                   <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : "live"}</td>
                   <td>
                     {key.revokedAt ? null : (
-                      <button type="button" className="link-button" disabled={revoke.isPending} onClick={() => window.confirm(`Revoke ${key.name}? Calls with it will get 401.`) && revoke.mutate({ accountId, keyId: key.id })}>
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={revoke.isPending}
+                        onClick={() => window.confirm(`Revoke ${key.name}? Calls with it will get 401.`) && revoke.mutate({ accountId, keyId: key.id })}
+                      >
                         Revoke<span className="visually-hidden"> {key.name}</span>
                       </button>
                     )}

@@ -2,19 +2,55 @@
 // Create or edit a campaign, checked with the server's own schema before it is sent.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { ZCampaignSettings, type TCampaignSettings } from "@/server/campaigns/campaign-input";
+import { type FormEvent, useState } from "react";
+import { type TCampaignSettings, ZCampaignSettings } from "@/server/campaigns/campaign-input";
 import { useTRPC } from "../../trpc-client";
 
-type Form = { name: string; type: string; status: string; startDate: string; endDate: string; bidModel: string; bid: string; dailyBudget: string; publisherIds: string[]; productRefs: string[] };
+type Form = {
+  name: string;
+  type: string;
+  status: string;
+  startDate: string;
+  endDate: string;
+  bidModel: string;
+  bid: string;
+  dailyBudget: string;
+  publisherIds: string[];
+  productRefs: string[];
+};
 
 const today = () => new Date().toISOString().slice(0, 10);
 // A refusal that needs the database names its field first ("productRefs: SKU … belongs to another
 // advertiser on …"), so it is shown beside that field like the schema's own messages.
 const FIELD_REFUSAL = /^(publisherIds|productRefs): (.+)$/s;
-export const NEW_CAMPAIGN: Form = { name: "", type: "product", status: "active", startDate: today(), endDate: "", bidModel: "cpc", bid: "", dailyBudget: "", publisherIds: [], productRefs: [] };
-export const formOfSettings = (s: { name: string; type: string; status: string; startDate: string; endDate?: string; bidModel: string; bid: number; dailyBudget?: number; publisherIds: string[]; productRefs: string[] }): Form => ({
-  ...s, endDate: s.endDate ?? "", bid: String(s.bid), dailyBudget: s.dailyBudget === undefined ? "" : String(s.dailyBudget),
+export const NEW_CAMPAIGN: Form = {
+  name: "",
+  type: "product",
+  status: "active",
+  startDate: today(),
+  endDate: "",
+  bidModel: "cpc",
+  bid: "",
+  dailyBudget: "",
+  publisherIds: [],
+  productRefs: [],
+};
+export const formOfSettings = (s: {
+  name: string;
+  type: string;
+  status: string;
+  startDate: string;
+  endDate?: string;
+  bidModel: string;
+  bid: number;
+  dailyBudget?: number;
+  publisherIds: string[];
+  productRefs: string[];
+}): Form => ({
+  ...s,
+  endDate: s.endDate ?? "",
+  bid: String(s.bid),
+  dailyBudget: s.dailyBudget === undefined ? "" : String(s.dailyBudget),
 });
 
 export function CampaignForm({ advertiserId, campaignId, initial }: { advertiserId: string; campaignId?: string; initial: Form }) {
@@ -45,9 +81,16 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const settings = {
-      name: form.name, type: form.type, status: form.status, startDate: form.startDate, endDate: form.endDate || undefined, bidModel: form.bidModel,
-      bid: form.bid === "" ? Number.NaN : Number(form.bid), dailyBudget: form.dailyBudget === "" ? undefined : Number(form.dailyBudget),
-      publisherIds: form.publisherIds, productRefs: form.productRefs,
+      name: form.name,
+      type: form.type,
+      status: form.status,
+      startDate: form.startDate,
+      endDate: form.endDate || undefined,
+      bidModel: form.bidModel,
+      bid: form.bid === "" ? Number.NaN : Number(form.bid),
+      dailyBudget: form.dailyBudget === "" ? undefined : Number(form.dailyBudget),
+      publisherIds: form.publisherIds,
+      productRefs: form.productRefs,
     } as TCampaignSettings;
     const parsed = ZCampaignSettings.safeParse(settings);
     if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
@@ -57,13 +100,25 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   };
 
   // The server's refusal arrives after the submit, so it is announced; the schema's are there at once.
-  const error = (key: string, label: string) => (fieldErrors[key] ? <span id={`${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>{label} {fieldErrors[key]}</span> : null);
+  const error = (key: string, label: string) =>
+    fieldErrors[key] ? (
+      <span id={`${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>
+        {label} {fieldErrors[key]}
+      </span>
+    ) : null;
   const input = (key: "name" | "startDate" | "endDate" | "bid" | "dailyBudget", label: string, type = "text") => (
     <div className="field">
       <label>
         {label}
-        <input type={type} step={type === "number" ? "0.01" : undefined} min={type === "number" ? "0" : undefined} value={form[key]} onChange={(e) => set(key, e.target.value)}
-          aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+        <input
+          type={type}
+          step={type === "number" ? "0.01" : undefined}
+          min={type === "number" ? "0" : undefined}
+          value={form[key]}
+          onChange={(e) => set(key, e.target.value)}
+          aria-invalid={errors[key] ? true : undefined}
+          aria-describedby={errors[key] ? `${key}-error` : undefined}
+        />
       </label>
       {error(key, label)}
     </div>
@@ -72,7 +127,11 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
     <label>
       {label}
       <select value={form[key]} onChange={(e) => set(key, e.target.value)}>
-        {values.map((v) => <option key={v} value={v}>{v}</option>)}
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -97,27 +156,45 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
         <legend>Where it runs</legend>
         {(options.data?.publishers ?? []).map((p) => (
           <label key={p.id} className="check">
-            <input type="checkbox" checked={form.publisherIds.includes(p.id)} onChange={(e) => toggle("publisherIds", p.id, e.target.checked)} /> {p.name}{p.kind === "network" ? " (network: all its sub-publishers)" : ""}
+            <input type="checkbox" checked={form.publisherIds.includes(p.id)} onChange={(e) => toggle("publisherIds", p.id, e.target.checked)} /> {p.name}
+            {p.kind === "network" ? " (network: all its sub-publishers)" : ""}
           </label>
         ))}
         {error("publisherIds", "Publishers:")}
       </fieldset>
       <fieldset>
         <legend>Products it promotes</legend>
-        <p className="muted">On each publisher a SKU belongs to one advertiser: a SKU that another advertiser&apos;s campaign already promotes there, or that the publisher&apos;s catalogue lists as theirs, cannot be added.</p>
+        <p className="muted">
+          On each publisher a SKU belongs to one advertiser: a SKU that another advertiser&apos;s campaign already promotes there, or that the publisher&apos;s
+          catalogue lists as theirs, cannot be added.
+        </p>
         {(options.data?.products ?? []).length === 0 ? <span className="muted">This advertiser has no products yet.</span> : null}
         {(options.data?.products ?? []).map((p) => (
           <label key={p.id} className="check">
-            <input type="checkbox" checked={form.productRefs.includes(p.id)} onChange={(e) => toggle("productRefs", p.id, e.target.checked)}
-              aria-invalid={fieldErrors.productRefs ? true : undefined} aria-describedby={fieldErrors.productRefs ? "productRefs-error" : undefined} /> {p.name} <code>{p.sku}</code>
+            <input
+              type="checkbox"
+              checked={form.productRefs.includes(p.id)}
+              onChange={(e) => toggle("productRefs", p.id, e.target.checked)}
+              aria-invalid={fieldErrors.productRefs ? true : undefined}
+              aria-describedby={fieldErrors.productRefs ? "productRefs-error" : undefined}
+            />{" "}
+            {p.name} <code>{p.sku}</code>
           </label>
         ))}
         {error("productRefs", "Products:")}
       </fieldset>
-      {serverError && !refusal ? <p role="alert" className="error">{serverError}</p> : null}
+      {serverError && !refusal ? (
+        <p role="alert" className="error">
+          {serverError}
+        </p>
+      ) : null}
       <div className="row-buttons">
-        <button type="submit" className="button" disabled={pending}>{pending ? "Saving…" : campaignId ? "Save changes" : "Create campaign"}</button>
-        <button type="button" className="link-button" onClick={() => router.back()}>Cancel</button>
+        <button type="submit" className="button" disabled={pending}>
+          {pending ? "Saving…" : campaignId ? "Save changes" : "Create campaign"}
+        </button>
+        <button type="button" className="link-button" onClick={() => router.back()}>
+          Cancel
+        </button>
       </div>
     </form>
   );

@@ -8,8 +8,16 @@ import { AccountPicker } from "../account-picker";
 import { lastDays, money, percent, RangePicker, whole } from "../figures";
 
 const COLUMNS = [
-  ["name", "Campaign"], ["campaign_status", "Status"], ["campaign_type", "Type"], ["impressions_total", "Impressions"], ["clicks_total", "Clicks"],
-  ["ctr", "CTR"], ["ad_revenue", "Spend"], ["conversions_total", "Conversions"], ["sales_revenue", "Sales"], ["roas", "ROAS"],
+  ["name", "Campaign"],
+  ["campaign_status", "Status"],
+  ["campaign_type", "Type"],
+  ["impressions_total", "Impressions"],
+  ["clicks_total", "Clicks"],
+  ["ctr", "CTR"],
+  ["ad_revenue", "Spend"],
+  ["conversions_total", "Conversions"],
+  ["sales_revenue", "Sales"],
+  ["roas", "ROAS"],
 ] as const;
 type SortKey = (typeof COLUMNS)[number][0];
 
@@ -25,7 +33,9 @@ export function Campaigns() {
 
   const rows = useMemo(() => {
     const needle = search.trim().toLowerCase();
-    const filtered = (list.data?.campaigns ?? []).filter((c) => (!needle || c.name.toLowerCase().includes(needle)) && (!status || c.campaign_status === status));
+    const filtered = (list.data?.campaigns ?? []).filter(
+      (c) => (!needle || c.name.toLowerCase().includes(needle)) && (!status || c.campaign_status === status),
+    );
     const sign = sort.descending ? -1 : 1;
     return [...filtered].sort((a, b) => {
       const x = a[sort.key];
@@ -47,27 +57,43 @@ export function Campaigns() {
           Status
           <select value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">Any</option>
-            {["active", "paused", "draft", "ended", "archived"].map((s) => <option key={s} value={s}>{s}</option>)}
+            {["active", "paused", "draft", "ended", "archived"].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         <RangePicker range={range} onChange={setRange} />
-        <Link className="button" href="/dashboard/campaigns/new">New campaign</Link>
+        <Link className="button" href="/dashboard/campaigns/new">
+          New campaign
+        </Link>
       </form>
       {list.error ? (
-        <p role="alert" className="error">The campaigns could not be loaded: {list.error.message}</p>
+        <p role="alert" className="error">
+          The campaigns could not be loaded: {list.error.message}
+        </p>
       ) : list.isPending ? (
-        <p aria-busy="true" className="muted">Loading campaigns…</p>
+        <p aria-busy="true" className="muted">
+          Loading campaigns…
+        </p>
       ) : rows.length === 0 ? (
         <p className="empty">{(list.data?.campaigns.length ?? 0) === 0 ? "No campaigns in this account yet." : "No campaign matches the filter."}</p>
       ) : (
         <div className="table-scroll">
           <table className="data">
-            <caption className="visually-hidden">Campaigns from {range.startDate} to {range.endDate}</caption>
+            <caption className="visually-hidden">
+              Campaigns from {range.startDate} to {range.endDate}
+            </caption>
             <thead>
               <tr>
                 {COLUMNS.map(([key, label]) => (
                   <th key={key} scope="col" aria-sort={sort.key === key ? (sort.descending ? "descending" : "ascending") : undefined}>
-                    <button type="button" className="link-button" onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : key !== "name" })}>
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => setSort({ key, descending: sort.key === key ? !sort.descending : key !== "name" })}
+                    >
                       {label}
                     </button>
                   </th>
@@ -77,8 +103,12 @@ export function Campaigns() {
             <tbody>
               {rows.map((c) => (
                 <tr key={c.campaign_id}>
-                  <td><Link href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</Link></td>
-                  <td><span className={`badge ${c.campaign_status}`}>{c.campaign_status}</span></td>
+                  <td>
+                    <Link href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</Link>
+                  </td>
+                  <td>
+                    <span className={`badge ${c.campaign_status}`}>{c.campaign_status}</span>
+                  </td>
                   <td>{c.campaign_type}</td>
                   <td>{whole.format(c.impressions_total)}</td>
                   <td>{whole.format(c.clicks_total)}</td>

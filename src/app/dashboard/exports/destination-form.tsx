@@ -3,8 +3,8 @@
 // A stored secret is never shown: the field holds the mask, which keeps the secret if unchanged.
 // A role's external id is Tally's (generated when the destination is saved): shown, never edited.
 // The server's problems (`endpoint must be a public address: ...`) go on their fields too.
-import { useState, type FormEvent } from "react";
-import { destinationInput, EXPORT_TYPES, SECRET_MASK, type DestinationInput } from "@/server/export/destination-input";
+import { type FormEvent, useState } from "react";
+import { type DestinationInput, destinationInput, EXPORT_TYPES, SECRET_MASK } from "@/server/export/destination-input";
 
 export interface DestinationFormValue {
   name: string;
@@ -24,8 +24,19 @@ export interface DestinationFormValue {
 }
 
 export const EMPTY_DESTINATION: DestinationFormValue = {
-  name: "", bucket: "", region: "us-east-1", endpoint: "", forcePathStyle: false, prefix: "tally", kind: "access_key", accessKeyId: "",
-  secretAccessKey: "", roleArn: "", externalId: "", types: [...EXPORT_TYPES], writeSuccessMarker: true,
+  name: "",
+  bucket: "",
+  region: "us-east-1",
+  endpoint: "",
+  forcePathStyle: false,
+  prefix: "tally",
+  kind: "access_key",
+  accessKeyId: "",
+  secretAccessKey: "",
+  roleArn: "",
+  externalId: "",
+  types: [...EXPORT_TYPES],
+  writeSuccessMarker: true,
 };
 
 // Fields with an input (or, for types, a message) of their own.
@@ -37,14 +48,22 @@ function serverProblems(message: string | null): { fields: Record<string, string
   const rest: string[] = [];
   for (const part of message ? message.split("; ") : []) {
     const match = /^([\w.]+) (.+)$/.exec(part);
-    const key = match?.[1]!.split(".").at(-1);
+    const key = match?.[1]?.split(".").at(-1);
     if (match && key && FIELDS.has(key) && !fields[key]) fields[key] = match[2]!;
     else rest.push(part);
   }
   return { fields, rest };
 }
 
-export function DestinationForm(props: { accountId: string; initial: DestinationFormValue; submitLabel: string; pending: boolean; serverError: string | null; onSubmit: (input: DestinationInput) => void; onCancel: () => void }) {
+export function DestinationForm(props: {
+  accountId: string;
+  initial: DestinationFormValue;
+  submitLabel: string;
+  pending: boolean;
+  serverError: string | null;
+  onSubmit: (input: DestinationInput) => void;
+  onCancel: () => void;
+}) {
   const [value, setValue] = useState(props.initial);
   const [ownErrors, setErrors] = useState<Record<string, string>>({});
   // A field's problem from the server shows until the field is changed or the form sent again.
@@ -60,11 +79,19 @@ export function DestinationForm(props: { accountId: string; initial: Destination
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input = {
-      accountId: props.accountId, name: value.name, bucket: value.bucket, region: value.region, endpoint: value.endpoint.trim() || null,
-      forcePathStyle: value.forcePathStyle, prefix: value.prefix, writeSuccessMarker: value.writeSuccessMarker, types: value.types,
-      credentials: value.kind === "access_key"
-        ? { kind: "access_key" as const, accessKeyId: value.accessKeyId, secretAccessKey: value.secretAccessKey }
-        : { kind: "assume_role" as const, roleArn: value.roleArn },
+      accountId: props.accountId,
+      name: value.name,
+      bucket: value.bucket,
+      region: value.region,
+      endpoint: value.endpoint.trim() || null,
+      forcePathStyle: value.forcePathStyle,
+      prefix: value.prefix,
+      writeSuccessMarker: value.writeSuccessMarker,
+      types: value.types,
+      credentials:
+        value.kind === "access_key"
+          ? { kind: "access_key" as const, accessKeyId: value.accessKeyId, secretAccessKey: value.secretAccessKey }
+          : { kind: "assume_role" as const, roleArn: value.roleArn },
     };
     const parsed = destinationInput.safeParse(input);
     if (!parsed.success) {
@@ -80,10 +107,21 @@ export function DestinationForm(props: { accountId: string; initial: Destination
     <div className="field">
       <label>
         {label}
-        <input type={extra.type ?? "text"} value={String(value[key])} placeholder={extra.placeholder} autoComplete={extra.autoComplete ?? "off"}
-          onChange={(e) => set(key, e.target.value as never)} aria-invalid={errors[key] ? true : undefined} aria-describedby={errors[key] ? `${key}-error` : undefined} />
+        <input
+          type={extra.type ?? "text"}
+          value={String(value[key])}
+          placeholder={extra.placeholder}
+          autoComplete={extra.autoComplete ?? "off"}
+          onChange={(e) => set(key, e.target.value as never)}
+          aria-invalid={errors[key] ? true : undefined}
+          aria-describedby={errors[key] ? `${key}-error` : undefined}
+        />
       </label>
-      {errors[key] ? <span id={`${key}-error`} className="error">{label} {errors[key]}</span> : null}
+      {errors[key] ? (
+        <span id={`${key}-error`} className="error">
+          {label} {errors[key]}
+        </span>
+      ) : null}
     </div>
   );
 
@@ -99,7 +137,8 @@ export function DestinationForm(props: { accountId: string; initial: Destination
         {field("prefix", "Key prefix")}
       </div>
       <label className="check">
-        <input type="checkbox" checked={value.forcePathStyle} onChange={(e) => set("forcePathStyle", e.target.checked)} /> Path-style addresses (MinIO, most S3-compatible stores)
+        <input type="checkbox" checked={value.forcePathStyle} onChange={(e) => set("forcePathStyle", e.target.checked)} /> Path-style addresses (MinIO, most
+        S3-compatible stores)
       </label>
       <fieldset>
         <legend>Credentials</legend>
@@ -107,20 +146,30 @@ export function DestinationForm(props: { accountId: string; initial: Destination
           <input type="radio" name="kind" checked={value.kind === "access_key"} onChange={() => set("kind", "access_key")} /> Access key
         </label>
         <label className="check">
-          <input type="radio" name="kind" checked={value.kind === "assume_role"} onChange={() => set("kind", "assume_role")} /> Role to assume (with an external id)
+          <input type="radio" name="kind" checked={value.kind === "assume_role"} onChange={() => set("kind", "assume_role")} /> Role to assume (with an external
+          id)
         </label>
         {value.kind === "access_key" ? (
           <div className="row">
             {field("accessKeyId", "Access key id")}
-            {field("secretAccessKey", "Secret access key", { type: "password", autoComplete: "new-password", placeholder: props.initial.secretAccessKey === SECRET_MASK ? "unchanged" : "" })}
+            {field("secretAccessKey", "Secret access key", {
+              type: "password",
+              autoComplete: "new-password",
+              placeholder: props.initial.secretAccessKey === SECRET_MASK ? "unchanged" : "",
+            })}
           </div>
         ) : (
           <>
             {field("roleArn", "Role ARN", { placeholder: "arn:aws:iam::123456789012:role/tally-export" })}
             <p className="muted">
-              {value.externalId && props.initial.kind === "assume_role"
-                ? <>External id <code>{value.externalId}</code>: the role&apos;s trust policy must require it (<code>sts:ExternalId</code>). It stays the same when you save changes.</>
-                : "Tally generates the role's external id when you save, and shows it here and on the destination: put it in the role's trust policy (sts:ExternalId)."}
+              {value.externalId && props.initial.kind === "assume_role" ? (
+                <>
+                  External id <code>{value.externalId}</code>: the role&apos;s trust policy must require it (<code>sts:ExternalId</code>). It stays the same
+                  when you save changes.
+                </>
+              ) : (
+                "Tally generates the role's external id when you save, and shows it here and on the destination: put it in the role's trust policy (sts:ExternalId)."
+              )}
             </p>
           </>
         )}
@@ -129,18 +178,32 @@ export function DestinationForm(props: { accountId: string; initial: Destination
         <legend>What to deliver</legend>
         {EXPORT_TYPES.map((type) => (
           <label key={type} className="check">
-            <input type="checkbox" checked={value.types.includes(type)} onChange={(e) => set("types", e.target.checked ? [...value.types, type] : value.types.filter((t) => t !== type))} /> {type}
+            <input
+              type="checkbox"
+              checked={value.types.includes(type)}
+              onChange={(e) => set("types", e.target.checked ? [...value.types, type] : value.types.filter((t) => t !== type))}
+            />{" "}
+            {type}
           </label>
         ))}
         {errors.types ? <span className="error">Types {errors.types}</span> : null}
       </fieldset>
       <label className="check">
-        <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty <code>_SUCCESS</code> object after each batch
+        <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty{" "}
+        <code>_SUCCESS</code> object after each batch
       </label>
-      {server.rest.length > 0 ? <p role="alert" className="error">{server.rest.join("; ")}</p> : null}
+      {server.rest.length > 0 ? (
+        <p role="alert" className="error">
+          {server.rest.join("; ")}
+        </p>
+      ) : null}
       <div className="row-buttons">
-        <button type="submit" className="button" disabled={props.pending}>{props.pending ? "Saving…" : props.submitLabel}</button>
-        <button type="button" className="link-button" onClick={props.onCancel}>Cancel</button>
+        <button type="submit" className="button" disabled={props.pending}>
+          {props.pending ? "Saving…" : props.submitLabel}
+        </button>
+        <button type="button" className="link-button" onClick={props.onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

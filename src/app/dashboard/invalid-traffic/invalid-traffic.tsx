@@ -25,27 +25,44 @@ export function InvalidTraffic() {
   const [accountId, setAccountId] = useState("");
   const me = useQuery(trpc.auth.me.queryOptions());
   const days = useQuery(trpc.stats.invalidTraffic.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
-  const totals = Object.fromEntries(REASONS.map(({ column }) => [column, (days.data ?? []).reduce((sum, day) => sum + day[column], 0)])) as Record<FilteredColumn, number>;
+  const totals = Object.fromEntries(REASONS.map(({ column }) => [column, (days.data ?? []).reduce((sum, day) => sum + day[column], 0)])) as Record<
+    FilteredColumn,
+    number
+  >;
   const counted = (days.data ?? []).reduce((sum, day) => sum + day.counted_events, 0);
   const filtered = REASONS.reduce((sum, { column }) => sum + totals[column], 0);
 
   return (
     <>
       <h1>Invalid traffic</h1>
-      <p className="muted">Beacons Tally stored but did not count or bill, by reason. See <a href="/docs/ingest">how beacons are counted</a>.</p>
+      <p className="muted">
+        Beacons Tally stored but did not count or bill, by reason. See <a href="/docs/ingest">how beacons are counted</a>.
+      </p>
       <form className="toolbar" aria-label="What to show" onSubmit={(e) => e.preventDefault()}>
         <AccountPicker value={accountId} onChange={setAccountId} allowAll={me.data?.role === "staff"} />
         <RangePicker range={range} onChange={setRange} />
       </form>
-      {days.error ? <p role="alert" className="error">{days.error.message}</p> : !days.data ? <p aria-busy="true" className="muted">Loading…</p> : (
+      {days.error ? (
+        <p role="alert" className="error">
+          {days.error.message}
+        </p>
+      ) : !days.data ? (
+        <p aria-busy="true" className="muted">
+          Loading…
+        </p>
+      ) : (
         <>
           <section className="kpis" aria-label="Filtered beacons">
             {REASONS.map(({ column, label, explanation }) => (
               <div key={column} className="kpi" data-kpi={label} title={explanation}>
-                <span className="kpi-label">{label}</span><span className="kpi-value">{whole.format(totals[column])}</span>
+                <span className="kpi-label">{label}</span>
+                <span className="kpi-value">{whole.format(totals[column])}</span>
               </div>
             ))}
-            <div className="kpi" data-kpi="Share filtered"><span className="kpi-label">Share of all beacons</span><span className="kpi-value">{percent.format(counted + filtered === 0 ? 0 : filtered / (counted + filtered))}</span></div>
+            <div className="kpi" data-kpi="Share filtered">
+              <span className="kpi-label">Share of all beacons</span>
+              <span className="kpi-value">{percent.format(counted + filtered === 0 ? 0 : filtered / (counted + filtered))}</span>
+            </div>
           </section>
           {filtered === 0 ? <p className="empty">No beacon was filtered in this range.</p> : null}
           <figure className="chart" aria-label="Filtered beacons by day">
@@ -65,7 +82,10 @@ export function InvalidTraffic() {
           </figure>
           <dl className="reasons">
             {REASONS.map(({ column, label, explanation }) => (
-              <div key={column}><dt>{label}</dt><dd>{explanation}</dd></div>
+              <div key={column}>
+                <dt>{label}</dt>
+                <dd>{explanation}</dd>
+              </div>
             ))}
           </dl>
         </>

@@ -16,6 +16,7 @@ export default async function DocPage({ params }: { params: Promise<{ slug: stri
   return (
     <>
       <TopNav />
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the project's own docs, rendered by marked (see above) */}
       <main className="prose" dangerouslySetInnerHTML={{ __html: html }} />
     </>
   );

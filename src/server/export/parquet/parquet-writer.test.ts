@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import { ParquetWriter, type ParquetColumn, type ParquetValue } from "./parquet-writer";
+import { type ParquetColumn, type ParquetValue, ParquetWriter } from "./parquet-writer";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tally-parquet-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

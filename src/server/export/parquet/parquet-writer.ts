@@ -182,7 +182,14 @@ export class ParquetWriter {
       column.at += 8;
       return;
     }
-    const n = value instanceof Date ? value.getTime() : typeof value === "bigint" ? value : typeof value === "string" && spec.type === "int64" ? BigInt(value) : Number(value);
+    const n =
+      value instanceof Date
+        ? value.getTime()
+        : typeof value === "bigint"
+          ? value
+          : typeof value === "string" && spec.type === "int64"
+            ? BigInt(value)
+            : Number(value);
     if (typeof n === "bigint") column.bytes.writeBigInt64LE(n, column.at);
     else if (Number.isSafeInteger(n) && n >= 0) {
       // Two 32-bit halves by hand: a BigInt per value costs more than the rest of the cell.
@@ -280,7 +287,9 @@ export class ParquetWriter {
           w.binary(4, "schema").i32(5, columns.length);
           return;
         }
-        w.i32(1, PHYSICAL[column.type]).i32(3, column.nullable ? OPTIONAL : REQUIRED).binary(4, column.name);
+        w.i32(1, PHYSICAL[column.type])
+          .i32(3, column.nullable ? OPTIONAL : REQUIRED)
+          .binary(4, column.name);
         if (column.type === "string") w.i32(6, CONVERTED_UTF8).struct(10, (l) => l.struct(1, () => {}));
         if (column.type === "timestamp") {
           // TIMESTAMP(isAdjustedToUTC = true, unit = MILLIS), with the legacy converted type beside it.
@@ -302,7 +311,10 @@ export class ParquetWriter {
               .i64(9, chunk.offset),
           );
         })
-          .i64(2, group.chunks.reduce((sum, chunk) => sum + chunk.uncompressed, 0))
+          .i64(
+            2,
+            group.chunks.reduce((sum, chunk) => sum + chunk.uncompressed, 0),
+          )
           .i64(3, group.rows);
       })
       .binary(6, this.createdBy)

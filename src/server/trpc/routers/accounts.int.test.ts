@@ -19,10 +19,19 @@ beforeAll(async () => {
 describe("accounts procedures", () => {
   it("let account managers create accounts and top up wallets, and an account's users manage its budget and sites", async () => {
     const { id: networkId } = await as(staff).accounts.create({ kind: "network", name: "Mall Network", sites: [{ name: "mall.example" }] });
-    const { id: shopId } = await as(staff).accounts.create({ kind: "publisher", name: "Mall Shoes", networkId, sites: [{ name: "shoes.example", domain: "shoes.example" }] });
+    const { id: shopId } = await as(staff).accounts.create({
+      kind: "publisher",
+      name: "Mall Shoes",
+      networkId,
+      sites: [{ name: "shoes.example", domain: "shoes.example" }],
+    });
     const { id: brandId } = await as(staff).accounts.create({ kind: "advertiser", name: "Sneaker Co", sellerId: "s-9", walletBalance: 100, dailyBudget: 20 });
 
-    expect(await as(staff).accounts.get({ id: networkId })).toMatchObject({ kind: "network", sites: [{ name: "mall.example" }], subPublishers: [{ id: shopId, name: "Mall Shoes" }] });
+    expect(await as(staff).accounts.get({ id: networkId })).toMatchObject({
+      kind: "network",
+      sites: [{ name: "mall.example" }],
+      subPublishers: [{ id: shopId, name: "Mall Shoes" }],
+    });
     expect(await as(staff).accounts.topUp({ accountId: brandId, amount: 50.25 })).toEqual({ walletBalance: 150.25 });
     const brand = await member("brand@accounts.test", brandId);
     await as(brand).accounts.setDailyBudget({ accountId: brandId, dailyBudget: 35 });

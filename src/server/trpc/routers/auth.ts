@@ -5,11 +5,13 @@ import { signInWithinLimits } from "@/server/accounts/sign-in-limits";
 import { publicProcedure, router } from "../trpc";
 
 export const authRouter = router({
-  signIn: publicProcedure.input(z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(200) })).mutation(async ({ ctx, input }) => {
-    const { token, expiresAt, viewer } = await signInWithinLimits({ ...input, clientAddress: ctx.clientAddress ?? null });
-    ctx.setSessionCookie?.(token, expiresAt);
-    return viewer;
-  }),
+  signIn: publicProcedure
+    .input(z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(200) }))
+    .mutation(async ({ ctx, input }) => {
+      const { token, expiresAt, viewer } = await signInWithinLimits({ ...input, clientAddress: ctx.clientAddress ?? null });
+      ctx.setSessionCookie?.(token, expiresAt);
+      return viewer;
+    }),
   signOut: publicProcedure.mutation(async ({ ctx }) => {
     await signOut(ctx.sessionToken);
     ctx.setSessionCookie?.(null);

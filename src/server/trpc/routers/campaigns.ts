@@ -2,11 +2,11 @@
 // report statements of /campaign/v2 and /campaign/:id in the viewer's scope.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import type { Viewer } from "@/server/accounts/sessions";
 import { ZCampaignSettings, ZCreateCampaignInput } from "@/server/campaigns/campaign-input";
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "@/server/campaigns/update-campaign";
 import { db } from "@/server/db/client";
-import type { Viewer } from "@/server/accounts/sessions";
 import { campaignDetail } from "@/server/reports/campaign-detail.sql";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE } from "@/server/reports/report-query";
@@ -30,9 +30,11 @@ async function checkReferences(advertiserId: string, publisherIds: string[], pro
   const advertiser = await db.account.findUnique({ where: { id: advertiserId }, select: { kind: true } });
   if (advertiser?.kind !== "advertiser") throw new TRPCError({ code: "BAD_REQUEST", message: "campaigns belong to advertiser accounts" });
   const publishers = await db.account.count({ where: { id: { in: publisherIds }, kind: { in: ["publisher", "network"] } } });
-  if (publishers !== new Set(publisherIds).size) throw new TRPCError({ code: "BAD_REQUEST", message: "publisherIds: every publisher must be a publisher or network account" });
+  if (publishers !== new Set(publisherIds).size)
+    throw new TRPCError({ code: "BAD_REQUEST", message: "publisherIds: every publisher must be a publisher or network account" });
   const products = await db.product.count({ where: { id: { in: productRefs }, advertiserId } });
-  if (products !== new Set(productRefs).size) throw new TRPCError({ code: "BAD_REQUEST", message: "productRefs: every product must be one of the advertiser's" });
+  if (products !== new Set(productRefs).size)
+    throw new TRPCError({ code: "BAD_REQUEST", message: "productRefs: every product must be one of the advertiser's" });
 }
 
 export const campaignsRouter = router({
@@ -51,14 +53,23 @@ export const campaignsRouter = router({
   create: signedInProcedure.input(ZCreateCampaignInput).mutation(async ({ ctx, input }) => {
     assertAccount(ctx.viewer, input.advertiserId, "account");
     await checkReferences(input.advertiserId, input.publisherIds, input.productRefs ?? []);
-    const created = await createCampaign({ ...input, id: undefined, startDate: input.startDate.toISOString().slice(0, 10), endDate: input.endDate?.toISOString().slice(0, 10) });
+    const created = await createCampaign({
+      ...input,
+      id: undefined,
+      startDate: input.startDate.toISOString().slice(0, 10),
+      endDate: input.endDate?.toISOString().slice(0, 10),
+    });
     return { id: created.id };
   }),
 
   update: signedInProcedure.input(z.object({ id: z.string().min(1), settings: ZCampaignSettings })).mutation(async ({ ctx, input }) => {
     const current = await manageable(ctx.viewer, input.id);
     await checkReferences(current.advertiserId, input.settings.publisherIds, input.settings.productRefs ?? []);
-    await updateCampaign(input.id, { ...input.settings, startDate: input.settings.startDate.toISOString().slice(0, 10), endDate: input.settings.endDate?.toISOString().slice(0, 10) });
+    await updateCampaign(input.id, {
+      ...input.settings,
+      startDate: input.settings.startDate.toISOString().slice(0, 10),
+      endDate: input.settings.endDate?.toISOString().slice(0, 10),
+    });
     return { id: input.id };
   }),
 
@@ -72,14 +83,32 @@ export const campaignsRouter = router({
   /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range. */
   list: signedInProcedure.input(z.object({ accountId: z.string().min(1).optional() }).and(rangeInput)).query(async ({ ctx, input }) => {
     const scope = await scopeFor(ctx.viewer, input.accountId);
-    const page = await campaignListing(scope, { startDate: input.startDate, endDate: input.endDate, page: 1, perPage: MAX_PER_PAGE, orderBy: "impressions_total", order: "desc", download: false, ids: {} });
+    const page = await campaignListing(scope, {
+      startDate: input.startDate,
+      endDate: input.endDate,
+      page: 1,
+      perPage: MAX_PER_PAGE,
+      orderBy: "impressions_total",
+      order: "desc",
+      download: false,
+      ids: {},
+    });
     return { campaigns: page.data, total: page.total };
   }),
 
   /** One campaign: its totals, one row per day and its ads; NOT_FOUND outside the viewer's scope. */
   get: signedInProcedure.input(z.object({ id: z.string().min(1) }).and(rangeInput)).query(async ({ ctx, input }) => {
     const scope = await scopeFor(ctx.viewer, undefined);
-    const detail = await campaignDetail(scope, input.id, { startDate: input.startDate, endDate: input.endDate, page: 1, perPage: MAX_PER_PAGE, orderBy: "impressions_total", order: "desc", download: false, ids: {} });
+    const detail = await campaignDetail(scope, input.id, {
+      startDate: input.startDate,
+      endDate: input.endDate,
+      page: 1,
+      perPage: MAX_PER_PAGE,
+      orderBy: "impressions_total",
+      order: "desc",
+      download: false,
+      ids: {},
+    });
     if (!detail) throw new TRPCError({ code: "NOT_FOUND", message: "no such campaign" });
     return detail;
   }),

@@ -23,7 +23,14 @@ async function viewer(email: string, role: "staff" | "member", accountId?: strin
 }
 const as = (v: Viewer | null) => createCaller({ viewer: v });
 const settings = (publisherIds: string[], productRefs: string[]) => ({
-  name: `Campaign ${randomUUID().slice(0, 6)}`, type: "product" as const, status: "active" as const, startDate: "2026-12-01", bidModel: "cpc" as const, bid: 0.4, publisherIds, productRefs,
+  name: `Campaign ${randomUUID().slice(0, 6)}`,
+  type: "product" as const,
+  status: "active" as const,
+  startDate: "2026-12-01",
+  bidModel: "cpc" as const,
+  bid: 0.4,
+  publisherIds,
+  productRefs,
 });
 
 beforeAll(async () => {
@@ -43,12 +50,21 @@ describe("campaign procedures and another advertiser's SKU", () => {
 
     const { id: copy } = await as(rivalUser).products.create({ advertiserId: rival.id, sku, name: "Green tea (ours)" });
     const expected = `productRefs: SKU ${sku} belongs to another advertiser on ${shop.name}, whose campaign already promotes it there`;
-    await expect(as(rivalUser).campaigns.create({ advertiserId: rival.id, ...settings([shop.id], [copy]) })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expected });
+    await expect(as(rivalUser).campaigns.create({ advertiserId: rival.id, ...settings([shop.id], [copy]) })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expected,
+    });
     // Staff acting for the rival meet the same rule.
-    await expect(as(staff).campaigns.create({ advertiserId: rival.id, ...settings([shop.id], [copy]) })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expected });
+    await expect(as(staff).campaigns.create({ advertiserId: rival.id, ...settings([shop.id], [copy]) })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expected,
+    });
 
     const { id: rivalCampaign } = await as(rivalUser).campaigns.create({ advertiserId: rival.id, ...settings([otherShop.id], [copy]) });
-    await expect(as(rivalUser).campaigns.update({ id: rivalCampaign, settings: settings([otherShop.id, shop.id], [copy]) })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expected });
+    await expect(as(rivalUser).campaigns.update({ id: rivalCampaign, settings: settings([otherShop.id, shop.id], [copy]) })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expected,
+    });
 
     // Ended, the brand's campaign lets go; the rival takes the SKU, and the brand cannot resume.
     await as(brandUser).campaigns.update({ id: brandCampaign, settings: { ...settings([shop.id], [mine]), status: "ended" } });

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_S3_CREDENTIALS, startLocalS3, type LocalS3 } from "@/cli/local/local-s3";
+import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { createUser } from "@/server/accounts/create-user";
-import { signIn, viewerOfSession, type Viewer } from "@/server/accounts/sessions";
+import { signIn, type Viewer, viewerOfSession } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { SECRET_MASK } from "@/server/export/destinations";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
@@ -25,8 +25,16 @@ async function viewer(email: string, role: "staff" | "member", accountId?: strin
 }
 const as = (v: Viewer | null) => createCaller({ viewer: v });
 const input = (accountId: string, overrides: object = {}) => ({
-  accountId, name: "Lake", bucket: "trpc-bucket", region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, prefix: "tally",
-  credentials: { kind: "access_key" as const, accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId, secretAccessKey: SECRET }, types: ["advertisers" as const, "ad_events" as const], ...overrides,
+  accountId,
+  name: "Lake",
+  bucket: "trpc-bucket",
+  region: "us-east-1",
+  endpoint: s3.endpoint,
+  forcePathStyle: true,
+  prefix: "tally",
+  credentials: { kind: "access_key" as const, accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId, secretAccessKey: SECRET },
+  types: ["advertisers" as const, "ad_events" as const],
+  ...overrides,
 });
 
 beforeAll(async () => {
@@ -51,7 +59,9 @@ describe("sessions", () => {
     expect(await viewerOfSession(`${token}x`)).toBeNull();
     const stored = await db.userSession.findMany({ where: { userId: memberA.userId } });
     expect(stored.every((s) => s.tokenHash !== token && s.tokenHash.length === 64)).toBe(true);
-    await as(await viewerOfSession(token)).auth.me().then((me) => expect(me?.email).toBe("a@shop.test"));
+    await as(await viewerOfSession(token))
+      .auth.me()
+      .then((me) => expect(me?.email).toBe("a@shop.test"));
     await createCaller({ viewer: memberA, sessionToken: token }).auth.signOut();
     expect(await viewerOfSession(token)).toBeNull();
   });
@@ -94,14 +104,18 @@ describe("exportDestinations procedures", () => {
     const destination = await as(memberA).exportDestinations.create(input(accountA, { name: "Run now", credentials: unknownKey }));
     // The local S3 knows one key id: the test says in words that this one is refused.
     expect(await as(memberA).exportDestinations.testConnection({ id: destination.id })).toEqual({
-      ok: false, error: "access denied: the credentials may not write to bucket trpc-bucket (InvalidAccessKeyId)",
+      ok: false,
+      error: "access denied: the credentials may not write to bucket trpc-bucket (InvalidAccessKeyId)",
     });
     // The form sends the view back, secret masked, with the right key id: the stored secret stays.
     const view = await as(memberA).exportDestinations.get({ id: destination.id });
     expect(view.credentials).toEqual({ kind: "access_key", accessKeyId: "AKIDUNKNOWN", secretAccessKey: SECRET_MASK });
     await as(memberA).exportDestinations.update({
       id: destination.id,
-      destination: { ...input(accountA, { name: "Run now" }), credentials: { kind: "access_key", accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId, secretAccessKey: SECRET_MASK } },
+      destination: {
+        ...input(accountA, { name: "Run now" }),
+        credentials: { kind: "access_key", accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId, secretAccessKey: SECRET_MASK },
+      },
     });
     const stored = await db.exportDestination.findUniqueOrThrow({ where: { id: destination.id } });
     expect(stored.secretCiphertext).not.toBeNull();
@@ -136,11 +150,19 @@ describe("exportDestinations procedures", () => {
     const { appRouter } = await import("../root");
     const { fetchRequestHandler } = await import("@trpc/server/adapters/fetch");
     const response = await fetchRequestHandler({
-      endpoint: "/api/trpc", router: appRouter, createContext: () => ({ viewer: memberA }),
-      req: new Request("http://tally.test/api/trpc/exportDestinations.create", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input(accountA, { credentials: { ...role, externalId: "chosen-by-tenant" } })) }),
+      endpoint: "/api/trpc",
+      router: appRouter,
+      createContext: () => ({ viewer: memberA }),
+      req: new Request("http://tally.test/api/trpc/exportDestinations.create", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input(accountA, { credentials: { ...role, externalId: "chosen-by-tenant" } })),
+      }),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("credentials.externalId is generated by Tally and cannot be set: leave it out");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "credentials.externalId is generated by Tally and cannot be set: leave it out",
+    );
     expect(await db.exportDestination.count({ where: { externalId: "chosen-by-tenant" } })).toBe(0);
     await as(staff).exportDestinations.delete({ id: created.id });
   });
@@ -151,8 +173,14 @@ describe("exportDestinations procedures", () => {
     const { appRouter } = await import("../root");
     const { fetchRequestHandler } = await import("@trpc/server/adapters/fetch");
     const response = await fetchRequestHandler({
-      endpoint: "/api/trpc", router: appRouter, createContext: () => ({ viewer: staff }),
-      req: new Request("http://tally.test/api/trpc/exportDestinations.create", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input(accountA, { bucket: "Not A Bucket", region: "Mars" })) }),
+      endpoint: "/api/trpc",
+      router: appRouter,
+      createContext: () => ({ viewer: staff }),
+      req: new Request("http://tally.test/api/trpc/exportDestinations.create", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input(accountA, { bucket: "Not A Bucket", region: "Mars" })),
+      }),
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toBe(

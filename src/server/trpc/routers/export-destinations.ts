@@ -3,7 +3,15 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { db } from "@/server/db/client";
-import { createDestination, deleteDestination, destinationInput, destinationWithSecret, getDestination, listDestinations, updateDestination } from "@/server/export/destinations";
+import {
+  createDestination,
+  deleteDestination,
+  destinationInput,
+  destinationWithSecret,
+  getDestination,
+  listDestinations,
+  updateDestination,
+} from "@/server/export/destinations";
 import { EXPORT_TYPES } from "@/server/export/layouts";
 import { runDueExports } from "@/server/export/run-exports";
 import { testConnection } from "@/server/export/s3";
@@ -63,10 +71,23 @@ export const exportDestinationsRouter = router({
     await visibleDestination(ctx.viewer, input.id);
     const runs = await db.exportRun.findMany({ where: { destinationId: input.id }, orderBy: { startedAt: "desc" }, take: input.limit });
     return runs.map((r) => ({
-      id: r.id, type: r.type, status: r.status, backfill: r.backfill, rangeStart: r.rangeStart, rangeEnd: r.rangeEnd, attempt: r.attempt,
-      rows: Number(r.rows), files: r.files, bytes: Number(r.bytes), error: r.error, startedAt: r.startedAt, finishedAt: r.finishedAt,
-      durationMs: r.durationMs, nextAttemptAt: r.nextAttemptAt,
-      setAsideRows: r.setAsideRows, setAside: r.setAside as { id: string; reason: string; rows: number }[],
+      id: r.id,
+      type: r.type,
+      status: r.status,
+      backfill: r.backfill,
+      rangeStart: r.rangeStart,
+      rangeEnd: r.rangeEnd,
+      attempt: r.attempt,
+      rows: Number(r.rows),
+      files: r.files,
+      bytes: Number(r.bytes),
+      error: r.error,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt,
+      durationMs: r.durationMs,
+      nextAttemptAt: r.nextAttemptAt,
+      setAsideRows: r.setAsideRows,
+      setAside: r.setAside as { id: string; reason: string; rows: number }[],
     }));
   }),
 });

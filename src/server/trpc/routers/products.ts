@@ -12,7 +12,15 @@ export const productsRouter = router({
   list: signedInProcedure.input(z.object({ advertiserId: z.string().min(1) })).query(async ({ ctx, input }) => {
     assertAccount(ctx.viewer, input.advertiserId, "account");
     const products = await db.product.findMany({ where: { advertiserId: input.advertiserId }, orderBy: { name: "asc" } });
-    return products.map((p) => ({ id: p.id, sku: p.sku, productId: p.productId, name: p.name, category: p.category, imageUrl: p.imageUrl, price: p.priceMicros === null ? null : fromMicros(p.priceMicros) }));
+    return products.map((p) => ({
+      id: p.id,
+      sku: p.sku,
+      productId: p.productId,
+      name: p.name,
+      category: p.category,
+      imageUrl: p.imageUrl,
+      price: p.priceMicros === null ? null : fromMicros(p.priceMicros),
+    }));
   }),
   create: signedInProcedure.input(ZCreateProductInput).mutation(async ({ ctx, input }) => {
     assertAccount(ctx.viewer, input.advertiserId, "account");

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
-import { sessionHashOf, type EventKind } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
@@ -31,8 +31,24 @@ beforeAll(async () => {
   const { campaign, ad } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id, otherShop.id], bidModel: "cpm", bid: 10 });
   const beacon = (publisher: typeof shop, kind: EventKind, session: string, minutes: number) =>
     recordBeacon({
-      claims: { kind, requestId: randomUUID(), adId: ad.id, campaignId: campaign.id, advertiserId: brand.id, publisherId: publisher.id, site: publisher.sites[0]!.name, placementName: "home", context: "home", adType: "banner", adSize: "300x250", issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60, sessionHash: sessionHashOf(session) },
-      body: { session_id: session }, userAgent: CHROME, now: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000),
+      claims: {
+        kind,
+        requestId: randomUUID(),
+        adId: ad.id,
+        campaignId: campaign.id,
+        advertiserId: brand.id,
+        publisherId: publisher.id,
+        site: publisher.sites[0]!.name,
+        placementName: "home",
+        context: "home",
+        adType: "banner",
+        adSize: "300x250",
+        issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60,
+        sessionHash: sessionHashOf(session),
+      },
+      body: { session_id: session },
+      userAgent: CHROME,
+      now: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000),
     });
   await beacon(shop, "impression", "a", 0);
   await beacon(shop, "impression", "b", 1);
@@ -103,12 +119,28 @@ describe("campaign management", () => {
     const { publishers, products } = await as(brandUser).campaigns.formOptions({ advertiserId: brandId });
     expect(publishers.map((p) => p.id)).toEqual(expect.arrayContaining([shopId, otherShopId]));
     expect(products).toEqual([]);
-    const settings = { name: "Winter push", type: "display" as const, status: "active" as const, startDate: "2026-12-01", bidModel: "cpm" as const, bid: 4.5, publisherIds: [shopId] };
+    const settings = {
+      name: "Winter push",
+      type: "display" as const,
+      status: "active" as const,
+      startDate: "2026-12-01",
+      bidModel: "cpm" as const,
+      bid: 4.5,
+      publisherIds: [shopId],
+    };
     const { id } = await as(brandUser).campaigns.create({ advertiserId: brandId, ...settings });
     expect(await as(brandUser).campaigns.settings({ id })).toMatchObject({ name: "Winter push", bid: 4.5, publisherIds: [shopId], startDate: "2026-12-01" });
 
-    await as(staff).campaigns.update({ id, settings: { ...settings, name: "Winter push 2", dailyBudget: 20, publisherIds: [shopId, otherShopId], endDate: "2027-01-31" } });
-    expect(await as(brandUser).campaigns.settings({ id })).toMatchObject({ name: "Winter push 2", dailyBudget: 20, endDate: "2027-01-31", publisherIds: expect.arrayContaining([shopId, otherShopId]) });
+    await as(staff).campaigns.update({
+      id,
+      settings: { ...settings, name: "Winter push 2", dailyBudget: 20, publisherIds: [shopId, otherShopId], endDate: "2027-01-31" },
+    });
+    expect(await as(brandUser).campaigns.settings({ id })).toMatchObject({
+      name: "Winter push 2",
+      dailyBudget: 20,
+      endDate: "2027-01-31",
+      publisherIds: expect.arrayContaining([shopId, otherShopId]),
+    });
     await as(brandUser).campaigns.setStatus({ id, status: "paused" });
     expect((await as(brandUser).campaigns.settings({ id })).status).toBe("paused");
 
@@ -120,9 +152,13 @@ describe("campaign management", () => {
     await expect(as(null).campaigns.formOptions({ advertiserId: brandId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(as(shopUser).campaigns.create({ advertiserId: brandId, ...settings })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(staff).campaigns.create({ advertiserId: shopId, ...settings })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, publisherIds: [brandId] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, publisherIds: [brandId] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     await expect(as(brandUser).campaigns.create({ advertiserId: brandId, ...settings, endDate: "2026-11-01" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(as(brandUser).campaigns.update({ id, settings: { ...settings, productRefs: ["prd_not_theirs"] } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).campaigns.update({ id, settings: { ...settings, productRefs: ["prd_not_theirs"] } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     expect((await as(brandUser).campaigns.settings({ id })).status).toBe("paused");
   });
 });
@@ -131,9 +167,19 @@ describe("ads procedures", () => {
   it("create, edit, pause and activate ads of the viewer's campaigns only", async () => {
     const campaignId = (await as(brandUser).campaigns.list(range)).campaigns[0]!.campaign_id;
     await expect(as(brandUser).ads.create({ campaignId, name: "Banner", type: "banner" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    const { id } = await as(brandUser).ads.create({ campaignId, name: "Banner", type: "banner", size: "728x90", mediaUrl: "/demo/media/banner-728x90.svg", destinationUrl: "https://brand.example/sale" });
+    const { id } = await as(brandUser).ads.create({
+      campaignId,
+      name: "Banner",
+      type: "banner",
+      size: "728x90",
+      mediaUrl: "/demo/media/banner-728x90.svg",
+      destinationUrl: "https://brand.example/sale",
+    });
     expect(await as(staff).ads.settings({ id })).toMatchObject({ campaignId, name: "Banner", size: "728x90", status: "active", advertiserId: brandId });
-    await as(staff).ads.update({ id, settings: { name: "Banner B", type: "banner", size: "300x250", mediaUrl: "/demo/media/banner-300x250.svg", status: "active" } });
+    await as(staff).ads.update({
+      id,
+      settings: { name: "Banner B", type: "banner", size: "300x250", mediaUrl: "/demo/media/banner-300x250.svg", status: "active" },
+    });
     await as(brandUser).ads.setStatus({ id, status: "paused" });
     expect(await as(brandUser).ads.settings({ id })).toMatchObject({ name: "Banner B", size: "300x250", status: "paused", destinationUrl: undefined });
 
@@ -142,8 +188,12 @@ describe("ads procedures", () => {
     await expect(as(shopUser).ads.update({ id, settings: { name: "Mine now", type: "product" } })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(null).ads.settings({ id })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(as(shopUser).ads.create({ campaignId, name: "x", type: "product" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "product", productRefs: ["prd_someone_elses"] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "banner", size: "300x250", mediaUrl: "javascript:alert(1)" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "product", productRefs: ["prd_someone_elses"] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await expect(as(brandUser).ads.create({ campaignId, name: "x", type: "banner", size: "300x250", mediaUrl: "javascript:alert(1)" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     expect((await as(brandUser).ads.settings({ id })).status).toBe("paused");
   });
 });
@@ -152,7 +202,9 @@ describe("products procedures", () => {
   it("list and add an advertiser's products for the viewer's advertiser only", async () => {
     const { id } = await as(brandUser).products.create({ advertiserId: brandId, sku: "TEA-1", name: "Tea", price: 4.5 });
     expect(await as(staff).products.list({ advertiserId: brandId })).toEqual([expect.objectContaining({ id, sku: "TEA-1", name: "Tea", price: 4.5 })]);
-    await expect(as(brandUser).products.create({ advertiserId: brandId, sku: "TEA-1", name: "Tea again" })).rejects.toThrow("the advertiser already has a product with SKU TEA-1");
+    await expect(as(brandUser).products.create({ advertiserId: brandId, sku: "TEA-1", name: "Tea again" })).rejects.toThrow(
+      "the advertiser already has a product with SKU TEA-1",
+    );
     await expect(as(shopUser).products.list({ advertiserId: brandId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(shopUser).products.create({ advertiserId: brandId, sku: "X", name: "X" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(staff).products.create({ advertiserId: shopId, sku: "X", name: "X" })).rejects.toThrow("products belong to advertiser accounts");

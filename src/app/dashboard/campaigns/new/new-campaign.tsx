@@ -13,9 +13,15 @@ export function NewCampaign() {
   const advertiserId = chosen || advertisers[0]?.id || "";
   return (
     <>
-      <p><Link href="/dashboard/campaigns">← Campaigns</Link></p>
+      <p>
+        <Link href="/dashboard/campaigns">← Campaigns</Link>
+      </p>
       <h1>New campaign</h1>
-      {accounts.isPending ? <p aria-busy="true" className="muted">Loading…</p> : advertisers.length === 0 ? (
+      {accounts.isPending ? (
+        <p aria-busy="true" className="muted">
+          Loading…
+        </p>
+      ) : advertisers.length === 0 ? (
         <p className="empty">Campaigns belong to advertisers, and this account is not one.</p>
       ) : (
         <>
@@ -24,7 +30,11 @@ export function NewCampaign() {
               <label>
                 Advertiser
                 <select value={advertiserId} onChange={(e) => setChosen(e.target.value)}>
-                  {advertisers.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+                  {advertisers.map((a) => (
+                    <option key={a.id} value={a.id}>
+                      {a.name}
+                    </option>
+                  ))}
                 </select>
               </label>
             </div>

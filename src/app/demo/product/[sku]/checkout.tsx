@@ -4,11 +4,11 @@
 // confirmation does with the Tally SDK: hash the shopper's identity in the browser
 // (Tally.hashIdentity), then send the conversion and wait for the service's answer, so the page
 // can show the 202 messages or the 422 validation errors instead of a silent beacon.
-import { useId, useState, type FormEvent, type InputHTMLAttributes } from "react";
+import { type FormEvent, type InputHTMLAttributes, useId, useState } from "react";
 import type { TallyApi, TallyConversionReply, TallyOrder } from "@/sdk/tally";
+import styles from "../../demo.module.css";
 import { loadTally } from "../../load-tally";
 import { DEMO_PUBLISHER_ID, DEMO_SITE, formatPrice } from "../../products";
-import styles from "../../demo.module.css";
 
 const COUNTRY_CODE = "55";
 const MAX_QUANTITY = 99;
@@ -23,7 +23,7 @@ type Outcome =
 /** "demo-" and 12 random hex digits: unique enough for a demo, and readable on screen. */
 function newOrderId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
-  return "demo-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `demo-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function messagesOf(body: unknown): string[] {
@@ -158,8 +158,8 @@ export function Checkout({ sku, price }: { sku: string; price: number | null }) 
           {input("taxId", "Tax id (CPF)", { defaultValue: "123.456.789-09", autoComplete: "off" })}
         </div>
         <p id={`${id}-note`} className={styles.note}>
-          Demo values, editable. The page sends Tally only SHA-256 hashes of these fields, normalised in the browser (phones
-          without a country code are read as Brazilian, +55). Clear the e-mail to see how the service answers an invalid order.
+          Demo values, editable. The page sends Tally only SHA-256 hashes of these fields, normalised in the browser (phones without a country code are read as
+          Brazilian, +55). Clear the e-mail to see how the service answers an invalid order.
         </p>
         <div className={styles.checkoutActions}>
           <button className={styles.button} type="submit" disabled={sending} aria-describedby={`${id}-note`}>
@@ -179,8 +179,8 @@ export function Checkout({ sku, price }: { sku: string; price: number | null }) 
             </p>
             {outcome.messages.length > 0 ? (
               <ul className={styles.messages}>
-                {outcome.messages.map((message, index) => (
-                  <li key={index}>{message}</li>
+                {outcome.messages.map((message) => (
+                  <li key={message}>{message}</li>
                 ))}
               </ul>
             ) : null}
@@ -192,8 +192,8 @@ export function Checkout({ sku, price }: { sku: string; price: number | null }) 
           <div className={styles.checkoutError}>
             <p>Order {outcome.orderId} was refused: the conversion is not valid.</p>
             <ul className={styles.messages}>
-              {outcome.errors.map((error, index) => (
-                <li key={index}>
+              {outcome.errors.map((error) => (
+                <li key={`${error.path} ${error.message}`}>
                   <code>{error.path}</code> {error.message}
                 </li>
               ))}

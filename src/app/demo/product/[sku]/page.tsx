@@ -3,8 +3,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TopNav } from "../../../top-nav";
 import { allProducts, productBySku } from "../../catalog";
-import { requireDemo } from "../../demo-enabled";
 import styles from "../../demo.module.css";
+import { requireDemo } from "../../demo-enabled";
 import { formatPrice } from "../../products";
 import { SponsoredAds } from "../../sponsored-ads";
 import { Checkout } from "./checkout";
@@ -42,9 +42,7 @@ export default async function DemoProductPage({ params }: { params: Params }) {
         </Link>
         <SponsoredAds key={product.sku} context="product" productSku={product.sku} products={catalog}>
           <article className={styles.product} aria-labelledby="product-name">
-            {product.imageUrl ? (
-              <img className={styles.productImage} src={product.imageUrl} alt={product.name} width={320} height={240} />
-            ) : null}
+            {product.imageUrl ? <img className={styles.productImage} src={product.imageUrl} alt={product.name} width={320} height={240} /> : null}
             <div>
               <h1 id="product-name">{product.name}</h1>
               <p className={styles.productPrice}>{formatPrice(product.price)}</p>

@@ -9,11 +9,21 @@ export function EditCampaign({ id }: { id: string }) {
   const settings = useQuery(trpc.campaigns.settings.queryOptions({ id }));
   return (
     <>
-      <p><Link href={`/dashboard/campaigns/${encodeURIComponent(id)}`}>← The campaign</Link></p>
+      <p>
+        <Link href={`/dashboard/campaigns/${encodeURIComponent(id)}`}>← The campaign</Link>
+      </p>
       <h1>Edit campaign</h1>
-      {settings.error ? <p role="alert" className="error">{settings.error.data?.code === "NOT_FOUND" ? "There is no such campaign, or it is not one of this account's." : settings.error.message}</p>
-        : !settings.data ? <p aria-busy="true" className="muted">Loading…</p>
-        : <CampaignForm advertiserId={settings.data.advertiserId} campaignId={id} initial={formOfSettings(settings.data)} />}
+      {settings.error ? (
+        <p role="alert" className="error">
+          {settings.error.data?.code === "NOT_FOUND" ? "There is no such campaign, or it is not one of this account's." : settings.error.message}
+        </p>
+      ) : !settings.data ? (
+        <p aria-busy="true" className="muted">
+          Loading…
+        </p>
+      ) : (
+        <CampaignForm advertiserId={settings.data.advertiserId} campaignId={id} initial={formOfSettings(settings.data)} />
+      )}
     </>
   );
 }

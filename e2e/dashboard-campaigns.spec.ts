@@ -82,7 +82,8 @@ test("an advertiser's user sees only its own campaigns, through the screens and 
   // Another advertiser's campaign by address, by tRPC and by the report route: nothing.
   await page.goto("/dashboard/campaigns/cmp_acme_sponsored");
   await expect(page.locator("main").getByRole("alert")).toHaveText("There is no such campaign, or it is not one of this account's.");
-  const input = encodeURIComponent(JSON.stringify({ id: "cmp_acme_sponsored", startDate: "2026-01-01", endDate: "2026-01-31" }));
+  // As the dashboard's client sends it: superjson, the input under `json`.
+  const input = encodeURIComponent(JSON.stringify({ json: { id: "cmp_acme_sponsored", startDate: "2026-01-01", endDate: "2026-01-31" } }));
   const trpc = await page.request.get(`/api/trpc/campaigns.get?input=${input}`);
   expect(trpc.status()).toBe(404);
   expect(await trpc.text()).not.toContain("Acme Coffee");

@@ -156,7 +156,7 @@ describe.each(HOSTS)("at $name", (host) => {
 describe("the dashboard's tRPC endpoint", () => {
   it("refuses a batch of sign-ins without running one password check", async () => {
     const started = Date.now();
-    const guesses = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [i, { email: "staff@tally.local", password: `guess-${i}` }]));
+    const guesses = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [i, { json: { email: "staff@tally.local", password: `guess-${i}` } }]));
     const answer = await post(`${stack.nextUrl}/api/trpc/${Array(100).fill("auth.signIn").join(",")}?batch=1`, guesses);
     expect(answer.status).toBe(400);
     expect(Date.now() - started).toBeLessThan(1_000);

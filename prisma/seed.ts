@@ -2,7 +2,9 @@
 // sub-publishers, three advertisers with catalogues, the publishers' catalogues of whose SKU is
 // whose, campaigns of each type with ads, and a staff user. Runs once: a database that already
 // holds the demo publisher is left alone.
-// Everything goes through the same domain functions the dashboard uses.
+// Everything goes through the same domain functions the dashboard uses, as the operator, and meets
+// the same rules (account kinds, whose products and SKUs) as an account manager would.
+import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { createUser } from "@/server/accounts/create-user";
 import { createAd } from "@/server/campaigns/create-ad";
@@ -108,7 +110,8 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     ...catalogue.adv_northwind.map((item) => ({ publisherId: DEMO.publisherId, advertiserId: "adv_northwind", ...item })),
     ...catalogue.adv_brightsmile.map((item) => ({ publisherId: "pub_city_pharmacy", advertiserId: "adv_brightsmile", ...item })),
   ];
-  for (const l of listings) await setCatalogueEntry({ publisherId: l.publisherId, sku: l.sku, productId: l.productId, advertiserId: l.advertiserId });
+  for (const l of listings)
+    await setCatalogueEntry({ actor: OPERATOR, publisherId: l.publisherId, sku: l.sku, productId: l.productId, advertiserId: l.advertiserId });
   log(`seed: publisher catalogues: ${listings.length} SKUs listed for their brands on Demo Market and City Pharmacy`);
 
   const acme = products.adv_acme_coffee ?? [];

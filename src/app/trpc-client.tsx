@@ -1,10 +1,12 @@
 "use client";
 // The dashboard's tRPC client: TanStack Query hooks over /api/trpc, batched (sign-in alone). The session cookie
-// rides along; nothing secret is held in the browser.
+// rides along; nothing secret is held in the browser. superjson, as on the server (src/server/trpc/trpc.ts),
+// so Dates arrive as Dates.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
+import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
@@ -17,8 +19,8 @@ export function TrpcProvider({ children }: { children: ReactNode }) {
       links: [
         splitLink({
           condition: (op) => op.path === "auth.signIn",
-          true: httpLink({ url: "/api/trpc" }),
-          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+          true: httpLink({ url: "/api/trpc", transformer: superjson }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10, transformer: superjson }),
         }),
       ],
     }),

@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import { env, exitOnEnvError } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
 import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
@@ -24,11 +25,11 @@ const [command, publisherId, sku, advertiserId] = positionals;
 
 try {
   if (command === "list" && publisherId) {
-    const entries = await listCatalogue(publisherId);
+    const entries = await listCatalogue({ actor: OPERATOR, publisherId });
     if (entries.length === 0) console.log(`tally: the catalogue of ${publisherId} lists no SKUs`);
     for (const e of entries) console.log(`${e.sku}${e.productId ? `  (product id ${e.productId})` : ""}  ${e.advertiserId}  ${e.advertiserName}`);
   } else if (command === "set" && publisherId && sku && advertiserId) {
-    const { entry, displaced } = await setCatalogueEntry({ publisherId, sku, advertiserId, productId: values["product-id"] });
+    const { entry, displaced } = await setCatalogueEntry({ actor: OPERATOR, publisherId, sku, advertiserId, productId: values["product-id"] });
     console.log(
       `tally: ${entry.sku}${entry.productId ? ` (product id ${entry.productId})` : ""} on ${entry.publisherId} belongs to ${entry.advertiserId} (${entry.advertiserName})`,
     );
@@ -37,10 +38,10 @@ try {
         `tally: campaign ${d.campaignId} (${d.campaignName}) of ${d.advertiserId} (${d.advertiserName}) promotes it there and is no longer credited with it`,
       );
   } else if (command === "remove" && publisherId && sku) {
-    await removeCatalogueEntry(publisherId, sku);
+    await removeCatalogueEntry({ actor: OPERATOR, publisherId, sku });
     console.log(`tally: ${sku} is no longer listed on ${publisherId}: the first campaign to promote it there holds it`);
   } else if (command === "conflicts") {
-    const conflicts = await skuConflicts(publisherId);
+    const conflicts = await skuConflicts({ actor: OPERATOR, publisherId });
     if (conflicts.length === 0) console.log("tally: no SKU is promoted by more than one advertiser on a publisher");
     for (const c of conflicts) {
       const who = c.advertisers.map((a) => `${a.id} (${a.name})`).join(", ");

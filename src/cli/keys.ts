@@ -2,6 +2,7 @@
 // `npm run keys -- revoke <key id>`: API keys of the report routes, until the dashboard has them.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
@@ -20,12 +21,12 @@ const date = (value: Date | null) => (value ? value.toISOString() : "-");
 
 try {
   if (command === "create" && values.account) {
-    const created = await createApiKey({ accountId: values.account, name: values.name ?? "report API" });
+    const created = await createApiKey({ actor: OPERATOR, accountId: values.account, name: values.name ?? "report API" });
     console.log(`tally: created API key ${created.id} (${created.name}) for ${created.accountId}`);
     console.log("tally: the key is shown this once; Tally keeps only its hash:");
     console.log(created.key);
   } else if (command === "list" && values.account) {
-    const keys = await listApiKeys(values.account);
+    const keys = await listApiKeys({ actor: OPERATOR, accountId: values.account });
     if (keys.length === 0) console.log(`tally: ${values.account} has no API keys`);
     for (const key of keys) {
       console.log(
@@ -33,7 +34,7 @@ try {
       );
     }
   } else if (command === "revoke" && keyId) {
-    const revoked = await revokeApiKey({ keyId });
+    const revoked = await revokeApiKey({ actor: OPERATOR, keyId });
     console.log(`tally: API key ${revoked.id} (${revoked.prefix}…) revoked at ${date(revoked.revokedAt)}`);
   } else {
     console.error(`tally: ${USAGE}`);

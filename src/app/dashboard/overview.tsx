@@ -48,7 +48,7 @@ export function Overview() {
                 {setAside.data.latest.map((order) => (
                   <li key={`${order.publisher_id}/${order.order_id}`}>
                     order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
-                    {new Date(order.received_at).toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
+                    {order.received_at.toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
                   </li>
                 ))}
               </ul>

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
+import { OPERATOR } from "./actor";
 import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey } from "./api-keys";
 
 describe("API keys", () => {
@@ -13,7 +14,7 @@ describe("API keys", () => {
     const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.keyHash).toBe(createHash("sha256").update(created.key).digest("hex"));
     expect(JSON.stringify(stored)).not.toContain(created.key);
-    const listed = await listApiKeys(advertiser.id);
+    const listed = await listApiKeys({ actor: OPERATOR, accountId: advertiser.id });
     expect(listed).toEqual([{ id: created.id, name: "BI export", prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: null, revokedAt: null }]);
     expect(JSON.stringify(listed)).not.toContain(created.key.slice(10));
   });

@@ -5,6 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
+import { type Actor, assertMayAccess, mayAccess, OPERATOR } from "./actor";
 import { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 
 const KEY_PREFIX = "tly_";
@@ -28,9 +29,13 @@ export interface ApiKeySummary {
 
 const SUMMARY = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
-/** Creates a key for an account. The returned `key` is the only time the secret exists in clear. */
-export async function createApiKey(input: TCreateApiKeyInput): Promise<ApiKeySummary & { key: string; accountId: string }> {
+/**
+ * Creates a key for an account the actor may manage (the operator when no actor is given). The
+ * returned `key` is the only time the secret exists in clear.
+ */
+export async function createApiKey(input: TCreateApiKeyInput & { actor?: Actor }): Promise<ApiKeySummary & { key: string; accountId: string }> {
   const data = ZCreateApiKeyInput.parse(input);
+  assertMayAccess(input.actor ?? OPERATOR, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const key = KEY_PREFIX + randomBytes(24).toString("base64url");
@@ -41,18 +46,24 @@ export async function createApiKey(input: TCreateApiKeyInput): Promise<ApiKeySum
   return { ...created, key, accountId: account.id };
 }
 
-/** The account's keys, newest first, revoked ones included; never the secret or its hash. */
-export function listApiKeys(accountId: string): Promise<ApiKeySummary[]> {
+/** The keys of an account the actor may see, newest first, revoked ones included; never the secret or its hash. */
+export async function listApiKeys({ actor, accountId }: { actor: Actor; accountId: string }): Promise<ApiKeySummary[]> {
+  assertMayAccess(actor, accountId, "account");
   return db.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "desc" }, select: SUMMARY });
 }
 
 /**
- * Revokes a key; revoking a revoked key keeps its first revocation time. With `accountId`, a key
- * of another account is "not found", as if it did not exist.
+ * Revokes a key; revoking a revoked key keeps its first revocation time. A key of an account the
+ * actor may not see (the operator when none is given), or, with `accountId`, of another account
+ * than that one, is "not found", as if it did not exist.
  */
-export async function revokeApiKey(input: { keyId: string; accountId?: string }, now = new Date()): Promise<ApiKeySummary> {
+export async function revokeApiKey(input: { keyId: string; accountId?: string; actor?: Actor }, now = new Date()): Promise<ApiKeySummary> {
+  const actor = input.actor ?? OPERATOR;
+  if (input.accountId !== undefined) assertMayAccess(actor, input.accountId, "account");
   const key = await db.apiKey.findUnique({ where: { id: input.keyId }, select: { accountId: true, revokedAt: true } });
-  if (!key || (input.accountId !== undefined && key.accountId !== input.accountId)) throw new TallyError("not_found", `no API key ${input.keyId}`);
+  if (!key || (input.accountId !== undefined && key.accountId !== input.accountId) || !mayAccess(actor, key.accountId)) {
+    throw new TallyError("not_found", `no API key ${input.keyId}`);
+  }
   return db.apiKey.update({ where: { id: input.keyId }, data: { revokedAt: key.revokedAt ?? now }, select: SUMMARY });
 }
 

@@ -1,17 +1,29 @@
 import { db } from "@/server/db/client";
 import type { AccountKind } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
+import { TallyError } from "@/server/errors";
 import { toMicros } from "@/server/money";
 import { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
+import { type Actor, assertAccountManager, isOperator, OPERATOR } from "./actor";
 
 export { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
 
 const ID_PREFIX: Record<AccountKind, string> = { publisher: "pub", advertiser: "adv", network: "net" };
 
-/** Creates a publisher, network or advertiser account, with a publisher's sites. */
-export async function createAccount(input: TCreateAccountInput) {
+/**
+ * Creates a publisher, network or advertiser account, with a publisher's sites: for account
+ * managers (the operator when no actor is given). A sub-publisher's `networkId` must name a
+ * network account. Only the operator (the seed, fixtures) chooses the id; a viewer's is Tally's.
+ */
+export async function createAccount(input: TCreateAccountInput & { actor?: Actor }) {
+  const actor = input.actor ?? OPERATOR;
+  assertAccountManager(actor);
   const data = ZCreateAccountInput.parse(input);
-  const id = data.id ?? newId(ID_PREFIX[data.kind]);
+  if (data.networkId) {
+    const network = await db.account.findUnique({ where: { id: data.networkId }, select: { kind: true } });
+    if (network?.kind !== "network") throw new TallyError("bad_request", "networkId must be a network account");
+  }
+  const id = (isOperator(actor) ? data.id : undefined) ?? newId(ID_PREFIX[data.kind]);
   return db.account.create({
     data: {
       id,

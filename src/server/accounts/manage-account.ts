@@ -1,39 +1,17 @@
-// An account's money and places: wallet top-ups, the advertiser's daily budget, a publisher's
-// sites, and what the dashboard shows of an account.
+// An account's money and places: wallet top-ups (account managers only), the advertiser's daily
+// budget and a publisher's sites (the account's own users too).
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
 import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/money";
-
-export async function accountDetail(id: string) {
-  const a = await db.account.findUnique({
-    where: { id },
-    include: {
-      sites: { orderBy: { name: "asc" } },
-      subPublishers: { select: { id: true, name: true }, orderBy: { name: "asc" } },
-      network: { select: { id: true, name: true } },
-    },
-  });
-  if (!a) return null;
-  return {
-    id: a.id,
-    kind: a.kind,
-    name: a.name,
-    currency: a.currency,
-    sellerId: a.sellerId,
-    walletBalance: fromMicros(a.walletBalanceMicros),
-    dailyBudget: a.dailyBudgetMicros === null ? null : fromMicros(a.dailyBudgetMicros),
-    network: a.network,
-    sites: a.sites.map((s) => ({ id: s.id, name: s.name, domain: s.domain })),
-    subPublishers: a.subPublishers,
-  };
-}
+import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
 
 /**
  * Adds to an advertiser's wallet in one statement (beacons may be charging it at the same time),
- * unless the wallet would then hold more than MAX_WALLET_BALANCE.
+ * unless the wallet would then hold more than MAX_WALLET_BALANCE. Money moves by account managers only.
  */
-export async function topUpWallet(accountId: string, amount: number): Promise<number> {
+export async function topUpWallet({ actor, accountId, amount }: { actor: Actor; accountId: string; amount: number }): Promise<number> {
+  assertAccountManager(actor);
   const ceiling = toMicros(MAX_WALLET_BALANCE);
   const rows = await db.$queryRaw<{ wallet_balance_micros: bigint; topped_up: boolean }[]>`
     WITH topped AS (
@@ -54,7 +32,8 @@ export async function topUpWallet(accountId: string, amount: number): Promise<nu
   return fromMicros(rows[0].wallet_balance_micros);
 }
 
-export async function setDailyBudget(accountId: string, dailyBudget: number | null): Promise<void> {
+export async function setDailyBudget({ actor, accountId, dailyBudget }: { actor: Actor; accountId: string; dailyBudget: number | null }): Promise<void> {
+  assertMayAccess(actor, accountId, "account");
   const updated = await db.account.updateMany({
     where: { id: accountId, kind: "advertiser" },
     data: { dailyBudgetMicros: dailyBudget === null ? null : toMicros(dailyBudget) },
@@ -62,10 +41,11 @@ export async function setDailyBudget(accountId: string, dailyBudget: number | nu
   if (updated.count === 0) throw new TallyError("bad_request", "only advertisers have a daily budget");
 }
 
-export async function addSite(accountId: string, site: { name: string; domain?: string }) {
+export async function addSite({ actor, accountId, name, domain }: { actor: Actor; accountId: string; name: string; domain?: string }) {
+  assertMayAccess(actor, accountId, "account");
   const account = await db.account.findUnique({ where: { id: accountId }, select: { kind: true } });
   if (!account || account.kind === "advertiser") throw new TallyError("bad_request", "sites belong to publishers and networks");
-  const exists = await db.site.count({ where: { publisherId: accountId, name: site.name } });
-  if (exists) throw new TallyError("bad_request", `the account already has a site named ${site.name}`);
-  return db.site.create({ data: { id: newId("site"), publisherId: accountId, name: site.name, domain: site.domain || null } });
+  const exists = await db.site.count({ where: { publisherId: accountId, name } });
+  if (exists) throw new TallyError("bad_request", `the account already has a site named ${name}`);
+  return db.site.create({ data: { id: newId("site"), publisherId: accountId, name, domain: domain || null } });
 }

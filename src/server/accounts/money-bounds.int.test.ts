@@ -7,20 +7,21 @@ import { db } from "@/server/db/client";
 import { MAX_BID, MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/money";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "./account-input";
+import { OPERATOR } from "./actor";
 import { topUpWallet } from "./manage-account";
 
 describe("wallet ceiling", () => {
   it(`tops a wallet up to ${MAX_WALLET_BALANCE.toLocaleString("en")} and refuses any top-up past it, changing nothing`, async () => {
     const advertiser = await makeAdvertiser({ wallet: MAX_WALLET_BALANCE - 15_000_000 });
-    expect(await topUpWallet(advertiser.id, 10_000_000)).toBe(MAX_WALLET_BALANCE - 5_000_000);
-    await expect(topUpWallet(advertiser.id, 5_000_000.01)).rejects.toMatchObject({
+    expect(await topUpWallet({ actor: OPERATOR, accountId: advertiser.id, amount: 10_000_000 })).toBe(MAX_WALLET_BALANCE - 5_000_000);
+    await expect(topUpWallet({ actor: OPERATOR, accountId: advertiser.id, amount: 5_000_000.01 })).rejects.toMatchObject({
       code: "bad_request",
       message: expect.stringMatching(/at most 1,000,000,000/),
     });
-    expect(await topUpWallet(advertiser.id, 5_000_000)).toBe(MAX_WALLET_BALANCE);
+    expect(await topUpWallet({ actor: OPERATOR, accountId: advertiser.id, amount: 5_000_000 })).toBe(MAX_WALLET_BALANCE);
     // Concurrent top-ups cannot pass it together either: each is one conditional statement.
     const low = await makeAdvertiser({ wallet: MAX_WALLET_BALANCE - 25_000_000 });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => topUpWallet(low.id, 10_000_000)));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => topUpWallet({ actor: OPERATOR, accountId: low.id, amount: 10_000_000 })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
     const { walletBalanceMicros } = await db.account.findUniqueOrThrow({ where: { id: low.id } });
     expect(walletBalanceMicros).toBe(BigInt(MAX_WALLET_BALANCE - 5_000_000) * 1_000_000n);

@@ -12,9 +12,10 @@ import { TallyError } from "@/server/errors";
 import { reportRoute } from "@/server/http/report-route";
 import { accountCaller, type ReportCaller, reportScope, viewerCaller } from "@/server/reports/report-scope";
 import { createCaller } from "@/server/trpc/root";
-import { scopeFor } from "@/server/trpc/routers/stats";
 import { makeAdvertiser } from "@/testing/fixtures";
+import { mayAccess } from "./actor";
 import { createUser } from "./create-user";
+import { reportScopeOf } from "./report-scope-of";
 import { canAccess, DELETE_ENDED_SESSIONS_SQL, deleteEndedSessions, signIn, type Viewer, viewerOfSession } from "./sessions";
 
 const PASSWORD = "correct horse battery";
@@ -67,7 +68,7 @@ describe("idle and expired sessions", () => {
     const token = (await signIn("member@sessions.test", PASSWORD)).token;
     await age(token, "last_seen_at", "13 hours");
     const me = await handleTrpcRequest(new Request("http://localhost:3000/api/trpc/auth.me", { headers: { Cookie: `tally_session=${token}` } }));
-    expect(await me.json()).toEqual({ result: { data: null } });
+    expect(await me.json()).toEqual({ result: { data: { json: null } } });
     const list = await handleTrpcRequest(new Request("http://localhost:3000/api/trpc/accounts.list", { headers: { Cookie: `tally_session=${token}` } }));
     expect(list.status).toBe(401);
 
@@ -229,9 +230,12 @@ describe("a member without an account", () => {
     expect(await code(caller.accounts.list())).toBe("UNAUTHORIZED");
     expect(await code(caller.exportDestinations.list())).toBe("UNAUTHORIZED");
     // Each layer fails closed on its own, not only behind the procedures' viewer check.
-    await expect(scopeFor(orphan, undefined)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(scopeFor(orphan, accountId)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(reportScopeOf({ actor: orphan })).rejects.toMatchObject({ code: "not_found" });
+    await expect(reportScopeOf({ actor: orphan, accountId })).rejects.toMatchObject({ code: "not_found" });
     expect(canAccess(orphan, accountId)).toBe(false);
+    expect(mayAccess(orphan, accountId)).toBe(false);
+    // Nor does one that claims to be the operator: the operator is one object, not a role.
+    expect(mayAccess({ role: "operator" }, accountId)).toBe(false);
     expect(canAccess({ ...orphan, accountId: "" } as unknown as Viewer, "")).toBe(false);
     expect(await viewerCaller(orphan)).toBeNull();
     expect(await viewerCaller({ ...orphan, role: "owner" } as unknown as Viewer)).toBeNull();

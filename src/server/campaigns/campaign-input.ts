@@ -3,7 +3,9 @@ import { z } from "zod";
 import { BidModel, CampaignStatus, CampaignType } from "@/server/db/generated/enums";
 import { MAX_BID, MAX_DAILY_BUDGET } from "@/server/money";
 
-const isoDay = z.iso.date({ message: "must be a date" }).transform((day) => new Date(`${day}T00:00:00Z`));
+// Days stay YYYY-MM-DD strings, which compare in calendar order: parsing parsed settings again
+// (a procedure's input, then the domain function) gives the same settings.
+const isoDay = z.iso.date({ message: "must be a date" });
 
 /** What a campaign is: everything the dashboard's form edits. */
 export const ZCampaignSettings = z

@@ -1,14 +1,25 @@
+import { type Actor, isOperator, mayAccess, OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
+import { TallyError } from "@/server/errors";
 import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
+import { assertOwnProducts } from "./campaign-references";
 
 export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
 
-export async function createAd(input: TCreateAdInput) {
+/**
+ * Adds an ad to a campaign the actor may manage (the operator when no actor is given); its
+ * products must be the campaign's advertiser's. Only the operator (the seed, fixtures) chooses the id.
+ */
+export async function createAd(input: TCreateAdInput & { actor?: Actor }) {
+  const actor = input.actor ?? OPERATOR;
   const data = ZCreateAdInput.parse(input);
+  const campaign = await db.campaign.findUnique({ where: { id: data.campaignId }, select: { advertiserId: true } });
+  if (!campaign || !mayAccess(actor, campaign.advertiserId)) throw new TallyError("not_found", "no such campaign");
+  await assertOwnProducts(db, campaign.advertiserId, data.productRefs);
   return db.ad.create({
     data: {
-      id: data.id ?? newId("ad"),
+      id: (isOperator(actor) ? data.id : undefined) ?? newId("ad"),
       campaignId: data.campaignId,
       name: data.name,
       type: data.type,

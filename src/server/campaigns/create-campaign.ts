@@ -1,16 +1,27 @@
+import { type Actor, assertMayAccess, isOperator, OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { toMicros } from "@/server/money";
 import { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
+import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell } from "./sku-ownership";
 
 export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
 
-/** Creates a campaign; refused when it would promote another advertiser's SKU on one of its publishers (sku-ownership.ts). */
-export async function createCampaign(input: TCreateCampaignInput) {
+/**
+ * Creates a campaign for an advertiser the actor may manage (the operator when no actor is given).
+ * Refused unless the advertiser is an advertiser account, its publishers publisher or network
+ * accounts and its products the advertiser's own (campaign-references.ts), and when it would
+ * promote another advertiser's SKU on one of its publishers (sku-ownership.ts). Only the operator
+ * (the seed, fixtures) chooses the id.
+ */
+export async function createCampaign(input: TCreateCampaignInput & { actor?: Actor }) {
+  const actor = input.actor ?? OPERATOR;
   const data = ZCreateCampaignInput.parse(input);
-  const id = data.id ?? newId("cmp");
+  assertMayAccess(actor, data.advertiserId, "account");
+  const id = (isOperator(actor) ? data.id : undefined) ?? newId("cmp");
   return db.$transaction(async (tx) => {
+    await assertCampaignReferences(tx, data);
     await assertCampaignMaySell(tx, {
       id,
       advertiserId: data.advertiserId,
@@ -26,8 +37,8 @@ export async function createCampaign(input: TCreateCampaignInput) {
         name: data.name,
         type: data.type,
         status: data.status,
-        startDate: data.startDate,
-        endDate: data.endDate,
+        startDate: new Date(`${data.startDate}T00:00:00Z`),
+        endDate: data.endDate === undefined ? undefined : new Date(`${data.endDate}T00:00:00Z`),
         bidModel: data.bidModel,
         bidMicros: toMicros(data.bid),
         dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),

@@ -1,12 +1,24 @@
+import { type Actor, assertMayAccess, OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
+import { TallyError } from "@/server/errors";
 import { toMicros } from "@/server/money";
 import { type TCreateProductInput, ZCreateProductInput } from "./product-input";
 
 export { type TCreateProductInput, ZCreateProductInput } from "./product-input";
 
-export async function createProduct(input: TCreateProductInput) {
+/**
+ * Adds a product to the catalogue of an advertiser the actor may manage (the operator when no
+ * actor is given): advertiser accounts only, one product per SKU.
+ */
+export async function createProduct(input: TCreateProductInput & { actor?: Actor }) {
   const data = ZCreateProductInput.parse(input);
+  assertMayAccess(input.actor ?? OPERATOR, data.advertiserId, "account");
+  const advertiser = await db.account.findUnique({ where: { id: data.advertiserId }, select: { kind: true } });
+  if (advertiser?.kind !== "advertiser") throw new TallyError("bad_request", "products belong to advertiser accounts");
+  if (await db.product.count({ where: { advertiserId: data.advertiserId, sku: data.sku } })) {
+    throw new TallyError("bad_request", `the advertiser already has a product with SKU ${data.sku}`);
+  }
   return db.product.create({
     data: {
       id: newId("prd"),

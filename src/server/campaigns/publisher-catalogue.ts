@@ -2,7 +2,9 @@
 // SKU (and the product id listed with it) may be put into campaigns on the publisher by that
 // advertiser only, whoever promoted it first, and attribution credits its sales there to that
 // advertiser's ads only. Account managers keep it (dashboard, `npm run catalogue`), since it
-// decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move.
+// decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move;
+// the publisher's own users read theirs.
+import { type Actor, assertAccountManager, assertMayAccess, OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKey } from "./catalogue-input";
@@ -18,7 +20,8 @@ export interface CatalogueEntry {
   advertiserName: string;
 }
 
-export async function listCatalogue(publisherId: string): Promise<CatalogueEntry[]> {
+export async function listCatalogue({ actor, publisherId }: { actor: Actor; publisherId: string }): Promise<CatalogueEntry[]> {
+  assertMayAccess(actor, publisherId, "account");
   const rows = await db.publisherCatalogueEntry.findMany({
     where: { publisherId },
     include: { advertiser: { select: { name: true } } },
@@ -38,9 +41,10 @@ export interface DisplacedCampaign {
 /**
  * Lists (or re-assigns) a SKU on a publisher. Campaigns of other advertisers that already promote
  * it there keep it, but from now on get no credit for its sales on this publisher; they are
- * returned so whoever listed it can tell their owners.
+ * returned so whoever listed it can tell their owners. For account managers only.
  */
-export async function setCatalogueEntry(input: TCatalogueEntryInput): Promise<{ entry: CatalogueEntry; displaced: DisplacedCampaign[] }> {
+export async function setCatalogueEntry(input: TCatalogueEntryInput & { actor: Actor }): Promise<{ entry: CatalogueEntry; displaced: DisplacedCampaign[] }> {
+  assertAccountManager(input.actor);
   const data = ZCatalogueEntryInput.parse(input);
   const [publisher, advertiser] = await Promise.all([
     db.account.findUnique({ where: { id: data.publisherId }, select: { kind: true, name: true } }),
@@ -97,8 +101,9 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput): Promise<{ 
   });
 }
 
-/** Takes a SKU off a publisher's catalogue: it is again whoever's campaign promotes it first. */
-export async function removeCatalogueEntry(publisherId: string, sku: string): Promise<void> {
+/** Takes a SKU off a publisher's catalogue (account managers only): it is again whoever's campaign promotes it first. */
+export async function removeCatalogueEntry({ actor, publisherId, sku }: { actor: Actor; publisherId: string; sku: string }): Promise<void> {
+  assertAccountManager(actor);
   const key = ZCatalogueKey.parse({ publisherId, sku });
   const removed = await db.publisherCatalogueEntry.deleteMany({ where: { publisherId: key.publisherId, sku: key.sku } });
   if (removed.count === 0) throw new TallyError("not_found", `SKU ${key.sku} is not in the catalogue of ${key.publisherId}`);
@@ -119,8 +124,10 @@ export interface SkuConflict {
  * Places where campaigns of more than one advertiser promote the same SKU or product id: made
  * before the rule existed, or since settled by the catalogue (ownerId). Unsettled ones are
  * credited as before (the winning touch, whoever's it is) until the catalogue names the brand.
+ * For account managers (the operator when no actor is given).
  */
-export async function skuConflicts(publisherId?: string): Promise<SkuConflict[]> {
+export async function skuConflicts({ actor = OPERATOR, publisherId }: { actor?: Actor; publisherId?: string } = {}): Promise<SkuConflict[]> {
+  assertAccountManager(actor);
   const rows = await db.$queryRaw<
     {
       publisher_id: string;

@@ -3,6 +3,7 @@
 // publisher's catalogue lists it as theirs; and attribution credits a listed SKU to its brand only.
 import { createHash, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
@@ -38,8 +39,8 @@ function campaign(advertiserId: string, publisherIds: string[], productRefs: str
 
 /** The settings form's view of a campaign, for an update that changes only what is given. */
 async function update(id: string, change: { status?: CampaignStatus; publisherIds?: string[]; productRefs?: string[] }) {
-  const settings = (await campaignSettings(id))!;
-  return updateCampaign(id, { ...settings, ...change });
+  const settings = await campaignSettings({ actor: OPERATOR, id });
+  return updateCampaign({ actor: OPERATOR, id, settings: { ...settings, ...change } });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -77,7 +78,7 @@ describe("putting a SKU into a campaign", () => {
     // Adding the first shop to that campaign is the same claim, and leaves the campaign as it was.
     const [rivals] = await db.campaign.findMany({ where: { advertiserId: rival.id } });
     expect(await refusal(update(rivals!.id, { publisherIds: [elsewhere.id, shop.id] }))).toContain(`SKU ${sku} belongs to another advertiser on ${shop.name}`);
-    expect((await campaignSettings(rivals!.id))!.publisherIds).toEqual([elsewhere.id]);
+    expect((await campaignSettings({ actor: OPERATOR, id: rivals!.id })).publisherIds).toEqual([elsewhere.id]);
   });
 
   it("lets the owner promote its SKU in more campaigns, edit them, and pause and resume them", async () => {
@@ -87,8 +88,8 @@ describe("putting a SKU into a campaign", () => {
     const first = await campaign(brand.id, [shop.id], [beans.id]);
     const second = await campaign(brand.id, [shop.id], [beans.id], "draft");
     await update(first.id, { productRefs: [beans.id, (await product(brand.id, `PODS-${tag()}`)).id] });
-    await setCampaignStatus(first.id, "paused");
-    await setCampaignStatus(first.id, "active");
+    await setCampaignStatus({ actor: OPERATOR, id: first.id, status: "paused" });
+    await setCampaignStatus({ actor: OPERATOR, id: first.id, status: "active" });
     await update(second.id, { status: "active" });
     expect(await db.campaign.count({ where: { advertiserId: brand.id, status: "active" } })).toBe(2);
   });
@@ -151,23 +152,25 @@ describe("which campaigns hold their SKUs", () => {
     const theirs = await product(rival.id, sku);
     const held = await campaign(brand.id, [shop.id], [mine.id], "draft");
     expect(await refusal(campaign(rival.id, [shop.id], [theirs.id]))).toContain(`SKU ${sku} belongs to another advertiser`);
-    await setCampaignStatus(held.id, "paused");
+    await setCampaignStatus({ actor: OPERATOR, id: held.id, status: "paused" });
     expect(await refusal(campaign(rival.id, [shop.id], [theirs.id]))).toContain(`SKU ${sku} belongs to another advertiser`);
 
-    await setCampaignStatus(held.id, "ended");
+    await setCampaignStatus({ actor: OPERATOR, id: held.id, status: "ended" });
     const rivals = await campaign(rival.id, [shop.id], [theirs.id]);
     // The ended campaign cannot come back with the SKU, by status or by an edit...
-    expect(await refusal(setCampaignStatus(held.id, "active"))).toContain(`SKU ${sku} belongs to another advertiser on ${shop.name}`);
+    expect(await refusal(setCampaignStatus({ actor: OPERATOR, id: held.id, status: "active" }))).toContain(
+      `SKU ${sku} belongs to another advertiser on ${shop.name}`,
+    );
     expect(await refusal(update(held.id, { status: "paused" }))).toContain(`SKU ${sku} belongs to another advertiser`);
-    expect((await campaignSettings(held.id))!.status).toBe("ended");
+    expect((await campaignSettings({ actor: OPERATOR, id: held.id })).status).toBe("ended");
     // ...but it can be edited while it stays ended, and archived.
     await update(held.id, { publisherIds: [shop.id, (await makePublisher()).id] });
-    await setCampaignStatus(held.id, "archived");
+    await setCampaignStatus({ actor: OPERATOR, id: held.id, status: "archived" });
 
     // Once the rival archives its campaign, the brand's comes back.
-    await setCampaignStatus(rivals.id, "archived");
-    await setCampaignStatus(held.id, "active");
-    expect(await refusal(setCampaignStatus(rivals.id, "active"))).toContain(`SKU ${sku} belongs to another advertiser`);
+    await setCampaignStatus({ actor: OPERATOR, id: rivals.id, status: "archived" });
+    await setCampaignStatus({ actor: OPERATOR, id: held.id, status: "active" });
+    expect(await refusal(setCampaignStatus({ actor: OPERATOR, id: rivals.id, status: "active" }))).toContain(`SKU ${sku} belongs to another advertiser`);
   });
 });
 
@@ -180,7 +183,7 @@ describe("the publisher's catalogue", () => {
     const mine = await product(brand.id, sku);
     expect(await refusal(campaign(brand.id, [shop.id], [mine.id]))).toContain(`SKU ${sku} belongs to another advertiser`);
 
-    const { entry, displaced } = await setCatalogueEntry({ publisherId: shop.id, sku: ` ${sku} `, advertiserId: brand.id });
+    const { entry, displaced } = await setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku: ` ${sku} `, advertiserId: brand.id });
     expect(entry).toMatchObject({ publisherId: shop.id, sku, advertiserId: brand.id, advertiserName: brand.name, productId: null });
     expect(displaced).toEqual([{ campaignId: squatted.id, campaignName: squatted.name, advertiserId: squatter.id, advertiserName: squatter.name }]);
     await campaign(brand.id, [shop.id], [mine.id]);
@@ -200,8 +203,8 @@ describe("the publisher's catalogue", () => {
       ),
     ).toContain(`by ${shop.name}'s catalogue`);
 
-    await removeCatalogueEntry(shop.id, sku);
-    await expect(removeCatalogueEntry(shop.id, sku)).rejects.toMatchObject({ code: "not_found" });
+    await removeCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku });
+    await expect(removeCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku })).rejects.toMatchObject({ code: "not_found" });
     // Unlisted again, it is first come: both the brand's and the squatter's campaigns promote it.
     expect(await refusal(campaign(third.id, [shop.id], [(await db.product.findFirstOrThrow({ where: { advertiserId: third.id, sku } })).id]))).toContain(
       "whose campaign already promotes it there",
@@ -212,18 +215,18 @@ describe("the publisher's catalogue", () => {
     const shop = await makePublisher();
     const [brand, rival] = [await makeAdvertiser(), await makeAdvertiser()];
     const group = `tent-${tag()}`;
-    await setCatalogueEntry({ publisherId: shop.id, sku: `TENT-2P-${tag()}`, productId: group, advertiserId: brand.id });
+    await setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku: `TENT-2P-${tag()}`, productId: group, advertiserId: brand.id });
     expect(await refusal(campaign(rival.id, [shop.id], [(await product(rival.id, `TENT-X-${tag()}`, group)).id]))).toBe(
       `productRefs: product id ${group} belongs to another advertiser on ${shop.name}, by ${shop.name}'s catalogue`,
     );
     await campaign(brand.id, [shop.id], [(await product(brand.id, `TENT-3P-${tag()}`, group)).id]);
-    await expect(setCatalogueEntry({ publisherId: shop.id, sku: `TENT-4P-${tag()}`, productId: group, advertiserId: rival.id })).rejects.toThrow(
-      `productId: product id ${group} is listed for another advertiser`,
-    );
-    await expect(setCatalogueEntry({ publisherId: brand.id, sku: "X", advertiserId: brand.id })).rejects.toThrow(
+    await expect(
+      setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku: `TENT-4P-${tag()}`, productId: group, advertiserId: rival.id }),
+    ).rejects.toThrow(`productId: product id ${group} is listed for another advertiser`);
+    await expect(setCatalogueEntry({ actor: OPERATOR, publisherId: brand.id, sku: "X", advertiserId: brand.id })).rejects.toThrow(
       "publisherId: catalogues belong to publisher and network accounts",
     );
-    await expect(setCatalogueEntry({ publisherId: shop.id, sku: "X", advertiserId: shop.id })).rejects.toThrow(
+    await expect(setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku: "X", advertiserId: shop.id })).rejects.toThrow(
       "advertiserId: a SKU belongs to an advertiser account",
     );
   });
@@ -373,7 +376,7 @@ describe("attribution and the catalogue", () => {
     // Written straight to the tables, as a campaign made before the rule would be.
     const squatters = await withAd(squatter.id, [shop.id], []);
     await db.campaignProduct.create({ data: { campaignId: squatters.campaign.id, productRef: (await product(squatter.id, sku, group)).id } });
-    expect(await skuConflicts(shop.id)).toEqual([
+    expect(await skuConflicts({ publisherId: shop.id })).toEqual([
       {
         publisherId: shop.id,
         publisherName: shop.name,
@@ -406,8 +409,8 @@ describe("attribution and the catalogue", () => {
     expect(await creditedAdvertisers(shop.id, before, [{ sku }])).toEqual([squatter.id]);
 
     // Listed, the SKU and every SKU of its product id go to the brand's touch, however weaker.
-    await setCatalogueEntry({ publisherId: shop.id, sku, productId: group, advertiserId: brand.id });
-    expect((await skuConflicts(shop.id)).map((c) => c.ownerId)).toEqual([brand.id, brand.id]);
+    await setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku, productId: group, advertiserId: brand.id });
+    expect((await skuConflicts({ publisherId: shop.id })).map((c) => c.ownerId)).toEqual([brand.id, brand.id]);
     const after = shopper();
     await touch("impression", brands, shop, after, 3);
     await touch("click", squatters, shop, after, 1);

@@ -1,14 +1,25 @@
-// Changing an ad: its settings (the same schema as creating it) or only its status. Beacons carry
-// what was served in their signed token, so an edit never rewrites past events.
+// Changing an ad of a campaign the actor may manage: its settings (the same schema and rules as
+// creating it) or only its status. Beacons carry what was served in their signed token, so an
+// edit never rewrites past events.
+import { type Actor, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { type TAdSettings, ZAdSettings } from "./ad-input";
+import { assertOwnProducts } from "./campaign-references";
+import type { Tx } from "./sku-ownership";
 
-export async function updateAd(id: string, input: TAdSettings) {
-  const data = ZAdSettings.parse(input);
+/** The ad's campaign's advertiser; one answer for an ad that does not exist and one the actor may not see. */
+async function advertiserOfAd(tx: Tx, actor: Actor, id: string): Promise<string> {
+  const ad = await tx.ad.findUnique({ where: { id }, select: { campaign: { select: { advertiserId: true } } } });
+  if (!ad || !mayAccess(actor, ad.campaign.advertiserId)) throw new TallyError("not_found", "no such ad");
+  return ad.campaign.advertiserId;
+}
+
+export async function updateAd({ actor, id, settings }: { actor: Actor; id: string; settings: TAdSettings }) {
+  const data = ZAdSettings.parse(settings);
   return db.$transaction(async (tx) => {
-    if (!(await tx.ad.findUnique({ where: { id }, select: { id: true } }))) throw new TallyError("not_found", `no ad ${id}`);
+    await assertOwnProducts(tx, await advertiserOfAd(tx, actor, id), data.productRefs);
     await tx.adProduct.deleteMany({ where: { adId: id } });
     return tx.ad.update({
       where: { id },
@@ -25,15 +36,16 @@ export async function updateAd(id: string, input: TAdSettings) {
   });
 }
 
-export async function setAdStatus(id: string, status: AdStatus) {
+export async function setAdStatus({ actor, id, status }: { actor: Actor; id: string; status: AdStatus }): Promise<void> {
+  await advertiserOfAd(db, actor, id);
   const updated = await db.ad.updateMany({ where: { id }, data: { status } });
-  if (updated.count === 0) throw new TallyError("not_found", `no ad ${id}`);
+  if (updated.count === 0) throw new TallyError("not_found", "no such ad");
 }
 
-/** The ad's settings as the form edits them, with its campaign's advertiser. */
-export async function adSettings(id: string) {
+/** The ad's settings as the form edits them, with its campaign's advertiser, when the actor may manage it. */
+export async function adSettings({ actor, id }: { actor: Actor; id: string }) {
   const ad = await db.ad.findUnique({ where: { id }, include: { products: true, campaign: { select: { advertiserId: true } } } });
-  if (!ad) return null;
+  if (!ad || !mayAccess(actor, ad.campaign.advertiserId)) throw new TallyError("not_found", "no such ad");
   return {
     id: ad.id,
     campaignId: ad.campaignId,

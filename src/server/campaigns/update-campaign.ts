@@ -1,30 +1,37 @@
-// Changing a campaign: its settings (the same schema as creating it), or only its status (pause,
-// resume). Its publishers and products are replaced as a whole, in one transaction. Either can
-// make the campaign promote a SKU on a publisher where it did not before (new products, new
-// publishers, or leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
+// Changing a campaign of an advertiser the actor may manage: its settings (the same schema as
+// creating it, and the same rules on what it refers to), or only its status (pause, resume). Its
+// publishers and products are replaced as a whole, in one transaction. Either can make the
+// campaign promote a SKU on a publisher where it did not before (new products, new publishers, or
+// leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
+import { type Actor, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { fromMicros, toMicros } from "@/server/money";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
+import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
+
+// One answer for a campaign that does not exist and one the actor may not see.
+const noSuchCampaign = () => new TallyError("not_found", "no such campaign");
 
 /**
  * The campaign's row, locked until the transaction ends: two writes of one campaign take turns,
  * so each compares against what the other stored. NO KEY UPDATE, the lock the row's UPDATE takes
  * anyway, so beacons writing the campaign's daily spend (a foreign key to it) never wait.
  */
-async function lockCampaign(tx: Tx, id: string) {
+async function lockCampaign(tx: Tx, actor: Actor, id: string) {
   const [row] = await tx.$queryRaw<{ advertiser_id: string; status: CampaignStatus }[]>`
     SELECT advertiser_id, status::text AS status FROM campaigns WHERE id = ${id} FOR NO KEY UPDATE`;
-  if (!row) throw new TallyError("not_found", `no campaign ${id}`);
+  if (!row || !mayAccess(actor, row.advertiser_id)) throw noSuchCampaign();
   return { advertiserId: row.advertiser_id, status: row.status };
 }
 
-export async function updateCampaign(id: string, input: TCampaignSettings) {
-  const data = ZCampaignSettings.parse(input);
+export async function updateCampaign({ actor, id, settings }: { actor: Actor; id: string; settings: TCampaignSettings }) {
+  const data = ZCampaignSettings.parse(settings);
   return db.$transaction(async (tx) => {
-    const existing = await lockCampaign(tx, id);
+    const existing = await lockCampaign(tx, actor, id);
+    await assertCampaignReferences(tx, { advertiserId: existing.advertiserId, publisherIds: data.publisherIds, productRefs: data.productRefs });
     await assertCampaignMaySell(tx, {
       id,
       advertiserId: existing.advertiserId,
@@ -41,8 +48,8 @@ export async function updateCampaign(id: string, input: TCampaignSettings) {
         name: data.name,
         type: data.type,
         status: data.status,
-        startDate: data.startDate,
-        endDate: data.endDate ?? null,
+        startDate: new Date(`${data.startDate}T00:00:00Z`),
+        endDate: data.endDate === undefined ? null : new Date(`${data.endDate}T00:00:00Z`),
         bidModel: data.bidModel,
         bidMicros: toMicros(data.bid),
         dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
@@ -54,9 +61,9 @@ export async function updateCampaign(id: string, input: TCampaignSettings) {
 }
 
 /** Sets the status; an ended or archived campaign that comes back claims its SKUs again, and may be refused. */
-export async function setCampaignStatus(id: string, status: CampaignStatus) {
+export async function setCampaignStatus({ actor, id, status }: { actor: Actor; id: string; status: CampaignStatus }) {
   await db.$transaction(async (tx) => {
-    const existing = await lockCampaign(tx, id);
+    const existing = await lockCampaign(tx, actor, id);
     if (releasesSkus(existing.status) && !releasesSkus(status)) {
       const publishers = await tx.campaignPublisher.findMany({ where: { campaignId: id }, select: { publisherId: true } });
       const products = await tx.campaignProduct.findMany({ where: { campaignId: id }, select: { productRef: true } });
@@ -73,10 +80,10 @@ export async function setCampaignStatus(id: string, status: CampaignStatus) {
   });
 }
 
-/** A campaign's settings as the form edits them (money in currency units, days as YYYY-MM-DD). */
-export async function campaignSettings(id: string) {
+/** A campaign's settings as the form edits them (money in currency units, days as YYYY-MM-DD), when the actor may manage it. */
+export async function campaignSettings({ actor, id }: { actor: Actor; id: string }) {
   const c = await db.campaign.findUnique({ where: { id }, include: { publishers: true, products: true } });
-  if (!c) return null;
+  if (!c || !mayAccess(actor, c.advertiserId)) throw noSuchCampaign();
   return {
     id: c.id,
     advertiserId: c.advertiserId,

@@ -3,14 +3,18 @@
 // shows SECRET_MASK in its place, and an update that sends the mask keeps the stored secret. A
 // role's external id is generated here, never taken from the tenant, and kept by updates. An
 // endpoint must be a public address unless the operator allows private ones (endpoint-guard.ts).
+// A destination belongs to one account: an actor that may not see the account (accounts/actor.ts;
+// the operator when none is given) finds neither, exactly as if they did not exist.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
+import { type Actor, accountsInView, assertMayAccess, mayAccess, OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
-import { type credentialsInput, destinationInput, type EXPORT_TYPES, SECRET_MASK } from "./destination-input";
+import { type credentialsInput, destinationInput, type EXPORT_TYPES, type ExportTypeName, SECRET_MASK } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
+import { type ConnectionTest, testConnection } from "./s3";
 import { decryptSecret, encryptSecret } from "./secret-box";
 
 export { type DestinationInput, destinationInput, SECRET_MASK } from "./destination-input";
@@ -73,18 +77,36 @@ export function viewOf(row: ExportDestination): DestinationView {
   };
 }
 
-export interface SaveOptions {
+export interface ActorOption {
+  /** Whom the call acts for; the operator (the CLIs, jobs) when not given. */
+  actor?: Actor;
+}
+
+export interface SaveOptions extends ActorOption {
   /** TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS unless given: whether the endpoint may be a non-public address. */
   allowPrivateEndpoints?: boolean;
 }
 
-/** The input checked, the endpoint included, with every problem as `field message` (the form shows each on its field). */
+const noSuchDestination = () => new TallyError("not_found", "no such export destination");
+
+/** The stored destination, when the actor may see its account. */
+async function visibleRow(id: string, actor: Actor = OPERATOR): Promise<ExportDestination> {
+  const row = await db.exportDestination.findUnique({ where: { id } });
+  if (!row || !mayAccess(actor, row.accountId)) throw noSuchDestination();
+  return row;
+}
+
+/**
+ * The input checked, with every problem as `field message` (the form shows each on its field);
+ * then the account, which the actor must be able to see; then the endpoint.
+ */
 async function parse(input: unknown, options: SaveOptions) {
   const result = destinationInput.safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
     throw new TallyError("bad_request", problems.join("; "));
   }
+  assertMayAccess(options.actor ?? OPERATOR, result.data.accountId, "account");
   const problem = await endpointProblem(result.data.endpoint, options.allowPrivateEndpoints ?? privateEndpointsAllowed());
   if (problem) throw new TallyError("bad_request", `endpoint ${problem}`);
   return result.data;
@@ -134,8 +156,7 @@ export async function createDestination(input: unknown, options: SaveOptions = {
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
 export async function updateDestination(id: string, input: unknown, options: SaveOptions = {}): Promise<DestinationView> {
-  const stored = await db.exportDestination.findUnique({ where: { id } });
-  if (!stored) throw new TallyError("not_found", `no export destination ${id}`);
+  const stored = await visibleRow(id, options.actor);
   const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
   const row = await db.exportDestination.update({
@@ -157,20 +178,70 @@ export async function updateDestination(id: string, input: unknown, options: Sav
   return viewOf(row);
 }
 
-export async function getDestination(id: string): Promise<DestinationView | null> {
-  const row = await db.exportDestination.findUnique({ where: { id } });
-  return row ? viewOf(row) : null;
+export async function getDestination(id: string, options: ActorOption = {}): Promise<DestinationView> {
+  return viewOf(await visibleRow(id, options.actor));
 }
 
-export async function listDestinations(accountId?: string): Promise<DestinationView[]> {
-  const rows = await db.exportDestination.findMany({ where: accountId ? { accountId } : {}, orderBy: { createdAt: "asc" } });
+/** The destinations of an account the actor may see, or of every account it sees (a member's own). */
+export async function listDestinations(accountId?: string, options: ActorOption = {}): Promise<DestinationView[]> {
+  const actor = options.actor ?? OPERATOR;
+  if (accountId !== undefined) assertMayAccess(actor, accountId, "account");
+  const inView = accountsInView(actor);
+  const where = inView !== null ? { accountId: { in: inView } } : accountId !== undefined ? { accountId } : {};
+  const rows = await db.exportDestination.findMany({ where, orderBy: { createdAt: "asc" } });
   return rows.map(viewOf);
 }
 
-export async function deleteDestination(id: string): Promise<void> {
+export async function deleteDestination(id: string, options: ActorOption = {}): Promise<void> {
+  await visibleRow(id, options.actor);
   await db.exportDestination.delete({ where: { id } }).catch(() => {
-    throw new TallyError("not_found", `no export destination ${id}`);
+    throw noSuchDestination();
   });
+}
+
+/** Writes and deletes a probe object; the S3 error in plain words when it fails. */
+export async function testDestination({ actor, id }: { actor: Actor; id: string }): Promise<ConnectionTest> {
+  await visibleRow(id, actor);
+  const destination = await destinationWithSecret(id);
+  if (!destination) throw noSuchDestination();
+  return testConnection(destination);
+}
+
+/**
+ * Delivers what can be delivered now (events up to 5 minutes ago, complete days), without waiting
+ * for the schedule, within 4 minutes; what is left is delivered on schedule.
+ */
+export async function runDestinationNow({ actor, id, type }: { actor: Actor; id: string; type?: ExportTypeName }) {
+  await visibleRow(id, actor);
+  // Loaded here, not at the top: the export job imports this module.
+  const { runDueExports } = await import("./run-exports");
+  const { runs, unfinished } = await runDueExports({ destinationId: id, types: type ? [type] : undefined, eager: true, budgetMs: 240_000 });
+  return { runs, unfinished };
+}
+
+/** A destination's run history, newest first. */
+export async function destinationRuns({ actor, id, limit }: { actor: Actor; id: string; limit: number }) {
+  await visibleRow(id, actor);
+  const runs = await db.exportRun.findMany({ where: { destinationId: id }, orderBy: { startedAt: "desc" }, take: limit });
+  return runs.map((r) => ({
+    id: r.id,
+    type: r.type,
+    status: r.status,
+    backfill: r.backfill,
+    rangeStart: r.rangeStart,
+    rangeEnd: r.rangeEnd,
+    attempt: r.attempt,
+    rows: Number(r.rows),
+    files: r.files,
+    bytes: Number(r.bytes),
+    error: r.error,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    durationMs: r.durationMs,
+    nextAttemptAt: r.nextAttemptAt,
+    setAsideRows: r.setAsideRows,
+    setAside: r.setAside as { id: string; reason: string; rows: number }[],
+  }));
 }
 
 /** For the exporter only: the destination with its secret decrypted. */

@@ -116,7 +116,7 @@ describe("tRPC over HTTP", () => {
     );
 
   it("refuses a batch that holds auth.signIn, so one request is one password guess at most", async () => {
-    const guesses = Object.fromEntries(Array.from({ length: 2 }, (_, i) => [i, { email: "guessed@tally.test", password: `guess-${i}` }]));
+    const guesses = Object.fromEntries(Array.from({ length: 2 }, (_, i) => [i, { json: { email: "guessed@tally.test", password: `guess-${i}` } }]));
     const response = await post("auth.signIn,auth.signIn?batch=1", JSON.stringify(guesses));
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: { code: "bad_request", message: "auth.signIn cannot be batched: send it alone" } });

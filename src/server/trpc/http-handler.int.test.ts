@@ -23,13 +23,13 @@ beforeAll(async () => {
 
 const budget = async () => (await db.account.findUniqueOrThrow({ where: { id: advertiserId }, select: { dailyBudgetMicros: true } })).dailyBudgetMicros;
 
-/** accounts.setDailyBudget as a browser would post it, with the given fetch metadata. */
+/** accounts.setDailyBudget as the dashboard's client posts it (superjson: the input under `json`), with the given fetch metadata. */
 const setBudget = (dailyBudget: number, headers: Record<string, string>, base = DASHBOARD) =>
   handleTrpcRequest(
     new Request(`${base}/api/trpc/accounts.setDailyBudget`, {
       method: "POST",
       headers: { Host: new URL(base).host, "Content-Type": "application/json", Cookie: `tally_session=${token}`, ...headers },
-      body: JSON.stringify({ accountId: advertiserId, dailyBudget }),
+      body: JSON.stringify({ json: { accountId: advertiserId, dailyBudget } }),
     }),
   );
 
@@ -81,7 +81,7 @@ describe("tRPC with the session cookie from another site", () => {
       new Request(`${DASHBOARD}/api/trpc/auth.signIn`, {
         method: "POST",
         headers: { Host: "localhost:3000", "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" },
-        body: JSON.stringify({ email: "member@cross-site.test", password: PASSWORD }),
+        body: JSON.stringify({ json: { email: "member@cross-site.test", password: PASSWORD } }),
       }),
     );
     expect(response.status).toBe(403);
@@ -94,12 +94,12 @@ describe("tRPC from the dashboard itself", () => {
   it("answers the dashboard's own mutations and queries", async () => {
     const response = await setBudget(42, { "Sec-Fetch-Site": "same-origin", Origin: DASHBOARD });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ result: { data: { dailyBudget: 42 } } });
+    expect(await response.json()).toEqual({ result: { data: { json: { dailyBudget: 42 } } } });
     expect(await budget()).toBe(42_000_000n);
 
     const list = await listAccounts({ "Sec-Fetch-Site": "same-origin" });
     expect(list.status).toBe(200);
-    expect((await list.json()).result.data).toEqual([expect.objectContaining({ id: advertiserId })]);
+    expect((await list.json()).result.data.json).toEqual([expect.objectContaining({ id: advertiserId })]);
     // Programs (and old browsers) send neither header: the cookie decides alone.
     expect((await listAccounts({})).status).toBe(200);
   });

@@ -1,10 +1,12 @@
-// tRPC for the dashboard: procedures parse their input with zod, check who is asking, and call a
-// domain function in src/server/<domain>/. Domain errors (TallyError) become tRPC errors here,
-// in one place. Every procedure that touches an account checks it on the server: an id forged in
-// the browser reaches nothing (NOT_FOUND, as for an id that does not exist).
+// tRPC for the dashboard: procedures parse their input with zod and call one domain function in
+// src/server/<domain>/ with the viewer, which decides what the viewer may see and change (an id
+// forged in the browser reaches nothing: "not found", as for an id that does not exist). Domain
+// errors (TallyError) become tRPC errors here, in one place. superjson carries Dates (and
+// bigints) to the browser as what they are, not as strings.
 import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
 import { ZodError } from "zod";
-import { canAccess, type Viewer, wholeViewer } from "@/server/accounts/sessions";
+import { type Viewer, wholeViewer } from "@/server/accounts/sessions";
 import { TallyError, type TallyErrorCode } from "@/server/errors";
 
 export interface TrpcContext {
@@ -19,6 +21,7 @@ export interface TrpcContext {
 // Input that fails its zod schema is a 400 whose message names each field in words, as the
 // forms show it, rather than zod's issue list as JSON.
 const t = initTRPC.context<TrpcContext>().create({
+  transformer: superjson,
   errorFormatter({ shape, error }) {
     if (error.code !== "BAD_REQUEST" || !(error.cause instanceof ZodError)) return shape;
     const message = error.cause.issues.map((issue) => `${issue.path.join(".") || "input"} ${issue.message}`).join("; ");
@@ -57,12 +60,9 @@ export const signedInProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, viewer: ctx.viewer } });
 });
 
+// Refuses members before their input is read; the domain functions behind these procedures
+// enforce the same rule (accounts/actor.ts) for every caller, the dashboard included.
 export const staffProcedure = signedInProcedure.use(({ ctx, next }) => {
   if (ctx.viewer.role !== "staff") throw new TRPCError({ code: "FORBIDDEN", message: "for account managers only" });
   return next();
 });
-
-/** NOT_FOUND unless the viewer may see the account: a member learns nothing of other accounts. */
-export function assertAccount(viewer: Viewer, accountId: string, what = "object"): void {
-  if (!canAccess(viewer, accountId)) throw new TRPCError({ code: "NOT_FOUND", message: `no such ${what}` });
-}

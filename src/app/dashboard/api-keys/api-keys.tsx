@@ -6,7 +6,7 @@ import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 
-const when = (value: string | Date | null) => (value ? `${new Date(value).toISOString().slice(0, 16).replace("T", " ")} UTC` : "never");
+const when = (value: Date | null) => (value ? `${value.toISOString().slice(0, 16).replace("T", " ")} UTC` : "never");
 
 export function ApiKeys() {
   const trpc = useTRPC();

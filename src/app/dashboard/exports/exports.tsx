@@ -40,7 +40,7 @@ const formOf = (d: View): DestinationFormValue => ({
   externalId: d.credentials.kind === "assume_role" ? d.credentials.externalId : "",
 });
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
-const time = (value: string | Date | null) => (value ? new Date(value).toISOString().slice(0, 16).replace("T", " ") : "");
+const time = (value: Date | null) => (value ? value.toISOString().slice(0, 16).replace("T", " ") : "");
 
 export function Exports() {
   const trpc = useTRPC();

@@ -1,49 +1,34 @@
 // Accounts: every one for staff, their own for a member. Creating accounts and topping up
 // wallets is for account managers; budgets and sites for the account's own users too.
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { createAccount } from "@/server/accounts/create-account";
-import { accountDetail, addSite, setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
-import { db } from "@/server/db/client";
-import { assertAccount, router, signedInProcedure, staffProcedure } from "../trpc";
+import { getAccount } from "@/server/accounts/get-account";
+import { listAccounts } from "@/server/accounts/list-accounts";
+import { addSite, setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
+import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const accountsRouter = router({
-  list: signedInProcedure.query(async ({ ctx }) =>
-    db.account.findMany({
-      where: ctx.viewer.role === "staff" ? {} : { id: ctx.viewer.accountId ?? "\u0000" },
-      select: { id: true, name: true, kind: true, networkId: true, currency: true },
-      orderBy: [{ kind: "asc" }, { name: "asc" }],
-    }),
-  ),
+  list: signedInProcedure.query(({ ctx }) => listAccounts({ actor: ctx.viewer })),
 
-  get: signedInProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => {
-    assertAccount(ctx.viewer, input.id, "account");
-    const detail = await accountDetail(input.id);
-    if (!detail) throw new TRPCError({ code: "NOT_FOUND", message: "no such account" });
-    return detail;
-  }),
+  get: signedInProcedure.input(z.object({ id: z.string().min(1) })).query(({ ctx, input }) => getAccount({ actor: ctx.viewer, id: input.id })),
 
-  create: staffProcedure.input(ZCreateAccountInput).mutation(async ({ input }) => {
-    if (input.networkId) {
-      const network = await db.account.findUnique({ where: { id: input.networkId }, select: { kind: true } });
-      if (network?.kind !== "network") throw new TRPCError({ code: "BAD_REQUEST", message: "networkId must be a network account" });
-    }
-    const created = await createAccount({ ...input, id: undefined });
+  create: staffProcedure.input(ZCreateAccountInput).mutation(async ({ ctx, input }) => {
+    const created = await createAccount({ ...input, actor: ctx.viewer });
     return { id: created.id };
   }),
 
-  topUp: staffProcedure.input(ZTopUpInput).mutation(async ({ input }) => ({ walletBalance: await topUpWallet(input.accountId, input.amount) })),
+  topUp: staffProcedure
+    .input(ZTopUpInput)
+    .mutation(async ({ ctx, input }) => ({ walletBalance: await topUpWallet({ actor: ctx.viewer, accountId: input.accountId, amount: input.amount }) })),
 
   setDailyBudget: signedInProcedure.input(ZDailyBudgetInput).mutation(async ({ ctx, input }) => {
-    assertAccount(ctx.viewer, input.accountId, "account");
-    await setDailyBudget(input.accountId, input.dailyBudget);
+    await setDailyBudget({ actor: ctx.viewer, ...input });
     return { dailyBudget: input.dailyBudget };
   }),
 
   addSite: signedInProcedure.input(ZAddSiteInput).mutation(async ({ ctx, input }) => {
-    assertAccount(ctx.viewer, input.accountId, "account");
-    const site = await addSite(input.accountId, { name: input.name, domain: input.domain });
+    const site = await addSite({ actor: ctx.viewer, ...input });
     return { id: site.id, name: site.name, domain: site.domain };
   }),
 });

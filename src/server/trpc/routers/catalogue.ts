@@ -3,22 +3,23 @@
 import { z } from "zod";
 import { ZCatalogueEntryInput, ZCatalogueKey } from "@/server/campaigns/catalogue-input";
 import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
-import { assertAccount, router, signedInProcedure, staffProcedure } from "../trpc";
+import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const catalogueRouter = router({
-  list: signedInProcedure.input(z.object({ publisherId: z.string().min(1) })).query(async ({ ctx, input }) => {
-    assertAccount(ctx.viewer, input.publisherId, "account");
-    return listCatalogue(input.publisherId);
-  }),
+  list: signedInProcedure
+    .input(z.object({ publisherId: z.string().min(1) }))
+    .query(({ ctx, input }) => listCatalogue({ actor: ctx.viewer, publisherId: input.publisherId })),
 
   /** Lists or re-assigns a SKU; answers with the other advertisers' campaigns that lose its credit there. */
-  set: staffProcedure.input(ZCatalogueEntryInput).mutation(async ({ input }) => setCatalogueEntry(input)),
+  set: staffProcedure.input(ZCatalogueEntryInput).mutation(({ ctx, input }) => setCatalogueEntry({ ...input, actor: ctx.viewer })),
 
-  remove: staffProcedure.input(ZCatalogueKey).mutation(async ({ input }) => {
-    await removeCatalogueEntry(input.publisherId, input.sku);
+  remove: staffProcedure.input(ZCatalogueKey).mutation(async ({ ctx, input }) => {
+    await removeCatalogueEntry({ actor: ctx.viewer, ...input });
     return { publisherId: input.publisherId, sku: input.sku };
   }),
 
   /** SKUs and product ids that campaigns of several advertisers promote on one publisher. */
-  conflicts: staffProcedure.input(z.object({ publisherId: z.string().min(1).optional() })).query(async ({ input }) => skuConflicts(input.publisherId)),
+  conflicts: staffProcedure
+    .input(z.object({ publisherId: z.string().min(1).optional() }))
+    .query(({ ctx, input }) => skuConflicts({ actor: ctx.viewer, publisherId: input.publisherId })),
 });

@@ -1,93 +1,51 @@
-// Export destinations and their runs, for the dashboard's export screens: each procedure checks
-// the viewer's account, then calls src/server/export/. Secrets never leave: views carry the mask.
-import { TRPCError } from "@trpc/server";
+// Export destinations and their runs, for the dashboard's export screens: each procedure calls
+// src/server/export/destinations.ts as the viewer. Secrets never leave: views carry the mask.
 import { z } from "zod";
-import { db } from "@/server/db/client";
+import { EXPORT_TYPES } from "@/server/export/destination-input";
 import {
   createDestination,
   deleteDestination,
   destinationInput,
-  destinationWithSecret,
+  destinationRuns,
   getDestination,
   listDestinations,
+  runDestinationNow,
+  testDestination,
   updateDestination,
 } from "@/server/export/destinations";
-import { EXPORT_TYPES } from "@/server/export/layouts";
-import { runDueExports } from "@/server/export/run-exports";
-import { testConnection } from "@/server/export/s3";
-import { assertAccount, router, signedInProcedure } from "../trpc";
+import { router, signedInProcedure } from "../trpc";
 
 const byId = z.object({ id: z.string().min(1) });
 
-async function visibleDestination(viewer: Parameters<typeof assertAccount>[0], id: string) {
-  const destination = await getDestination(id);
-  if (!destination) throw new TRPCError({ code: "NOT_FOUND", message: "no such export destination" });
-  assertAccount(viewer, destination.accountId, "export destination");
-  return destination;
-}
-
 export const exportDestinationsRouter = router({
-  list: signedInProcedure.input(z.object({ accountId: z.string().min(1).optional() }).optional()).query(async ({ ctx, input }) => {
-    // Members see their account's; staff any account's, or all.
-    const accountId = ctx.viewer.role === "staff" ? input?.accountId : (ctx.viewer.accountId ?? "\u0000");
-    if (input?.accountId) assertAccount(ctx.viewer, input.accountId, "account");
-    return listDestinations(accountId);
-  }),
+  /** The viewer's account's destinations for a member; any account's, or all, for staff. */
+  list: signedInProcedure
+    .input(z.object({ accountId: z.string().min(1).optional() }).optional())
+    .query(({ ctx, input }) => listDestinations(input?.accountId, { actor: ctx.viewer })),
 
-  get: signedInProcedure.input(byId).query(({ ctx, input }) => visibleDestination(ctx.viewer, input.id)),
+  get: signedInProcedure.input(byId).query(({ ctx, input }) => getDestination(input.id, { actor: ctx.viewer })),
 
-  create: signedInProcedure.input(destinationInput).mutation(async ({ ctx, input }) => {
-    assertAccount(ctx.viewer, input.accountId, "account");
-    return createDestination(input);
-  }),
+  create: signedInProcedure.input(destinationInput).mutation(({ ctx, input }) => createDestination(input, { actor: ctx.viewer })),
 
-  update: signedInProcedure.input(z.object({ id: z.string().min(1), destination: destinationInput })).mutation(async ({ ctx, input }) => {
-    await visibleDestination(ctx.viewer, input.id);
-    assertAccount(ctx.viewer, input.destination.accountId, "account");
-    return updateDestination(input.id, input.destination);
-  }),
+  update: signedInProcedure
+    .input(byId.extend({ destination: destinationInput }))
+    .mutation(({ ctx, input }) => updateDestination(input.id, input.destination, { actor: ctx.viewer })),
 
   delete: signedInProcedure.input(byId).mutation(async ({ ctx, input }) => {
-    await visibleDestination(ctx.viewer, input.id);
-    await deleteDestination(input.id);
+    await deleteDestination(input.id, { actor: ctx.viewer });
     return { id: input.id };
   }),
 
   /** Writes and deletes a probe object; the S3 error in plain words when it fails. */
-  testConnection: signedInProcedure.input(byId).mutation(async ({ ctx, input }) => {
-    await visibleDestination(ctx.viewer, input.id);
-    return testConnection((await destinationWithSecret(input.id))!);
-  }),
+  testConnection: signedInProcedure.input(byId).mutation(({ ctx, input }) => testDestination({ actor: ctx.viewer, id: input.id })),
 
   /** Delivers what can be delivered now (events up to 5 minutes ago, complete days), without waiting for the schedule. */
-  runNow: signedInProcedure.input(z.object({ id: z.string().min(1), type: z.enum(EXPORT_TYPES).optional() })).mutation(async ({ ctx, input }) => {
-    await visibleDestination(ctx.viewer, input.id);
-    const { runs, unfinished } = await runDueExports({ destinationId: input.id, types: input.type ? [input.type] : undefined, eager: true, budgetMs: 240_000 });
-    return { runs, unfinished };
-  }),
+  runNow: signedInProcedure
+    .input(byId.extend({ type: z.enum(EXPORT_TYPES).optional() }))
+    .mutation(({ ctx, input }) => runDestinationNow({ actor: ctx.viewer, ...input })),
 
   /** The run history, newest first. */
-  runs: signedInProcedure.input(z.object({ id: z.string().min(1), limit: z.number().int().min(1).max(200).default(50) })).query(async ({ ctx, input }) => {
-    await visibleDestination(ctx.viewer, input.id);
-    const runs = await db.exportRun.findMany({ where: { destinationId: input.id }, orderBy: { startedAt: "desc" }, take: input.limit });
-    return runs.map((r) => ({
-      id: r.id,
-      type: r.type,
-      status: r.status,
-      backfill: r.backfill,
-      rangeStart: r.rangeStart,
-      rangeEnd: r.rangeEnd,
-      attempt: r.attempt,
-      rows: Number(r.rows),
-      files: r.files,
-      bytes: Number(r.bytes),
-      error: r.error,
-      startedAt: r.startedAt,
-      finishedAt: r.finishedAt,
-      durationMs: r.durationMs,
-      nextAttemptAt: r.nextAttemptAt,
-      setAsideRows: r.setAsideRows,
-      setAside: r.setAside as { id: string; reason: string; rows: number }[],
-    }));
-  }),
+  runs: signedInProcedure
+    .input(byId.extend({ limit: z.number().int().min(1).max(200).default(50) }))
+    .query(({ ctx, input }) => destinationRuns({ actor: ctx.viewer, ...input })),
 });

@@ -1,0 +1,36 @@
+// The dashboard's numbers for an account the actor may see, or for the actor's own view (every
+// account for staff): totals and a daily series, invalid traffic, and the orders attribution set
+// aside, from the same rollups and statements as the report routes.
+import { type SetAsideOrder, setAsideOrders } from "@/server/attribution/set-aside-orders";
+import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
+import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
+import type { Actor } from "./actor";
+import { reportScopeOf } from "./report-scope-of";
+
+interface StatsRequest {
+  actor: Actor;
+  accountId?: string;
+  /** YYYY-MM-DD, inclusive, UTC. */
+  startDate: string;
+  endDate: string;
+}
+
+export async function accountStats({ actor, accountId, startDate, endDate }: StatsRequest) {
+  return metricsOverRange(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+}
+
+/** Filtered beacons per day and reason. */
+export async function accountInvalidTraffic({ actor, accountId, startDate, endDate }: StatsRequest) {
+  return invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+}
+
+/**
+ * Orders attribution set aside in the range, of the publishers in scope (every one for staff):
+ * how many, and the latest with their reasons. Orders are publishers' data: an advertiser has
+ * none of its own, and its scope, which is not limited to publishers, must not read as "all".
+ */
+export async function accountSetAsideOrders({ actor, accountId, startDate, endDate }: StatsRequest): Promise<{ total: number; latest: SetAsideOrder[] }> {
+  const scope = await reportScopeOf({ actor, accountId });
+  if (scope.advertiserId !== null) return { total: 0, latest: [] };
+  return setAsideOrders({ startDate, endDate }, scope.publisherIds);
+}

@@ -1,0 +1,24 @@
+import type { Actor } from "@/server/accounts/actor";
+import { reportScopeOf } from "@/server/accounts/report-scope-of";
+import { TallyError } from "@/server/errors";
+import { campaignDetail } from "@/server/reports/campaign-detail.sql";
+import { MAX_PER_PAGE } from "@/server/reports/report-query";
+
+/**
+ * One campaign in the actor's scope: its totals over the range, one row per day and its ads (the
+ * statement of /campaign/:id). Outside the scope, as for an unknown id, "no such campaign".
+ */
+export async function getCampaign({ actor, id, startDate, endDate }: { actor: Actor; id: string; startDate: string; endDate: string }) {
+  const detail = await campaignDetail(await reportScopeOf({ actor }), id, {
+    startDate,
+    endDate,
+    page: 1,
+    perPage: MAX_PER_PAGE,
+    orderBy: "impressions_total",
+    order: "desc",
+    download: false,
+    ids: {},
+  });
+  if (!detail) throw new TallyError("not_found", "no such campaign");
+  return detail;
+}

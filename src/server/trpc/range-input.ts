@@ -1,0 +1,15 @@
+// The date range of the dashboard's figures: UTC days, inclusive, at most MAX_RANGE_DAYS long.
+import { z } from "zod";
+import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
+
+const day = z.iso.date();
+export const rangeInput = z
+  .object({ startDate: day, endDate: day })
+  .refine((r) => r.startDate <= r.endDate, { message: "the start is after the end", path: ["startDate"] })
+  .refine((r) => Date.parse(r.endDate) - Date.parse(r.startDate) < MAX_RANGE_DAYS * 86_400_000, {
+    message: `at most ${MAX_RANGE_DAYS} days`,
+    path: ["endDate"],
+  });
+
+/** An account the viewer may see, or (left out) the viewer's own view, over a range. */
+export const accountRangeInput = z.object({ accountId: z.string().min(1).optional() }).and(rangeInput);

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { pgPool } from "@/server/db/pg-pool";
-import { rebuildRollups } from "@/server/reports/verify-rollups.sql";
+import { rebuildRollups } from "@/server/rollups/verify-rollups.sql";
 import { log } from "../lib/stack";
 import { DATA_DIR, startBenchDatabase, writeSeedNote } from "./database";
 import { loadReportDataset } from "./dataset";

@@ -7,7 +7,7 @@ import { env, exitOnEnvError } from "@/env";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
-import { verifyRollups } from "@/server/reports/verify-rollups.sql";
+import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
 
 try {
   env();

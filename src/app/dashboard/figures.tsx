@@ -2,7 +2,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
-import type { Metrics } from "@/server/reports/rollup-totals.sql";
+import type { Metrics } from "@/server/reports/metrics";
 
 const DAY_MS = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);

@@ -7,46 +7,14 @@
 import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
 import { isDataError } from "@/server/ingest/group-commit";
-import { REPORT_TABLES, reportKeyGrouping, rowCounting } from "@/server/reports/report-tables";
+import { creditUpserts } from "@/server/rollups/writer-upserts.sql";
 
 /** The interface's window (§8), used for campaign types without a row in attribution_windows. */
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 
-// Attributions written by the statement join the report rows (daily_rollups and its coarser
-// sums, REPORT_TABLES, in the order the beacon writer uses) in the same transaction, on the day
-// the order was placed. Lines already attributed are not returned by the insert, so a re-run
-// adds nothing, and an order is attributed in one statement, so its distinct count per row adds
-// up over batches.
-const CREDIT_UPSERTS = REPORT_TABLES.map((spec) => {
-  const { table, keys } = spec;
-  const { columns, groupBy } = reportKeyGrouping(spec, "placed_at");
-  const positions = keys.map((_, index) => index + 1).join(", ");
-  const { returning, countsCte } = rowCounting(spec);
-  return `${table} AS (
-  INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
-  SELECT ${columns},
-         count(*), count(DISTINCT conversion_id), sum(total_value_micros)
-    FROM attributed
-   GROUP BY ${groupBy}
-   ORDER BY ${positions}
-  ON CONFLICT (${keys.join(", ")}) DO UPDATE
-     SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
-         sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
-  ${returning}
-)${countsCte}`;
-})
-  .join(", ")
-  .concat(`, daily_publisher_orders AS (
-  -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
-  -- advertiser and publisher reports' order counts, which do not add up over campaigns.
-  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, conversions)
-  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
-         count(DISTINCT conversion_id)
-    FROM attributed
-   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
-   ORDER BY 1, 2, 3
-  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET conversions = r.conversions + EXCLUDED.conversions
-)`);
+// Attributions written by the statement join the report rows (src/server/rollups/) in the same
+// transaction, on the day the order was placed.
+const CREDIT_UPSERTS = creditUpserts();
 
 // - batch: the orders of $1, taken and locked by attributeBatch.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest

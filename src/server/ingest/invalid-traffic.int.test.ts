@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
-import { rebuildRollups, verifyRollups } from "@/server/reports/verify-rollups.sql";
+import { rebuildRollups, verifyRollups } from "@/server/rollups/verify-rollups.sql";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { MAX_COUNTED_PER_TOKEN } from "./store-beacons.sql";

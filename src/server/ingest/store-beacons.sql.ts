@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: its four steps are one transaction, whose locks and their order only read right together.
 // Hand-written SQL: this is the hottest write path. One transaction stores a whole batch of
 // beacons (see group-commit.ts) with its invalid-traffic, de-duplication and spend decisions, so a
 // 202 always means "stored", and concurrent batches in any number of processes cannot double-count
@@ -13,9 +14,9 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
-import { REPORT_TABLES, type ReportTableSpec, reportKeyGrouping, rowCounting } from "@/server/reports/report-tables";
+import { trafficUpserts } from "@/server/rollups/writer-upserts.sql";
 import type { BeaconClaims, EventKind } from "./beacon-token";
-import { type EventStatus, FILTERED_STATUSES } from "./event-status";
+import type { EventStatus } from "./event-status";
 
 export type { EventStatus } from "./event-status";
 
@@ -253,34 +254,9 @@ function spendTotals(batch: Beacon[], spend: bigint[]) {
   };
 }
 
-// The batch's counts join the report rows (daily_rollups and its coarser sums, REPORT_TABLES)
-// in the transaction that stores the events, so a report never counts an event twice or misses
-// one. Rows in key order: two batches lock shared rows in the same order.
-function trafficUpsert(spec: ReportTableSpec): string {
-  const { table, keys } = spec;
-  const { columns, groupBy } = reportKeyGrouping(spec, "created_at");
-  const positions = keys.map((_, index) => index + 1).join(", ");
-  const { returning, countsCte } = rowCounting(spec);
-  const filtered = FILTERED_STATUSES.map(({ column }) => column);
-  return `${table} AS (
-             INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, ${filtered.join(", ")})
-             SELECT ${columns},
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
-                    count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
-                    sum(spend_micros),
-                    ${FILTERED_STATUSES.map(({ status }) => `count(*) FILTER (WHERE status = '${status}')`).join(",\n                    ")}
-               FROM input
-              GROUP BY ${groupBy}
-              ORDER BY ${positions}
-             ON CONFLICT (${keys.join(", ")}) DO UPDATE
-                SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
-                    clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
-                    ${filtered.map((column) => `${column} = r.${column} + EXCLUDED.${column}`).join(", ")}
-             ${returning}
-           )${countsCte}`;
-}
-const TRAFFIC_UPSERTS = REPORT_TABLES.map(trafficUpsert).join(", ");
+// The batch's counts join the report rows (src/server/rollups/) in the transaction that stores
+// the events, so a report never counts an event twice or misses one.
+const TRAFFIC_UPSERTS = trafficUpserts();
 
 async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);

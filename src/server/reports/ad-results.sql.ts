@@ -1,20 +1,12 @@
-// Hand-written SQL: per-ad totals over daily_rollups for a range and a scope, sorted and paged in
-// the database (see campaign-listing.sql.ts for the campaign grain).
+// Hand-written SQL: per-ad totals from daily_ad_totals (rollup-totals.sql.ts) for a range and a
+// scope, sorted and paged in the database (see campaign-listing.sql.ts for the campaign grain).
+import sql from "sql-template-tag";
 import { fromMicros } from "@/server/money";
+import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportQuery } from "./report-query";
+import { type ReportPage, type ReportStatement, reportPage, reportStatement } from "./report-runner";
 import type { ReportScope } from "./report-scope";
-import {
-  METRIC_SORTS,
-  type Metrics,
-  metricsOf,
-  pagedSelect,
-  type ReportPage,
-  type ReportStatement,
-  reportPage,
-  TOTALS_COLUMNS,
-  type TotalsRow,
-  totalsCtes,
-} from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, name: "name" } as const;
 export type AdResultsOrderBy = keyof typeof SORTABLE;
@@ -37,10 +29,29 @@ export interface AdResultsRow extends Metrics {
   product_sku: string;
 }
 
+type Row = TotalsRow & {
+  id: string;
+  name: string;
+  campaign_id: string;
+  advertiser_id: string;
+  ad_type: string;
+  ad_size: string | null;
+  ad_status: string;
+  ad_media_url: string | null;
+  bid_model: "cpm" | "cpc";
+  bid_micros: number;
+  product_sku: string;
+  total: number;
+};
+
 /** Ads in scope with their totals over the range, one page of them (ad layout fields). */
 export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportStatement<AdResultsRow> {
-  const sql = `
-    WITH ${totalsCtes("ad_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
+  const { advertiserId, publisherIds, targetedPublisherIds } = scope;
+  const advertiserFilter = query.ids.advertiser_id ?? null;
+  const campaignFilter = query.ids.campaign_id ?? null;
+  const adFilter = query.ids.ad_id ?? null;
+  const listing = sql`
+    WITH ${totalsCtes("ad_id", { range: query, scope })}, listed AS (
       SELECT a.id, a.name, a.campaign_id, c.advertiser_id, a.type::text AS ad_type, a.size AS ad_size, a.status::text AS ad_status,
              a.media_url AS ad_media_url, c.bid_model::text AS bid_model, c.bid_micros::float8 AS bid_micros,
              coalesce((SELECT string_agg(p.sku, ',' ORDER BY p.sku) FROM ad_products ap JOIN products p ON p.id = ap.product_ref WHERE ap.ad_id = a.id),
@@ -51,56 +62,27 @@ export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResu
         JOIN campaigns c ON c.id = a.campaign_id
         LEFT JOIN totals t ON t.key = a.id
         LEFT JOIN orders o ON o.key = a.id
-       WHERE ($3::text IS NULL OR c.advertiser_id = $3)
-         AND ($4::text[] IS NULL OR t.key IS NOT NULL
-              OR EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY($5)))
-         AND ($6::text IS NULL OR c.advertiser_id = $6) AND ($7::text IS NULL OR c.id = $7) AND ($8::text IS NULL OR a.id = $8)
+       WHERE (${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId})
+         AND (${publisherIds}::text[] IS NULL OR t.key IS NOT NULL
+              OR EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY(${targetedPublisherIds})))
+         AND (${advertiserFilter}::text IS NULL OR c.advertiser_id = ${advertiserFilter}) AND (${campaignFilter}::text IS NULL OR c.id = ${campaignFilter})
+         AND (${adFilter}::text IS NULL OR a.id = ${adFilter})
     )
-    ${pagedSelect(SORTABLE[query.orderBy], query.order, 9)}`;
-  const values = (limit: number | null, offset: number) => [
-    query.startDate,
-    query.endDate,
-    scope.advertiserId,
-    scope.publisherIds,
-    scope.targetedPublisherIds,
-    query.ids.advertiser_id ?? null,
-    query.ids.campaign_id ?? null,
-    query.ids.ad_id ?? null,
-    limit,
-    offset,
-  ];
-  type Row = TotalsRow & {
-    id: string;
-    name: string;
-    campaign_id: string;
-    advertiser_id: string;
-    ad_type: string;
-    ad_size: string | null;
-    ad_status: string;
-    ad_media_url: string | null;
-    bid_model: "cpm" | "cpc";
-    bid_micros: number;
-    product_sku: string;
-    total: number;
-  };
-  return {
-    sql,
-    values,
-    row: (r: Row) => ({
-      ad_id: r.id,
-      name: r.name,
-      campaign_id: r.campaign_id,
-      advertiser_id: r.advertiser_id,
-      ad_type: r.ad_type,
-      ad_size: r.ad_size,
-      ad_status: r.ad_status,
-      ad_media_url: r.ad_media_url,
-      cpm: r.bid_model === "cpm" ? fromMicros(r.bid_micros) : null,
-      cpc: r.bid_model === "cpc" ? fromMicros(r.bid_micros) : null,
-      product_sku: r.product_sku,
-      ...metricsOf(r),
-    }),
-  };
+    ${pagedSelect(SORTABLE[query.orderBy], query.order)}`;
+  return reportStatement(listing, (r: Row) => ({
+    ad_id: r.id,
+    name: r.name,
+    campaign_id: r.campaign_id,
+    advertiser_id: r.advertiser_id,
+    ad_type: r.ad_type,
+    ad_size: r.ad_size,
+    ad_status: r.ad_status,
+    ad_media_url: r.ad_media_url,
+    cpm: r.bid_model === "cpm" ? fromMicros(r.bid_micros) : null,
+    cpc: r.bid_model === "cpc" ? fromMicros(r.bid_micros) : null,
+    product_sku: r.product_sku,
+    ...metricsOf(r),
+  }));
 }
 
 /** One page of adResultsStatement's rows. */

@@ -1,20 +1,12 @@
-// Hand-written SQL: per-advertiser totals over daily_rollups for a range and a scope, with the
-// advertiser layout's account fields, sorted and paged in the database.
+// Hand-written SQL: per-advertiser totals from the report tables (rollup-totals.sql.ts) for a
+// range and a scope, with the advertiser layout's account fields, sorted and paged in the database.
+import sql from "sql-template-tag";
 import { fromMicros } from "@/server/money";
+import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportQuery } from "./report-query";
+import { type ReportStatement, reportStatement } from "./report-runner";
 import type { ReportScope } from "./report-scope";
-import {
-  METRIC_SORTS,
-  type Metrics,
-  metricsOf,
-  pagedSelect,
-  type ReportPage,
-  type ReportStatement,
-  reportPage,
-  TOTALS_COLUMNS,
-  type TotalsRow,
-  totalsCtes,
-} from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
 export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
@@ -29,61 +21,46 @@ export interface AdvertiserReportRow extends Metrics {
   currency: string;
 }
 
+type Row = TotalsRow & {
+  id: string;
+  name: string;
+  seller_id: string | null;
+  wallet_balance_micros: number;
+  daily_budget_micros: number | null;
+  currency: string;
+  total: number;
+};
+
 /**
  * Advertisers in scope with their totals over the range: for a publisher (or network), those
  * with traffic on its inventory in the range or a campaign that targets it; for an advertiser,
  * itself.
  */
 export function advertiserReportStatement(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportStatement<AdvertiserReportRow> {
-  const sql = `
-    WITH ${totalsCtes("advertiser_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
+  const { advertiserId, publisherIds, targetedPublisherIds } = scope;
+  const advertiserFilter = query.ids.advertiser_id ?? null;
+  const listing = sql`
+    WITH ${totalsCtes("advertiser_id", { range: query, scope })}, listed AS (
       SELECT adv.id, adv.name, adv.seller_id, adv.wallet_balance_micros::float8 AS wallet_balance_micros,
              adv.daily_budget_micros::float8 AS daily_budget_micros, adv.currency, ${TOTALS_COLUMNS}
         FROM accounts adv
         LEFT JOIN totals t ON t.key = adv.id
         LEFT JOIN orders o ON o.key = adv.id
        WHERE adv.kind = 'advertiser'
-         AND ($3::text IS NULL OR adv.id = $3)
-         AND ($4::text[] IS NULL OR t.key IS NOT NULL
+         AND (${advertiserId}::text IS NULL OR adv.id = ${advertiserId})
+         AND (${publisherIds}::text[] IS NULL OR t.key IS NOT NULL
               OR EXISTS (SELECT 1 FROM campaigns c JOIN campaign_publishers cp ON cp.campaign_id = c.id
-                          WHERE c.advertiser_id = adv.id AND cp.publisher_id = ANY($5)))
-         AND ($6::text IS NULL OR adv.id = $6)
+                          WHERE c.advertiser_id = adv.id AND cp.publisher_id = ANY(${targetedPublisherIds})))
+         AND (${advertiserFilter}::text IS NULL OR adv.id = ${advertiserFilter})
     )
-    ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
-  const values = (limit: number | null, offset: number) => [
-    query.startDate,
-    query.endDate,
-    scope.advertiserId,
-    scope.publisherIds,
-    scope.targetedPublisherIds,
-    query.ids.advertiser_id ?? null,
-    limit,
-    offset,
-  ];
-  type Row = TotalsRow & {
-    id: string;
-    name: string;
-    seller_id: string | null;
-    wallet_balance_micros: number;
-    daily_budget_micros: number | null;
-    currency: string;
-    total: number;
-  };
-  return {
-    sql,
-    values,
-    row: (r: Row) => ({
-      advertiser: r.name,
-      advertiser_id: r.id,
-      seller_id: r.seller_id,
-      wallet_balance: fromMicros(r.wallet_balance_micros),
-      daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros),
-      currency: r.currency.trim(),
-      ...metricsOf(r),
-    }),
-  };
+    ${pagedSelect(SORTABLE[query.orderBy], query.order)}`;
+  return reportStatement(listing, (r: Row) => ({
+    advertiser: r.name,
+    advertiser_id: r.id,
+    seller_id: r.seller_id,
+    wallet_balance: fromMicros(r.wallet_balance_micros),
+    daily_budget: r.daily_budget_micros === null ? null : fromMicros(r.daily_budget_micros),
+    currency: r.currency.trim(),
+    ...metricsOf(r),
+  }));
 }
-
-/** One page of advertiserReportStatement's rows. */
-export const advertiserReport = (scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): Promise<ReportPage<AdvertiserReportRow>> =>
-  reportPage(advertiserReportStatement(scope, query), query);

@@ -1,31 +1,30 @@
 // Hand-written SQL: daily totals over a range for a scope (and, for the campaign page, one
 // campaign), every day present with zeros where nothing happened: the campaign page's daily rows
 // and the dashboard's time series.
+import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
+import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportScope } from "./report-scope";
-import { type Metrics, metricsOf, TOTALS_COLUMNS, type TotalsRow, totalsCtes } from "./rollup-totals.sql";
+import { TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 export interface DayMetrics extends Metrics {
   /** YYYY-MM-DD (UTC). */
   day: string;
 }
 
-const dailySql = (publisherScoped: boolean, oneCampaign: boolean) => `
-  WITH ${totalsCtes("day", { campaignParameter: oneCampaign ? "$5" : undefined, publisherScoped })}
-  SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
-    FROM generate_series($1::date, $2::date, interval '1 day') AS d(day)
-    LEFT JOIN totals t ON t.key = d.day::date
-    LEFT JOIN orders o ON o.key = d.day::date
-   ORDER BY d.day`;
-
 async function dailyRows(
   scope: ReportScope,
   range: { startDate: string; endDate: string },
   campaignId: string | null,
 ): Promise<(TotalsRow & { day: string })[]> {
-  const values: unknown[] = [range.startDate, range.endDate, scope.advertiserId, scope.publisherIds];
-  if (campaignId !== null) values.push(campaignId);
-  return (await pgPool().query<TotalsRow & { day: string }>(dailySql(scope.publisherIds !== null, campaignId !== null), values)).rows;
+  const daily = sql`
+  WITH ${totalsCtes("day", { range, scope, campaignId: campaignId ?? undefined })}
+  SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
+    FROM generate_series(${range.startDate}::date, ${range.endDate}::date, interval '1 day') AS d(day)
+    LEFT JOIN totals t ON t.key = d.day::date
+    LEFT JOIN orders o ON o.key = d.day::date
+   ORDER BY d.day`;
+  return (await pgPool().query<TotalsRow & { day: string }>(daily)).rows;
 }
 
 /** One row per day of the range, in scope; `campaignId` narrows it to one campaign. */

@@ -1,19 +1,11 @@
-// Hand-written SQL: per-publisher totals over daily_rollups for a range and a scope, sorted and
-// paged in the database.
+// Hand-written SQL: per-publisher totals from the report tables (rollup-totals.sql.ts) for a
+// range and a scope, sorted and paged in the database.
+import sql from "sql-template-tag";
+import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportQuery } from "./report-query";
+import { type ReportStatement, reportStatement } from "./report-runner";
 import type { ReportScope } from "./report-scope";
-import {
-  METRIC_SORTS,
-  type Metrics,
-  metricsOf,
-  pagedSelect,
-  type ReportPage,
-  type ReportStatement,
-  reportPage,
-  TOTALS_COLUMNS,
-  type TotalsRow,
-  totalsCtes,
-} from "./rollup-totals.sql";
+import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE = { ...METRIC_SORTS, publisher: "name" } as const;
 export type PublisherReportOrderBy = keyof typeof SORTABLE;
@@ -28,6 +20,8 @@ export interface PublisherReportRow extends Metrics {
   sites: string;
 }
 
+type Row = TotalsRow & { id: string; name: string; network_id: string | null; sites: string; total: number };
+
 /**
  * Publishers in scope with their totals over the range. An advertiser sees the publishers where
  * it had traffic in the range or that its campaigns target (directly or through their network),
@@ -39,8 +33,10 @@ export function publisherReportStatement(
   query: ReportQuery<PublisherReportOrderBy>,
   networkId: string | null = null,
 ): ReportStatement<PublisherReportRow> {
-  const sql = `
-    WITH ${totalsCtes("publisher_id", { publisherScoped: scope.publisherIds !== null })}, listed AS (
+  const { advertiserId, publisherIds } = scope;
+  const publisherFilter = query.ids.publisher_id ?? null;
+  const listing = sql`
+    WITH ${totalsCtes("publisher_id", { range: query, scope })}, listed AS (
       SELECT p.id, p.name, p.network_id,
              coalesce((SELECT string_agg(s.name, ',' ORDER BY s.name) FROM sites s WHERE s.publisher_id = p.id), '') AS sites,
              ${TOTALS_COLUMNS}
@@ -48,35 +44,13 @@ export function publisherReportStatement(
         LEFT JOIN totals t ON t.key = p.id
         LEFT JOIN orders o ON o.key = p.id
        WHERE p.kind IN ('publisher', 'network')
-         AND ($4::text[] IS NULL OR p.id = ANY($4))
-         AND ($3::text IS NULL OR t.key IS NOT NULL
+         AND (${publisherIds}::text[] IS NULL OR p.id = ANY(${publisherIds}))
+         AND (${advertiserId}::text IS NULL OR t.key IS NOT NULL
               OR EXISTS (SELECT 1 FROM campaigns c JOIN campaign_publishers cp ON cp.campaign_id = c.id
-                          WHERE c.advertiser_id = $3 AND (cp.publisher_id = p.id OR cp.publisher_id = p.network_id)))
-         AND ($5::text IS NULL OR p.network_id = $5)
-         AND ($6::text IS NULL OR p.id = $6)
+                          WHERE c.advertiser_id = ${advertiserId} AND (cp.publisher_id = p.id OR cp.publisher_id = p.network_id)))
+         AND (${networkId}::text IS NULL OR p.network_id = ${networkId})
+         AND (${publisherFilter}::text IS NULL OR p.id = ${publisherFilter})
     )
-    ${pagedSelect(SORTABLE[query.orderBy], query.order, 7)}`;
-  const values = (limit: number | null, offset: number) => [
-    query.startDate,
-    query.endDate,
-    scope.advertiserId,
-    scope.publisherIds,
-    networkId,
-    query.ids.publisher_id ?? null,
-    limit,
-    offset,
-  ];
-  type Row = TotalsRow & { id: string; name: string; network_id: string | null; sites: string; total: number };
-  return {
-    sql,
-    values,
-    row: (r: Row) => ({ publisher: r.name, publisher_id: r.id, network_id: r.network_id, sites: r.sites, ...metricsOf(r) }),
-  };
+    ${pagedSelect(SORTABLE[query.orderBy], query.order)}`;
+  return reportStatement(listing, (r: Row) => ({ publisher: r.name, publisher_id: r.id, network_id: r.network_id, sites: r.sites, ...metricsOf(r) }));
 }
-
-/** One page of publisherReportStatement's rows. */
-export const publisherReport = (
-  scope: ReportScope,
-  query: ReportQuery<PublisherReportOrderBy>,
-  networkId: string | null = null,
-): Promise<ReportPage<PublisherReportRow>> => reportPage(publisherReportStatement(scope, query, networkId), query);

@@ -1,6 +1,7 @@
 // Which report rows an account may read (decisions §1): an advertiser its own campaigns' rows on
 // every publisher; a publisher the rows of its own inventory; a network its own and its
 // sub-publishers'. Everything else is as if it did not exist.
+import sql from "sql-template-tag";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import type { Viewer } from "@/server/accounts/sessions";
 import { pgPool } from "@/server/db/pg-pool";
@@ -26,10 +27,9 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
   if (typeof caller.accountId !== "string" || caller.accountId === "") throw new TallyError("not_found", "no such account");
   if (caller.accountKind === "advertiser") return { advertiserId: caller.accountId, publisherIds: null, targetedPublisherIds: null };
   const { rows } = await pgPool().query<{ publisher_ids: string[]; network_id: string | null }>(
-    `SELECT array_append(coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM accounts s WHERE s.network_id = a.id AND a.kind = 'network'), '{}'), a.id) AS publisher_ids,
+    sql`SELECT array_append(coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM accounts s WHERE s.network_id = a.id AND a.kind = 'network'), '{}'), a.id) AS publisher_ids,
             a.network_id
-       FROM accounts a WHERE a.id = $1`,
-    [caller.accountId],
+       FROM accounts a WHERE a.id = ${caller.accountId}`,
   );
   const publisherIds = rows[0]?.publisher_ids ?? [caller.accountId];
   const networkId = rows[0]?.network_id ?? null;
@@ -38,7 +38,7 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
 
 /** An account as a report caller (its kind decides its scope), or null for an unknown id. */
 export async function accountCaller(accountId: string): Promise<ReportCaller | null> {
-  const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>("SELECT kind::text AS kind FROM accounts WHERE id = $1", [accountId]);
+  const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>(sql`SELECT kind::text AS kind FROM accounts WHERE id = ${accountId}`);
   return rows[0] ? { accountId, accountKind: rows[0].kind } : null;
 }
 

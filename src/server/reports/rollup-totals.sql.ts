@@ -1,14 +1,22 @@
-// The totals every report row is built from, as SQL text shared by the report queries: traffic,
-// spend and sales summed from the report tables, and distinct credited orders from a table kept
-// at the row's own grain (distinct counts do not add up across finer rows). Parameters $1 to $4
-// of the surrounding query must be: first day, last day, advertiser scope, publisher scope.
-import type pg from "pg";
-import { cursorBatches } from "@/server/db/cursor";
-import { pgPool } from "@/server/db/pg-pool";
-import { fromMicros } from "@/server/money";
-import { invalidEventsSum } from "./report-tables";
+// The totals every report row is built from, as SQL fragments shared by the report queries:
+// traffic, spend and sales summed from the report tables, and distinct credited orders from a
+// table kept at the row's own grain (distinct counts do not add up across finer rows).
+import sql, { empty, raw, type Sql } from "sql-template-tag";
+import { invalidEventsSum } from "@/server/rollups/report-tables";
+import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
+import type { ReportScope } from "./report-scope";
+
+// src/server/export imports these from here; they live in report-runner.ts.
+export { allReportRows, type ReportStatement } from "./report-runner";
 
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
+
+/** What the totals cover: days (inclusive, UTC) in the caller's scope, and for the campaign page one campaign. */
+export interface TotalsFilter {
+  range: { startDate: string; endDate: string };
+  scope: ReportScope;
+  campaignId?: string;
+}
 
 // Where each grain's figures come from. Traffic, credited lines and sales add up over any rows,
 // so they are summed from the coarsest report table that has the grain's key and the scope's
@@ -17,7 +25,7 @@ export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" |
 // Distinct orders add up over days and publishers (an order has one of each) but not over
 // campaigns or ads, so they come from a table of the grain itself (daily_publisher_orders for
 // advertisers and publishers), and are counted in attributions otherwise. Orders count on the
-// day they were placed.
+// day they were placed. Tables and keys are SQL of fixed lists, never input.
 interface Source {
   table: "daily_campaign_totals" | "daily_ad_totals";
   key: string;
@@ -26,7 +34,7 @@ interface Source {
   orders: "table" | "publisher_orders" | { attributionKey: string };
 }
 
-function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
+function sourceOf(dimension: TotalsDimension, filter: TotalsFilter): Source {
   switch (dimension) {
     case "campaign_id":
       return { table: "daily_campaign_totals", key: "r.campaign_id", orders: "table" };
@@ -35,7 +43,7 @@ function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
       return {
         table: "daily_campaign_totals",
         key: "r.day",
-        orders: options.campaignParameter !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" },
+        orders: filter.campaignId !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" },
       };
     case "advertiser_id":
     case "publisher_id":
@@ -50,50 +58,57 @@ function sourceOf(dimension: TotalsDimension, options: TotalsOptions): Source {
  * Orders from daily_publisher_orders: per advertiser, its own rows; per publisher, the caller's
  * advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
  */
-function publisherOrders(dimension: "advertiser_id" | "publisher_id"): string {
+function publisherOrders(dimension: "advertiser_id" | "publisher_id", { range, scope }: TotalsFilter): Sql {
+  const { advertiserId, publisherIds } = scope;
   const rows =
-    dimension === "advertiser_id" ? "o.advertiser_id <> '' AND ($3::text IS NULL OR o.advertiser_id = $3)" : "o.advertiser_id = coalesce($3::text, '')";
-  return `SELECT o.${dimension} AS key, sum(o.conversions) AS conversions
+    dimension === "advertiser_id"
+      ? sql`o.advertiser_id <> '' AND (${advertiserId}::text IS NULL OR o.advertiser_id = ${advertiserId})`
+      : sql`o.advertiser_id = coalesce(${advertiserId}::text, '')`;
+  return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions
         FROM daily_publisher_orders o
-       WHERE o.day BETWEEN $1::date AND $2::date AND ${rows} AND ($4::text[] IS NULL OR o.publisher_id = ANY($4))
+       WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
        GROUP BY 1`;
 }
 
-export interface TotalsOptions {
-  /** Only this campaign's rows count (a parameter reference, say "$5"). */
-  campaignParameter?: string;
-  /** The caller's scope limits publishers ($4 is not null): the source must have publisher_id. */
-  publisherScoped: boolean;
+/** Only the one campaign's rows, when the totals are one campaign's. */
+const oneCampaign = (alias: "a" | "r", campaignId: string | undefined) =>
+  campaignId !== undefined ? sql`AND ${raw(alias)}.campaign_id = ${campaignId}` : empty;
+
+/** Distinct orders counted in attributions by `key`, for grains without a table of their own. */
+function attributedOrders(key: string, { range, scope, campaignId }: TotalsFilter): Sql {
+  const { advertiserId, publisherIds } = scope;
+  return sql`SELECT ${raw(key)} AS key, count(DISTINCT a.conversion_id) AS conversions
+        FROM attributions a
+       WHERE a.placed_at >= ${range.startDate}::date AND a.placed_at < ${range.endDate}::date + 1 ${oneCampaign("a", campaignId)}
+         AND (${advertiserId}::text IS NULL OR a.advertiser_id = ${advertiserId}) AND (${publisherIds}::text[] IS NULL OR a.publisher_id = ANY(${publisherIds}))
+       GROUP BY 1`;
 }
 
 /** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
-export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): string {
-  const source = sourceOf(dimension, options);
-  const campaign = (alias: string) => (options.campaignParameter ? `AND ${alias}.campaign_id = ${options.campaignParameter}` : "");
+export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sql {
+  const { range, scope, campaignId } = filter;
+  const { advertiserId, publisherIds } = scope;
+  const source = sourceOf(dimension, filter);
   const publishers =
     source.table !== "daily_ad_totals"
-      ? "AND ($4::text[] IS NULL OR r.publisher_id = ANY($4))"
-      : options.publisherScoped
-        ? "AND r.publisher_id = ANY($4)"
-        : "AND r.publisher_id = ''";
+      ? sql`AND (${publisherIds}::text[] IS NULL OR r.publisher_id = ANY(${publisherIds}))`
+      : publisherIds !== null
+        ? sql`AND r.publisher_id = ANY(${publisherIds})`
+        : sql`AND r.publisher_id = ''`;
   const orders =
     source.orders === "table"
-      ? "SELECT key, conversions FROM totals"
+      ? sql`SELECT key, conversions FROM totals`
       : source.orders === "publisher_orders"
-        ? publisherOrders(dimension as "advertiser_id" | "publisher_id")
-        : `SELECT ${source.orders.attributionKey} AS key, count(DISTINCT a.conversion_id) AS conversions
-        FROM attributions a
-       WHERE a.placed_at >= $1::date AND a.placed_at < $2::date + 1 ${campaign("a")}
-         AND ($3::text IS NULL OR a.advertiser_id = $3) AND ($4::text[] IS NULL OR a.publisher_id = ANY($4))
-       GROUP BY 1`;
-  return `totals AS (
-      SELECT ${source.key} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
+        ? publisherOrders(dimension as "advertiser_id" | "publisher_id", filter)
+        : attributedOrders(source.orders.attributionKey, filter);
+  return sql`totals AS (
+      SELECT ${raw(source.key)} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
              sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
-             sum(${invalidEventsSum("r")}) AS invalid_events,
+             sum(${raw(invalidEventsSum("r"))}) AS invalid_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions
-        FROM ${source.table} r
-       WHERE r.day BETWEEN $1::date AND $2::date ${campaign("r")}
-         AND ($3::text IS NULL OR r.advertiser_id = $3) ${publishers}
+        FROM ${raw(source.table)} r
+       WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign("r", campaignId)}
+         AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
        GROUP BY 1
     ), orders AS (
       ${orders}
@@ -101,12 +116,12 @@ export function totalsCtes(dimension: TotalsDimension, options: TotalsOptions): 
 }
 
 /** Columns of the totals for a row joined as `t` (totals) and `o` (orders), zero where absent. */
-export const TOTALS_COLUMNS = `
+export const TOTALS_COLUMNS = raw(`
   coalesce(t.impressions, 0)::float8 AS impressions, coalesce(t.views, 0)::float8 AS views, coalesce(t.clicks, 0)::float8 AS clicks,
   coalesce(t.spend_micros, 0)::float8 AS spend_micros, coalesce(t.duplicate_events, 0)::float8 AS duplicate_events,
   coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.invalid_events, 0)::float8 AS invalid_events,
   coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
-  coalesce(o.conversions, 0)::float8 AS conversions`;
+  coalesce(o.conversions, 0)::float8 AS conversions`);
 
 /** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
 export const METRIC_SORTS = {
@@ -118,126 +133,14 @@ export const METRIC_SORTS = {
   ctr: "CASE WHEN impressions = 0 THEN 0 ELSE clicks / impressions END",
 } as const;
 
-export interface TotalsRow {
-  impressions: number;
-  views: number;
-  clicks: number;
-  spend_micros: number;
-  duplicate_events: number;
-  bot_events: number;
-  invalid_events: number;
-  sales_revenue_micros: number;
-  conversions: number;
-}
-
-export interface Metrics {
-  impressions_total: number;
-  views_total: number;
-  clicks_total: number;
-  ctr: number;
-  ad_revenue: number;
-  conversions_total: number;
-  conversion_rate: number;
-  sales_revenue: number;
-  roas: number;
-  /** Beacons filtered as repeats inside the de-duplication windows. */
-  duplicate_events: number;
-  /** Beacons filtered as known bots (by user agent). */
-  bot_events: number;
-  /** Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
-  invalid_events: number;
-}
-
-const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
-
-/** The metrics of decisions §4 from a row's totals; a ratio over zero is 0. */
-export function metricsOf(r: TotalsRow): Metrics {
-  const adRevenue = fromMicros(r.spend_micros);
-  const salesRevenue = fromMicros(r.sales_revenue_micros);
-  return {
-    impressions_total: r.impressions,
-    views_total: r.views,
-    clicks_total: r.clicks,
-    ctr: ratio(r.clicks, r.impressions),
-    ad_revenue: adRevenue,
-    conversions_total: r.conversions,
-    conversion_rate: ratio(r.conversions, r.clicks),
-    sales_revenue: salesRevenue,
-    roas: ratio(salesRevenue, adRevenue),
-    duplicate_events: r.duplicate_events,
-    bot_events: r.bot_events,
-    invalid_events: r.invalid_events,
-  };
-}
-
-export interface ReportPage<Row> {
-  data: Row[];
-  page: number;
-  per_page: number;
-  total: number;
-}
-
 /**
  * The end of a paged report query over a CTE named `listed` with an `id` column: every row
- * counted in `total`, sorted (ties by id, so pages never overlap), one page taken with the
- * LIMIT and OFFSET parameters `$limit` and `$limit + 1`.
+ * counted in `total`, sorted by `sort` (SQL from a report's list of sorts; ties by id, so pages
+ * never overlap), one page taken.
  */
-export function pagedSelect(sort: string, order: "asc" | "desc", limitParameter: number): string {
-  return `SELECT *, count(*) OVER ()::int AS total
+export function pagedSelect(sort: string, order: "asc" | "desc"): Sql {
+  return sql`SELECT *, count(*) OVER ()::int AS total
       FROM listed
-     ORDER BY ${sort} ${order === "asc" ? "ASC" : "DESC"}, id ASC
-     LIMIT $${limitParameter} OFFSET $${limitParameter + 1}`;
-}
-
-/**
- * A report query whose rows carry `count(*) OVER () AS total` and whose last two parameters are
- * LIMIT and OFFSET (a null limit is LIMIT ALL), with the mapping of a database row to a report row.
- */
-export interface ReportStatement<Row> {
-  sql: string;
-  values: (limit: number | null, offset: number) => unknown[];
-  /** The report row of a database row (whose shape the SQL decides, so each statement states it). */
-  row(raw: object): Row;
-}
-
-// Report queries aggregate tens of thousands of rollup rows and sort the result; the default
-// 4 MB of work memory sends those sorts and hashes to disk. Each report transaction gets more.
-const REPORT_WORK_MEM = "32MB";
-
-async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pgPool().connect();
-  try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-/** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
-export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
-  return inReportTransaction(async (client) => {
-    const run = (limit: number, offset: number) => client.query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
-    const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
-    const total = rows[0]?.total ?? (page.page > 1 ? ((await run(1, 0)).rows[0]?.total ?? 0) : 0);
-    return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
-  });
-}
-
-/**
- * Every row of a report, for a download: the query runs once, through a cursor read `batch` rows
- * at a time, so neither the server nor the database holds more than a batch for the client.
- * 200 rows: the 135,000-row benchmark download took as long as with 1,000, and its rows and sheet
- * XML died young instead of piling up in the old generation (in-process peak 222–246 MB with 100
- * to 250 rows against 270–302 MB with 1,000; docs/decisions.md).
- */
-export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 200): AsyncIterable<Row[]> {
-  for await (const rows of cursorBatches<object>(statement.sql, statement.values(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`] })) {
-    yield rows.map((raw) => statement.row(raw));
-  }
+     ORDER BY ${raw(sort)} ${raw(order === "asc" ? "ASC" : "DESC")}, id ASC
+     LIMIT ${PAGE_LIMIT} OFFSET ${PAGE_OFFSET}`;
 }

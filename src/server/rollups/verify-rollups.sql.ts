@@ -3,8 +3,10 @@
 // The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
+import sql, { raw, type Sql } from "sql-template-tag";
 import { bulkPool } from "@/server/db/pg-pool";
 import { FILTERED_STATUSES } from "@/server/ingest/event-status";
+import { adRowCountsRecount } from "./ad-row-counts.sql";
 import { REPORT_TABLES, type ReportTableSpec, ROLLUP_KEY, reportKeyGrouping } from "./report-tables";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
@@ -31,51 +33,61 @@ export interface RollupDifference {
   recounted: string;
 }
 
-// $1, $2: first and last day (inclusive, UTC). The rows of one table as ad_events and
-// attributions say they should be, as the CTE `recounted`: events counted per key, and credited
-// lines, distinct orders and sales per key.
-function recountCtes(spec: ReportTableSpec): string {
-  const key = spec.keys.join(", ");
+/** First and last day, inclusive, UTC. */
+interface Days {
+  firstDay: string;
+  lastDay: string;
+}
+
+// Table and column names below come from REPORT_TABLES, ROLLUP_KEY, MEASURES and FILTERED_STATUSES,
+// fixed lists, never from input.
+const MEASURE_LIST = raw(MEASURES.join(", "));
+
+// The rows of one table as ad_events and attributions say they should be, as the CTE
+// `recounted`: events counted per key, and credited lines, distinct orders and sales per key.
+function recountCtes(spec: ReportTableSpec, { firstDay, lastDay }: Days): Sql {
+  const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");
   const credited = reportKeyGrouping(spec, "placed_at");
-  return `
+  return sql`
 events AS (
-  SELECT ${events.columns},
+  SELECT ${raw(events.columns)},
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'click') AS clicks,
          sum(spend_micros) AS spend_micros,
-         ${FILTERED_STATUSES.map(({ status, column }) => `count(*) FILTER (WHERE status = '${status}') AS ${column}`).join(",\n         ")}
+         ${raw(FILTERED_STATUSES.map(({ status, column }) => `count(*) FILTER (WHERE status = '${status}') AS ${column}`).join(",\n         "))}
     FROM ad_events
-   WHERE created_at >= $1::date AND created_at < $2::date + 1
-   GROUP BY ${events.groupBy}
+   WHERE created_at >= ${firstDay}::date AND created_at < ${lastDay}::date + 1
+   GROUP BY ${raw(events.groupBy)}
 ), credited AS (
-  SELECT ${credited.columns},
+  SELECT ${raw(credited.columns)},
          count(*) AS attributed_items, count(DISTINCT conversion_id) AS conversions, sum(total_value_micros) AS sales_revenue_micros
     FROM attributions
-   WHERE placed_at >= $1::date AND placed_at < $2::date + 1
-   GROUP BY ${credited.groupBy}
+   WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
+   GROUP BY ${raw(credited.groupBy)}
 ), recounted AS (
   SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
          coalesce(e.spend_micros, 0) AS spend_micros,
-         ${FILTERED.map((column) => `coalesce(e.${column}, 0) AS ${column}`).join(", ")}, coalesce(c.attributed_items, 0) AS attributed_items,
+         ${raw(FILTERED.map((column) => `coalesce(e.${column}, 0) AS ${column}`).join(", "))}, coalesce(c.attributed_items, 0) AS attributed_items,
          coalesce(c.conversions, 0) AS conversions, coalesce(c.sales_revenue_micros, 0) AS sales_revenue_micros
     FROM events e FULL JOIN credited c USING (${key})
 )`;
 }
 
-function verifySql(spec: ReportTableSpec): string {
+function verifyTable(spec: ReportTableSpec, days: Days): Sql {
   const { table, keys } = spec;
-  const key = keys.join(", ");
-  const output = ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", ");
-  return `
-WITH ${recountCtes(spec)}, stored AS (
-  SELECT ${key}, ${MEASURES.join(", ")} FROM ${table} WHERE day BETWEEN $1::date AND $2::date
+  const key = raw(keys.join(", "));
+  const output = raw(ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", "));
+  const compared = raw(MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0)::numeric, coalesce(r.${m}, 0)::numeric)`).join(", "));
+  return sql`
+WITH ${recountCtes(spec, days)}, stored AS (
+  SELECT ${key}, ${MEASURE_LIST} FROM ${raw(table)} WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
 )
-SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
+SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
   FROM stored s FULL JOIN recounted r USING (${key})
- CROSS JOIN LATERAL (VALUES ${MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0)::numeric, coalesce(r.${m}, 0)::numeric)`).join(", ")})
+ CROSS JOIN LATERAL (VALUES ${compared})
        AS m(measure, stored, recounted)
  WHERE m.stored <> m.recounted
  ORDER BY ${key}, m.measure`;
@@ -83,18 +95,18 @@ SELECT '${table}' AS "table", ${output}, m.measure, m.stored::text, m.recounted:
 
 // daily_publisher_orders recounted: distinct orders per day and publisher, per advertiser and
 // for every advertiser ('').
-const PUBLISHER_ORDERS_RECOUNT = `
+const publisherOrdersRecount = ({ firstDay, lastDay }: Days) => sql`
 recounted AS (
   SELECT (placed_at AT TIME ZONE 'UTC')::date AS day, publisher_id,
          CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, count(DISTINCT conversion_id) AS conversions
     FROM attributions
-   WHERE placed_at >= $1::date AND placed_at < $2::date + 1
+   WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
    GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
 )`;
 
-const VERIFY_PUBLISHER_ORDERS_SQL = `
-WITH ${PUBLISHER_ORDERS_RECOUNT}, stored AS (
-  SELECT day, publisher_id, advertiser_id, conversions FROM daily_publisher_orders WHERE day BETWEEN $1::date AND $2::date
+const verifyPublisherOrders = (days: Days) => sql`
+WITH ${publisherOrdersRecount(days)}, stored AS (
+  SELECT day, publisher_id, advertiser_id, conversions FROM daily_publisher_orders WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
 )
 SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text AS site, advertiser_id, NULL::text AS campaign_id,
        NULL::text AS ad_id, NULL::text AS placement_name, 'conversions' AS measure,
@@ -103,20 +115,9 @@ SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text 
  WHERE coalesce(s.conversions, 0) <> coalesce(r.conversions, 0)
  ORDER BY day, publisher_id, advertiser_id`;
 
-// daily_ad_row_counts recounted from daily_ad_totals (whose own figures the checks above recount
-// from the raw tables).
-const AD_ROW_COUNTS_RECOUNT = `
-recounted AS (
-  SELECT advertiser_id, day, campaign_id, count(*) FILTER (WHERE publisher_id = '') AS ad_rows,
-         count(*) FILTER (WHERE publisher_id <> '') AS ad_publisher_rows
-    FROM daily_ad_totals
-   WHERE day BETWEEN $1::date AND $2::date
-   GROUP BY 1, 2, 3
-)`;
-
-const VERIFY_AD_ROW_COUNTS_SQL = `
-WITH ${AD_ROW_COUNTS_RECOUNT}, stored AS (
-  SELECT advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows FROM daily_ad_row_counts WHERE day BETWEEN $1::date AND $2::date
+const verifyAdRowCounts = (days: Days) => sql`
+WITH ${adRowCountsRecount(days.firstDay, days.lastDay)}, stored AS (
+  SELECT advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows FROM daily_ad_row_counts WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
 )
 SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, NULL::text AS site, advertiser_id, campaign_id,
        NULL::text AS ad_id, NULL::text AS placement_name, m.measure, m.stored::text, m.recounted::text
@@ -132,13 +133,14 @@ SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, 
  * ad_events and attributions; empty when the report rows are right.
  */
 export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
+  const days = { firstDay, lastDay };
   const differences: RollupDifference[] = [];
   for (const spec of REPORT_TABLES) {
-    const { rows } = await bulkPool().query<RollupDifference>(verifySql(spec), [firstDay, lastDay]);
+    const { rows } = await bulkPool().query<RollupDifference>(verifyTable(spec, days));
     differences.push(...rows);
   }
-  differences.push(...(await bulkPool().query<RollupDifference>(VERIFY_PUBLISHER_ORDERS_SQL, [firstDay, lastDay])).rows);
-  differences.push(...(await bulkPool().query<RollupDifference>(VERIFY_AD_ROW_COUNTS_SQL, [firstDay, lastDay])).rows);
+  differences.push(...(await bulkPool().query<RollupDifference>(verifyPublisherOrders(days))).rows);
+  differences.push(...(await bulkPool().query<RollupDifference>(verifyAdRowCounts(days))).rows);
   return differences;
 }
 
@@ -148,6 +150,8 @@ export async function verifyRollups(firstDay: string, lastDay: string): Promise<
  * (the report benchmark) and for repairs: the writers keep the rows current on their own.
  */
 export async function rebuildRollups(firstDay: string, lastDay: string): Promise<number> {
+  const days = { firstDay, lastDay };
+  const inRange = sql`day BETWEEN ${firstDay}::date AND ${lastDay}::date`;
   const client = await bulkPool().connect();
   try {
     await client.query("BEGIN");
@@ -157,23 +161,19 @@ export async function rebuildRollups(firstDay: string, lastDay: string): Promise
     await client.query("SET LOCAL statement_timeout = 0");
     let finest = 0;
     for (const spec of REPORT_TABLES) {
-      const { table, keys } = spec;
-      await client.query(`DELETE FROM ${table} WHERE day BETWEEN $1::date AND $2::date`, [firstDay, lastDay]);
-      const { rowCount } = await client.query(
-        `INSERT INTO ${table} (${keys.join(", ")}, ${MEASURES.join(", ")}) WITH ${recountCtes(spec)} SELECT ${keys.join(", ")}, ${MEASURES.join(", ")} FROM recounted`,
-        [firstDay, lastDay],
-      );
-      if (table === "daily_rollups") finest = rowCount ?? 0;
+      const table = raw(spec.table);
+      const columns = raw(`${spec.keys.join(", ")}, ${MEASURES.join(", ")}`);
+      await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
+      const { rowCount } = await client.query(sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, days)} SELECT ${columns} FROM recounted`);
+      if (spec.table === "daily_rollups") finest = rowCount ?? 0;
     }
-    await client.query("DELETE FROM daily_publisher_orders WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
+    await client.query(sql`DELETE FROM daily_publisher_orders WHERE ${inRange}`);
     await client.query(
-      `INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${PUBLISHER_ORDERS_RECOUNT} SELECT * FROM recounted`,
-      [firstDay, lastDay],
+      sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
     );
-    await client.query("DELETE FROM daily_ad_row_counts WHERE day BETWEEN $1::date AND $2::date", [firstDay, lastDay]);
+    await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);
     await client.query(
-      `INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${AD_ROW_COUNTS_RECOUNT} SELECT * FROM recounted`,
-      [firstDay, lastDay],
+      sql`INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${adRowCountsRecount(firstDay, lastDay)} SELECT * FROM recounted`,
     );
     await client.query("COMMIT");
     return finest;

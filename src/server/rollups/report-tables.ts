@@ -1,6 +1,7 @@
 // The tables of report rows that the beacon writer and the attribution writer keep in their own
-// transactions, and the consistency check recounts: one list, so the three cannot disagree on a
-// table's key. Writers lock them in this order, rows in key order, so batches cannot deadlock.
+// transactions (writer-upserts.sql.ts), and the consistency check recounts (verify-rollups.sql.ts):
+// one list, so the three cannot disagree on a table's key. Writers lock them in this order, rows
+// in key order, so batches cannot deadlock.
 import { INVALID_TRAFFIC_REASONS } from "@/server/ingest/event-status";
 
 export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
@@ -20,30 +21,6 @@ export const REPORT_TABLES: readonly ReportTableSpec[] = [
   { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
   { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true, rowsCounted: true },
 ];
-
-/**
- * For a table whose rows are counted: the RETURNING clause of its upsert, which says which keys
- * the statement inserted (a row version the upsert inserted has no xmax; one it updated carries
- * the updating transaction's), and the CTE after it that adds those rows to daily_ad_row_counts.
- * Within the writer's WITH, the name daily_ad_totals is the upsert's RETURNING rows. The count
- * rows are locked after the table's rows, in key order, by both writers.
- */
-export function rowCounting(spec: ReportTableSpec): { returning: string; countsCte: string } {
-  if (!spec.rowsCounted) return { returning: "", countsCte: "" };
-  return {
-    returning: "RETURNING advertiser_id, day, campaign_id, publisher_id, xmax = 0 AS inserted",
-    countsCte: `, daily_ad_row_counts AS (
-  INSERT INTO daily_ad_row_counts AS c (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows)
-  SELECT advertiser_id, day, campaign_id, count(*) FILTER (WHERE publisher_id = ''), count(*) FILTER (WHERE publisher_id <> '')
-    FROM ${spec.table}
-   WHERE inserted
-   GROUP BY 1, 2, 3
-   ORDER BY 1, 2, 3
-  ON CONFLICT (advertiser_id, day, campaign_id) DO UPDATE
-     SET ad_rows = c.ad_rows + EXCLUDED.ad_rows, ad_publisher_rows = c.ad_publisher_rows + EXCLUDED.ad_publisher_rows
-)`,
-  };
-}
 
 /**
  * The key of a table's rows computed from source rows whose time is `timeColumn` (the UTC day of

@@ -1,0 +1,113 @@
+// GET /report/v2/advertisers, /report/v2/publishers and /report/network/publishers over the data of
+// seedAcme (report-fixture.ts).
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { createAccount } from "@/server/accounts/create-account";
+import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { at, beacon, get, RANGE, seedAcme } from "./report-fixture";
+
+let advertiserKey: string;
+let publisherKey: string;
+let shopAKey: string;
+let acmeId: string;
+let otherId: string;
+let shopAId: string;
+let shopBId: string;
+
+beforeAll(async () => {
+  ({ advertiserKey, publisherKey, shopAKey, acmeId, otherId, shopAId, shopBId } = await seedAcme());
+});
+
+describe("GET /report/v2/advertisers", () => {
+  it("lists the advertisers of a publisher's inventory with their account fields and its figures", async () => {
+    const { status, body } = await get(shopAKey, RANGE, handleAdvertiserReport);
+    expect(status).toBe(200);
+    expect(body.total).toBe(2);
+    expect(body.data).toEqual([
+      {
+        advertiser: expect.stringMatching(/^Brand /),
+        advertiser_id: acmeId,
+        seller_id: expect.stringMatching(/^seller-/),
+        // 1,000 less 2 clicks at 0.50 and 2 impressions at CPM 10.
+        wallet_balance: 998.98,
+        daily_budget: null,
+        currency: "USD",
+        impressions_total: 6,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 2 / 6,
+        ad_revenue: 1.02,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23 / 1.02,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
+      },
+      expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
+    ]);
+    // Shop B: only Acme's one impression there.
+    expect((await get(publisherKey, RANGE, handleAdvertiserReport)).body.data).toEqual([
+      expect.objectContaining({ advertiser_id: acmeId, impressions_total: 1, ad_revenue: 0 }),
+    ]);
+  });
+
+  it("shows an advertiser only itself, and sorts by name", async () => {
+    expect((await get(advertiserKey, RANGE, handleAdvertiserReport)).body.data.map((r) => r.advertiser_id)).toEqual([acmeId]);
+    expect((await get(advertiserKey, `${RANGE}&advertiser_id=${otherId}`, handleAdvertiserReport)).body.total).toBe(0);
+    const byName = (await get(shopAKey, `${RANGE}&order_by=advertiser&order=asc`, handleAdvertiserReport)).body.data.map((r) => r.advertiser as string);
+    expect(byName).toEqual([...byName].sort());
+  });
+});
+
+describe("GET /report/v2/publishers and /report/network/publishers", () => {
+  it("lists an advertiser's publishers with its own figures there, and a publisher itself", async () => {
+    const { body } = await get(advertiserKey, RANGE, handlePublisherReport);
+    expect(body.data).toEqual([
+      expect.objectContaining({
+        publisher_id: shopAId,
+        network_id: null,
+        impressions_total: 6,
+        clicks_total: 2,
+        ad_revenue: 1.02,
+        conversions_total: 1,
+        sales_revenue: 23,
+      }),
+      expect.objectContaining({ publisher_id: shopBId, impressions_total: 1, clicks_total: 0 }),
+    ]);
+    expect((body.data[0]!.sites as string).length).toBeGreaterThan(0);
+    // Shop A sees itself, with every advertiser's figures: Acme's 6 impressions and the other's 1.
+    expect((await get(shopAKey, RANGE, handlePublisherReport)).body.data).toEqual([expect.objectContaining({ publisher_id: shopAId, impressions_total: 7 })]);
+  });
+
+  it("lists a network's sub-publishers for the network's key only", async () => {
+    const network = await createAccount({ kind: "network", name: `Network ${randomUUID()}` });
+    const sub = await makePublisher({ networkId: network.id });
+    const brand = await makeAdvertiser();
+    const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
+    await beacon("impression", onNetwork, sub, "n0", at(1));
+    await beacon("impression", onNetwork, sub, "n1", at(2));
+    const networkKey = (await createApiKey({ accountId: network.id, name: "t" })).key;
+
+    const subs = await get(networkKey, RANGE, handleNetworkPublisherReport);
+    expect(subs.body).toMatchObject({
+      total: 1,
+      data: [expect.objectContaining({ publisher_id: sub.id, network_id: network.id, impressions_total: 2, ad_revenue: 0.008 })],
+    });
+    expect((await get(networkKey, RANGE, handlePublisherReport)).body.data.map((r) => r.publisher_id).sort()).toEqual([network.id, sub.id].sort());
+    // The brand sees the network its campaign targets (no traffic of its own) and the sub-publisher it reached.
+    const brandView = (await get((await createApiKey({ accountId: brand.id, name: "t" })).key, RANGE, handlePublisherReport)).body.data;
+    expect(brandView.map((r) => [r.publisher_id, r.impressions_total])).toEqual([
+      [sub.id, 2],
+      [network.id, 0],
+    ]);
+    for (const key of [shopAKey, advertiserKey]) {
+      const refused = await get(key, RANGE, handleNetworkPublisherReport);
+      expect(refused.status).toBe(404);
+      expect(refused.body).toEqual({ error: { code: "not_found", message: "this report is for network accounts" } });
+    }
+  });
+});

@@ -1,0 +1,86 @@
+// GET /ad/results/v2, JSON and XLSX, over the data of seedAcme (report-fixture.ts).
+import ExcelJS from "exceljs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleAdResults } from "@/server/http/report-routes";
+import { type Fixture, get, RANGE, seedAcme } from "./report-fixture";
+
+let advertiserKey: string;
+let otherAdvertiserKey: string;
+let publisherKey: string;
+let cpc: Fixture;
+let cpm: Fixture;
+
+beforeAll(async () => {
+  ({ advertiserKey, otherAdvertiserKey, publisherKey, cpc, cpm } = await seedAcme());
+});
+
+describe("GET /ad/results/v2", () => {
+  it("lists the advertiser's ads with their bids, SKUs and totals", async () => {
+    const { status, body } = await get(advertiserKey, RANGE, handleAdResults);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ page: 1, per_page: 50, total: 2 });
+    expect(body.data).toEqual([
+      {
+        ad_id: cpc.ad.id,
+        name: cpc.ad.name,
+        campaign_id: cpc.campaign.id,
+        advertiser_id: cpc.campaign.advertiserId,
+        ad_type: "product",
+        ad_size: null,
+        ad_status: "active",
+        ad_media_url: null,
+        cpm: null,
+        cpc: 0.5,
+        product_sku: cpc.products
+          .map((p) => p.sku)
+          .sort()
+          .join(","),
+        impressions_total: 5,
+        views_total: 0,
+        clicks_total: 2,
+        ctr: 0.4,
+        ad_revenue: 1,
+        conversions_total: 1,
+        conversion_rate: 0.5,
+        sales_revenue: 23,
+        roas: 23,
+        duplicate_events: 0,
+        bot_events: 0,
+        invalid_events: 0,
+      },
+      expect.objectContaining({
+        ad_id: cpm.ad.id,
+        ad_type: "banner",
+        ad_size: "300x250",
+        cpm: 10,
+        cpc: null,
+        product_sku: "",
+        impressions_total: 2,
+        ad_revenue: 0.02,
+      }),
+    ]);
+  });
+
+  it("filters by ad_id and campaign_id, keeps tenancy, and refuses parameters it does not take", async () => {
+    expect((await get(advertiserKey, `${RANGE}&ad_id=${cpm.ad.id}`, handleAdResults)).body.data.map((r) => r.ad_id)).toEqual([cpm.ad.id]);
+    expect((await get(otherAdvertiserKey, `${RANGE}&ad_id=${cpm.ad.id}`, handleAdResults)).body).toEqual({ data: [], page: 1, per_page: 50, total: 0 });
+    expect((await get(publisherKey, RANGE, handleAdResults)).body.data).toEqual([expect.objectContaining({ ad_id: cpc.ad.id, impressions_total: 1 })]);
+    expect((await get(advertiserKey, "publisher_id=x", handleAdResults)).status).toBe(400);
+    expect((await get(advertiserKey, "order_by=start_date", handleAdResults)).status).toBe(400);
+  });
+
+  it("downloads the same rows as XLSX", async () => {
+    const response = await handleAdResults(
+      new Request(`http://tally.test/ad/results/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }),
+    );
+    expect(response.headers.get("content-disposition")).toBe('attachment; filename="ad-results_2026-11-01_2026-11-30.xlsx"');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const json = (await get(advertiserKey, RANGE, handleAdResults)).body.data;
+    expect(header).toEqual(Object.keys(json[0]!));
+    const fromSheet = [2, 3].map((n) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(n).values as unknown[])[c + 1] ?? null])));
+    expect(fromSheet).toEqual(json.map((row) => ({ ...row, ad_size: row.ad_size ?? null, product_sku: row.product_sku === "" ? null : row.product_sku })));
+  });
+});

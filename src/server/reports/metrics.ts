@@ -1,0 +1,56 @@
+// The figures every report row carries (decisions §4), computed from the totals its query sums.
+// No SQL here: the dashboard's pages import these types too.
+import { fromMicros } from "@/server/money";
+
+/** The sums a report query returns for a row (rollup-totals.sql.ts's TOTALS_COLUMNS). */
+export interface TotalsRow {
+  impressions: number;
+  views: number;
+  clicks: number;
+  spend_micros: number;
+  duplicate_events: number;
+  bot_events: number;
+  invalid_events: number;
+  sales_revenue_micros: number;
+  conversions: number;
+}
+
+export interface Metrics {
+  impressions_total: number;
+  views_total: number;
+  clicks_total: number;
+  ctr: number;
+  ad_revenue: number;
+  conversions_total: number;
+  conversion_rate: number;
+  sales_revenue: number;
+  roas: number;
+  /** Beacons filtered as repeats inside the de-duplication windows. */
+  duplicate_events: number;
+  /** Beacons filtered as known bots (by user agent). */
+  bot_events: number;
+  /** Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
+  invalid_events: number;
+}
+
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
+
+/** The metrics of decisions §4 from a row's totals; a ratio over zero is 0. */
+export function metricsOf(r: TotalsRow): Metrics {
+  const adRevenue = fromMicros(r.spend_micros);
+  const salesRevenue = fromMicros(r.sales_revenue_micros);
+  return {
+    impressions_total: r.impressions,
+    views_total: r.views,
+    clicks_total: r.clicks,
+    ctr: ratio(r.clicks, r.impressions),
+    ad_revenue: adRevenue,
+    conversions_total: r.conversions,
+    conversion_rate: ratio(r.conversions, r.clicks),
+    sales_revenue: salesRevenue,
+    roas: ratio(salesRevenue, adRevenue),
+    duplicate_events: r.duplicate_events,
+    bot_events: r.bot_events,
+    invalid_events: r.invalid_events,
+  };
+}

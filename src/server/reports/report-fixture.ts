@@ -1,0 +1,104 @@
+// Test data for the report route tests beside it (*.int.test.ts): beacons and orders stored
+// through the real intake and attribution, and the routes asked over a Fetch Request, as a
+// client would. Each test file has its own database, so each seeds its own.
+import { createHash, randomUUID } from "node:crypto";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
+import { recordConversion } from "@/server/conversions/record-conversion";
+import { handleCampaignListing } from "@/server/http/report-routes";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+const DAY = new Date("2026-11-10T12:00:00Z");
+export const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000);
+
+export type Fixture = Awaited<ReturnType<typeof makeCampaignWithAd>>;
+export async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { id: string; sites: { name: string }[] }, session: string, when: Date) {
+  await recordBeacon({
+    claims: {
+      kind,
+      requestId: randomUUID(),
+      adId: ad.id,
+      campaignId: campaign.id,
+      advertiserId: campaign.advertiserId,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "p",
+      context: "search",
+      adType: ad.type,
+      adSize: ad.size,
+      issuedAt: Math.floor(when.getTime() / 1000),
+      sessionHash: sessionHashOf(session),
+    },
+    body: { session_id: session },
+    userAgent: CHROME,
+    now: when,
+  });
+}
+
+export const get = async (key: string, query: string, handler = handleCampaignListing) => {
+  const response = await handler(new Request(`http://tally.test/report?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
+  return { status: response.status, body: (await response.json()) as { data: Record<string, unknown>[]; page: number; per_page: number; total: number } };
+};
+export const RANGE = "start_date=2026-11-01&end_date=2026-11-30";
+
+// Acme runs a CPC campaign (bid 0.50) on shops A and B and a CPM one (bid 10) on A. On 10 Nov:
+// CPC: 4 impressions and 2 clicks on A, 1 impression on B; one order on A credits 2 lines
+// (2 × 9.00 and 1 × 5.00) to a click. CPM: 2 impressions on A. Another advertiser has a campaign on A.
+export async function seedAcme() {
+  const [shopA, shopB] = [await makePublisher(), await makePublisher()];
+  const acme = await makeAdvertiser();
+  const other = await makeAdvertiser();
+  const cpc = await makeCampaignWithAd({
+    advertiserId: acme.id,
+    publisherIds: [shopA.id, shopB.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.5,
+    products: [
+      { sku: `K-${randomUUID()}`, name: "Kettle" },
+      { sku: `M-${randomUUID()}`, name: "Mug" },
+    ],
+  });
+  const cpm = await makeCampaignWithAd({ advertiserId: acme.id, publisherIds: [shopA.id], type: "display", bidModel: "cpm", bid: 10 });
+  const othersCampaign = await makeCampaignWithAd({ advertiserId: other.id, publisherIds: [shopA.id], bidModel: "cpm", bid: 3 });
+  for (let i = 0; i < 4; i += 1) await beacon("impression", cpc, shopA, `s${i}`, at(i));
+  await beacon("click", cpc, shopA, "s0", at(5));
+  await beacon("click", cpc, shopA, "s1", at(6));
+  await beacon("impression", cpc, shopB, "b0", at(7));
+  await beacon("impression", cpm, shopA, "s0", at(8));
+  await beacon("impression", cpm, shopA, "s1", at(9));
+  await beacon("impression", othersCampaign, shopA, "s0", at(10));
+  await recordConversion(
+    {
+      publisher_id: shopA.id,
+      user_id: "u0",
+      session_id: "s0",
+      order_id: "o-1",
+      created_at: at(30).toISOString(),
+      channel: "app",
+      email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
+      items: [
+        { sku: cpc.products[0]!.sku, quantity: 2, price: 10, promotional_price: 9 },
+        { sku: cpc.products[1]!.sku, quantity: 1, price: 5, promotional_price: 5 },
+      ],
+    },
+    at(31),
+  ); // received a minute after it was placed: the report's day is fixed, today is not
+  await attributePendingConversions({ settleMs: 0 });
+  return {
+    advertiserKey: (await createApiKey({ accountId: acme.id, name: "t" })).key,
+    otherAdvertiserKey: (await createApiKey({ accountId: other.id, name: "t" })).key,
+    publisherKey: (await createApiKey({ accountId: shopB.id, name: "t" })).key,
+    shopAKey: (await createApiKey({ accountId: shopA.id, name: "t" })).key,
+    acmeId: acme.id,
+    otherId: other.id,
+    shopAId: shopA.id,
+    shopBId: shopB.id,
+    cpc,
+    cpm,
+    othersCampaign,
+  };
+}

@@ -16,7 +16,7 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { EVENT_LAYOUTS } from "@/server/export/layouts";
-import { type ParquetValue, ParquetWriter } from "@/server/export/parquet/parquet-writer";
+import { type ParquetValue, ParquetWriter } from "@/server/formats/parquet/parquet-writer";
 
 const { values } = parseArgs({
   options: { rows: { type: "string", default: "1000000" }, writer: { type: "string" }, writers: { type: "boolean", default: false } },

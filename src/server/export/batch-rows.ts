@@ -1,13 +1,16 @@
 // The rows of one export batch as SQL, and the reads the export makes of them: counts, the rows
 // themselves through a cursor, row ids for splitting a batch, and where a capped batch ends.
 // Every read here is a batch-sized scan, so all of them go to the bulk pool (pg-pool.ts), never
-// to the connections that requests wait for.
+// to the connections that requests wait for. Whose rows: the destination's account's scope, as its
+// reports have it, looked up once per run (scopeOfAccount) and handed to every read of the run.
 
 import { cursorBatches } from "@/server/db/cursor";
 import type { ExportType } from "@/server/db/generated/enums";
 import { bulkPool } from "@/server/db/pg-pool";
-import type { ReportScope } from "@/server/reports/report-scope";
-import { AGGREGATE_LAYOUTS, type AggregateType, type BatchParts, type CsvValue, EVENT_LAYOUTS, type EventType, isEventType } from "./layouts";
+import type { CsvValue } from "@/server/formats/csv";
+import { accountCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
+import { type AggregateType, type EventType, isEventType } from "./export-types";
+import { AGGREGATE_LAYOUTS, type BatchParts, EVENT_LAYOUTS } from "./layouts";
 
 const FETCH_ROWS = 5_000;
 
@@ -23,6 +26,13 @@ export interface BatchRows extends BatchParts {
   rowMode?: "array";
   /** A database row as the file's cells, in column order; throws for a row that cannot be written. */
   cells: (raw: unknown) => unknown[];
+}
+
+/** The rows an account may receive: an advertiser its own campaigns', a publisher its inventory's, a network its own and its sub-publishers'. */
+export async function scopeOfAccount(accountId: string): Promise<ReportScope> {
+  const caller = await accountCaller(accountId);
+  if (!caller) throw new Error(`account ${accountId} no longer exists`);
+  return reportScope(caller);
 }
 
 export function batchRows(type: ExportType, scope: ReportScope, range: BatchRange): BatchRows {

@@ -7,15 +7,13 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ExportType } from "@/server/db/generated/enums";
-import { accountCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
+import type { ReportScope } from "@/server/reports/report-scope";
 import { batchRows, readRows } from "./batch-rows";
 import type { DestinationWithSecret } from "./destinations";
+import { contentTypeOf } from "./export-types";
 import { type FileWriter, openFileWriter } from "./file-writer";
-import { isEventType } from "./layouts";
 import { deleteObject, s3ClientFor, uploadEmpty, uploadFile } from "./s3";
-
-/** Files are split at this many rows (issue: 1,000,000), so any consumer can read one whole. */
-export const ROWS_PER_FILE = 1_000_000;
+import { ROWS_PER_FILE } from "./schedule";
 
 export interface RunToDeliver {
   id: string;
@@ -52,18 +50,6 @@ export type Delivery =
   /** The rows no longer match the plan (committed late into the range, or gone): nothing was marked complete. */
   | { status: "changed"; reason: string };
 
-export const extensionOf = (type: ExportType) => (isEventType(type) ? ".snappy.parquet" : ".csv");
-
-export async function scopeOfAccount(accountId: string): Promise<ReportScope> {
-  const caller = await accountCaller(accountId);
-  if (!caller) throw new Error(`account ${accountId} no longer exists`);
-  return reportScope(caller);
-}
-
-/** How many files a batch of `rows` rows makes: events none when empty, aggregates always one (a header-only CSV says the day had nothing). */
-export const filesFor = (type: ExportType, rows: number, rowsPerFile = ROWS_PER_FILE) =>
-  isEventType(type) ? Math.ceil(rows / rowsPerFile) : Math.max(1, Math.ceil(rows / rowsPerFile));
-
 const folderOf = (key: string) => key.slice(0, key.lastIndexOf("/") + 1);
 
 /** The stale keys and the `_SUCCESS` of each of their folders. */
@@ -73,16 +59,20 @@ export function staleObjects(keys: readonly string[]): string[] {
 
 /**
  * Writes and uploads every file of a run, then its `_SUCCESS` marker (when the destination wants
- * one). Throws on the first failure (a data error of a row included); the caller records it and
+ * one). `scope`: whose rows, resolved once for the run (batch-rows.ts). Throws on the first failure (a data error of a row included); the caller records it and
  * leaves the watermark alone.
  */
-export async function deliverBatch(destination: DestinationWithSecret, run: RunToDeliver, options: DeliveryOptions = {}): Promise<Delivery> {
+export async function deliverBatch(
+  destination: DestinationWithSecret,
+  scope: ReportScope,
+  run: RunToDeliver,
+  options: DeliveryOptions = {},
+): Promise<Delivery> {
   const rowsPerFile = options.rowsPerFile ?? ROWS_PER_FILE;
-  const scope = await scopeOfAccount(destination.accountId);
   const source = batchRows(run.type, scope, run);
   const client = s3ClientFor(destination, { allowPrivateEndpoints: options.allowPrivateEndpoints });
   const dir = await mkdtemp(path.join(tmpdir(), "tally-export-"));
-  const contentType = isEventType(run.type) ? "application/vnd.apache.parquet" : "text/csv; charset=utf-8";
+  const contentType = contentTypeOf(run.type);
   let rows = 0;
   let bytes = 0;
   let index = 0;

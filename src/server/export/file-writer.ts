@@ -1,11 +1,13 @@
-// One export file being written: Parquet for events, CSV for aggregates, from the batch's
-// database rows. A row the writer cannot encode (a cell its column cannot hold) is told apart
-// from the sink failing (a full disk): the first is the row's fault and makes the batch look for
-// its bad rows (poison.ts), the second fails the run like any outage.
+// One export file being written: Parquet for events, CSV for aggregates (src/server/formats/), from
+// the batch's database rows. A row the writer cannot encode (a cell its column cannot hold) is told
+// apart from the sink failing (a full disk): the first is the row's fault and makes the batch look
+// for its bad rows (poison.ts), the second fails the run like any outage.
+import { csvWriter } from "@/server/formats/csv";
+import { ParquetWriter } from "@/server/formats/parquet/parquet-writer";
+import type { TableWriter } from "@/server/formats/table-writer";
 import type { BatchRows } from "./batch-rows";
-import { csvLine } from "./csv";
-import { AGGREGATE_LAYOUTS, type AggregateType, type CsvValue, EVENT_LAYOUTS, isEventType } from "./layouts";
-import { ParquetWriter } from "./parquet/parquet-writer";
+import { type AggregateType, isEventType } from "./export-types";
+import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS } from "./layouts";
 
 // Errors of rows the writers could not encode, marked rather than wrapped: the message stays the
 // writer's own (it becomes the set-aside row's reason) and TallyError stays the one error type.
@@ -21,10 +23,10 @@ export interface FileWriter {
   close(): Promise<number>;
 }
 
-export function openFileWriter(rows: BatchRows, sink: (chunk: Buffer) => Promise<void>): FileWriter {
+export function openFileWriter(rows: BatchRows, sink: (chunk: Uint8Array) => Promise<void>): FileWriter {
   let bytes = 0;
   const sinkFailures = new WeakSet<object>();
-  const guardedSink = async (chunk: Buffer) => {
+  const guardedSink = async (chunk: Uint8Array) => {
     try {
       await sink(chunk);
       bytes += chunk.length;
@@ -38,42 +40,20 @@ export function openFileWriter(rows: BatchRows, sink: (chunk: Buffer) => Promise
     if (typeof error === "object" && error !== null && !sinkFailures.has(error)) unwritable.add(error);
     return error;
   };
-
-  if (isEventType(rows.type)) {
-    const parquet = new ParquetWriter(EVENT_LAYOUTS[rows.type].columns, guardedSink);
-    return {
-      write: async (raw) => {
-        try {
-          await parquet.write(raw.map(rows.cells) as never);
-        } catch (error) {
-          throw rowFault(error);
-        }
-      },
-      close: async () => {
-        await parquet.close();
-        return bytes;
-      },
-    };
-  }
-  let headerWritten = false;
-  const header = async () => {
-    if (headerWritten) return;
-    headerWritten = true;
-    await guardedSink(Buffer.from(csvLine(AGGREGATE_LAYOUTS[rows.type as AggregateType].columns), "utf8"));
-  };
+  const file: TableWriter<readonly unknown[]> = isEventType(rows.type)
+    ? new ParquetWriter(EVENT_LAYOUTS[rows.type].columns, guardedSink)
+    : csvWriter(AGGREGATE_LAYOUTS[rows.type as AggregateType].columns, guardedSink);
   return {
     write: async (raw) => {
-      await header();
-      let text: string;
       try {
-        text = raw.map((row) => csvLine(rows.cells(row) as CsvValue[])).join("");
+        await file.write(raw.map(rows.cells));
       } catch (error) {
         throw rowFault(error);
       }
-      await guardedSink(Buffer.from(text, "utf8"));
     },
     close: async () => {
-      await header(); // a day with nothing is a file with the header only
+      // A day with nothing is a CSV with the header only.
+      await file.close();
       return bytes;
     },
   };

@@ -6,20 +6,17 @@
 // identity (`id`): text, unique in a batch, read from stored columns only. A row the export
 // cannot read or encode is found by splitting the batch into ranges of ids and set aside by its
 // id (poison.ts); ids being unique and totally ordered is what makes the splitting end.
-import type { ExportType } from "@/server/db/generated/enums";
+import type { CsvValue } from "@/server/formats/csv";
+import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";
 import { adResultsStatement } from "@/server/reports/ad-results.sql";
 import { advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
 import { campaignListingStatement } from "@/server/reports/campaign-listing.sql";
 import type { ReportQuery } from "@/server/reports/report-query";
+import type { ReportStatement } from "@/server/reports/report-runner";
 import type { ReportScope } from "@/server/reports/report-scope";
-import type { ReportStatement } from "@/server/reports/rollup-totals.sql";
-import { type AGGREGATE_TYPES, EVENT_TYPES } from "./destination-input";
-import type { ParquetColumn } from "./parquet/parquet-writer";
+import type { AggregateType, EventType } from "./export-types";
 
-export { AGGREGATE_TYPES, EVENT_TYPES, EXPORT_TYPES } from "./destination-input";
-export type EventType = (typeof EVENT_TYPES)[number];
-export type AggregateType = (typeof AGGREGATE_TYPES)[number];
-export const isEventType = (type: ExportType): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
+export { EXPORT_TYPES } from "./destination-input";
 
 const text = (name: string, nullable = false): ParquetColumn => ({ name, type: "string", nullable });
 const time = (name: string): ParquetColumn => ({ name, type: "timestamp", nullable: false });
@@ -150,8 +147,6 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
     }),
   ),
 };
-
-export type CsvValue = string | number | null;
 
 export interface AggregateLayout {
   columns: string[];

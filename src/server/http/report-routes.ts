@@ -2,6 +2,7 @@
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
 import { TallyError } from "@/server/errors";
+import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
 import { AD_RESULTS_ORDER_BY, type AdResultsRow, adResultsStatement } from "@/server/reports/ad-results.sql";
 import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow, advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
 import { type CampaignDay, campaignDetail } from "@/server/reports/campaign-detail.sql";
@@ -14,11 +15,11 @@ import {
   DETAILED_REPORT_ORDER_BY,
   type DetailedReportOrderBy,
 } from "@/server/reports/detailed-report.sql";
+import type { Metrics } from "@/server/reports/metrics";
 import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow, publisherReportStatement } from "@/server/reports/publisher-report.sql";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
+import { allReportRows, type ReportStatement, reportPage } from "@/server/reports/report-runner";
 import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
-import { allReportRows, type Metrics, type ReportStatement, reportPage } from "@/server/reports/rollup-totals.sql";
-import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/reports/xlsx";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {

@@ -5,9 +5,10 @@
 // Written for the export rather than taken from parquetjs-lite or hyparquet-writer: on the same
 // 200,000 event rows those took 42× and 6.6× as long as this writer, which takes twice as long
 // as DuckDB's (npm run bench:export -- --writers; docs/decisions.md). The tests read its files
-// with DuckDB, a reader Tally did not write.
+// with DuckDB, a reader Tally did not write. The footer and page headers are in metadata.ts.
 import { compressSync } from "snappy";
-import { CompactWriter } from "./thrift-compact";
+import type { ByteSink, TableWriter } from "../table-writer";
+import { type ColumnChunkMeta, fileFooter, MAGIC, pageHeader, type RowGroupMeta } from "./metadata";
 
 export type ParquetType = "string" | "timestamp" | "double" | "int64";
 
@@ -27,26 +28,7 @@ export interface ParquetWriterOptions {
   createdBy?: string;
 }
 
-// Parquet's enums (parquet.thrift).
-const PHYSICAL = { int64: 2, double: 5, string: 6, timestamp: 2 } as const;
-const CONVERTED_UTF8 = 0;
-const CONVERTED_TIMESTAMP_MILLIS = 9;
-const REQUIRED = 0;
-const OPTIONAL = 1;
-const ENCODING_PLAIN = 0;
-const ENCODING_RLE = 3;
-const CODEC_SNAPPY = 1;
-const PAGE_DATA = 0;
-const MAGIC = Buffer.from("PAR1", "ascii");
 const TWO_32 = 4_294_967_296;
-
-interface ColumnChunkMeta {
-  column: ParquetColumn;
-  offset: number;
-  uncompressed: number;
-  compressed: number;
-  values: number;
-}
 
 /** One column's encoded values of the current row group, and which rows have a value. */
 class ColumnBuffer {
@@ -76,21 +58,21 @@ class ColumnBuffer {
 
 const TWO_32_INV = 1 / TWO_32;
 
-export class ParquetWriter {
+export class ParquetWriter implements TableWriter<readonly ParquetValue[]> {
   private readonly rowGroupRows: number;
   private readonly createdBy: string;
   private readonly buffers: ColumnBuffer[];
   private bufferedRows = 0;
   private offset = 0;
   private rows = 0;
-  private readonly rowGroups: { chunks: ColumnChunkMeta[]; rows: number }[] = [];
+  private readonly rowGroups: RowGroupMeta[] = [];
   private scratch = Buffer.allocUnsafe(1 << 20);
   private started = false;
   private closed = false;
 
   constructor(
     private readonly columns: readonly ParquetColumn[],
-    private readonly sink: (chunk: Buffer) => void | Promise<void>,
+    private readonly sink: ByteSink,
     options: ParquetWriterOptions = {},
   ) {
     if (columns.length === 0) throw new Error("a Parquet file needs at least one column");
@@ -129,8 +111,8 @@ export class ParquetWriter {
     }
   }
 
-  /** Writes the last row group and the footer; returns the file's row and byte counts. */
-  async close(): Promise<{ rows: number; bytes: number }> {
+  /** Writes the last row group and the footer. */
+  async close(): Promise<void> {
     if (this.closed) throw new Error("the Parquet writer is closed");
     if (!this.started) {
       this.started = true;
@@ -138,10 +120,14 @@ export class ParquetWriter {
     }
     if (this.bufferedRows > 0) await this.flushRowGroup();
     this.closed = true;
-    const footer = this.footer();
+    const footer = fileFooter(this.columns, this.rowGroups, this.rows, this.createdBy);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32LE(footer.length, 0);
     await this.emit(Buffer.concat([footer, length, MAGIC]));
+  }
+
+  /** Rows and bytes written so far (the whole file's once closed). */
+  get written(): { rows: number; bytes: number } {
     return { rows: this.rows, bytes: this.offset };
   }
 
@@ -229,12 +215,7 @@ export class ParquetWriter {
       buffer.bytes.copy(this.scratch, levels, 0, buffer.at);
       const pageSize = levels + buffer.at;
       const compressed = compressSync(this.scratch.subarray(0, pageSize));
-      const header = new CompactWriter()
-        .i32(1, PAGE_DATA)
-        .i32(2, pageSize)
-        .i32(3, compressed.length)
-        .struct(5, (w) => w.i32(1, count).i32(2, ENCODING_PLAIN).i32(3, ENCODING_RLE).i32(4, ENCODING_RLE))
-        .finish();
+      const header = pageHeader(pageSize, compressed.length, count);
       const offset = this.offset;
       await this.emit(header);
       await this.emit(compressed);
@@ -276,48 +257,5 @@ export class ParquetWriter {
     }
     this.scratch.writeUInt32LE(at - 4, 0);
     return at;
-  }
-
-  private footer(): Buffer {
-    const columns = this.columns;
-    return new CompactWriter()
-      .i32(1, 1)
-      .list(2, "struct", [null, ...columns], (w, column) => {
-        if (column === null) {
-          w.binary(4, "schema").i32(5, columns.length);
-          return;
-        }
-        w.i32(1, PHYSICAL[column.type])
-          .i32(3, column.nullable ? OPTIONAL : REQUIRED)
-          .binary(4, column.name);
-        if (column.type === "string") w.i32(6, CONVERTED_UTF8).struct(10, (l) => l.struct(1, () => {}));
-        if (column.type === "timestamp") {
-          // TIMESTAMP(isAdjustedToUTC = true, unit = MILLIS), with the legacy converted type beside it.
-          w.i32(6, CONVERTED_TIMESTAMP_MILLIS).struct(10, (l) => l.struct(8, (t) => t.bool(1, true).struct(2, (u) => u.struct(1, () => {}))));
-        }
-      })
-      .i64(3, this.rows)
-      .list(4, "struct", this.rowGroups, (w, group) => {
-        w.list(1, "struct", group.chunks, (cw, chunk) => {
-          cw.i64(2, chunk.offset).struct(3, (m) =>
-            m
-              .i32(1, PHYSICAL[chunk.column.type])
-              .list(2, "i32", [ENCODING_PLAIN, ENCODING_RLE], (e, encoding) => e.element(encoding))
-              .list(3, "binary", [chunk.column.name], (e, name) => e.element(name))
-              .i32(4, CODEC_SNAPPY)
-              .i64(5, chunk.values)
-              .i64(6, chunk.uncompressed)
-              .i64(7, chunk.compressed)
-              .i64(9, chunk.offset),
-          );
-        })
-          .i64(
-            2,
-            group.chunks.reduce((sum, chunk) => sum + chunk.uncompressed, 0),
-          )
-          .i64(3, group.rows);
-      })
-      .binary(6, this.createdBy)
-      .finish();
   }
 }

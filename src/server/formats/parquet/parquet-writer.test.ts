@@ -9,11 +9,12 @@ const dir = mkdtempSync(path.join(tmpdir(), "tally-parquet-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function writeFile(name: string, columns: ParquetColumn[], rows: ParquetValue[][], rowGroupRows?: number): Promise<string> {
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   const writer = new ParquetWriter(columns, (chunk) => void chunks.push(chunk), { rowGroupRows });
   // Rows arrive in uneven batches, as from a cursor.
   for (let i = 0; i < rows.length; i += 7) await writer.write(rows.slice(i, i + 7));
-  const { rows: written, bytes } = await writer.close();
+  await writer.close();
+  const { rows: written, bytes } = writer.written;
   const file = Buffer.concat(chunks);
   expect(written).toBe(rows.length);
   expect(bytes).toBe(file.length);

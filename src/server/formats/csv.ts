@@ -1,7 +1,10 @@
-// CSV of the aggregated layouts: UTF-8, comma-separated, a header row, `.` as the decimal point,
-// ISO dates (YYYY-MM-DD), empty for null, RFC 4180 quoting, CRLF line ends. Text that a
+// CSV of the export's aggregated layouts: UTF-8, comma-separated, a header row, `.` as the decimal
+// point, ISO dates (YYYY-MM-DD), empty for null, RFC 4180 quoting, CRLF line ends. Text that a
 // spreadsheet would take for a formula is neutralised (formulaSafe).
-import type { CsvValue } from "./layouts";
+import type { ByteSink, TableWriter } from "./table-writer";
+
+/** A CSV cell: text, a number, or null (an empty field). */
+export type CsvValue = string | number | null;
 
 function number(value: number): string {
   if (!Number.isFinite(value)) return "";
@@ -31,3 +34,22 @@ function field(value: CsvValue | undefined): string {
 }
 
 export const csvLine = (values: readonly (CsvValue | undefined)[]) => `${values.map(field).join(",")}\r\n`;
+
+/** A CSV file of `columns`: the header goes out with the first rows, or alone when the file ends without any. */
+export function csvWriter(columns: readonly string[], sink: ByteSink): TableWriter<readonly CsvValue[]> {
+  let headerWritten = false;
+  const header = async () => {
+    if (headerWritten) return;
+    headerWritten = true;
+    await sink(Buffer.from(csvLine(columns), "utf8"));
+  };
+  return {
+    write: async (rows) => {
+      // Encoded whole before anything is written: a row that cannot be encoded leaves no half batch behind.
+      const text = rows.map(csvLine).join("");
+      await header();
+      await sink(Buffer.from(text, "utf8"));
+    },
+    close: header,
+  };
+}

@@ -1,7 +1,8 @@
-import { inflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
+import { readZipWithPython } from "@/testing/python-zip";
 import { type XlsxColumn, xlsxStream } from "./xlsx";
+import { zipWriter } from "./zip";
 
 interface Row {
   day: string;
@@ -26,8 +27,15 @@ describe("xlsxStream", () => {
         { day: "2026-11-13", name: null as unknown as string, clicks: 3 },
       ];
     }
+    const bytes = await bytesOf(xlsxStream("Rows", COLUMNS, pages()));
+    // Every part is there, each with the CRC of its bytes (Python's zipfile checks them).
+    const zip = readZipWithPython(bytes);
+    expect(zip.badCrc).toBeNull();
+    expect([...zip.names].sort()).toEqual(
+      ["[Content_Types].xml", "_rels/.rels", "xl/_rels/workbook.xml.rels", "xl/styles.xml", "xl/workbook.xml", "xl/worksheets/sheet1.xml"].sort(),
+    );
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load((await bytesOf(xlsxStream("Rows", COLUMNS, pages()))) as unknown as ArrayBuffer);
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
     const sheet = workbook.getWorksheet("Rows")!;
     expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
     expect(sheet.getRow(1).font).toMatchObject({ bold: true });
@@ -87,26 +95,6 @@ async function sheetsOf(bytes: Buffer): Promise<{ name: string; rows: unknown[][
   });
 }
 
-/** The entries of a ZIP archive, inflated (enough of the format for the files xlsxStream writes). */
-function unzip(zip: Buffer): Map<string, Buffer> {
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  const entries = new Map<string, Buffer>();
-  for (let i = 0; i < count; i += 1) {
-    const compressed = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extra = zip.readUInt16LE(at + 30);
-    const comment = zip.readUInt16LE(at + 32);
-    const offset = zip.readUInt32LE(at + 42);
-    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
-    const data = offset + 30 + zip.readUInt16LE(offset + 26) + zip.readUInt16LE(offset + 28);
-    entries.set(name, inflateRawSync(zip.subarray(data, data + compressed)));
-    at += 46 + nameLength + extra + comment;
-  }
-  return entries;
-}
-
 describe("xlsxStream past a sheet's row limit", () => {
   const header = ["n", "label"];
   const rowOf = (n: number) => [n, `row ${n}`];
@@ -154,19 +142,29 @@ describe("xlsxStream past a sheet's row limit", () => {
     expect(state.pulled).toBeLessThan(10_000);
   });
 
+  it("errors the download in words, and stops the rows, when the file would pass what a ZIP without ZIP64 holds", async () => {
+    // The limits of zip.ts, made small: the same check that refuses a sheet past 4 GiB.
+    const { pages, state } = numbered(100_000, [100]);
+    const small = (sink: Parameters<typeof zipWriter>[0]) => zipWriter(sink, { limits: { entries: 65_535, bytes: 50_000 } });
+    await expect(bytesOf(xlsxStream("Rows", NUMBERED, pages, { zip: small }))).rejects.toThrow(
+      /^entry xl\/worksheets\/sheet1\.xml is more than 50,000 bytes: a ZIP file without ZIP64 holds at most 65,535 entries/,
+    );
+    expect(state.closed).toBe(true);
+    expect(state.pulled).toBeLessThan(2_000);
+  });
+
   it("holds 1,048,576 rows on a sheet by default, header included", async () => {
     const { pages } = numbered(1_048_576, [50_000]);
     const columns: XlsxColumn<Numbered>[] = [{ header: "n", key: "n", type: "number" }];
-    const entries = unzip(await bytesOf(xlsxStream("Rows", columns, pages)));
-    const first = entries.get("xl/worksheets/sheet1.xml")!.toString("utf8");
-    const second = entries.get("xl/worksheets/sheet2.xml")!.toString("utf8");
-    expect(first.match(/<row r="/g)).toHaveLength(1_048_576);
-    expect(first.endsWith('<row r="1048576"><c r="A1048576"><v>1048575</v></c></row></sheetData></worksheet>')).toBe(true);
+    const zip = readZipWithPython(await bytesOf(xlsxStream("Rows", columns, pages)));
+    expect(zip.badCrc).toBeNull();
+    const first = zip.entries["xl/worksheets/sheet1.xml"]!;
+    const second = zip.entries["xl/worksheets/sheet2.xml"]!;
+    expect(first.rows).toBe(1_048_576);
+    expect(first.tail.endsWith('<row r="1048576"><c r="A1048576"><v>1048575</v></c></row></sheetData></worksheet>')).toBe(true);
     // The one row left: on the second sheet, under its own header.
-    expect(second).toContain('<row r="2"><c r="A2"><v>1048576</v></c></row></sheetData>');
-    expect(second.match(/<row r="/g)).toHaveLength(2);
-    expect(entries.get("xl/workbook.xml")!.toString("utf8")).toContain(
-      '<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>',
-    );
+    expect(second.text).toContain('<row r="2"><c r="A2"><v>1048576</v></c></row></sheetData>');
+    expect(second.rows).toBe(2);
+    expect(zip.entries["xl/workbook.xml"]!.text).toContain('<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>');
   });
 });

@@ -1,0 +1,164 @@
+// The export's books: `export_runs` (each batch's range, planned row count and object keys, stored
+// before anything is uploaded, then its outcome), `export_watermarks` (how far each destination
+// and type has been delivered) and the advisory lock that keeps two workers (cron calls, the dev
+// timer, the CLI) off the same destination and type. Hand-written SQL: the watermark moves only
+// if it is still where the batch started (compare and set), in the transaction that marks the
+// run delivered. Small queries, on the request pool; the batch's reads are on the bulk pool
+// (batch-rows.ts).
+import type pg from "pg";
+import type { ExportType } from "@/server/db/generated/enums";
+import { newId } from "@/server/db/ids";
+import { pgPool } from "@/server/db/pg-pool";
+import type { SetAsideRow } from "./poison";
+import type { TimeRange } from "./schedule";
+
+export interface RunRow {
+  id: string;
+  destination_id: string;
+  type: ExportType;
+  status: "running" | "succeeded" | "failed";
+  range_start: Date;
+  range_end: Date;
+  keys: string[];
+  planned_rows: bigint | number;
+  stale_keys: string[] | null;
+  set_aside_rows: number;
+  set_aside: SetAsideRow[];
+  attempt: number;
+  backfill: boolean;
+  next_attempt_at: Date | null;
+}
+
+/** The active destinations (or the one asked for, if active) with their types, oldest first. */
+export async function activeDestinations(destinationId: string | null): Promise<{ id: string; types: ExportType[] }[]> {
+  const { rows } = await pgPool().query<{ id: string; types: ExportType[] }>(
+    `SELECT id, types::text[] AS types FROM export_destinations WHERE status = 'active' AND ($1::text IS NULL OR id = $1) ORDER BY created_at, id`,
+    [destinationId],
+  );
+  return rows;
+}
+
+/** How far a destination's type has been delivered; null before its first scheduled batch. */
+export async function watermarkOf(destinationId: string, type: ExportType): Promise<Date | null> {
+  const { rows } = await pgPool().query<{ delivered_to: Date }>(
+    'SELECT delivered_to FROM export_watermarks WHERE destination_id = $1 AND type = $2::"ExportType"',
+    [destinationId, type],
+  );
+  return rows[0]?.delivered_to ?? null;
+}
+
+/** The oldest scheduled run of a destination's type that has not succeeded (failed, or left running by a worker that died). */
+export async function unfinishedRun(destinationId: string, type: ExportType): Promise<RunRow | null> {
+  const { rows } = await pgPool().query<RunRow>(
+    `SELECT * FROM export_runs WHERE destination_id = $1 AND type = $2::"ExportType" AND NOT backfill AND status <> 'succeeded'
+      ORDER BY started_at ASC LIMIT 1`,
+    [destinationId, type],
+  );
+  return rows[0] ?? null;
+}
+
+/** Another attempt at a run: running again, its last error and retry time cleared. */
+export async function resumeRun(runId: string): Promise<RunRow> {
+  const { rows } = await pgPool().query<RunRow>(
+    `UPDATE export_runs SET status = 'running', attempt = attempt + 1, started_at = now(), finished_at = NULL, error = NULL, next_attempt_at = NULL
+      WHERE id = $1 RETURNING *`,
+    [runId],
+  );
+  return rows[0]!;
+}
+
+export interface PlannedRun {
+  destinationId: string;
+  type: ExportType;
+  range: TimeRange;
+  keys: string[];
+  rows: number;
+  backfill: boolean;
+  startedAt: Date;
+}
+
+export async function insertRun(plan: PlannedRun): Promise<RunRow> {
+  const { rows } = await pgPool().query<RunRow>(
+    `INSERT INTO export_runs (id, destination_id, type, status, range_start, range_end, keys, planned_rows, backfill, started_at)
+     VALUES ($1, $2, $3::"ExportType", 'running', $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [newId("exr"), plan.destinationId, plan.type, plan.range.start, plan.range.end, plan.keys, plan.rows, plan.backfill, plan.startedAt],
+  );
+  return rows[0]!;
+}
+
+/** New keys for `rows` rows; the old keys kept as stale until a delivery has deleted them and succeeded. */
+export async function replanRun(runId: string, keys: string[], rows: number): Promise<RunRow> {
+  const { rows: updated } = await pgPool().query<RunRow>(
+    `UPDATE export_runs SET keys = $2, planned_rows = $3, stale_keys = coalesce(stale_keys, '{}') || coalesce(keys, '{}') WHERE id = $1 RETURNING *`,
+    [runId, keys, rows],
+  );
+  return updated[0]!;
+}
+
+export async function recordSetAside(runId: string, found: SetAsideRow[]): Promise<RunRow> {
+  const { rows: updated } = await pgPool().query<RunRow>(
+    `UPDATE export_runs SET set_aside = set_aside || $2::jsonb, set_aside_rows = set_aside_rows + $3 WHERE id = $1 RETURNING *`,
+    [runId, JSON.stringify(found), found.reduce((sum, row) => sum + row.rows, 0)],
+  );
+  return updated[0]!;
+}
+
+/** Marks a run delivered and, unless it was a backfill, moves the watermark from its start to its end, in one transaction. */
+export async function finishRun(run: RunRow, result: { rows: number; files: number; bytes: number }, durationMs: number): Promise<void> {
+  const client = await pgPool().connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      `UPDATE export_runs SET status = 'succeeded', rows = $2, files = $3, bytes = $4, finished_at = now(), duration_ms = $5, error = NULL, next_attempt_at = NULL,
+              stale_keys = NULL
+        WHERE id = $1`,
+      [run.id, result.rows, result.files, result.bytes, durationMs],
+    );
+    if (!run.backfill) {
+      // Compare and set: the watermark moves from this batch's start to its end, or not at all.
+      const moved = await client.query(
+        `INSERT INTO export_watermarks AS w (destination_id, type, delivered_to, updated_at) VALUES ($1, $2::"ExportType", $4, now())
+         ON CONFLICT (destination_id, type) DO UPDATE SET delivered_to = EXCLUDED.delivered_to, updated_at = now() WHERE w.delivered_to = $3`,
+        [run.destination_id, run.type, run.range_start, run.range_end],
+      );
+      if (moved.rowCount !== 1) throw new Error(`the watermark of ${run.destination_id}/${run.type} is no longer at ${run.range_start.toISOString()}`);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export async function failRun(runId: string, message: string, durationMs: number, nextAttemptAt: Date | null): Promise<void> {
+  await pgPool().query(`UPDATE export_runs SET status = 'failed', error = $2, finished_at = now(), duration_ms = $3, next_attempt_at = $4 WHERE id = $1`, [
+    runId,
+    message,
+    durationMs,
+    nextAttemptAt,
+  ]);
+}
+
+/**
+ * `work` under a session-level advisory lock per destination and type, on a connection held for
+ * the batch: if the process dies, the connection closes and the lock goes with it. "locked" when
+ * another worker holds it.
+ */
+export async function withLock<T>(destinationId: string, type: ExportType, work: () => Promise<T>): Promise<T | "locked"> {
+  const client: pg.PoolClient = await pgPool().connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked", [
+      `tally-export:${destinationId}:${type}`,
+    ]);
+    if (!rows[0]!.locked) return "locked";
+    try {
+      return await work();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`tally-export:${destinationId}:${type}`]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import {
+  backfillDays,
+  backoffMs,
+  filesFor,
+  initialWatermark,
+  isResumable,
+  MAX_ROWS_PER_BATCH,
+  nextRange,
+  ROWS_PER_FILE,
+  retryAt,
+  startsInBudget,
+} from "./schedule";
+
+const at = (iso: string) => new Date(iso);
+const MINUTE = 60_000;
+
+describe("where a new destination starts", () => {
+  it("takes events from the start of the UTC day it was created, and aggregates from the day before", () => {
+    const created = at("2026-11-10T23:30:00+01:00"); // 22:30 UTC on the 10th
+    expect(initialWatermark(created, "ad_events")).toEqual(at("2026-11-10T00:00:00Z"));
+    expect(initialWatermark(created, "order_items")).toEqual(at("2026-11-10T00:00:00Z"));
+    expect(initialWatermark(created, "campaigns")).toEqual(at("2026-11-09T00:00:00Z"));
+  });
+});
+
+describe("an events batch", () => {
+  const watermark = at("2026-11-10T10:00:00Z");
+
+  it("is due once it spans an hour up to 5 minutes ago, and then covers everything up to 5 minutes ago", () => {
+    expect(nextRange("ad_events", watermark, at("2026-11-10T11:04:59.999Z"), false)).toBeNull();
+    expect(nextRange("ad_events", watermark, at("2026-11-10T11:05:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T11:00:00Z") });
+    expect(nextRange("orders", watermark, at("2026-11-10T13:47:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T13:42:00Z") });
+  });
+
+  it("covers a day at most, so a backlog is caught up in bounded batches", () => {
+    expect(nextRange("ad_events", watermark, at("2026-11-14T08:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T10:00:00Z") });
+  });
+
+  it("is due at once when run now, however short, but never reaches into the last 5 minutes", () => {
+    const now = at("2026-11-10T10:05:00.002Z");
+    expect(nextRange("ad_events", watermark, now, true)).toEqual({ start: watermark, end: at("2026-11-10T10:00:00.002Z") });
+    expect(nextRange("ad_events", watermark, at("2026-11-10T10:05:00Z"), true)).toBeNull();
+    expect(nextRange("ad_events", watermark, at("2026-11-10T10:02:00Z"), true)).toBeNull();
+  });
+});
+
+describe("an aggregates batch", () => {
+  const watermark = at("2026-11-10T00:00:00Z");
+
+  it("is the whole next day, due from 03:00 UTC the day after it", () => {
+    expect(nextRange("campaigns", watermark, at("2026-11-11T02:59:59.999Z"), false)).toBeNull();
+    expect(nextRange("campaigns", watermark, at("2026-11-11T03:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+    // Days are delivered one batch each, however late the call.
+    expect(nextRange("ads", watermark, at("2026-11-20T12:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+  });
+
+  it("is due as soon as the day is complete when run now, never before", () => {
+    expect(nextRange("advertisers", watermark, at("2026-11-10T23:59:59.999Z"), true)).toBeNull();
+    expect(nextRange("advertisers", watermark, at("2026-11-11T00:00:00Z"), true)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+  });
+});
+
+describe("after a failure", () => {
+  it("waits 1, 2, 4, ... minutes, at most an hour", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map((attempt) => backoffMs(attempt) / MINUTE)).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60]);
+    const failedAt = at("2026-11-10T10:00:00Z");
+    expect(retryAt(3, failedAt, { needsAttention: false, backfill: false })).toEqual(at("2026-11-10T10:04:00Z"));
+  });
+
+  it("is not retried on a timer when a person must act, or when the run was a backfill", () => {
+    const failedAt = at("2026-11-10T10:00:00Z");
+    expect(retryAt(1, failedAt, { needsAttention: true, backfill: false })).toBeNull();
+    expect(retryAt(1, failedAt, { needsAttention: false, backfill: true })).toBeNull();
+  });
+
+  it("takes a run up again once its back-off has passed, and a run left running by a worker that died at once", () => {
+    const now = at("2026-11-10T10:00:00Z");
+    expect(isResumable({ status: "failed", nextAttemptAt: at("2026-11-10T10:00:00.001Z") }, now)).toBe(false);
+    expect(isResumable({ status: "failed", nextAttemptAt: now }, now)).toBe(true);
+    expect(isResumable({ status: "running", nextAttemptAt: null }, now)).toBe(true);
+    // Failed waiting for a person: its destination is not active until someone updates it, and then it goes again.
+    expect(isResumable({ status: "failed", nextAttemptAt: null }, now)).toBe(true);
+  });
+});
+
+describe("rows per batch and per file", () => {
+  it("caps a batch at five files' worth of rows", () => {
+    expect(ROWS_PER_FILE).toBe(1_000_000);
+    expect(MAX_ROWS_PER_BATCH).toBe(5 * ROWS_PER_FILE);
+  });
+
+  it("splits files at the rows per file: no file for an empty events batch, always one for a day's aggregates", () => {
+    expect(filesFor("ad_events", 0)).toBe(0);
+    expect(filesFor("ad_events", 1_000_000)).toBe(1);
+    expect(filesFor("ad_events", 1_000_001)).toBe(2);
+    expect(filesFor("orders", 5, 2)).toBe(3);
+    expect(filesFor("campaigns", 0)).toBe(1);
+    expect(filesFor("campaigns", 3, 2)).toBe(2);
+  });
+});
+
+describe("a call's budget", () => {
+  it("starts a batch only if one as long as the longest so far, and 30 s more, still fits", () => {
+    expect(startsInBudget(0, 0, Number.POSITIVE_INFINITY)).toBe(true);
+    expect(startsInBudget(0, 0, 30_000)).toBe(true);
+    expect(startsInBudget(1, 0, 30_000)).toBe(false);
+    expect(startsInBudget(100_000, 60_000, 190_000)).toBe(true);
+    expect(startsInBudget(100_001, 60_000, 190_000)).toBe(false);
+  });
+});
+
+describe("a backfill", () => {
+  it("covers every UTC day from the first to the last, both included", () => {
+    expect(backfillDays("2026-10-30", "2026-11-02").map((day) => new Date(day).toISOString().slice(0, 10))).toEqual([
+      "2026-10-30",
+      "2026-10-31",
+      "2026-11-01",
+      "2026-11-02",
+    ]);
+    expect(backfillDays("2026-11-02", "2026-11-02")).toHaveLength(1);
+    expect(backfillDays("2026-11-03", "2026-11-02")).toEqual([]);
+  });
+});

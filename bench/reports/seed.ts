@@ -5,6 +5,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { daysFromToday, utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { rebuildRollups } from "@/server/rollups/verify-rollups.sql";
 import { log } from "../lib/stack";
@@ -18,9 +19,6 @@ if (!Number.isInteger(events) || events < 1000) {
   process.exit(2);
 }
 
-const DAY_MS = 86_400_000;
-const day = (date: Date) => date.toISOString().slice(0, 10);
-
 async function main(): Promise<void> {
   const started = Date.now();
   rmSync(DATA_DIR, { recursive: true, force: true });
@@ -32,8 +30,8 @@ async function main(): Promise<void> {
     // Each generating statement writes a million rows: far past the 30 s a request's statement may take.
     process.env.DATABASE_STATEMENT_TIMEOUT_SECONDS = "3600";
     const now = new Date();
-    const lastDay = day(now);
-    const firstDay = day(new Date(now.getTime() - 29 * DAY_MS));
+    const lastDay = utcDay(now);
+    const firstDay = daysFromToday(-29, now);
     await loadReportDataset(pgPool(), { events, firstDay, now, chunk: 1_000_000, workers: 2, progress: (line) => log(line) });
 
     let step = Date.now();

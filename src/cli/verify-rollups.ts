@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
+import { daysFromToday, utcDay } from "@/server/days";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
@@ -15,9 +16,9 @@ try {
   exitOnEnvError(error);
 }
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const today = new Date().toISOString().slice(0, 10);
+const today = utcDay();
 const { values } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" } } });
-const from = values.from ?? new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+const from = values.from ?? daysFromToday(-29);
 const to = values.to ?? today;
 if (!DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to)) || from > to) {
   console.error("tally: usage: npm run rollups:verify [-- --from YYYY-MM-DD --to YYYY-MM-DD] (from not after to)");

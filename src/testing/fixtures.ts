@@ -4,10 +4,11 @@ import { createAccount } from "@/server/accounts/create-account";
 import { createAd } from "@/server/campaigns/create-ad";
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { createProduct } from "@/server/campaigns/create-product";
+import { daysFromToday, utcDay } from "@/server/days";
 
 const unique = () => randomBytes(4).toString("hex");
-export const today = () => new Date().toISOString().slice(0, 10);
-export const daysFromToday = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+export const today = () => utcDay();
+export { daysFromToday };
 
 export async function makePublisher(options: { sites?: { name: string; domain?: string }[]; networkId?: string } = {}) {
   return createAccount({

@@ -1,13 +1,12 @@
 "use client";
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { daysFromToday, utcDay } from "@/server/days";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
 import type { Metrics } from "@/server/reports/metrics";
 
-const DAY_MS = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export type Range = { startDate: string; endDate: string };
-export const lastDays = (days: number): Range => ({ startDate: isoDay(Date.now() - (days - 1) * DAY_MS), endDate: isoDay(Date.now()) });
+export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });
 
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });

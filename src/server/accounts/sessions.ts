@@ -4,6 +4,7 @@
 // after sign-in, or after 12 hours without a request, whichever comes first; an ended session is
 // deleted when it is presented, and all of them at every sign-in.
 import { createHash, randomBytes } from "node:crypto";
+import { DAY_MS } from "@/server/days";
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { verifyPassword } from "./passwords";
@@ -64,7 +65,7 @@ export async function signIn(email: string, password: string): Promise<{ token: 
   const now = new Date();
   await deleteEndedSessions(now);
   const token = randomBytes(32).toString("base64url");
-  const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000);
+  const expiresAt = new Date(now.getTime() + SESSION_DAYS * DAY_MS);
   await db.userSession.create({ data: { tokenHash: hashToken(token), userId: viewer.userId, expiresAt, lastSeenAt: now } });
   return { token, expiresAt, viewer };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { utcDay } from "@/server/days";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { EVENT_KINDS, type SigningKey, sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
 import type { AdQuery } from "./ad-query.schema";
@@ -53,7 +54,7 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
   const site = resolveSite(publisher, query, pageHost);
   const wantedTypes = [...new Set(query.placements.flatMap((placement) => placement.types))];
   const publisherIds = publisher.network_id ? [publisher.id, publisher.network_id] : [publisher.id];
-  const candidates = await findCandidateAds(publisherIds, now.toISOString().slice(0, 10), wantedTypes);
+  const candidates = await findCandidateAds(publisherIds, utcDay(now), wantedTypes);
   const placed = fillPlacements(rankAds(candidates), query.placements, query);
 
   const requestId = randomUUID();

@@ -4,6 +4,7 @@
 // campaign promote a SKU on a publisher where it did not before (new products, new publishers, or
 // leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
 import { type Actor, mayAccess } from "@/server/accounts/actor";
+import { utcDay } from "@/server/days";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
@@ -90,8 +91,8 @@ export async function campaignSettings({ actor, id }: { actor: Actor; id: string
     name: c.name,
     type: c.type,
     status: c.status,
-    startDate: c.startDate.toISOString().slice(0, 10),
-    endDate: c.endDate ? c.endDate.toISOString().slice(0, 10) : undefined,
+    startDate: utcDay(c.startDate),
+    endDate: c.endDate ? utcDay(c.endDate) : undefined,
     bidModel: c.bidModel,
     bid: fromMicros(c.bidMicros),
     dailyBudget: c.dailyBudgetMicros === null ? undefined : fromMicros(c.dailyBudgetMicros),

@@ -4,6 +4,7 @@
 // to the connections that requests wait for. Whose rows: the destination's account's scope, as its
 // reports have it, looked up once per run (scopeOfAccount) and handed to every read of the run.
 
+import { utcDay } from "@/server/days";
 import { cursorBatches } from "@/server/db/cursor";
 import type { ExportType } from "@/server/db/generated/enums";
 import { bulkPool } from "@/server/db/pg-pool";
@@ -46,7 +47,7 @@ export function batchRows(type: ExportType, scope: ReportScope, range: BatchRang
     };
   }
   const layout = AGGREGATE_LAYOUTS[type as AggregateType];
-  const day = range.rangeStart.toISOString().slice(0, 10);
+  const day = utcDay(range.rangeStart);
   const statement = layout.statement(scope, day);
   return {
     // The report statement as a subquery: a filter over it keeps the statement's own sort (a

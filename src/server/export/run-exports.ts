@@ -10,6 +10,8 @@
 // consumer sees each row once whatever happened. Whose rows a run reads (the account's scope) is
 // looked up once per run. The four parts: the schedule (pure), the books (runs.sql.ts), the
 // sources (layouts.ts, batch-rows.ts) and delivery (deliver-run.ts, deliver-batch.ts, s3.ts).
+
+import { DAY_MS } from "@/server/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { ReportScope } from "@/server/reports/report-scope";
 import { scopeOfAccount } from "./batch-rows";
@@ -20,7 +22,7 @@ import { EXPORT_TYPES } from "./layouts";
 import type { SetAsideRow } from "./poison";
 import { activeDestinations, failRun, finishRun, type RunRow, resumeRun, unfinishedRun, watermarkOf, withLock } from "./runs.sql";
 import { describeS3Error } from "./s3";
-import { backfillDays, DAY_MS, initialWatermark, isResumable, MAX_ROWS_PER_BATCH, nextRange, ROWS_PER_FILE, retryAt, startsInBudget } from "./schedule";
+import { backfillDays, initialWatermark, isResumable, MAX_ROWS_PER_BATCH, nextRange, ROWS_PER_FILE, retryAt, startsInBudget } from "./schedule";
 
 export interface ExportRunSummary {
   runId: string;

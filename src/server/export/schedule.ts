@@ -3,11 +3,12 @@
 // since the watermark up to a settling margin; aggregates daily from 03:00 UTC, for the previous
 // UTC day; back-off after failures; "run now"; how many rows a batch and a file hold. No database
 // and no clock of its own, so every rule is tested as it is (schedule.test.ts).
+
+import { DAY_MS, dayStart, startOfUtcDay } from "@/server/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import { isEventType } from "./export-types";
 
 const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 /** Rows younger than this may still be in open transactions: a batch ends this far before now. */
 export const SETTLE_MS = 5 * 60_000;
 /** An event batch waits until it spans an hour, and spans a day at most. */
@@ -33,7 +34,7 @@ export interface TimeRange {
 
 /** Where a destination starts: events from the start of the UTC day it was created, aggregates from the day before. */
 export function initialWatermark(createdAt: Date, type: ExportType): Date {
-  const day = Date.UTC(createdAt.getUTCFullYear(), createdAt.getUTCMonth(), createdAt.getUTCDate());
+  const day = startOfUtcDay(createdAt).getTime();
   return new Date(isEventType(type) ? day : day - DAY_MS);
 }
 
@@ -79,6 +80,6 @@ export const startsInBudget = (elapsedMs: number, longestMs: number, budgetMs: n
 /** The start (epoch ms) of each UTC day of a backfill, `fromDay` to `toDay` (YYYY-MM-DD) inclusive. */
 export function backfillDays(fromDay: string, toDay: string): number[] {
   const days: number[] = [];
-  for (let day = Date.parse(`${fromDay}T00:00:00Z`); day <= Date.parse(`${toDay}T00:00:00Z`); day += DAY_MS) days.push(day);
+  for (let day = dayStart(fromDay).getTime(); day <= dayStart(toDay).getTime(); day += DAY_MS) days.push(day);
   return days;
 }

@@ -1,6 +1,8 @@
 // The XML parts of an XLSX file (SpreadsheetML, OPC): the fixed parts, those that list the
 // sheets, and the cells of a sheet. Inline strings rather than a shared-string table, so a sheet
 // is written as its rows arrive and nothing grows with the file.
+
+import { DAY_MS } from "@/server/days";
 import type { XlsxColumn } from "./xlsx";
 
 // Style indexes of styles.xml's cellXfs: 0 plain, 1 bold (the header), 2 a yyyy-mm-dd date.
@@ -63,7 +65,6 @@ export function columnLetters(index: number): string {
 }
 
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
-const DAY_MS = 86_400_000;
 
 /** A YYYY-MM-DD day as Excel's serial day number (days since 1899-12-30); null when not a day. */
 function serialDay(value: unknown): number | null {

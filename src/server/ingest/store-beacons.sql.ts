@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { env } from "@/env";
+import { utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { trafficUpserts } from "@/server/rollups/writer-upserts.sql";
 import type { BeaconClaims, EventKind } from "./beacon-token";
@@ -64,8 +65,6 @@ export const MAX_COUNTED_PER_TOKEN = 3;
 function lockKey(scope: string, value: string): bigint {
   return createHash("sha256").update(scope).update("\u0000").update(value).digest().readBigInt64BE(0);
 }
-
-const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
 /**
  * The status of each beacon. Known bots, requests without a user agent and beacons from another
@@ -178,7 +177,7 @@ async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: Eve
   if (billable.length === 0) return spend;
 
   const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
-  const days = [...new Set(billable.map(({ b }) => dayOf(b.createdAt)))];
+  const days = [...new Set(billable.map(({ b }) => utcDay(b.createdAt)))];
   // Spend rows are read under the advertiser locks: every writer of those rows holds them too.
   const { rows: campaigns } = await client.query<BillingRow>({
     name: "beacons-billing",
@@ -212,7 +211,7 @@ async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: Eve
           ? campaign.bid_micros
           : 0n;
     if (price === 0n) continue;
-    const day = dayOf(b.createdAt);
+    const day = utcDay(b.createdAt);
     const campaignKey = `campaign:${campaign.id}:${day}`;
     const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
     const wallet = wallets.get(campaign.advertiser_id) ?? 0n;
@@ -238,7 +237,7 @@ function spendTotals(batch: Beacon[], spend: bigint[]) {
   batch.forEach((b, i) => {
     const amount = spend[i]!;
     if (amount === 0n) return;
-    const day = dayOf(b.createdAt);
+    const day = utcDay(b.createdAt);
     add(byAdvertiser, b.claims.advertiserId, amount);
     add(byCampaignDay, `${b.claims.campaignId}\u0000${day}`, amount);
     add(byAdvertiserDay, `${b.claims.advertiserId}\u0000${day}`, amount);

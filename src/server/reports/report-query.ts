@@ -1,6 +1,8 @@
 // The query parameters shared by the report routes (decisions §5): a date range, paging, sorting,
 // the ids that fit the route, and download. Anything else, or any malformed value, is a 400 that
 // names the parameter: a report quietly computed over the wrong range is worse than an error.
+
+import { addDays, isIsoDay, utcDay } from "@/server/days";
 import { TallyError } from "@/server/errors";
 
 export const REPORT_ID_PARAMETERS = ["advertiser_id", "publisher_id", "campaign_id", "ad_id"] as const;
@@ -34,17 +36,10 @@ export interface ReportQuerySpec<OrderBy extends string> {
   paged?: boolean;
 }
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DAY_MS = 86_400_000;
-
 const bad = (message: string) => new TallyError("bad_request", message);
 
 function parseDay(name: string, value: string): string {
-  const match = DAY.exec(value);
-  const date = match ? new Date(`${value}T00:00:00Z`) : null;
-  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw bad(`${name} must be a date written YYYY-MM-DD, not '${value}'`);
-  }
+  if (!isIsoDay(value)) throw bad(`${name} must be a date written YYYY-MM-DD, not '${value}'`);
   return value;
 }
 
@@ -52,8 +47,6 @@ function parsePositiveInteger(name: string, value: string, max: number): number 
   if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > max) throw bad(`${name} must be a whole number from 1 to ${max}, not '${value}'`);
   return Number(value);
 }
-
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** Parses a report route's query string; 400 naming the parameter for anything wrong. */
 export function parseReportQuery<OrderBy extends string>(params: URLSearchParams, spec: ReportQuerySpec<OrderBy>, now = new Date()): ReportQuery<OrderBy> {
@@ -67,7 +60,7 @@ export function parseReportQuery<OrderBy extends string>(params: URLSearchParams
   }
   const get = (name: string) => params.get(name) ?? undefined;
 
-  const endDate = get("end_date") !== undefined ? parseDay("end_date", get("end_date")!) : now.toISOString().slice(0, 10);
+  const endDate = get("end_date") !== undefined ? parseDay("end_date", get("end_date")!) : utcDay(now);
   const startDate = get("start_date") !== undefined ? parseDay("start_date", get("start_date")!) : addDays(endDate, -(DEFAULT_RANGE_DAYS - 1));
   if (startDate > endDate) throw bad(`start_date (${startDate}) is after end_date (${endDate})`);
   if (addDays(startDate, MAX_RANGE_DAYS - 1) < endDate) throw bad(`start_date to end_date spans more than ${MAX_RANGE_DAYS} days`);

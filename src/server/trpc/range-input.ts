@@ -1,12 +1,13 @@
 // The date range of the dashboard's figures: UTC days, inclusive, at most MAX_RANGE_DAYS long.
 import { z } from "zod";
+import { daysBetween } from "@/server/days";
 import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
 
 const day = z.iso.date();
 export const rangeInput = z
   .object({ startDate: day, endDate: day })
   .refine((r) => r.startDate <= r.endDate, { message: "the start is after the end", path: ["startDate"] })
-  .refine((r) => Date.parse(r.endDate) - Date.parse(r.startDate) < MAX_RANGE_DAYS * 86_400_000, {
+  .refine((r) => daysBetween(r.startDate, r.endDate) < MAX_RANGE_DAYS, {
     message: `at most ${MAX_RANGE_DAYS} days`,
     path: ["endDate"],
   });

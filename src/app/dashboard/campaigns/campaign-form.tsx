@@ -4,6 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { type TCampaignSettings, ZCampaignSettings } from "@/server/campaigns/campaign-input";
+import { utcDay } from "@/server/days";
 import { useTRPC } from "../../trpc-client";
 
 type Form = {
@@ -19,7 +20,6 @@ type Form = {
   productRefs: string[];
 };
 
-const today = () => new Date().toISOString().slice(0, 10);
 // A refusal that needs the database names its field first ("productRefs: SKU … belongs to another
 // advertiser on …"), so it is shown beside that field like the schema's own messages.
 const FIELD_REFUSAL = /^(publisherIds|productRefs): (.+)$/s;
@@ -27,7 +27,7 @@ export const NEW_CAMPAIGN: Form = {
   name: "",
   type: "product",
   status: "active",
-  startDate: today(),
+  startDate: utcDay(),
   endDate: "",
   bidModel: "cpc",
   bid: "",

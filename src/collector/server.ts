@@ -24,7 +24,7 @@ export function createCollectorServer(): http.Server {
       await writeFetchResponse(req, res, errorResponse(error));
     }
   });
-  // Browsers and SDKs keep connections open between beacons (interface §4.1: keep-alive).
+  // Browsers and SDKs keep connections open between beacons (docs/interface.md §4.1: keep-alive).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;

@@ -7,7 +7,7 @@ import type { FromSchema } from "json-schema-to-ts";
 /** SHA-256 of the empty string: what a client sends when it hashes a field it does not have. */
 export const EMPTY_STRING_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-// A hashed identity field: hexadecimal SHA-256 of the normalised value (interface §2.3). The hash
+// A hashed identity field: hexadecimal SHA-256 of the normalised value (docs/interface.md §2.3). The hash
 // of "" is refused, in either case, because it carries no identity and would join every shopper
 // whose client hashed a missing value.
 const hashedField = {
@@ -36,7 +36,7 @@ export const CREATED_AT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 
 const money = { type: "number", minimum: 0, maximum: MAX_UNIT_PRICE } as const;
 
-/** One order line (interface §2.4). Prices are per unit. */
+/** One order line (docs/interface.md §2.4). Prices are per unit. */
 export const conversionItemSchema = {
   type: "object",
   properties: {
@@ -51,7 +51,7 @@ export const conversionItemSchema = {
 } as const;
 
 /**
- * Body of `POST /v1/beacon/conversion` (interface §2.3): the one source of the validator, the
+ * Body of `POST /v1/beacon/conversion` (docs/interface.md §2.3): the one source of the validator, the
  * TypeScript type and docs/conversions.md. Properties not listed are ignored, as the decisions
  * ask. Three rules need the database or the clock and are added to Ajv's entries by the server
  * (src/server/conversions/record-conversion.ts): a known `publisher_id`, `brand` for a publisher

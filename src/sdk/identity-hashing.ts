@@ -1,4 +1,4 @@
-// Normalisation and SHA-256 of the identity fields of a conversion (interface §2.3): the hashes
+// Normalisation and SHA-256 of the identity fields of a conversion (docs/interface.md §2.3): the hashes
 // only match a partner's hashes of the same person when both sides normalise alike, so the rules
 // live in one module, with test vectors in docs/conversions.md. Dependency-free and built on Web
 // Crypto (`globalThis.crypto.subtle`), so the browser SDK and Node servers (20+) share it.

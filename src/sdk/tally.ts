@@ -31,7 +31,7 @@
  *   Tracking the same ad on the same element twice is a no-op until the returned stop function
  *   is called.
  * - `tracker.click(ad): void` — sends a click by hand (for ads not rendered as one element).
- * - `tracker.conversion(order, options?)` — sends a completed order (interface §2.3) to
+ * - `tracker.conversion(order, options?)` — sends a completed order (docs/interface.md §2.3) to
  *   `<eventsUrl>/v1/beacon/conversion`, with the tracker's `session_id` and `user_id` where the
  *   order has none. As a beacon by default (no reply, survives leaving the page); with
  *   `{ waitForReply: true }` by `fetch` with `Accept: application/json`, returning a promise of
@@ -72,9 +72,9 @@ export interface TallyInitOptions {
   eventsUrl?: string;
 }
 
-/** A conversion (interface §2.3, schema in src/contracts/); `session_id` and `user_id` default to the tracker's. */
+/** A conversion (docs/interface.md §2.3, schema in src/contracts/); `session_id` and `user_id` default to the tracker's. */
 export type TallyOrder = Omit<ConversionBody, "session_id" | "user_id"> & Partial<Pick<ConversionBody, "session_id" | "user_id">>;
-/** An order line (interface §2.4); prices are per unit. */
+/** An order line (docs/interface.md §2.4); prices are per unit. */
 export type TallyOrderItem = ConversionItemBody;
 
 export interface TallyConversionOptions {

@@ -1,4 +1,4 @@
-// API keys of the report routes (decisions §5): each belongs to one account, is shown once when
+// API keys of the report routes (docs/interface-decisions.md §5): each belongs to one account, is shown once when
 // created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
 // guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
 import { createHash, randomBytes } from "node:crypto";

@@ -4,7 +4,7 @@ import { compileValidator } from "@/server/validation/ajv";
 export const AD_CONTEXTS = ["home", "search", "category", "product", "cart", "checkout", "other"] as const;
 export const PLACEMENT_TYPES = ["product", "banner", "video"] as const;
 
-/** Body of `POST /v1/ads` (decisions §2), plus an optional `site` for multi-site publishers. */
+/** Body of `POST /v1/ads` (docs/interface-decisions.md §2), plus an optional `site` for multi-site publishers. */
 export const adQuerySchema = {
   type: "object",
   properties: {

@@ -9,7 +9,7 @@ import { pgPool } from "@/server/db/pg-pool";
 import { isDataError } from "@/server/ingest/group-commit";
 import { creditUpserts } from "@/server/rollups/writer-upserts.sql";
 
-/** The interface's window (§8), used for campaign types without a row in attribution_windows. */
+/** The interface's window (docs/interface.md §8), used for campaign types without a row in attribution_windows. */
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 
 // Attributions written by the statement join the report rows (src/server/rollups/) in the same

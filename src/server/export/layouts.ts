@@ -1,4 +1,4 @@
-// What each export type holds (interface §2.5, decisions §6): the three event layouts as Parquet
+// What each export type holds (docs/interface.md §2.5, docs/interface-decisions.md §6): the three event layouts as Parquet
 // columns with the SQL that reads a batch of them, and the three aggregated layouts as CSV columns
 // over the report statements, so an exported day has the numbers the reports show for it.
 // Hand-written SQL: batches are ranges of receipt time read through a cursor in a fixed order, so
@@ -42,7 +42,7 @@ export interface EventLayout {
 }
 
 // The scope of the destination's account: an advertiser its own campaigns' rows; a publisher its
-// inventory's; a network its own and its sub-publishers' (decisions §1).
+// inventory's; a network its own and its sub-publishers' (docs/interface-decisions.md §1).
 const scoped = (alias: string) => `($3::text IS NULL OR ${alias}.advertiser_id = $3) AND ($4::text[] IS NULL OR ${alias}.publisher_id = ANY($4))`;
 
 function eventLayout(

@@ -1,4 +1,4 @@
-// The export job (decisions §6): for each active destination and type, batch after batch, under
+// The export job (docs/interface-decisions.md §6): for each active destination and type, batch after batch, under
 // the advisory lock of that destination and type:
 //   1. plan: the next range due after the watermark (schedule.ts) and, from its row count, the
 //      object keys, stored in an export_runs row before anything is uploaded (deliver-run.ts);

@@ -1,4 +1,4 @@
-// What is due when (decisions §6; docs/export.md, "Schedule and delivery guarantees"), as pure
+// What is due when (docs/interface-decisions.md §6; docs/export.md, "Schedule and delivery guarantees"), as pure
 // functions of a watermark, a clock reading and a run's history: events hourly, every row received
 // since the watermark up to a settling margin; aggregates daily from 03:00 UTC, for the previous
 // UTC day; back-off after failures; "run now"; how many rows a batch and a file hold. No database
@@ -22,7 +22,7 @@ export const AGGREGATE_DELAY_MS = 3 * HOUR_MS;
  * busy day; the rest of the range goes in the next batch.
  */
 export const MAX_ROWS_PER_BATCH = 5_000_000;
-/** Files are split at this many rows (issue: 1,000,000), so any consumer can read one whole. */
+/** Files are split at this many rows (docs/export.md), so any consumer can read one whole. */
 export const ROWS_PER_FILE = 1_000_000;
 /** Plans of one batch in one call: rows that keep changing under it wait for the next call. */
 export const MAX_PLANS_PER_CALL = 5;

@@ -1,4 +1,4 @@
-// XLSX downloads of the report routes (decisions §5): every matching row, numbers as numbers,
+// XLSX downloads of the report routes (docs/interface-decisions.md §5): every matching row, numbers as numbers,
 // dates as dates, a bold and frozen header row. The sheet's XML is written into a streaming ZIP
 // batch by batch as the rows arrive, so memory stays bounded however many rows a report has.
 // Written by hand rather than with exceljs's streaming writer, which took six times as long on

@@ -1,4 +1,4 @@
-// The report routes' HTTP shell: who is asking, before any report is computed (decisions §5).
+// The report routes' HTTP shell: who is asking, before any report is computed (docs/interface-decisions.md §5).
 // Programs send a Bearer API key, which names an account, from anywhere. The dashboard's downloads
 // come with the signed-in session's cookie instead, and only from the dashboard's own pages or
 // an address typed or bookmarked (403 when another site sent them): a member acts as their

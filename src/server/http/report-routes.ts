@@ -1,4 +1,4 @@
-// The report routes (interface §4.3) as Fetch handlers: parse the query, find the caller's scope,
+// The report routes (docs/interface.md §4.3) as Fetch handlers: parse the query, find the caller's scope,
 // call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
 import { TallyError } from "@/server/errors";

@@ -59,7 +59,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
     const cause = tallyError.details?.cause;
     console.error(`tally: ${status} ${tallyError.message}${cause ? `: ${cause instanceof Error ? cause.message : String(cause)}` : ""}`);
   }
-  // A 422 body is the validator's array itself (interface §7); other errors name a code.
+  // A 422 body is the validator's array itself (docs/interface.md §7); other errors name a code.
   const body =
     tallyError.code === "validation_failed" ? (tallyError.details?.entries ?? []) : { error: { code: tallyError.code, message: tallyError.message } };
   return Response.json(body, {

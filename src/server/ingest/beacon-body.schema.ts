@@ -1,7 +1,7 @@
 import type { FromSchema } from "json-schema-to-ts";
 import { compileValidator } from "@/server/validation/ajv";
 
-/** Body of an impression, view or click beacon (interface §2.2). */
+/** Body of an impression, view or click beacon (docs/interface.md §2.2). */
 export const beaconBodySchema = {
   type: "object",
   properties: {

@@ -51,7 +51,7 @@ export interface StoredBeacon {
   spendMicros: bigint;
 }
 
-/** Decisions §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
+/** docs/interface-decisions.md §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
 export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };
 
 /**

@@ -34,7 +34,7 @@ type Row = TotalsRow & {
 };
 
 /**
- * Campaigns in scope with their totals over the range (decisions §4 metrics), one page of them.
+ * Campaigns in scope with their totals over the range (docs/interface-decisions.md §4 metrics), one page of them.
  * Campaigns without traffic in the range are listed with zeros; for a publisher, those that
  * target it (or its network).
  */

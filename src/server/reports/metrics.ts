@@ -1,4 +1,4 @@
-// The figures every report row carries (decisions §4), computed from the totals its query sums.
+// The figures every report row carries (docs/interface-decisions.md §4), computed from the totals its query sums.
 // No SQL here: the dashboard's pages import these types too.
 import { fromMicros } from "@/server/money";
 
@@ -35,7 +35,7 @@ export interface Metrics {
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
 
-/** The metrics of decisions §4 from a row's totals; a ratio over zero is 0. */
+/** The metrics of docs/interface-decisions.md §4 from a row's totals; a ratio over zero is 0. */
 export function metricsOf(r: TotalsRow): Metrics {
   const adRevenue = fromMicros(r.spend_micros);
   const salesRevenue = fromMicros(r.sales_revenue_micros);

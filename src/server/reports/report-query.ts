@@ -1,4 +1,4 @@
-// The query parameters shared by the report routes (decisions §5): a date range, paging, sorting,
+// The query parameters shared by the report routes (docs/interface-decisions.md §5): a date range, paging, sorting,
 // the ids that fit the route, and download. Anything else, or any malformed value, is a 400 that
 // names the parameter: a report quietly computed over the wrong range is worse than an error.
 

@@ -1,4 +1,4 @@
-// Which report rows an account may read (decisions §1): an advertiser its own campaigns' rows on
+// Which report rows an account may read (docs/interface-decisions.md §1): an advertiser its own campaigns' rows on
 // every publisher; a publisher the rows of its own inventory; a network its own and its
 // sub-publishers'. Everything else is as if it did not exist.
 import sql from "sql-template-tag";

@@ -1,5 +1,5 @@
 // Request bodies of the /v1 routes are validated by Ajv 8 against JSON Schemas, so that a 422
-// body is exactly Ajv's error array (interface §7). One schema per payload: the same object is
+// body is exactly Ajv's error array (docs/interface.md §7). One schema per payload: the same object is
 // the validator, the TypeScript type (json-schema-to-ts) and the documentation.
 import { Ajv, type ErrorObject } from "ajv";
 import { default as addFormats } from "ajv-formats";

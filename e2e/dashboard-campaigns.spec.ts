@@ -31,8 +31,9 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
     },
   });
   const ads = ((await served.json()) as { ads: Record<string, { ad_id: string; impression_url: string; click_url: string }[]> }).ads["search-top"]!;
-  const acme = ads.find((ad) => ad.ad_id.startsWith("ad_acme"))!;
-  expect(acme).toBeDefined();
+  const acme = ads.find((ad) => ad.ad_id.startsWith("ad_acme"));
+  expect(acme?.ad_id).toMatch(/^ad_acme_/);
+  if (!acme) throw new Error("the demo store served no Acme ad");
   expect((await request.post(acme.impression_url, { data: { session_id: session } })).status()).toBe(202);
   expect((await request.post(acme.click_url, { data: { session_id: session } })).status()).toBe(202);
 

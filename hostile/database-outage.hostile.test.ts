@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { OPERATOR } from "@/server/accounts/actor";
 import { HOSTILE_ENV } from "./global-stack";
 
 const stackEnv = inject("hostile").serverEnv;
@@ -207,16 +208,19 @@ describe("Postgres stopped in the middle of a load and started again", () => {
     // attributed, and a destination added after the restart gets its due batches.
     await eventually("attribution catches up", async () => (await sql("SELECT 1 FROM conversions WHERE attributed_at IS NULL")).length === 0);
     const { createDestination } = await import("@/server/export/destinations");
-    const destination = await createDestination({
-      accountId: fixture.publisherId,
-      name: "outage bucket",
-      bucket: "outage",
-      region: "us-east-1",
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-      types: ["ad_events", "orders"],
-    });
+    const destination = await createDestination(
+      {
+        accountId: fixture.publisherId,
+        name: "outage bucket",
+        bucket: "outage",
+        region: "us-east-1",
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+        types: ["ad_events", "orders"],
+      },
+      { actor: OPERATOR },
+    );
     // Created two days ago: its first day of events is due at once.
     await sql("UPDATE export_destinations SET created_at = now() - interval '2 days' WHERE id = $1", [destination.id]);
     await eventually(

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createDestination } from "@/server/export/destinations";
 import { runDueExports } from "@/server/export/run-exports";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -287,17 +288,20 @@ describe("after the stream", () => {
   });
 
   it("exports every counted event and every order to the publisher's bucket", async () => {
-    const destination = await createDestination({
-      accountId: publisherId,
-      name: "stream bucket",
-      bucket: "tally-demo",
-      region: "us-east-1",
-      endpoint: stack.s3Endpoint,
-      forcePathStyle: true,
-      prefix: `stream-${randomUUID()}/`,
-      credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-      types: ["ad_events", "orders"],
-    });
+    const destination = await createDestination(
+      {
+        accountId: publisherId,
+        name: "stream bucket",
+        bucket: "tally-demo",
+        region: "us-east-1",
+        endpoint: stack.s3Endpoint,
+        forcePathStyle: true,
+        prefix: `stream-${randomUUID()}/`,
+        credentials: { kind: "access_key", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+        types: ["ad_events", "orders"],
+      },
+      { actor: OPERATOR },
+    );
     // "Run now", as if ten minutes had passed: the stream's rows are past the export's settle time.
     const later = new Date(Date.now() + 10 * 60_000);
     const { runs } = await runDueExports({ destinationId: destination.id, eager: true, now: () => later });

@@ -37,6 +37,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
   }
   log("seed: publisher Demo Market with sites demomarket.com and Demo Market App");
   await createAccount({
+    actor: OPERATOR,
     id: DEMO.publisherId,
     kind: "publisher",
     name: "Demo Market",
@@ -44,8 +45,9 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
   });
 
   log("seed: network Retail Network with sub-publishers Corner Grocer and City Pharmacy");
-  await createAccount({ id: DEMO.networkId, kind: "network", name: "Retail Network" });
+  await createAccount({ actor: OPERATOR, id: DEMO.networkId, kind: "network", name: "Retail Network" });
   await createAccount({
+    actor: OPERATOR,
     id: "pub_corner_grocer",
     kind: "publisher",
     name: "Corner Grocer",
@@ -53,6 +55,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     sites: [{ name: "cornergrocer.com", domain: "cornergrocer.com" }],
   });
   await createAccount({
+    actor: OPERATOR,
     id: "pub_city_pharmacy",
     kind: "publisher",
     name: "City Pharmacy",
@@ -67,7 +70,15 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
   ];
   for (const a of advertisers) {
     log(`seed: advertiser ${a.name} (wallet ${a.wallet.toFixed(2)}, daily budget ${a.dailyBudget.toFixed(2)})`);
-    await createAccount({ id: a.id, kind: "advertiser", name: a.name, sellerId: a.sellerId, walletBalance: a.wallet, dailyBudget: a.dailyBudget });
+    await createAccount({
+      actor: OPERATOR,
+      id: a.id,
+      kind: "advertiser",
+      name: a.name,
+      sellerId: a.sellerId,
+      walletBalance: a.wallet,
+      dailyBudget: a.dailyBudget,
+    });
   }
 
   const catalogue = {
@@ -90,6 +101,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     products[advertiserId] = [];
     for (const item of items) {
       const product = await createProduct({
+        actor: OPERATOR,
         advertiserId,
         sku: item.sku,
         productId: item.productId,
@@ -120,6 +132,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: product campaign 'Acme Coffee: sponsored products' (CPC 0.40) with 2 ads");
   const acmeCampaign = await createCampaign({
+    actor: OPERATOR,
     id: "cmp_acme_sponsored",
     advertiserId: "adv_acme_coffee",
     name: "Acme Coffee: sponsored products",
@@ -134,6 +147,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     productRefs: acme,
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_acme_beans",
     campaignId: acmeCampaign.id,
     name: "Espresso beans",
@@ -142,6 +156,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     destinationUrl: "/demo/product/ACME-BEANS-1KG",
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_acme_pods",
     campaignId: acmeCampaign.id,
     name: "Coffee pods",
@@ -152,6 +167,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: display campaign 'Northwind: summer banners' (CPM 6.00) with 2 ads");
   const nwCampaign = await createCampaign({
+    actor: OPERATOR,
     id: "cmp_northwind_display",
     advertiserId: "adv_northwind",
     name: "Northwind: summer banners",
@@ -166,6 +182,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     productRefs: northwind,
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_northwind_leaderboard",
     campaignId: nwCampaign.id,
     name: "Summer leaderboard",
@@ -176,6 +193,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     productRefs: northwind,
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_northwind_rectangle",
     campaignId: nwCampaign.id,
     name: "Summer rectangle",
@@ -188,6 +206,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: video campaign 'Brightsmile: smile spot' (CPM 12.00) on Retail Network with 1 ad");
   const bsCampaign = await createCampaign({
+    actor: OPERATOR,
     id: "cmp_brightsmile_video",
     advertiserId: "adv_brightsmile",
     name: "Brightsmile: smile spot",
@@ -202,6 +221,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     productRefs: bright,
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_brightsmile_spot",
     campaignId: bsCampaign.id,
     name: "Smile spot 15s",
@@ -214,6 +234,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   log("seed: product campaign 'Brightsmile: pharmacy shelf' (CPC 0.25) on Retail Network with 1 ad");
   const bsShelf = await createCampaign({
+    actor: OPERATOR,
     id: "cmp_brightsmile_shelf",
     advertiserId: "adv_brightsmile",
     name: "Brightsmile: pharmacy shelf",
@@ -227,6 +248,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     productRefs: bright,
   });
   await createAd({
+    actor: OPERATOR,
     id: "ad_brightsmile_paste",
     campaignId: bsShelf.id,
     name: "Whitening paste",

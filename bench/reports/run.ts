@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import ExcelJS from "exceljs";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
@@ -100,10 +101,10 @@ async function main(): Promise<number> {
     log(`migrations: ${await migrateDeploy(database.url)}`);
     process.env.DATABASE_URL = database.url;
     const keys = {
-      advertiser: (await createApiKey({ accountId: LARGE_ADVERTISER, name: "bench:reports" })).key,
-      catalogue: (await createApiKey({ accountId: CATALOGUE_ADVERTISER, name: "bench:reports" })).key,
-      publisher: (await createApiKey({ accountId: LARGE_PUBLISHER, name: "bench:reports" })).key,
-      network: (await createApiKey({ accountId: NETWORK, name: "bench:reports" })).key,
+      advertiser: (await createApiKey({ actor: OPERATOR, accountId: LARGE_ADVERTISER, name: "bench:reports" })).key,
+      catalogue: (await createApiKey({ actor: OPERATOR, accountId: CATALOGUE_ADVERTISER, name: "bench:reports" })).key,
+      publisher: (await createApiKey({ actor: OPERATOR, accountId: LARGE_PUBLISHER, name: "bench:reports" })).key,
+      network: (await createApiKey({ actor: OPERATOR, accountId: NETWORK, name: "bench:reports" })).key,
     };
     const { rows } = await pgPool().query<{ rows: number }>(
       "SELECT count(*)::int AS rows FROM daily_rollups WHERE advertiser_id = $1 AND day BETWEEN $2::date AND $3::date",

@@ -1,6 +1,7 @@
 // `npm run attribution:window [-- <product|display|video> <days>]`: prints the attribution window
 // of each campaign type, or sets one (from then on; attributed orders keep their credit).
 import { env, exitOnEnvError } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
 import { attributionWindows, setAttributionWindow } from "@/server/attribution/attribution-windows";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
@@ -13,7 +14,7 @@ try {
 const [type, days] = process.argv.slice(2);
 try {
   if (type !== undefined) {
-    await setAttributionWindow({ campaignType: type as "product", days: Number(days) });
+    await setAttributionWindow({ actor: OPERATOR, campaignType: type as "product", days: Number(days) });
     console.log(`tally: attribution window of ${type} campaigns set to ${days} days`);
   }
   for (const [campaignType, windowDays] of Object.entries(await attributionWindows())) {

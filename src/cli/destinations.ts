@@ -7,6 +7,7 @@
 // Tally and printed, for the customer's trust policy; it cannot be chosen.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { createDestination, type DestinationView, deleteDestination, destinationWithSecret, listDestinations } from "@/server/export/destinations";
@@ -61,18 +62,21 @@ try {
           accessKeyId: values["access-key-id"] ?? "",
           secretAccessKey: values["secret-access-key"] ?? env().TALLY_EXPORT_SECRET_ACCESS_KEY ?? "",
         };
-    const created = await createDestination({
-      accountId: values.account ?? "",
-      name: values.name ?? values.bucket ?? "",
-      bucket: values.bucket ?? "",
-      region: values.region ?? "",
-      endpoint: values.endpoint ?? null,
-      forcePathStyle: values["path-style"] ?? false,
-      prefix: values.prefix ?? "",
-      credentials,
-      writeSuccessMarker: !values["no-success-marker"],
-      ...(values.types ? { types: values.types.split(",").map((t) => t.trim()) } : {}),
-    });
+    const created = await createDestination(
+      {
+        accountId: values.account ?? "",
+        name: values.name ?? values.bucket ?? "",
+        bucket: values.bucket ?? "",
+        region: values.region ?? "",
+        endpoint: values.endpoint ?? null,
+        forcePathStyle: values["path-style"] ?? false,
+        prefix: values.prefix ?? "",
+        credentials,
+        writeSuccessMarker: !values["no-success-marker"],
+        ...(values.types ? { types: values.types.split(",").map((t) => t.trim()) } : {}),
+      },
+      { actor: OPERATOR },
+    );
     console.log(`tally: created ${summaryOf(created)}`);
     if (created.credentials.kind === "assume_role") {
       console.log(
@@ -80,7 +84,7 @@ try {
       );
     }
   } else if (command === "list") {
-    const list = await listDestinations(values.account);
+    const list = await listDestinations(values.account, { actor: OPERATOR });
     if (list.length === 0) console.log("tally: no export destinations");
     for (const d of list) console.log(summaryOf(d));
   } else if (command === "test" && id) {
@@ -90,7 +94,7 @@ try {
     console.log(result.ok ? `tally: ${id}: wrote and deleted ${result.key}: the connection works` : `tally: ${id}: ${result.error}`);
     if (!result.ok) process.exitCode = 1;
   } else if (command === "delete" && id) {
-    await deleteDestination(id);
+    await deleteDestination(id, { actor: OPERATOR });
     console.log(`tally: deleted ${id}`);
   } else {
     console.error(`tally: ${USAGE}`);

@@ -8,6 +8,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/clien
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll } from "vitest";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
+import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { createDestination, getDestination } from "@/server/export/destinations";
 
@@ -86,24 +87,27 @@ export const fileList = (files: string[]) => `[${files.map((f) => `'${f}'`).join
 
 /** A destination in `bucket` of the local S3, made (as far as its watermarks know) two days before `t0`. */
 export async function twoDayOldDestination(options: { accountId: string; bucket: string; endpoint: string; prefix: string; types?: string[]; t0: number }) {
-  const destination = await createDestination({
-    accountId: options.accountId,
-    name: `Data lake ${options.bucket}`,
-    bucket: options.bucket,
-    region: "us-east-1",
-    endpoint: options.endpoint,
-    forcePathStyle: true,
-    prefix: options.prefix,
-    credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
-    ...(options.types ? { types: options.types } : {}),
-  });
+  const destination = await createDestination(
+    {
+      accountId: options.accountId,
+      name: `Data lake ${options.bucket}`,
+      bucket: options.bucket,
+      region: "us-east-1",
+      endpoint: options.endpoint,
+      forcePathStyle: true,
+      prefix: options.prefix,
+      credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+      ...(options.types ? { types: options.types } : {}),
+    },
+    { actor: OPERATOR },
+  );
   await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(options.t0 - 2 * DAY_MS) } });
   return destination;
 }
 
 /** A destination's view as the update input, secret masked, as a form would send it back (a role without its external id, which is Tally's). */
 export async function editable(id: string) {
-  const view = (await getDestination(id))!;
+  const view = (await getDestination(id, { actor: OPERATOR }))!;
   const credentials = view.credentials.kind === "assume_role" ? { kind: "assume_role" as const, roleArn: view.credentials.roleArn } : view.credentials;
   return {
     accountId: view.accountId,

@@ -1,5 +1,6 @@
 // Test fixtures built through the same domain functions as the seed and the dashboard.
 import { randomBytes } from "node:crypto";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { createAd } from "@/server/campaigns/create-ad";
 import { createCampaign } from "@/server/campaigns/create-campaign";
@@ -12,6 +13,7 @@ export { daysFromToday };
 
 export async function makePublisher(options: { sites?: { name: string; domain?: string }[]; networkId?: string } = {}) {
   return createAccount({
+    actor: OPERATOR,
     kind: "publisher",
     name: `Shop ${unique()}`,
     networkId: options.networkId,
@@ -21,6 +23,7 @@ export async function makePublisher(options: { sites?: { name: string; domain?: 
 
 export async function makeAdvertiser(options: { wallet?: number; dailyBudget?: number } = {}) {
   return createAccount({
+    actor: OPERATOR,
     kind: "advertiser",
     name: `Brand ${unique()}`,
     sellerId: `seller-${unique()}`,
@@ -49,10 +52,11 @@ interface CampaignOptions {
 export async function makeCampaignWithAd(options: CampaignOptions) {
   const products = [...(options.sharedProducts ?? [])];
   for (const product of options.products ?? []) {
-    products.push(await createProduct({ advertiserId: options.advertiserId, ...product }));
+    products.push(await createProduct({ actor: OPERATOR, advertiserId: options.advertiserId, ...product }));
   }
   const type = options.type ?? "display";
   const campaign = await createCampaign({
+    actor: OPERATOR,
     advertiserId: options.advertiserId,
     name: `Campaign ${unique()}`,
     type,
@@ -67,6 +71,7 @@ export async function makeCampaignWithAd(options: CampaignOptions) {
   });
   const adType = options.ad?.type ?? (type === "product" ? "product" : type === "video" ? "video" : "banner");
   const ad = await createAd({
+    actor: OPERATOR,
     campaignId: campaign.id,
     name: `Ad ${unique()}`,
     type: adType,

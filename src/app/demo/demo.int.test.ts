@@ -4,6 +4,7 @@
 // Next.js calls them; only Next's request context (connection()) is stood in for.
 import { isValidElement, type ReactNode } from "react";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createProduct } from "@/server/campaigns/create-product";
 import { makeAdvertiser } from "@/testing/fixtures";
 
@@ -14,7 +15,7 @@ const SKU = "DEMO-GATE-TEA";
 
 beforeAll(async () => {
   const advertiser = await makeAdvertiser();
-  await createProduct({ advertiserId: advertiser.id, sku: SKU, name: "Gate tea", category: "Tea" });
+  await createProduct({ actor: OPERATOR, advertiserId: advertiser.id, sku: SKU, name: "Gate tea", category: "Tea" });
 });
 
 afterEach(() => {

@@ -3,6 +3,8 @@
 // 127.0.0.1, which tenants' endpoints may not be: the launcher allows private endpoints for the
 // servers it starts (TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS=1), and this operator's own destination
 // is saved with that allowance whatever this process's environment says.
+
+import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { createDestination, updateDestination } from "@/server/export/destinations";
 import { LOCAL_S3_CREDENTIALS } from "./local-s3";
@@ -24,7 +26,7 @@ export async function ensureDemoDestination(publisherId: string, endpoint: strin
     credentials: { kind: "access_key" as const, ...LOCAL_S3_CREDENTIALS },
   };
   const existing = await db.exportDestination.findFirst({ where: { accountId: publisherId, name: NAME } });
-  const local = { allowPrivateEndpoints: true };
+  const local = { actor: OPERATOR, allowPrivateEndpoints: true };
   if (!existing) return (await createDestination(input, local)).id;
   if (existing.endpoint !== endpoint || existing.status !== "active") await updateDestination(existing.id, input, local);
   return existing.id;

@@ -27,7 +27,7 @@ beforeAll(async () => {
 
 describe("creating accounts, called directly", () => {
   it("refuses a network id that is not a network account, and members altogether", async () => {
-    await expect(createAccount({ kind: "publisher", name: "Stray shop", networkId: brand.id })).rejects.toMatchObject({
+    await expect(createAccount({ actor: OPERATOR, kind: "publisher", name: "Stray shop", networkId: brand.id })).rejects.toMatchObject({
       code: "bad_request",
       message: "networkId must be a network account",
     });
@@ -36,14 +36,14 @@ describe("creating accounts, called directly", () => {
       code: "forbidden",
       message: "for account managers only",
     });
-    const network = await createAccount({ kind: "network", name: `Network ${randomUUID().slice(0, 6)}` });
+    const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID().slice(0, 6)}` });
     expect((await createAccount({ kind: "publisher", name: "Sub shop", networkId: network.id, actor: staff })).networkId).toBe(network.id);
   });
 
   it("lets only the operator choose the id", async () => {
     const chosen = `adv_chosen_${randomUUID().slice(0, 8)}`;
     expect((await createAccount({ id: chosen, kind: "advertiser", name: "Picked", actor: staff })).id).not.toBe(chosen);
-    expect((await createAccount({ id: chosen, kind: "advertiser", name: "Picked" })).id).toBe(chosen);
+    expect((await createAccount({ actor: OPERATOR, id: chosen, kind: "advertiser", name: "Picked" })).id).toBe(chosen);
   });
 });
 

@@ -8,7 +8,7 @@ import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey } from "./a
 describe("API keys", () => {
   it("shows a new key once and stores only its SHA-256 and a short prefix", async () => {
     const advertiser = await makeAdvertiser();
-    const created = await createApiKey({ accountId: advertiser.id, name: "BI export" });
+    const created = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "BI export" });
     expect(created.key).toMatch(/^tly_[A-Za-z0-9_-]{32}$/);
     expect(created.prefix).toBe(created.key.slice(0, 10));
     const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
@@ -21,7 +21,7 @@ describe("API keys", () => {
 
   it("authenticates a live key as its account, and records its use at most once a minute", async () => {
     const publisher = await makePublisher();
-    const { key, id } = await createApiKey({ accountId: publisher.id, name: "reports" });
+    const { key, id } = await createApiKey({ actor: OPERATOR, accountId: publisher.id, name: "reports" });
     const at = new Date("2026-11-22T10:00:00Z");
     expect(await authenticateApiKey(key, at)).toEqual({ keyId: id, accountId: publisher.id, accountKind: "publisher" });
     expect((await db.apiKey.findUniqueOrThrow({ where: { id } })).lastUsedAt).toEqual(at);
@@ -34,10 +34,10 @@ describe("API keys", () => {
 
   it("refuses revoked, unknown and malformed keys", async () => {
     const advertiser = await makeAdvertiser();
-    const { key, id } = await createApiKey({ accountId: advertiser.id, name: "old" });
+    const { key, id } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "old" });
     const revokedAt = new Date("2026-11-22T11:00:00Z");
-    expect((await revokeApiKey({ keyId: id }, revokedAt)).revokedAt).toEqual(revokedAt);
-    expect((await revokeApiKey({ keyId: id }, new Date())).revokedAt).toEqual(revokedAt);
+    expect((await revokeApiKey({ actor: OPERATOR, keyId: id }, revokedAt)).revokedAt).toEqual(revokedAt);
+    expect((await revokeApiKey({ actor: OPERATOR, keyId: id }, new Date())).revokedAt).toEqual(revokedAt);
     expect(await authenticateApiKey(key)).toBeNull();
     expect(await authenticateApiKey(`tly_${"A".repeat(32)}`)).toBeNull();
     for (const malformed of ["", "Bearer x", key.slice(0, -1), `${key}x`, key.replace("tly_", "tlx_")]) {
@@ -46,11 +46,11 @@ describe("API keys", () => {
   });
 
   it("does not create keys for unknown accounts, nor revoke another account's key", async () => {
-    await expect(createApiKey({ accountId: "adv_nobody", name: "x" })).rejects.toMatchObject({ code: "not_found" });
-    await expect(createApiKey({ accountId: "adv_nobody", name: " " })).rejects.toThrow();
+    await expect(createApiKey({ actor: OPERATOR, accountId: "adv_nobody", name: "x" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(createApiKey({ actor: OPERATOR, accountId: "adv_nobody", name: " " })).rejects.toThrow();
     const [owner, other] = [await makeAdvertiser(), await makeAdvertiser()];
-    const { id } = await createApiKey({ accountId: owner.id, name: "mine" });
-    await expect(revokeApiKey({ keyId: id, accountId: other.id })).rejects.toMatchObject({ code: "not_found" });
+    const { id } = await createApiKey({ actor: OPERATOR, accountId: owner.id, name: "mine" });
+    await expect(revokeApiKey({ actor: OPERATOR, keyId: id, accountId: other.id })).rejects.toMatchObject({ code: "not_found" });
     expect((await db.apiKey.findUniqueOrThrow({ where: { id } })).revokedAt).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
-import { type Actor, assertMayAccess, mayAccess, OPERATOR } from "./actor";
+import { type Actor, assertMayAccess, mayAccess } from "./actor";
 import { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 
 const KEY_PREFIX = "tly_";
@@ -33,9 +33,9 @@ const SUMMARY = { id: true, name: true, prefix: true, createdAt: true, lastUsedA
  * Creates a key for an account the actor may manage (the operator when no actor is given). The
  * returned `key` is the only time the secret exists in clear.
  */
-export async function createApiKey(input: TCreateApiKeyInput & { actor?: Actor }): Promise<ApiKeySummary & { key: string; accountId: string }> {
+export async function createApiKey(input: TCreateApiKeyInput & { actor: Actor }): Promise<ApiKeySummary & { key: string; accountId: string }> {
   const data = ZCreateApiKeyInput.parse(input);
-  assertMayAccess(input.actor ?? OPERATOR, data.accountId, "account");
+  assertMayAccess(input.actor, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const key = KEY_PREFIX + randomBytes(24).toString("base64url");
@@ -57,8 +57,8 @@ export async function listApiKeys({ actor, accountId }: { actor: Actor; accountI
  * actor may not see (the operator when none is given), or, with `accountId`, of another account
  * than that one, is "not found", as if it did not exist.
  */
-export async function revokeApiKey(input: { keyId: string; accountId?: string; actor?: Actor }, now = new Date()): Promise<ApiKeySummary> {
-  const actor = input.actor ?? OPERATOR;
+export async function revokeApiKey(input: { keyId: string; accountId?: string; actor: Actor }, now = new Date()): Promise<ApiKeySummary> {
+  const actor = input.actor;
   if (input.accountId !== undefined) assertMayAccess(actor, input.accountId, "account");
   const key = await db.apiKey.findUnique({ where: { id: input.keyId }, select: { accountId: true, revokedAt: true } });
   if (!key || (input.accountId !== undefined && key.accountId !== input.accountId) || !mayAccess(actor, key.accountId)) {

@@ -4,7 +4,7 @@ import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
 import { toMicros } from "@/server/money";
 import { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
-import { type Actor, assertAccountManager, isOperator, OPERATOR } from "./actor";
+import { type Actor, assertAccountManager, isOperator } from "./actor";
 
 export { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
 
@@ -15,8 +15,8 @@ const ID_PREFIX: Record<AccountKind, string> = { publisher: "pub", advertiser: "
  * managers (the operator when no actor is given). A sub-publisher's `networkId` must name a
  * network account. Only the operator (the seed, fixtures) chooses the id; a viewer's is Tally's.
  */
-export async function createAccount(input: TCreateAccountInput & { actor?: Actor }) {
-  const actor = input.actor ?? OPERATOR;
+export async function createAccount(input: TCreateAccountInput & { actor: Actor }) {
+  const actor = input.actor;
   assertAccountManager(actor);
   const data = ZCreateAccountInput.parse(input);
   if (data.networkId) {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
@@ -278,10 +279,14 @@ describe("attribution of order items", () => {
       products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }],
     });
     expect(await attributionWindows()).toEqual({ product: 14, display: 14, video: 14 });
-    await setAttributionWindow({ campaignType: "display", days: 7 });
+    await setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 7 });
     expect(await attributionWindows()).toEqual({ product: 14, display: 7, video: 14 });
-    await expect(setAttributionWindow({ campaignType: "display", days: 0 })).rejects.toThrow("days: Too small");
-    await expect(setAttributionWindow({ campaignType: "banner" as "display", days: 7 })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 0 })).rejects.toThrow("days: Too small");
+    await expect(setAttributionWindow({ actor: OPERATOR, campaignType: "banner" as "display", days: 7 })).rejects.toMatchObject({ code: "bad_request" });
+    // A member of an advertiser may not change how every advertiser is credited; nothing changes.
+    const member = { userId: "u", email: "m@brand.test", name: "M", role: "member" as const, accountId: display.campaign.advertiserId };
+    await expect(setAttributionWindow({ actor: member, campaignType: "display", days: 30 })).rejects.toMatchObject({ code: "forbidden" });
+    expect((await attributionWindows()).display).toBe(7);
     try {
       const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
       await touch("impression", display, publisher, shopper, before(8 * DAY));
@@ -290,7 +295,7 @@ describe("attribution of order items", () => {
       await attribute();
       expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([productTouch]);
     } finally {
-      await setAttributionWindow({ campaignType: "display", days: 14 });
+      await setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 14 });
     }
   });
 
@@ -360,6 +365,7 @@ describe("attribution of order items", () => {
     const podsAd = {
       ...acme,
       ad: await createAd({
+        actor: OPERATOR,
         campaignId: acme.campaign.id,
         name: "Pods",
         type: "product",

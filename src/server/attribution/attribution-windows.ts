@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Actor, assertAccountManager } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { DEFAULT_WINDOW_SECONDS } from "./attribute-batch.sql";
@@ -22,9 +23,11 @@ export async function attributionWindows(): Promise<Record<(typeof CAMPAIGN_TYPE
 
 /**
  * Sets how long before an order a touch of a campaign of this type may be credited. Applies to
- * orders attributed from then on; orders already attributed keep their credit.
+ * orders attributed from then on; orders already attributed keep their credit. For account
+ * managers (and the operator): it changes how every advertiser's sales are credited.
  */
-export async function setAttributionWindow(input: TSetAttributionWindowInput): Promise<void> {
+export async function setAttributionWindow({ actor, ...input }: TSetAttributionWindowInput & { actor: Actor }): Promise<void> {
+  assertAccountManager(actor);
   const parsed = ZSetAttributionWindowInput.safeParse(input);
   if (!parsed.success) throw new TallyError("bad_request", parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
   const { campaignType, days } = parsed.data;

@@ -39,21 +39,23 @@ const settings = (overrides: { publisherIds?: string[]; productRefs?: string[] }
 
 beforeAll(async () => {
   [shop, brand, rival] = [await makePublisher(), await makeAdvertiser(), await makeAdvertiser()];
-  brandProduct = (await createProduct({ advertiserId: brand.id, sku: `TEA-${randomUUID().slice(0, 8)}`, name: "Tea" })).id;
-  rivalProduct = (await createProduct({ advertiserId: rival.id, sku: `MUG-${randomUUID().slice(0, 8)}`, name: "Mug" })).id;
+  brandProduct = (await createProduct({ actor: OPERATOR, advertiserId: brand.id, sku: `TEA-${randomUUID().slice(0, 8)}`, name: "Tea" })).id;
+  rivalProduct = (await createProduct({ actor: OPERATOR, advertiserId: rival.id, sku: `MUG-${randomUUID().slice(0, 8)}`, name: "Mug" })).id;
 });
 
 describe("createCampaign, called directly", () => {
   it("refuses a publisher id that is an advertiser account, another advertiser's product, and a publisher as the advertiser", async () => {
-    await expect(createCampaign({ advertiserId: brand.id, ...settings({ publisherIds: [shop.id, rival.id] }) })).rejects.toMatchObject({
+    await expect(createCampaign({ actor: OPERATOR, advertiserId: brand.id, ...settings({ publisherIds: [shop.id, rival.id] }) })).rejects.toMatchObject({
       code: "bad_request",
       message: "publisherIds: every publisher must be a publisher or network account",
     });
-    await expect(createCampaign({ advertiserId: brand.id, ...settings({ productRefs: [brandProduct, rivalProduct] }) })).rejects.toMatchObject({
-      code: "bad_request",
-      message: "productRefs: every product must be one of the advertiser's",
-    });
-    await expect(createCampaign({ advertiserId: shop.id, ...settings({ productRefs: [] }) })).rejects.toMatchObject({
+    await expect(createCampaign({ actor: OPERATOR, advertiserId: brand.id, ...settings({ productRefs: [brandProduct, rivalProduct] }) })).rejects.toMatchObject(
+      {
+        code: "bad_request",
+        message: "productRefs: every product must be one of the advertiser's",
+      },
+    );
+    await expect(createCampaign({ actor: OPERATOR, advertiserId: shop.id, ...settings({ productRefs: [] }) })).rejects.toMatchObject({
       code: "bad_request",
       message: "campaigns belong to advertiser accounts",
     });
@@ -81,7 +83,7 @@ describe("createCampaign, called directly", () => {
 
 describe("changing a campaign, called directly", () => {
   it("applies the same references, and answers another account's user as if the campaign did not exist", async () => {
-    const { id } = await createCampaign({ advertiserId: brand.id, ...settings() });
+    const { id } = await createCampaign({ actor: OPERATOR, advertiserId: brand.id, ...settings() });
     const current = await campaignSettings({ actor: member(brand.id), id });
     await expect(updateCampaign({ actor: OPERATOR, id, settings: { ...current, publisherIds: [rival.id] } })).rejects.toMatchObject({ code: "bad_request" });
     await expect(updateCampaign({ actor: OPERATOR, id, settings: { ...current, productRefs: [rivalProduct] } })).rejects.toMatchObject({
@@ -107,13 +109,13 @@ describe("changing a campaign, called directly", () => {
 
 describe("ads and products, called directly", () => {
   it("keep an ad's products the advertiser's own and its campaign the actor's", async () => {
-    const { id: campaignId } = await createCampaign({ advertiserId: brand.id, ...settings() });
+    const { id: campaignId } = await createCampaign({ actor: OPERATOR, advertiserId: brand.id, ...settings() });
     const ad = { campaignId, name: "Tea", type: "product" as const };
-    await expect(createAd({ ...ad, productRefs: [rivalProduct] })).rejects.toMatchObject({
+    await expect(createAd({ actor: OPERATOR, ...ad, productRefs: [rivalProduct] })).rejects.toMatchObject({
       code: "bad_request",
       message: "productRefs: every product must be one of the advertiser's",
     });
-    await expect(createAd({ ...ad, campaignId: "cmp_unknown" })).rejects.toMatchObject({ code: "not_found", message: "no such campaign" });
+    await expect(createAd({ actor: OPERATOR, ...ad, campaignId: "cmp_unknown" })).rejects.toMatchObject({ code: "not_found", message: "no such campaign" });
     await expect(createAd({ ...ad, actor: member(rival.id) })).rejects.toMatchObject({ code: "not_found", message: "no such campaign" });
     const { id } = await createAd({ ...ad, productRefs: [brandProduct], actor: member(brand.id) });
 
@@ -133,13 +135,13 @@ describe("ads and products, called directly", () => {
 
   it("add products to advertiser accounts the actor may manage, one per SKU", async () => {
     const sku = `BEANS-${randomUUID().slice(0, 8)}`;
-    await expect(createProduct({ advertiserId: shop.id, sku, name: "Beans" })).rejects.toMatchObject({
+    await expect(createProduct({ actor: OPERATOR, advertiserId: shop.id, sku, name: "Beans" })).rejects.toMatchObject({
       code: "bad_request",
       message: "products belong to advertiser accounts",
     });
     await expect(createProduct({ advertiserId: brand.id, sku, name: "Beans", actor: member(rival.id) })).rejects.toMatchObject({ code: "not_found" });
     await createProduct({ advertiserId: brand.id, sku, name: "Beans", actor: member(brand.id) });
-    await expect(createProduct({ advertiserId: brand.id, sku: ` ${sku} `, name: "Beans again" })).rejects.toMatchObject({
+    await expect(createProduct({ actor: OPERATOR, advertiserId: brand.id, sku: ` ${sku} `, name: "Beans again" })).rejects.toMatchObject({
       code: "bad_request",
       message: `the advertiser already has a product with SKU ${sku}`,
     });

@@ -1,4 +1,4 @@
-import { type Actor, isOperator, mayAccess, OPERATOR } from "@/server/accounts/actor";
+import { type Actor, isOperator, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
@@ -11,8 +11,8 @@ export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
  * Adds an ad to a campaign the actor may manage (the operator when no actor is given); its
  * products must be the campaign's advertiser's. Only the operator (the seed, fixtures) chooses the id.
  */
-export async function createAd(input: TCreateAdInput & { actor?: Actor }) {
-  const actor = input.actor ?? OPERATOR;
+export async function createAd(input: TCreateAdInput & { actor: Actor }) {
+  const actor = input.actor;
   const data = ZCreateAdInput.parse(input);
   const campaign = await db.campaign.findUnique({ where: { id: data.campaignId }, select: { advertiserId: true } });
   if (!campaign || !mayAccess(actor, campaign.advertiserId)) throw new TallyError("not_found", "no such campaign");

@@ -1,4 +1,4 @@
-import { type Actor, assertMayAccess, isOperator, OPERATOR } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { toMicros } from "@/server/money";
@@ -15,8 +15,8 @@ export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-inpu
  * promote another advertiser's SKU on one of its publishers (sku-ownership.ts). Only the operator
  * (the seed, fixtures) chooses the id.
  */
-export async function createCampaign(input: TCreateCampaignInput & { actor?: Actor }) {
-  const actor = input.actor ?? OPERATOR;
+export async function createCampaign(input: TCreateCampaignInput & { actor: Actor }) {
+  const actor = input.actor;
   const data = ZCreateCampaignInput.parse(input);
   assertMayAccess(actor, data.advertiserId, "account");
   const id = (isOperator(actor) ? data.id : undefined) ?? newId("cmp");

@@ -1,4 +1,4 @@
-import { type Actor, assertMayAccess, OPERATOR } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
@@ -11,9 +11,9 @@ export { type TCreateProductInput, ZCreateProductInput } from "./product-input";
  * Adds a product to the catalogue of an advertiser the actor may manage (the operator when no
  * actor is given): advertiser accounts only, one product per SKU.
  */
-export async function createProduct(input: TCreateProductInput & { actor?: Actor }) {
+export async function createProduct(input: TCreateProductInput & { actor: Actor }) {
   const data = ZCreateProductInput.parse(input);
-  assertMayAccess(input.actor ?? OPERATOR, data.advertiserId, "account");
+  assertMayAccess(input.actor, data.advertiserId, "account");
   const advertiser = await db.account.findUnique({ where: { id: data.advertiserId }, select: { kind: true } });
   if (advertiser?.kind !== "advertiser") throw new TallyError("bad_request", "products belong to advertiser accounts");
   if (await db.product.count({ where: { advertiserId: data.advertiserId, sku: data.sku } })) {

@@ -4,7 +4,7 @@
 // advertiser's ads only. Account managers keep it (dashboard, `npm run catalogue`), since it
 // decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move;
 // the publisher's own users read theirs.
-import { type Actor, assertAccountManager, assertMayAccess, OPERATOR } from "@/server/accounts/actor";
+import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKey } from "./catalogue-input";
@@ -126,7 +126,7 @@ export interface SkuConflict {
  * credited as before (the winning touch, whoever's it is) until the catalogue names the brand.
  * For account managers (the operator when no actor is given).
  */
-export async function skuConflicts({ actor = OPERATOR, publisherId }: { actor?: Actor; publisherId?: string } = {}): Promise<SkuConflict[]> {
+export async function skuConflicts({ actor, publisherId }: { actor: Actor; publisherId?: string }): Promise<SkuConflict[]> {
   assertAccountManager(actor);
   const rows = await db.$queryRaw<
     {

@@ -21,10 +21,12 @@ import { lockSellingKeys } from "./sku-ownership";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "./update-campaign";
 
 const tag = () => randomUUID().slice(0, 8).toUpperCase();
-const product = (advertiserId: string, sku: string, productId?: string) => createProduct({ advertiserId, sku, productId, name: `Product ${sku}` });
+const product = (advertiserId: string, sku: string, productId?: string) =>
+  createProduct({ actor: OPERATOR, advertiserId, sku, productId, name: `Product ${sku}` });
 
 function campaign(advertiserId: string, publisherIds: string[], productRefs: string[], status: CampaignStatus = "active") {
   return createCampaign({
+    actor: OPERATOR,
     advertiserId,
     name: `Campaign ${tag()}`,
     type: "product",
@@ -54,7 +56,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 async function network(subPublishers: number) {
-  const net = await createAccount({ kind: "network", name: `Network ${tag()}` });
+  const net = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${tag()}` });
   const subs: Awaited<ReturnType<typeof makePublisher>>[] = [];
   for (let i = 0; i < subPublishers; i += 1) subs.push(await makePublisher({ networkId: net.id }));
   return { net, subs };
@@ -315,7 +317,7 @@ const ORDER_TIME = new Date(Math.floor(Date.now() / 86_400_000 - 3) * 86_400_000
 
 async function withAd(advertiserId: string, publisherIds: string[], productRefs: string[]) {
   const made = await campaign(advertiserId, publisherIds, productRefs);
-  const ad = await createAd({ campaignId: made.id, name: `Ad ${tag()}`, type: "product" });
+  const ad = await createAd({ actor: OPERATOR, campaignId: made.id, name: `Ad ${tag()}`, type: "product" });
   return { campaign: made, ad };
 }
 
@@ -376,7 +378,7 @@ describe("attribution and the catalogue", () => {
     // Written straight to the tables, as a campaign made before the rule would be.
     const squatters = await withAd(squatter.id, [shop.id], []);
     await db.campaignProduct.create({ data: { campaignId: squatters.campaign.id, productRef: (await product(squatter.id, sku, group)).id } });
-    expect(await skuConflicts({ publisherId: shop.id })).toEqual([
+    expect(await skuConflicts({ actor: OPERATOR, publisherId: shop.id })).toEqual([
       {
         publisherId: shop.id,
         publisherName: shop.name,
@@ -410,7 +412,7 @@ describe("attribution and the catalogue", () => {
 
     // Listed, the SKU and every SKU of its product id go to the brand's touch, however weaker.
     await setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku, productId: group, advertiserId: brand.id });
-    expect((await skuConflicts({ publisherId: shop.id })).map((c) => c.ownerId)).toEqual([brand.id, brand.id]);
+    expect((await skuConflicts({ actor: OPERATOR, publisherId: shop.id })).map((c) => c.ownerId)).toEqual([brand.id, brand.id]);
     const after = shopper();
     await touch("impression", brands, shop, after, 3);
     await touch("click", squatters, shop, after, 1);

@@ -7,7 +7,7 @@
 // the operator when none is given) finds neither, exactly as if they did not exist.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { type Actor, accountsInView, assertMayAccess, mayAccess, OPERATOR } from "@/server/accounts/actor";
+import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
@@ -78,8 +78,8 @@ export function viewOf(row: ExportDestination): DestinationView {
 }
 
 export interface ActorOption {
-  /** Whom the call acts for; the operator (the CLIs, jobs) when not given. */
-  actor?: Actor;
+  /** Whom the call acts for: a dashboard viewer, or OPERATOR for the CLIs, jobs and the seed. */
+  actor: Actor;
 }
 
 export interface SaveOptions extends ActorOption {
@@ -90,7 +90,7 @@ export interface SaveOptions extends ActorOption {
 const noSuchDestination = () => new TallyError("not_found", "no such export destination");
 
 /** The stored destination, when the actor may see its account. */
-async function visibleRow(id: string, actor: Actor = OPERATOR): Promise<ExportDestination> {
+async function visibleRow(id: string, actor: Actor): Promise<ExportDestination> {
   const row = await db.exportDestination.findUnique({ where: { id } });
   if (!row || !mayAccess(actor, row.accountId)) throw noSuchDestination();
   return row;
@@ -106,7 +106,7 @@ async function parse(input: unknown, options: SaveOptions) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
     throw new TallyError("bad_request", problems.join("; "));
   }
-  assertMayAccess(options.actor ?? OPERATOR, result.data.accountId, "account");
+  assertMayAccess(options.actor, result.data.accountId, "account");
   const problem = await endpointProblem(result.data.endpoint, options.allowPrivateEndpoints ?? privateEndpointsAllowed());
   if (problem) throw new TallyError("bad_request", `endpoint ${problem}`);
   return result.data;
@@ -131,7 +131,7 @@ function credentialColumns(id: string, credentials: z.output<typeof credentialsI
   return { credentialKind: "access_key" as const, accessKeyId: credentials.accessKeyId, secretCiphertext, roleArn: null, externalId: null };
 }
 
-export async function createDestination(input: unknown, options: SaveOptions = {}): Promise<DestinationView> {
+export async function createDestination(input: unknown, options: SaveOptions): Promise<DestinationView> {
   const data = await parse(input, options);
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
@@ -155,7 +155,7 @@ export async function createDestination(input: unknown, options: SaveOptions = {
 }
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
-export async function updateDestination(id: string, input: unknown, options: SaveOptions = {}): Promise<DestinationView> {
+export async function updateDestination(id: string, input: unknown, options: SaveOptions): Promise<DestinationView> {
   const stored = await visibleRow(id, options.actor);
   const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
@@ -178,13 +178,13 @@ export async function updateDestination(id: string, input: unknown, options: Sav
   return viewOf(row);
 }
 
-export async function getDestination(id: string, options: ActorOption = {}): Promise<DestinationView> {
+export async function getDestination(id: string, options: ActorOption): Promise<DestinationView> {
   return viewOf(await visibleRow(id, options.actor));
 }
 
 /** The destinations of an account the actor may see, or of every account it sees (a member's own). */
-export async function listDestinations(accountId?: string, options: ActorOption = {}): Promise<DestinationView[]> {
-  const actor = options.actor ?? OPERATOR;
+export async function listDestinations(accountId: string | undefined, options: ActorOption): Promise<DestinationView[]> {
+  const actor = options.actor;
   if (accountId !== undefined) assertMayAccess(actor, accountId, "account");
   const inView = accountsInView(actor);
   const where = inView !== null ? { accountId: { in: inView } } : accountId !== undefined ? { accountId } : {};
@@ -192,7 +192,7 @@ export async function listDestinations(accountId?: string, options: ActorOption 
   return rows.map(viewOf);
 }
 
-export async function deleteDestination(id: string, options: ActorOption = {}): Promise<void> {
+export async function deleteDestination(id: string, options: ActorOption): Promise<void> {
   await visibleRow(id, options.actor);
   await db.exportDestination.delete({ where: { id } }).catch(() => {
     throw noSuchDestination();

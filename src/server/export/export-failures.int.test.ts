@@ -3,6 +3,7 @@
 // exist and credentials refused. Real Postgres, a real S3 API (s3rver), files read back with DuckDB.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { duckdb, editable, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
 import { shopWithTraffic as shopAround } from "@/testing/export-traffic";
@@ -117,25 +118,29 @@ describe("a batch interrupted by the storage going away", () => {
     const result = await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS), destinationId: destination.id });
     expect(result.runs).toHaveLength(1);
     expect(result.runs[0]!.error).toBe(`bucket no-such-bucket does not exist at ${bucket.s3.endpoint}`);
-    expect(await getDestination(destination.id)).toMatchObject({
+    expect(await getDestination(destination.id, { actor: OPERATOR })).toMatchObject({
       status: "needs_attention",
       statusReason: `bucket no-such-bucket does not exist at ${bucket.s3.endpoint}`,
     });
     expect((await runDueExports({ now: () => new Date(T0 + 3 * DAY_MS), destinationId: destination.id })).runs).toEqual([]);
     // Refused credentials are not retried on a timer either.
     const refused = await destinationFor(publisher.id, "publisher-data", ["advertisers"]);
-    await updateDestination(refused.id, {
-      ...(await editable(refused.id)),
-      credentials: { kind: "access_key", accessKeyId: "AKIDWRONG", secretAccessKey: "wrong-secret" },
-    });
+    await updateDestination(
+      refused.id,
+      {
+        ...(await editable(refused.id)),
+        credentials: { kind: "access_key", accessKeyId: "AKIDWRONG", secretAccessKey: "wrong-secret" },
+      },
+      { actor: OPERATOR },
+    );
     const denied = await runDueExports({ now: () => new Date(T0 + 2 * DAY_MS), destinationId: refused.id });
     expect(denied.runs.map((r) => r.error)).toEqual(["access denied: the credentials may not write to bucket publisher-data (InvalidAccessKeyId)"]);
-    expect(await getDestination(refused.id)).toMatchObject({ status: "needs_attention" });
+    expect(await getDestination(refused.id, { actor: OPERATOR })).toMatchObject({ status: "needs_attention" });
     expect(
       JSON.stringify(await db.exportRun.findMany({ where: { destinationId: refused.id } }), (_, v: unknown) => (typeof v === "bigint" ? String(v) : v)),
     ).not.toContain("wrong-secret");
     // Fixing the destination makes it active again.
-    const fixed = await updateDestination(destination.id, { ...(await editable(destination.id)), bucket: "publisher-data" });
+    const fixed = await updateDestination(destination.id, { ...(await editable(destination.id)), bucket: "publisher-data" }, { actor: OPERATOR });
     expect(fixed.status).toBe("active");
   });
 });

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LOCAL_S3_CREDENTIALS } from "@/cli/local/local-s3";
+import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { duckdb, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
 import { publisherWithEvents } from "@/testing/export-traffic";
@@ -51,7 +52,7 @@ describe("a destination's endpoint", () => {
       forcePathStyle: true,
       credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
     });
-    const refuse = { allowPrivateEndpoints: false };
+    const refuse = { actor: OPERATOR, allowPrivateEndpoints: false };
     await expect(createDestination(input(bucket.s3.endpoint), refuse)).rejects.toThrow("endpoint must be a public address: 127.0.0.1 is a loopback address");
     await expect(createDestination(input("http://169.254.169.254/latest/meta-data"), refuse)).rejects.toThrow(
       "endpoint must be a public address: 169.254.169.254 is a link-local address (where cloud metadata services answer)",
@@ -66,11 +67,11 @@ describe("a destination's endpoint", () => {
     expect(await db.exportDestination.count({ where: { accountId: publisher.id } })).toBe(0);
 
     // An update is checked the same way; the operator's allowance lets the local S3 through.
-    const allowed = await createDestination(input(bucket.s3.endpoint), { allowPrivateEndpoints: true });
+    const allowed = await createDestination(input(bucket.s3.endpoint), { actor: OPERATOR, allowPrivateEndpoints: true });
     await expect(updateDestination(allowed.id, { ...input("http://192.168.0.10:9000"), name: "Moved" }, refuse)).rejects.toThrow(
       "endpoint must be a public address: 192.168.0.10 is a private network address (RFC 1918)",
     );
-    expect((await getDestination(allowed.id))!.endpoint).toBe(bucket.s3.endpoint);
+    expect((await getDestination(allowed.id, { actor: OPERATOR }))!.endpoint).toBe(bucket.s3.endpoint);
   });
 
   it("is checked again on every connection, on the address dialled (a name that resolves to a private address now is refused)", async () => {
@@ -93,20 +94,24 @@ describe("a destination's endpoint", () => {
     const failed = runs.filter((r) => r.status === "failed");
     expect(failed).toHaveLength(1);
     expect(failed[0]!.error).toBe("the endpoint is not on the public internet: 127.0.0.1 is a loopback address; Tally connects only to public addresses");
-    expect(await getDestination(literal.id)).toMatchObject({ status: "needs_attention", statusReason: failed[0]!.error });
+    expect(await getDestination(literal.id, { actor: OPERATOR })).toMatchObject({ status: "needs_attention", statusReason: failed[0]!.error });
     expect(await bucket.listKeys(BUCKET, literal.prefix)).toEqual([]);
     // Allowed, the same destination delivers: the refusal was the guard's, not the bucket's.
-    await updateDestination(literal.id, {
-      accountId: shop.publisher.id,
-      name: "Lake",
-      bucket: BUCKET,
-      region: "us-east-1",
-      endpoint: bucket.s3.endpoint,
-      forcePathStyle: true,
-      prefix: literal.prefix,
-      credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
-      types: ["ad_events"],
-    });
+    await updateDestination(
+      literal.id,
+      {
+        accountId: shop.publisher.id,
+        name: "Lake",
+        bucket: BUCKET,
+        region: "us-east-1",
+        endpoint: bucket.s3.endpoint,
+        forcePathStyle: true,
+        prefix: literal.prefix,
+        credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+        types: ["ad_events"],
+      },
+      { actor: OPERATOR },
+    );
     const delivered = await runDueExports({ now: () => new Date(T0 + 3 * DAY_MS), destinationId: literal.id, allowPrivateEndpoints: true });
     expect(delivered.runs.every((r) => r.status === "succeeded")).toBe(true);
     expect(await eventIdsIn(await bucket.listKeys(BUCKET, literal.prefix))).toEqual(shop.ids);

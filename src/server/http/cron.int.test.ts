@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCAL_S3_CREDENTIALS, startLocalS3 } from "@/cli/local/local-s3";
+import { OPERATOR } from "@/server/accounts/actor";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { createDestination } from "@/server/export/destinations";
@@ -52,16 +53,19 @@ describe("GET /api/cron/export", () => {
     const s3 = await startLocalS3({ directory: dir, buckets: ["cron-bucket"] });
     try {
       const publisher = await makePublisher();
-      const destination = await createDestination({
-        accountId: publisher.id,
-        name: "Lake",
-        bucket: "cron-bucket",
-        region: "us-east-1",
-        endpoint: s3.endpoint,
-        forcePathStyle: true,
-        credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
-        types: ["advertisers"],
-      });
+      const destination = await createDestination(
+        {
+          accountId: publisher.id,
+          name: "Lake",
+          bucket: "cron-bucket",
+          region: "us-east-1",
+          endpoint: s3.endpoint,
+          forcePathStyle: true,
+          credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
+          types: ["advertisers"],
+        },
+        { actor: OPERATOR },
+      );
       // Made two days ago: yesterday's aggregates are due.
       await db.exportDestination.update({ where: { id: destination.id }, data: { createdAt: new Date(Date.now() - 2 * 86_400_000) } });
       const exportCall = (authorization?: string) =>

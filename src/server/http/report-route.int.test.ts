@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, signOut } from "@/server/accounts/sessions";
@@ -16,7 +17,7 @@ const call = (headers: Record<string, string> = {}, query = "") => route(new Req
 describe("report routes' API key check", () => {
   it("passes the key's account to the report, and answers 401 with a challenge otherwise", async () => {
     const advertiser = await makeAdvertiser();
-    const { key, id } = await createApiKey({ accountId: advertiser.id, name: "reports" });
+    const { key, id } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "reports" });
     const ok = await call({ Authorization: `Bearer ${key}` });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ account: advertiser.id, kind: "advertiser" });
@@ -36,7 +37,7 @@ describe("report routes' API key check", () => {
     }
     expect((await call({ Authorization: `Bearer ${key}` }, "?fail=1")).status).toBe(400);
 
-    await revokeApiKey({ keyId: id });
+    await revokeApiKey({ actor: OPERATOR, keyId: id });
     expect((await call({ Authorization: `Bearer ${key}` })).status).toBe(401);
   });
 });
@@ -68,7 +69,7 @@ describe("report downloads with the dashboard's session from another site", () =
     const { campaign } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
     await createUser({ email: "downloads@reports.test", name: "Downloads", password: "correct horse battery", role: "member", accountId: advertiser.id });
     const session = (await signIn("downloads@reports.test", "correct horse battery")).token;
-    const { key } = await createApiKey({ accountId: advertiser.id, name: "from anywhere" });
+    const { key } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "from anywhere" });
     const download = (headers: Record<string, string>) =>
       handleCampaignDetail(new Request(`http://localhost:3000/campaign/${campaign.id}?download=true`, { headers: { Host: "localhost:3000", ...headers } }));
     const results = (headers: Record<string, string>) =>

@@ -2,6 +2,7 @@
 // seedAcme (report-fixture.ts).
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
@@ -84,13 +85,13 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
   });
 
   it("lists a network's sub-publishers for the network's key only", async () => {
-    const network = await createAccount({ kind: "network", name: `Network ${randomUUID()}` });
+    const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
     const sub = await makePublisher({ networkId: network.id });
     const brand = await makeAdvertiser();
     const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
     await beacon("impression", onNetwork, sub, "n0", at(1));
     await beacon("impression", onNetwork, sub, "n1", at(2));
-    const networkKey = (await createApiKey({ accountId: network.id, name: "t" })).key;
+    const networkKey = (await createApiKey({ actor: OPERATOR, accountId: network.id, name: "t" })).key;
 
     const subs = await get(networkKey, RANGE, handleNetworkPublisherReport);
     expect(subs.body).toMatchObject({
@@ -99,7 +100,7 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
     });
     expect((await get(networkKey, RANGE, handlePublisherReport)).body.data.map((r) => r.publisher_id).sort()).toEqual([network.id, sub.id].sort());
     // The brand sees the network its campaign targets (no traffic of its own) and the sub-publisher it reached.
-    const brandView = (await get((await createApiKey({ accountId: brand.id, name: "t" })).key, RANGE, handlePublisherReport)).body.data;
+    const brandView = (await get((await createApiKey({ actor: OPERATOR, accountId: brand.id, name: "t" })).key, RANGE, handlePublisherReport)).body.data;
     expect(brandView.map((r) => [r.publisher_id, r.impressions_total])).toEqual([
       [sub.id, 2],
       [network.id, 0],

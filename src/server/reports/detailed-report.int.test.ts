@@ -3,6 +3,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
@@ -32,7 +33,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
   // and 1 click, then an order of 1 × 12.00 credited to that click; S2 has 1 impression and
   // 1 click; X has 2 impressions and 1 click. 11 Nov: S2 has 1 impression.
   beforeAll(async () => {
-    const network = await createAccount({ kind: "network", name: `Network ${randomUUID()}` });
+    const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
     const [s1, s2, shopX] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id }), await makePublisher()];
     const brand = await makeAdvertiser();
     onNetwork = await makeCampaignWithAd({
@@ -68,7 +69,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
       at(31),
     );
     await attributePendingConversions({ settleMs: 0 });
-    brandKey = (await createApiKey({ accountId: brand.id, name: "t" })).key;
+    brandKey = (await createApiKey({ actor: OPERATOR, accountId: brand.id, name: "t" })).key;
     [networkId, subOne, subTwo] = [network.id, s1.id, s2.id];
   });
 

@@ -2,6 +2,7 @@
 // through the real intake and attribution, and the routes asked over a Fetch Request, as a
 // client would. Each test file has its own database, so each seeds its own.
 import { createHash, randomUUID } from "node:crypto";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
@@ -89,10 +90,10 @@ export async function seedAcme() {
   ); // received a minute after it was placed: the report's day is fixed, today is not
   await attributePendingConversions({ settleMs: 0 });
   return {
-    advertiserKey: (await createApiKey({ accountId: acme.id, name: "t" })).key,
-    otherAdvertiserKey: (await createApiKey({ accountId: other.id, name: "t" })).key,
-    publisherKey: (await createApiKey({ accountId: shopB.id, name: "t" })).key,
-    shopAKey: (await createApiKey({ accountId: shopA.id, name: "t" })).key,
+    advertiserKey: (await createApiKey({ actor: OPERATOR, accountId: acme.id, name: "t" })).key,
+    otherAdvertiserKey: (await createApiKey({ actor: OPERATOR, accountId: other.id, name: "t" })).key,
+    publisherKey: (await createApiKey({ actor: OPERATOR, accountId: shopB.id, name: "t" })).key,
+    shopAKey: (await createApiKey({ actor: OPERATOR, accountId: shopA.id, name: "t" })).key,
     acmeId: acme.id,
     otherId: other.id,
     shopAId: shopA.id,

@@ -6,9 +6,6 @@ import { invalidEventsSum } from "@/server/rollups/report-tables";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import type { ReportScope } from "./report-scope";
 
-// src/server/export imports these from here; they live in report-runner.ts.
-export { allReportRows, type ReportStatement } from "./report-runner";
-
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 
 /** What the totals cover: days (inclusive, UTC) in the caller's scope, and for the campaign page one campaign. */

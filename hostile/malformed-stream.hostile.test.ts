@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: the generators and the checks of one property belong together.
 // A generated stream of malformed requests mixed with valid ones (fast-check, a fixed seed that a
 // failure prints; HOSTILE_SEED and HOSTILE_RUNS change it), sent in concurrent groups so bad items
 // share group commits with good ones, at next start and at the collector. Every bad request gets

@@ -1,18 +1,4 @@
-// `npm run bench:conversions`: conversion intake and attribution throughput, in one throwaway
-// embedded Postgres with the demo data.
-//   1. Intake: the standalone collector's POST /v1/beacon/conversion against a bare node:http
-//      server answering 202 (the load generator shares the machine's two cores with the servers,
-//      so only the ratio means something). Orders of 5 lines with distinct order ids, built
-//      before the run; 64 connections, 20 s. Then every order answered 202 must be stored once,
-//      with its 5 lines.
-//   2. Attribution: 10,000,000 ad events and 100,000 orders of 5 lines generated in SQL (see
-//      dataset.ts), then attributePendingConversions({ settleMs: 0 }) until the queue is empty,
-//      timed, and its result checked against the data.
-// Exits non-zero when a target is missed. `-- --seconds N --connections N` for part 1;
-// `--events N --orders N` resize part 2; `--skip-intake` / `--skip-attribution` run one part;
-// `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of one attribution batch (rolled back) first.
-import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -20,7 +6,8 @@ import pg from "pg";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { BENCH_RATE_LIMITS, type LoadResult, load, log, startDatabase, startServer, stopServer } from "../lib/stack";
-import { ATTRIBUTION_ORDER_PREFIX, loadDataset } from "./dataset";
+import { attribution } from "./attribution";
+import { df, diskAtStart, diskUsed, gb } from "./disk";
 import { conversionBody, ITEMS_PER_ORDER, ORDER_PREFIX } from "./orders";
 
 const { values } = parseArgs({
@@ -44,16 +31,11 @@ const TARGET = { intakeRatio: 0.3, ordersPerSecond: 100_000 / 60 };
 
 // ------------------------------------------------------------------------------ disk and cleanup
 
-const diskUsed = () => {
-  const s = statfsSync("/work");
-  return (s.blocks - s.bfree) * s.bsize;
-};
-const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
-const diskAtStart = diskUsed();
 let diskPeak = diskAtStart;
-const diskSampler = setInterval(() => (diskPeak = Math.max(diskPeak, diskUsed())), 1_000);
+const diskSampler = setInterval(() => {
+  diskPeak = Math.max(diskPeak, diskUsed());
+}, 1_000);
 diskSampler.unref();
-const df = () => execFileSync("df", ["-h", "/work"], { encoding: "utf8" }).trim().split("\n").at(-1);
 
 // startDatabase puts the cluster in os.tmpdir()/tally-bench-conversions-<pid>-...; whatever
 // happens, it is stopped and that directory removed.
@@ -197,157 +179,6 @@ async function intake(url: string): Promise<IntakeFigures> {
 
 // ------------------------------------------------------------------------------ part 2: attribution
 
-interface AttributionFigures {
-  orders: number;
-  items: number;
-  attributedOrders: number;
-  seconds: number;
-  ordersPerSecond: number;
-  pending: number;
-  attributions: number;
-  distinctItems: number;
-  invalid: number;
-  missed: number;
-  loadSeconds: number;
-}
-
-// An attribution breaks the rules when its touch is not a counted event of the order's
-// publisher by the same shopper inside the campaign type's window, or its campaign does not sell
-// the line's SKU.
-const INVALID_SQL = `
-SELECT count(*)::int AS invalid FROM attributions a
-  JOIN conversions c ON c.event_id = a.conversion_id
-  CROSS JOIN LATERAL (SELECT c.items -> a.item_position ->> 'sku' AS sku) i
-  JOIN ad_events e ON e.event_id = a.event_id
-  JOIN campaigns k ON k.id = e.campaign_id
-  LEFT JOIN attribution_windows w ON w.campaign_type = k.type
- WHERE c.order_id LIKE $1
-   AND (e.status <> 'counted' OR e.publisher_id <> c.publisher_id OR i.sku IS NULL OR a.product_sku <> i.sku
-        OR e.created_at > c.placed_at OR e.created_at < c.placed_at - make_interval(secs => coalesce(w.window_seconds, 1209600))
-        OR NOT (e.user_id = c.user_id OR (e.user_id IS NULL AND e.session_id = c.session_id))
-        OR NOT EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
-                        WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
-
-// A line left without an attribution although a touch qualifies for it.
-const TOUCH = (match: string) => `EXISTS (
-    SELECT 1 FROM ad_events e
-      JOIN campaigns k ON k.id = e.campaign_id
-      LEFT JOIN attribution_windows w ON w.campaign_type = k.type
-     WHERE ${match} AND e.status = 'counted' AND e.publisher_id = c.publisher_id
-       AND e.created_at <= c.placed_at AND e.created_at >= c.placed_at - make_interval(secs => coalesce(w.window_seconds, 1209600))
-       AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
-                    WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
-const MISSED_SQL = `
-SELECT count(*)::int AS missed
-  FROM conversions c CROSS JOIN LATERAL jsonb_array_elements(c.items) WITH ORDINALITY AS line(value, ordinal)
-  CROSS JOIN LATERAL (SELECT line.value ->> 'sku' AS sku) i
- WHERE c.order_id LIKE $1
-   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.conversion_id = c.event_id AND a.item_position = line.ordinal - 1)
-   AND (${TOUCH("e.user_id = c.user_id")} OR ${TOUCH("e.session_id = c.session_id AND e.user_id IS NULL")})`;
-
-/**
- * EXPLAIN (ANALYZE, BUFFERS) of the batch statement as attributeBatch sends it (its text is not
- * exported: the pool's query is wrapped for one call), in a transaction that is rolled back.
- */
-async function explainOneBatch(): Promise<void> {
-  const { pgPool } = await import("@/server/db/pg-pool");
-  const { attributeBatch } = await import("@/server/attribution/attribute-batch.sql");
-  const pool = pgPool();
-  const client = await pool.connect();
-  const query = pool.query;
-  let plan: string[] = [];
-  try {
-    await client.query("BEGIN");
-    (pool as { query: unknown }).query = async (config: pg.QueryConfig) => {
-      // Unnamed: the named statement must keep its own text on this connection.
-      const { rows } = await client.query<{ "QUERY PLAN": string }>({ text: `EXPLAIN (ANALYZE, BUFFERS) ${config.text}`, values: config.values });
-      plan = rows.map((row) => row["QUERY PLAN"]);
-      return { rows: [{ orders: 0, items: 0, attributed_orders: 0 }] };
-    };
-    await attributeBatch(2_000, new Date(), new Date());
-  } finally {
-    (pool as { query: unknown }).query = query;
-    await client.query("ROLLBACK");
-    client.release();
-  }
-  log("EXPLAIN (ANALYZE, BUFFERS) of one batch of 2,000 orders (rolled back):");
-  for (const line of plan) console.log(`  ${line}`);
-}
-
-async function attribution(url: string): Promise<AttributionFigures> {
-  const { attributePendingConversions } = await import("@/server/attribution/attribute-pending");
-  const { closePgPool } = await import("@/server/db/pg-pool");
-
-  // The intake's orders (if any) go first, untimed, so the timed run has the generated ones only.
-  const drained = await attributePendingConversions({ settleMs: 0 });
-  if (drained.orders > 0) log(`attributed the ${drained.orders} intake orders first (untimed)`);
-
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  try {
-    log(
-      `loading ${EVENTS.toLocaleString("en")} ad events of ${SHOPPERS.toLocaleString("en")} shoppers and ${ORDERS.toLocaleString("en")} orders of 5 lines; ${df()}`,
-    );
-    const loadStarted = Date.now();
-    await loadDataset(pool, {
-      events: EVENTS,
-      orders: ORDERS,
-      itemsPerOrder: 5,
-      shoppers: SHOPPERS,
-      chunk: 1_000_000,
-      workers: 2,
-      now: new Date(),
-      progress: (line) => log(`${line}; disk +${gb(diskUsed() - diskAtStart)}`),
-    });
-    const loadSeconds = (Date.now() - loadStarted) / 1000;
-    const {
-      rows: [size],
-    } = await pool.query("SELECT pg_size_pretty(pg_database_size(current_database())) AS size");
-    log(`loaded in ${loadSeconds.toFixed(0)} s; database ${size.size}; ${df()}`);
-
-    if (values.explain) await explainOneBatch();
-    log("attributing (settleMs 0) until the queue is empty");
-    let batches = 0;
-    let sofar = 0;
-    const started = performance.now();
-    const total = await attributePendingConversions({
-      settleMs: 0,
-      onBatch: (batch) => {
-        batches += 1;
-        sofar += batch.orders;
-        if (batches % 10 === 0) log(`  ${sofar.toLocaleString("en")} orders, ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      },
-    });
-    const elapsed = (performance.now() - started) / 1000;
-
-    const {
-      rows: [counts],
-    } = await pool.query(
-      `SELECT (SELECT count(*) FROM conversions WHERE attributed_at IS NULL)::int AS pending,
-              (SELECT count(*) FROM attributions)::int AS attributions,
-              (SELECT count(DISTINCT (conversion_id, item_position)) FROM attributions)::int AS distinct_items`,
-    );
-    const checkStarted = Date.now();
-    const pattern = `${ATTRIBUTION_ORDER_PREFIX}-%`;
-    const invalid = (await pool.query(INVALID_SQL, [pattern])).rows[0].invalid as number;
-    const missed = (await pool.query(MISSED_SQL, [pattern])).rows[0].missed as number;
-    log(`checked every attribution and every line left without one in ${((Date.now() - checkStarted) / 1000).toFixed(1)} s`);
-    return {
-      ...total,
-      seconds: elapsed,
-      ordersPerSecond: total.orders / elapsed,
-      pending: counts.pending,
-      attributions: counts.attributions,
-      distinctItems: counts.distinct_items,
-      invalid,
-      missed,
-      loadSeconds,
-    };
-  } finally {
-    await pool.end();
-    await closePgPool();
-  }
-}
-
 // ------------------------------------------------------------------------------ main
 
 async function main(): Promise<number> {
@@ -394,7 +225,7 @@ async function main(): Promise<number> {
       );
     }
     if (!values["skip-attribution"]) {
-      const a = await attribution(url);
+      const a = await attribution(url, { events: EVENTS, orders: ORDERS, shoppers: SHOPPERS }, values.explain === true);
       summary.attribution = {
         events: EVENTS,
         shoppers: SHOPPERS,

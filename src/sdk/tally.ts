@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: it is bundled into one small script (public/sdk/tally.js), and its parts share one closure.
 /**
  * Tally browser SDK: measures impressions, views and clicks of ads served by `POST /v1/ads`.
  *

@@ -27,7 +27,8 @@ const CREDIT_UPSERTS = creditUpserts();
 //   (else product id) the publisher's catalogue lists goes only to that advertiser's touches.
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
-const ATTRIBUTE_SQL = `
+// Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
+export const ATTRIBUTE_SQL = `
 WITH batch AS (
   SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at, items
     FROM conversions

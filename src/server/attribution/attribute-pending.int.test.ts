@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: the attribution rules, each a case over the same shoppers and campaigns.
 import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: every case builds on the same publishers, brands and SKUs, and reads as one rule.
 // The SKU ownership rule against a real database: an advertiser cannot put a SKU (or product id)
 // into a campaign on a publisher where another advertiser's campaign promotes it, unless the
 // publisher's catalogue lists it as theirs; and attribution credits a listed SKU to its brand only.

@@ -1,0 +1,194 @@
+"use client";
+// One account's page: wallet and daily budget (advertisers), sites and sub-publishers
+// (publishers, networks), products and the publisher's catalogue.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
+import { useTRPC } from "../../trpc-client";
+import { money } from "../figures";
+import { Catalogue } from "./catalogue";
+import { firstProblem } from "./first-problem";
+import { Products } from "./products";
+
+export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const account = useQuery(trpc.accounts.get.queryOptions({ id }));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.accounts.pathKey() });
+  const [topUp, setTopUp] = useState("");
+  const [budget, setBudget] = useState<string | null>(null);
+  const [site, setSite] = useState({ name: "", domain: "" });
+  const [problem, setProblem] = useState<string | null>(null);
+  const topUpMutation = useMutation(
+    trpc.accounts.topUp.mutationOptions({
+      onSuccess: () => {
+        setTopUp("");
+        void refresh();
+      },
+    }),
+  );
+  const budgetMutation = useMutation(
+    trpc.accounts.setDailyBudget.mutationOptions({
+      onSuccess: () => {
+        setBudget(null);
+        void refresh();
+      },
+    }),
+  );
+  const siteMutation = useMutation(
+    trpc.accounts.addSite.mutationOptions({
+      onSuccess: () => {
+        setSite({ name: "", domain: "" });
+        void refresh();
+      },
+    }),
+  );
+  const serverError = topUpMutation.error?.message ?? budgetMutation.error?.message ?? siteMutation.error?.message;
+
+  if (account.error)
+    return (
+      <p role="alert" className="error">
+        {account.error.message}
+      </p>
+    );
+  if (!account.data)
+    return (
+      <p aria-busy="true" className="muted">
+        Loading…
+      </p>
+    );
+  const a = account.data;
+
+  const submitTopUp = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = ZTopUpInput.safeParse({ accountId: id, amount: topUp === "" ? Number.NaN : Number(topUp) });
+    if (!parsed.success) return setProblem(firstProblem(parsed.error.issues, { amount: "Amount" }));
+    setProblem(null);
+    topUpMutation.mutate(parsed.data);
+  };
+  const submitBudget = (event: FormEvent) => {
+    event.preventDefault();
+    const value = budget ?? "";
+    const parsed = ZDailyBudgetInput.safeParse({ accountId: id, dailyBudget: value.trim() === "" ? null : Number(value) });
+    if (!parsed.success) return setProblem(firstProblem(parsed.error.issues, { dailyBudget: "Daily budget" }));
+    setProblem(null);
+    budgetMutation.mutate(parsed.data);
+  };
+  const submitSite = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = ZAddSiteInput.safeParse({ accountId: id, name: site.name, domain: site.domain || undefined });
+    if (!parsed.success) return setProblem(firstProblem(parsed.error.issues, { name: "Site name", domain: "Domain" }));
+    setProblem(null);
+    siteMutation.mutate(parsed.data);
+  };
+
+  return (
+    <section className="panel" aria-label={`Account ${a.name}`}>
+      <h2>
+        {a.name} <span className="badge">{a.kind}</span>
+      </h2>
+      <p className="muted">
+        {a.id} · {a.currency}
+        {a.sellerId ? ` · seller ${a.sellerId}` : ""}
+        {a.network ? ` · sells through ${a.network.name}` : ""}
+      </p>
+      {a.kind === "advertiser" ? (
+        <>
+          <div className="kpis">
+            <div className="kpi" data-kpi="Wallet">
+              <span className="kpi-label">Wallet</span>
+              <span className="kpi-value">
+                {money.format(a.walletBalance)} {a.currency}
+              </span>
+            </div>
+            <div className="kpi" data-kpi="Daily budget">
+              <span className="kpi-label">Daily budget</span>
+              <span className="kpi-value">{a.dailyBudget === null ? "none" : `${money.format(a.dailyBudget)} ${a.currency}`}</span>
+            </div>
+          </div>
+          {staff ? (
+            <form className="toolbar" noValidate onSubmit={submitTopUp} aria-label="Top up the wallet">
+              <label>
+                Top-up amount
+                <input type="number" min="0" step="0.01" value={topUp} onChange={(e) => setTopUp(e.target.value)} />
+              </label>
+              <button type="submit" className="button" disabled={topUpMutation.isPending}>
+                Top up
+              </button>
+            </form>
+          ) : null}
+          <form className="toolbar" noValidate onSubmit={submitBudget} aria-label="Daily budget">
+            <label>
+              Daily budget (empty for none)
+              <input
+                type="number"
+                min="0"
+                step="0.01"
+                value={budget ?? (a.dailyBudget === null ? "" : String(a.dailyBudget))}
+                onChange={(e) => setBudget(e.target.value)}
+              />
+            </label>
+            <button type="submit" className="button" disabled={budgetMutation.isPending}>
+              Save budget
+            </button>
+          </form>
+          <Products advertiserId={a.id} currency={a.currency} />
+        </>
+      ) : (
+        <>
+          <h3>Sites</h3>
+          {a.sites.length === 0 ? (
+            <p className="empty">No sites yet.</p>
+          ) : (
+            <ul>
+              {a.sites.map((s) => (
+                <li key={s.id}>
+                  {s.name}
+                  {s.domain ? <span className="muted"> · {s.domain}</span> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          <form className="toolbar" noValidate onSubmit={submitSite} aria-label="Add a site">
+            <label>
+              Site name
+              <input value={site.name} onChange={(e) => setSite({ ...site, name: e.target.value })} placeholder="Shop App" />
+            </label>
+            <label>
+              Domain
+              <input value={site.domain} onChange={(e) => setSite({ ...site, domain: e.target.value })} placeholder="shop.example" />
+            </label>
+            <button type="submit" className="button" disabled={siteMutation.isPending}>
+              Add site
+            </button>
+          </form>
+          {a.kind === "network" ? (
+            <>
+              <h3>Sub-publishers</h3>
+              {a.subPublishers.length === 0 ? (
+                <p className="empty">No sub-publishers yet.</p>
+              ) : (
+                <ul>
+                  {a.subPublishers.map((p) => (
+                    <li key={p.id}>{p.name}</li>
+                  ))}
+                </ul>
+              )}
+            </>
+          ) : null}
+          <Catalogue publisherId={a.id} staff={staff} />
+        </>
+      )}
+      {problem ? (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      ) : null}
+      {serverError ? (
+        <p role="alert" className="error">
+          {serverError}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,7 +1,7 @@
 // `npm run bench:seed -- [--events 10000000]`: fills the report benchmark's database
 // (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
-// last 30 days, orders and their attributions (dataset.ts), then recounts daily_rollups from
-// them, printing each step. `npm run bench:reports` reads it.
+// last 30 days, orders and their attributions (dataset.ts), then recounts every report table
+// (src/server/rollups/) from them, printing each step. `npm run bench:reports` reads it.
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";

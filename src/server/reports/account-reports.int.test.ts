@@ -7,7 +7,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { at, beacon, get, RANGE, seedAcme } from "./report-fixture";
+import { at, beacon, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;
 let publisherKey: string;

@@ -2,7 +2,7 @@
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
-import { type Fixture, get, RANGE, seedAcme } from "./report-fixture";
+import { type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;
 let otherAdvertiserKey: string;

@@ -10,7 +10,7 @@ import { attributePendingConversions } from "@/server/attribution/attribute-pend
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { handleAdsDetailed, handleCampaignsDetailed } from "@/server/http/report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { at, beacon, type Fixture, get, seedAcme } from "./report-fixture";
+import { at, beacon, type Fixture, get, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;
 let shopAKey: string;

@@ -1,6 +1,7 @@
 // For the export's integration tests: a real S3 API (s3rver) per test file, its objects downloaded
 // to local files, the files read with DuckDB (a reader Tally did not write), and destinations on
 // it that look two days old, so their watermarks start before the tests' traffic.
+import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,10 +10,9 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll } from "vitest";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { OPERATOR } from "@/server/accounts/actor";
+import { DAY_MS, startOfUtcDay } from "@/server/days";
 import { db } from "@/server/db/client";
 import { createDestination, getDestination } from "@/server/export/destinations";
-
-const DAY_MS = 86_400_000;
 
 export interface TestBucket {
   /** The running s3rver (a new one after restart()). */
@@ -120,5 +120,37 @@ export async function editable(id: string) {
     credentials,
     writeSuccessMarker: view.writeSuccessMarker,
     types: view.types,
+  };
+}
+
+/**
+ * What the export's batch tests share: a bucket on a local S3 for the file, the moment the tests
+ * started (T0), yesterday 00:00 UTC (rows between it and today 00:00 fall in one event batch of a
+ * destination made two days ago), a "two days later" clock, destinations under their own prefix,
+ * and the event ids found in Parquet files. Call it at the top of a test file.
+ */
+export function exportTestBed(bucketName = "lake") {
+  const T0 = Date.now();
+  const bucket = localBucketsForTests([bucketName]);
+  return {
+    bucket,
+    BUCKET: bucketName,
+    T0,
+    YESTERDAY: startOfUtcDay(T0).getTime() - DAY_MS,
+    LATER: () => new Date(T0 + 2 * DAY_MS),
+    /** A destination under its own prefix, made two days ago (its watermarks start before yesterday). */
+    async destinationFor(accountId: string, types: string[], endpoint = bucket.s3.endpoint) {
+      const prefix = `t-${randomUUID()}`;
+      const destination = await twoDayOldDestination({ accountId, bucket: bucketName, endpoint, prefix, types, t0: T0 });
+      return { ...destination, prefix: `${prefix}/` };
+    },
+    /** The event ids in the Parquet files among `keys`, in file order (receipt time, then id). */
+    async eventIdsIn(keys: string[]): Promise<string[]> {
+      const parquet = keys.filter((k) => k.endsWith(".parquet"));
+      if (parquet.length === 0) return [];
+      const sql = await duckdb();
+      const files = await bucket.download(bucketName, parquet);
+      return (await sql(`SELECT event_id FROM read_parquet(${fileList(files)}) ORDER BY created_at, event_id`)).map((r) => String(r.event_id));
+    },
   };
 }

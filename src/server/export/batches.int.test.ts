@@ -1,13 +1,8 @@
-// Event batches: capped in rows without dividing a millisecond, planned again (new keys, the old
-// objects deleted) when their rows or files no longer match the plan, stopped before the marker
-// when the rows change while they are read, and read on the bulk pool. Real Postgres, a real S3
-// API (s3rver), files read back with DuckDB.
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
-import { duckdb, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
+import { exportTestBed } from "@/testing/export-bucket";
 import { publisherWithEvents } from "@/testing/export-traffic";
 import { scopeOfAccount } from "./batch-rows";
 import { deliverBatch } from "./deliver-batch";
@@ -16,29 +11,7 @@ import { runDueExports } from "./run-exports";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const T0 = Date.now();
-/** Yesterday 00:00 UTC: rows between it and today 00:00 fall in one event batch of a destination made two days ago. */
-const YESTERDAY = Math.floor(T0 / DAY_MS) * DAY_MS - DAY_MS;
-const LATER = () => new Date(T0 + 2 * DAY_MS);
-const BUCKET = "lake";
-const bucket = localBucketsForTests([BUCKET]);
-
-/** A destination under its own prefix, made two days ago (its watermarks start before yesterday). */
-async function destinationFor(accountId: string, types: string[], endpoint = bucket.s3.endpoint) {
-  const prefix = `t-${randomUUID()}`;
-  const destination = await twoDayOldDestination({ accountId, bucket: BUCKET, endpoint, prefix, types, t0: T0 });
-  return { ...destination, prefix: `${prefix}/` };
-}
-
-/** The event ids in the Parquet files among `keys`, in file order (receipt time, then id). */
-async function eventIdsIn(keys: string[]): Promise<string[]> {
-  const parquet = keys.filter((k) => k.endsWith(".parquet"));
-  if (parquet.length === 0) return [];
-  const sql = await duckdb();
-  return (await sql(`SELECT event_id FROM read_parquet(${fileList(await bucket.download(BUCKET, parquet))}) ORDER BY created_at, event_id`)).map((r) =>
-    String(r.event_id),
-  );
-}
+const { bucket, BUCKET, T0, YESTERDAY, LATER, destinationFor, eventIdsIn } = exportTestBed();
 
 describe("an event batch", () => {
   it("ends where its rows reach the cap, and the rest follows in the next batch; one millisecond is never divided", async () => {

@@ -6,28 +6,16 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
-import { duckdb, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
+import { duckdb, exportTestBed, fileList } from "@/testing/export-bucket";
 import { makePublisher } from "@/testing/fixtures";
 import type { BatchRows } from "./batch-rows";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
 import { setAsideExportRows } from "./set-aside-rows";
 
-const DAY_MS = 86_400_000;
+const _DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const T0 = Date.now();
-/** Yesterday 00:00 UTC: rows between it and today 00:00 fall in one event batch of a destination made two days ago. */
-const YESTERDAY = Math.floor(T0 / DAY_MS) * DAY_MS - DAY_MS;
-const LATER = () => new Date(T0 + 2 * DAY_MS);
-const BUCKET = "lake";
-const bucket = localBucketsForTests([BUCKET]);
-
-/** A destination under its own prefix, made two days ago (its watermarks start before yesterday). */
-async function destinationFor(accountId: string, types: string[], endpoint = bucket.s3.endpoint) {
-  const prefix = `t-${randomUUID()}`;
-  const destination = await twoDayOldDestination({ accountId, bucket: BUCKET, endpoint, prefix, types, t0: T0 });
-  return { ...destination, prefix: `${prefix}/` };
-}
+const { bucket, BUCKET, T0, YESTERDAY, LATER, destinationFor, eventIdsIn } = exportTestBed();
 
 describe("a row the export cannot write", () => {
   it("is set aside with its reason and counted on the run; every other row is delivered exactly once", async () => {

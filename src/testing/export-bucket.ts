@@ -137,7 +137,7 @@ export function exportTestBed(bucketName = "lake") {
     BUCKET: bucketName,
     T0,
     YESTERDAY: startOfUtcDay(T0).getTime() - DAY_MS,
-    LATER: () => new Date(T0 + 2 * DAY_MS),
+    later: () => new Date(T0 + 2 * DAY_MS),
     /** A destination under its own prefix, made two days ago (its watermarks start before yesterday). */
     async destinationFor(accountId: string, types: string[], endpoint = bucket.s3.endpoint) {
       const prefix = `t-${randomUUID()}`;

@@ -11,7 +11,7 @@ import { runDueExports } from "./run-exports";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const { bucket, BUCKET, T0, YESTERDAY, LATER, destinationFor, eventIdsIn } = exportTestBed();
+const { bucket, BUCKET, YESTERDAY, later: LATER, destinationFor, eventIdsIn } = exportTestBed();
 
 describe("an event batch", () => {
   it("ends where its rows reach the cap, and the rest follows in the next batch; one millisecond is never divided", async () => {

@@ -12,7 +12,7 @@ import { testConnection } from "./s3";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const { bucket, BUCKET, T0, YESTERDAY, LATER, destinationFor, eventIdsIn } = exportTestBed();
+const { bucket, BUCKET, T0, YESTERDAY, later: LATER, destinationFor, eventIdsIn } = exportTestBed();
 
 describe("a destination's endpoint", () => {
   it("may not point at a loopback, private or link-local address when saved, in words on the endpoint field", async () => {

@@ -13,9 +13,8 @@ import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
 import { setAsideExportRows } from "./set-aside-rows";
 
-const _DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const { bucket, BUCKET, T0, YESTERDAY, LATER, destinationFor, eventIdsIn } = exportTestBed();
+const { bucket, BUCKET, YESTERDAY, later: LATER, destinationFor } = exportTestBed();
 
 describe("a row the export cannot write", () => {
   it("is set aside with its reason and counted on the run; every other row is delivered exactly once", async () => {

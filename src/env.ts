@@ -95,6 +95,14 @@ const serverSchema = z
      * instead, so there the default is 0.
      */
     TALLY_ATTRIBUTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
+    /**
+     * Seconds between settle runs (accepted beacons decided, billed and written to the reports)
+     * inside a long-running server or `npm run worker`; 0 turns it off, for a web tier whose
+     * workers run apart. Serverless deployments run GET /api/cron/settle instead (default 0 there).
+     */
+    TALLY_SETTLE_INTERVAL_SECONDS: z.coerce.number().min(0).max(3600).optional(),
+    /** Days a settled day of the beacon log is kept before its partition is dropped (docs/operations.md). */
+    TALLY_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(2),
     VERCEL: z.string().optional(),
     /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
     CRON_SECRET: z.string().min(16).optional(),
@@ -141,6 +149,7 @@ const serverSchema = z
   .transform(({ VERCEL, ...env }, ctx) => {
     const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
     const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
+    const TALLY_SETTLE_INTERVAL_SECONDS = env.TALLY_SETTLE_INTERVAL_SECONDS ?? (VERCEL ? 0 : 1);
     // The development keys are public (they are in this file): a process that does not say it is
     // a development or test one must bring its own, or it would sign and encrypt with them.
     const developmentKeys = env.NODE_ENV === "development" || env.NODE_ENV === "test";
@@ -159,6 +168,7 @@ const serverSchema = z
       ...env,
       TALLY_ATTRIBUTION_INTERVAL_SECONDS,
       TALLY_EXPORT_INTERVAL_SECONDS,
+      TALLY_SETTLE_INTERVAL_SECONDS,
       BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS ?? signingKeys.parse(DEVELOPMENT_SIGNING_KEYS),
       TALLY_SECRETS_KEY: env.TALLY_SECRETS_KEY ?? secretsKey.parse(DEVELOPMENT_SECRETS_KEY),
     };

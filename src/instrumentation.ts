@@ -1,18 +1,27 @@
 // Runs once when a Next.js server starts: a bad environment stops it here, with one line per
 // problem, instead of failing on the first request. A long-running server also starts the
-// attribution and export loops here (TALLY_ATTRIBUTION_INTERVAL_SECONDS,
-// TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron routes).
+// settle, attribution and export loops and the log's upkeep here (TALLY_SETTLE_INTERVAL_SECONDS,
+// TALLY_ATTRIBUTION_INTERVAL_SECONDS, TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron
+// routes, and `npm run worker` runs them apart from the web tier).
 export async function register(): Promise<void> {
   // biome-ignore lint/style/noProcessEnv: Next.js sets NEXT_RUNTIME to tell its runtimes apart; the edge runtime must not load env.ts.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { env, exitOnEnvError } = await import("./env");
   let intervalSeconds = 0;
   let exportSeconds = 0;
+  let settleSeconds = 0;
   try {
     intervalSeconds = env().TALLY_ATTRIBUTION_INTERVAL_SECONDS;
     exportSeconds = env().TALLY_EXPORT_INTERVAL_SECONDS;
+    settleSeconds = env().TALLY_SETTLE_INTERVAL_SECONDS;
   } catch (error) {
     exitOnEnvError(error);
+  }
+  if (settleSeconds > 0) {
+    const { startSettleLoop } = await import("./server/settle/settle-loop");
+    const { startUpkeepLoop } = await import("./server/settle/upkeep-loop");
+    startSettleLoop(settleSeconds * 1000);
+    startUpkeepLoop();
   }
   if (intervalSeconds > 0) {
     const { startAttributionLoop } = await import("./server/attribution/attribution-loop");

@@ -4,6 +4,7 @@ import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { settleAll } from "@/testing/settle";
 import { createCollectorServer } from "./server";
 
 const server = createCollectorServer();
@@ -39,6 +40,10 @@ describe("standalone collector", () => {
     expect(impression.status).toBe(202);
     const click = await fetch(served.click_url, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"session_id":"c-1"}' });
     expect(click.status).toBe(202);
+    // 202 means stored: both are in the log before anything settles them.
+    const logged = await db.$queryRaw<{ kind: string }[]>`SELECT kind::text FROM beacon_log WHERE ad_id = ${ad.id} ORDER BY kind`;
+    expect(logged.map((row) => row.kind)).toEqual(["click", "impression"]);
+    await settleAll();
     expect((await db.adEvent.findMany({ where: { adId: ad.id } })).map((e) => e.kind).sort()).toEqual(["click", "impression"]);
   });
 

@@ -2,6 +2,7 @@
 
 import type { AdQueryAnswer, ServedAd } from "@/server/ads/query-ads";
 import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
+import { settleAll } from "./settle";
 
 export const ORIGIN = "http://tally.test";
 
@@ -21,12 +22,16 @@ export async function serveOneAd(publisherId: string, sessionId: string, types: 
   return ad;
 }
 
+/**
+ * Posts a beacon as a browser would; after a 202 it waits until the beacon is settled (unless
+ * `settle: false`), so its status, spend and rollups can be read as soon as this returns.
+ */
 export async function postBeacon(
   url: string,
   body: string | object,
-  options: { contentType?: string; headers?: Record<string, string>; method?: string } = {},
+  options: { contentType?: string; headers?: Record<string, string>; method?: string; settle?: boolean } = {},
 ): Promise<Response> {
-  return handleBeacon(
+  const response = await handleBeacon(
     new Request(url, {
       method: options.method ?? "POST",
       headers: {
@@ -37,6 +42,8 @@ export async function postBeacon(
       body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     }),
   );
+  if (response.status === 202 && options.settle !== false) await settleAll();
+  return response;
 }
 
 /** Posts a conversion to the route as a browser or a retailer's server would. */

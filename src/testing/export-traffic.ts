@@ -6,8 +6,8 @@ import { attributePendingConversions } from "@/server/attribution/attribute-pend
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY_MS = 86_400_000;
@@ -31,7 +31,7 @@ export async function shopWithTraffic(t0: number) {
   });
   const site = publisher.sites[0]!.name;
   const beacon = (kind: EventKind, session: string, at: number, user?: string) =>
-    recordBeacon({
+    recordAndSettle({
       claims: {
         kind,
         requestId: randomUUID(),
@@ -101,7 +101,7 @@ export async function eventAt(
   at: number,
   session: string,
 ): Promise<string> {
-  const stored = await recordBeacon({
+  const stored = await recordAndSettle({
     claims: {
       kind: "impression",
       requestId: randomUUID(),

@@ -8,8 +8,8 @@ import { attributePendingConversions } from "@/server/attribution/attribute-pend
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { handleCampaignListing } from "@/server/http/report-routes";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY = new Date("2026-11-10T12:00:00Z");
@@ -17,7 +17,7 @@ export const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000
 
 export type Fixture = Awaited<ReturnType<typeof makeCampaignWithAd>>;
 export async function beacon(kind: EventKind, { campaign, ad }: Fixture, publisher: { id: string; sites: { name: string }[] }, session: string, when: Date) {
-  await recordBeacon({
+  await recordAndSettle({
     claims: {
       kind,
       requestId: randomUUID(),

@@ -6,8 +6,8 @@ import { createAd } from "@/server/campaigns/create-ad";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 import { attributePendingConversions } from "./attribute-pending";
 import { attributionWindows, setAttributionWindow } from "./attribution-windows";
 
@@ -28,7 +28,7 @@ async function touch(
   who: { session: string; user?: string },
   at: Date,
 ) {
-  const stored = await recordBeacon({
+  const stored = await recordAndSettle({
     claims: {
       kind,
       requestId: randomUUID(),
@@ -224,7 +224,7 @@ describe("attribution of order items", () => {
     });
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     await touch("click", both, elsewhere, shopper, before(HOUR));
-    const bot = await recordBeacon({
+    const bot = await recordAndSettle({
       claims: {
         kind: "click",
         requestId: randomUUID(),

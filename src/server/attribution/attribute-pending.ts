@@ -1,3 +1,4 @@
+import { settledBefore } from "@/server/settle/settled-horizon";
 import { type AttributedBatch, attributeBatch } from "./attribute-batch.sql";
 
 export interface AttributePendingOptions {
@@ -6,7 +7,8 @@ export interface AttributePendingOptions {
   batchSize?: number;
   /**
    * Orders younger than this wait for the next run, so that a click beacon still in flight when
-   * the shopper checked out is stored before its order is attributed.
+   * the shopper checked out is accepted before its order is attributed. Orders also wait while a
+   * beacon accepted before them is not settled yet (settled-horizon.ts).
    */
   settleMs?: number;
   /** Stop taking new batches after this long (a cron call has a deadline). */
@@ -27,7 +29,8 @@ export async function attributePendingConversions(options: AttributePendingOptio
   const total: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
   for (;;) {
     const now = options.now ?? new Date();
-    const batch = await attributeBatch(batchSize, new Date(now.getTime() - settleMs), now);
+    const receivedBefore = await settledBefore(new Date(now.getTime() - settleMs));
+    const batch = await attributeBatch(batchSize, receivedBefore, now);
     total.orders += batch.orders;
     total.items += batch.items;
     total.attributedOrders += batch.attributedOrders;

@@ -12,8 +12,8 @@ import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { daysFromToday, makeAdvertiser, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 import { createAd } from "./create-ad";
 import { createCampaign } from "./create-campaign";
 import { createProduct } from "./create-product";
@@ -330,7 +330,7 @@ async function touch(
   hoursBefore: number,
 ) {
   const at = new Date(ORDER_TIME.getTime() - hoursBefore * 3_600_000);
-  const stored = await recordBeacon({
+  const stored = await recordAndSettle({
     claims: {
       kind,
       requestId: randomUUID(),

@@ -14,6 +14,7 @@
 import { DAY_MS } from "@/server/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { ReportScope } from "@/server/reports/report-scope";
+import { settledBefore } from "@/server/settle/settled-horizon";
 import { scopeOfAccount } from "./batch-rows";
 import type { FileDelivered } from "./deliver-batch";
 import { deliverRun, type PlanOptions, planRun, type RunDelivery } from "./deliver-run";
@@ -127,7 +128,13 @@ async function executeRun(
  * again, or left running by a worker that died: the caller holds the lock, so nobody else runs
  * it), else a new run for the next range due; null when there is nothing to do.
  */
-async function nextScheduledRun(destination: DestinationWithSecret, type: ExportType, now: Date, options: RunExportsOptions): Promise<ExportRunSummary | null> {
+async function nextScheduledRun(
+  destination: DestinationWithSecret,
+  type: ExportType,
+  now: Date,
+  settled: Date,
+  options: RunExportsOptions,
+): Promise<ExportRunSummary | null> {
   const unfinished = await unfinishedRun(destination.id, type);
   if (unfinished) {
     if (!isResumable({ status: unfinished.status, nextAttemptAt: unfinished.next_attempt_at }, now)) return null;
@@ -135,7 +142,7 @@ async function nextScheduledRun(destination: DestinationWithSecret, type: Export
     return executeRun(destination, () => scopeOfAccount(destination.accountId), resumed, false, options, now);
   }
   const watermark = (await watermarkOf(destination.id, type)) ?? initialWatermark(destination.createdAt, type);
-  const range = nextRange(type, watermark, now, options.eager ?? false);
+  const range = nextRange(type, watermark, now, options.eager ?? false, settled);
   if (!range) return null;
   const scope = await scopeOfAccount(destination.accountId);
   const run = await planRun(destination, scope, type, range, false, planOptions(options));
@@ -150,6 +157,7 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
   // One "now" for the whole call: it delivers what was due when it started, so a call ends even
   // when batches keep arriving (and an eager call does not chase its own tail).
   const now = (options.now ?? (() => new Date()))();
+  const settled = await settledBefore(now);
   const began = Date.now();
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
   const runs: ExportRunSummary[] = [];
@@ -165,7 +173,7 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
         }
         const destination = await destinationWithSecret(row.id);
         if (destination?.status !== "active") break;
-        const outcome = await withLock(row.id, type, () => nextScheduledRun(destination, type, now, options));
+        const outcome = await withLock(row.id, type, () => nextScheduledRun(destination, type, now, settled, options));
         if (outcome === "locked" || outcome === null) break;
         runs.push(outcome);
         options.onRun?.(outcome);

@@ -41,17 +41,19 @@ export function initialWatermark(createdAt: Date, type: ExportType): Date {
 /**
  * The next batch after `watermark` that is due at `now`, or null. `eager` ("run now" from the
  * dashboard): events up to the settling margin however short the span, and any complete day's
- * aggregates without waiting for 03:00.
+ * aggregates without waiting for 03:00. `settled`: every beacon accepted before it is settled
+ * (settled-horizon.ts); a batch never closes over beacons still waiting in the log.
  */
-export function nextRange(type: ExportType, watermark: Date, now: Date, eager: boolean): TimeRange | null {
+export function nextRange(type: ExportType, watermark: Date, now: Date, eager: boolean, settled: Date = now): TimeRange | null {
   const start = watermark.getTime();
   if (isEventType(type)) {
-    const settled = now.getTime() - SETTLE_MS;
-    if (settled - start < (eager ? 1 : EVENT_BATCH_MIN_MS)) return null;
-    return { start: watermark, end: new Date(Math.min(settled, start + EVENT_BATCH_MAX_MS)) };
+    const ready = Math.min(now.getTime() - SETTLE_MS, settled.getTime());
+    if (ready - start < (eager ? 1 : EVENT_BATCH_MIN_MS)) return null;
+    return { start: watermark, end: new Date(Math.min(ready, start + EVENT_BATCH_MAX_MS)) };
   }
   const end = start + DAY_MS;
-  return now.getTime() >= end + (eager ? 0 : AGGREGATE_DELAY_MS) ? { start: watermark, end: new Date(end) } : null;
+  const due = now.getTime() >= end + (eager ? 0 : AGGREGATE_DELAY_MS) && settled.getTime() >= end;
+  return due ? { start: watermark, end: new Date(end) } : null;
 }
 
 /** Back-off after a failed attempt: 1, 2, 4, ... minutes, at most an hour. */

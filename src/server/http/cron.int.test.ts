@@ -8,8 +8,9 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { createDestination } from "@/server/export/destinations";
-import { makePublisher } from "@/testing/fixtures";
-import { handleAttributionCron, handleExportCron } from "./cron";
+import { postBeacon, serveOneAd } from "@/testing/events-client";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { handleAttributionCron, handleExportCron, handleSettleCron } from "./cron";
 
 // Read by env() on first use, which no import above makes.
 process.env.CRON_SECRET = "cron-secret-for-this-test-file";
@@ -44,6 +45,36 @@ describe("GET /api/cron/attribution", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ orders: 1, items: 0, attributed_orders: 0, duration_ms: expect.any(Number) });
     expect(await db.conversion.count({ where: { attributedAt: null } })).toBe(0);
+  });
+});
+
+describe("GET /api/cron/settle", () => {
+  it("refuses calls without the cron secret; with it, settles what was accepted and creates the log's partitions ahead", async () => {
+    const publisher = await makePublisher();
+    const advertiser = await makeAdvertiser();
+    const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
+    const served = await serveOneAd(publisher.id, "cron-shopper");
+    expect((await postBeacon(served.impression_url, { session_id: "cron-shopper" }, { settle: false })).status).toBe(202);
+    const settleCall = (authorization?: string) =>
+      handleSettleCron(new Request("http://tally.test/api/cron/settle", { headers: authorization ? { Authorization: authorization } : {} }));
+    for (const authorization of [undefined, "Bearer wrong"]) expect((await settleCall(authorization)).status).toBe(401);
+    expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(0);
+
+    // The accept's transaction id must be older than every running one before it can settle; a
+    // call or two at most.
+    let body: { events: number; partitions_created: string[] } = { events: 0, partitions_created: [] };
+    const created: string[] = [];
+    for (let call = 0; call < 50 && (await db.adEvent.count({ where: { adId: ad.id } })) === 0; call++) {
+      const response = await settleCall("Bearer cron-secret-for-this-test-file");
+      expect(response.status).toBe(200);
+      body = (await response.json()) as typeof body;
+      created.push(...body.partitions_created);
+    }
+    expect(await db.adEvent.count({ where: { adId: ad.id, status: "counted" } })).toBe(1);
+    // Tomorrow on: today's rows already sit in the default partition, so today stays there.
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(created).toContain(tomorrow);
+    expect(created).not.toContain(new Date().toISOString().slice(0, 10));
   });
 });
 

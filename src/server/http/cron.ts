@@ -5,6 +5,8 @@ import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
+import { logUpkeep } from "@/server/settle/log-partitions.sql";
+import { settlePending } from "@/server/settle/settle-pending";
 import { errorResponse } from "./respond";
 
 function authorised(request: Request, secret: string | undefined): boolean {
@@ -32,6 +34,21 @@ function cronRoute(job: () => Promise<object>): (request: Request) => Promise<Re
 export const handleAttributionCron = cronRoute(async () => {
   const done = await attributePendingConversions({ budgetMs: 45_000 });
   return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders, set_aside: done.setAside };
+});
+
+// Every minute: the log's partitions (a catalogue look-up when there is nothing to do), then
+// settling for at most 45 s; the next minute's call takes what is left.
+export const handleSettleCron = cronRoute(async () => {
+  const upkeep = await logUpkeep(new Date(), env().TALLY_LOG_RETENTION_DAYS);
+  const done = await settlePending({ budgetMs: 45_000 });
+  return {
+    events: done.events,
+    counted: done.counted,
+    set_aside: done.setAside,
+    busy_shards: done.busyShards,
+    partitions_created: upkeep.created,
+    partitions_dropped: upkeep.dropped,
+  };
 });
 
 /** The export route's maximum duration on Vercel (seconds); its budget leaves a minute to spare. */

@@ -5,9 +5,9 @@ import { db } from "@/server/db/client";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
 import { rebuildRollups, verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { MAX_COUNTED_PER_TOKEN } from "@/server/settle/settle-beacons.sql";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
-import { MAX_COUNTED_PER_TOKEN } from "./store-beacons.sql";
 
 async function setup(bidModel: "cpm" | "cpc", bid: number) {
   const publisher = await makePublisher();
@@ -19,10 +19,12 @@ async function setup(bidModel: "cpm" | "cpc", bid: number) {
 const statusesOf = async (adId: string) => (await db.adEvent.findMany({ where: { adId }, orderBy: { createdAt: "asc" } })).map((e) => e.status);
 const spendOf = async (adId: string) => (await db.adEvent.aggregate({ where: { adId }, _sum: { spendMicros: true } }))._sum.spendMicros ?? 0n;
 const walletOf = async (id: string) => (await db.account.findUniqueOrThrow({ where: { id } })).walletBalanceMicros;
-// Moves an ad's events back in time, and rebuilds the report rows of the days they may have left
-// (just after midnight UTC an hour back is yesterday), as rollups:verify would after such a repair.
+// Moves an ad's events back in time, in ad_events and in the log (the click-velocity rule reads
+// the log), and rebuilds the report rows of the days they may have left (just after midnight UTC
+// an hour back is yesterday), as rollups:verify would after such a repair.
 const age = async (adId: string, seconds: number) => {
   await db.$executeRaw`UPDATE ad_events SET created_at = created_at - make_interval(secs => ${seconds}) WHERE ad_id = ${adId}`;
+  await db.$executeRaw`UPDATE beacon_log SET event_at = event_at - make_interval(secs => ${seconds}) WHERE ad_id = ${adId}`;
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   await rebuildRollups(yesterday, today());
 };

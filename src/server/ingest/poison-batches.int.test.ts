@@ -1,5 +1,5 @@
-// A bad item never takes good ones with it: the beacon and conversion group commits and the
-// attribution batch, against the real database, with items whose own data Postgres refuses
+// A bad item never takes good ones with it: the beacon and conversion group commits, the settle
+// step and the attribution batch, against the real database, with items whose own data Postgres refuses
 // (values that got past validation: written by an older version, by hand, or by a bug).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -9,10 +9,11 @@ import { conversionWriter, recordConversion } from "@/server/conversions/record-
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
+import { outcomeOf, recordAndSettle, settleAll } from "@/testing/settle";
+import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
-import { beaconWriter, recordBeacon } from "./record-beacon";
-import type { BeaconToStore } from "./store-beacons.sql";
+import { beaconWriter } from "./record-beacon";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 
@@ -50,10 +51,11 @@ function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, ki
 }
 
 describe("a bad item in a batch", () => {
-  it("beacons: the one whose data Postgres refuses gets its own error, the other 40 of its batch are stored", async () => {
+  it("beacons: the one whose data Postgres refuses gets its own error, the other 40 of its batch are accepted and settled", async () => {
     const f = await fixture();
-    const beacon = (sessionId: string): BeaconToStore => ({
+    const beacon = (sessionId: string): BeaconToAppend => ({
       eventId: randomUUID(),
+      shard: 0,
       claims: claimsFor(f, sessionId, "impression"),
       sessionId,
       userId: null,
@@ -71,12 +73,52 @@ describe("a bad item in a batch", () => {
     expect(refused.status).toBe("rejected");
     expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(RejectedItem);
     expect(((refused as PromiseRejectedResult).reason as RejectedItem).cause).toMatchObject({ code: "22021" });
+    await settleAll();
     const stored = await db.adEvent.findMany({ where: { adId: f.ad.id }, select: { sessionId: true, status: true } });
     expect(stored.map((e) => e.sessionId).sort()).toEqual(sessions.filter((s) => s.startsWith("good")).sort());
     expect(stored.every((e) => e.status === "counted")).toBe(true);
     // The rollups hold exactly what was stored.
     const totals = await db.dailyCampaignTotal.findMany({ where: { campaignId: f.campaign.id } });
     expect(totals.reduce((n, r) => n + r.impressions, 0n)).toBe(40n);
+  });
+
+  it("settle: an event whose data cannot be settled is set aside with its reason, the rest of its stretch is settled, and the shard moves on", async () => {
+    const full = await fixture();
+    const other = await fixture();
+    // A day whose spend already sits at the top of a bigint: one more click of this campaign overflows its rollups.
+    await recordAndSettle({ claims: claimsFor(full, "first"), body: { session_id: "first" }, userAgent: CHROME });
+    for (const table of ["daily_rollups", "daily_campaign_totals", "daily_ad_totals"]) {
+      await pgPool().query(`UPDATE ${table} SET spend_micros = $2 WHERE campaign_id = $1`, [full.campaign.id, String(2n ** 63n - 1n)]);
+    }
+    const click = (f: typeof full, sessionId: string): BeaconToAppend => ({
+      eventId: randomUUID(),
+      shard: 5,
+      claims: claimsFor(f, sessionId),
+      sessionId,
+      userId: null,
+      userAgent: CHROME,
+      isBot: false,
+      sessionMatches: true,
+      clientHash: null,
+      pinnedAt: null,
+    });
+    // One stretch of one shard: the overflowing click among four good ones.
+    const stretch = [click(other, "o-1"), click(other, "o-2"), click(full, "overflow"), click(other, "o-3"), click(other, "o-4")];
+    await appendBeaconBatch(stretch);
+    const done = await settleAll();
+    expect(done.setAside).toBe(1);
+    const outcomes = await Promise.all(stretch.map((event) => outcomeOf(event.eventId)));
+    expect(outcomes.map((o) => o.status)).toEqual(["counted", "counted", "set_aside", "counted", "counted"]);
+    const { rows } = await pgPool().query<{ sqlstate: string; reason: string }>("SELECT sqlstate, reason FROM settle_set_aside WHERE event_id = $1", [
+      stretch[2]!.eventId,
+    ]);
+    expect(rows[0]).toMatchObject({ sqlstate: "22003" });
+    expect(rows[0]!.reason).toMatch(/out of range/);
+    // The shard is not held: a later event of it settles.
+    const later = click(other, "o-5");
+    await appendBeaconBatch([later]);
+    await settleAll();
+    expect((await outcomeOf(later.eventId)).status).toBe("counted");
   });
 
   it("conversions: the order whose data Postgres refuses gets its own error, the other orders of its batch are stored", async () => {
@@ -114,7 +156,7 @@ describe("a bad item in a batch", () => {
     const f = await fixture();
     const shoppers = Array.from({ length: 9 }, (_, i) => ({ session: `buyer-${i}-${randomUUID()}`, user: `user-${i}-${randomUUID()}` }));
     for (const shopper of shoppers) {
-      await recordBeacon({
+      await recordAndSettle({
         claims: claimsFor(f, shopper.session),
         body: { session_id: shopper.session, user_id: shopper.user },
         userAgent: CHROME,
@@ -167,7 +209,7 @@ describe("a bad item in a batch", () => {
   it("attribution: a day whose sales already pass what a bigint holds still takes the largest order, never wedging its campaign", async () => {
     const f = await fixture();
     const shopper = { session: `whale-${randomUUID()}`, user: `whale-${randomUUID()}` };
-    await recordBeacon({
+    await recordAndSettle({
       claims: claimsFor(f, shopper.session),
       body: { session_id: shopper.session, user_id: shopper.user },
       userAgent: CHROME,

@@ -2,26 +2,28 @@ import { randomUUID } from "node:crypto";
 import { isbot } from "isbot";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { clientAddressHash } from "@/server/http/client-address";
+import { shardOf } from "@/server/settle/shards";
+import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { parseBeaconBody } from "./beacon-body.schema";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { GroupCommit, refusalOf } from "./group-commit";
-import { type BeaconToStore, type StoredBeacon, storeBeaconBatch } from "./store-beacons.sql";
 
-// Two transactions in flight: one is written while the next is prepared. More only queue on the
-// advertiser row lock (collector under the ingest benchmark's load, 8 s runs, measured before the
-// de-duplication query fix: 1 in flight 1,420 req/s, 2 → 1,490, 4 → 1,200).
+// Two appends in flight: one is written while the next is prepared; the append takes no lock, so
+// more would only add connections.
 // At most 20,000 beacons wait for a transaction (about 20 full batches, a few MB): past that the
 // database is not keeping up, and waiting longer only holds memory and the client.
 export const BEACON_QUEUE_LIMIT = 20_000;
 
-const holder = globalThis as unknown as { tallyBeaconWriter?: GroupCommit<BeaconToStore, StoredBeacon> };
+const holder = globalThis as unknown as { tallyBeaconWriter?: GroupCommit<BeaconToAppend, null> };
 
-export function beaconWriter(): GroupCommit<BeaconToStore, StoredBeacon> {
-  holder.tallyBeaconWriter ??= new GroupCommit((batch: BeaconToStore[]) => retryOnceOnConflict(() => storeBeaconBatch(batch)), {
-    maxBatch: 1000,
-    maxInFlight: 2,
-    maxQueuedWeight: BEACON_QUEUE_LIMIT,
-  });
+export function beaconWriter(): GroupCommit<BeaconToAppend, null> {
+  holder.tallyBeaconWriter ??= new GroupCommit(
+    async (batch: BeaconToAppend[]) => {
+      await retryOnceOnConflict(() => appendBeaconBatch(batch));
+      return batch.map(() => null);
+    },
+    { maxBatch: 1000, maxInFlight: 2, maxQueuedWeight: BEACON_QUEUE_LIMIT },
+  );
   return holder.tallyBeaconWriter;
 }
 
@@ -35,22 +37,29 @@ interface RecordBeaconInput {
   userAgent: string | null;
   /** The client's address (client-address.ts), for the click-velocity rule; null when unknown. */
   clientAddress?: string | null;
-  /** Fixes the event's time (tests); by default it is the time its transaction begins. */
+  /** Fixes the event's time (tests); by default it is its receipt. */
   now?: Date;
 }
 
+export interface AcceptedBeacon {
+  eventId: string;
+}
+
 /**
- * Validates a beacon's body (422), then stores the event with its status (counted, duplicate,
- * bot or another invalid-traffic reason) and spend. Resolves only once the event is committed;
- * 503 when it could not be, or when the write queue is full; 422 when the database refuses this
- * event's own data (the rest of its batch is stored all the same).
+ * Validates a beacon's body (422), then appends the event to the log. Resolves only once the
+ * event is committed there; 503 when it could not be, or when the write queue is full; 422 when
+ * the database refuses this event's own data (the rest of its batch is stored all the same).
+ * Whether it counts (counted, duplicate, bot or another invalid-traffic reason) and what it costs
+ * is decided when its shard is settled (src/server/settle/).
  */
-export async function recordBeacon({ claims, body, userAgent, clientAddress = null, now }: RecordBeaconInput): Promise<StoredBeacon> {
+export async function recordBeacon({ claims, body, userAgent, clientAddress = null, now }: RecordBeaconInput): Promise<AcceptedBeacon> {
   const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
   const agent = userAgent?.trim() ? userAgent.slice(0, USER_AGENT_LIMIT) : null;
   try {
-    return await beaconWriter().submit({
-      eventId: randomUUID(),
+    const eventId = randomUUID();
+    await beaconWriter().submit({
+      eventId,
+      shard: shardOf(claims.adId, sessionId),
       claims,
       sessionId,
       userId: userId ?? null,
@@ -60,6 +69,7 @@ export async function recordBeacon({ claims, body, userAgent, clientAddress = nu
       clientHash: clientAddressHash(clientAddress),
       pinnedAt: now ?? null,
     });
+    return { eventId };
   } catch (error) {
     throw refusalOf(error, "event");
   }

@@ -4,7 +4,7 @@
 // the events, so the screen agrees with the reports' filtered counts.
 import sql, { raw } from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
-import { FILTERED_STATUSES, type FilteredColumn } from "@/server/ingest/event-status";
+import { FILTERED_STATUSES, type FilteredColumn } from "@/server/settle/event-status";
 import type { ReportScope } from "./report-scope";
 
 export type InvalidTrafficDay = { day: string; counted_events: number } & Record<FilteredColumn, number>;

@@ -4,8 +4,8 @@ import { attributePendingConversions } from "@/server/attribution/attribute-pend
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -27,7 +27,7 @@ describe("daily rollups", () => {
     const day = new Date("2026-11-21T12:00:00Z");
     const at = (minutes: number) => new Date(day.getTime() + minutes * 60_000);
     const beacon = (kind: EventKind, session: string, when: Date, userAgent = CHROME) =>
-      recordBeacon({
+      recordAndSettle({
         claims: {
           kind,
           requestId: randomUUID(),
@@ -151,7 +151,7 @@ describe("daily rollups", () => {
     });
     const day = new Date("2026-11-18T10:00:00Z");
     const beacon = (publisher: typeof first, kind: EventKind, session: string, minutes: number, user?: string) =>
-      recordBeacon({
+      recordAndSettle({
         claims: {
           kind,
           requestId: randomUUID(),

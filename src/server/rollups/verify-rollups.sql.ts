@@ -5,7 +5,7 @@
 // (how many daily_ad_totals rows there are).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { bulkPool } from "@/server/db/pg-pool";
-import { FILTERED_STATUSES } from "@/server/ingest/event-status";
+import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { adRowCountsRecount } from "./ad-row-counts.sql";
 import { REPORT_TABLES, type ReportTableSpec, ROLLUP_KEY, reportKeyGrouping } from "./report-tables";
 

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettle } from "@/testing/settle";
 import { createCaller } from "../root";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -30,7 +30,7 @@ beforeAll(async () => {
   [shopId, otherShopId, brandId] = [shop.id, otherShop.id, brand.id];
   const { campaign, ad } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id, otherShop.id], bidModel: "cpm", bid: 10 });
   const beacon = (publisher: typeof shop, kind: EventKind, session: string, minutes: number) =>
-    recordBeacon({
+    recordAndSettle({
       claims: {
         kind,
         requestId: randomUUID(),

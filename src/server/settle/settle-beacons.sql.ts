@@ -1,51 +1,46 @@
-// One file over 300 lines on purpose: its four steps are one transaction, whose locks and their order only read right together.
-// Hand-written SQL: this is the hottest write path. One transaction stores a whole batch of
-// beacons (see group-commit.ts) with its invalid-traffic, de-duplication and spend decisions, so a
-// 202 always means "stored", and concurrent batches in any number of processes cannot double-count
-// or overspend:
-//   1. an advisory lock per (ad, session), and per client address for clicks, serialises every
-//      beacon that a decision depends on, across processes;
-//   2. one query asks what the database already counted for those pairs and addresses;
-//   3. the advertiser rows of billable events are locked (in id order), so wallet and daily
-//      budgets are read and lowered by one batch at a time, event by event;
-//   4. one statement (data-modifying CTEs over unnest arrays) writes events and spend.
-// Statements are named, so Postgres plans each once per connection.
-import { createHash } from "node:crypto";
+// One file over 300 lines on purpose: its steps are one transaction, whose locks and their order only read right together.
+// Hand-written SQL: this is the settle step of every beacon, the hottest write path behind the
+// log. A worker that holds a shard's cursor (settle-shard.ts) hands this file a stretch of that
+// shard's log in order; one transaction decides each event and writes it with its spend:
+//   1. one query asks what the database already counted for the stretch's (ad, session) pairs,
+//      and how many clicks each address made in the minute before (from the log: every accepted
+//      click, settled or not, in accept order);
+//   2. the advertiser rows of billable events are locked (in id order), so wallet and daily
+//      budgets are read and lowered by one batch at a time, event by event, whichever shard it
+//      comes from;
+//   3. one statement (data-modifying CTEs over unnest arrays) writes events, spend and rollups.
+// Nothing else writes ad_events, and a shard's events are settled by one worker at a time, so
+// decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
 import { env } from "@/env";
 import { utcDay } from "@/server/days";
-import { pgPool } from "@/server/db/pg-pool";
+import type { BeaconClaims, EventKind } from "@/server/ingest/beacon-token";
 import { trafficUpserts } from "@/server/rollups/writer-upserts.sql";
-import type { BeaconClaims, EventKind } from "./beacon-token";
 import type { EventStatus } from "./event-status";
 
 export type { EventStatus } from "./event-status";
 
-export interface BeaconToStore {
+/** An accepted beacon as the log keeps it, in the shard's order. */
+export interface LoggedBeacon {
+  /** The log's order: the accepting transaction's id, then the sequence inside it (as text: xid8 and bigint). */
+  acceptedXid: string;
+  seq: string;
+  receivedAt: Date;
   eventId: string;
-  claims: BeaconClaims;
+  claims: Omit<BeaconClaims, "issuedAt" | "sessionHash">;
   sessionId: string;
   userId: string | null;
-  /** Null when the request had none, or an empty one. */
   userAgent: string | null;
   isBot: boolean;
-  /** The posted session_id is the one the token was served to (claims.sessionHash). */
   sessionMatches: boolean;
-  /** Keyed hash of the client's address (client-address.ts), null when unknown. */
   clientHash: string | null;
-  /**
-   * When the beacon happened, if the caller fixes it (tests, imports). Otherwise the time its
-   * batch's transaction begins: a row is then never older than its commit by more than one
-   * transaction (bounded by statement_timeout), so an export that reads up to 5 minutes ago
-   * cannot pass it by before it is visible.
-   */
-  pinnedAt: Date | null;
+  /** When the beacon happened: its receipt, or the time its sender fixed (tests, imports). */
+  createdAt: Date;
 }
 
-/** A beacon with its event time fixed, as the transaction stores it. */
-type Beacon = BeaconToStore & { createdAt: Date };
+type Beacon = LoggedBeacon;
 
-export interface StoredBeacon {
+export interface SettledBeacon {
   eventId: string;
   status: EventStatus;
   spendMicros: bigint;
@@ -62,10 +57,6 @@ export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60,
  */
 export const MAX_COUNTED_PER_TOKEN = 3;
 
-function lockKey(scope: string, value: string): bigint {
-  return createHash("sha256").update(scope).update("\u0000").update(value).digest().readBigInt64BE(0);
-}
-
 /**
  * The status of each beacon. Known bots, requests without a user agent and beacons from another
  * session than their token's are invalid whatever the database holds. The rest are decided
@@ -81,27 +72,20 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
   const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
   if (candidates.length === 0) return statuses;
 
-  const keys = new Set<bigint>();
-  for (const { beacon } of candidates) {
-    keys.add(lockKey(beacon.claims.adId, beacon.sessionId));
-    if (beacon.claims.kind === "click" && beacon.clientHash !== null) keys.add(lockKey("click velocity", beacon.clientHash));
-  }
-  // Sorted, so two batches that share keys take their locks in the same order (no deadlock).
-  const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  await client.query({ name: "beacons-lock", text: "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k", values: [sorted.map(String)] });
-
   // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind:
   // correlated to the outer row, it cannot be turned into a hashed scan of the whole table, which
   // the planner chose for two separate EXISTS tests while ad_events had no statistics (a fresh
   // install; measured: 28 ms per batch at 30,000 rows, growing with every event). Clicks also
-  // count the address's clicks of the last minute, any status, through the partial index of
-  // clicks by client_hash (prisma/hand-written.sql); other kinds skip that scan.
+  // count the clicks their address made in the minute before, any status, among those accepted
+  // earlier (the log's order), through the log's partial index of clicks by client_hash
+  // (prisma/hand-written.sql): every shard sees the same count, settled or not. Other kinds skip
+  // that scan.
   const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean; token_counted: number; recent_clicks: number }>({
     name: "beacons-decide",
     text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen,
                   coalesce(seen.token_counted, 0)::int AS token_counted, coalesce(clicks.recent, 0)::int AS recent_clicks
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash)
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq)
        LEFT JOIN LATERAL (
             SELECT bool_or(e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
                    bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen,
@@ -111,10 +95,11 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
        ) AS seen ON true
        LEFT JOIN LATERAL (
             SELECT count(*) AS recent
-              FROM ad_events c
+              FROM beacon_log c
              WHERE i.kind = 'click' AND i.client_hash IS NOT NULL
                AND c.client_hash = i.client_hash AND c.kind = 'click'
-               AND c.created_at > i.created_at - interval '1 minute' AND c.created_at <= i.created_at
+               AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
+               AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
        ) AS clicks ON true`,
     values: [
       candidates.map(({ index }) => index),
@@ -125,29 +110,33 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
       candidates.map(({ beacon }) => beacon.claims.requestId),
       candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
       candidates.map(({ beacon }) => beacon.clientHash),
+      candidates.map(({ beacon }) => beacon.acceptedXid),
+      candidates.map(({ beacon }) => beacon.seq),
     ],
   });
   const prior = new Map(rows.map((row) => [row.n, row]));
   const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
-  // Within one batch (milliseconds apart) the first beacon of an (ad, session, kind) wins, and
-  // every click of an address, whatever its status, adds to that address's minute.
-  const countedInBatch = new Set<string>();
-  const clicksInBatch = new Map<string, number>();
+  // A stretch of the log can span minutes (a backlog): the batch's own counted events join what
+  // the database held before it, by the same rules, in the log's order.
+  const countedInBatch = new Map<string, { createdAt: number; requestId: string }[]>();
   batch.forEach((beacon, index) => {
     const isClick = beacon.claims.kind === "click" && beacon.clientHash !== null;
-    const clicksBefore = isClick ? (clicksInBatch.get(beacon.clientHash!) ?? 0) : 0;
-    if (isClick) clicksInBatch.set(beacon.clientHash!, clicksBefore + 1);
     if (statuses[index] !== "counted") return;
     const seen = prior.get(index)!;
     const pairKind = `${beacon.claims.adId}\u0000${beacon.sessionId}\u0000${beacon.claims.kind}`;
-    if (seen.within_window || seen.token_seen || countedInBatch.has(pairKind)) {
+    const earlier = countedInBatch.get(pairKind) ?? [];
+    const windowStart = beacon.createdAt.getTime() - DEDUP_WINDOW_SECONDS[beacon.claims.kind] * 1000;
+    const sameToken = earlier.filter((e) => e.requestId === beacon.claims.requestId).length;
+    const withinWindow = seen.within_window || earlier.some((e) => e.createdAt > windowStart);
+    const tokenSeen = seen.token_seen || (beacon.claims.kind !== "click" && sameToken > 0);
+    if (withinWindow || tokenSeen) {
       statuses[index] = "duplicate";
-    } else if (seen.token_counted >= MAX_COUNTED_PER_TOKEN) {
+    } else if (seen.token_counted + sameToken >= MAX_COUNTED_PER_TOKEN) {
       statuses[index] = "token_reuse";
-    } else if (isClick && seen.recent_clicks + clicksBefore >= clickLimit) {
+    } else if (isClick && seen.recent_clicks >= clickLimit) {
       statuses[index] = "click_velocity";
     } else {
-      countedInBatch.add(pairKind);
+      countedInBatch.set(pairKind, [...earlier, { createdAt: beacon.createdAt.getTime(), requestId: beacon.claims.requestId }]);
     }
   });
   return statuses;
@@ -314,25 +303,13 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statu
   });
 }
 
-/** Stores a batch in one transaction; on any error nothing of the batch is stored. */
-export async function storeBeaconBatch(toStore: BeaconToStore[]): Promise<StoredBeacon[]> {
-  const client = await pgPool().connect();
-  let broken = false;
-  try {
-    const now = new Date();
-    const batch: Beacon[] = toStore.map((beacon) => ({ ...beacon, createdAt: beacon.pinnedAt ?? now }));
-    await client.query("BEGIN");
-    const statuses = await decideStatuses(client, batch);
-    const spend = await chargeSpend(client, batch, statuses);
-    await writeEventsAndSpend(client, batch, statuses, spend);
-    await client.query("COMMIT");
-    return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+/**
+ * Decides and writes a stretch of one shard's log on `client`, inside the caller's transaction
+ * (which also moves the shard's cursor): statuses, spend, ad_events and the rollups.
+ */
+export async function settleBeacons(client: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]> {
+  const statuses = await decideStatuses(client, batch);
+  const spend = await chargeSpend(client, batch, statuses);
+  await writeEventsAndSpend(client, batch, statuses, spend);
+  return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
 }

@@ -1,0 +1,19 @@
+import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { settlePending } from "./settle-pending";
+
+/**
+ * Settles accepted beacons every `intervalMs` inside a long-running server or `npm run worker`.
+ * Serverless deployments call the cron route instead.
+ */
+export function startSettleLoop(intervalMs: number, log: (line: string) => void = console.log): IntervalJob {
+  return startIntervalJob({
+    name: "settle",
+    intervalMs,
+    firstDelayMs: 500,
+    log,
+    run: async () => {
+      const done = await settlePending();
+      if (done.setAside > 0) log(`tally: settle: ${done.setAside} events set aside, their data cannot be settled (npm run rollups:verify lists them)`);
+    },
+  });
+}

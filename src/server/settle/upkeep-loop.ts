@@ -1,0 +1,18 @@
+import { env } from "@/env";
+import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { logUpkeep } from "./log-partitions.sql";
+
+/** Hourly, and once shortly after start: the beacon log's partitions ahead, and its retention. */
+export function startUpkeepLoop(log: (line: string) => void = console.log): IntervalJob {
+  return startIntervalJob({
+    name: "upkeep",
+    intervalMs: 3_600_000,
+    firstDelayMs: 1_000,
+    log,
+    run: async () => {
+      const done = await logUpkeep(new Date(), env().TALLY_LOG_RETENTION_DAYS);
+      if (done.created.length > 0) log(`tally: upkeep: beacon log partitions created for ${done.created.join(", ")}`);
+      if (done.dropped.length > 0) log(`tally: upkeep: settled beacon log partitions dropped: ${done.dropped.join(", ")}`);
+    },
+  });
+}

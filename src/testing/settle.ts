@@ -1,0 +1,59 @@
+// Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
+// rollups exist once its shard is settled (src/server/settle/).
+import { pgPool } from "@/server/db/pg-pool";
+import { type AcceptedBeacon, recordBeacon } from "@/server/ingest/record-beacon";
+import type { EventStatus } from "@/server/settle/event-status";
+import { type SettleSummary, settlePending } from "@/server/settle/settle-pending";
+
+/**
+ * Settles until every beacon committed before the call is settled. A shard's log is read only up
+ * to the oldest transaction still running anywhere in the cluster (another test file's database
+ * included), so this waits for those to end, for at most `timeoutMs`.
+ */
+export async function settleAll(timeoutMs = 30_000): Promise<SettleSummary> {
+  const pool = pgPool();
+  const { rows } = await pool.query<{ target: string }>("SELECT pg_current_xact_id()::text AS target");
+  const target = rows[0]!.target;
+  const total: SettleSummary = { events: 0, counted: 0, setAside: 0, busyShards: 0 };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const done = await settlePending();
+    total.events += done.events;
+    total.counted += done.counted;
+    total.setAside += done.setAside;
+    total.busyShards += done.busyShards;
+    const { rows: waiting } = await pool.query<{ waiting: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard)
+                       WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) AND l.accepted_xid < $1::xid8) AS waiting`,
+      [target],
+    );
+    if (!waiting[0]!.waiting) return total;
+    if (Date.now() > deadline) throw new Error(`beacons accepted before ${target} were still waiting after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export interface SettledOutcome extends AcceptedBeacon {
+  status: EventStatus | "set_aside";
+  spendMicros: bigint;
+}
+
+/** What one settled event became: its status and spend in ad_events, or set aside. */
+export async function outcomeOf(eventId: string): Promise<SettledOutcome> {
+  const { rows } = await pgPool().query<{ status: EventStatus; spend_micros: bigint }>(
+    "SELECT status::text AS status, spend_micros FROM ad_events WHERE event_id = $1::uuid",
+    [eventId],
+  );
+  const row = rows[0];
+  if (row) return { eventId, status: row.status, spendMicros: row.spend_micros };
+  const { rows: aside } = await pgPool().query("SELECT 1 FROM settle_set_aside WHERE event_id = $1::uuid", [eventId]);
+  if (aside.length > 0) return { eventId, status: "set_aside", spendMicros: 0n };
+  throw new Error(`event ${eventId} is not settled`);
+}
+
+/** recordBeacon, then settle: the beacon's status and spend, as the route used to answer them. */
+export async function recordAndSettle(input: Parameters<typeof recordBeacon>[0]): Promise<SettledOutcome> {
+  const { eventId } = await recordBeacon(input);
+  await settleAll();
+  return outcomeOf(eventId);
+}

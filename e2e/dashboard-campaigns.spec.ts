@@ -1,7 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import ExcelJS from "exceljs";
-import { query } from "./database";
+import { query, settled } from "./database";
 import { signIn, signInAsStaff } from "./sign-in";
 
 // A member user of one advertiser, stored as the app stores users (scrypt$N$r$p$salt$hash).
@@ -36,6 +36,7 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
   if (!acme) throw new Error("the demo store served no Acme ad");
   expect((await request.post(acme.impression_url, { data: { session_id: session } })).status()).toBe(202);
   expect((await request.post(acme.click_url, { data: { session_id: session } })).status()).toBe(202);
+  await settled();
 
   await signInAsStaff(page);
   await page.getByRole("link", { name: "Campaigns" }).click();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { query } from "./database";
+import { query, settled } from "./database";
 import { signInAsStaff } from "./sign-in";
 
 test("invalid traffic shows the filtered beacons by reason, as the rollups count them", async ({ page, request }) => {
@@ -30,6 +30,7 @@ test("invalid traffic shows the filtered beacons by reason, as the rollups count
   expect((await request.post(ad.impression_url, { data: { session_id: `${session}-other` }, headers: chrome })).status()).toBe(202);
   expect((await request.post(ad.impression_url, { data: { session_id: session }, headers: { "User-Agent": "" } })).status()).toBe(202);
 
+  await settled();
   await signInAsStaff(page);
   await page.getByRole("link", { name: "Invalid traffic" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Invalid traffic" })).toBeVisible();

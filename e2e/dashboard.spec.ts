@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { query } from "./database";
+import { query, settled } from "./database";
 
 const STAFF = { email: "staff@tally.local", password: "tally-demo-staff" };
 const today = () => new Date().toISOString().slice(0, 10);
@@ -29,6 +29,7 @@ test("an account manager sees the overview's totals and charts for an account, a
   const ad = ((await served.json()) as { ads: Record<string, { impression_url: string }[]> }).ads["partner-banner"]![0]!;
   expect((await request.post(ad.impression_url, { data: { session_id: `dash-${Date.now()}` } })).status()).toBe(202);
 
+  await settled();
   await page.goto("/sign-in");
   await page.getByLabel("E-mail").fill(STAFF.email);
   await page.getByLabel("Password").fill(STAFF.password);

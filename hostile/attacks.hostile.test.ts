@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { closeSql, eventually, freshAddress, HOSTS, post, postEndless, residentMb, serve, sql, stack } from "./client";
+import { closeSql, eventually, freshAddress, HOSTS, post, postEndless, residentMb, serve, settled, sql, stack } from "./client";
 
 const EMAIL = "c".repeat(64);
 let fixture: { publisherId: string; advertiserId: string; sku: string; campaignId: string };
@@ -68,6 +68,8 @@ describe.each(HOSTS)("at $name", (host) => {
     ]);
     expect(answers[0]!.status).toBe(422);
     expect(answers.slice(1).map((a) => a.status)).toEqual(Array(30).fill(202));
+    expect(Number((await sql<{ n: string }>("SELECT count(*) AS n FROM beacon_log WHERE session_id = ANY($1)", [sessions]))[0]!.n)).toBe(30);
+    await settled();
     expect(Number((await sql<{ n: string }>("SELECT count(*) AS n FROM ad_events WHERE session_id = ANY($1)", [sessions]))[0]!.n)).toBe(30);
 
     const orders = Array.from({ length: 10 }, () =>
@@ -108,6 +110,7 @@ describe.each(HOSTS)("at $name", (host) => {
       statuses.push(...(await Promise.all(invented.slice(i, i + 50).map((session) => post(ad.click_url, { session_id: session })))).map((a) => a.status));
     }
     expect(statuses).toEqual(Array(1000).fill(202));
+    await settled();
     const rows = await sql<{ status: string; n: string; spend: string }>(
       "SELECT status::text, count(*)::text AS n, sum(spend_micros)::text AS spend FROM ad_events WHERE session_id = ANY($1) GROUP BY 1",
       [invented],
@@ -127,6 +130,7 @@ describe.each(HOSTS)("at $name", (host) => {
     expect(answers.every((a) => a.status === 202 || a.status === 429)).toBe(true);
     expect(refused.length).toBeGreaterThanOrEqual(60);
     expect(refused.every((a) => Number(a.headers.get("retry-after")) >= 1)).toBe(true);
+    await settled();
     const stored = Number((await sql<{ n: string }>("SELECT count(*) AS n FROM ad_events WHERE session_id = $1", [session]))[0]!.n);
     expect(stored).toBe(answers.filter((a) => a.status === 202).length);
   });

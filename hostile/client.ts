@@ -128,6 +128,20 @@ export async function eventually(what: string, check: () => Promise<boolean>, ti
 }
 
 /**
+ * Waits until the server's settle loop has settled every accepted beacon: a 202 means the beacon
+ * is in the log; its status, spend and rollups exist once it is settled.
+ */
+export async function settled(timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    "every accepted beacon is settled",
+    async () =>
+      (await sql("SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard) WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) LIMIT 1")).length ===
+      0,
+    timeoutMs,
+  );
+}
+
+/**
  * POSTs a body that never ends (4 KiB chunks, no length) until the server answers, or 64 MiB are
  * sent; resolves with the status and how much had been sent by then.
  */

@@ -34,7 +34,9 @@ export const HOSTILE_ENV = {
   BEACON_SIGNING_KEYS: "hostile:hostile-suite-signing-key-not-for-production-use",
   TALLY_SECRETS_KEY: Buffer.alloc(32, 9).toString("base64"),
   CRON_SECRET: "hostile-suite-cron-secret",
-  // Attribution runs every second inside next start; the suite drives exports itself.
+  // Settle and attribution run inside next start (for the collector's beacons too); the suite
+  // drives exports itself.
+  TALLY_SETTLE_INTERVAL_SECONDS: "0.25",
   TALLY_ATTRIBUTION_INTERVAL_SECONDS: "1",
   TALLY_EXPORT_INTERVAL_SECONDS: "0",
   // Clients are told apart by the X-Forwarded-For entry a (pretend) proxy appends.

@@ -67,16 +67,14 @@ export async function createLogPartitions(from: Date): Promise<string[]> {
 }
 
 // A day can go when no row of it is waiting in any shard: no shard holds a row after its cursor
-// received before the day's end (a shard's waiting rows are few unless settling is behind).
-const WAITING_UP_TO_SQL = `
+// received that day (a shard's waiting rows are few unless settling is behind).
+const WAITING_ON_DAY_SQL = `
 SELECT EXISTS (
   SELECT 1 FROM settle_cursors c
-   CROSS JOIN LATERAL (
-     SELECT l.received_at FROM beacon_log l
+   WHERE EXISTS (
+     SELECT 1 FROM beacon_log l
       WHERE l.shard = c.shard AND (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
-      ORDER BY l.received_at
-      LIMIT 1) AS first
-   WHERE first.received_at < $1::timestamptz) AS waiting`;
+        AND l.received_at >= $1::timestamptz AND l.received_at < $2::timestamptz)) AS waiting`;
 
 /**
  * Dropping a partition locks the whole log for an instant; it waits at most 2 s for the statements
@@ -115,9 +113,10 @@ export async function dropSettledLogPartitions(now: Date, retentionDays: number)
   const partitions = await logPartitions();
   for (const partition of partitions) {
     if (partition.day === null) continue;
-    const end = Date.parse(`${partition.day}T00:00:00Z`) + DAY_MS;
+    const start = Date.parse(`${partition.day}T00:00:00Z`);
+    const end = start + DAY_MS;
     if (end > cutoff) continue;
-    const { rows } = await pgPool().query<{ waiting: boolean }>(WAITING_UP_TO_SQL, [new Date(end)]);
+    const { rows } = await pgPool().query<{ waiting: boolean }>(WAITING_ON_DAY_SQL, [new Date(start), new Date(end)]);
     if (rows[0]!.waiting) continue;
     if (await dropPartition(partition.name)) result.dropped.push(partition.day);
   }

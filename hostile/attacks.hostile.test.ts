@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { closeSql, eventually, freshAddress, HOSTS, post, postEndless, residentMb, serve, settled, sql, stack } from "./client";
+import { closeSql, eventually, floodAddress, HOSTS, post, postEndless, residentMb, serve, settled, sql, stack } from "./client";
 
 const EMAIL = "c".repeat(64);
 let fixture: { publisherId: string; advertiserId: string; sku: string; campaignId: string };
@@ -120,7 +120,7 @@ describe.each(HOSTS)("at $name", (host) => {
   });
 
   it("answers a flood from one address with 429 and Retry-After, and stores nothing it refused", async () => {
-    const address = freshAddress();
+    const address = floodAddress();
     const session = `flood-${randomUUID()}`;
     const ad = await serve(host, fixture.publisherId, session);
     const answers = [];

@@ -25,10 +25,19 @@ export const HOSTS: Host[] = [
 export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 
 let addressCounter = 0;
-/** A fresh client address (TEST-NET and benchmark ranges), so limits per address stay out of the way unless a test wants them. */
+/**
+ * A fresh client address (198.18.0.0/16, a benchmark range), so limits per address stay out of
+ * the way unless a test wants them. Every file counts from the start of the range: the servers
+ * outlive a file, so an address a test floods comes from floodAddress() instead.
+ */
 export function freshAddress(): string {
   addressCounter += 1;
   return `198.18.${Math.floor(addressCounter / 250) % 250}.${(addressCounter % 250) + 1}`;
+}
+
+/** An address no freshAddress() call returns (198.19.0.0/16), for a test that drives one to its limit. */
+export function floodAddress(): string {
+  return `198.19.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
 }
 
 export interface Answer {

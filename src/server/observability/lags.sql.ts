@@ -1,0 +1,102 @@
+// How far behind each background job is, read from the database, for /api/metrics, /api/health
+// and the dashboard. Hand-written SQL: each figure is one small query over an index (the settle
+// cursors, the attribution queue's (attributed_at, received_at) index, the watermarks), so a
+// scrape every few seconds costs next to nothing even with a backlog.
+
+import type { ExportType } from "@/server/db/generated/enums";
+import { pgPool } from "@/server/db/pg-pool";
+import { isEventType } from "@/server/export/export-types";
+import { logPartitions } from "@/server/settle/log-partitions.sql";
+import { oldestUnsettledBeacon } from "@/server/settle/settled-horizon";
+
+/** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
+export const BACKLOG_COUNT_CAP = 1_000_000;
+
+export interface ExportLag {
+  destinationId: string;
+  name: string;
+  accountId: string;
+  type: ExportType;
+  /** How far the destination's data reaches (its watermark). */
+  deliveredTo: Date | null;
+  lagSeconds: number | null;
+}
+
+export interface Lags {
+  /** Age of the oldest beacon waiting to be settled; 0 when none waits. */
+  settleLagSeconds: number;
+  /** Beacons waiting to be settled (capped at BACKLOG_COUNT_CAP). */
+  settleBacklog: number;
+  /** Age of the oldest order waiting for attribution; 0 when none waits. */
+  attributionLagSeconds: number;
+  attributionBacklog: number;
+  exports: ExportLag[];
+  logPartitions: { count: number; bytes: number };
+  /** Events and orders the jobs set aside because their own data could not be processed. */
+  setAside: { events: number; orders: number };
+}
+
+const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.getTime() - since.getTime()) / 1000) : 0);
+
+export async function readLags(now = new Date()): Promise<Lags> {
+  const pool = pgPool();
+  const [oldest, backlog, attribution, exports, partitions, setAside] = await Promise.all([
+    oldestUnsettledBeacon(),
+    pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM settle_cursors c JOIN beacon_log l ON l.shard = c.shard AND (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
+          LIMIT ${BACKLOG_COUNT_CAP}) AS waiting`,
+    ),
+    pool.query<{ oldest: Date | null; n: number }>(`SELECT min(received_at) AS oldest, count(*)::int AS n FROM conversions WHERE attributed_at IS NULL`),
+    pool.query<{ id: string; name: string; account_id: string; type: ExportType; delivered_to: Date | null }>(
+      `SELECT d.id, d.name, d.account_id, t.type::text AS type, w.delivered_to
+         FROM export_destinations d
+         CROSS JOIN LATERAL unnest(d.types) AS t(type)
+         LEFT JOIN export_watermarks w ON w.destination_id = d.id AND w.type = t.type
+        WHERE d.status = 'active'
+        ORDER BY d.name, t.type`,
+    ),
+    logPartitions(),
+    pool.query<{ events: number; orders: number }>(
+      `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
+              (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
+    ),
+  ]);
+  return {
+    settleLagSeconds: ageSeconds(oldest, now),
+    settleBacklog: backlog.rows[0]!.n,
+    attributionLagSeconds: ageSeconds(attribution.rows[0]!.oldest, now),
+    attributionBacklog: attribution.rows[0]!.n,
+    exports: exports.rows.map((row) => ({
+      destinationId: row.id,
+      name: row.name,
+      accountId: row.account_id,
+      type: row.type,
+      deliveredTo: row.delivered_to,
+      // Events are due hourly, aggregates daily: the lag is what the data misses of now.
+      lagSeconds: row.delivered_to ? ageSeconds(row.delivered_to, now) : null,
+    })),
+    logPartitions: { count: partitions.length, bytes: partitions.reduce((sum, p) => sum + p.bytes, 0) },
+    setAside: setAside.rows[0]!,
+  };
+}
+
+/** A lag past which /api/health says `degraded` and an operator should look (docs/operations.md). */
+export interface LagThresholds {
+  settleSeconds: number;
+  attributionSeconds: number;
+  /** Events exports (hourly); aggregate exports are allowed a day more. */
+  exportSeconds: number;
+}
+
+/** Which lags pass their thresholds, as short reasons; empty when all is well. */
+export function lagProblems(lags: Lags, thresholds: LagThresholds): string[] {
+  const problems: string[] = [];
+  if (lags.settleLagSeconds > thresholds.settleSeconds) problems.push(`settle is ${Math.round(lags.settleLagSeconds)} s behind`);
+  if (lags.attributionLagSeconds > thresholds.attributionSeconds) problems.push(`attribution is ${Math.round(lags.attributionLagSeconds)} s behind`);
+  for (const lag of lags.exports) {
+    const limit = thresholds.exportSeconds + (isEventType(lag.type) ? 0 : 86_400);
+    if (lag.lagSeconds !== null && lag.lagSeconds > limit) problems.push(`export ${lag.name} (${lag.type}) is ${Math.round(lag.lagSeconds / 3600)} h behind`);
+  }
+  return problems;
+}

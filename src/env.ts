@@ -101,6 +101,16 @@ const serverSchema = z
      * workers run apart. Serverless deployments run GET /api/cron/settle instead (default 0 there).
      */
     TALLY_SETTLE_INTERVAL_SECONDS: z.coerce.number().min(0).max(3600).optional(),
+    /** Bearer token of GET /api/metrics (and the collector's /metrics); without one nobody may read them. */
+    TALLY_METRICS_TOKEN: z.string().min(16).optional(),
+    /** Lags past which /api/health says `degraded` (docs/operations.md, "What to alert on"). */
+    TALLY_SETTLE_LAG_ALERT_SECONDS: z.coerce.number().int().min(1).default(60),
+    TALLY_ATTRIBUTION_LAG_ALERT_SECONDS: z.coerce.number().int().min(1).default(900),
+    TALLY_EXPORT_LAG_ALERT_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(3 * 3600),
     /** Days a settled day of the beacon log is kept before its partition is dropped (docs/operations.md). */
     TALLY_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(2),
     VERCEL: z.string().optional(),

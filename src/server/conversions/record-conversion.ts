@@ -36,6 +36,9 @@ export function conversionWriter(): GroupCommit<ConversionToStore, ConversionOut
   return holder.tallyConversionWriter;
 }
 
+/** Bytes of orders waiting in this process for their transaction (for /api/metrics). */
+export const conversionWriterDepth = (): number => holder.tallyConversionWriter?.depth ?? 0;
+
 // Every conversion names its publisher: a short-lived cache keeps that lookup off the database
 // for all but the first order of a minute. A site added to a publisher is seen within a minute;
 // an id refused as unknown is looked up again after a few seconds.

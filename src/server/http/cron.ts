@@ -1,25 +1,19 @@
 // Scheduled work behind HTTP for serverless deployments: Vercel Cron calls GET with
 // `Authorization: Bearer <CRON_SECRET>`. Without a configured secret nobody may call it.
-import { timingSafeEqual } from "node:crypto";
 import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
 import { logUpkeep } from "@/server/settle/log-partitions.sql";
 import { settlePending } from "@/server/settle/settle-pending";
+import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";
-
-function authorised(request: Request, secret: string | undefined): boolean {
-  if (!secret) return false;
-  const given = Buffer.from(request.headers.get("authorization") ?? "");
-  const expected = Buffer.from(`Bearer ${secret}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 function cronRoute(job: () => Promise<object>): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      if (!authorised(request, env().CRON_SECRET)) throw new TallyError("unauthorized", "a cron route needs Authorization: Bearer <CRON_SECRET>");
+      if (!bearerMatches(request.headers.get("authorization"), env().CRON_SECRET))
+        throw new TallyError("unauthorized", "a cron route needs Authorization: Bearer <CRON_SECRET>");
       const started = Date.now();
       const result = await job();
       return Response.json({ ...result, duration_ms: Date.now() - started }, { headers: { "Cache-Control": "no-store" } });

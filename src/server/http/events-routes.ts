@@ -7,6 +7,7 @@ import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/errors";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
+import { type CountedRoute, countRequest } from "@/server/observability/metrics";
 import { clientAddress } from "./client-address";
 import { corsHeaders, preflightResponse } from "./cors";
 import { limitAddress, limitPublisher } from "./rate-limits";
@@ -31,21 +32,23 @@ type Handler = (request: Request) => Promise<Response>;
  * CORS, preflight, the per-address rate limit (before any body is read) and error answers around
  * a /v1 POST handler.
  */
-export function eventsRoute(handler: Handler): Handler {
+export function eventsRoute(route: CountedRoute, handler: Handler): Handler {
   return async (request) => {
     if (request.method === "OPTIONS") return preflightResponse(request);
     const cors = corsHeaders(request);
     if (request.method !== "POST") {
       return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
     }
+    let response: Response;
     try {
       await limitAddress(clientAddress(request));
-      const response = await handler(request);
+      response = await handler(request);
       for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
-      return response;
     } catch (error) {
-      return errorResponse(error, cors);
+      response = errorResponse(error, cors);
     }
+    countRequest(route, response.status);
+    return response;
   };
 }
 
@@ -59,7 +62,7 @@ function hostOf(url: string | null): string | undefined {
 }
 
 // POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
-export const handleAdQuery = eventsRoute(async (request) => {
+export const handleAdQuery = eventsRoute("ads", async (request) => {
   const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
   await limitPublisher(query.publisher_id);
   const config = env();
@@ -75,7 +78,7 @@ export const handleAdQuery = eventsRoute(async (request) => {
 const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
 
 // POST /v1/beacon/{impression|view|click}/{token}: 202 once the event is stored.
-export const handleBeacon = eventsRoute(async (request) => {
+export const handleBeacon = eventsRoute("beacon", async (request) => {
   const match = BEACON_PATH.exec(new URL(request.url).pathname);
   if (!match) throw new TallyError("not_found", "unknown beacon address");
   const [, kind, token] = match as unknown as [string, string, string];
@@ -88,7 +91,7 @@ export const handleBeacon = eventsRoute(async (request) => {
 });
 
 // POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
-export const handleConversion = eventsRoute(async (request) => {
+export const handleConversion = eventsRoute("conversion", async (request) => {
   const body = await readJsonBody(request, CONVERSION_BODY_LIMIT);
   const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
   if (typeof publisherId === "string") await limitPublisher(publisherId);

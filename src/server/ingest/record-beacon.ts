@@ -27,6 +27,9 @@ export function beaconWriter(): GroupCommit<BeaconToAppend, null> {
   return holder.tallyBeaconWriter;
 }
 
+/** Beacons waiting in this process for their append (for /api/metrics). */
+export const beaconWriterDepth = (): number => holder.tallyBeaconWriter?.depth ?? 0;
+
 /** Longest user agent kept; a longer one is cut (it still identifies bots by its start). */
 const USER_AGENT_LIMIT = 512;
 

@@ -1,0 +1,88 @@
+// Prometheus metrics (prom-client), one registry per process: each web, collector and worker
+// process serves its own request counts and group-commit queues, and any of them serves the
+// database-wide figures (lags, backlogs, partitions), read at scrape time. What to alert on is
+// in docs/operations.md.
+import { Counter, Gauge, Registry } from "prom-client";
+import { conversionWriterDepth } from "@/server/conversions/record-conversion";
+import { beaconWriterDepth } from "@/server/ingest/record-beacon";
+import { type Lags, readLags } from "./lags.sql";
+
+const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
+
+/** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
+export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
+
+function createMetrics() {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "tally_v1_requests_total",
+    help: "Requests to the /v1 routes by route and outcome: accepted (2xx), refused (4xx), unavailable (503), failed (other 5xx).",
+    labelNames: ["route", "outcome"] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: "tally_write_queue_depth",
+    help: "Items waiting in this process for a group commit, by writer (beacons: events; conversions: bytes).",
+    labelNames: ["writer"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ writer: "beacons" }, beaconWriterDepth());
+      this.set({ writer: "conversions" }, conversionWriterDepth());
+    },
+  });
+  // One read of the database per scrape (metricsText starts it) serves every gauge below.
+  const scrape: { lags: Promise<Lags> | null } = { lags: null };
+  const lags = () => {
+    scrape.lags ??= readLags();
+    return scrape.lags;
+  };
+  const gauge = (name: string, help: string, read: (l: Lags) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(read(await lags()));
+      },
+    });
+  gauge("tally_settle_lag_seconds", "Age of the oldest accepted beacon not yet settled (0 when none waits).", (l) => l.settleLagSeconds);
+  gauge("tally_settle_backlog_events", "Accepted beacons waiting to be settled (counted up to 1,000,000).", (l) => l.settleBacklog);
+  gauge("tally_attribution_lag_seconds", "Age of the oldest order waiting for attribution (0 when none waits).", (l) => l.attributionLagSeconds);
+  gauge("tally_attribution_backlog_orders", "Orders waiting for attribution.", (l) => l.attributionBacklog);
+  gauge("tally_beacon_log_partitions", "Partitions of the beacon log, the default one included.", (l) => l.logPartitions.count);
+  gauge("tally_beacon_log_bytes", "Size of the beacon log on disk, indexes included.", (l) => l.logPartitions.bytes);
+  gauge("tally_set_aside_events", "Accepted beacons set aside because their own data could not be settled.", (l) => l.setAside.events);
+  gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
+  new Gauge({
+    name: "tally_export_lag_seconds",
+    help: "How far each active export destination's data is behind now, by destination and type (from its watermark).",
+    labelNames: ["destination", "type"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
+    },
+  });
+  return { registry, requests, scrape };
+}
+
+function metrics() {
+  holder.tallyMetrics ??= createMetrics();
+  return holder.tallyMetrics;
+}
+
+export function countRequest(route: CountedRoute, status: number): void {
+  const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
+  metrics().requests.inc({ route, outcome });
+}
+
+/** The Prometheus text exposition of this process's registry. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  const { registry, scrape } = metrics();
+  scrape.lags = null;
+  try {
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  } finally {
+    scrape.lags = null;
+  }
+}

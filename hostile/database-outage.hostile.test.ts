@@ -20,7 +20,7 @@ let postgres: LocalPostgres;
 let s3: LocalS3;
 let databaseUrl = "";
 const servers: ChildProcess[] = [];
-/** What the servers wrote to stderr, printed when the test fails. */
+/** What the servers wrote to stderr, and their logged warnings and errors, printed when the test fails. */
 const serverErrors: string[] = [];
 let nextUrl = "";
 let collectorUrl = "";
@@ -28,8 +28,12 @@ let pool: pg.Pool;
 const sql = async <Row extends object>(text: string, values: unknown[] = []) => (await pool.query<Row>(text, values)).rows;
 
 async function startServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.on("data", (chunk: Buffer) => serverErrors.push(`${args.at(-1)}: ${chunk.toString().trim()}`));
+  // The servers' structured logs: warnings and errors (pino levels 40 and up) join what is shown.
+  child.stdout?.on("data", (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (/"level":[4-6]\d/.test(line)) serverErrors.push(`${args.at(-1)}: ${line}`);
+  });
   servers.push(child);
   const deadline = Date.now() + 90_000;
   for (;;) {

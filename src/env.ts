@@ -101,6 +101,8 @@ const serverSchema = z
      * workers run apart. Serverless deployments run GET /api/cron/settle instead (default 0 there).
      */
     TALLY_SETTLE_INTERVAL_SECONDS: z.coerce.number().min(0).max(3600).optional(),
+    /** Level of the structured (JSON) server logs. */
+    TALLY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Bearer token of GET /api/metrics (and the collector's /metrics); without one nobody may read them. */
     TALLY_METRICS_TOKEN: z.string().min(16).optional(),
     /** Lags past which /api/health says `degraded` (docs/operations.md, "What to alert on"). */

@@ -1,4 +1,5 @@
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { jobLog } from "@/server/observability/log";
 import { attributePendingConversions } from "./attribute-pending";
 
 /**
@@ -6,7 +7,7 @@ import { attributePendingConversions } from "./attribute-pending";
  * an order shows in reports within a minute without a scheduler. Serverless deployments call
  * the cron route instead.
  */
-export function startAttributionLoop(intervalMs: number, log: (line: string) => void = console.log): IntervalJob {
+export function startAttributionLoop(intervalMs: number, log: (line: string) => void = jobLog("attribution")): IntervalJob {
   return startIntervalJob({
     name: "attribution",
     intervalMs,

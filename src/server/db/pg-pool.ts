@@ -6,6 +6,7 @@
 // a 202 waits for.
 import pg from "pg";
 import { env } from "@/env";
+import { logger } from "@/server/observability/log";
 
 const holder = globalThis as unknown as { tallyPgPool?: pg.Pool; tallyBulkPool?: pg.Pool };
 
@@ -58,7 +59,7 @@ function createPool(max: number, limits: ConnectionLimits): pg.Pool {
   // event: on an idle connection through the pool, on one checked out between two statements of a
   // transaction through the client itself. Without a listener Node would end the whole process.
   // The query under way fails (503), and the pool drops the dead connection and connects anew.
-  const lost = (error: Error) => console.error(`tally: database connection lost (${error.message}); reconnecting on the next query`);
+  const lost = (error: Error) => logger().warn({ cause: error.message }, "database connection lost; reconnecting on the next query");
   pool.on("error", lost);
   pool.on("connect", (client) => client.on("error", lost));
   return pool;

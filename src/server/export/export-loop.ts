@@ -1,4 +1,5 @@
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { jobLog } from "@/server/observability/log";
 import { runDueExports } from "./run-exports";
 
 /**
@@ -6,7 +7,7 @@ import { runDueExports } from "./run-exports";
  * same work as GET /api/cron/export on Vercel. The per-destination locks keep it apart from a
  * cron call or `npm run export` at the same time.
  */
-export function startExportLoop(intervalMs: number, log: (line: string) => void = console.log): IntervalJob {
+export function startExportLoop(intervalMs: number, log: (line: string) => void = jobLog("export")): IntervalJob {
   return startIntervalJob({
     name: "export",
     intervalMs,

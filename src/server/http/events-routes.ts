@@ -7,6 +7,7 @@ import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/errors";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
+import { requestIdOf } from "@/server/observability/log";
 import { type CountedRoute, countRequest } from "@/server/observability/metrics";
 import { clientAddress } from "./client-address";
 import { corsHeaders, preflightResponse } from "./cors";
@@ -35,7 +36,7 @@ type Handler = (request: Request) => Promise<Response>;
 export function eventsRoute(route: CountedRoute, handler: Handler): Handler {
   return async (request) => {
     if (request.method === "OPTIONS") return preflightResponse(request);
-    const cors = corsHeaders(request);
+    const cors = { ...corsHeaders(request), "X-Request-Id": requestIdOf(request) };
     if (request.method !== "POST") {
       return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
     }

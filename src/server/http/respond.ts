@@ -1,5 +1,6 @@
 // The one place where errors become HTTP answers.
 import { TallyError, type TallyErrorCode } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 
 const STATUS: Record<TallyErrorCode, number> = {
   bad_request: 400,
@@ -57,7 +58,10 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
   const status = STATUS[tallyError.code];
   if (status >= 500) {
     const cause = tallyError.details?.cause;
-    console.error(`tally: ${status} ${tallyError.message}${cause ? `: ${cause instanceof Error ? cause.message : String(cause)}` : ""}`);
+    logger().error(
+      { status, requestId: headers["X-Request-Id"], cause: cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause) },
+      tallyError.message,
+    );
   }
   // A 422 body is the validator's array itself (docs/interface.md §7); other errors name a code.
   const body =

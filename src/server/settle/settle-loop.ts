@@ -1,11 +1,12 @@
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { jobLog } from "@/server/observability/log";
 import { settlePending } from "./settle-pending";
 
 /**
  * Settles accepted beacons every `intervalMs` inside a long-running server or `npm run worker`.
  * Serverless deployments call the cron route instead.
  */
-export function startSettleLoop(intervalMs: number, log: (line: string) => void = console.log): IntervalJob {
+export function startSettleLoop(intervalMs: number, log: (line: string) => void = jobLog("settle")): IntervalJob {
   return startIntervalJob({
     name: "settle",
     intervalMs,

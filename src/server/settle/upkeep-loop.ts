@@ -1,9 +1,10 @@
 import { env } from "@/env";
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
+import { jobLog } from "@/server/observability/log";
 import { logUpkeep } from "./log-partitions.sql";
 
 /** Hourly, and once shortly after start: the beacon log's partitions ahead, and its retention. */
-export function startUpkeepLoop(log: (line: string) => void = console.log): IntervalJob {
+export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")): IntervalJob {
   return startIntervalJob({
     name: "upkeep",
     intervalMs: 3_600_000,

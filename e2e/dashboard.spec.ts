@@ -41,6 +41,10 @@ test("an account manager sees the overview's totals and charts for an account, a
   expect(await page.evaluate(() => document.cookie)).not.toContain("tally_session");
 
   await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
+  // How current the figures are: the beacons posted above are settled (settled() waited for it).
+  const processing = page.getByRole("region", { name: "Processing" });
+  await expect(processing.locator('[data-lag="settle"]')).toHaveText(/^(up to date|[\d,]+ beacons waiting, the oldest for \d+ (s|min|h))$/);
+  await expect(processing.locator('[data-lag="attribution"]')).toBeVisible();
   const kpis = page.getByRole("region", { name: "Totals" });
   await expect(kpis.locator(".kpi")).toHaveCount(8);
   // The impressions card shows what the rollups hold for the demo publisher over the last 30 days.

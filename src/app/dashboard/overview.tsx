@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "../trpc-client";
 import { AccountPicker } from "./account-picker";
 import { DailyCharts, KpiCards, lastDays, RangePicker } from "./figures";
+import { PipelineStatus } from "./pipeline-status";
 
 export function Overview() {
   const trpc = useTRPC();
@@ -56,6 +57,7 @@ export function Overview() {
           ) : null}
         </>
       )}
+      <PipelineStatus />
     </>
   );
 }

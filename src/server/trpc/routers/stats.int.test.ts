@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
+import { createDestination } from "@/server/export/destinations";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle } from "@/testing/settle";
@@ -208,5 +210,35 @@ describe("products procedures", () => {
     await expect(as(shopUser).products.list({ advertiserId: brandId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(shopUser).products.create({ advertiserId: brandId, sku: "X", name: "X" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(staff).products.create({ advertiserId: shopId, sku: "X", name: "X" })).rejects.toThrow("products belong to advertiser accounts");
+  });
+});
+
+describe("stats.pipeline", () => {
+  it("shows every viewer the settle and attribution lag, and only the export destinations of accounts they may see", async () => {
+    const destination = (accountId: string, name: string) =>
+      createDestination(
+        {
+          accountId,
+          name,
+          bucket: "lake",
+          region: "us-east-1",
+          endpoint: "http://127.0.0.1:9",
+          forcePathStyle: true,
+          credentials: { kind: "access_key", accessKeyId: "AKIAEXAMPLE", secretAccessKey: "secret-key-of-the-test" },
+          types: ["ad_events"],
+        },
+        { actor: OPERATOR },
+      );
+    const mine = await destination(shopId, `shop lake ${randomUUID()}`);
+    const theirs = await destination(otherShopId, `other lake ${randomUUID()}`);
+
+    const forShop = await as(shopUser).stats.pipeline();
+    expect(forShop).toMatchObject({ settleBacklog: 0, settleLagSeconds: 0, problems: [] });
+    expect(forShop.exports.map((e) => e.destinationId)).toEqual([mine.id]);
+    expect(forShop.exports[0]).toMatchObject({ name: mine.name, type: "ad_events", deliveredTo: null, lagSeconds: null });
+    const forStaff = await as(staff).stats.pipeline();
+    expect(forStaff.exports.map((e) => e.destinationId)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+    expect((await as(brandUser).stats.pipeline()).exports).toEqual([]);
+    await expect(as(null).stats.pipeline()).rejects.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 // The dashboard's numbers: totals and a daily series over a date range, for the viewer's account
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
 import { accountInvalidTraffic, accountSetAsideOrders, accountStats } from "@/server/accounts/account-stats";
+import { pipelineStatus } from "@/server/observability/pipeline-status";
 import { accountRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
 
@@ -13,4 +14,6 @@ export const statsRouter = router({
   setAsideOrders: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => accountSetAsideOrders({ actor: ctx.viewer, ...input })),
   /** Filtered beacons per day and reason (the invalid traffic screen). */
   invalidTraffic: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => accountInvalidTraffic({ actor: ctx.viewer, ...input })),
+  /** How far behind settling, attribution and the viewer's export destinations are. */
+  pipeline: signedInProcedure.query(({ ctx }) => pipelineStatus({ actor: ctx.viewer })),
 });

@@ -1,0 +1,52 @@
+"use client";
+// How current the figures are: settling and attribution lag, and each visible export
+// destination's delivery, from stats.pipeline (refreshed every 15 s).
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-client";
+
+const number = new Intl.NumberFormat("en");
+
+/** 42 s, 7 min, 3 h: a lag as people say it. */
+export function spoken(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
+}
+
+const waiting = (backlog: number, lagSeconds: number, what: string) =>
+  backlog === 0 ? "up to date" : `${number.format(backlog)} ${what} waiting, the oldest for ${spoken(lagSeconds)}`;
+
+export function PipelineStatus() {
+  const trpc = useTRPC();
+  const status = useQuery({ ...trpc.stats.pipeline.queryOptions(), refetchInterval: 15_000 });
+  if (!status.data) return null;
+  const { data } = status;
+  return (
+    <section className={data.problems.length > 0 ? "notice" : "pipeline"} aria-label="Processing">
+      <h2>Processing</h2>
+      {data.problems.length > 0 ? <p role="alert">Behind: {data.problems.join("; ")}.</p> : null}
+      <dl className="reasons">
+        <div>
+          <dt>Beacons settled</dt>
+          <dd data-lag="settle">{waiting(data.settleBacklog, data.settleLagSeconds, "beacons")}</dd>
+        </div>
+        <div>
+          <dt>Orders attributed</dt>
+          <dd data-lag="attribution">{waiting(data.attributionBacklog, data.attributionLagSeconds, "orders")}</dd>
+        </div>
+        {data.exports.map((lag) => (
+          <div key={`${lag.destinationId}/${lag.type}`}>
+            <dt>
+              Export {lag.name} ({lag.type})
+            </dt>
+            <dd data-lag="export">
+              {lag.deliveredTo === null || lag.lagSeconds === null
+                ? "nothing delivered yet"
+                : `delivered up to ${lag.deliveredTo.toISOString().slice(0, 16).replace("T", " ")} UTC (${spoken(lag.lagSeconds)} ago)`}
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}

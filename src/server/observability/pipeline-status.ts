@@ -1,0 +1,36 @@
+// What the dashboard's overview says of the background jobs: how far behind settling and
+// attribution are (the figures shown miss what they have not processed yet), and how far each
+// export destination the viewer may see has delivered. Thresholds are the ones /api/health uses.
+import { env } from "@/env";
+import { type Actor, accountsInView } from "@/server/accounts/actor";
+import type { ExportType } from "@/server/db/generated/enums";
+import { lagProblems, readLags } from "./lags.sql";
+
+export interface PipelineStatus {
+  settleLagSeconds: number;
+  settleBacklog: number;
+  attributionLagSeconds: number;
+  attributionBacklog: number;
+  exports: { destinationId: string; name: string; type: ExportType; deliveredTo: Date | null; lagSeconds: number | null }[];
+  /** Lags past their thresholds, as short sentences; empty when all is well. */
+  problems: string[];
+}
+
+export async function pipelineStatus({ actor }: { actor: Actor }): Promise<PipelineStatus> {
+  const lags = await readLags();
+  const accounts = accountsInView(actor);
+  const visible = { ...lags, exports: lags.exports.filter((lag) => accounts === null || accounts.includes(lag.accountId)) };
+  const config = env();
+  return {
+    settleLagSeconds: lags.settleLagSeconds,
+    settleBacklog: lags.settleBacklog,
+    attributionLagSeconds: lags.attributionLagSeconds,
+    attributionBacklog: lags.attributionBacklog,
+    exports: visible.exports.map(({ destinationId, name, type, deliveredTo, lagSeconds }) => ({ destinationId, name, type, deliveredTo, lagSeconds })),
+    problems: lagProblems(visible, {
+      settleSeconds: config.TALLY_SETTLE_LAG_ALERT_SECONDS,
+      attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
+      exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
+    }),
+  };
+}

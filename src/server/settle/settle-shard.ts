@@ -47,14 +47,15 @@ interface LogRow {
 
 // The stretch after the cursor, only from transactions older than every one still running
 // (pg_snapshot_xmin): those have all committed or aborted, so no row can later appear before the
-// cursor, and a shard is read exactly once, in order, without gaps.
+// cursor, and a shard is read exactly once, in order, without gaps. The ORDER BY names the
+// table's columns (l.): a bare name would sort by the output columns, which are text.
 const READ_STRETCH_SQL = `
-SELECT accepted_xid::text, seq::text, received_at, event_id::text, event_at, kind::text, session_id, user_id, ad_id, campaign_id,
+SELECT l.accepted_xid::text, l.seq::text, received_at, event_id::text, event_at, kind::text, session_id, user_id, ad_id, campaign_id,
        advertiser_id, publisher_id, request_id, ad_type::text, ad_size, placement_name, context, site, user_agent, is_bot,
        session_matches, client_hash
-  FROM beacon_log
- WHERE shard = $1 AND (accepted_xid, seq) > ($2::xid8, $3::bigint) AND accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
- ORDER BY accepted_xid, seq
+  FROM beacon_log l
+ WHERE l.shard = $1 AND (l.accepted_xid, l.seq) > ($2::xid8, $3::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY l.accepted_xid, l.seq
  LIMIT $4`;
 
 function loggedBeacon(row: LogRow): LoggedBeacon {

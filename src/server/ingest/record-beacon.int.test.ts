@@ -51,7 +51,10 @@ describe("POST /v1/beacon/{kind}/{id}", () => {
       site: publisher.sites[0]!.name,
       userAgent: CHROME,
     });
-    expect(event!.eventId).toMatch(/^[0-9a-f-]{36}$/);
+    // A UUIDv7: version 7, and its first 48 bits are the millisecond it was made.
+    expect(event!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const idMillis = Number.parseInt(event!.eventId.replaceAll("-", "").slice(0, 12), 16);
+    expect(Math.abs(idMillis - event!.createdAt.getTime())).toBeLessThan(5_000);
     expect(Date.now() - event!.createdAt.getTime()).toBeLessThan(10_000);
   });
 

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { isbot } from "isbot";
+import { v7 as uuidv7 } from "uuid";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { clientAddressHash } from "@/server/http/client-address";
 import { shardOf } from "@/server/settle/shards";
@@ -59,7 +59,8 @@ export async function recordBeacon({ claims, body, userAgent, clientAddress = nu
   const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
   const agent = userAgent?.trim() ? userAgent.slice(0, USER_AGENT_LIMIT) : null;
   try {
-    const eventId = randomUUID();
+    // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.
+    const eventId = uuidv7();
     await beaconWriter().submit({
       eventId,
       shard: shardOf(claims.adId, sessionId),

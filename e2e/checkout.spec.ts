@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { eventsOfSession, eventually, query } from "./database";
+import { eventsOfSession, eventually, query, settled } from "./database";
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 
@@ -38,6 +38,7 @@ test("checkout after clicking a sponsored product: the order item is attributed 
   await page.screenshot({ path: "test-results/e2e/screens/demo-checkout.png", fullPage: true });
 
   // Stored as sent: the browser hashed the normalised e-mail, and the order joins this visitor.
+  await settled();
   const [conversion] = await query<{ session_id: string; email_hashed: string; phone_hashed: string }>(
     "SELECT session_id, email_hashed, phone_hashed FROM conversions WHERE order_id = $1",
     [orderId],
@@ -69,5 +70,7 @@ test("the checkout shows the service's 422 entries and stores nothing when the e
   const error = page.getByTestId("checkout-error");
   await expect(error).toContainText("must have required property 'email_hashed'");
   const orderId = (await error.textContent())!.match(/Order (demo-[0-9a-f]+)/)![1]!;
+  await settled();
   expect(await query("SELECT 1 FROM conversions WHERE order_id = $1", [orderId])).toEqual([]);
+  expect(await query("SELECT 1 FROM conversion_log WHERE conversion->>'order_id' = $1", [orderId])).toEqual([]);
 });

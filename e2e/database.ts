@@ -35,12 +35,13 @@ export async function eventually<T>(read: () => Promise<T>, check: (value: T) =>
 }
 
 /**
- * Waits until the server has settled every beacon it accepted (a 202 means the beacon is in the
- * log; reports count it once it is settled, within a second or two).
+ * Waits until the server has settled every beacon and order it accepted (a 202 means it is in a
+ * log; reports count it, and orders are stored, once it is settled, within a second or two).
  */
 export async function settled(timeoutMs = 15_000): Promise<void> {
   const waiting = () =>
-    query("SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard) WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) LIMIT 1");
+    query(`SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard) WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
+           UNION ALL SELECT 1 FROM conversion_log l JOIN conversion_cursor c ON (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) LIMIT 1`);
   const rows = await eventually(waiting, (found) => found.length === 0, timeoutMs);
   if (rows.length > 0) throw new Error(`beacons were still waiting to be settled after ${timeoutMs / 1000} s`);
 }

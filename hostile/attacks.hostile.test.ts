@@ -83,6 +83,7 @@ describe.each(HOSTS)("at $name", (host) => {
     const results = await Promise.all([...bad, ...orders].map((body) => post(`${host.url}/v1/beacon/conversion`, body)));
     expect(results.slice(0, 3).map((r) => r.status)).toEqual([422, 422, 422]);
     expect(results.slice(3).map((r) => r.status)).toEqual(Array(10).fill(202));
+    await settled();
     const stored = await sql<{ order_id: string }>("SELECT order_id FROM conversions WHERE publisher_id = $1 AND order_id = ANY($2)", [
       fixture.publisherId,
       orders.map((o) => o.order_id),

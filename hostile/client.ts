@@ -6,6 +6,7 @@ import http from "node:http";
 import pg from "pg";
 import { inject } from "vitest";
 import { HOSTILE_ENV, type HostileStack } from "./global-stack";
+import { WAITING_SQL } from "./waiting";
 
 export const stack: HostileStack = inject("hostile");
 // Domain functions the tests call (fixtures, exports) use the stack's database and keys.
@@ -137,17 +138,11 @@ export async function eventually(what: string, check: () => Promise<boolean>, ti
 }
 
 /**
- * Waits until the server's settle loop has settled every accepted beacon: a 202 means the beacon
- * is in the log; its status, spend and rollups exist once it is settled.
+ * Waits until the server's settle loop has settled every accepted beacon and order: a 202 means
+ * it is in a log; statuses, spend, rollups and stored orders exist once it is settled.
  */
 export async function settled(timeoutMs = 30_000): Promise<void> {
-  await eventually(
-    "every accepted beacon is settled",
-    async () =>
-      (await sql("SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard) WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) LIMIT 1")).length ===
-      0,
-    timeoutMs,
-  );
+  await eventually("every accepted beacon and order is settled", async () => (await sql(WAITING_SQL)).length === 0, timeoutMs);
 }
 
 /**

@@ -11,6 +11,7 @@ import { type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { OPERATOR } from "@/server/accounts/actor";
 import { HOSTILE_ENV } from "./global-stack";
+import { WAITING_SQL } from "./waiting";
 
 const stackEnv = inject("hostile").serverEnv;
 const dataDir = temporaryDataDir("hostile-outage");
@@ -201,16 +202,16 @@ describe("Postgres stopped in the middle of a load and started again", () => {
       .filter((s) => s.kind === "order")
       .map((s) => s.id);
     const storedBeacons = await sql<{ session_id: string }>("SELECT session_id FROM beacon_log WHERE session_id = ANY($1)", [acceptedBeacons]);
-    const storedOrders = await sql<{ order_id: string }>("SELECT order_id FROM conversions WHERE order_id = ANY($1)", [acceptedOrders]);
+    const storedOrders = await sql<{ order_id: string }>(
+      "SELECT conversion->>'order_id' AS order_id FROM conversion_log WHERE conversion->>'order_id' = ANY($1)",
+      [acceptedOrders],
+    );
     expect(acceptedBeacons.length - storedBeacons.length).toBe(0);
     expect(acceptedOrders.length - storedOrders.length).toBe(0);
     // And each accepted beacon is settled once: nothing lost or counted twice across the outage.
-    await eventually(
-      "every accepted beacon is settled",
-      async () =>
-        (await sql("SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard) WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) LIMIT 1"))
-          .length === 0,
-    );
+    await eventually("every accepted beacon and order is settled", async () => (await sql(WAITING_SQL)).length === 0);
+    const settledOrders = await sql<{ n: string }>("SELECT count(DISTINCT order_id)::text AS n FROM conversions WHERE order_id = ANY($1)", [acceptedOrders]);
+    expect(Number(settledOrders[0]!.n)).toBe(new Set(acceptedOrders).size);
     const settledBeacons = await sql<{ n: string }>("SELECT count(DISTINCT event_id)::text AS n FROM ad_events WHERE session_id = ANY($1)", [acceptedBeacons]);
     expect(Number(settledBeacons[0]!.n)).toBe(acceptedBeacons.length);
     // Answered 202 after the restart, too: the pools came back on their own.

@@ -258,7 +258,9 @@ describe.each(HOSTS)("a malformed stream mixed with valid traffic at $name", (ho
         const sessions = cases.flatMap((c) => (c.valid?.session ? [c.valid.session] : []));
         sentOrders.push(...orders);
         sentSessions.push(...sessions);
-        const storedOrders = orders.length ? await sql("SELECT 1 FROM conversions WHERE publisher_id = $1 AND order_id = ANY($2)", [publisherId, orders]) : [];
+        const storedOrders = orders.length
+          ? await sql("SELECT 1 FROM conversion_log WHERE conversion->>'publisher_id' = $1 AND conversion->>'order_id' = ANY($2)", [publisherId, orders])
+          : [];
         // 202 means stored: in the log, before anything settles it.
         const storedEvents = sessions.length ? await sql("SELECT 1 FROM beacon_log WHERE session_id = ANY($1)", [sessions]) : [];
         if (storedOrders.length !== orders.length) throw new Error(`${orders.length - storedOrders.length} orders answered 202 are not stored`);

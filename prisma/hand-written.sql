@@ -58,11 +58,12 @@ CREATE TABLE "settle_cursors" (
     CONSTRAINT "settle_cursors_pkey" PRIMARY KEY ("shard")
 );
 
--- An accepted event whose own data cannot be settled is set aside here with the reason, and the
--- shard goes on past it.
+-- An accepted beacon or order whose own data cannot be settled is set aside here with the reason
+-- (kind beacon or conversion, the shard of a beacon), and settling goes on past it.
 CREATE TABLE "settle_set_aside" (
     "event_id" UUID NOT NULL,
-    "shard" SMALLINT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "shard" SMALLINT,
     "received_at" TIMESTAMPTZ(3) NOT NULL,
     "reason" TEXT NOT NULL,
     "sqlstate" TEXT,
@@ -75,3 +76,32 @@ CREATE TABLE "settle_set_aside" (
 -- A member sees one account, so a member without one must not exist: a missing account must never
 -- read as every account (20261125200100_members_need_an_account).
 ALTER TABLE "users" ADD CONSTRAINT "users_member_has_account_check" CHECK ("role" <> 'member' OR "account_id" IS NOT NULL);
+
+-- The log of accepted orders and its one cursor (20261126000100_conversion_log).
+CREATE SEQUENCE "conversion_log_seq" AS bigint;
+
+CREATE TABLE "conversion_log" (
+    "seq" BIGINT NOT NULL DEFAULT nextval('conversion_log_seq'),
+    "accepted_xid" XID8 NOT NULL DEFAULT pg_current_xact_id(),
+    "received_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "event_id" UUID NOT NULL,
+    "pinned_received_at" TIMESTAMPTZ(3),
+    "conversion" JSONB NOT NULL
+) PARTITION BY RANGE ("received_at");
+
+CREATE TABLE "conversion_log_default" PARTITION OF "conversion_log" DEFAULT;
+
+CREATE INDEX "conversion_log_accepted_xid_seq_idx" ON "conversion_log" ("accepted_xid", "seq");
+
+-- Orders are few beside beacons, and need no shards: one cursor, taken by one worker at a time.
+CREATE TABLE "conversion_cursor" (
+    "id" SMALLINT NOT NULL DEFAULT 0,
+    "last_xid" XID8 NOT NULL DEFAULT '0',
+    "last_seq" BIGINT NOT NULL DEFAULT 0,
+    "settled_orders" BIGINT NOT NULL DEFAULT 0,
+    "settled_by" TEXT,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "conversion_cursor_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "conversion_cursor_one_row_check" CHECK ("id" = 0)
+);

@@ -85,6 +85,7 @@ describe("standalone collector", () => {
     expect(accepted.status).toBe(202);
     expect(accepted.headers.get("access-control-allow-origin")).toBe("https://shop.example");
     expect(await accepted.json()).toEqual({ messages: ["The conversion was received and will be processed soon."] });
+    await settleAll();
     const stored = await db.conversion.findFirstOrThrow({ where: { publisherId: publisher.id, orderId: "collector-1" } });
     expect(stored.items).toEqual([
       { sku: "S-1", product_id: null, seller_id: null, quantity: 1, price_micros: 2_500_000, promotional_price_micros: 2_000_000 },

@@ -46,10 +46,13 @@ export async function postBeacon(
   return response;
 }
 
-/** Posts a conversion to the route as a browser or a retailer's server would. */
+/**
+ * Posts a conversion to the route as a browser or a retailer's server would; after a 202 it waits
+ * until the order is settled (unless `settle: false`).
+ */
 export async function postConversion(
   body: string | object,
-  options: { contentType?: string; headers?: Record<string, string> } = {},
+  options: { contentType?: string; headers?: Record<string, string>; settle?: boolean } = {},
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
   const response = await handleConversion(
     new Request(`${ORIGIN}/v1/beacon/conversion`, {
@@ -59,5 +62,6 @@ export async function postConversion(
     }),
   );
   const text = await response.text();
+  if (response.status === 202 && options.settle !== false) await settleAll();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
 }

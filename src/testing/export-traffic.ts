@@ -3,11 +3,10 @@
 import { createHash, randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY_MS = 86_400_000;
@@ -63,7 +62,7 @@ export async function shopWithTraffic(t0: number) {
     await beacon("click", "s5", t0 - 80 * 60_000),
   ].map((b) => b.status);
   expect(statuses.filter((s) => s === "counted")).toHaveLength(7);
-  await recordConversion(
+  await recordAndSettleConversion(
     {
       publisher_id: publisher.id,
       user_id: "u3",

@@ -5,11 +5,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { handleCampaignListing } from "@/server/http/report-routes";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY = new Date("2026-11-10T12:00:00Z");
@@ -72,7 +71,7 @@ export async function seedAcme() {
   await beacon("impression", cpm, shopA, "s0", at(8));
   await beacon("impression", cpm, shopA, "s1", at(9));
   await beacon("impression", othersCampaign, shopA, "s0", at(10));
-  await recordConversion(
+  await recordAndSettleConversion(
     {
       publisher_id: shopA.id,
       user_id: "u0",

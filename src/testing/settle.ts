@@ -1,12 +1,15 @@
 // Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
 // rollups exist once its shard is settled (src/server/settle/).
+
+import { recordConversion } from "@/server/conversions/record-conversion";
+import type { ConversionOutcome } from "@/server/conversions/store-conversions.sql";
 import { pgPool } from "@/server/db/pg-pool";
 import { type AcceptedBeacon, recordBeacon } from "@/server/ingest/record-beacon";
 import type { EventStatus } from "@/server/settle/event-status";
 import { type SettleSummary, settlePending } from "@/server/settle/settle-pending";
 
 /**
- * Settles until every beacon committed before the call is settled. A shard's log is read only up
+ * Settles until every beacon and order committed before the call is settled. A shard's log is read only up
  * to the oldest transaction still running anywhere in the cluster (another test file's database
  * included), so this waits for those to end, for at most `timeoutMs`.
  */
@@ -14,17 +17,21 @@ export async function settleAll(timeoutMs = 30_000): Promise<SettleSummary> {
   const pool = pgPool();
   const { rows } = await pool.query<{ target: string }>("SELECT pg_current_xact_id()::text AS target");
   const target = rows[0]!.target;
-  const total: SettleSummary = { events: 0, counted: 0, setAside: 0, busyShards: 0 };
+  const total: SettleSummary = { events: 0, counted: 0, orders: 0, duplicateOrders: 0, setAside: 0, busyShards: 0 };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const done = await settlePending();
     total.events += done.events;
     total.counted += done.counted;
+    total.orders += done.orders;
+    total.duplicateOrders += done.duplicateOrders;
     total.setAside += done.setAside;
     total.busyShards += done.busyShards;
     const { rows: waiting } = await pool.query<{ waiting: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard)
-                       WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) AND l.accepted_xid < $1::xid8) AS waiting`,
+                       WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) AND l.accepted_xid < $1::xid8)
+           OR EXISTS (SELECT 1 FROM conversion_log l JOIN conversion_cursor c ON (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
+                       WHERE l.accepted_xid < $1::xid8) AS waiting`,
       [target],
     );
     if (!waiting[0]!.waiting) return total;
@@ -56,4 +63,21 @@ export async function recordAndSettle(input: Parameters<typeof recordBeacon>[0])
   const { eventId } = await recordBeacon(input);
   await settleAll();
   return outcomeOf(eventId);
+}
+
+/**
+ * recordConversion, then settle: whether the order was stored or found to repeat one of the last
+ * 30 days (or set aside), as the route used to answer it.
+ */
+export async function recordAndSettleConversion(
+  body: unknown,
+  now?: Date,
+): Promise<{ eventId: string; messages: string[]; outcome: ConversionOutcome | "set_aside" }> {
+  const recorded = await recordConversion(body, now);
+  await settleAll();
+  const pool = pgPool();
+  const stored = (await pool.query("SELECT 1 FROM conversions WHERE event_id = $1::uuid", [recorded.eventId])).rows.length > 0;
+  if (stored) return { ...recorded, outcome: "stored" };
+  const aside = (await pool.query("SELECT 1 FROM settle_set_aside WHERE event_id = $1::uuid", [recorded.eventId])).rows.length > 0;
+  return { ...recorded, outcome: aside ? "set_aside" : "duplicate" };
 }

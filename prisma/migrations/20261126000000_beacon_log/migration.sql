@@ -61,11 +61,12 @@ CREATE TABLE "settle_cursors" (
 
 INSERT INTO "settle_cursors" ("shard") SELECT generate_series(0, 15);
 
--- An accepted event whose own data cannot be settled is set aside here with the reason, and the
--- shard goes on past it.
+-- An accepted beacon or order whose own data cannot be settled is set aside here with the reason
+-- (kind beacon or conversion, the shard of a beacon), and settling goes on past it.
 CREATE TABLE "settle_set_aside" (
     "event_id" UUID NOT NULL,
-    "shard" SMALLINT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "shard" SMALLINT,
     "received_at" TIMESTAMPTZ(3) NOT NULL,
     "reason" TEXT NOT NULL,
     "sqlstate" TEXT,

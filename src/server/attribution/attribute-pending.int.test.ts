@@ -3,11 +3,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { attributePendingConversions } from "./attribute-pending";
 import { attributionWindows, setAttributionWindow } from "./attribution-windows";
 
@@ -59,7 +58,7 @@ async function placeOrder(
   items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[],
   orderId = `order-${++sequence}`,
 ) {
-  const result = await recordConversion({
+  const result = await recordAndSettleConversion({
     publisher_id: publisherId,
     user_id: who.user,
     session_id: who.session,
@@ -388,7 +387,7 @@ describe("attribution of order items", () => {
     await touch("view", podsAd, publisher, { session }, at("11-08T18:30:05"));
     const click = await touch("click", beansAd, publisher, { session }, at("11-08T18:31:00"));
     await touch("view", podsAd, publisher, { session: `p-${session}`, user }, at("11-09T12:00:00"));
-    await recordConversion({
+    await recordAndSettleConversion({
       publisher_id: publisher.id,
       user_id: user,
       session_id: session,

@@ -7,13 +7,12 @@ import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { daysFromToday, makeAdvertiser, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createAd } from "./create-ad";
 import { createCampaign } from "./create-campaign";
 import { createProduct } from "./create-product";
@@ -355,7 +354,7 @@ async function touch(
 
 async function creditedAdvertisers(publisherId: string, who: { session: string; user: string }, items: { sku: string; product_id?: string }[]) {
   const orderId = `order-${randomUUID()}`;
-  await recordConversion({
+  await recordAndSettleConversion({
     publisher_id: publisherId,
     user_id: who.user,
     session_id: who.session,

@@ -1,6 +1,7 @@
 // The bounds of the public bodies: numbers that could overflow money, order times outside the
 // de-duplication window, strings Postgres cannot store or ids with control characters, and bodies
 // built to make the 422 itself expensive. Each gets the schema's 422 entry and stores nothing.
+
 import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
 import { default as addFormats } from "ajv-formats";
@@ -10,8 +11,8 @@ import { db } from "@/server/db/client";
 import { MAX_VALIDATION_ENTRIES } from "@/server/errors";
 import { askForAds, postBeacon, postConversion, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettleConversion } from "@/testing/settle";
 import { conversionBodySchema, MAX_ORDER_ITEMS, MAX_QUANTITY, MAX_UNIT_PRICE } from "./conversion-body.schema";
-import { recordConversion } from "./record-conversion";
 
 const referenceAjv = addStringFormats(addFormats(new Ajv({ allErrors: true }), ["date-time"]));
 const referenceValidate = referenceAjv.compile(conversionBodySchema);
@@ -120,9 +121,9 @@ describe("order time", () => {
     const publisher = await makePublisher();
     const now = new Date("2026-11-25T12:00:00.000Z");
     const at = (offsetMs: number) => order(publisher.id, { created_at: new Date(now.getTime() + offsetMs).toISOString() });
-    expect((await recordConversion(at(-30 * 86_400_000), now)).outcome).toBe("stored");
-    expect((await recordConversion(at(5 * 60_000), now)).outcome).toBe("stored");
-    await expect(recordConversion(at(-30 * 86_400_000 - 1), now)).rejects.toMatchObject({
+    expect((await recordAndSettleConversion(at(-30 * 86_400_000), now)).outcome).toBe("stored");
+    expect((await recordAndSettleConversion(at(5 * 60_000), now)).outcome).toBe("stored");
+    await expect(recordAndSettleConversion(at(-30 * 86_400_000 - 1), now)).rejects.toMatchObject({
       code: "validation_failed",
       details: {
         entries: [
@@ -135,7 +136,7 @@ describe("order time", () => {
         ],
       },
     });
-    await expect(recordConversion(at(5 * 60_000 + 1), now)).rejects.toMatchObject({
+    await expect(recordAndSettleConversion(at(5 * 60_000 + 1), now)).rejects.toMatchObject({
       details: { entries: [{ instancePath: "/created_at", keyword: "formatMaximum", params: { comparison: "<=", limit: "2026-11-25T12:05:00.000Z" } }] },
     });
     expect(await storedCount(publisher.id)).toBe(2);

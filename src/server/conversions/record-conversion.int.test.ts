@@ -1,4 +1,5 @@
 // One file over 300 lines on purpose: the conversion route's every answer (202, repeats, 4xx, 422 bodies) against one reference validator.
+
 import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
 import { default as addFormats } from "ajv-formats";
@@ -7,8 +8,9 @@ import { addStringFormats } from "@/contracts/string-formats";
 import { db } from "@/server/db/client";
 import { postConversion } from "@/testing/events-client";
 import { makePublisher } from "@/testing/fixtures";
+import { recordAndSettleConversion } from "@/testing/settle";
 import { conversionBodySchema, EMPTY_STRING_SHA256 } from "./conversion-body.schema";
-import { ACCEPTED_MESSAGE, recordConversion } from "./record-conversion";
+import { ACCEPTED_MESSAGE } from "./record-conversion";
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 
@@ -95,14 +97,15 @@ describe("POST /v1/beacon/conversion", () => {
     expect(stored!.placedAt.toISOString()).toBe(placed.toISOString());
   });
 
-  it("ignores a repeated order_id of the same publisher, with a message, and changes nothing", async () => {
+  it("ignores a repeated order_id of the same publisher once settled, and changes nothing", async () => {
     const publisher = await makePublisher();
     const first = order(publisher.id);
     expect((await postConversion(first)).status).toBe(202);
     const repeat = { ...first, user_id: "someone-else", items: [{ sku: "OTHER", quantity: 1, price: 1, promotional_price: 1 }] };
     const response = await postConversion(repeat);
     expect(response.status).toBe(202);
-    expect(response.body).toEqual({ messages: [`Order ${first.order_id} was already received in the last 30 days; this copy was ignored.`] });
+    // Accepted like any order (the 202 comes before the repeat is found), and ignored when settled.
+    expect(response.body).toEqual({ messages: [ACCEPTED_MESSAGE] });
     const stored = await storedOrders(publisher.id, first.order_id);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.userId).toBe("user-1");
@@ -119,13 +122,15 @@ describe("POST /v1/beacon/conversion", () => {
     // Same batch of the group commit, and separate batches in flight together.
     const answers = await Promise.all(Array.from({ length: 20 }, () => postConversion(body)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
-    expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify({ messages: [ACCEPTED_MESSAGE] }))).toHaveLength(1);
+    expect(answers.every((a) => JSON.stringify(a.body) === JSON.stringify({ messages: [ACCEPTED_MESSAGE] }))).toBe(true);
     const stored = await storedOrders(publisher.id, body.order_id);
     expect(stored).toHaveLength(1);
     expect(skusOf(stored[0]!)).toEqual(["SKU-1", "SKU-2"]);
 
     const direct = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => new Promise((r) => setTimeout(r, i % 3)).then(() => recordConversion({ ...body, order_id: `${body.order_id}-b` }))),
+      Array.from({ length: 10 }, (_, i) =>
+        new Promise((r) => setTimeout(r, i % 3)).then(() => recordAndSettleConversion({ ...body, order_id: `${body.order_id}-b` })),
+      ),
     );
     expect(direct.filter((d) => d.outcome === "stored")).toHaveLength(1);
     expect(await storedOrders(publisher.id, `${body.order_id}-b`)).toHaveLength(1);
@@ -135,7 +140,7 @@ describe("POST /v1/beacon/conversion", () => {
     const publisher = await makePublisher();
     const body = order(publisher.id);
     // Each copy is placed when it is sent (created_at may not be older than the 30 days either).
-    const sendAt = (at: Date) => recordConversion({ ...body, created_at: at.toISOString() }, at);
+    const sendAt = (at: Date) => recordAndSettleConversion({ ...body, created_at: at.toISOString() }, at);
     const firstReceipt = new Date("2026-10-01T12:00:00.000Z");
     expect((await sendAt(firstReceipt)).outcome).toBe("stored");
     const almost = new Date(firstReceipt.getTime() + 30 * 86_400_000 - 1);

@@ -5,6 +5,7 @@ import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
 import { toEntries } from "@/server/validation/ajv";
+import { appendConversionBatch, type ConversionToAppend } from "./append-conversions.sql";
 import {
   type ConversionBody,
   CREATED_AT_MAX_AGE_SECONDS,
@@ -12,12 +13,11 @@ import {
   MAX_ORDER_ITEMS,
   validateConversionBody,
 } from "./conversion-body.schema";
-import { type ConversionOutcome, type ConversionToStore, storeConversionBatch } from "./store-conversions.sql";
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
 
 const holder = globalThis as unknown as {
-  tallyConversionWriter?: GroupCommit<ConversionToStore, ConversionOutcome>;
+  tallyConversionWriter?: GroupCommit<ConversionToAppend, null>;
   tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
 };
 
@@ -27,12 +27,14 @@ const holder = globalThis as unknown as {
  */
 export const CONVERSION_QUEUE_BYTES = 32 * 1024 * 1024;
 
-export function conversionWriter(): GroupCommit<ConversionToStore, ConversionOutcome> {
-  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToStore[]) => retryOnceOnConflict(() => storeConversionBatch(batch)), {
-    maxBatch: 500,
-    maxInFlight: 2,
-    maxQueuedWeight: CONVERSION_QUEUE_BYTES,
-  });
+export function conversionWriter(): GroupCommit<ConversionToAppend, null> {
+  holder.tallyConversionWriter ??= new GroupCommit(
+    async (batch: ConversionToAppend[]) => {
+      await retryOnceOnConflict(() => appendConversionBatch(batch));
+      return batch.map(() => null);
+    },
+    { maxBatch: 500, maxInFlight: 2, maxQueuedWeight: CONVERSION_QUEUE_BYTES },
+  );
   return holder.tallyConversionWriter;
 }
 
@@ -173,7 +175,7 @@ async function validateConversion(body: unknown, now: number): Promise<{ convers
 
 const lowerOrNull = (hash: string | undefined) => (hash === undefined ? null : hash.toLowerCase());
 
-function toStore(conversion: ConversionBody, site: string, receivedAt: Date | null): ConversionToStore {
+function toAppend(conversion: ConversionBody, site: string, receivedAt: Date | null): ConversionToAppend {
   return {
     // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.
     event_id: uuidv7(),
@@ -206,27 +208,25 @@ function toStore(conversion: ConversionBody, site: string, receivedAt: Date | nu
 }
 
 export interface RecordedConversion {
-  outcome: ConversionOutcome;
+  eventId: string;
   /** The 202 body's `messages`. */
   messages: string[];
 }
 
 /**
- * Validates a conversion (422 with Ajv's entries), then stores it with its items unless the
- * publisher sent the same order_id in the last 30 days. Resolves once committed; 503 when the
- * database could not store it. Attribution happens later (attributePendingConversions).
+ * Validates a conversion (422 with Ajv's entries), then appends it to the log of accepted orders.
+ * Resolves once committed; 503 when the database could not store it. Whether it repeats an
+ * order_id the publisher sent in the last 30 days is decided when it is settled
+ * (src/server/settle/), and attribution happens after that (attributePendingConversions).
  */
 export async function recordConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
   const { conversion, site } = await validateConversion(body, (now ?? new Date()).getTime());
-  let outcome: ConversionOutcome;
+  const order = toAppend(conversion, site, now ?? null);
   try {
-    const order = toStore(conversion, site, now ?? null);
     // Weighed by its lines: an order of 500 lines holds that much memory while it waits.
-    outcome = await conversionWriter().submit(order, 512 + order.items.length * 256);
+    await conversionWriter().submit(order, 512 + order.items.length * 256);
   } catch (error) {
     throw refusalOf(error, "conversion");
   }
-  const messages =
-    outcome === "stored" ? [ACCEPTED_MESSAGE] : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
-  return { outcome, messages };
+  return { eventId: order.event_id, messages: [ACCEPTED_MESSAGE] };
 }

@@ -1,7 +1,7 @@
-// Hand-written SQL: conversions arrive at checkout rate from every publisher, and a batch of
-// orders is one statement (two inserts fed by one JSON parameter), where the ORM would take a
-// round trip per row.
-import { pgPool } from "@/server/db/pg-pool";
+// Hand-written SQL: the settle step of accepted orders (src/server/settle/settle-conversions.ts).
+// A stretch of orders is one statement (two inserts fed by one JSON parameter), where the ORM
+// would take a round trip per row.
+import type pg from "pg";
 
 /** An order line as conversions.items keeps it (micro-units as JSON numbers: below 2^53). */
 export interface ConversionItemToStore {
@@ -32,12 +32,8 @@ export interface ConversionToStore {
   social_id_hashed: string | null;
   first_name_hashed: string | null;
   last_name_hashed: string | null;
-  /**
-   * When the order was received, if the caller fixes it (tests); otherwise the time its batch's
-   * statement runs, so a row is never older than its commit by more than one statement (bounded
-   * by statement_timeout) and an export reading up to 5 minutes ago cannot pass it by.
-   */
-  received_at: Date | null;
+  /** When the order was received: its receipt in the log, or the time its sender fixed (tests). */
+  received_at: Date;
   items: ConversionItemToStore[];
 }
 
@@ -77,22 +73,21 @@ SELECT event_id, publisher_id, order_id, user_id, session_id, channel, site, pla
 RETURNING event_id::text`;
 
 /**
- * Stores a batch of accepted conversions with their items in one transaction, each order at most
- * once per 30 days. Copies of one order inside the batch count as repeats of the first.
+ * Stores a stretch of accepted conversions with their items on `client` (inside the settle
+ * transaction), each order at most once per 30 days. Copies of one order inside the stretch count
+ * as repeats of the first.
  */
-export async function storeConversionBatch(toStore: ConversionToStore[]): Promise<ConversionOutcome[]> {
-  const now = new Date();
-  const batch = toStore.map((conversion) => (conversion.received_at ? conversion : { ...conversion, received_at: now }));
+export async function storeConversions(client: pg.PoolClient, batch: ConversionToStore[]): Promise<ConversionOutcome[]> {
   const firstOfOrder = new Map<string, ConversionToStore>();
   for (const conversion of batch) {
     const key = JSON.stringify([conversion.publisher_id, conversion.order_id]);
     if (!firstOfOrder.has(key)) firstOfOrder.set(key, conversion);
   }
-  // Rows are locked in key order, so two batches that share orders cannot deadlock.
+  // Rows are locked in key order, so two stretches that share orders cannot deadlock.
   const unique = [...firstOfOrder.values()].sort((a, b) =>
     a.publisher_id === b.publisher_id ? compare(a.order_id, b.order_id) : compare(a.publisher_id, b.publisher_id),
   );
-  const { rows } = await pgPool().query<{ event_id: string }>({
+  const { rows } = await client.query<{ event_id: string }>({
     name: "tally_store_conversions",
     text: STORE_SQL,
     values: [JSON.stringify(unique)],

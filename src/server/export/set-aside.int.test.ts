@@ -2,12 +2,13 @@
 // reading it (SQLSTATE class 22). The batch is split until each bad row stands alone; those rows
 // are set aside with their reason and every other row is delivered exactly once. Real Postgres, a
 // real S3 API (s3rver), files read back with DuckDB.
+
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { duckdb, exportTestBed, fileList } from "@/testing/export-bucket";
 import { makePublisher } from "@/testing/fixtures";
+import { recordAndSettleConversion } from "@/testing/settle";
 import type { BatchRows } from "./batch-rows";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
@@ -22,7 +23,7 @@ describe("a row the export cannot write", () => {
     const orders: string[] = [];
     for (let i = 0; i < 7; i += 1) {
       const at = YESTERDAY + (10 + i) * HOUR_MS;
-      await recordConversion(
+      await recordAndSettleConversion(
         {
           publisher_id: publisher.id,
           user_id: `u${i}`,

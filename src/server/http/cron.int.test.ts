@@ -5,11 +5,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCAL_S3_CREDENTIALS, startLocalS3 } from "@/cli/local/local-s3";
 import { OPERATOR } from "@/server/accounts/actor";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { createDestination } from "@/server/export/destinations";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { recordAndSettleConversion } from "@/testing/settle";
 import { handleAttributionCron, handleExportCron, handleSettleCron } from "./cron";
 
 // Read by env() on first use, which no import above makes.
@@ -21,7 +21,7 @@ const call = (authorization?: string) =>
 describe("GET /api/cron/attribution", () => {
   it("refuses calls without the cron secret and runs nothing", async () => {
     const publisher = await makePublisher();
-    await recordConversion(
+    await recordAndSettleConversion(
       {
         publisher_id: publisher.id,
         user_id: "u",
@@ -71,10 +71,11 @@ describe("GET /api/cron/settle", () => {
       created.push(...body.partitions_created);
     }
     expect(await db.adEvent.count({ where: { adId: ad.id, status: "counted" } })).toBe(1);
-    // Tomorrow on: today's rows already sit in the default partition, so today stays there.
-    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    expect(created).toContain(tomorrow);
-    expect(created).not.toContain(new Date().toISOString().slice(0, 10));
+    // Tomorrow on, for both logs: today's beacons and orders already sit in the default
+    // partitions, so that day stays there.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
+    expect(created).toEqual(expect.arrayContaining([`beacon_log_${day(1)}`, `beacon_log_${day(7)}`, `conversion_log_${day(1)}`, `conversion_log_${day(7)}`]));
+    expect(created).not.toContain(`beacon_log_${day(0)}`);
   });
 });
 

@@ -46,7 +46,7 @@ describe("GET /api/metrics", () => {
     expect(refused(during) - refused(before)).toBe(1);
     expect(value(during, "tally_settle_backlog_events")).toBe(2);
     expect(value(during, "tally_settle_lag_seconds")).toBeGreaterThanOrEqual(30);
-    expect(value(during, "tally_beacon_log_partitions")).toBeGreaterThanOrEqual(1);
+    expect(value(during, "tally_log_partitions")).toBeGreaterThanOrEqual(1);
     expect(value(during, 'tally_write_queue_depth{writer="beacons"}')).toBe(0);
 
     await settleAll();

@@ -9,7 +9,7 @@ import { conversionWriter, recordConversion } from "@/server/conversions/record-
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
-import { outcomeOf, recordAndSettle, settleAll } from "@/testing/settle";
+import { outcomeOf, recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
@@ -121,7 +121,7 @@ describe("a bad item in a batch", () => {
     expect((await outcomeOf(later.eventId)).status).toBe("counted");
   });
 
-  it("conversions: the order whose data Postgres refuses gets its own error, the other orders of its batch are stored", async () => {
+  it("conversions: the order whose data Postgres refuses gets its own error, the other orders of its batch are accepted and settled", async () => {
     const f = await fixture();
     const order = (orderId: string) => ({
       event_id: randomUUID(),
@@ -148,8 +148,38 @@ describe("a bad item in a batch", () => {
     const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(order(id))));
     expect(outcomes.map((o) => o.status)).toEqual(ids.map((_, i) => (i === 4 ? "rejected" : "fulfilled")));
     expect((outcomes[4] as PromiseRejectedResult).reason).toBeInstanceOf(RejectedItem);
+    await settleAll();
     const stored = await db.conversion.findMany({ where: { publisherId: f.publisher.id }, select: { orderId: true } });
     expect(stored.map((c) => c.orderId).sort()).toEqual(ids.filter((_, i) => i !== 4).sort());
+  });
+
+  it("settling orders: one whose logged data cannot be stored is set aside with its reason, the orders around it are stored", async () => {
+    const f = await fixture();
+    const good = (n: number) => ({
+      publisher_id: f.publisher.id,
+      user_id: "u",
+      session_id: "s",
+      order_id: `settle-${n}-${randomUUID()}`,
+      created_at: new Date().toISOString(),
+      channel: "web",
+      email_hashed: "c".repeat(64),
+      items: [{ sku: f.sku, quantity: 1, price: 3, promotional_price: 3 }],
+    });
+    const before = await recordConversion(good(1));
+    // An order as an older version or an operator might have logged it: no order_id.
+    const broken = randomUUID();
+    await pgPool().query(
+      `INSERT INTO conversion_log (event_id, conversion)
+       SELECT $1::uuid, conversion - 'order_id' || jsonb_build_object('event_id', $1::text) FROM conversion_log WHERE event_id = $2::uuid`,
+      [broken, before.eventId],
+    );
+    const after = await recordConversion(good(2));
+    const done = await settleAll();
+    expect(done).toMatchObject({ orders: 2, setAside: 1 });
+    const stored = await db.conversion.findMany({ where: { eventId: { in: [before.eventId, after.eventId, broken] } }, select: { eventId: true } });
+    expect(stored.map((c) => c.eventId).sort()).toEqual([before.eventId, after.eventId].sort());
+    const { rows } = await pgPool().query("SELECT kind, shard, sqlstate FROM settle_set_aside WHERE event_id = $1", [broken]);
+    expect(rows).toEqual([{ kind: "conversion", shard: null, sqlstate: "23502" }]);
   });
 
   it("attribution: an order whose lines overflow is set aside with its reason, every other order is attributed, and the queue moves on", async () => {
@@ -167,7 +197,7 @@ describe("a bad item in a batch", () => {
     for (const shopper of shoppers) {
       const orderId = `order-${randomUUID()}`;
       orders.push(orderId);
-      await recordConversion(
+      await recordAndSettleConversion(
         {
           publisher_id: f.publisher.id,
           user_id: shopper.user,
@@ -221,7 +251,7 @@ describe("a bad item in a batch", () => {
       await pgPool().query(`UPDATE ${table} SET sales_revenue_micros = $2 WHERE campaign_id = $1`, [f.campaign.id, String(nearTop)]);
     }
     const orderId = `order-${randomUUID()}`;
-    await recordConversion(
+    await recordAndSettleConversion(
       {
         publisher_id: f.publisher.id,
         user_id: shopper.user,

@@ -7,7 +7,7 @@ import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
 import { logPartitions } from "@/server/settle/log-partitions.sql";
-import { oldestUnsettledBeacon } from "@/server/settle/settled-horizon";
+import { oldestUnsettled } from "@/server/settle/settled-horizon";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
 export const BACKLOG_COUNT_CAP = 1_000_000;
@@ -23,9 +23,9 @@ export interface ExportLag {
 }
 
 export interface Lags {
-  /** Age of the oldest beacon waiting to be settled; 0 when none waits. */
+  /** Age of the oldest beacon or order waiting to be settled; 0 when none waits. */
   settleLagSeconds: number;
-  /** Beacons waiting to be settled (capped at BACKLOG_COUNT_CAP). */
+  /** Beacons and orders waiting to be settled (each counted up to BACKLOG_COUNT_CAP). */
   settleBacklog: number;
   /** Age of the oldest order waiting for attribution; 0 when none waits. */
   attributionLagSeconds: number;
@@ -41,11 +41,14 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
   const [oldest, backlog, attribution, exports, partitions, setAside] = await Promise.all([
-    oldestUnsettledBeacon(),
+    oldestUnsettled(),
     pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM settle_cursors c JOIN beacon_log l ON l.shard = c.shard AND (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
-          LIMIT ${BACKLOG_COUNT_CAP}) AS waiting`,
+      `SELECT (SELECT count(*) FROM (
+                 SELECT 1 FROM settle_cursors c JOIN beacon_log l ON l.shard = c.shard AND (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
+                  LIMIT ${BACKLOG_COUNT_CAP}) AS waiting)::int
+            + (SELECT count(*) FROM (
+                 SELECT 1 FROM conversion_cursor c JOIN conversion_log l ON (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
+                  LIMIT ${BACKLOG_COUNT_CAP}) AS waiting)::int AS n`,
     ),
     pool.query<{ oldest: Date | null; n: number }>(`SELECT min(received_at) AS oldest, count(*)::int AS n FROM conversions WHERE attributed_at IS NULL`),
     pool.query<{ id: string; name: string; account_id: string; type: ExportType; delivered_to: Date | null }>(

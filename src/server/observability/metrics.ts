@@ -45,13 +45,13 @@ function createMetrics() {
         this.set(read(await lags()));
       },
     });
-  gauge("tally_settle_lag_seconds", "Age of the oldest accepted beacon not yet settled (0 when none waits).", (l) => l.settleLagSeconds);
-  gauge("tally_settle_backlog_events", "Accepted beacons waiting to be settled (counted up to 1,000,000).", (l) => l.settleBacklog);
+  gauge("tally_settle_lag_seconds", "Age of the oldest accepted beacon or order not yet settled (0 when none waits).", (l) => l.settleLagSeconds);
+  gauge("tally_settle_backlog_events", "Accepted beacons and orders waiting to be settled (each counted up to 1,000,000).", (l) => l.settleBacklog);
   gauge("tally_attribution_lag_seconds", "Age of the oldest order waiting for attribution (0 when none waits).", (l) => l.attributionLagSeconds);
   gauge("tally_attribution_backlog_orders", "Orders waiting for attribution.", (l) => l.attributionBacklog);
-  gauge("tally_beacon_log_partitions", "Partitions of the beacon log, the default one included.", (l) => l.logPartitions.count);
-  gauge("tally_beacon_log_bytes", "Size of the beacon log on disk, indexes included.", (l) => l.logPartitions.bytes);
-  gauge("tally_set_aside_events", "Accepted beacons set aside because their own data could not be settled.", (l) => l.setAside.events);
+  gauge("tally_log_partitions", "Partitions of the logs of accepted beacons and orders, the default ones included.", (l) => l.logPartitions.count);
+  gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
+  gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
   gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
   new Gauge({
     name: "tally_export_lag_seconds",

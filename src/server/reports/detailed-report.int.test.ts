@@ -1,5 +1,6 @@
 // GET /report/advertisers/campaigns-detailed and /report/advertisers/ads-detailed: a network brand's
 // data of its own, and seedAcme's (report-fixture.ts) for another advertiser's and a publisher's keys.
+
 import { createHash, randomUUID } from "node:crypto";
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -7,10 +8,10 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { handleAdsDetailed, handleCampaignsDetailed } from "@/server/http/report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { at, beacon, type Fixture, get, seedAcme } from "@/testing/report-fixture";
+import { recordAndSettleConversion } from "@/testing/settle";
 
 let advertiserKey: string;
 let shopAKey: string;
@@ -55,7 +56,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     await beacon("impression", direct, shopX, "x2", at(6));
     await beacon("click", direct, shopX, "x1", at(7));
     await beacon("impression", onNetwork, s2, "u2", at(24 * 60 + 5));
-    await recordConversion(
+    await recordAndSettleConversion(
       {
         publisher_id: s1.id,
         user_id: "shopper-t1",

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -59,7 +58,7 @@ describe("daily rollups", () => {
     ].map((stored) => stored.status);
     expect(statuses).toEqual(["counted", "duplicate", "counted", "bot", "counted", "counted", "counted"]);
 
-    await recordConversion(
+    await recordAndSettleConversion(
       {
         publisher_id: publisher.id,
         user_id: "buyer",
@@ -183,7 +182,7 @@ describe("daily rollups", () => {
     expect(await counts()).toEqual([["2026-11-18", 1n, 2n]]);
 
     // An order the next day credits the click: the attribution writer inserts that day's rows.
-    await recordConversion(
+    await recordAndSettleConversion(
       {
         publisher_id: first.id,
         user_id: "shopper",

@@ -20,7 +20,7 @@ describe("beacon log partitions", () => {
     await createLogPartitions(new Date(Date.now() - 9 * DAY_MS));
     const created = await createLogPartitions(new Date());
     expect(created.at(-1)).toBe(dayOf(PARTITION_DAYS_AHEAD));
-    const days = (await logPartitions()).map((p) => p.day);
+    const days = (await logPartitions()).filter((p) => p.table === "beacon_log").map((p) => p.day);
     for (let n = -9; n <= PARTITION_DAYS_AHEAD; n++) if (n !== -1) expect(days).toContain(dayOf(n));
     expect(days).toContain(null); // the default partition, for a day upkeep missed
     expect(await createLogPartitions(new Date())).toEqual([]);
@@ -61,8 +61,9 @@ describe("beacon log partitions", () => {
 
     // Not settled yet: the day is kept, whatever its age; the empty older days go.
     const early = await dropSettledLogPartitions(new Date(), 2);
-    expect(early.dropped).not.toContain(dayOf(-8));
-    expect(early.dropped).toEqual(expect.arrayContaining([dayOf(-9), dayOf(-7), dayOf(-3)]));
+    const named = (n: number) => `beacon_log_${dayOf(n).replaceAll("-", "")}`;
+    expect(early.dropped).not.toContain(named(-8));
+    expect(early.dropped).toEqual(expect.arrayContaining([named(-9), named(-7), named(-3)]));
 
     await settleAll();
     const range = { startDate: dayOf(-8), endDate: dayOf(0), page: 1, perPage: 10, orderBy: "impressions_total" as const, order: "desc" as const };
@@ -72,9 +73,9 @@ describe("beacon log partitions", () => {
 
     const started = Date.now();
     const late = await dropSettledLogPartitions(new Date(), 2);
-    expect(late.dropped).toEqual([dayOf(-8)]);
+    expect(late.dropped).toEqual([named(-8)]);
     expect(Date.now() - started).toBeLessThan(5_000);
-    const left = (await logPartitions()).map((p) => p.day);
+    const left = (await logPartitions()).filter((p) => p.table === "beacon_log").map((p) => p.day);
     expect(left).not.toContain(dayOf(-8));
     expect(left).toContain(dayOf(-2)); // inside retention
     expect(left).toContain(dayOf(0));

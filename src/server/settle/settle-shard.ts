@@ -3,14 +3,10 @@
 // cursor, all in one transaction. A worker that dies mid-stretch (a crash, SIGKILL, a lost
 // connection) leaves nothing behind: Postgres rolls its transaction back, the row lock goes with
 // the connection, and the next worker settles the same stretch from the same cursor.
-import { hostname } from "node:os";
-import type pg from "pg";
 import { pgPool } from "@/server/db/pg-pool";
-import { isDataError } from "@/server/ingest/group-commit";
+import { isolateFailures, recordSetAside } from "./isolate-failures";
 import { type LoggedBeacon, type SettledBeacon, settleBeacons } from "./settle-beacons.sql";
-
-/** Which process moved a shard last (settle_cursors.settled_by), for operators and tests. */
-const WORKER = `${hostname()}:${process.pid}`;
+import { WORKER_NAME } from "./worker-name";
 
 export interface ShardStep {
   /** False when another worker holds the shard: it was left alone. */
@@ -87,37 +83,6 @@ function loggedBeacon(row: LogRow): LoggedBeacon {
   };
 }
 
-/**
- * Settles `stretch` inside a savepoint; when it fails on its own data (SQLSTATE class 22 or 23),
- * settles its halves in order instead, until the event that fails stands alone and is set aside.
- * The rest of the stretch is settled all the same, so one bad event never holds a shard.
- */
-async function settleIsolating(client: pg.PoolClient, shard: number, stretch: LoggedBeacon[], step: ShardStep): Promise<void> {
-  await client.query("SAVEPOINT stretch");
-  try {
-    step.settled.push(...(await settleBeacons(client, stretch)));
-    await client.query("RELEASE SAVEPOINT stretch");
-    return;
-  } catch (error) {
-    await client.query("ROLLBACK TO SAVEPOINT stretch");
-    if (!isDataError(error)) throw error;
-    if (stretch.length === 1) {
-      const [event] = stretch as [LoggedBeacon];
-      await client.query({
-        name: "settle-set-aside",
-        text: `INSERT INTO settle_set_aside (event_id, shard, received_at, reason, sqlstate) VALUES ($1, $2, $3, $4, $5)
-               ON CONFLICT (event_id) DO NOTHING`,
-        values: [event.eventId, shard, event.receivedAt, (error as Error).message, (error as { code?: string }).code ?? null],
-      });
-      step.setAside += 1;
-      return;
-    }
-  }
-  const half = Math.ceil(stretch.length / 2);
-  await settleIsolating(client, shard, stretch.slice(0, half), step);
-  await settleIsolating(client, shard, stretch.slice(half), step);
-}
-
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
 export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
   const client = await pgPool().connect();
@@ -144,13 +109,20 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
       await client.query("ROLLBACK");
       return step;
     }
-    await settleIsolating(client, shard, rows.map(loggedBeacon), step);
+    const outcome = await isolateFailures(
+      client,
+      rows.map(loggedBeacon),
+      (stretch) => settleBeacons(client, stretch),
+      (event, error) => recordSetAside(client, { eventId: event.eventId, kind: "beacon", shard, receivedAt: event.receivedAt }, error),
+    );
+    step.settled.push(...outcome.done);
+    step.setAside += outcome.setAside;
     const last = rows[rows.length - 1]!;
     await client.query({
       name: "settle-move-cursor",
       text: `UPDATE settle_cursors SET last_xid = $2::xid8, last_seq = $3::bigint, settled_events = settled_events + $4, settled_by = $5, updated_at = now()
               WHERE shard = $1`,
-      values: [shard, last.accepted_xid, last.seq, rows.length, WORKER],
+      values: [shard, last.accepted_xid, last.seq, rows.length, WORKER_NAME],
     });
     await client.query("COMMIT");
     return step;

@@ -3,7 +3,7 @@ import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { jobLog } from "@/server/observability/log";
 import { logUpkeep } from "./log-partitions.sql";
 
-/** Hourly, and once shortly after start: the beacon log's partitions ahead, and its retention. */
+/** Hourly, and once shortly after start: the logs' partitions ahead, and their retention. */
 export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")): IntervalJob {
   return startIntervalJob({
     name: "upkeep",
@@ -12,8 +12,8 @@ export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")):
     log,
     run: async () => {
       const done = await logUpkeep(new Date(), env().TALLY_LOG_RETENTION_DAYS);
-      if (done.created.length > 0) log(`tally: upkeep: beacon log partitions created for ${done.created.join(", ")}`);
-      if (done.dropped.length > 0) log(`tally: upkeep: settled beacon log partitions dropped: ${done.dropped.join(", ")}`);
+      if (done.created.length > 0) log(`tally: upkeep: log partitions created: ${done.created.join(", ")}`);
+      if (done.dropped.length > 0) log(`tally: upkeep: settled log partitions dropped: ${done.dropped.join(", ")}`);
     },
   });
 }

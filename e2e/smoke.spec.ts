@@ -19,7 +19,16 @@ test("the landing page says what Tally is and links to the dashboard, the demo s
 test("health answers ok with the seeded database behind it", async ({ request }) => {
   const response = await request.get("/api/health");
   expect(response.status()).toBe(200);
-  expect(await response.json()).toEqual({ status: "ok", database: "ok" });
+  expect(await response.json()).toEqual({
+    status: "ok",
+    database: "ok",
+    lags: {
+      settle_seconds: expect.any(Number),
+      settle_backlog: expect.any(Number),
+      attribution_seconds: expect.any(Number),
+      attribution_backlog: expect.any(Number),
+    },
+  });
 });
 
 test("the /v1 routes answer a wrong method with the same JSON 405 as the collector", async ({ request }) => {

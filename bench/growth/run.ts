@@ -1,0 +1,86 @@
+// `npm run bench:growth`: whether accepting and settling cost the same with a long history stored
+// as on an empty database. The same backlog (fresh events over the ads of 64 advertisers, as in
+// bench:settle) is appended and settled by one worker on the empty database, then again after
+// --history events (default 50,000,000, 30 days of the demo's traffic, bench:conversions's
+// generator) are loaded into ad_events; each rate is printed as a ratio of the empty one. Then a
+// settled day of the log is dropped, timed. Exits non-zero below 0.8, or when the drop takes a
+// second or more. Options: -- --history N --events N.
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { loadDataset } from "../conversions/dataset";
+import { log, startDatabase } from "../lib/stack";
+import { appendBacklog, prepareAds, settleWith } from "../settle/traffic";
+
+const { values } = parseArgs({ options: { history: { type: "string", default: "50000000" }, events: { type: "string", default: "200000" } } });
+const HISTORY = Number(values.history);
+const EVENTS = Number(values.events);
+
+async function main(): Promise<void> {
+  const { postgres, url } = await startDatabase("growth");
+  const { seedDemoData } = await import("../../prisma/seed");
+  process.env.DATABASE_URL = url;
+  await seedDemoData(() => {});
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let failed = false;
+  try {
+    const { createLogPartitions, dropSettledLogPartitions, logPartitions } = await import("@/server/settle/log-partitions.sql");
+    await createLogPartitions(new Date());
+    const ads = await prepareAds(client, 64);
+
+    const emptyAccept = await appendBacklog(url, ads, EVENTS, "empty");
+    const emptySettle = await settleWith(client, url, 1, EVENTS);
+    log(`empty database: accept ${emptyAccept.toLocaleString("en")} events/s, settle ${emptySettle.toLocaleString("en")} events/s`);
+
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const loadStarted = Date.now();
+    let lastLine = 0;
+    await loadDataset(pool, {
+      events: HISTORY,
+      orders: 0,
+      itemsPerOrder: 1,
+      shoppers: Math.max(1, Math.floor(HISTORY / 20)),
+      chunk: 1_000_000,
+      workers: 2,
+      now: new Date(),
+      progress: (line) => {
+        if (Date.now() - lastLine < 15_000) return;
+        lastLine = Date.now();
+        log(line);
+      },
+    });
+    await pool.end();
+    const { rows } = await client.query<{ n: string; size: string }>(
+      "SELECT count(*)::text AS n, pg_size_pretty(pg_total_relation_size('ad_events')) AS size FROM ad_events",
+    );
+    log(
+      `history: ${Number(rows[0]!.n).toLocaleString("en")} events in ad_events (${rows[0]!.size}), loaded in ${((Date.now() - loadStarted) / 1000).toFixed(0)} s`,
+    );
+
+    const fullAccept = await appendBacklog(url, ads, EVENTS, "history");
+    const fullSettle = await settleWith(client, url, 1, EVENTS);
+    const acceptRatio = fullAccept / emptyAccept;
+    const settleRatio = fullSettle / emptySettle;
+    log(
+      `with history: accept ${fullAccept.toLocaleString("en")} events/s (${acceptRatio.toFixed(2)} of empty), settle ${fullSettle.toLocaleString("en")} events/s (${settleRatio.toFixed(2)} of empty; target ≥ 0.8)`,
+    );
+    if (acceptRatio < 0.8 || settleRatio < 0.8) failed = true;
+
+    // Today's partition holds both backlogs, all settled: retention as if ten days had passed.
+    const today = (await logPartitions()).find((p) => p.table === "beacon_log" && p.day === new Date().toISOString().slice(0, 10));
+    const started = Date.now();
+    const { dropped } = await dropSettledLogPartitions(new Date(Date.now() + 10 * 86_400_000), 2);
+    const dropMs = Date.now() - started;
+    log(
+      `retention dropped ${dropped.join(", ")} (today's ${((today?.bytes ?? 0) / 1e6).toFixed(0)} MB, ${(2 * EVENTS).toLocaleString("en")} events) in ${dropMs} ms (target < 1,000 ms)`,
+    );
+    if (dropMs >= 1_000) failed = true;
+  } finally {
+    await client.end();
+    await postgres.stop();
+  }
+  if (failed) log("MISSED: a target above");
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

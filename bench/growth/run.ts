@@ -32,6 +32,12 @@ async function main(): Promise<void> {
     const emptySettle = await settleWith(client, url, 1, EVENTS);
     log(`empty database: accept ${emptyAccept.toLocaleString("en")} events/s, settle ${emptySettle.toLocaleString("en")} events/s`);
 
+    // Loaded without the secondary indexes, which are built afterwards in one pass each: the
+    // same end state, in a fraction of the time row-by-row index upkeep takes.
+    const { rows: indexes } = await client.query<{ name: string; definition: string }>(
+      "SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'ad_events' AND indexname <> 'ad_events_pkey'",
+    );
+    for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const loadStarted = Date.now();
     let lastLine = 0;
@@ -50,6 +56,13 @@ async function main(): Promise<void> {
       },
     });
     await pool.end();
+    await client.query("SET maintenance_work_mem = '1GB'");
+    for (const index of indexes) {
+      const started = Date.now();
+      await client.query(index.definition);
+      log(`index ${index.name} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+    await client.query("ANALYZE ad_events");
     const { rows } = await client.query<{ n: string; size: string }>(
       "SELECT count(*)::text AS n, pg_size_pretty(pg_total_relation_size('ad_events')) AS size FROM ad_events",
     );

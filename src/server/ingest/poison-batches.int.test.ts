@@ -8,9 +8,10 @@ import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { conversionWriter, recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
+import { beaconToAppend } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { outcomeOf, recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
-import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
+import { appendBeaconBatch } from "./append-beacons.sql";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
 import { beaconWriter } from "./record-beacon";
@@ -53,18 +54,7 @@ function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, ki
 describe("a bad item in a batch", () => {
   it("beacons: the one whose data Postgres refuses gets its own error, the other 40 of its batch are accepted and settled", async () => {
     const f = await fixture();
-    const beacon = (sessionId: string): BeaconToAppend => ({
-      eventId: randomUUID(),
-      shard: 0,
-      claims: claimsFor(f, sessionId, "impression"),
-      sessionId,
-      userId: null,
-      userAgent: CHROME,
-      isBot: false,
-      sessionMatches: true,
-      clientHash: null,
-      pinnedAt: null,
-    });
+    const beacon = (sessionId: string) => beaconToAppend(f, sessionId, { shard: 0 });
     const sessions = Array.from({ length: 41 }, (_, i) => (i === 17 ? "poison\u0000session" : `good-${i}`));
     // Submitted in one turn of the event loop: one batch.
     const outcomes = await Promise.allSettled(sessions.map((session) => beaconWriter().submit(beacon(session))));
@@ -90,18 +80,7 @@ describe("a bad item in a batch", () => {
     for (const table of ["daily_rollups", "daily_campaign_totals", "daily_ad_totals"]) {
       await pgPool().query(`UPDATE ${table} SET spend_micros = $2 WHERE campaign_id = $1`, [full.campaign.id, String(2n ** 63n - 1n)]);
     }
-    const click = (f: typeof full, sessionId: string): BeaconToAppend => ({
-      eventId: randomUUID(),
-      shard: 5,
-      claims: claimsFor(f, sessionId),
-      sessionId,
-      userId: null,
-      userAgent: CHROME,
-      isBot: false,
-      sessionMatches: true,
-      clientHash: null,
-      pinnedAt: null,
-    });
+    const click = (f: typeof full, sessionId: string) => beaconToAppend(f, sessionId, { kind: "click", shard: 5 });
     // One stretch of one shard: the overflowing click among four good ones.
     const stretch = [click(other, "o-1"), click(other, "o-2"), click(full, "overflow"), click(other, "o-3"), click(other, "o-4")];
     await appendBeaconBatch(stretch);

@@ -1,11 +1,8 @@
-// The settle step of accepted orders: take the one cursor (or leave it to the worker holding it),
-// read the next stretch of conversion_log in commit-safe order, de-duplicate and store the orders
-// (conversions, the attribution queue) and move the cursor, in one transaction. As for beacons, a
-// worker that dies leaves nothing half done, and an order whose own data fails is set aside.
-
+// The settle step of accepted orders (the step itself: stretch.ts): the next stretch of
+// conversion_log under its one cursor, de-duplicated and stored in conversions, the attribution
+// queue; an order whose own data fails is set aside.
 import { type ConversionOutcome, type ConversionToStore, storeConversions } from "@/server/conversions/store-conversions.sql";
-import { pgPool } from "@/server/db/pg-pool";
-import { isolateFailures, recordSetAside } from "./isolate-failures";
+import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ConversionStep {
@@ -23,61 +20,47 @@ SELECT l.accepted_xid::text, l.seq::text, l.event_id::text, coalesce(l.pinned_re
  ORDER BY l.accepted_xid, l.seq
  LIMIT $3`;
 
-type Logged = ConversionToStore & { placed_at: Date };
+interface LoggedOrder extends LogPosition {
+  event_id: string;
+  received_at: Date;
+  /** The order as accepted (JSON: placed_at is a string). */
+  conversion: ConversionToStore;
+}
 
 export async function settleConversionsStep(limit: number): Promise<ConversionStep> {
-  const client = await pgPool().connect();
-  let broken = false;
-  try {
-    await client.query("BEGIN");
-    const { rows: cursors } = await client.query<{ last_xid: string; last_seq: string }>({
-      name: "settle-take-conversions",
-      text: "SELECT last_xid::text, last_seq::text FROM conversion_cursor WHERE id = 0 FOR UPDATE SKIP LOCKED",
-    });
-    const cursor = cursors[0];
-    const step: ConversionStep = { taken: cursor !== undefined, outcomes: [], setAside: 0 };
-    if (!cursor) {
-      await client.query("ROLLBACK");
-      return step;
-    }
-    const { rows } = await client.query<{ accepted_xid: string; seq: string; event_id: string; received_at: Date; conversion: Logged }>({
-      name: "settle-read-conversions",
-      text: READ_STRETCH_SQL,
-      values: [cursor.last_xid, cursor.last_seq, limit],
-    });
-    if (rows.length === 0) {
-      await client.query("ROLLBACK");
-      return step;
-    }
-    const orders: ConversionToStore[] = rows.map((row) => ({
+  const { taken, done, setAside } = await settleNextStretch({
+    takeCursor: async (client) =>
+      (
+        await client.query<{ last_xid: string; last_seq: string }>({
+          name: "settle-take-conversions",
+          text: "SELECT last_xid::text, last_seq::text FROM conversion_cursor WHERE id = 0 FOR UPDATE SKIP LOCKED",
+        })
+      ).rows[0],
+    readStretch: async (client, cursor) =>
+      (
+        await client.query<LoggedOrder>({
+          name: "settle-read-conversions",
+          text: READ_STRETCH_SQL,
+          values: [cursor.last_xid, cursor.last_seq, limit],
+        })
+      ).rows,
+    toItem: (row): ConversionToStore => ({
       ...row.conversion,
       event_id: row.event_id,
       placed_at: new Date(row.conversion.placed_at),
       received_at: row.received_at,
-    }));
-    const outcome = await isolateFailures(
-      client,
-      orders,
-      async (stretch) => (await storeConversions(client, stretch)).map((result, i) => ({ eventId: stretch[i]!.event_id, outcome: result })),
-      (order, error) => recordSetAside(client, { eventId: order.event_id, kind: "conversion", shard: null, receivedAt: order.received_at }, error),
-    );
-    step.outcomes.push(...outcome.done);
-    step.setAside += outcome.setAside;
-    const last = rows[rows.length - 1]!;
-    await client.query({
-      name: "settle-move-conversion-cursor",
-      text: `UPDATE conversion_cursor SET last_xid = $1::xid8, last_seq = $2::bigint, settled_orders = settled_orders + $3, settled_by = $4, updated_at = now()
-              WHERE id = 0`,
-      values: [last.accepted_xid, last.seq, rows.length, WORKER_NAME],
-    });
-    await client.query("COMMIT");
-    return step;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+    }),
+    settle: async (client, orders) => (await storeConversions(client, orders)).map((outcome, i) => ({ eventId: orders[i]!.event_id, outcome })),
+    setAside: (client, order, error) =>
+      recordSetAside(client, { eventId: order.event_id, kind: "conversion", shard: null, receivedAt: order.received_at }, error),
+    moveCursor: async (client, last, count) => {
+      await client.query({
+        name: "settle-move-conversion-cursor",
+        text: `UPDATE conversion_cursor SET last_xid = $1::xid8, last_seq = $2::bigint, settled_orders = settled_orders + $3, settled_by = $4, updated_at = now()
+                WHERE id = 0`,
+        values: [last.accepted_xid, last.seq, count, WORKER_NAME],
+      });
+    },
+  });
+  return { taken, outcomes: done, setAside };
 }

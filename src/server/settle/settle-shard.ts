@@ -1,11 +1,7 @@
-// One settle step for one shard: take the shard (lock its cursor row, or leave it to the worker
-// that holds it), read the next stretch of its log in commit-safe order, settle it and move the
-// cursor, all in one transaction. A worker that dies mid-stretch (a crash, SIGKILL, a lost
-// connection) leaves nothing behind: Postgres rolls its transaction back, the row lock goes with
-// the connection, and the next worker settles the same stretch from the same cursor.
-import { pgPool } from "@/server/db/pg-pool";
-import { isolateFailures, recordSetAside } from "./isolate-failures";
+// One settle step for one shard of the beacon log (the step itself: stretch.ts).
+
 import { type LoggedBeacon, type SettledBeacon, settleBeacons } from "./settle-beacons.sql";
+import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ShardStep {
@@ -16,9 +12,7 @@ export interface ShardStep {
   setAside: number;
 }
 
-interface LogRow {
-  accepted_xid: string;
-  seq: string;
+interface LogRow extends LogPosition {
   received_at: Date;
   event_id: string;
   event_at: Date;
@@ -85,53 +79,28 @@ function loggedBeacon(row: LogRow): LoggedBeacon {
 
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
 export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
-  const client = await pgPool().connect();
-  let broken = false;
-  try {
-    await client.query("BEGIN");
-    const { rows: cursors } = await client.query<{ last_xid: string; last_seq: string }>({
-      name: "settle-take-shard",
-      text: "SELECT last_xid::text, last_seq::text FROM settle_cursors WHERE shard = $1 FOR UPDATE SKIP LOCKED",
-      values: [shard],
-    });
-    const cursor = cursors[0];
-    const step: ShardStep = { taken: cursor !== undefined, settled: [], setAside: 0 };
-    if (!cursor) {
-      await client.query("ROLLBACK");
-      return step;
-    }
-    const { rows } = await client.query<LogRow>({
-      name: "settle-read-stretch",
-      text: READ_STRETCH_SQL,
-      values: [shard, cursor.last_xid, cursor.last_seq, limit],
-    });
-    if (rows.length === 0) {
-      await client.query("ROLLBACK");
-      return step;
-    }
-    const outcome = await isolateFailures(
-      client,
-      rows.map(loggedBeacon),
-      (stretch) => settleBeacons(client, stretch),
-      (event, error) => recordSetAside(client, { eventId: event.eventId, kind: "beacon", shard, receivedAt: event.receivedAt }, error),
-    );
-    step.settled.push(...outcome.done);
-    step.setAside += outcome.setAside;
-    const last = rows[rows.length - 1]!;
-    await client.query({
-      name: "settle-move-cursor",
-      text: `UPDATE settle_cursors SET last_xid = $2::xid8, last_seq = $3::bigint, settled_events = settled_events + $4, settled_by = $5, updated_at = now()
-              WHERE shard = $1`,
-      values: [shard, last.accepted_xid, last.seq, rows.length, WORKER_NAME],
-    });
-    await client.query("COMMIT");
-    return step;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  const { taken, done, setAside } = await settleNextStretch({
+    takeCursor: async (client) =>
+      (
+        await client.query<{ last_xid: string; last_seq: string }>({
+          name: "settle-take-shard",
+          text: "SELECT last_xid::text, last_seq::text FROM settle_cursors WHERE shard = $1 FOR UPDATE SKIP LOCKED",
+          values: [shard],
+        })
+      ).rows[0],
+    readStretch: async (client, cursor) =>
+      (await client.query<LogRow>({ name: "settle-read-stretch", text: READ_STRETCH_SQL, values: [shard, cursor.last_xid, cursor.last_seq, limit] })).rows,
+    toItem: loggedBeacon,
+    settle: settleBeacons,
+    setAside: (client, event, error) => recordSetAside(client, { eventId: event.eventId, kind: "beacon", shard, receivedAt: event.receivedAt }, error),
+    moveCursor: async (client, last, count) => {
+      await client.query({
+        name: "settle-move-cursor",
+        text: `UPDATE settle_cursors SET last_xid = $2::xid8, last_seq = $3::bigint, settled_events = settled_events + $4, settled_by = $5, updated_at = now()
+                WHERE shard = $1`,
+        values: [shard, last.accepted_xid, last.seq, count, WORKER_NAME],
+      });
+    },
+  });
+  return { taken, settled: done, setAside };
 }

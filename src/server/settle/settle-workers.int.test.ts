@@ -6,12 +6,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { appendBeaconBatch, type BeaconToAppend } from "@/server/ingest/append-beacons.sql";
-import { sessionHashOf } from "@/server/ingest/beacon-token";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { beaconToAppend } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
-import { shardOf } from "./shards";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const workers: ChildProcess[] = [];
 
 afterEach(() => {
@@ -48,32 +46,7 @@ async function acceptTraffic(sessions: number) {
   for (let n = 0; n < sessions; n++) {
     const sessionId = `w-${n}-${randomUUID()}`;
     const requestId = randomUUID();
-    const event = (kind: "impression" | "click"): BeaconToAppend => ({
-      eventId: randomUUID(),
-      shard: shardOf(ad.id, sessionId),
-      claims: {
-        kind,
-        requestId,
-        adId: ad.id,
-        campaignId: campaign.id,
-        advertiserId: advertiser.id,
-        publisherId: publisher.id,
-        site: publisher.sites[0]!.name,
-        placementName: "home",
-        context: "home",
-        adType: ad.type,
-        adSize: ad.size,
-        issuedAt: Math.floor(Date.now() / 1000),
-        sessionHash: sessionHashOf(sessionId),
-      },
-      sessionId,
-      userId: null,
-      userAgent: CHROME,
-      isBot: false,
-      sessionMatches: true,
-      clientHash: null,
-      pinnedAt: null,
-    });
+    const event = (kind: "impression" | "click") => beaconToAppend({ ad, campaign, advertiser, publisher }, sessionId, { kind, requestId });
     events.push(event("impression"), event("impression"), event("click"));
   }
   for (let i = 0; i < events.length; i += 1000) await appendBeaconBatch(events.slice(i, i + 1000));

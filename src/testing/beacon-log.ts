@@ -1,0 +1,50 @@
+// An accepted beacon as the route would append it to the log, for tests that write the log
+// directly (a chosen shard, a whole stretch at once, traffic in bulk).
+import { randomUUID } from "node:crypto";
+import type { BeaconToAppend } from "@/server/ingest/append-beacons.sql";
+import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import { shardOf } from "@/server/settle/shards";
+
+export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
+
+/** What a served ad's token says of it: the fixture objects makeCampaignWithAd and makePublisher return. */
+export interface ServedTarget {
+  ad: { id: string; type: "product" | "banner" | "video"; size: string | null };
+  campaign: { id: string };
+  advertiser: { id: string };
+  publisher: { id: string; sites: { name: string }[] };
+}
+
+export function beaconToAppend(
+  target: ServedTarget,
+  sessionId: string,
+  options: { kind?: EventKind; shard?: number; requestId?: string } = {},
+): BeaconToAppend {
+  const { ad, campaign, advertiser, publisher } = target;
+  return {
+    eventId: randomUUID(),
+    shard: options.shard ?? shardOf(ad.id, sessionId),
+    claims: {
+      kind: options.kind ?? "impression",
+      requestId: options.requestId ?? randomUUID(),
+      adId: ad.id,
+      campaignId: campaign.id,
+      advertiserId: advertiser.id,
+      publisherId: publisher.id,
+      site: publisher.sites[0]!.name,
+      placementName: "home",
+      context: "home",
+      adType: ad.type,
+      adSize: ad.size,
+      issuedAt: Math.floor(Date.now() / 1000),
+      sessionHash: sessionHashOf(sessionId),
+    },
+    sessionId,
+    userId: null,
+    userAgent: CHROME,
+    isBot: false,
+    sessionMatches: true,
+    clientHash: null,
+    pinnedAt: null,
+  };
+}

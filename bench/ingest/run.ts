@@ -1,7 +1,8 @@
 // `npm run bench:ingest`: beacon intake under load, each server against its baseline in the same
 // run (the load generator shares the machine's two cores with the servers, so only ratios mean
 // something). Impression beacons with distinct valid tokens and sessions, 64 connections, 20 s:
-//   - Next.js beacon route vs. an empty Next.js route handler answering 202 (same build);
+//   - Next.js beacon route vs. an empty Next.js route handler answering 202 (same build), whose path
+//     has the beacon route's shape (two dynamic segments, the second a token of the same length);
 //   - the standalone collector vs. a bare node:http server answering 202.
 // Then the rows stored are compared with the 202 answers: nothing accepted may be lost.
 // Exits non-zero when a target is missed.
@@ -70,10 +71,11 @@ async function main(): Promise<void> {
       "next start",
       ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)],
       { ...env, NODE_ENV: "production" },
-      `http://127.0.0.1:${nextPort}/api/bench/empty`,
+      `http://127.0.0.1:${nextPort}/api/bench/ready/check`,
     );
     const nextOrigin = `http://127.0.0.1:${nextPort}`;
-    results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: "/api/bench/empty", body: '{"session_id":"x"}' }), options);
+    const emptyPath = impressionPath("bench", Math.floor(Date.now() / 1000), "empty").replace("/v1/beacon/", "/api/bench/");
+    results.emptyNext = await load("empty Next.js route handler", nextOrigin, () => ({ path: emptyPath, body: '{"session_id":"x"}' }), options);
     results.nextBeacon = await load("Next.js beacon route", nextOrigin, beaconStream("next"), options);
     await stopServer(next);
 

@@ -5,11 +5,7 @@
 // builds the real Request on first use, so handlers can still use the whole Fetch API.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SOCKET_ADDRESS } from "@/server/http/client-address";
-import { BODY_LIMITED_WHILE_READ } from "@/server/http/read-json-body";
-
-export class BodyTooLarge extends Error {
-  readonly status = 413;
-}
+import { BODY_LIMITED_WHILE_READ, bodyTooLarge } from "@/server/http/read-json-body";
 
 const NO_BODY = new Set(["GET", "HEAD"]);
 // Node keeps only the first value of these when repeated (and joins cookies with "; "), where
@@ -43,7 +39,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > limit) {
       // Not read: the 413 discards a little of it and closes a connection still sending (writeFetchResponse).
-      reject(new BodyTooLarge());
+      reject(bodyTooLarge(limit));
       return;
     }
     const chunks: Buffer[] = [];
@@ -59,7 +55,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         done();
         // Read no further here: the 413 decides what happens to the rest (writeFetchResponse).
         req.pause();
-        reject(new BodyTooLarge());
+        reject(bodyTooLarge(limit));
         return;
       }
       chunks.push(chunk);

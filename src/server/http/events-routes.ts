@@ -7,12 +7,12 @@ import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/errors";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
+import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 import { clientAddress } from "./client-address";
-import { corsHeaders, preflightResponse } from "./cors";
-import { limitAddress, limitPublisher } from "./rate-limits";
+import { eventsRoute } from "./events-route";
+import { limitPublisher } from "./rate-limits";
 import { readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";
-import { errorResponse } from "./respond";
 
 export const BEACON_BODY_LIMIT = 16 * 1024;
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
@@ -25,28 +25,10 @@ export function bodyLimitOf(pathname: string): number {
   return pathname.startsWith("/v1/ads") ? AD_QUERY_BODY_LIMIT : BEACON_BODY_LIMIT;
 }
 
-type Handler = (request: Request) => Promise<Response>;
-
-/**
- * CORS, preflight, the per-address rate limit (before any body is read) and error answers around
- * a /v1 POST handler.
- */
-export function eventsRoute(handler: Handler): Handler {
-  return async (request) => {
-    if (request.method === "OPTIONS") return preflightResponse(request);
-    const cors = corsHeaders(request);
-    if (request.method !== "POST") {
-      return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
-    }
-    try {
-      await limitAddress(clientAddress(request));
-      const response = await handler(request);
-      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
-      return response;
-    } catch (error) {
-      return errorResponse(error, cors);
-    }
-  };
+/** A /v1 POST handler of a Fetch Request, wrapped by eventsRoute, answering a Fetch Response. */
+function fetchEventsRoute(handler: (request: Request) => Promise<HttpAnswer>): (request: Request) => Promise<Response> {
+  const route = eventsRoute((request: Request) => clientAddress(request), handler);
+  return async (request) => answerResponse(await route(request));
 }
 
 function hostOf(url: string | null): string | undefined {
@@ -59,7 +41,7 @@ function hostOf(url: string | null): string | undefined {
 }
 
 // POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
-export const handleAdQuery = eventsRoute(async (request) => {
+export const handleAdQuery = fetchEventsRoute(async (request) => {
   const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
   await limitPublisher(query.publisher_id);
   const config = env();
@@ -69,13 +51,13 @@ export const handleAdQuery = eventsRoute(async (request) => {
     pageHost: hostOf(request.headers.get("origin")) ?? hostOf(request.headers.get("referer")),
     signingKey: config.BEACON_SIGNING_KEYS[0]!,
   });
-  return Response.json(answer, { headers: { "Cache-Control": "no-store" } });
+  return jsonAnswer(200, answer, { "Cache-Control": "no-store" });
 });
 
 const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
 
 // POST /v1/beacon/{impression|view|click}/{token}: 202 once the event is stored.
-export const handleBeacon = eventsRoute(async (request) => {
+export const handleBeacon = fetchEventsRoute(async (request) => {
   const match = BEACON_PATH.exec(new URL(request.url).pathname);
   if (!match) throw new TallyError("not_found", "unknown beacon address");
   const [, kind, token] = match as unknown as [string, string, string];
@@ -84,16 +66,16 @@ export const handleBeacon = eventsRoute(async (request) => {
   await limitPublisher(claims.publisherId);
   const body = await readJsonBody(request, BEACON_BODY_LIMIT);
   await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: clientAddress(request) });
-  return new Response("{}", { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+  return { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: "{}" };
 });
 
 // POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
-export const handleConversion = eventsRoute(async (request) => {
+export const handleConversion = fetchEventsRoute(async (request) => {
   const body = await readJsonBody(request, CONVERSION_BODY_LIMIT);
   const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
   if (typeof publisherId === "string") await limitPublisher(publisherId);
   const { messages } = await recordConversion(body);
-  return Response.json({ messages }, { status: 202, headers: { "Cache-Control": "no-store" } });
+  return jsonAnswer(202, { messages }, { "Cache-Control": "no-store" });
 });
 
 /** Dispatch for the standalone collector: every /v1 route by path. */

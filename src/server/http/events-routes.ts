@@ -1,20 +1,18 @@
 // The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers and the
-// standalone collector (src/collector/) both call these, so both serve exactly the same code.
+// standalone collector (src/collector/) both call these, so both serve exactly the same code; the
+// beacon route adapts its Request to the transport-free beacon handler (beacon-handler.ts).
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { TallyError } from "@/server/errors";
-import { verifyBeaconToken } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
+import { BEACON_BODY_LIMIT, beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";
 import { eventsRoute } from "./events-route";
 import { limitPublisher } from "./rate-limits";
-import { readJsonBody } from "./read-json-body";
+import { readBodyWithin, readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";
 
-export const BEACON_BODY_LIMIT = 16 * 1024;
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
 // An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
 export const CONVERSION_BODY_LIMIT = 256 * 1024;
@@ -54,20 +52,17 @@ export const handleAdQuery = fetchEventsRoute(async (request) => {
   return jsonAnswer(200, answer, { "Cache-Control": "no-store" });
 });
 
-const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
-
-// POST /v1/beacon/{impression|view|click}/{token}: 202 once the event is stored.
-export const handleBeacon = fetchEventsRoute(async (request) => {
-  const match = BEACON_PATH.exec(new URL(request.url).pathname);
-  if (!match) throw new TallyError("not_found", "unknown beacon address");
-  const [, kind, token] = match as unknown as [string, string, string];
-  // The token is checked before the body is read: a forged address costs no more than that.
-  const claims = verifyBeaconToken(token, kind, env().BEACON_SIGNING_KEYS);
-  await limitPublisher(claims.publisherId);
-  const body = await readJsonBody(request, BEACON_BODY_LIMIT);
-  await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: clientAddress(request) });
-  return { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: "{}" };
-});
+// POST /v1/beacon/{impression|view|click}/{token}: the Request adapted once to the beacon handler.
+export async function handleBeacon(request: Request): Promise<Response> {
+  const answer = await handleBeaconRequest({
+    method: request.method,
+    ...beaconAddressOf(new URL(request.url).pathname),
+    headers: request.headers,
+    clientAddress: clientAddress(request),
+    readBody: (limit) => readBodyWithin(request, limit),
+  });
+  return answerResponse(answer);
+}
 
 // POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
 export const handleConversion = fetchEventsRoute(async (request) => {

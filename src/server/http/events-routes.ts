@@ -1,6 +1,7 @@
-// The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers and the
-// standalone collector (src/collector/) both call these, so both serve exactly the same code; the
-// beacon route adapts its Request to the transport-free beacon handler (beacon-handler.ts).
+// The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers export
+// them and the standalone collector (src/collector/) serves them, so both serve exactly the same
+// code; beacons go through the transport-free beacon handler (beacon-handler.ts), which the
+// collector calls straight from node:http.
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
@@ -16,6 +17,13 @@ import { requestOrigin } from "./request-origin";
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
 // An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
 export const CONVERSION_BODY_LIMIT = 256 * 1024;
+
+const isConversionPath = (pathname: string) => pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/";
+
+/** Every /v1/beacon/ path but the conversion route's: the beacon route answers it (404 for one that is no beacon address). */
+export function isBeaconPath(pathname: string): boolean {
+  return pathname.startsWith("/v1/beacon/") && !isConversionPath(pathname);
+}
 
 /** The body limit of a /v1 path, for a server that counts bytes as it reads them (the collector). */
 export function bodyLimitOf(pathname: string): number {
@@ -73,11 +81,11 @@ export const handleConversion = fetchEventsRoute(async (request) => {
   return jsonAnswer(202, { messages }, { "Cache-Control": "no-store" });
 });
 
-/** Dispatch for the standalone collector: every /v1 route by path. */
+/** Every /v1 route by path, over Fetch (the collector sends beacons to its direct path first). */
 export function handleEventsRequest(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (pathname === "/v1/ads" || pathname === "/v1/ads/") return handleAdQuery(request);
-  if (pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/") return handleConversion(request);
-  if (pathname.startsWith("/v1/beacon/")) return handleBeacon(request);
+  if (isConversionPath(pathname)) return handleConversion(request);
+  if (isBeaconPath(pathname)) return handleBeacon(request);
   return Promise.resolve(Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 }));
 }

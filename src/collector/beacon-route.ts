@@ -1,8 +1,8 @@
 // The collector's beacons, straight from node:http: the transport-free beacon handler reads the
 // IncomingMessage's headers, socket address and body bytes (counted against the limit as they
 // arrive), and its answer is written with writeHead/end. Beacons are the events host's bulk, and a
-// Fetch Request and Response per beacon cost more CPU than everything else the collector does
-// for it but the storage (bench/README.md, "npm run bench:ingest").
+// Fetch Request and Response per beacon took about half of the accept path's time when storage is
+// left out (bench/README.md, "The transport-free beacon handler").
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { beaconAddressOf, handleBeaconRequest } from "@/server/http/beacon-handler";
 import { clientAddressOf } from "@/server/http/client-address";

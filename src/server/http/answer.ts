@@ -1,6 +1,6 @@
 // An HTTP answer with no transport in it. The /v1 handlers return one, and each server writes it
 // its own way: the Next.js routes as a Fetch Response, the collector straight onto node:http,
-// where building a Response only to take it apart again cost more than the handler's own work
+// where a Fetch Request and Response per beacon took about half of the accept path's time
 // (docs/decisions.md, "Collector server").
 
 /** What a handler reads of a request's headers: a Fetch `Headers` is one, the collector's view of an IncomingMessage another. */

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponse } from "@/server/http/respond";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 
 let handler: (request: Request) => Promise<Response>;
@@ -8,7 +9,7 @@ const server = http.createServer(async (req, res) => {
   try {
     await writeFetchResponse(req, res, await handler(toFetchRequest(req, "http://collector.test", 64)));
   } catch (error) {
-    res.writeHead((error as { status?: number }).status ?? 500).end();
+    await writeFetchResponse(req, res, errorResponse(error));
   }
 });
 let base = "";

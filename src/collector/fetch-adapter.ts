@@ -1,15 +1,14 @@
-// node:http → the /v1 Fetch handlers, cheaply. Building a real (undici) Request per request costs
-// about three times the CPU of the whole bare server (measured: docs/decisions.md, "Collector
-// server"), so the Request handed to handlers is lazy: method, url, headers.get/has and the body
-// readers (text, json, arrayBuffer) are served straight from the IncomingMessage; any other member
-// builds the real Request on first use, so handlers can still use the whole Fetch API.
+// node:http → the /v1 Fetch handlers (the ad query and conversions; beacons skip Fetch altogether,
+// beacon-route.ts), cheaply. Building a real (undici) Request per request costs about three times
+// the CPU of the whole bare server (measured: docs/decisions.md, "Collector server"), so the
+// Request handed to handlers is lazy: method, url, headers.get/has and the body readers (text,
+// json, arrayBuffer) are served straight from the IncomingMessage; any other member builds the
+// real Request on first use, so handlers can still use the whole Fetch API.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HeaderReader } from "@/server/http/answer";
 import { SOCKET_ADDRESS } from "@/server/http/client-address";
 import { BODY_LIMITED_WHILE_READ } from "@/server/http/read-json-body";
-
-export class BodyTooLarge extends Error {
-  readonly status = 413;
-}
+import { readNodeBody, writeResponse } from "./node-http";
 
 const NO_BODY = new Set(["GET", "HEAD"]);
 // Node keeps only the first value of these when repeated (and joins cookies with "; "), where
@@ -37,46 +36,6 @@ const NODE_SINGLE_VALUE = new Set([
   "set-cookie",
 ]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = req.headers["content-length"];
-    if (declared !== undefined && Number(declared) > limit) {
-      // Not read: the 413 discards a little of it and closes a connection still sending (writeFetchResponse).
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        // Read no further here: the 413 decides what happens to the rest (writeFetchResponse).
-        req.pause();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-  });
-}
 
 /** Makes `Lazy` an instance of `Native` whose unknown members are answered by a materialised native object. */
 function delegateTo(Lazy: { prototype: object }, Native: { prototype: object }, materialise: (lazy: never) => object): void {
@@ -141,6 +100,14 @@ function realHeaders(lazy: LazyHeaders): Headers {
 }
 delegateTo(LazyHeaders, Headers, realHeaders as (lazy: never) => object);
 
+/**
+ * A request's headers read as Fetch reads them (repeats joined with ", "), from the IncomingMessage
+ * itself; the direct beacon path reads them through this too, so both paths see the same values.
+ */
+export function nodeHeaders(req: IncomingMessage): HeaderReader {
+  return new LazyHeaders(req);
+}
+
 class LazyRequest {
   private lazyHeaders: LazyHeaders | undefined;
   private used = false;
@@ -152,7 +119,7 @@ class LazyRequest {
     readonly limit: number,
   ) {}
 
-  /** readBody counts bytes as they arrive and stops at `limit` (read-json-body.ts trusts this). */
+  /** readNodeBody counts bytes as they arrive and stops at `limit` (read-json-body.ts trusts this). */
   get [BODY_LIMITED_WHILE_READ](): true {
     return true;
   }
@@ -179,7 +146,7 @@ class LazyRequest {
     if (this.real) return this.real.arrayBuffer().then((body) => Buffer.from(body));
     if (this.used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
     this.used = true;
-    return NO_BODY.has(this.method) ? Promise.resolve(Buffer.alloc(0)) : readBody(this.req, this.limit);
+    return NO_BODY.has(this.method) ? Promise.resolve(Buffer.alloc(0)) : readNodeBody(this.req, this.limit);
   }
 
   text(): Promise<string> {
@@ -198,7 +165,7 @@ class LazyRequest {
 function realRequest(lazy: LazyRequest): Request {
   if (!lazy.real) {
     // Rare path (a handler used a member the lazy object does not serve): buffer, then build.
-    const body = NO_BODY.has(lazy.method) || lazy.bodyUsed ? undefined : readBody(lazy.req, lazy.limit);
+    const body = NO_BODY.has(lazy.method) || lazy.bodyUsed ? undefined : readNodeBody(lazy.req, lazy.limit);
     lazy.real = new Request(lazy.url, {
       method: lazy.method,
       headers: realHeaders(lazy.headers),
@@ -225,65 +192,12 @@ export function toFetchRequest(req: IncomingMessage, origin: string, limit: numb
   return new LazyRequest(req, `${origin}${req.url ?? "/"}`, limit) as unknown as Request;
 }
 
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
-
-/** Writes a handler's Response; /v1 bodies are small, so the body goes out in one piece with its length. */
+/** Writes a handler's Response (writeResponse). */
 export async function writeFetchResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const headers: string[] = [];
   response.headers.forEach((value, name) => {
     headers.push(name, value);
   });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  // Without a length Node would send an empty 202 chunked.
-  if (!NULL_BODY_STATUS.has(response.status) && req.method !== "HEAD") headers.push("content-length", String(body?.length ?? 0));
-  // A body refused as too large may still be arriving: answer, then close the connection rather
-  // than read the rest of it (lingerThenClose). No `Connection: close` header: with it Node closes
-  // the socket as soon as the answer is written, unread input makes the kernel reset it, and a
-  // client still sending loses the answer.
-  const unread = response.status === 413 && !req.complete;
-  res.writeHead(response.status, headers);
-  res.end(body, unread ? () => lingerThenClose(req) : undefined);
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : "";
+  writeResponse(req, res, response.status, headers, body);
 }
-
-/**
- * Closing a socket with unread input makes the kernel reset it, and a client still sending may
- * then lose the answer it was sent (Node closes at once after a `Connection: close` answer, so the
- * 413 goes without that header). The rest of the body is discarded for a while, as web servers'
- * lingering close does: a body that ends within LINGER_BYTES leaves a healthy keep-alive
- * connection; past that the connection stops being read (the client's sends back up in the socket
- * buffers and cost Tally nothing) and is closed LINGER_MS after the answer, time enough for the
- * client to read it.
- */
-function lingerThenClose(req: IncomingMessage): void {
-  const socket = req.socket;
-  let discarded = 0;
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  timer.unref();
-  const onClose = () => clearTimeout(timer);
-  const stop = () => {
-    req.off("data", onData);
-    req.off("end", onEnd);
-  };
-  const onData = (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > LINGER_BYTES) {
-      stop();
-      req.pause();
-    }
-  };
-  const onEnd = () => {
-    // The whole body arrived: the connection serves its next request as usual.
-    stop();
-    clearTimeout(timer);
-    socket.off("close", onClose);
-  };
-  req.on("data", onData);
-  req.on("end", onEnd);
-  socket.once("close", onClose);
-  req.resume();
-}
-
-/** How much of a refused body is read and thrown away, so that a client sending it can read the 413. */
-const LINGER_BYTES = 1024 * 1024;
-/** How long a connection whose body is still arriving stays open after its 413. */
-const LINGER_MS = 2000;

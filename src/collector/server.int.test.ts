@@ -3,6 +3,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { clientAddressHash } from "@/server/http/client-address";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { settleAll } from "@/testing/settle";
 import { createCollectorServer } from "./server";
@@ -18,6 +19,19 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
+
+/** An ad of a new campaign, served by the collector's own ad query to `sessionId`. */
+async function serveThroughCollector(sessionId: string) {
+  const publisher = await makePublisher();
+  const advertiser = await makeAdvertiser();
+  const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
+  const answer = await fetch(`${base}/v1/ads`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ publisher_id: publisher.id, session_id: sessionId, context: "home", placements: [{ name: "x", types: ["banner"] }] }),
+  });
+  return { ad, served: ((await answer.json()) as { ads: { x: { impression_url: string }[] } }).ads.x[0]! };
+}
 
 describe("standalone collector", () => {
   it("serves the ad query and stores beacons posted to the addresses it hands out", async () => {
@@ -45,6 +59,35 @@ describe("standalone collector", () => {
     expect(logged.map((row) => row.kind)).toEqual(["click", "impression"]);
     await settleAll();
     expect((await db.adEvent.findMany({ where: { adId: ad.id } })).map((e) => e.kind).sort()).toEqual(["click", "impression"]);
+  });
+
+  it("answers beacons on its direct path with the handler's headers, a length, and the socket's address whatever X-Forwarded-For says", async () => {
+    const { ad, served } = await serveThroughCollector("direct");
+    const headers = { "Content-Type": "application/json", Origin: "https://shop.example", "X-Forwarded-For": "6.6.6.6" };
+    const accepted = await fetch(served.impression_url, { method: "POST", headers, body: '{"session_id":"direct"}' });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe("{}");
+    expect(Object.fromEntries([...accepted.headers].filter(([name]) => !["date", "connection", "keep-alive"].includes(name)))).toEqual({
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "access-control-allow-origin": "https://shop.example",
+      "access-control-allow-credentials": "true",
+      vary: "Origin",
+      "x-request-id": expect.stringMatching(/^[0-9a-f-]{36}$/),
+      "content-length": "2",
+    });
+    await settleAll();
+    const [event] = await db.adEvent.findMany({ where: { adId: ad.id } });
+    expect(event?.clientHash).toBe(clientAddressHash("127.0.0.1"));
+
+    const wrongMethod = await fetch(served.impression_url, { headers });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(await wrongMethod.json()).toEqual({ error: { code: "method_not_allowed", message: "use POST" } });
+    const notJson = await fetch(served.impression_url, { method: "POST", headers, body: "{" });
+    expect(notJson.status).toBe(400);
+    await settleAll();
+    expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(1);
   });
 
   it("answers preflights, unknown routes, wrong methods and oversized bodies", async () => {
@@ -102,15 +145,7 @@ describe("standalone collector", () => {
   });
 
   it("counts a chunked body while it reads it: each route's own limit, a 413 as soon as it is passed, nothing stored", async () => {
-    const publisher = await makePublisher();
-    const advertiser = await makeAdvertiser();
-    const { ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
-    const answer = await fetch(`${base}/v1/ads`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ publisher_id: publisher.id, session_id: "chunky", context: "home", placements: [{ name: "x", types: ["banner"] }] }),
-    });
-    const served = ((await answer.json()) as { ads: { x: { impression_url: string }[] } }).ads.x[0]!;
+    const { ad, served } = await serveThroughCollector("chunky");
     // A client that sends 4 KiB chunks without a length and would never stop.
     const endless = (url: string) =>
       new Promise<{ status: number; sentBytes: number }>((resolve, reject) => {
@@ -136,7 +171,7 @@ describe("standalone collector", () => {
     expect(beacon.sentBytes).toBeLessThan(8 * 1024 * 1024); // answered long before the client gave up
     const conversion = await endless(`${base}/v1/beacon/conversion`);
     expect(conversion.status).toBe(413);
-    expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(0);
+    expect(await db.$queryRaw`SELECT 1 FROM beacon_log WHERE ad_id = ${ad.id}`).toEqual([]);
     // The same 20 KiB body is too large for a beacon (16 KiB) and welcome at the conversion route
     // (256 KiB), where it is judged on its content instead.
     const body = JSON.stringify({ session_id: "chunky", pad: "x".repeat(20 * 1024) });

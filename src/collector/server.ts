@@ -1,27 +1,32 @@
 // `npm run collector`: the events host (/v1/ads, /v1/beacon/...) as a bare Node HTTP server, with
-// no Next.js in the path. It serves the very same Fetch handlers as the Next.js routes
-// (src/server/http/events-routes.ts); see docs/decisions.md for why this server library.
+// no Next.js in the path. Beacons go to the transport-free handler the Next.js route also calls
+// (beacon-route.ts); the ad query and conversions to the very same Fetch handlers as the Next.js
+// routes (src/server/http/events-routes.ts) through a lazy Request. docs/decisions.md says why.
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
-import { bodyLimitOf, handleEventsRequest } from "@/server/http/events-routes";
-import { errorResponse } from "@/server/http/respond";
+import { bodyLimitOf, handleEventsRequest, isBeaconPath } from "@/server/http/events-routes";
+import { errorAnswer } from "@/server/http/respond";
+import { serveBeacon } from "./beacon-route";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
+import { writeAnswer } from "./node-http";
+
+// request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
+const ORIGIN = "http://collector.local";
 
 export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
-      // request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
-      const origin = "http://collector.local";
+      const { pathname } = new URL(`${ORIGIN}${req.url ?? "/"}`);
+      if (isBeaconPath(pathname)) return await serveBeacon(req, res, pathname);
       // Each route's body limit is counted while the body is read (413 past it), chunked or not.
-      const limit = bodyLimitOf((req.url ?? "/").split("?")[0]!);
-      const response = await handleEventsRequest(toFetchRequest(req, origin, limit));
+      const response = await handleEventsRequest(toFetchRequest(req, ORIGIN, bodyLimitOf(pathname)));
       await writeFetchResponse(req, res, response);
     } catch (error) {
       // Handlers answer their own errors (eventsRoute); this is only for a failure around them.
       if (res.headersSent) return res.destroy();
-      await writeFetchResponse(req, res, errorResponse(error));
+      writeAnswer(req, res, errorAnswer(error));
     }
   });
   // Browsers and SDKs keep connections open between beacons (docs/interface.md §4.1: keep-alive).
@@ -30,7 +35,6 @@ export function createCollectorServer(): http.Server {
   server.requestTimeout = 30_000;
   return server;
 }
-
 async function main(): Promise<void> {
   let port: number;
   try {

@@ -12,13 +12,6 @@ import { env } from "@/env";
  */
 export const SOCKET_ADDRESS = Symbol.for("tally.socketAddress");
 
-function forwardedChain(request: Request): string[] {
-  return (request.headers.get("x-forwarded-for") ?? "")
-    .split(",")
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
-
 /**
  * The client's address. In the collector, the socket's (or, behind N trusted proxies, the Nth
  * X-Forwarded-For entry from the right). Under Next.js, the last entry (or the Nth from the right):
@@ -26,11 +19,19 @@ function forwardedChain(request: Request): string[] {
  * header with the client's. A `next start` reachable without a proxy in front would believe a
  * client's own header: docs/ingest.md says to put one in front.
  */
+export function clientAddressOf(socket: string | undefined, forwardedFor: string | null, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
+  if (socket !== undefined && hops === 0) return socket;
+  const chain = (forwardedFor ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  return chain[chain.length - Math.max(1, hops)] ?? socket ?? null;
+}
+
+/** clientAddressOf a Fetch Request: the socket's address only where the collector set it (SOCKET_ADDRESS). */
 export function clientAddress(request: Request, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
   const socket = (request as unknown as Record<symbol, string | undefined>)[SOCKET_ADDRESS];
-  const chain = forwardedChain(request);
-  if (socket !== undefined && hops === 0) return socket;
-  return chain[chain.length - Math.max(1, hops)] ?? socket ?? null;
+  return clientAddressOf(socket, request.headers.get("x-forwarded-for"), hops);
 }
 
 /**

@@ -1,25 +1,30 @@
-// The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers and the
-// standalone collector (src/collector/) both call these, so both serve exactly the same code.
+// The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers export
+// them and the standalone collector (src/collector/) serves them, so both serve exactly the same
+// code; beacons go through the transport-free beacon handler (beacon-handler.ts), which the
+// collector calls straight from node:http.
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { TallyError } from "@/server/errors";
-import { verifyBeaconToken } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
-import { requestIdOf } from "@/server/observability/log";
-import { type CountedRoute, countRequest } from "@/server/observability/metrics";
+import type { CountedRoute } from "@/server/observability/metrics";
+import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
+import { BEACON_BODY_LIMIT, beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";
-import { corsHeaders, preflightResponse } from "./cors";
-import { limitAddress, limitPublisher } from "./rate-limits";
-import { readJsonBody } from "./read-json-body";
+import { eventsRoute } from "./events-route";
+import { limitPublisher } from "./rate-limits";
+import { readBodyWithin, readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";
-import { errorResponse } from "./respond";
 
-export const BEACON_BODY_LIMIT = 16 * 1024;
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
 // An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
 export const CONVERSION_BODY_LIMIT = 256 * 1024;
+
+const isConversionPath = (pathname: string) => pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/";
+
+/** Every /v1/beacon/ path but the conversion route's: the beacon route answers it (404 for one that is no beacon address). */
+export function isBeaconPath(pathname: string): boolean {
+  return pathname.startsWith("/v1/beacon/") && !isConversionPath(pathname);
+}
 
 /** The body limit of a /v1 path, for a server that counts bytes as it reads them (the collector). */
 export function bodyLimitOf(pathname: string): number {
@@ -27,30 +32,10 @@ export function bodyLimitOf(pathname: string): number {
   return pathname.startsWith("/v1/ads") ? AD_QUERY_BODY_LIMIT : BEACON_BODY_LIMIT;
 }
 
-type Handler = (request: Request) => Promise<Response>;
-
-/**
- * CORS, preflight, the per-address rate limit (before any body is read) and error answers around
- * a /v1 POST handler.
- */
-export function eventsRoute(route: CountedRoute, handler: Handler): Handler {
-  return async (request) => {
-    if (request.method === "OPTIONS") return preflightResponse(request);
-    const cors = { ...corsHeaders(request), "X-Request-Id": requestIdOf(request) };
-    if (request.method !== "POST") {
-      return errorResponse(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" });
-    }
-    let response: Response;
-    try {
-      await limitAddress(clientAddress(request));
-      response = await handler(request);
-      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
-    } catch (error) {
-      response = errorResponse(error, cors);
-    }
-    countRequest(route, response.status);
-    return response;
-  };
+/** A /v1 POST handler of a Fetch Request, wrapped by eventsRoute, answering a Fetch Response. */
+function fetchEventsRoute(route: CountedRoute, handler: (request: Request) => Promise<HttpAnswer>): (request: Request) => Promise<Response> {
+  const wrapped = eventsRoute(route, (request: Request) => clientAddress(request), handler);
+  return async (request) => answerResponse(await wrapped(request));
 }
 
 function hostOf(url: string | null): string | undefined {
@@ -63,7 +48,7 @@ function hostOf(url: string | null): string | undefined {
 }
 
 // POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
-export const handleAdQuery = eventsRoute("ads", async (request) => {
+export const handleAdQuery = fetchEventsRoute("ads", async (request) => {
   const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
   await limitPublisher(query.publisher_id);
   const config = env();
@@ -73,38 +58,35 @@ export const handleAdQuery = eventsRoute("ads", async (request) => {
     pageHost: hostOf(request.headers.get("origin")) ?? hostOf(request.headers.get("referer")),
     signingKey: config.BEACON_SIGNING_KEYS[0]!,
   });
-  return Response.json(answer, { headers: { "Cache-Control": "no-store" } });
+  return jsonAnswer(200, answer, { "Cache-Control": "no-store" });
 });
 
-const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
+// POST /v1/beacon/{impression|view|click}/{token}: the Request adapted once to the beacon handler.
+export async function handleBeacon(request: Request): Promise<Response> {
+  const answer = await handleBeaconRequest({
+    method: request.method,
+    ...beaconAddressOf(new URL(request.url).pathname),
+    headers: request.headers,
+    clientAddress: clientAddress(request),
+    readBody: (limit) => readBodyWithin(request, limit),
+  });
+  return answerResponse(answer);
+}
 
-// POST /v1/beacon/{impression|view|click}/{token}: 202 once the event is stored.
-export const handleBeacon = eventsRoute("beacon", async (request) => {
-  const match = BEACON_PATH.exec(new URL(request.url).pathname);
-  if (!match) throw new TallyError("not_found", "unknown beacon address");
-  const [, kind, token] = match as unknown as [string, string, string];
-  // The token is checked before the body is read: a forged address costs no more than that.
-  const claims = verifyBeaconToken(token, kind, env().BEACON_SIGNING_KEYS);
-  await limitPublisher(claims.publisherId);
-  const body = await readJsonBody(request, BEACON_BODY_LIMIT);
-  await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: clientAddress(request) });
-  return new Response("{}", { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
-});
-
-// POST /v1/beacon/conversion: 202 once the order is stored (or recognised as a repeat).
-export const handleConversion = eventsRoute("conversion", async (request) => {
+// POST /v1/beacon/conversion: 202 once the order is stored in the log of accepted orders.
+export const handleConversion = fetchEventsRoute("conversion", async (request) => {
   const body = await readJsonBody(request, CONVERSION_BODY_LIMIT);
   const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
   if (typeof publisherId === "string") await limitPublisher(publisherId);
   const { messages } = await recordConversion(body);
-  return Response.json({ messages }, { status: 202, headers: { "Cache-Control": "no-store" } });
+  return jsonAnswer(202, { messages }, { "Cache-Control": "no-store" });
 });
 
-/** Dispatch for the standalone collector: every /v1 route by path. */
+/** Every /v1 route by path, over Fetch (the collector sends beacons to its direct path first). */
 export function handleEventsRequest(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (pathname === "/v1/ads" || pathname === "/v1/ads/") return handleAdQuery(request);
-  if (pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/") return handleConversion(request);
-  if (pathname.startsWith("/v1/beacon/")) return handleBeacon(request);
+  if (isConversionPath(pathname)) return handleConversion(request);
+  if (isBeaconPath(pathname)) return handleBeacon(request);
   return Promise.resolve(Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 }));
 }

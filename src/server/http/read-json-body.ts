@@ -1,4 +1,5 @@
 import { TallyError } from "@/server/errors";
+import type { HeaderReader } from "./answer";
 
 // `sendBeacon` with a string sends text/plain; with a JSON Blob, application/json.
 const ACCEPTED_TYPES = new Set(["application/json", "text/plain"]);
@@ -10,7 +11,8 @@ const ACCEPTED_TYPES = new Set(["application/json", "text/plain"]);
  */
 export const BODY_LIMITED_WHILE_READ = Symbol.for("tally.bodyLimitedWhileRead");
 
-const tooLarge = (limitBytes: number) => new TallyError("payload_too_large", `the body is larger than ${limitBytes} bytes`);
+/** The one 413 of every body reader, Fetch's or the collector's. */
+export const bodyTooLarge = (limitBytes: number) => new TallyError("payload_too_large", `the body is larger than ${limitBytes} bytes`);
 
 /**
  * The body's bytes, at most `limitBytes` of them: 413 on a declared length past the limit before
@@ -19,16 +21,11 @@ const tooLarge = (limitBytes: number) => new TallyError("payload_too_large", `th
  */
 export async function readBodyWithin(request: Request, limitBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limitBytes) throw tooLarge(limitBytes);
+  if (declared > limitBytes) throw bodyTooLarge(limitBytes);
   if ((request as unknown as Record<symbol, unknown>)[BODY_LIMITED_WHILE_READ]) {
-    try {
-      const whole = new Uint8Array(await request.arrayBuffer());
-      if (whole.byteLength > limitBytes) throw tooLarge(limitBytes);
-      return whole;
-    } catch (error) {
-      if ((error as { status?: number }).status === 413) throw tooLarge(limitBytes);
-      throw error;
-    }
+    const whole = new Uint8Array(await request.arrayBuffer());
+    if (whole.byteLength > limitBytes) throw bodyTooLarge(limitBytes);
+    return whole;
   }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
@@ -40,7 +37,7 @@ export async function readBodyWithin(request: Request, limitBytes: number): Prom
     size += value.byteLength;
     if (size > limitBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(limitBytes);
+      throw bodyTooLarge(limitBytes);
     }
     chunks.push(value);
   }
@@ -55,19 +52,33 @@ export async function readBodyWithin(request: Request, limitBytes: number): Prom
 }
 
 /**
- * Reads and parses a JSON body of at most `limitBytes`: 415 for another content type, 413 past
- * the limit (readBodyWithin), 400 for anything that is not JSON.
+ * A request as the JSON reader needs it, whatever carries it: its headers, and its body's bytes
+ * read only when asked, at most `limitBytes` of them (413 past the limit, as readBodyWithin).
  */
-export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
-  const contentType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+export interface BodySource {
+  headers: HeaderReader;
+  readBody(limitBytes: number): Promise<Uint8Array>;
+}
+
+/**
+ * Reads and parses a JSON body of at most `limitBytes`: 415 for another content type (before
+ * anything is read), 413 past the limit, 400 for anything that is not JSON.
+ */
+export async function readJson(source: BodySource, limitBytes: number): Promise<unknown> {
+  const contentType = source.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (contentType && !ACCEPTED_TYPES.has(contentType)) {
     throw new TallyError("unsupported_media_type", `Content-Type must be application/json or text/plain, not ${contentType}`);
   }
-  const body = await readBodyWithin(request, limitBytes);
+  const body = await source.readBody(limitBytes);
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new TallyError("bad_request", "the body is not valid JSON");
   }
+}
+
+/** readJson of a Fetch Request. */
+export function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
+  return readJson({ headers: request.headers, readBody: (limit) => readBodyWithin(request, limit) }, limitBytes);
 }

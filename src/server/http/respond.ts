@@ -1,6 +1,7 @@
 // The one place where errors become HTTP answers.
 import { TallyError, type TallyErrorCode } from "@/server/errors";
 import { logger } from "@/server/observability/log";
+import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 
 const STATUS: Record<TallyErrorCode, number> = {
   bad_request: 400,
@@ -53,7 +54,8 @@ function retryAfter(error: TallyError, status: number): Record<string, string> {
   return {};
 }
 
-export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+/** The answer to an error, whatever carries it: a status from the error's code, a JSON body, no caching. */
+export function errorAnswer(error: unknown, headers: Record<string, string> = {}): HttpAnswer {
   const tallyError = toTallyError(error);
   const status = STATUS[tallyError.code];
   if (status >= 500) {
@@ -66,8 +68,9 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
   // A 422 body is the validator's array itself (docs/interface.md §7); other errors name a code.
   const body =
     tallyError.code === "validation_failed" ? (tallyError.details?.entries ?? []) : { error: { code: tallyError.code, message: tallyError.message } };
-  return Response.json(body, {
-    status,
-    headers: { ...headers, "Cache-Control": "no-store", ...retryAfter(tallyError, status) },
-  });
+  return jsonAnswer(status, body, { ...headers, "Cache-Control": "no-store", ...retryAfter(tallyError, status) });
+}
+
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+  return answerResponse(errorAnswer(error, headers));
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { requestIdOf } from "./log";
 
-const withId = (id?: string) => new Request("http://tally.test/v1/ads", { headers: id === undefined ? {} : { "X-Request-Id": id } });
+const withId = (id?: string) =>
+  new Request("http://tally.test/v1/ads", { headers: id === undefined ? {} : { "X-Request-Id": id } }).headers.get("x-request-id");
 
 describe("requestIdOf", () => {
   it("keeps a proxy's request id, so its logs and Tally's name the same request", () => {

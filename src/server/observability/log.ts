@@ -20,8 +20,7 @@ export const jobLog =
 
 const GIVEN_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** The caller's X-Request-Id when it is a sane token (a proxy's), else a new one. */
-export function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
+/** The caller's X-Request-Id (`given`) when it is a sane token (a proxy's), else a new one. */
+export function requestIdOf(given: string | null): string {
   return given && GIVEN_ID.test(given) ? given : randomUUID();
 }

@@ -1,0 +1,43 @@
+// POST /v1/beacon/{impression|view|click}/{token}, with no transport in it: the Next.js route
+// adapts a Fetch Request to it (events-routes.ts), the collector an IncomingMessage
+// (src/collector/beacon-route.ts), so both serve exactly the same rules and answers.
+import { env } from "@/env";
+import { verifyBeaconToken } from "@/server/ingest/beacon-token";
+import { recordBeacon } from "@/server/ingest/record-beacon";
+import type { HttpAnswer } from "./answer";
+import { eventsRoute } from "./events-route";
+import { limitPublisher } from "./rate-limits";
+import { type BodySource, readJson } from "./read-json-body";
+
+export const BEACON_BODY_LIMIT = 16 * 1024;
+
+export interface BeaconRequest extends BodySource {
+  method: string;
+  /** The address's two segments (beaconAddressOf); a path of another shape gives empty ones, refused as an unknown address. */
+  kind: string;
+  token: string;
+  /** The client's address (client-address.ts); null when unknown. */
+  clientAddress: string | null;
+}
+
+const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;
+
+/** The kind and token of a beacon address's path. */
+export function beaconAddressOf(pathname: string): { kind: string; token: string } {
+  const match = BEACON_PATH.exec(pathname);
+  return { kind: match?.[1] ?? "", token: match?.[2] ?? "" };
+}
+
+/** 202 once the event is stored; errors through respond.ts, CORS and the address limit through eventsRoute. */
+export const handleBeaconRequest: (request: BeaconRequest) => Promise<HttpAnswer> = eventsRoute(
+  "beacon",
+  (request) => request.clientAddress,
+  async (request) => {
+    // The token is checked before the body is read: a forged address costs no more than that.
+    const claims = verifyBeaconToken(request.token, request.kind, env().BEACON_SIGNING_KEYS);
+    await limitPublisher(claims.publisherId);
+    const body = await readJson(request, BEACON_BODY_LIMIT);
+    await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: request.clientAddress });
+    return { status: 202, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: "{}" };
+  },
+);

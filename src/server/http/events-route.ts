@@ -1,0 +1,47 @@
+// What every /v1 route does around its own work, with no transport in it: the Next.js routes
+// (Fetch) and the collector's direct beacon path (node:http) both answer through this one wrapper.
+import { TallyError } from "@/server/errors";
+import { requestIdOf } from "@/server/observability/log";
+import { type CountedRoute, countRequest } from "@/server/observability/metrics";
+import type { HeaderReader, HttpAnswer } from "./answer";
+import { corsHeaders, preflightAnswer } from "./cors";
+import { limitAddress } from "./rate-limits";
+import { errorAnswer } from "./respond";
+
+/** What the wrapper reads of a request: a Fetch Request is one. */
+export interface EventsRouteRequest {
+  method: string;
+  headers: HeaderReader;
+}
+
+/**
+ * CORS, preflight, 405 for anything but POST, the per-address rate limit (before any body is
+ * read), error answers, the request id (X-Request-Id, in the answer and in any error logged) and
+ * the count of answers by route and outcome (/api/metrics) around a /v1 POST handler. `addressOf`
+ * gives the client's address (client-address.ts), which each transport finds its own way.
+ */
+export function eventsRoute<R extends EventsRouteRequest>(
+  route: CountedRoute,
+  addressOf: (request: R) => string | null,
+  handler: (request: R) => Promise<HttpAnswer>,
+): (request: R) => Promise<HttpAnswer> {
+  const answered = (answer: HttpAnswer) => {
+    countRequest(route, answer.status);
+    return answer;
+  };
+  return async (request) => {
+    const origin = request.headers.get("origin");
+    if (request.method === "OPTIONS") return preflightAnswer(origin);
+    const cors = { ...corsHeaders(origin), "X-Request-Id": requestIdOf(request.headers.get("x-request-id")) };
+    if (request.method !== "POST") {
+      return answered(errorAnswer(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" }));
+    }
+    try {
+      await limitAddress(addressOf(request));
+      const answer = await handler(request);
+      return answered({ ...answer, headers: { ...answer.headers, ...cors } });
+    } catch (error) {
+      return answered(errorAnswer(error, cors));
+    }
+  };
+}

@@ -1,8 +1,7 @@
 // Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
 // rollups exist once its shard is settled (src/server/settle/).
 
-import { recordConversion } from "@/server/conversions/record-conversion";
-import type { ConversionOutcome } from "@/server/conversions/store-conversions.sql";
+import { type RecordedConversion, recordConversion } from "@/server/conversions/record-conversion";
 import { pgPool } from "@/server/db/pg-pool";
 import { type AcceptedBeacon, recordBeacon } from "@/server/ingest/record-beacon";
 import type { EventStatus } from "@/server/settle/event-status";
@@ -17,14 +16,13 @@ export async function settleAll(timeoutMs = 30_000): Promise<SettleSummary> {
   const pool = pgPool();
   const { rows } = await pool.query<{ target: string }>("SELECT pg_current_xact_id()::text AS target");
   const target = rows[0]!.target;
-  const total: SettleSummary = { events: 0, counted: 0, orders: 0, duplicateOrders: 0, setAside: 0, busyShards: 0 };
+  const total: SettleSummary = { events: 0, counted: 0, orders: 0, setAside: 0, busyShards: 0 };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const done = await settlePending();
     total.events += done.events;
     total.counted += done.counted;
     total.orders += done.orders;
-    total.duplicateOrders += done.duplicateOrders;
     total.setAside += done.setAside;
     total.busyShards += done.busyShards;
     const { rows: waiting } = await pool.query<{ waiting: boolean }>(
@@ -65,19 +63,9 @@ export async function recordAndSettle(input: Parameters<typeof recordBeacon>[0])
   return outcomeOf(eventId);
 }
 
-/**
- * recordConversion, then settle: whether the order was stored or found to repeat one of the last
- * 30 days (or set aside), as the route used to answer it.
- */
-export async function recordAndSettleConversion(
-  body: unknown,
-  now?: Date,
-): Promise<{ eventId: string; messages: string[]; outcome: ConversionOutcome | "set_aside" }> {
+/** recordConversion, then settle: the order is in conversions (or set aside) when this returns. */
+export async function recordAndSettleConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
   const recorded = await recordConversion(body, now);
   await settleAll();
-  const pool = pgPool();
-  const stored = (await pool.query("SELECT 1 FROM conversions WHERE event_id = $1::uuid", [recorded.eventId])).rows.length > 0;
-  if (stored) return { ...recorded, outcome: "stored" };
-  const aside = (await pool.query("SELECT 1 FROM settle_set_aside WHERE event_id = $1::uuid", [recorded.eventId])).rows.length > 0;
-  return { ...recorded, outcome: aside ? "set_aside" : "duplicate" };
+  return recorded;
 }

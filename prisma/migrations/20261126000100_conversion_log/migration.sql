@@ -1,7 +1,8 @@
--- Accept, then settle, for orders too. The conversion route appends the validated order to
--- conversion_log and answers 202 once that insert commits. The settle step reads the log in
--- commit-safe order under the one cursor, de-duplicates orders (order_receipts) and writes
--- conversions, which is the attribution queue, in the transaction that moves the cursor.
+-- Accept, then settle, for orders too. The conversion route takes the order receipt (the 30 day
+-- de-duplication key) and appends the validated order to conversion_log in one statement, and
+-- answers 202 once it commits. The settle step reads the log in commit-safe order under the one
+-- cursor and writes conversions, which is the attribution queue, in the transaction that moves
+-- the cursor.
 
 CREATE SEQUENCE "conversion_log_seq" AS bigint;
 

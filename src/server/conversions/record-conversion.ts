@@ -13,11 +13,12 @@ import {
   MAX_ORDER_ITEMS,
   validateConversionBody,
 } from "./conversion-body.schema";
+import type { ConversionOutcome } from "./store-conversions.sql";
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
 
 const holder = globalThis as unknown as {
-  tallyConversionWriter?: GroupCommit<ConversionToAppend, null>;
+  tallyConversionWriter?: GroupCommit<ConversionToAppend, ConversionOutcome>;
   tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
 };
 
@@ -27,14 +28,12 @@ const holder = globalThis as unknown as {
  */
 export const CONVERSION_QUEUE_BYTES = 32 * 1024 * 1024;
 
-export function conversionWriter(): GroupCommit<ConversionToAppend, null> {
-  holder.tallyConversionWriter ??= new GroupCommit(
-    async (batch: ConversionToAppend[]) => {
-      await retryOnceOnConflict(() => appendConversionBatch(batch));
-      return batch.map(() => null);
-    },
-    { maxBatch: 500, maxInFlight: 2, maxQueuedWeight: CONVERSION_QUEUE_BYTES },
-  );
+export function conversionWriter(): GroupCommit<ConversionToAppend, ConversionOutcome> {
+  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToAppend[]) => retryOnceOnConflict(() => appendConversionBatch(batch)), {
+    maxBatch: 500,
+    maxInFlight: 2,
+    maxQueuedWeight: CONVERSION_QUEUE_BYTES,
+  });
   return holder.tallyConversionWriter;
 }
 
@@ -209,24 +208,28 @@ function toAppend(conversion: ConversionBody, site: string, receivedAt: Date | n
 
 export interface RecordedConversion {
   eventId: string;
+  outcome: ConversionOutcome;
   /** The 202 body's `messages`. */
   messages: string[];
 }
 
 /**
- * Validates a conversion (422 with Ajv's entries), then appends it to the log of accepted orders.
- * Resolves once committed; 503 when the database could not store it. Whether it repeats an
- * order_id the publisher sent in the last 30 days is decided when it is settled
- * (src/server/settle/), and attribution happens after that (attributePendingConversions).
+ * Validates a conversion (422 with Ajv's entries), then appends it to the log of accepted orders
+ * unless the publisher sent the same order_id in the last 30 days. Resolves once committed; 503
+ * when the database could not store it. Settling stores it in conversions (src/server/settle/),
+ * and attribution happens after that (attributePendingConversions).
  */
 export async function recordConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
   const { conversion, site } = await validateConversion(body, (now ?? new Date()).getTime());
   const order = toAppend(conversion, site, now ?? null);
+  let outcome: ConversionOutcome;
   try {
     // Weighed by its lines: an order of 500 lines holds that much memory while it waits.
-    await conversionWriter().submit(order, 512 + order.items.length * 256);
+    outcome = await conversionWriter().submit(order, 512 + order.items.length * 256);
   } catch (error) {
     throw refusalOf(error, "conversion");
   }
-  return { eventId: order.event_id, messages: [ACCEPTED_MESSAGE] };
+  const messages =
+    outcome === "stored" ? [ACCEPTED_MESSAGE] : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
+  return { eventId: order.event_id, outcome, messages };
 }

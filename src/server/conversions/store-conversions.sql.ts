@@ -40,62 +40,24 @@ export interface ConversionToStore {
 /** `stored`, or `duplicate` when the order was first received less than 30 days before. */
 export type ConversionOutcome = "stored" | "duplicate";
 
-export const ORDER_DEDUP_WINDOW = "30 days";
-
-// order_receipts holds one row per (publisher, order). A new order inserts it; a repeat updates
-// it only when the first receipt is 30 days old or more, and only then is the order stored again.
-// A concurrent identical insert waits on the row lock of the first and, once that commits,
-// re-checks the condition against it, so two simultaneous copies store one order.
-// The batch travels as one JSON parameter: JSON.stringify is native, where 27 array parameters
-// cost an escaping pass per value in node-postgres.
+// Settling has nothing left to decide: the receipt was taken when the order was accepted
+// (append-conversions.sql.ts). ON CONFLICT makes a stretch settled twice (a worker that died after
+// its commit reached Postgres but before it knew) store nothing twice.
 const STORE_SQL = `
-WITH incoming AS (
-  SELECT * FROM json_to_recordset($1::json)
-           AS t(event_id uuid, publisher_id text, order_id text, user_id text, session_id text, channel text, site text,
-                placed_at timestamptz, gender text, uf text, city text, is_company boolean, email_hashed text,
-                phone_hashed text, social_id_hashed text, first_name_hashed text, last_name_hashed text,
-                received_at timestamptz, items jsonb)
-), receipts AS (
-  INSERT INTO order_receipts (publisher_id, order_id, conversion_id, first_received_at)
-  SELECT publisher_id, order_id, event_id, received_at FROM incoming
-  ON CONFLICT (publisher_id, order_id) DO UPDATE
-     SET conversion_id = EXCLUDED.conversion_id, first_received_at = EXCLUDED.first_received_at
-   WHERE order_receipts.first_received_at <= EXCLUDED.first_received_at - interval '${ORDER_DEDUP_WINDOW}'
-  RETURNING conversion_id
-)
 INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
                          city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
                          last_name_hashed, received_at, items)
 SELECT event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
        city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
        last_name_hashed, received_at, items
-  FROM incoming WHERE event_id IN (SELECT conversion_id FROM receipts)
-RETURNING event_id::text`;
+  FROM json_to_recordset($1::json)
+       AS t(event_id uuid, publisher_id text, order_id text, user_id text, session_id text, channel text, site text,
+            placed_at timestamptz, gender text, uf text, city text, is_company boolean, email_hashed text,
+            phone_hashed text, social_id_hashed text, first_name_hashed text, last_name_hashed text,
+            received_at timestamptz, items jsonb)
+ON CONFLICT (event_id) DO NOTHING`;
 
-/**
- * Stores a stretch of accepted conversions with their items on `client` (inside the settle
- * transaction), each order at most once per 30 days. Copies of one order inside the stretch count
- * as repeats of the first.
- */
-export async function storeConversions(client: pg.PoolClient, batch: ConversionToStore[]): Promise<ConversionOutcome[]> {
-  const firstOfOrder = new Map<string, ConversionToStore>();
-  for (const conversion of batch) {
-    const key = JSON.stringify([conversion.publisher_id, conversion.order_id]);
-    if (!firstOfOrder.has(key)) firstOfOrder.set(key, conversion);
-  }
-  // Rows are locked in key order, so two stretches that share orders cannot deadlock.
-  const unique = [...firstOfOrder.values()].sort((a, b) =>
-    a.publisher_id === b.publisher_id ? compare(a.order_id, b.order_id) : compare(a.publisher_id, b.publisher_id),
-  );
-  const { rows } = await client.query<{ event_id: string }>({
-    name: "tally_store_conversions",
-    text: STORE_SQL,
-    values: [JSON.stringify(unique)],
-  });
-  const stored = new Set(rows.map((row) => row.event_id));
-  return batch.map((conversion) => (stored.has(conversion.event_id) ? "stored" : "duplicate"));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** Stores a stretch of accepted orders with their items on `client`, inside the settle transaction. */
+export async function storeConversions(client: pg.PoolClient, batch: ConversionToStore[]): Promise<void> {
+  await client.query({ name: "tally_store_conversions", text: STORE_SQL, values: [JSON.stringify(batch)] });
 }

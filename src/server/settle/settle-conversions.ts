@@ -1,13 +1,15 @@
 // The settle step of accepted orders (the step itself: stretch.ts): the next stretch of
-// conversion_log under its one cursor, de-duplicated and stored in conversions, the attribution
-// queue; an order whose own data fails is set aside.
-import { type ConversionOutcome, type ConversionToStore, storeConversions } from "@/server/conversions/store-conversions.sql";
+// conversion_log under its one cursor, stored in conversions, the attribution queue (repeats never
+// reach the log: the receipt is taken when an order is accepted); an order whose own data fails is
+// set aside.
+import { type ConversionToStore, storeConversions } from "@/server/conversions/store-conversions.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ConversionStep {
   taken: boolean;
-  outcomes: { eventId: string; outcome: ConversionOutcome }[];
+  /** Event ids of the orders stored. */
+  stored: string[];
   setAside: number;
 }
 
@@ -50,7 +52,10 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
       placed_at: new Date(row.conversion.placed_at),
       received_at: row.received_at,
     }),
-    settle: async (client, orders) => (await storeConversions(client, orders)).map((outcome, i) => ({ eventId: orders[i]!.event_id, outcome })),
+    settle: async (client, orders) => {
+      await storeConversions(client, orders);
+      return orders.map((order) => order.event_id);
+    },
     setAside: (client, order, error) =>
       recordSetAside(client, { eventId: order.event_id, kind: "conversion", shard: null, receivedAt: order.received_at }, error),
     moveCursor: async (client, last, count) => {
@@ -62,5 +67,5 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
       });
     },
   });
-  return { taken, outcomes: done, setAside };
+  return { taken, stored: done, setAside };
 }

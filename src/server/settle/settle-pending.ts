@@ -17,9 +17,8 @@ export interface SettleOptions {
 export interface SettleSummary {
   events: number;
   counted: number;
-  /** Orders settled: stored, or found to repeat an order of the last 30 days. */
+  /** Orders settled into conversions. */
   orders: number;
-  duplicateOrders: number;
   setAside: number;
   /** Shards another worker held when this one came to them. */
   busyShards: number;
@@ -30,15 +29,14 @@ export const SETTLE_BATCH_SIZE = 2_000;
 export async function settlePending(options: SettleOptions = {}): Promise<SettleSummary> {
   const { batchSize = SETTLE_BATCH_SIZE, budgetMs = Number.POSITIVE_INFINITY } = options;
   const started = Date.now();
-  const summary: SettleSummary = { events: 0, counted: 0, orders: 0, duplicateOrders: 0, setAside: 0, busyShards: 0 };
+  const summary: SettleSummary = { events: 0, counted: 0, orders: 0, setAside: 0, busyShards: 0 };
   // Orders first: they are few, and attribution waits for them.
   for (;;) {
     if (Date.now() - started >= budgetMs) return summary;
     const step = await retryOnceOnConflict(() => settleConversionsStep(batchSize));
-    summary.orders += step.outcomes.length;
-    summary.duplicateOrders += step.outcomes.filter((o) => o.outcome === "duplicate").length;
+    summary.orders += step.stored.length;
     summary.setAside += step.setAside;
-    if (!step.taken || step.outcomes.length + step.setAside < batchSize) break;
+    if (!step.taken || step.stored.length + step.setAside < batchSize) break;
   }
   // A different starting shard per call, so workers that start together spread over the shards.
   const offset = Math.floor(Math.random() * ALL_SHARDS.length);

@@ -145,6 +145,9 @@ async function main(): Promise<void> {
     for (const check of checks) log(`${check.ok ? "PASS" : "MISS"} ${check.target}: ${check.value}`);
     process.exitCode = checks.every((check) => check.ok) ? 0 : 1;
   } finally {
+    // This process settled the log itself: its pools go before the database does.
+    const { disconnectDb } = await import("@/server/db/client");
+    await disconnectDb();
     await postgres.stop();
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { requestIdOf } from "./log";
+import { plainLine, requestIdOf } from "./log";
 
 const withId = (id?: string) =>
   new Request("http://tally.test/v1/ads", { headers: id === undefined ? {} : { "X-Request-Id": id } }).headers.get("x-request-id");
@@ -14,5 +14,14 @@ describe("requestIdOf", () => {
     expect(fresh).toMatch(/^[0-9a-f-]{36}$/);
     expect(requestIdOf(withId())).not.toBe(fresh);
     for (const bad of ['a"},{"level":60', "short", "x".repeat(65), "id with spaces"]) expect(requestIdOf(withId(bad))).not.toBe(bad);
+  });
+});
+
+describe("plainLine", () => {
+  it("prints a record for the terminal: the job, the level when it is a warning or worse, the message and its fields", () => {
+    expect(plainLine({ level: 30, time: 1, pid: 7, name: "tally", job: "settle", msg: "3 events set aside" })).toBe("tally: settle: 3 events set aside");
+    expect(plainLine({ level: 50, time: 1, pid: 7, name: "tally", msg: "the database is unavailable", status: 503, requestId: "r-12345678" })).toBe(
+      "tally: error: the database is unavailable (status=503, requestId=r-12345678)",
+    );
   });
 });

@@ -9,6 +9,7 @@ import { daysFromToday, utcDay } from "@/server/days";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { setAsideEvents } from "@/server/settle/set-aside-events";
 
 try {
   env();
@@ -41,6 +42,14 @@ try {
     console.log(
       `tally: rollups: ${setAside.total} orders set aside by attribution${setAside.total > setAside.latest.length ? ` (the latest ${setAside.latest.length} listed)` : ""}`,
     );
+  // Beacons and orders settling set aside never reached the figures; an operator should see them too.
+  const setAsideBySettle = await setAsideEvents({ startDate: from, endDate: to }, 100);
+  for (const event of setAsideBySettle.latest) {
+    console.log(
+      `settle set aside: ${event.kind} ${event.event_id} received ${event.received_at.toISOString()}: ${event.reason}${event.sqlstate ? ` (${event.sqlstate})` : ""}`,
+    );
+  }
+  if (setAsideBySettle.total > 0) console.log(`tally: rollups: ${setAsideBySettle.total} beacons and orders set aside by settling`);
   const exportRows = await setAsideExportRows({ startDate: from, endDate: to }, 100);
   for (const run of exportRows.runs) {
     for (const row of run.rows) {

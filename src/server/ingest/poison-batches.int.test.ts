@@ -8,6 +8,7 @@ import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { conversionWriter, recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
+import { setAsideEvents } from "@/server/settle/set-aside-events";
 import { beaconToAppend } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { outcomeOf, recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
@@ -159,6 +160,9 @@ describe("a bad item in a batch", () => {
     expect(stored.map((c) => c.eventId).sort()).toEqual([before.eventId, after.eventId].sort());
     const { rows } = await pgPool().query("SELECT kind, shard, sqlstate FROM settle_set_aside WHERE event_id = $1", [broken]);
     expect(rows).toEqual([{ kind: "conversion", shard: null, sqlstate: "23502" }]);
+    // Operators see it where rollups:verify lists what the jobs set aside.
+    const listed = await setAsideEvents({ startDate: today(), endDate: today() });
+    expect(listed.latest.find((e) => e.event_id === broken)).toMatchObject({ kind: "conversion", sqlstate: "23502" });
   });
 
   it("attribution: an order whose lines overflow is set aside with its reason, every other order is attributed, and the queue moves on", async () => {

@@ -68,9 +68,13 @@ export async function createLogPartitions(from: Date, table: LogTable = "beacon_
     const client = await pgPool().connect();
     try {
       await client.query("BEGIN");
+      // Every web process and worker runs upkeep: one at a time creates, so two never race on
+      // the same new table (IF NOT EXISTS does not make a simultaneous CREATE safe).
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))");
       // Rows of the day in the default partition would make the CREATE fail; a quick look first.
+      const { rows: made } = await client.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [partitionName(table, day)]);
       const { rows } = await client.query(`SELECT 1 FROM ${table}_default WHERE received_at >= $1::date AND received_at < $2::date LIMIT 1`, [day, next]);
-      if (rows.length === 0) {
+      if (made[0]!.t === null && rows.length === 0) {
         await client.query(`CREATE TABLE IF NOT EXISTS ${partitionName(table, day)} PARTITION OF ${table} FOR VALUES FROM ('${day}') TO ('${next}')`);
         created.push(day);
       }

@@ -1,6 +1,7 @@
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { jobLog } from "@/server/observability/log";
 import { settlePending } from "./settle-pending";
+import { oldestUnsettled } from "./settled-horizon";
 
 /**
  * Settles accepted beacons every `intervalMs` inside a long-running server or `npm run worker`.
@@ -13,6 +14,8 @@ export function startSettleLoop(intervalMs: number, log: (line: string) => void 
     firstDelayMs: 500,
     log,
     run: async () => {
+      // One query instead of seventeen transactions when nothing waits (most ticks of a quiet server).
+      if ((await oldestUnsettled()) === null) return;
       const done = await settlePending();
       if (done.setAside > 0) log(`tally: settle: ${done.setAside} events set aside, their data cannot be settled (npm run rollups:verify lists them)`);
     },

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { loadDataset } from "../conversions/dataset";
-import { log, startDatabase } from "../lib/stack";
+import { log, startSeededDatabase } from "../lib/stack";
 import { appendBacklog, prepareAds, settleWith } from "../settle/traffic";
 
 const { values } = parseArgs({ options: { history: { type: "string", default: "50000000" }, events: { type: "string", default: "200000" } } });
@@ -16,10 +16,7 @@ const HISTORY = Number(values.history);
 const EVENTS = Number(values.events);
 
 async function main(): Promise<void> {
-  const { postgres, url } = await startDatabase("growth");
-  const { seedDemoData } = await import("../../prisma/seed");
-  process.env.DATABASE_URL = url;
-  await seedDemoData(() => {});
+  const { postgres, url } = await startSeededDatabase("growth");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let failed = false;

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { freePort } from "@/cli/local/embedded-postgres";
-import { BENCH_RATE_LIMITS, ensureProductionBuild, type LoadResult, load, log, startDatabase, startServer, stopServer } from "../lib/stack";
+import { BENCH_RATE_LIMITS, ensureProductionBuild, type LoadResult, load, log, startSeededDatabase, startServer, stopServer } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "20" }, connections: { type: "string", default: "64" } } });
@@ -33,10 +33,7 @@ function beaconStream(prefix: string) {
 
 async function main(): Promise<void> {
   await ensureProductionBuild();
-  const { postgres, url } = await startDatabase("ingest");
-  const { seedDemoData } = await import("../../prisma/seed");
-  process.env.DATABASE_URL = url;
-  await seedDemoData(() => {});
+  const { postgres, url } = await startSeededDatabase("ingest");
   const { disconnectDb } = await import("@/server/db/client");
   await disconnectDb();
 

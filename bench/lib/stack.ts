@@ -31,6 +31,18 @@ export async function startDatabase(label: string): Promise<{ postgres: LocalPos
   return { postgres, url };
 }
 
+/**
+ * startDatabase with the demo data seeded, and this process pointed at it (DATABASE_URL), so the
+ * domain functions a benchmark calls in-process use the same database.
+ */
+export async function startSeededDatabase(label: string): Promise<{ postgres: LocalPostgres; url: string }> {
+  const database = await startDatabase(label);
+  process.env.DATABASE_URL = database.url;
+  const { seedDemoData } = await import("../../prisma/seed");
+  await seedDemoData(() => {});
+  return database;
+}
+
 const children: ChildProcess[] = [];
 process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { log, startDatabase } from "../lib/stack";
+import { log, startSeededDatabase } from "../lib/stack";
 import { appendBacklog, prepareAds, settleWith } from "./traffic";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "200000" }, advertisers: { type: "string", default: "64" } } });
@@ -19,10 +19,7 @@ const EVENTS = Number(values.events);
 const ADVERTISERS = Number(values.advertisers);
 
 async function main(): Promise<void> {
-  const { postgres, url } = await startDatabase("settle");
-  const { seedDemoData } = await import("../../prisma/seed");
-  process.env.DATABASE_URL = url;
-  await seedDemoData(() => {});
+  const { postgres, url } = await startSeededDatabase("settle");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let failed = false;

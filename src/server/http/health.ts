@@ -1,4 +1,3 @@
-import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { pingDatabase } from "@/server/db/ping";
 import { type Lags, lagProblems, readLags } from "@/server/observability/lags.sql";
@@ -25,13 +24,8 @@ export async function handleHealth(): Promise<Response> {
   const headers = { "Cache-Control": "no-store" };
   const databaseOk = await pingDatabase(db);
   if (!databaseOk) return Response.json({ status: "error", database: "unreachable" }, { status: 503, headers });
-  const config = env();
   const lags = await cachedLags();
-  const problems = lagProblems(lags, {
-    settleSeconds: config.TALLY_SETTLE_LAG_ALERT_SECONDS,
-    attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
-    exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
-  });
+  const problems = lagProblems(lags);
   return Response.json(
     {
       status: problems.length === 0 ? "ok" : "degraded",

@@ -3,6 +3,7 @@
 // cursors, the attribution queue's (attributed_at, received_at) index, the watermarks), so a
 // scrape every few seconds costs next to nothing even with a backlog.
 
+import { env } from "@/env";
 import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
@@ -92,8 +93,18 @@ export interface LagThresholds {
   exportSeconds: number;
 }
 
+/** The configured thresholds (TALLY_*_LAG_ALERT_SECONDS), shared by /api/health and the dashboard. */
+export function alertThresholds(): LagThresholds {
+  const config = env();
+  return {
+    settleSeconds: config.TALLY_SETTLE_LAG_ALERT_SECONDS,
+    attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
+    exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
+  };
+}
+
 /** Which lags pass their thresholds, as short reasons; empty when all is well. */
-export function lagProblems(lags: Lags, thresholds: LagThresholds): string[] {
+export function lagProblems(lags: Lags, thresholds: LagThresholds = alertThresholds()): string[] {
   const problems: string[] = [];
   if (lags.settleLagSeconds > thresholds.settleSeconds) problems.push(`settle is ${Math.round(lags.settleLagSeconds)} s behind`);
   if (lags.attributionLagSeconds > thresholds.attributionSeconds) problems.push(`attribution is ${Math.round(lags.attributionLagSeconds)} s behind`);

@@ -1,7 +1,6 @@
 // What the dashboard's overview says of the background jobs: how far behind settling and
 // attribution are (the figures shown miss what they have not processed yet), and how far each
 // export destination the viewer may see has delivered. Thresholds are the ones /api/health uses.
-import { env } from "@/env";
 import { type Actor, accountsInView } from "@/server/accounts/actor";
 import type { ExportType } from "@/server/db/generated/enums";
 import { lagProblems, readLags } from "./lags.sql";
@@ -20,17 +19,12 @@ export async function pipelineStatus({ actor }: { actor: Actor }): Promise<Pipel
   const lags = await readLags();
   const accounts = accountsInView(actor);
   const visible = { ...lags, exports: lags.exports.filter((lag) => accounts === null || accounts.includes(lag.accountId)) };
-  const config = env();
   return {
     settleLagSeconds: lags.settleLagSeconds,
     settleBacklog: lags.settleBacklog,
     attributionLagSeconds: lags.attributionLagSeconds,
     attributionBacklog: lags.attributionBacklog,
     exports: visible.exports.map(({ destinationId, name, type, deliveredTo, lagSeconds }) => ({ destinationId, name, type, deliveredTo, lagSeconds })),
-    problems: lagProblems(visible, {
-      settleSeconds: config.TALLY_SETTLE_LAG_ALERT_SECONDS,
-      attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
-      exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
-    }),
+    problems: lagProblems(visible),
   };
 }

@@ -105,3 +105,14 @@ CREATE TABLE "conversion_cursor" (
     CONSTRAINT "conversion_cursor_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "conversion_cursor_one_row_check" CHECK ("id" = 0)
 );
+
+-- Day partitions of ad_events, conversions and attributions (20261127000000_raw_day_partitions):
+-- the data model describes their columns and keys, the migration makes them partitioned (the schema
+-- test compares the tables, not their partitions). Where retention has dropped raw rows up to:
+CREATE TABLE "raw_retention" (
+    "table_name" TEXT NOT NULL,
+    "kept_from" DATE NOT NULL,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "raw_retention_pkey" PRIMARY KEY ("table_name")
+);

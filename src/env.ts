@@ -115,6 +115,12 @@ const serverSchema = z
       .default(3 * 3600),
     /** Days a settled day of the beacon log is kept before its partition is dropped (docs/operations.md). */
     TALLY_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(2),
+    /**
+     * Days of settled raw rows (ad_events, conversions, attributions) kept in Postgres; reports run
+     * from the rollups, and every export destination holds the days it has not delivered.
+     * At least 31 (the order de-duplication window and a day).
+     */
+    TALLY_RAW_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(90),
     VERCEL: z.string().optional(),
     /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
     CRON_SECRET: z.string().min(16).optional(),

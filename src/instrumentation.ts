@@ -19,7 +19,7 @@ export async function register(): Promise<void> {
   }
   if (settleSeconds > 0) {
     const { startSettleLoop } = await import("./server/settle/settle-loop");
-    const { startUpkeepLoop } = await import("./server/settle/upkeep-loop");
+    const { startUpkeepLoop } = await import("./server/retention/upkeep-loop");
     startSettleLoop(settleSeconds * 1000);
     startUpkeepLoop();
   }

@@ -21,8 +21,9 @@ async function main(): Promise<void> {
   await client.connect();
   let failed = false;
   try {
-    const { createLogPartitions, dropSettledLogPartitions, logPartitions } = await import("@/server/settle/log-partitions.sql");
-    await createLogPartitions(new Date());
+    const { createDayPartitions, dayPartitions } = await import("@/server/retention/day-partitions.sql");
+    const { dropSettledLogPartitions } = await import("@/server/retention/log-retention.sql");
+    for (const table of ["beacon_log", "conversion_log"] as const) await createDayPartitions(new Date(), table);
     const ads = await prepareAds(client, 64);
 
     const emptyAccept = await appendBacklog(url, ads, EVENTS, "empty");
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
     if (acceptRatio < 0.8 || settleRatio < 0.8) failed = true;
 
     // Today's partition holds both backlogs, all settled: retention as if ten days had passed.
-    const today = (await logPartitions()).find((p) => p.table === "beacon_log" && p.day === new Date().toISOString().slice(0, 10));
+    const today = (await dayPartitions(["beacon_log"])).find((p) => p.table === "beacon_log" && p.day === new Date().toISOString().slice(0, 10));
     const started = Date.now();
     const { dropped } = await dropSettledLogPartitions(new Date(Date.now() + 10 * 86_400_000), 2);
     const dropMs = Date.now() - started;

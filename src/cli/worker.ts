@@ -8,8 +8,8 @@ import { startAttributionLoop } from "@/server/attribution/attribution-loop";
 import { disconnectDb } from "@/server/db/client";
 import { startExportLoop } from "@/server/export/export-loop";
 import type { IntervalJob } from "@/server/interval-job";
+import { startUpkeepLoop } from "@/server/retention/upkeep-loop";
 import { startSettleLoop } from "@/server/settle/settle-loop";
-import { startUpkeepLoop } from "@/server/settle/upkeep-loop";
 
 let config: ReturnType<typeof env>;
 try {

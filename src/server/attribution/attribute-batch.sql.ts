@@ -30,7 +30,7 @@ const CREDIT_UPSERTS = creditUpserts();
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
 export const ATTRIBUTE_SQL = `
 WITH batch AS (
-  SELECT event_id, publisher_id, user_id, session_id, order_id, placed_at, items
+  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items
     FROM conversions
    WHERE event_id = ANY($1::uuid[])
 ), longest AS (
@@ -76,20 +76,20 @@ WITH batch AS (
                     AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
    ORDER BY i.conversion_id, i.ordinal, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
 ), attributed AS (
-  INSERT INTO attributions (conversion_id, item_position, publisher_id, order_id, session_id, user_id,
+  INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
                             price_micros, promotional_price_micros, quantity, total_value_micros, created_at)
-  SELECT w.conversion_id, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
+  SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
          round(w.promotional_price_micros * w.quantity::numeric)::bigint, $3
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
-  ON CONFLICT (conversion_id, item_position) DO NOTHING
+  ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
   RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros
 ), ${CREDIT_UPSERTS}, done AS (
-  UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id RETURNING c.event_id
+  UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,
        (SELECT count(*) FROM attributed)::int AS items,

@@ -55,7 +55,7 @@ SELECT event_id, publisher_id, order_id, user_id, session_id, channel, site, pla
             placed_at timestamptz, gender text, uf text, city text, is_company boolean, email_hashed text,
             phone_hashed text, social_id_hashed text, first_name_hashed text, last_name_hashed text,
             received_at timestamptz, items jsonb)
-ON CONFLICT (event_id) DO NOTHING`;
+ON CONFLICT (event_id, received_at) DO NOTHING`;
 
 /** Stores a stretch of accepted orders with their items on `client`, inside the settle transaction. */
 export async function storeConversions(client: pg.PoolClient, batch: ConversionToStore[]): Promise<void> {

@@ -6,7 +6,7 @@ import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { dropDatabase, ensureDatabase } from "@/cli/local/embedded-postgres";
 import { runPrisma } from "@/cli/local/prisma-cli";
-import { catalogSnapshot } from "@/testing/catalog-snapshot";
+import { catalogSnapshot, partitionedTables } from "@/testing/catalog-snapshot";
 import { db } from "./client";
 
 describe("migrations", () => {
@@ -34,6 +34,16 @@ describe("migrations", () => {
     } finally {
       await dropDatabase(adminUrl, fromDatamodel);
     }
+  });
+
+  it("partition the logs and the three largest tables by day", async () => {
+    expect(await partitionedTables(process.env.DATABASE_URL!)).toEqual([
+      "ad_events: RANGE (created_at)",
+      "attributions: RANGE (conversion_received_at)",
+      "beacon_log: RANGE (received_at)",
+      "conversion_log: RANGE (received_at)",
+      "conversions: RANGE (received_at)",
+    ]);
   });
 
   it("create every table of the data model", async () => {
@@ -70,9 +80,9 @@ describe("migrations", () => {
   it("index events by session and time, by campaign and time, and orders by publisher and order id", async () => {
     const rows = await db.$queryRaw<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'`;
     const defs = rows.map((r) => r.indexdef);
-    expect(defs).toContainEqual(expect.stringMatching(/ON public\.ad_events USING btree \(session_id, created_at\)/));
-    expect(defs).toContainEqual(expect.stringMatching(/ON public\.ad_events USING btree \(campaign_id, created_at\)/));
-    expect(defs).toContainEqual(expect.stringMatching(/ON public\.conversions USING btree \(publisher_id, order_id\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.ad_events USING btree \(session_id, created_at\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.ad_events USING btree \(campaign_id, created_at\)/));
+    expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.conversions USING btree \(publisher_id, order_id\)/));
     expect(defs).toContainEqual(expect.stringMatching(/UNIQUE INDEX order_receipts_pkey ON public\.order_receipts USING btree \(publisher_id, order_id\)/));
   });
 

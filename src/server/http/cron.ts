@@ -4,7 +4,7 @@ import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
-import { logUpkeep } from "@/server/settle/log-partitions.sql";
+import { upkeep as runUpkeep } from "@/server/retention/upkeep";
 import { settlePending } from "@/server/settle/settle-pending";
 import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";
@@ -30,10 +30,10 @@ export const handleAttributionCron = cronRoute(async () => {
   return { orders: done.orders, items: done.items, attributed_orders: done.attributedOrders, set_aside: done.setAside };
 });
 
-// Every minute: the log's partitions (a catalogue look-up when there is nothing to do), then
+// Every minute: day partitions and retention (catalogue look-ups when there is nothing to do), then
 // settling for at most 45 s; the next minute's call takes what is left.
 export const handleSettleCron = cronRoute(async () => {
-  const upkeep = await logUpkeep(new Date(), env().TALLY_LOG_RETENTION_DAYS);
+  const upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, rawDays: env().TALLY_RAW_RETENTION_DAYS });
   const done = await settlePending({ budgetMs: 45_000 });
   return {
     events: done.events,

@@ -55,6 +55,17 @@ export const TOKEN_LIFETIME_SECONDS: Record<EventKind, number> = {
 
 // Tokens issued "in the future" beyond this are refused: clocks of app servers may drift a little.
 const CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * How far apart two beacons of one token can be accepted: from CLOCK_SKEW_SECONDS before it was
+ * issued to the end of its life. Settling looks this far back for the token's earlier beacons, so
+ * the look-up touches a week of ad_events' day partitions at most, however long history is.
+ */
+export const TOKEN_SPAN_SECONDS: Record<EventKind, number> = {
+  impression: TOKEN_LIFETIME_SECONDS.impression + CLOCK_SKEW_SECONDS,
+  view: TOKEN_LIFETIME_SECONDS.view + CLOCK_SKEW_SECONDS,
+  click: TOKEN_LIFETIME_SECONDS.click + CLOCK_SKEW_SECONDS,
+};
 const MAX_TOKEN_LENGTH = 2048;
 
 type CompactClaims = [

@@ -7,7 +7,8 @@ import { env } from "@/env";
 import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
-import { logPartitions } from "@/server/settle/log-partitions.sql";
+import { dayPartitions } from "@/server/retention/day-partitions.sql";
+import { type RetentionHold, retentionHolds } from "@/server/retention/raw-retention.sql";
 import { oldestUnsettled } from "@/server/settle/settled-horizon";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
@@ -33,6 +34,10 @@ export interface Lags {
   attributionBacklog: number;
   exports: ExportLag[];
   logPartitions: { count: number; bytes: number };
+  /** Partitions (default ones included) and size on disk of each settled raw table. */
+  rawTables: { table: "ad_events" | "conversions" | "attributions"; partitions: number; bytes: number }[];
+  /** Export destinations holding raw rows past TALLY_RAW_RETENTION_DAYS until they deliver them. */
+  retentionHolds: RetentionHold[];
   /** Events and orders the jobs set aside because their own data could not be processed. */
   setAside: { events: number; orders: number };
 }
@@ -41,7 +46,7 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
-  const [oldest, backlog, attribution, exports, partitions, setAside] = await Promise.all([
+  const [oldest, backlog, attribution, exports, partitions, setAside, holds] = await Promise.all([
     oldestUnsettled(),
     pool.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM (
@@ -60,12 +65,18 @@ export async function readLags(now = new Date()): Promise<Lags> {
         WHERE d.status = 'active'
         ORDER BY d.name, t.type`,
     ),
-    logPartitions(),
+    dayPartitions(),
     pool.query<{ events: number; orders: number }>(
       `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
               (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
     ),
+    retentionHolds(now, env().TALLY_RAW_RETENTION_DAYS),
   ]);
+  const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
+  const raw = (table: "ad_events" | "conversions" | "attributions") => {
+    const of = partitions.filter((p) => p.table === table);
+    return { table, partitions: of.length, bytes: of.reduce((sum, p) => sum + p.bytes, 0) };
+  };
   return {
     settleLagSeconds: ageSeconds(oldest, now),
     settleBacklog: backlog.rows[0]!.n,
@@ -80,7 +91,9 @@ export async function readLags(now = new Date()): Promise<Lags> {
       // Events are due hourly, aggregates daily: the lag is what the data misses of now.
       lagSeconds: row.delivered_to ? ageSeconds(row.delivered_to, now) : null,
     })),
-    logPartitions: { count: partitions.length, bytes: partitions.reduce((sum, p) => sum + p.bytes, 0) },
+    logPartitions: { count: logs.length, bytes: logs.reduce((sum, p) => sum + p.bytes, 0) },
+    rawTables: [raw("ad_events"), raw("conversions"), raw("attributions")],
+    retentionHolds: holds,
     setAside: setAside.rows[0]!,
   };
 }

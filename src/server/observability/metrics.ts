@@ -54,6 +54,36 @@ function createMetrics() {
   gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
   gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
   new Gauge({
+    name: "tally_raw_partitions",
+    help: "Day partitions of the settled raw tables (ad_events, conversions, attributions), the default ones included.",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    async collect() {
+      for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw.partitions);
+    },
+  });
+  new Gauge({
+    name: "tally_raw_bytes",
+    help: "Size on disk of each settled raw table, indexes included.",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    async collect() {
+      for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw.bytes);
+    },
+  });
+  new Gauge({
+    name: "tally_retention_held_seconds",
+    help: "For each export destination holding raw rows past TALLY_RAW_RETENTION_DAYS: how far back its delivered data ends.",
+    labelNames: ["destination", "type"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      for (const hold of (await lags()).retentionHolds)
+        this.set({ destination: hold.destinationId, type: hold.type }, (now - hold.deliveredTo.getTime()) / 1000);
+    },
+  });
+  new Gauge({
     name: "tally_export_lag_seconds",
     help: "How far each active export destination's data is behind now, by destination and type (from its watermark).",
     labelNames: ["destination", "type"] as const,

@@ -21,14 +21,14 @@ export interface TotalsFilter {
 // ad, daily_ad_totals (day, advertiser, campaign, ad, and a publisher or '' for all) for ads.
 // Distinct orders add up over days and publishers (an order has one of each) but not over
 // campaigns or ads, so they come from a table of the grain itself (daily_publisher_orders for
-// advertisers and publishers), and are counted in attributions otherwise. Orders count on the
-// day they were placed. Tables and keys are SQL of fixed lists, never input.
+// advertisers, publishers and days across campaigns). Orders count on the day they were placed.
+// No report reads raw rows (ad_events, attributions), so reports are unchanged once retention has
+// dropped them. Tables and keys are SQL of fixed lists, never input.
 interface Source {
   table: "daily_campaign_totals" | "daily_ad_totals";
   key: string;
-  /** Where distinct orders come from: the table's own conversions column (exact for the grain),
-   *  daily_publisher_orders, or a count over attributions by this key. */
-  orders: "table" | "publisher_orders" | { attributionKey: string };
+  /** Where distinct orders come from: the table's own conversions column (exact for the grain), or daily_publisher_orders. */
+  orders: "table" | "publisher_orders";
 }
 
 function sourceOf(dimension: TotalsDimension, filter: TotalsFilter): Source {
@@ -40,7 +40,7 @@ function sourceOf(dimension: TotalsDimension, filter: TotalsFilter): Source {
       return {
         table: "daily_campaign_totals",
         key: "r.day",
-        orders: filter.campaignId !== undefined ? "table" : { attributionKey: "(a.placed_at AT TIME ZONE 'UTC')::date" },
+        orders: filter.campaignId !== undefined ? "table" : "publisher_orders",
       };
     case "advertiser_id":
     case "publisher_id":
@@ -52,10 +52,10 @@ function sourceOf(dimension: TotalsDimension, filter: TotalsFilter): Source {
 }
 
 /**
- * Orders from daily_publisher_orders: per advertiser, its own rows; per publisher, the caller's
- * advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
+ * Orders from daily_publisher_orders: per advertiser, its own rows; per publisher or day, the
+ * caller's advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
  */
-function publisherOrders(dimension: "advertiser_id" | "publisher_id", { range, scope }: TotalsFilter): Sql {
+function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { range, scope }: TotalsFilter): Sql {
   const { advertiserId, publisherIds } = scope;
   const rows =
     dimension === "advertiser_id"
@@ -68,18 +68,7 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id", { range, s
 }
 
 /** Only the one campaign's rows, when the totals are one campaign's. */
-const oneCampaign = (alias: "a" | "r", campaignId: string | undefined) =>
-  campaignId !== undefined ? sql`AND ${raw(alias)}.campaign_id = ${campaignId}` : empty;
-
-/** Distinct orders counted in attributions by `key`, for grains without a table of their own. */
-function attributedOrders(key: string, { range, scope, campaignId }: TotalsFilter): Sql {
-  const { advertiserId, publisherIds } = scope;
-  return sql`SELECT ${raw(key)} AS key, count(DISTINCT a.conversion_id) AS conversions
-        FROM attributions a
-       WHERE a.placed_at >= ${range.startDate}::date AND a.placed_at < ${range.endDate}::date + 1 ${oneCampaign("a", campaignId)}
-         AND (${advertiserId}::text IS NULL OR a.advertiser_id = ${advertiserId}) AND (${publisherIds}::text[] IS NULL OR a.publisher_id = ANY(${publisherIds}))
-       GROUP BY 1`;
-}
+const oneCampaign = (campaignId: string | undefined) => (campaignId !== undefined ? sql`AND r.campaign_id = ${campaignId}` : empty);
 
 /** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
 export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sql {
@@ -93,18 +82,14 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sq
         ? sql`AND r.publisher_id = ANY(${publisherIds})`
         : sql`AND r.publisher_id = ''`;
   const orders =
-    source.orders === "table"
-      ? sql`SELECT key, conversions FROM totals`
-      : source.orders === "publisher_orders"
-        ? publisherOrders(dimension as "advertiser_id" | "publisher_id", filter)
-        : attributedOrders(source.orders.attributionKey, filter);
+    source.orders === "table" ? sql`SELECT key, conversions FROM totals` : publisherOrders(dimension as "advertiser_id" | "publisher_id" | "day", filter);
   return sql`totals AS (
       SELECT ${raw(source.key)} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
              sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
              sum(${raw(invalidEventsSum("r"))}) AS invalid_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions
         FROM ${raw(source.table)} r
-       WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign("r", campaignId)}
+       WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
          AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
        GROUP BY 1
     ), orders AS (

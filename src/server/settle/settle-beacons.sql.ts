@@ -14,7 +14,7 @@
 import type pg from "pg";
 import { env } from "@/env";
 import { utcDay } from "@/server/days";
-import type { BeaconClaims, EventKind } from "@/server/ingest/beacon-token";
+import { type BeaconClaims, type EventKind, TOKEN_SPAN_SECONDS } from "@/server/ingest/beacon-token";
 import { trafficUpserts } from "@/server/rollups/writer-upserts.sql";
 import type { EventStatus } from "./event-status";
 
@@ -72,7 +72,9 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
   const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
   if (candidates.length === 0) return statuses;
 
-  // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind:
+  // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind
+  // since the earliest moment a beacon of its token could have been accepted (TOKEN_SPAN_SECONDS;
+  // the de-duplication windows are shorter), which keeps the look-up to a week of day partitions:
   // correlated to the outer row, it cannot be turned into a hashed scan of the whole table, which
   // the planner chose for two separate EXISTS tests while ad_events had no statistics (a fresh
   // install; measured: 28 ms per batch at 30,000 rows, growing with every event). Clicks also
@@ -84,14 +86,15 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
     name: "beacons-decide",
     text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen,
                   coalesce(seen.token_counted, 0)::int AS token_counted, coalesce(clicks.recent, 0)::int AS recent_clicks
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq)
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)
        LEFT JOIN LATERAL (
             SELECT bool_or(e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
                    bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen,
                    count(*) FILTER (WHERE e.request_id = i.request_id) AS token_counted
               FROM ad_events e
              WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+               AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
        ) AS seen ON true
        LEFT JOIN LATERAL (
             SELECT count(*) AS recent
@@ -112,6 +115,7 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
       candidates.map(({ beacon }) => beacon.clientHash),
       candidates.map(({ beacon }) => beacon.acceptedXid),
       candidates.map(({ beacon }) => beacon.seq),
+      candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
     ],
   });
   const prior = new Map(rows.map((row) => [row.n, row]));

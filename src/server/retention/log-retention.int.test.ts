@@ -9,7 +9,11 @@ import { recordBeacon } from "@/server/ingest/record-beacon";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { settleAll } from "@/testing/settle";
-import { createLogPartitions, dropSettledLogPartitions, logPartitions, PARTITION_DAYS_AHEAD } from "./log-partitions.sql";
+import { createDayPartitions, dayPartitions, PARTITION_DAYS_AHEAD } from "./day-partitions.sql";
+import { dropSettledLogPartitions } from "./log-retention.sql";
+
+const createLogPartitions = (from: Date) => createDayPartitions(from, "beacon_log");
+const logPartitions = () => dayPartitions(["beacon_log"]);
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const dayOf = (offsetDays: number) => utcDay(new Date(Date.now() + offsetDays * DAY_MS));

@@ -1,0 +1,121 @@
+// The day partitions of Tally's five partitioned tables: the two logs of accepted beacons and
+// orders, and the settled ad_events, conversions and attributions. Each day's partition is made
+// ahead of time by upkeep; retention drops whole days (the cost of a drop does not grow with what
+// the day holds, where deleting rows would cost per row and leave the table to vacuum). A default
+// partition per table catches rows of a day upkeep has not made. Table names are fixed lists,
+// never input.
+import type pg from "pg";
+import { addDays, DAY_MS, dayStart, utcDay } from "@/server/days";
+import { pgPool } from "@/server/db/pg-pool";
+
+/** Day partitions kept ready ahead of today, so a missed upkeep run or two costs nothing. */
+export const PARTITION_DAYS_AHEAD = 7;
+
+/** Each partitioned table and the column whose UTC day picks the partition. */
+export const PARTITION_KEYS = {
+  beacon_log: "received_at",
+  conversion_log: "received_at",
+  ad_events: "created_at",
+  conversions: "received_at",
+  attributions: "conversion_received_at",
+} as const;
+
+export type PartitionedTable = keyof typeof PARTITION_KEYS;
+export const PARTITIONED_TABLES = Object.keys(PARTITION_KEYS) as PartitionedTable[];
+
+export const partitionName = (table: PartitionedTable, day: string) => `${table}_${day.replaceAll("-", "")}`;
+
+export interface DayPartition {
+  table: PartitionedTable;
+  name: string;
+  /** YYYY-MM-DD, or null for the default partition. */
+  day: string | null;
+  bytes: number;
+}
+
+/** Every partition of `tables` (all five by default), with its size on disk, oldest day first. */
+export async function dayPartitions(
+  tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
+  pool: pg.Pool | pg.PoolClient = pgPool(),
+): Promise<DayPartition[]> {
+  const { rows } = await pool.query<{ parent: PartitionedTable; name: string; bytes: string }>(
+    `SELECT p.relname AS parent, c.relname AS name, pg_total_relation_size(c.oid)::text AS bytes
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+      WHERE p.relname = ANY($1::text[])
+      ORDER BY p.relname, c.relname`,
+    [tables],
+  );
+  return rows.map((row) => {
+    const match = /_(\d{4})(\d{2})(\d{2})$/.exec(row.name);
+    return { table: row.parent, name: row.name, day: match ? `${match[1]}-${match[2]}-${match[3]}` : null, bytes: Number(row.bytes) };
+  });
+}
+
+/**
+ * Creates the partitions of `table` for `from`'s day through `daysAhead` days after it that do not
+ * exist yet; returns the days it created. A day whose rows already sit in the default partition is
+ * left there (Postgres refuses to create a partition over them); they age out from the default
+ * partition like any other row. `pool`: another database's (the benchmarks' loaders).
+ */
+export async function createDayPartitions(
+  from: Date,
+  table: PartitionedTable,
+  { daysAhead = PARTITION_DAYS_AHEAD, pool = pgPool() }: { daysAhead?: number; pool?: pg.Pool } = {},
+): Promise<string[]> {
+  const existing = new Set((await dayPartitions([table], pool)).map((p) => p.day));
+  const key = PARTITION_KEYS[table];
+  const created: string[] = [];
+  for (let n = 0; n <= daysAhead; n++) {
+    const day = utcDay(from.getTime() + n * DAY_MS);
+    if (existing.has(day)) continue;
+    const next = addDays(day, 1);
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      // Every web process and worker runs upkeep: one at a time creates, so two never race on
+      // the same new table (IF NOT EXISTS does not make a simultaneous CREATE safe).
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))");
+      // Rows of the day in the default partition would make the CREATE fail; a quick look first.
+      const { rows: made } = await client.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [partitionName(table, day)]);
+      const { rows } = await client.query(`SELECT 1 FROM ${table}_default WHERE ${key} >= $1::timestamptz AND ${key} < $2::timestamptz LIMIT 1`, [
+        dayStart(day),
+        dayStart(next),
+      ]);
+      if (made[0]!.t === null && rows.length === 0) {
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${partitionName(table, day)} PARTITION OF ${table} FOR VALUES FROM ('${day} 00:00:00+00') TO ('${next} 00:00:00+00')`,
+        );
+        created.push(day);
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+  return created;
+}
+
+/**
+ * Drops one partition. Dropping locks the whole table for an instant; it waits at most 2 s for the
+ * statements under way, so accepts and settling never queue behind it for longer, and the next
+ * upkeep run tries again (false).
+ */
+export async function dropPartition(name: string): Promise<boolean> {
+  const client = await pgPool().connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SET LOCAL lock_timeout = '2s'");
+    await client.query(`DROP TABLE IF EXISTS ${name}`);
+    await client.query("COMMIT");
+    return true;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    if ((error as { code?: string }).code === "55P03") return false;
+    throw error;
+  } finally {
+    client.release();
+  }
+}

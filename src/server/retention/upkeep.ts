@@ -1,0 +1,23 @@
+// The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
+// and past TALLY_LOG_RETENTION_DAYS) and of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
+// hold, raw-retention.sql.ts). Run hourly by the server and the worker, and by the cron route.
+import { createDayPartitions, PARTITIONED_TABLES, partitionName } from "./day-partitions.sql";
+import { dropSettledLogPartitions } from "./log-retention.sql";
+import { dropExpiredRawDays } from "./raw-retention.sql";
+
+export interface UpkeepResult {
+  /** Partitions created, as `<table>_<YYYYMMDD>` names. */
+  created: string[];
+  /** Partitions dropped, logs and raw tables. */
+  dropped: string[];
+  /** Rows deleted from the default partitions. */
+  deletedFromDefault: number;
+}
+
+export async function upkeep(now: Date, retention: { logDays: number; rawDays: number }): Promise<UpkeepResult> {
+  const created: string[] = [];
+  for (const table of PARTITIONED_TABLES) created.push(...(await createDayPartitions(now, table)).map((day) => partitionName(table, day)));
+  const logs = await dropSettledLogPartitions(now, retention.logDays);
+  const raw = await dropExpiredRawDays(now, retention.rawDays);
+  return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault };
+}

@@ -8,7 +8,7 @@ import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { daysFromToday, utcDay } from "@/server/days";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
-import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { firstDayWithRawRows, verifyRollups } from "@/server/rollups/verify-rollups.sql";
 import { setAsideEvents } from "@/server/settle/set-aside-events";
 
 try {
@@ -26,7 +26,9 @@ if (!DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number
   process.exit(2);
 }
 try {
-  console.log(`tally: rollups: recounting ${from} to ${to} from ad_events and attributions`);
+  const kept = await firstDayWithRawRows(from);
+  if (kept > from) console.log(`tally: rollups: days before ${kept} are not recounted: retention has dropped their raw rows (the report rows stay)`);
+  if (kept <= to) console.log(`tally: rollups: recounting ${kept} to ${to} from ad_events and attributions`);
   const started = Date.now();
   const differences = await verifyRollups(from, to);
   for (const d of differences) {

@@ -7,11 +7,13 @@
 // the operator when none is given) finds neither, exactly as if they did not exist.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
+import { env } from "@/env";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
+import { retentionHolds } from "@/server/retention/raw-retention.sql";
 import { type credentialsInput, destinationInput, type EXPORT_TYPES, type ExportTypeName, SECRET_MASK } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { type ConnectionTest, testConnection } from "./s3";
@@ -182,14 +184,27 @@ export async function getDestination(id: string, options: ActorOption): Promise<
   return viewOf(await visibleRow(id, options.actor));
 }
 
+/** A destination in the listing, with what it holds back from retention. */
+export interface DestinationListing extends DestinationView {
+  /**
+   * Set when the destination is so far behind that Tally keeps raw rows past
+   * TALLY_RAW_RETENTION_DAYS for it: the moment its delivered data ends (its oldest type's).
+   */
+  holdsRawRowsFrom: Date | null;
+}
+
 /** The destinations of an account the actor may see, or of every account it sees (a member's own). */
-export async function listDestinations(accountId: string | undefined, options: ActorOption): Promise<DestinationView[]> {
+export async function listDestinations(accountId: string | undefined, options: ActorOption): Promise<DestinationListing[]> {
   const actor = options.actor;
   if (accountId !== undefined) assertMayAccess(actor, accountId, "account");
   const inView = accountsInView(actor);
   const where = inView !== null ? { accountId: { in: inView } } : accountId !== undefined ? { accountId } : {};
   const rows = await db.exportDestination.findMany({ where, orderBy: { createdAt: "asc" } });
-  return rows.map(viewOf);
+  const holds = await retentionHolds(new Date(), env().TALLY_RAW_RETENTION_DAYS);
+  return rows.map((row) => {
+    const held = holds.filter((hold) => hold.destinationId === row.id).map((hold) => hold.deliveredTo.getTime());
+    return { ...viewOf(row), holdsRawRowsFrom: held.length > 0 ? new Date(Math.min(...held)) : null };
+  });
 }
 
 export async function deleteDestination(id: string, options: ActorOption): Promise<void> {

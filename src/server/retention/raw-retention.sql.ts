@@ -69,8 +69,16 @@ export async function retentionHolds(now: Date, retentionDays: number): Promise<
 const earliest = (moments: (Date | null | undefined)[]): number =>
   Math.min(Number.POSITIVE_INFINITY, ...moments.filter((m): m is Date => m instanceof Date).map((m) => m.getTime()));
 
-/** Up to where each table's raw rows may go: the cutoff, or earlier where something still needs them. */
-async function horizons(now: Date, retentionDays: number): Promise<{ adEvents: number; orders: number }> {
+interface Horizons {
+  /** The start of the first day retention alone keeps. */
+  cutoff: number;
+  /** ad_events before this instant may go: the cutoff, or earlier where exports or attribution still need them. */
+  adEvents: number;
+  /** Orders (and their items) last changed before this instant are delivered to every destination. */
+  ordersDelivered: number;
+}
+
+async function horizons(now: Date, retentionDays: number): Promise<Horizons> {
   const cutoff = retentionCutoff(now, retentionDays).getTime();
   const positions = await exportPositions();
   const { rows } = await pgPool().query<{ placed_at: Date | null }>("SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL");
@@ -80,14 +88,15 @@ async function horizons(now: Date, retentionDays: number): Promise<{ adEvents: n
   const window = (Math.max(...Object.values(await attributionWindows())) + 1) * DAY_MS;
   const touchesFrom = [new Date(retentionCutoff(now, 0).getTime() - window), waitingOrder === null ? null : new Date(waitingOrder.getTime() - window)];
   return {
+    cutoff,
     adEvents: Math.min(cutoff, earliest([...positions.filter((p) => p.type === "ad_events").map((p) => p.deliveredTo), ...touchesFrom])),
-    orders: Math.min(cutoff, earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo))),
+    ordersDelivered: earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo)),
   };
 }
 
 // A day of orders may go once none of its orders waits for attribution and every destination has
-// delivered past the last attribution (attributions are written at the order's attributed_at, so
-// the order's attributed_at is the last moment it or its items changed).
+// delivered past its last attribution (attributions are written at the order's attributed_at, the
+// last moment the order or its items changed, and never before the order was received).
 const ORDERS_DAY_SQL = `
 SELECT bool_or(attributed_at IS NULL) AS waiting, max(attributed_at) AS last_attributed
   FROM conversions WHERE received_at >= $1 AND received_at < $2`;
@@ -126,22 +135,25 @@ export async function dropExpiredRawDays(now: Date, retentionDays: number): Prom
   const orderDays = new Set(partitions.filter((p) => p.table !== "ad_events").map((p) => p.day!));
   for (const day of [...orderDays].sort()) {
     const start = Date.parse(`${day}T00:00:00Z`);
-    if (start + DAY_MS > horizon.orders) continue;
+    if (start + DAY_MS > Math.min(horizon.cutoff, horizon.ordersDelivered)) continue;
     const { rows } = await pgPool().query<{ waiting: boolean | null; last_attributed: Date | null }>(ORDERS_DAY_SQL, [
       new Date(start),
       new Date(start + DAY_MS),
     ]);
     const { waiting, last_attributed: last } = rows[0]!;
-    if (waiting === true || (last !== null && last.getTime() > horizon.orders)) continue;
+    if (waiting === true || (last !== null && last.getTime() > horizon.ordersDelivered)) continue;
     // Attributions first: an order is never left without its credited items while it is kept.
     if (await dropDay(partitions, "attributions", day, dropped)) await dropDay(partitions, "conversions", day, dropped);
   }
 
   // The default partitions hold rows of days upkeep had not made: the same rules, row by row.
+  const ordersBefore = new Date(Math.min(horizon.cutoff, horizon.ordersDelivered));
+  // Far in the future stands for "no destination": Postgres' infinity is not a JS Date.
+  const delivered = new Date(Math.min(horizon.ordersDelivered, 8.64e15));
   const [adEvents, attributions, conversions] = await Promise.all([
     pgPool().query("DELETE FROM ad_events_default WHERE created_at < $1", [new Date(horizon.adEvents)]),
-    pgPool().query("DELETE FROM attributions_default WHERE conversion_received_at < $1 AND created_at < $1", [new Date(horizon.orders)]),
-    pgPool().query("DELETE FROM conversions_default WHERE received_at < $1 AND attributed_at < $1", [new Date(horizon.orders)]),
+    pgPool().query("DELETE FROM attributions_default WHERE conversion_received_at < $1 AND created_at < $2", [ordersBefore, delivered]),
+    pgPool().query("DELETE FROM conversions_default WHERE received_at < $1 AND attributed_at < $2", [ordersBefore, delivered]),
   ]);
 
   // Days from which every raw row is still there: after the last day dropped, and from the first
@@ -156,7 +168,7 @@ export async function dropExpiredRawDays(now: Date, retentionDays: number): Prom
     ad_events: [...lastDropped(["ad_events"]), ...((adEvents.rowCount ?? 0) > 0 ? [wholeDayFrom(horizon.adEvents)] : [])],
     conversions: [
       ...lastDropped(["conversions", "attributions"]),
-      ...((attributions.rowCount ?? 0) + (conversions.rowCount ?? 0) > 0 ? [wholeDayFrom(horizon.orders)] : []),
+      ...((attributions.rowCount ?? 0) + (conversions.rowCount ?? 0) > 0 ? [wholeDayFrom(ordersBefore.getTime())] : []),
     ],
   });
   const deletedFromDefault = (adEvents.rowCount ?? 0) + (attributions.rowCount ?? 0) + (conversions.rowCount ?? 0);

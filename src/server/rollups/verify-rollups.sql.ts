@@ -3,8 +3,10 @@
 // The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
+
 import sql, { raw, type Sql } from "sql-template-tag";
 import { bulkPool } from "@/server/db/pg-pool";
+import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";
 import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { adRowCountsRecount } from "./ad-row-counts.sql";
 import { REPORT_TABLES, type ReportTableSpec, ROLLUP_KEY, reportKeyGrouping } from "./report-tables";
@@ -129,10 +131,22 @@ SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, 
  ORDER BY day, advertiser_id, campaign_id, m.measure`;
 
 /**
- * Every figure of the report tables between two days (inclusive) that differs from a recount of
- * ad_events and attributions; empty when the report rows are right.
+ * The first day from `firstDay` on whose raw rows (ad_events, conversions and attributions) are
+ * all still there: retention drops old days, and the report rows outlive them.
  */
-export async function verifyRollups(firstDay: string, lastDay: string): Promise<RollupDifference[]> {
+export async function firstDayWithRawRows(firstDay: string): Promise<string> {
+  const kept = await rawRowsKeptFrom();
+  return [firstDay, kept.adEvents ?? firstDay, kept.orders ?? firstDay].sort().at(-1)!;
+}
+
+/**
+ * Every figure of the report tables between two days (inclusive) that differs from a recount of
+ * ad_events and attributions; empty when the report rows are right. Only days whose raw rows
+ * retention has kept are recounted (firstDayWithRawRows).
+ */
+export async function verifyRollups(from: string, lastDay: string): Promise<RollupDifference[]> {
+  const firstDay = await firstDayWithRawRows(from);
+  if (firstDay > lastDay) return [];
   const days = { firstDay, lastDay };
   const differences: RollupDifference[] = [];
   for (const spec of REPORT_TABLES) {
@@ -147,9 +161,12 @@ export async function verifyRollups(firstDay: string, lastDay: string): Promise<
 /**
  * Replaces the report rows between two days (inclusive) with a recount of ad_events and
  * attributions; returns the number of daily_rollups rows written. For loading generated data
- * (the report benchmark) and for repairs: the writers keep the rows current on their own.
+ * (the report benchmark) and for repairs: the writers keep the rows current on their own. Days
+ * whose raw rows retention has dropped keep their report rows: a recount would erase them.
  */
-export async function rebuildRollups(firstDay: string, lastDay: string): Promise<number> {
+export async function rebuildRollups(from: string, lastDay: string): Promise<number> {
+  const firstDay = await firstDayWithRawRows(from);
+  if (firstDay > lastDay) return 0;
   const days = { firstDay, lastDay };
   const inRange = sql`day BETWEEN ${firstDay}::date AND ${lastDay}::date`;
   const client = await bulkPool().connect();

@@ -21,6 +21,7 @@ type View = {
   writeSuccessMarker: boolean;
   status: string;
   statusReason: string | null;
+  holdsRawRowsFrom?: Date | null;
   credentials: { kind: "access_key"; accessKeyId: string; secretAccessKey: string } | { kind: "assume_role"; roleArn: string; externalId: string };
 };
 
@@ -154,6 +155,12 @@ function Destination({ destination: d, onEdit }: { destination: View; onEdit: ()
       {d.statusReason ? (
         <p role="status" className="error">
           {d.statusReason}
+        </p>
+      ) : null}
+      {d.holdsRawRowsFrom ? (
+        <p role="status" className="notice">
+          Far behind: Tally keeps the raw events and orders from {d.holdsRawRowsFrom.toISOString().slice(0, 16).replace("T", " ")} UTC on for this destination
+          until it has delivered them, past the days it keeps them otherwise. Let it catch up, or disable it to release them.
         </p>
       ) : null}
       <p>

@@ -120,6 +120,8 @@ const serverSchema = z
      * from the rollups, and every export destination holds the days it has not delivered.
      * At least 31 (the order de-duplication window and a day).
      */
+    /** Where settled events, rollups and report reads live (src/server/store/): Postgres, the only store built. */
+    TALLY_STORE: z.enum(["postgres"]).default("postgres"),
     TALLY_RAW_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(90),
     VERCEL: z.string().optional(),
     /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */

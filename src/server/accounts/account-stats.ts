@@ -2,8 +2,7 @@
 // account for staff): totals and a daily series, invalid traffic, and the orders attribution set
 // aside, from the same rollups and statements as the report routes.
 import { type SetAsideOrder, setAsideOrders } from "@/server/attribution/set-aside-orders";
-import { metricsOverRange } from "@/server/reports/daily-metrics.sql";
-import { invalidTrafficByDay } from "@/server/reports/invalid-traffic.sql";
+import { store } from "@/server/store";
 import type { Actor } from "./actor";
 import { reportScopeOf } from "./report-scope-of";
 
@@ -16,12 +15,12 @@ interface StatsRequest {
 }
 
 export async function accountStats({ actor, accountId, startDate, endDate }: StatsRequest) {
-  return metricsOverRange(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+  return store().reports.metricsOverRange(await reportScopeOf({ actor, accountId }), { startDate, endDate });
 }
 
 /** Filtered beacons per day and reason. */
 export async function accountInvalidTraffic({ actor, accountId, startDate, endDate }: StatsRequest) {
-  return invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+  return store().reports.invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate });
 }
 
 /**

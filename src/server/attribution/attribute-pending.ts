@@ -1,5 +1,6 @@
 import { settledBefore } from "@/server/settle/settled-horizon";
-import { type AttributedBatch, attributeBatch } from "./attribute-batch.sql";
+import { store } from "@/server/store";
+import type { AttributedBatch } from "./attribute-batch.sql";
 
 export interface AttributePendingOptions {
   now?: Date;
@@ -30,7 +31,7 @@ export async function attributePendingConversions(options: AttributePendingOptio
   for (;;) {
     const now = options.now ?? new Date();
     const receivedBefore = await settledBefore(new Date(now.getTime() - settleMs));
-    const batch = await attributeBatch(batchSize, receivedBefore, now);
+    const batch = await store().settled.attributeBatch(batchSize, receivedBefore, now);
     total.orders += batch.orders;
     total.items += batch.items;
     total.attributedOrders += batch.attributedOrders;

@@ -1,15 +1,15 @@
 import type { Actor } from "@/server/accounts/actor";
 import { reportScopeOf } from "@/server/accounts/report-scope-of";
 import { TallyError } from "@/server/errors";
-import { campaignDetail } from "@/server/reports/campaign-detail.sql";
 import { MAX_PER_PAGE } from "@/server/reports/report-query";
+import { store } from "@/server/store";
 
 /**
  * One campaign in the actor's scope: its totals over the range, one row per day and its ads (the
  * statement of /campaign/:id). Outside the scope, as for an unknown id, "no such campaign".
  */
 export async function getCampaign({ actor, id, startDate, endDate }: { actor: Actor; id: string; startDate: string; endDate: string }) {
-  const detail = await campaignDetail(await reportScopeOf({ actor }), id, {
+  const detail = await store().reports.campaign(await reportScopeOf({ actor }), id, {
     startDate,
     endDate,
     page: 1,

@@ -8,12 +8,10 @@
 // id (poison.ts); ids being unique and totally ordered is what makes the splitting end.
 import type { CsvValue } from "@/server/formats/csv";
 import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";
-import { adResultsStatement } from "@/server/reports/ad-results.sql";
-import { advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
-import { campaignListingStatement } from "@/server/reports/campaign-listing.sql";
 import type { ReportQuery } from "@/server/reports/report-query";
 import type { ReportStatement } from "@/server/reports/report-runner";
 import type { ReportScope } from "@/server/reports/report-scope";
+import { store } from "@/server/store";
 import type { AggregateType, EventType } from "./export-types";
 
 export { EXPORT_TYPES } from "./destination-input";
@@ -163,7 +161,7 @@ const asRecords = <Row>(statement: ReportStatement<Row>) => statement as unknown
 export const AGGREGATE_LAYOUTS: Record<AggregateType, AggregateLayout> = {
   advertisers: {
     columns: ["advertiser", "advertiser_id", "seller_id", "wallet_balance", "daily_budget", "currency"],
-    statement: (scope, day) => asRecords(advertiserReportStatement(scope, dayQuery(day, "advertiser"))),
+    statement: (scope, day) => asRecords(store().reports.advertisers(scope, dayQuery(day, "advertiser"))),
   },
   campaigns: {
     columns: [
@@ -183,7 +181,7 @@ export const AGGREGATE_LAYOUTS: Record<AggregateType, AggregateLayout> = {
       "end_date",
       "advertiser_id",
     ],
-    statement: (scope, day) => asRecords(campaignListingStatement(scope, dayQuery(day, "name"))),
+    statement: (scope, day) => asRecords(store().reports.campaigns(scope, dayQuery(day, "name"))),
   },
   ads: {
     columns: [
@@ -203,6 +201,6 @@ export const AGGREGATE_LAYOUTS: Record<AggregateType, AggregateLayout> = {
       "sales_revenue",
       "product_sku",
     ],
-    statement: (scope, day) => asRecords(adResultsStatement(scope, dayQuery(day, "name"))),
+    statement: (scope, day) => asRecords(store().reports.adResults(scope, dayQuery(day, "name"))),
   },
 };

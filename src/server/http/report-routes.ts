@@ -1,25 +1,19 @@
 // The report routes (docs/interface.md §4.3) as Fetch handlers: parse the query, find the caller's scope,
-// call the report in src/server/reports/, answer JSON or the XLSX download. Next.js route files
+// call the report through the store (src/server/store/), answer JSON or the XLSX download. Next.js route files
 // under src/app/ export these.
 import { TallyError } from "@/server/errors";
 import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
-import { AD_RESULTS_ORDER_BY, type AdResultsRow, adResultsStatement } from "@/server/reports/ad-results.sql";
-import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow, advertiserReportStatement } from "@/server/reports/advertiser-report.sql";
-import { type CampaignDay, campaignDetail } from "@/server/reports/campaign-detail.sql";
-import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow, campaignListingStatement } from "@/server/reports/campaign-listing.sql";
-import {
-  type AdsDetailedRow,
-  adsDetailedStatement,
-  type CampaignsDetailedRow,
-  campaignsDetailedStatement,
-  DETAILED_REPORT_ORDER_BY,
-  type DetailedReportOrderBy,
-} from "@/server/reports/detailed-report.sql";
+import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/reports/ad-results.sql";
+import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
+import type { CampaignDay } from "@/server/reports/campaign-detail.sql";
+import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
+import { type AdsDetailedRow, type CampaignsDetailedRow, DETAILED_REPORT_ORDER_BY, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
 import type { Metrics } from "@/server/reports/metrics";
-import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow, publisherReportStatement } from "@/server/reports/publisher-report.sql";
+import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
 import { allReportRows, type ReportStatement, reportPage } from "@/server/reports/report-runner";
 import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
+import { store } from "@/server/store";
 import { reportRoute } from "./report-route";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
@@ -85,7 +79,7 @@ export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeo
     date("end_date"),
     ...metricColumns<CampaignListingRow>(),
   ],
-  statement: campaignListingStatement,
+  statement: (scope, query) => store().reports.campaigns(scope, query),
 });
 
 // GET /ad/results/v2: ads in the caller's scope with their totals over the range.
@@ -108,7 +102,7 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
     text("product_sku", 36),
     ...metricColumns<AdResultsRow>(),
   ],
-  statement: adResultsStatement,
+  statement: (scope, query) => store().reports.adResults(scope, query),
 });
 
 // GET /report/v2/advertisers: the advertisers of the caller's inventory with their totals.
@@ -126,7 +120,7 @@ export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typ
     text("currency", 10),
     ...metricColumns<AdvertiserReportRow>(),
   ],
-  statement: advertiserReportStatement,
+  statement: (scope, query) => store().reports.advertisers(scope, query),
 });
 
 const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
@@ -144,7 +138,7 @@ export const handlePublisherReport = pagedReportRoute<PublisherReportRow, (typeo
   sheet: "Publishers",
   file: "publishers",
   columns: PUBLISHER_COLUMNS,
-  statement: (scope, query) => publisherReportStatement(scope, query),
+  statement: (scope, query) => store().reports.publishers(scope, query),
 });
 
 // GET /report/network/publishers: a network's sub-publishers with their totals.
@@ -155,7 +149,7 @@ export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow,
   sheet: "Network publishers",
   file: "network-publishers",
   columns: PUBLISHER_COLUMNS,
-  statement: (scope, query, caller) => publisherReportStatement(scope, query, caller.accountId),
+  statement: (scope, query, caller) => store().reports.publishers(scope, query, caller.accountId),
 });
 
 // GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows for
@@ -178,7 +172,7 @@ export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, De
     text("publisher", 32),
     ...metricColumns<CampaignsDetailedRow>(),
   ],
-  statement: campaignsDetailedStatement,
+  statement: (scope, query) => store().reports.campaignsDetailed(scope, query),
 });
 
 // GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown for
@@ -203,7 +197,7 @@ export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReport
     text("publisher", 32),
     ...metricColumns<AdsDetailedRow>(),
   ],
-  statement: adsDetailedStatement,
+  statement: (scope, query) => store().reports.adsDetailed(scope, query),
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the
@@ -221,7 +215,7 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const url = new URL(request.url);
   const campaignId = campaignIdOf(url);
   const query = parseReportQuery(url.searchParams, { ids: [], orderBy: ["day"], paged: false });
-  const detail = campaignId ? await campaignDetail(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
+  const detail = campaignId ? await store().reports.campaign(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
   if (query.download) {
     const columns: XlsxColumn<CampaignDay>[] = [date("day"), ...metricColumns<CampaignDay>()];

@@ -2,7 +2,8 @@
 // conversion_log under its one cursor, stored in conversions, the attribution queue (repeats never
 // reach the log: the receipt is taken when an order is accepted); an order whose own data fails is
 // set aside.
-import { type ConversionToStore, storeConversions } from "@/server/conversions/store-conversions.sql";
+import type { ConversionToStore } from "@/server/conversions/store-conversions.sql";
+import { store } from "@/server/store";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
@@ -53,7 +54,7 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
       received_at: row.received_at,
     }),
     settle: async (client, orders) => {
-      await storeConversions(client, orders);
+      await store().settled.storeConversions(client, orders);
       return orders.map((order) => order.event_id);
     },
     setAside: (client, order, error) =>

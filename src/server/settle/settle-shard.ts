@@ -1,6 +1,7 @@
 // One settle step for one shard of the beacon log (the step itself: stretch.ts).
 
-import { type LoggedBeacon, type SettledBeacon, settleBeacons } from "./settle-beacons.sql";
+import { store } from "@/server/store";
+import type { LoggedBeacon, SettledBeacon } from "./settle-beacons.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
@@ -91,7 +92,7 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
     readStretch: async (client, cursor) =>
       (await client.query<LogRow>({ name: "settle-read-stretch", text: READ_STRETCH_SQL, values: [shard, cursor.last_xid, cursor.last_seq, limit] })).rows,
     toItem: loggedBeacon,
-    settle: settleBeacons,
+    settle: (client, batch) => store().settled.settleBeacons(client, batch),
     setAside: (client, event, error) => recordSetAside(client, { eventId: event.eventId, kind: "beacon", shard, receivedAt: event.receivedAt }, error),
     moveCursor: async (client, last, count) => {
       await client.query({

@@ -102,3 +102,34 @@ test("settings: an account manager changes a campaign type's attribution window"
   await display.getByRole("button", { name: "Save" }).click();
   await expect.poll(storedWindow).toBe(14 * 86_400);
 });
+
+test("exports: a destination far behind says it holds raw rows past retention", async ({ page }) => {
+  // Created 200 days ago, delivered nothing since, waiting for its owner to fix its credentials.
+  await query(
+    `INSERT INTO export_destinations (id, account_id, name, bucket, region, credential_kind, access_key_id, types, status, status_reason, created_at, updated_at)
+     SELECT 'dst_far_behind', id, 'Far behind lake', 'far-behind', 'us-east-1', 'access_key', 'AKIAEXAMPLE', '{ad_events,orders}', 'needs_attention',
+            'The bucket refused the credentials.', now() - interval '200 days', now()
+       FROM accounts WHERE name = 'Demo Market' ON CONFLICT (id) DO NOTHING`,
+  );
+  try {
+    await signInAsStaff(page);
+    await page.getByRole("link", { name: "Exports" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Exports" })).toBeVisible();
+    await expect(
+      page
+        .getByRole("region", { name: /^Destination / })
+        .or(page.getByText("No export destinations yet"))
+        .first(),
+    ).toBeVisible();
+    await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
+    const far = page.getByRole("region", { name: "Destination Far behind lake" });
+    const created = (
+      await query<{ day: string }>("SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM export_destinations WHERE id = 'dst_far_behind'")
+    )[0]!.day;
+    await expect(far.getByRole("status").filter({ hasText: "Far behind" })).toContainText(`raw events and orders from ${created} 00:00 UTC on`);
+    // A destination that keeps up says nothing of the kind.
+    await expect(page.getByRole("region", { name: "Destination Local demo bucket" }).getByText("Far behind")).toHaveCount(0);
+  } finally {
+    await query("DELETE FROM export_destinations WHERE id = 'dst_far_behind'");
+  }
+});

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { db } from "@/server/db/client";
+import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -50,8 +52,25 @@ describe("GET /api/metrics", () => {
     expect(value(during, 'tally_write_queue_depth{writer="beacons"}')).toBe(0);
 
     await settleAll();
+    // A destination that has delivered nothing since it was created 200 days ago holds the raw rows since then.
+    const stale = await db.exportDestination.create({
+      data: {
+        id: newId("dst"),
+        accountId: publisher.id,
+        name: "stale",
+        bucket: "b",
+        region: "us-east-1",
+        credentialKind: "access_key",
+        accessKeyId: "AKIAEXAMPLE",
+        types: ["ad_events"],
+        createdAt: new Date(Date.now() - 200 * 86_400_000),
+      },
+    });
     const after = await (await scrape("Bearer metrics-token-for-this-test-file")).text();
     expect(value(after, "tally_settle_backlog_events")).toBe(0);
     expect(value(after, "tally_settle_lag_seconds")).toBe(0);
+    expect(value(after, 'tally_raw_partitions{table="ad_events"}')).toBeGreaterThanOrEqual(1);
+    expect(value(after, 'tally_raw_bytes{table="ad_events"}')).toBeGreaterThan(0);
+    expect(value(after, `tally_retention_held_seconds{destination="${stale.id}",type="ad_events"}`)).toBeGreaterThanOrEqual(199 * 86_400);
   });
 });

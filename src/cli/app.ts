@@ -104,6 +104,11 @@ async function main(): Promise<void> {
 
   log("applying migrations");
   log(`migrations: ${await migrateDeploy(databaseUrl)}`);
+  // Today's and the next days' partitions before the first event, so no day starts in a default partition.
+  const { createDayPartitions, PARTITIONED_TABLES, partitionName } = await import("@/server/retention/day-partitions.sql");
+  const made: string[] = [];
+  for (const table of PARTITIONED_TABLES) made.push(...(await createDayPartitions(new Date(), table)).map((day) => partitionName(table, day)));
+  log(`day partitions: ${made.length > 0 ? `created ${made.length}, through ${made.at(-1)!.slice(-8)}` : "ready"}`);
 
   // Production mode needs real signing and secrets keys; locally the launcher makes them if none
   // are set. They are in place before the seed, which stores the demo destination's secret.
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
     );
   }
   await disconnectDb();
+  await (await import("@/server/db/pg-pool")).closePgPool();
   const port = values.port ?? process.env.PORT ?? "3000";
   const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
   log(`starting Next.js (${mode}) on http://localhost:${port}`);

@@ -103,7 +103,7 @@ test("settings: an account manager changes a campaign type's attribution window"
   await expect.poll(storedWindow).toBe(14 * 86_400);
 });
 
-test("exports: a destination far behind says it holds raw rows past retention", async ({ page }) => {
+test("exports: a destination far behind says it holds raw rows past retention, and what it has lost", async ({ page }) => {
   // Created 200 days ago, delivered nothing since, waiting for its owner to fix its credentials.
   await query(
     `INSERT INTO export_destinations (id, account_id, name, bucket, region, credential_kind, access_key_id, types, status, status_reason, created_at, updated_at)
@@ -126,7 +126,10 @@ test("exports: a destination far behind says it holds raw rows past retention", 
     const created = (
       await query<{ day: string }>("SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM export_destinations WHERE id = 'dst_far_behind'")
     )[0]!.day;
-    await expect(far.getByRole("status").filter({ hasText: "Far behind" })).toContainText(`raw events and orders from ${created} 00:00 UTC on`);
+    const notice = far.getByRole("status").filter({ hasText: "Far behind" });
+    await expect(notice).toContainText(`raw events and orders from ${created} 00:00 UTC on`);
+    // 200 days behind is past retention (90) and the longest hold (60): the oldest rows are gone.
+    await expect(notice).toContainText("the files of those hours will lack them");
     // A destination that keeps up says nothing of the kind.
     await expect(page.getByRole("region", { name: "Destination Local demo bucket" }).getByText("Far behind")).toHaveCount(0);
   } finally {

@@ -123,6 +123,11 @@ const serverSchema = z
     /** Where settled events, rollups and report reads live (src/server/store/): Postgres, the only store built. */
     TALLY_STORE: z.enum(["postgres"]).default("postgres"),
     TALLY_RAW_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(90),
+    /**
+     * Days past TALLY_RAW_RETENTION_DAYS that an export destination behind (failing, needing
+     * attention) may hold raw rows it has not delivered; older rows go even undelivered.
+     */
+    TALLY_RAW_HOLD_MAX_DAYS: z.coerce.number().int().min(0).max(3650).default(60),
     VERCEL: z.string().optional(),
     /** Bearer secret of the cron routes (`/api/cron/*`); Vercel Cron sends it. */
     CRON_SECRET: z.string().min(16).optional(),

@@ -104,17 +104,18 @@ async function main(): Promise<void> {
 
   log("applying migrations");
   log(`migrations: ${await migrateDeploy(databaseUrl)}`);
-  // Today's and the next days' partitions before the first event, so no day starts in a default partition.
-  const { createDayPartitions, PARTITIONED_TABLES, partitionName } = await import("@/server/retention/day-partitions.sql");
-  const made: string[] = [];
-  for (const table of PARTITIONED_TABLES) made.push(...(await createDayPartitions(new Date(), table)).map((day) => partitionName(table, day)));
-  log(`day partitions: ${made.length > 0 ? `created ${made.length}, through ${made.at(-1)!.slice(-8)}` : "ready"}`);
 
   // Production mode needs real signing and secrets keys; locally the launcher makes them if none
   // are set. They are in place before the seed, which stores the demo destination's secret.
   const secrets = mode === "start" ? await localSecrets(config.TALLY_DATA_DIR, values.ephemeral) : {};
   for (const [name, value] of Object.entries(secrets) as [string, string][]) process.env[name] ??= value;
 
+  // Today's and the next days' partitions before the first event, so no day starts in a default
+  // partition (after the keys: the server's modules read the environment).
+  const { createDayPartitions, PARTITIONED_TABLES, partitionName } = await import("@/server/retention/day-partitions.sql");
+  const made: string[] = [];
+  for (const table of PARTITIONED_TABLES) made.push(...(await createDayPartitions(new Date(), table)).map((day) => partitionName(table, day)));
+  log(`day partitions: ${made.length > 0 ? `created ${made.length}, through ${made.at(-1)!.slice(-8)}` : "ready"}`);
   const { disconnectDb } = await import("@/server/db/client");
   if (!values["no-seed"]) {
     const { seedDemoData } = await import("../../prisma/seed");

@@ -7,13 +7,12 @@
 // the operator when none is given) finds neither, exactly as if they did not exist.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { env } from "@/env";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
-import { retentionHolds } from "@/server/retention/raw-retention.sql";
+import { rawRetentionPolicy, retentionHolds } from "@/server/retention/raw-retention.sql";
 import { type credentialsInput, destinationInput, type EXPORT_TYPES, type ExportTypeName, SECRET_MASK } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { type ConnectionTest, testConnection } from "./s3";
@@ -188,9 +187,10 @@ export async function getDestination(id: string, options: ActorOption): Promise<
 export interface DestinationListing extends DestinationView {
   /**
    * Set when the destination is so far behind that Tally keeps raw rows past
-   * TALLY_RAW_RETENTION_DAYS for it: the moment its delivered data ends (its oldest type's).
+   * TALLY_RAW_RETENTION_DAYS for it: where its delivered data ends (its oldest type's), and
+   * before when rows go even undelivered.
    */
-  holdsRawRowsFrom: Date | null;
+  retentionHold: { deliveredTo: Date; droppedBefore: Date; retentionDays: number } | null;
 }
 
 /** The destinations of an account the actor may see, or of every account it sees (a member's own). */
@@ -200,10 +200,14 @@ export async function listDestinations(accountId: string | undefined, options: A
   const inView = accountsInView(actor);
   const where = inView !== null ? { accountId: { in: inView } } : accountId !== undefined ? { accountId } : {};
   const rows = await db.exportDestination.findMany({ where, orderBy: { createdAt: "asc" } });
-  const holds = await retentionHolds(new Date(), env().TALLY_RAW_RETENTION_DAYS);
+  const holds = await retentionHolds(new Date());
   return rows.map((row) => {
-    const held = holds.filter((hold) => hold.destinationId === row.id).map((hold) => hold.deliveredTo.getTime());
-    return { ...viewOf(row), holdsRawRowsFrom: held.length > 0 ? new Date(Math.min(...held)) : null };
+    const held = holds.filter((hold) => hold.destinationId === row.id);
+    const from = Math.min(...held.map((hold) => hold.deliveredTo.getTime()));
+    return {
+      ...viewOf(row),
+      retentionHold: held.length > 0 ? { deliveredTo: new Date(from), droppedBefore: held[0]!.droppedBefore, retentionDays: rawRetentionPolicy().days } : null,
+    };
   });
 }
 

@@ -4,6 +4,7 @@ import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
+import { rawRetentionPolicy } from "@/server/retention/raw-retention.sql";
 import { upkeep as runUpkeep } from "@/server/retention/upkeep";
 import { settlePending } from "@/server/settle/settle-pending";
 import { bearerMatches } from "./bearer";
@@ -33,7 +34,7 @@ export const handleAttributionCron = cronRoute(async () => {
 // Every minute: day partitions and retention (catalogue look-ups when there is nothing to do), then
 // settling for at most 45 s; the next minute's call takes what is left.
 export const handleSettleCron = cronRoute(async () => {
-  const upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, rawDays: env().TALLY_RAW_RETENTION_DAYS });
+  const upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
   const done = await settlePending({ budgetMs: 45_000 });
   return {
     events: done.events,

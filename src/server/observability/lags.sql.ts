@@ -70,7 +70,7 @@ export async function readLags(now = new Date()): Promise<Lags> {
       `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
               (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
     ),
-    retentionHolds(now, env().TALLY_RAW_RETENTION_DAYS),
+    retentionHolds(now),
   ]);
   const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
   const raw = (table: "ad_events" | "conversions" | "attributions") => {

@@ -4,7 +4,6 @@
 // delivered them, which the dashboard's listing says.
 import { createHash, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { env } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { DAY_MS, utcDay } from "@/server/days";
@@ -18,7 +17,7 @@ import { firstDayWithRawRows, verifyRollups } from "@/server/rollups/verify-roll
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createDayPartitions, dayPartitions } from "./day-partitions.sql";
-import { dropExpiredRawDays, rawRowsKeptFrom, retentionHolds } from "./raw-retention.sql";
+import { dropExpiredRawDays, rawRetentionPolicy, rawRowsKeptFrom, retentionHolds } from "./raw-retention.sql";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const NOW = new Date();
@@ -26,8 +25,9 @@ const dayOf = (offset: number) => utcDay(NOW.getTime() + offset * DAY_MS);
 /** Noon UTC `offset` days from today. */
 const noonOf = (offset: number) => new Date(Date.parse(`${dayOf(offset)}T12:00:00Z`));
 const named = (table: string, offset: number) => `${table}_${dayOf(offset).replaceAll("-", "")}`;
-// The configured retention (90 days unless set): the dashboard's listing reads it too.
-const RETENTION_DAYS = env().TALLY_RAW_RETENTION_DAYS;
+// The configured policy (90 days, holds for 60 more unless set): the dashboard's listing reads it too.
+const POLICY = rawRetentionPolicy();
+const RETENTION_DAYS = POLICY.days;
 /** A day past retention with a click and an order; the destination was created four days before it. */
 const OLD = -(RETENTION_DAYS + 9);
 const CREATED = OLD - 4;
@@ -134,26 +134,37 @@ describe("raw retention", () => {
     const before = await report();
 
     // Never delivered anything: it holds everything since the day it was created.
-    const held = await dropExpiredRawDays(NOW, RETENTION_DAYS);
+    const held = await dropExpiredRawDays(NOW, POLICY);
     expect(held.dropped).not.toContain(named("ad_events", OLD));
     expect(held.dropped).not.toContain(named("conversions", OLD));
     expect(await countOf(named("ad_events", OLD))).toBe(1);
     expect(await countOf(named("attributions", OLD))).toBe(1);
-    const holds = await retentionHolds(NOW, RETENTION_DAYS);
+    const holds = await retentionHolds(NOW, POLICY);
     expect(holds.map((hold) => [hold.destinationId, hold.type]).sort()).toEqual([
       [destination.id, "ad_events"],
       [destination.id, "order_items"],
       [destination.id, "orders"],
     ]);
     const [listed] = await listDestinations(advertiser.id, { actor: OPERATOR });
-    expect(listed!.holdsRawRowsFrom?.toISOString()).toBe(`${dayOf(CREATED)}T00:00:00.000Z`);
+    expect(listed!.retentionHold).toEqual({
+      deliveredTo: new Date(`${dayOf(CREATED)}T00:00:00.000Z`),
+      droppedBefore: new Date(`${dayOf(-RETENTION_DAYS - POLICY.maxHoldDays)}T00:00:00.000Z`),
+      retentionDays: RETENTION_DAYS,
+    });
+
+    // A hold has a ceiling: with holds of at most 12 days past retention, the days before go
+    // undelivered (the day the destination was made), the old day with its click and order stays.
+    const capped = await dropExpiredRawDays(NOW, { ...POLICY, maxHoldDays: 12 });
+    expect(capped.dropped).toEqual(expect.arrayContaining([named("ad_events", CREATED), named("conversions", CREATED)]));
+    expect(capped.dropped).not.toContain(named("ad_events", CREATED + 1));
+    expect(await countOf(named("ad_events", OLD))).toBe(1);
 
     // Delivered up to now for every type (the old order was credited today, so its items
     // were delivered only now): the days past retention go, the rest stay.
     for (const type of ["ad_events", "orders", "order_items"] as const) {
       await db.exportWatermark.create({ data: { destinationId: destination.id, type, deliveredTo: new Date() } });
     }
-    const done = await dropExpiredRawDays(NOW, RETENTION_DAYS);
+    const done = await dropExpiredRawDays(NOW, POLICY);
     expect(done.dropped).toEqual(
       expect.arrayContaining([named("ad_events", OLD), named("attributions", OLD), named("conversions", OLD), named("ad_events", -RETENTION_DAYS - 1)]),
     );
@@ -164,8 +175,8 @@ describe("raw retention", () => {
     expect(left).toEqual(
       expect.arrayContaining([named("ad_events", -RETENTION_DAYS), named("ad_events", -5), named("conversions", -5), named("attributions", 0)]),
     );
-    expect(await retentionHolds(NOW, RETENTION_DAYS)).toEqual([]);
-    expect((await listDestinations(advertiser.id, { actor: OPERATOR }))[0]!.holdsRawRowsFrom).toBeNull();
+    expect(await retentionHolds(NOW, POLICY)).toEqual([]);
+    expect((await listDestinations(advertiser.id, { actor: OPERATOR }))[0]!.retentionHold).toBeNull();
 
     // Reports read the rollups: the same with the old day's raw rows gone, its click and order included.
     const after = await report();
@@ -202,14 +213,14 @@ describe("raw retention", () => {
     expect(await countOf("conversions_default")).toBe(1);
     await db.exportDestination.updateMany({ where: { accountId: advertiser.id }, data: { status: "disabled" } });
 
-    await dropExpiredRawDays(NOW, RETENTION_DAYS);
+    await dropExpiredRawDays(NOW, POLICY);
     expect(await countOf("conversions_default")).toBe(1);
 
     expect((await attributePendingConversions({ settleMs: 0 })).orders).toBe(1);
     // Attributed just now, after the disabled destination's watermark: it holds nothing any more.
-    const done = await dropExpiredRawDays(NOW, RETENTION_DAYS);
+    const done = await dropExpiredRawDays(NOW, POLICY);
     expect(done.deletedFromDefault).toBe(1);
     expect(await countOf("conversions_default")).toBe(0);
-    expect(await retentionHolds(NOW, RETENTION_DAYS)).toEqual([]);
+    expect(await retentionHolds(NOW, POLICY)).toEqual([]);
   });
 });

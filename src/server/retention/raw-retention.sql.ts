@@ -8,9 +8,12 @@
 //     today, and before the oldest order still waiting for attribution;
 //   - every export destination that is not disabled, until it has delivered the day: its
 //     watermark of ad_events holds ad_events, its watermark of orders or order items holds
-//     conversions and attributions (a destination far behind holds them, and the dashboard says so);
+//     conversions and attributions (a destination far behind holds them, and the dashboard says
+//     so), for at most TALLY_RAW_HOLD_MAX_DAYS past retention: any tenant can add a destination
+//     whose credentials never work, and none may make Tally keep every raw row for ever;
 //   - an order still waiting for attribution holds its own day.
 // Hand-written SQL: partitions are dropped by name and the holds are aggregates over few rows.
+import { env } from "@/env";
 import { attributionWindows } from "@/server/attribution/attribution-windows";
 import { addDays, DAY_MS, utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
@@ -19,14 +22,29 @@ import { type DayPartition, dayPartitions, dropPartition } from "./day-partition
 /** Raw rows are kept at least this long: the order de-duplication window and a day. */
 export const MIN_RAW_RETENTION_DAYS = 31;
 
-/** A destination that holds raw rows past retention because it has not delivered them yet. */
-export interface RetentionHold {
+/** How long raw rows are kept, and how much longer a destination behind may hold them. */
+export interface RawRetentionPolicy {
+  days: number;
+  maxHoldDays: number;
+}
+
+/** The configured policy (TALLY_RAW_RETENTION_DAYS, TALLY_RAW_HOLD_MAX_DAYS). */
+export const rawRetentionPolicy = (): RawRetentionPolicy => ({ days: env().TALLY_RAW_RETENTION_DAYS, maxHoldDays: env().TALLY_RAW_HOLD_MAX_DAYS });
+
+/** A destination's delivered-to point of one raw type. */
+export interface ExportPosition {
   destinationId: string;
   destinationName: string;
   accountId: string;
   type: "ad_events" | "orders" | "order_items";
-  /** Everything before this instant is delivered; raw rows from here on are kept for it. */
+  /** Everything before this instant is delivered. */
   deliveredTo: Date;
+}
+
+/** A destination that holds raw rows past retention because it has not delivered them yet. */
+export interface RetentionHold extends ExportPosition {
+  /** Raw rows before this instant go even undelivered (retention plus the longest hold). */
+  droppedBefore: Date;
 }
 
 // Each destination's delivered-to point per event type (where its first batch starts, before it
@@ -40,12 +58,12 @@ SELECT d.id AS destination_id, d.name AS destination_name, d.account_id, t.type:
  WHERE d.status <> 'disabled' AND t.type::text IN ('ad_events', 'orders', 'order_items')`;
 
 /** Every destination's delivered-to point per raw event type. */
-export async function exportPositions(): Promise<RetentionHold[]> {
+export async function exportPositions(): Promise<ExportPosition[]> {
   const { rows } = await pgPool().query<{
     destination_id: string;
     destination_name: string;
     account_id: string;
-    type: RetentionHold["type"];
+    type: ExportPosition["type"];
     delivered_to: Date;
   }>(DELIVERED_TO_SQL);
   return rows.map((row) => ({
@@ -61,9 +79,10 @@ export async function exportPositions(): Promise<RetentionHold[]> {
 export const retentionCutoff = (now: Date, retentionDays: number) => new Date(Date.parse(`${utcDay(now)}T00:00:00Z`) - retentionDays * DAY_MS);
 
 /** The destinations that hold raw rows retention would otherwise drop (delivered to before the cutoff). */
-export async function retentionHolds(now: Date, retentionDays: number): Promise<RetentionHold[]> {
-  const cutoff = retentionCutoff(now, retentionDays);
-  return (await exportPositions()).filter((position) => position.deliveredTo < cutoff);
+export async function retentionHolds(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RetentionHold[]> {
+  const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS));
+  const droppedBefore = new Date(cutoff.getTime() - policy.maxHoldDays * DAY_MS);
+  return (await exportPositions()).filter((position) => position.deliveredTo < cutoff).map((position) => ({ ...position, droppedBefore }));
 }
 
 const earliest = (moments: (Date | null | undefined)[]): number =>
@@ -78,9 +97,11 @@ interface Horizons {
   ordersDelivered: number;
 }
 
-async function horizons(now: Date, retentionDays: number): Promise<Horizons> {
-  const cutoff = retentionCutoff(now, retentionDays).getTime();
-  const positions = await exportPositions();
+async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons> {
+  const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS)).getTime();
+  // A destination holds nothing older than the longest hold.
+  const floor = cutoff - policy.maxHoldDays * DAY_MS;
+  const positions = (await exportPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
   const { rows } = await pgPool().query<{ placed_at: Date | null }>("SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL");
   const waitingOrder = rows[0]?.placed_at ?? null;
   // Orders placed now look back the longest window (up to 90 days, set per campaign type), and
@@ -123,9 +144,8 @@ async function dropDay(partitions: DayPartition[], table: DayPartition["table"],
  * deletes such rows from the default partitions, and records where each family's raw rows now
  * start (raw_retention, read by rollups:verify).
  */
-export async function dropExpiredRawDays(now: Date, retentionDays: number): Promise<RawRetentionResult> {
-  const days = Math.max(retentionDays, MIN_RAW_RETENTION_DAYS);
-  const horizon = await horizons(now, days);
+export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RawRetentionResult> {
+  const horizon = await horizons(now, policy);
   const partitions = (await dayPartitions(["ad_events", "conversions", "attributions"])).filter((p) => p.day !== null);
   const dropped: string[] = [];
 

@@ -1,6 +1,7 @@
 import { env } from "@/env";
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { jobLog } from "@/server/observability/log";
+import { rawRetentionPolicy } from "./raw-retention.sql";
 import { upkeep } from "./upkeep";
 
 /** Hourly, and once shortly after start: day partitions ahead, and retention (upkeep.ts). */
@@ -11,7 +12,7 @@ export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")):
     firstDelayMs: 1_000,
     log,
     run: async () => {
-      const done = await upkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, rawDays: env().TALLY_RAW_RETENTION_DAYS });
+      const done = await upkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
       if (done.created.length > 0) log(`tally: upkeep: partitions created: ${done.created.join(", ")}`);
       if (done.dropped.length > 0) log(`tally: upkeep: partitions dropped: ${done.dropped.join(", ")}`);
     },

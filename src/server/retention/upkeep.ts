@@ -3,7 +3,7 @@
 // hold, raw-retention.sql.ts). Run hourly by the server and the worker, and by the cron route.
 import { createDayPartitions, PARTITIONED_TABLES, partitionName } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
-import { dropExpiredRawDays } from "./raw-retention.sql";
+import { dropExpiredRawDays, type RawRetentionPolicy } from "./raw-retention.sql";
 
 export interface UpkeepResult {
   /** Partitions created, as `<table>_<YYYYMMDD>` names. */
@@ -14,10 +14,10 @@ export interface UpkeepResult {
   deletedFromDefault: number;
 }
 
-export async function upkeep(now: Date, retention: { logDays: number; rawDays: number }): Promise<UpkeepResult> {
+export async function upkeep(now: Date, retention: { logDays: number; raw: RawRetentionPolicy }): Promise<UpkeepResult> {
   const created: string[] = [];
   for (const table of PARTITIONED_TABLES) created.push(...(await createDayPartitions(now, table)).map((day) => partitionName(table, day)));
   const logs = await dropSettledLogPartitions(now, retention.logDays);
-  const raw = await dropExpiredRawDays(now, retention.rawDays);
+  const raw = await dropExpiredRawDays(now, retention.raw);
   return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault };
 }

@@ -21,7 +21,7 @@ type View = {
   writeSuccessMarker: boolean;
   status: string;
   statusReason: string | null;
-  holdsRawRowsFrom?: Date | null;
+  retentionHold?: { deliveredTo: Date; droppedBefore: Date; retentionDays: number } | null;
   credentials: { kind: "access_key"; accessKeyId: string; secretAccessKey: string } | { kind: "assume_role"; roleArn: string; externalId: string };
 };
 
@@ -132,6 +132,23 @@ export function Exports() {
   );
 }
 
+const utcMinute = (moment: Date) => `${moment.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** A destination far behind holds raw rows past retention, up to a ceiling: say how long, and what is already gone. */
+function RetentionNotice({ hold }: { hold: NonNullable<View["retentionHold"]> }) {
+  const lost = hold.deliveredTo < hold.droppedBefore;
+  return (
+    <p role="status" className="notice">
+      Far behind: Tally keeps the raw events and orders from {utcMinute(hold.deliveredTo)} on for this destination until it has delivered them, past the{" "}
+      {hold.retentionDays} days it keeps them otherwise
+      {lost
+        ? `. Rows before ${utcMinute(hold.droppedBefore)} were not kept any longer: the files of those hours will lack them.`
+        : `, but not before ${utcMinute(hold.droppedBefore)}: older rows go even undelivered.`}{" "}
+      Let it catch up, or disable it to release them.
+    </p>
+  );
+}
+
 function Destination({ destination: d, onEdit }: { destination: View; onEdit: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -157,12 +174,7 @@ function Destination({ destination: d, onEdit }: { destination: View; onEdit: ()
           {d.statusReason}
         </p>
       ) : null}
-      {d.holdsRawRowsFrom ? (
-        <p role="status" className="notice">
-          Far behind: Tally keeps the raw events and orders from {d.holdsRawRowsFrom.toISOString().slice(0, 16).replace("T", " ")} UTC on for this destination
-          until it has delivered them, past the days it keeps them otherwise. Let it catch up, or disable it to release them.
-        </p>
-      ) : null}
+      {d.retentionHold ? <RetentionNotice hold={d.retentionHold} /> : null}
       <p>
         <code>
           s3://{d.bucket}/{d.prefix}

@@ -53,24 +53,20 @@ function createMetrics() {
   gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
   gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
   gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
-  new Gauge({
-    name: "tally_raw_partitions",
-    help: "Day partitions of the settled raw tables (ad_events, conversions, attributions), the default ones included.",
-    labelNames: ["table"] as const,
-    registers: [registry],
-    async collect() {
-      for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw.partitions);
-    },
-  });
-  new Gauge({
-    name: "tally_raw_bytes",
-    help: "Size on disk of each settled raw table, indexes included.",
-    labelNames: ["table"] as const,
-    registers: [registry],
-    async collect() {
-      for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw.bytes);
-    },
-  });
+  for (const [name, help, read] of [
+    ["tally_raw_partitions", "Day partitions of the settled raw tables (ad_events, conversions, attributions), the default ones included.", "partitions"],
+    ["tally_raw_bytes", "Size on disk of each settled raw table, indexes included.", "bytes"],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["table"] as const,
+      registers: [registry],
+      async collect() {
+        for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw[read]);
+      },
+    });
+  }
   new Gauge({
     name: "tally_retention_held_seconds",
     help: "For each export destination holding raw rows past TALLY_RAW_RETENTION_DAYS: how far back its delivered data ends.",

@@ -60,25 +60,30 @@ async function click(at: Date, session: string, user: string) {
   expect(stored.status).toBe("counted");
 }
 
-/** A click, then an order of the campaign's SKU an hour later, received a minute after that. */
-async function clickAndOrder(at: Date) {
-  const session = `s-${randomUUID()}`;
-  const user = `u-${randomUUID()}`;
-  await click(at, session, user);
-  const placedAt = new Date(at.getTime() + 3_600_000);
+/** An order of the campaign's SKU placed at `placedAt`, received a minute later. */
+async function order(who: { session: string; user: string }, placedAt: Date) {
   await recordAndSettleConversion(
     {
       publisher_id: publisher.id,
-      user_id: user,
-      session_id: session,
+      user_id: who.user,
+      session_id: who.session,
       order_id: `order-${randomUUID()}`,
       created_at: placedAt.toISOString(),
       channel: "online store",
-      email_hashed: createHash("sha256").update(user).digest("hex"),
+      email_hashed: createHash("sha256").update(who.user).digest("hex"),
       items: [{ sku: shop.products[0]!.sku, quantity: 2, price: 10, promotional_price: 8 }],
     },
     new Date(placedAt.getTime() + 60_000),
   );
+}
+
+const shopper = () => ({ session: `s-${randomUUID()}`, user: `u-${randomUUID()}` });
+
+/** A click, then an order an hour later. */
+async function clickAndOrder(at: Date) {
+  const who = shopper();
+  await click(at, who.session, who.user);
+  await order(who, new Date(at.getTime() + 3_600_000));
 }
 
 const countOf = async (table: string) => Number((await pgPool().query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`)).rows[0]!.n);
@@ -194,22 +199,7 @@ describe("raw retention", () => {
 
   it("keeps an order waiting for attribution, in a day upkeep never made, until it is attributed; a disabled destination holds nothing", async () => {
     // The old days are gone, so these rows land in the default partitions.
-    const session = `s-${randomUUID()}`;
-    const user = `u-${randomUUID()}`;
-    const placedAt = noonOf(OLD + 1);
-    await recordAndSettleConversion(
-      {
-        publisher_id: publisher.id,
-        user_id: user,
-        session_id: session,
-        order_id: `late-${randomUUID()}`,
-        created_at: placedAt.toISOString(),
-        channel: "online store",
-        email_hashed: createHash("sha256").update(user).digest("hex"),
-        items: [{ sku: shop.products[0]!.sku, quantity: 1, price: 10, promotional_price: 8 }],
-      },
-      new Date(placedAt.getTime() + 60_000),
-    );
+    await order(shopper(), noonOf(OLD + 1));
     expect(await countOf("conversions_default")).toBe(1);
     await db.exportDestination.updateMany({ where: { accountId: advertiser.id }, data: { status: "disabled" } });
 

@@ -25,6 +25,12 @@ export async function pipelineStatus({ actor }: { actor: Actor }): Promise<Pipel
     attributionLagSeconds: lags.attributionLagSeconds,
     attributionBacklog: lags.attributionBacklog,
     exports: visible.exports.map(({ destinationId, name, type, deliveredTo, lagSeconds }) => ({ destinationId, name, type, deliveredTo, lagSeconds })),
-    problems: lagProblems(visible),
+    problems: [
+      ...lagProblems(visible),
+      // A destination far behind also keeps raw rows past retention (raw-retention.sql.ts); say so, and until when.
+      ...lags.retentionHolds
+        .filter((hold) => accounts === null || accounts.includes(hold.accountId))
+        .map((hold) => `export ${hold.destinationName} (${hold.type}) holds raw rows past retention, from ${hold.deliveredTo.toISOString().slice(0, 10)}`),
+    ],
   };
 }

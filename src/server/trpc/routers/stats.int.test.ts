@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
+import { db } from "@/server/db/client";
 import { createDestination } from "@/server/export/destinations";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -240,5 +241,12 @@ describe("stats.pipeline", () => {
     expect(forStaff.exports.map((e) => e.destinationId)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
     expect((await as(brandUser).stats.pipeline()).exports).toEqual([]);
     await expect(as(null).stats.pipeline()).rejects.toThrow();
+
+    // The other shop's destination, made 200 days ago and never delivered, holds raw rows past
+    // retention: its own viewers and staff are told, the shop is not.
+    await db.exportDestination.update({ where: { id: theirs.id }, data: { createdAt: new Date(Date.now() - 200 * 86_400_000) } });
+    const held = `export ${theirs.name} (ad_events) holds raw rows past retention, from `;
+    expect((await as(staff).stats.pipeline()).problems).toContainEqual(expect.stringContaining(held));
+    expect((await as(shopUser).stats.pipeline()).problems).toEqual([]);
   });
 });

@@ -17,7 +17,10 @@ export async function serveBeacon(req: IncomingMessage, res: ServerResponse, pat
     ...beaconAddressOf(pathname),
     headers,
     clientAddress: clientAddressOf(req.socket.remoteAddress, headers.get("x-forwarded-for")),
-    readBody: (limit) => readNodeBody(req, limit),
+    // A method, not an arrow: tsx names an arrow property with Object.defineProperty per request.
+    readBody(limit) {
+      return readNodeBody(req, limit);
+    },
   });
   writeAnswer(req, res, answer);
 }

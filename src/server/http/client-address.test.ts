@@ -27,6 +27,9 @@ describe("client addresses", () => {
   it("count IPv4 (mapped or not) as the address, IPv6 by its /64, and anything else as itself, cut short", () => {
     expect(addressKey("203.0.113.5")).toBe("203.0.113.5");
     expect(addressKey("::ffff:203.0.113.5")).toBe("203.0.113.5");
+    expect(addressKey("::FFFF:203.0.113.5")).toBe("203.0.113.5");
+    expect(addressKey("0:0:0:0:0:ffff:203.0.113.5")).toBe("203.0.113.5");
+    expect(addressKey("::ffff:203.0.113.05")).toBe(addressKey("::ffff:203.0.113.5"));
     expect(addressKey("2001:db8:1:2:3:4:5:6")).toBe(addressKey("2001:db8:1:2::ffff"));
     expect(addressKey("2001:db8:1:2:3:4:5:6")).not.toBe(addressKey("2001:db8:1:3::1"));
     expect(addressKey("unknown")).toBe("unknown");

@@ -2,6 +2,7 @@
 // the batch to beacon_log and nothing else: no locks, no look-ups, no rollups, so the route's speed
 // and its failures no longer depend on the heaviest work in the system. A 202 follows the commit;
 // what the event is worth is decided later by a settle worker (src/server/settle/).
+import { boolArray, int2Array, textArray, timestamptzArray, uuidArray } from "@/server/db/binary-arrays";
 import { pgPool } from "@/server/db/pg-pool";
 import type { BeaconClaims } from "./beacon-token";
 
@@ -39,32 +40,35 @@ SELECT shard, event_id, coalesce(event_at, now()), kind::"EventKind", session_id
                             request_id, ad_type, ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash, n)
  ORDER BY n`;
 
-/** Appends a batch to the log in one statement; on any error nothing of the batch is stored. */
+/**
+ * Appends a batch to the log in one statement; on any error nothing of the batch is stored. The
+ * arrays go in Postgres's binary format (binary-arrays.ts): less work and garbage than text arrays.
+ */
 export async function appendBeaconBatch(batch: BeaconToAppend[]): Promise<void> {
   await pgPool().query({
     name: "beacons-append",
     text: APPEND_SQL,
     values: [
-      batch.map((b) => b.shard),
-      batch.map((b) => b.eventId),
-      batch.map((b) => b.pinnedAt),
-      batch.map((b) => b.claims.kind),
-      batch.map((b) => b.sessionId),
-      batch.map((b) => b.userId),
-      batch.map((b) => b.claims.adId),
-      batch.map((b) => b.claims.campaignId),
-      batch.map((b) => b.claims.advertiserId),
-      batch.map((b) => b.claims.publisherId),
-      batch.map((b) => b.claims.requestId),
-      batch.map((b) => b.claims.adType),
-      batch.map((b) => b.claims.adSize),
-      batch.map((b) => b.claims.placementName),
-      batch.map((b) => b.claims.context),
-      batch.map((b) => b.claims.site),
-      batch.map((b) => b.userAgent),
-      batch.map((b) => b.isBot),
-      batch.map((b) => b.sessionMatches),
-      batch.map((b) => b.clientHash),
+      int2Array(batch.map((b) => b.shard)),
+      uuidArray(batch.map((b) => b.eventId)),
+      timestamptzArray(batch.map((b) => b.pinnedAt)),
+      textArray(batch.map((b) => b.claims.kind)),
+      textArray(batch.map((b) => b.sessionId)),
+      textArray(batch.map((b) => b.userId)),
+      textArray(batch.map((b) => b.claims.adId)),
+      textArray(batch.map((b) => b.claims.campaignId)),
+      textArray(batch.map((b) => b.claims.advertiserId)),
+      textArray(batch.map((b) => b.claims.publisherId)),
+      textArray(batch.map((b) => b.claims.requestId)),
+      textArray(batch.map((b) => b.claims.adType)),
+      textArray(batch.map((b) => b.claims.adSize)),
+      textArray(batch.map((b) => b.claims.placementName)),
+      textArray(batch.map((b) => b.claims.context)),
+      textArray(batch.map((b) => b.claims.site)),
+      textArray(batch.map((b) => b.userAgent)),
+      boolArray(batch.map((b) => b.isBot)),
+      boolArray(batch.map((b) => b.sessionMatches)),
+      textArray(batch.map((b) => b.clientHash)),
     ],
   });
 }

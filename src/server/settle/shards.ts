@@ -8,17 +8,19 @@ export const SETTLE_SHARDS = 16;
 
 /** FNV-1a (32 bits) of ad and session: cheap on the accept path, the same in every process. */
 export function shardOf(adId: string, sessionId: string): number {
-  let hash = 0x811c9dc5;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      hash ^= text.charCodeAt(i);
-      hash = Math.imul(hash, 0x01000193);
-    }
-  };
-  mix(adId);
-  mix("\u0000");
-  mix(sessionId);
+  const hash = fnv1a(fnv1a(fnv1a(0x811c9dc5, adId), "\u0000"), sessionId);
   return (hash >>> 0) % SETTLE_SHARDS;
+}
+
+// A function of its own rather than a closure in shardOf: tsx names each closure per call, which
+// showed in the collector's profile.
+function fnv1a(hash: number, text: string): number {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h;
 }
 
 export const ALL_SHARDS: readonly number[] = Array.from({ length: SETTLE_SHARDS }, (_, shard) => shard);

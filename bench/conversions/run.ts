@@ -148,15 +148,13 @@ async function intake(url: string): Promise<IntakeFigures> {
     // The collector runs as a web tier beside workers would (no settle loop): the log is settled
     // here, in-process, so every accepted order is also checked as stored with its lines.
     const { settlePending } = await import("@/server/settle/settle-pending");
+    const { oldestUnsettled } = await import("@/server/settle/settled-horizon");
     const settleStarted = Date.now();
     let settledOrders = 0;
     for (;;) {
       const done = await settlePending();
       settledOrders += done.orders;
-      const { rows } = await client.query(
-        "SELECT EXISTS (SELECT 1 FROM conversion_log l JOIN conversion_cursor c ON (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)) AS waiting",
-      );
-      if (!rows[0].waiting) break;
+      if ((await oldestUnsettled()) === null) break;
       if (done.orders === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     log(

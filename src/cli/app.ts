@@ -112,9 +112,8 @@ async function main(): Promise<void> {
 
   // Today's and the next days' partitions before the first event, so no day starts in a default
   // partition (after the keys: the server's modules read the environment).
-  const { createDayPartitions, PARTITIONED_TABLES, partitionName } = await import("@/server/retention/day-partitions.sql");
-  const made: string[] = [];
-  for (const table of PARTITIONED_TABLES) made.push(...(await createDayPartitions(new Date(), table)).map((day) => partitionName(table, day)));
+  const { createPartitionsAhead } = await import("@/server/retention/day-partitions.sql");
+  const made = await createPartitionsAhead(new Date());
   log(`day partitions: ${made.length > 0 ? `created ${made.length}, through ${made.at(-1)!.slice(-8)}` : "ready"}`);
   const { disconnectDb } = await import("@/server/db/client");
   if (!values["no-seed"]) {

@@ -38,6 +38,47 @@ export async function activeDestinations(destinationId: string | null): Promise<
   return rows;
 }
 
+/** A destination that is not disabled, once per type it exports. */
+export interface DestinationPosition {
+  destinationId: string;
+  name: string;
+  accountId: string;
+  status: "active" | "needs_attention";
+  type: ExportType;
+  createdAt: Date;
+  /** How far the type has been delivered; null before its first scheduled batch. */
+  watermark: Date | null;
+}
+
+/** Every destination that is not disabled, each type with its watermark, by name and type: for the lags and for retention. */
+export async function destinationPositions(): Promise<DestinationPosition[]> {
+  const { rows } = await pgPool().query<{
+    id: string;
+    name: string;
+    account_id: string;
+    status: DestinationPosition["status"];
+    type: ExportType;
+    created_at: Date;
+    delivered_to: Date | null;
+  }>(
+    `SELECT d.id, d.name, d.account_id, d.status::text AS status, t.type::text AS type, d.created_at, w.delivered_to
+       FROM export_destinations d
+      CROSS JOIN LATERAL unnest(d.types) AS t(type)
+       LEFT JOIN export_watermarks w ON w.destination_id = d.id AND w.type = t.type
+      WHERE d.status <> 'disabled'
+      ORDER BY d.name, t.type`,
+  );
+  return rows.map((row) => ({
+    destinationId: row.id,
+    name: row.name,
+    accountId: row.account_id,
+    status: row.status,
+    type: row.type,
+    createdAt: row.created_at,
+    watermark: row.delivered_to,
+  }));
+}
+
 /** How far a destination's type has been delivered; null before its first scheduled batch. */
 export async function watermarkOf(destinationId: string, type: ExportType): Promise<Date | null> {
   const { rows } = await pgPool().query<{ delivered_to: Date }>(

@@ -7,8 +7,9 @@ import { env } from "@/env";
 import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
+import { destinationPositions } from "@/server/export/runs.sql";
 import { dayPartitions } from "@/server/retention/day-partitions.sql";
-import { type RetentionHold, retentionHolds } from "@/server/retention/raw-retention.sql";
+import { holdsOf, type RetentionHold } from "@/server/retention/raw-retention.sql";
 import { oldestUnsettled } from "@/server/settle/settled-horizon";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
@@ -46,7 +47,7 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
-  const [oldest, backlog, attribution, exports, partitions, setAside, holds] = await Promise.all([
+  const [oldest, backlog, attribution, positions, partitions, setAside] = await Promise.all([
     oldestUnsettled(),
     pool.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM (
@@ -57,20 +58,12 @@ export async function readLags(now = new Date()): Promise<Lags> {
                   LIMIT ${BACKLOG_COUNT_CAP}) AS waiting)::int AS n`,
     ),
     pool.query<{ oldest: Date | null; n: number }>(`SELECT min(received_at) AS oldest, count(*)::int AS n FROM conversions WHERE attributed_at IS NULL`),
-    pool.query<{ id: string; name: string; account_id: string; type: ExportType; delivered_to: Date | null }>(
-      `SELECT d.id, d.name, d.account_id, t.type::text AS type, w.delivered_to
-         FROM export_destinations d
-         CROSS JOIN LATERAL unnest(d.types) AS t(type)
-         LEFT JOIN export_watermarks w ON w.destination_id = d.id AND w.type = t.type
-        WHERE d.status = 'active'
-        ORDER BY d.name, t.type`,
-    ),
+    destinationPositions(),
     dayPartitions(),
     pool.query<{ events: number; orders: number }>(
       `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
               (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
     ),
-    retentionHolds(now),
   ]);
   const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
   const raw = (table: "ad_events" | "conversions" | "attributions") => {
@@ -82,18 +75,20 @@ export async function readLags(now = new Date()): Promise<Lags> {
     settleBacklog: backlog.rows[0]!.n,
     attributionLagSeconds: ageSeconds(attribution.rows[0]!.oldest, now),
     attributionBacklog: attribution.rows[0]!.n,
-    exports: exports.rows.map((row) => ({
-      destinationId: row.id,
-      name: row.name,
-      accountId: row.account_id,
-      type: row.type,
-      deliveredTo: row.delivered_to,
-      // Events are due hourly, aggregates daily: the lag is what the data misses of now.
-      lagSeconds: row.delivered_to ? ageSeconds(row.delivered_to, now) : null,
-    })),
+    exports: positions
+      .filter((position) => position.status === "active")
+      .map(({ destinationId, name, accountId, type, watermark }) => ({
+        destinationId,
+        name,
+        accountId,
+        type,
+        deliveredTo: watermark,
+        // Events are due hourly, aggregates daily: the lag is what the data misses of now.
+        lagSeconds: watermark ? ageSeconds(watermark, now) : null,
+      })),
     logPartitions: { count: logs.length, bytes: logs.reduce((sum, p) => sum + p.bytes, 0) },
     rawTables: [raw("ad_events"), raw("conversions"), raw("attributions")],
-    retentionHolds: holds,
+    retentionHolds: holdsOf(positions, now),
     setAside: setAside.rows[0]!,
   };
 }

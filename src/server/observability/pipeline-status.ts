@@ -18,7 +18,8 @@ export interface PipelineStatus {
 export async function pipelineStatus({ actor }: { actor: Actor }): Promise<PipelineStatus> {
   const lags = await readLags();
   const accounts = accountsInView(actor);
-  const visible = { ...lags, exports: lags.exports.filter((lag) => accounts === null || accounts.includes(lag.accountId)) };
+  const inView = ({ accountId }: { accountId: string }) => accounts === null || accounts.includes(accountId);
+  const visible = { ...lags, exports: lags.exports.filter(inView) };
   return {
     settleLagSeconds: lags.settleLagSeconds,
     settleBacklog: lags.settleBacklog,
@@ -29,7 +30,7 @@ export async function pipelineStatus({ actor }: { actor: Actor }): Promise<Pipel
       ...lagProblems(visible),
       // A destination far behind also keeps raw rows past retention (raw-retention.sql.ts); say so, and until when.
       ...lags.retentionHolds
-        .filter((hold) => accounts === null || accounts.includes(hold.accountId))
+        .filter(inView)
         .map((hold) => `export ${hold.destinationName} (${hold.type}) holds raw rows past retention, from ${hold.deliveredTo.toISOString().slice(0, 10)}`),
     ],
   };

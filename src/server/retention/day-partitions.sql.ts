@@ -98,6 +98,13 @@ export async function createDayPartitions(
   return created;
 }
 
+/** Every partitioned table's partitions from `now`'s day through PARTITION_DAYS_AHEAD; returns the `<table>_<YYYYMMDD>` names made. */
+export async function createPartitionsAhead(now: Date): Promise<string[]> {
+  const created: string[] = [];
+  for (const table of PARTITIONED_TABLES) created.push(...(await createDayPartitions(now, table)).map((day) => partitionName(table, day)));
+  return created;
+}
+
 /**
  * Drops one partition. Dropping locks the whole table for an instant; it waits at most 2 s for the
  * statements under way, so accepts and settling never queue behind it for longer, and the next

@@ -17,6 +17,9 @@ import { env } from "@/env";
 import { attributionWindows } from "@/server/attribution/attribution-windows";
 import { addDays, DAY_MS, utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
+import { type EventType, isEventType } from "@/server/export/export-types";
+import { type DestinationPosition, destinationPositions } from "@/server/export/runs.sql";
+import { initialWatermark } from "@/server/export/schedule";
 import { type DayPartition, dayPartitions, dropPartition } from "./day-partitions.sql";
 
 /** Raw rows are kept at least this long: the order de-duplication window and a day. */
@@ -36,7 +39,7 @@ export interface ExportPosition {
   destinationId: string;
   destinationName: string;
   accountId: string;
-  type: "ad_events" | "orders" | "order_items";
+  type: EventType;
   /** Everything before this instant is delivered. */
   deliveredTo: Date;
 }
@@ -47,42 +50,31 @@ export interface RetentionHold extends ExportPosition {
   droppedBefore: Date;
 }
 
-// Each destination's delivered-to point per event type (where its first batch starts, before it
-// has delivered one: the start of the UTC day it was created), for destinations not disabled.
-const DELIVERED_TO_SQL = `
-SELECT d.id AS destination_id, d.name AS destination_name, d.account_id, t.type::text AS type,
-       coalesce(w.delivered_to, date_trunc('day', d.created_at, 'UTC')) AS delivered_to
-  FROM export_destinations d
- CROSS JOIN LATERAL unnest(d.types) AS t(type)
-  LEFT JOIN export_watermarks w ON w.destination_id = d.id AND w.type = t.type
- WHERE d.status <> 'disabled' AND t.type::text IN ('ad_events', 'orders', 'order_items')`;
-
-/** Every destination's delivered-to point per raw event type. */
-export async function exportPositions(): Promise<ExportPosition[]> {
-  const { rows } = await pgPool().query<{
-    destination_id: string;
-    destination_name: string;
-    account_id: string;
-    type: ExportPosition["type"];
-    delivered_to: Date;
-  }>(DELIVERED_TO_SQL);
-  return rows.map((row) => ({
-    destinationId: row.destination_id,
-    destinationName: row.destination_name,
-    accountId: row.account_id,
-    type: row.type,
-    deliveredTo: row.delivered_to,
-  }));
+/**
+ * Each destination's delivered-to point per raw type: its watermark, or before its first batch
+ * where that batch starts (the export's own initialWatermark).
+ */
+function rawPositions(positions: DestinationPosition[]): ExportPosition[] {
+  return positions.flatMap(({ destinationId, name, accountId, type, createdAt, watermark }) =>
+    isEventType(type) ? [{ destinationId, destinationName: name, accountId, type, deliveredTo: watermark ?? initialWatermark(createdAt, type) }] : [],
+  );
 }
 
 /** The first instant whose raw rows retention alone would keep: the start of today less `retentionDays`. */
 export const retentionCutoff = (now: Date, retentionDays: number) => new Date(Date.parse(`${utcDay(now)}T00:00:00Z`) - retentionDays * DAY_MS);
 
-/** The destinations that hold raw rows retention would otherwise drop (delivered to before the cutoff). */
-export async function retentionHolds(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RetentionHold[]> {
+/** Of `positions`, the destinations that hold raw rows retention would otherwise drop (delivered to before the cutoff). */
+export function holdsOf(positions: DestinationPosition[], now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): RetentionHold[] {
   const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS));
   const droppedBefore = new Date(cutoff.getTime() - policy.maxHoldDays * DAY_MS);
-  return (await exportPositions()).filter((position) => position.deliveredTo < cutoff).map((position) => ({ ...position, droppedBefore }));
+  return rawPositions(positions)
+    .filter((position) => position.deliveredTo < cutoff)
+    .map((position) => ({ ...position, droppedBefore }));
+}
+
+/** The destinations that hold raw rows retention would otherwise drop. */
+export async function retentionHolds(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RetentionHold[]> {
+  return holdsOf(await destinationPositions(), now, policy);
 }
 
 const earliest = (moments: (Date | null | undefined)[]): number =>
@@ -101,7 +93,7 @@ async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons
   const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS)).getTime();
   // A destination holds nothing older than the longest hold.
   const floor = cutoff - policy.maxHoldDays * DAY_MS;
-  const positions = (await exportPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
+  const positions = rawPositions(await destinationPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
   const { rows } = await pgPool().query<{ placed_at: Date | null }>("SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL");
   const waitingOrder = rows[0]?.placed_at ?? null;
   // Orders placed now look back the longest window (up to 90 days, set per campaign type), and

@@ -1,7 +1,7 @@
 // The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
 // and past TALLY_LOG_RETENTION_DAYS) and of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
 // hold, raw-retention.sql.ts). Run hourly by the server and the worker, and by the cron route.
-import { createDayPartitions, PARTITIONED_TABLES, partitionName } from "./day-partitions.sql";
+import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
 import { dropExpiredRawDays, type RawRetentionPolicy } from "./raw-retention.sql";
 
@@ -15,8 +15,7 @@ export interface UpkeepResult {
 }
 
 export async function upkeep(now: Date, retention: { logDays: number; raw: RawRetentionPolicy }): Promise<UpkeepResult> {
-  const created: string[] = [];
-  for (const table of PARTITIONED_TABLES) created.push(...(await createDayPartitions(now, table)).map((day) => partitionName(table, day)));
+  const created = await createPartitionsAhead(now);
   const logs = await dropSettledLogPartitions(now, retention.logDays);
   const raw = await dropExpiredRawDays(now, retention.raw);
   return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault };

@@ -3,7 +3,6 @@
 // The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
-
 import sql, { raw, type Sql } from "sql-template-tag";
 import { bulkPool } from "@/server/db/pg-pool";
 import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";

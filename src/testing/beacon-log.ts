@@ -2,7 +2,7 @@
 // directly (a chosen shard, a whole stretch at once, traffic in bulk).
 import { randomUUID } from "node:crypto";
 import type { BeaconToAppend } from "@/server/ingest/append-beacons.sql";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import { type BeaconClaims, type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { shardOf } from "@/server/settle/shards";
 
 export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
@@ -15,30 +15,35 @@ export interface ServedTarget {
   publisher: { id: string; sites: { name: string }[] };
 }
 
+/** The claims of a token served for `target` to `sessionId`, issued at `at` (now by default). */
+export function servedClaims(target: ServedTarget, sessionId: string, options: { kind?: EventKind; requestId?: string; at?: Date } = {}): BeaconClaims {
+  const { ad, campaign, advertiser, publisher } = target;
+  return {
+    kind: options.kind ?? "impression",
+    requestId: options.requestId ?? randomUUID(),
+    adId: ad.id,
+    campaignId: campaign.id,
+    advertiserId: advertiser.id,
+    publisherId: publisher.id,
+    site: publisher.sites[0]!.name,
+    placementName: "home",
+    context: "home",
+    adType: ad.type,
+    adSize: ad.size,
+    issuedAt: Math.floor((options.at ?? new Date()).getTime() / 1000),
+    sessionHash: sessionHashOf(sessionId),
+  };
+}
+
 export function beaconToAppend(
   target: ServedTarget,
   sessionId: string,
   options: { kind?: EventKind; shard?: number; requestId?: string } = {},
 ): BeaconToAppend {
-  const { ad, campaign, advertiser, publisher } = target;
   return {
     eventId: randomUUID(),
-    shard: options.shard ?? shardOf(ad.id, sessionId),
-    claims: {
-      kind: options.kind ?? "impression",
-      requestId: options.requestId ?? randomUUID(),
-      adId: ad.id,
-      campaignId: campaign.id,
-      advertiserId: advertiser.id,
-      publisherId: publisher.id,
-      site: publisher.sites[0]!.name,
-      placementName: "home",
-      context: "home",
-      adType: ad.type,
-      adSize: ad.size,
-      issuedAt: Math.floor(Date.now() / 1000),
-      sessionHash: sessionHashOf(sessionId),
-    },
+    shard: options.shard ?? shardOf(target.ad.id, sessionId),
+    claims: servedClaims(target, sessionId, options),
     sessionId,
     userId: null,
     userAgent: CHROME,

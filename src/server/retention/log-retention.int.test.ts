@@ -1,12 +1,11 @@
 // The beacon log's day partitions: created ahead, and dropped whole once settled and past
 // retention, while reports (read from the rollups) stay as they were.
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { DAY_MS, utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
-import { sessionHashOf } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { settleAll } from "@/testing/settle";
 import { createDayPartitions, dayPartitions, PARTITION_DAYS_AHEAD } from "./day-partitions.sql";
@@ -15,7 +14,6 @@ import { dropSettledLogPartitions } from "./log-retention.sql";
 const createLogPartitions = (from: Date) => createDayPartitions(from, "beacon_log");
 const logPartitions = () => dayPartitions(["beacon_log"]);
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const dayOf = (offsetDays: number) => utcDay(new Date(Date.now() + offsetDays * DAY_MS));
 
 describe("beacon log partitions", () => {
@@ -34,21 +32,7 @@ describe("beacon log partitions", () => {
     const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpm", bid: 5 });
     const impression = (sessionId: string, at: Date) =>
       recordBeacon({
-        claims: {
-          kind: "impression",
-          requestId: randomUUID(),
-          adId: ad.id,
-          campaignId: campaign.id,
-          advertiserId: advertiser.id,
-          publisherId: publisher.id,
-          site: publisher.sites[0]!.name,
-          placementName: "home",
-          context: "home",
-          adType: ad.type,
-          adSize: ad.size,
-          issuedAt: Math.floor(at.getTime() / 1000),
-          sessionHash: sessionHashOf(sessionId),
-        },
+        claims: servedClaims({ ad, campaign, advertiser, publisher }, sessionId, { at }),
         body: { session_id: sessionId },
         userAgent: CHROME,
         now: at,

@@ -11,15 +11,14 @@ import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
 import { listDestinations } from "@/server/export/destinations";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { firstDayWithRawRows, verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createDayPartitions, dayPartitions } from "./day-partitions.sql";
 import { dropExpiredRawDays, rawRetentionPolicy, rawRowsKeptFrom, retentionHolds } from "./raw-retention.sql";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const NOW = new Date();
 const dayOf = (offset: number) => utcDay(NOW.getTime() + offset * DAY_MS);
 /** Noon UTC `offset` days from today. */
@@ -38,21 +37,7 @@ let shop: Awaited<ReturnType<typeof makeCampaignWithAd>>;
 
 async function click(at: Date, session: string, user: string) {
   const stored = await recordAndSettle({
-    claims: {
-      kind: "click" as EventKind,
-      requestId: randomUUID(),
-      adId: shop.ad.id,
-      campaignId: shop.campaign.id,
-      advertiserId: advertiser.id,
-      publisherId: publisher.id,
-      site: publisher.sites[0]!.name,
-      placementName: "search",
-      context: "search",
-      adType: shop.ad.type,
-      adSize: shop.ad.size,
-      issuedAt: Math.floor(at.getTime() / 1000),
-      sessionHash: sessionHashOf(session),
-    },
+    claims: servedClaims({ ...shop, advertiser, publisher }, session, { kind: "click", at }),
     body: { session_id: session, user_id: user },
     userAgent: CHROME,
     now: at,

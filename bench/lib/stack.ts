@@ -155,3 +155,27 @@ export async function load(
   );
   return summary;
 }
+
+const WARM_UP_SECONDS = 3;
+
+/**
+ * `load`, after a few seconds of the same requests that warm the server and the load generator in
+ * this process (JIT, pools, caches): measured cold, whichever runs first would lose to the rest.
+ * The warm-up's answers are checked like the run's (its accepted ids and other answers are added);
+ * its rate is not.
+ */
+export async function warmThenLoad(
+  name: string,
+  origin: string,
+  next: () => { path: string; body: string; id?: string },
+  options: { connections: number; seconds: number; contentType?: string },
+): Promise<LoadResult> {
+  const warmUp = await load(`${name} (warm-up)`, origin, next, { ...options, seconds: WARM_UP_SECONDS });
+  const measured = await load(name, origin, next, options);
+  return {
+    ...measured,
+    acceptedIds: [...warmUp.acceptedIds, ...measured.acceptedIds],
+    other: warmUp.other + measured.other,
+    errors: warmUp.errors + measured.errors,
+  };
+}

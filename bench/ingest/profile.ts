@@ -17,6 +17,7 @@ const { values } = parseArgs({ options: { seconds: { type: "string", default: "8
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 const { postgres, url } = await startDatabase("profile");
@@ -56,15 +57,34 @@ const { profile } = await session.post("Profiler.stop");
 rmSync(pathsFile, { force: true });
 
 const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
+const parents = new Map<number, number>();
+for (const node of nodes.values()) for (const child of node.children ?? []) parents.set(child, node.id);
+const nameOf = (node: ProfileNode) => {
+  const frame = node.callFrame;
+  return `${frame.functionName || "(anonymous)"} ${frame.url.split("/").slice(-2).join("/")}:${frame.lineNumber}`;
+};
 const selfTime = new Map<string, number>();
+// Inclusive: a sample counts once for every function on its stack (once, however deep it recurses).
+const inclusiveTime = new Map<string, number>();
 profile.samples!.forEach((id, i) => {
-  const frame = nodes.get(id)!.callFrame;
-  const name = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").slice(-2).join("/")}:${frame.lineNumber}`;
-  selfTime.set(name, (selfTime.get(name) ?? 0) + (profile.timeDeltas![i] ?? 0));
+  const delta = profile.timeDeltas![i] ?? 0;
+  const name = nameOf(nodes.get(id)!);
+  selfTime.set(name, (selfTime.get(name) ?? 0) + delta);
+  const onStack = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) onStack.add(nameOf(nodes.get(at)!));
+  for (const frame of onStack) inclusiveTime.set(frame, (inclusiveTime.get(frame) ?? 0) + delta);
 });
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
+const top = (times: Map<string, number>, count: number) =>
+  [...times]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, time]) => `${((100 * time) / total).toFixed(1).padStart(5)}%  ${name}`);
 log("collector process, self time by function:");
-for (const [name, time] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${name}`);
+for (const line of top(selfTime, 20)) console.log(line);
+log("collector process, inclusive time of Tally's own functions (src/):");
+const own = new Map([...inclusiveTime].filter(([name]) => !name.includes("node_modules") && /\.ts:\d+$/.test(name)));
+for (const line of top(own, 25)) console.log(line);
 
 server.closeAllConnections();
 await new Promise((resolve) => server.close(resolve));

@@ -1,7 +1,9 @@
-// `npm run bench:ingest:profile -- [--seconds 8]`: the collector under the ingest load, profiled.
-// The collector runs in this process under V8's sampling profiler; autocannon runs in a child
-// process with beacons signed beforehand, so the profile shows the collector alone. Prints req/s,
-// p99, `top`'s view of the machine, and the functions with the most self time.
+// `npm run bench:ingest:profile -- [--seconds 8] [--conversions]`: the collector under the ingest
+// load (or, with --conversions, under the conversion intake's orders), profiled. The collector runs
+// in this process under V8's sampling profiler; autocannon runs in a child process with beacons
+// signed (or orders built) beforehand, so the profile shows the collector alone. Prints req/s, p99,
+// `top`'s view of the machine, the functions with the most self time, and the inclusive time of
+// Tally's own functions.
 import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -9,10 +11,11 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { conversionBody } from "../conversions/orders";
 import { BENCH_RATE_LIMITS, log, startDatabase } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" } } });
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, conversions: { type: "boolean", default: false } } });
 
 interface ProfileNode {
   id: number;
@@ -32,9 +35,15 @@ const server = createCollectorServer();
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const port = (server.address() as AddressInfo).port;
 
-const pathsFile = path.join(os.tmpdir(), `tally-profile-paths-${process.pid}.json`);
+const requestsFile = path.join(os.tmpdir(), `tally-profile-requests-${process.pid}.json`);
 const issuedAt = Math.floor(Date.now() / 1000);
-writeFileSync(pathsFile, JSON.stringify(Array.from({ length: 100_000 }, (_, n) => impressionPath("profile", issuedAt, `profile-${n}`))));
+const createdAt = new Date().toISOString();
+const requests = Array.from({ length: 100_000 }, (_, n) =>
+  values.conversions
+    ? { path: "/v1/beacon/conversion", body: conversionBody(n, createdAt) }
+    : { path: impressionPath("profile", issuedAt, `profile-${n}`), body: `{"session_id":"profile-${n}"}` },
+);
+writeFileSync(requestsFile, JSON.stringify(requests));
 
 const session = new Session();
 session.connect();
@@ -42,10 +51,10 @@ await session.post("Profiler.enable");
 await session.post("Profiler.start");
 const loader = `
   const autocannon = require(${JSON.stringify(path.resolve("node_modules/autocannon"))});
-  const paths = require(${JSON.stringify(pathsFile)}); let i = 0;
+  const requests = require(${JSON.stringify(requestsFile)}); let i = 0;
   autocannon({ url: "http://127.0.0.1:${port}", connections: 64, duration: ${Number(values.seconds)},
     requests: [{ method: "POST", headers: { "content-type": "application/json" },
-      setupRequest: (r) => ({ ...r, path: paths[i % paths.length], body: '{"session_id":"profile-' + (i++ % paths.length) + '"}' }) }] },
+      setupRequest: (r) => ({ ...r, ...requests[i++ % requests.length] }) }] },
     (error, r) => console.log("bench: collector " + Math.round(r.requests.average) + " req/s, p50 " + r.latency.p50 + " ms, p99 " + r.latency.p99 + " ms, 2xx " + r["2xx"] + ", other " + r.non2xx));`;
 const exited = (command: string, args: string[]) => new Promise((resolve) => spawn(command, args, { stdio: "inherit" }).on("exit", resolve));
 // Both exit promises exist before either process can end.
@@ -54,7 +63,7 @@ await Promise.all([
   exited("bash", ["-c", `sleep ${Math.max(2, Number(values.seconds) / 2)}; top -b -n 1 | head -12`]),
 ]);
 const { profile } = await session.post("Profiler.stop");
-rmSync(pathsFile, { force: true });
+rmSync(requestsFile, { force: true });
 
 const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
 const parents = new Map<number, number>();

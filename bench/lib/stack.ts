@@ -156,7 +156,7 @@ export async function load(
   return summary;
 }
 
-const WARM_UP_SECONDS = 3;
+export const WARM_UP_SECONDS = 3;
 
 /**
  * `load`, after a few seconds of the same requests that warm the server and the load generator in

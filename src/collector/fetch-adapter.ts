@@ -1,5 +1,5 @@
-// node:http → the /v1 Fetch handlers (the ad query and conversions; beacons skip Fetch altogether,
-// beacon-route.ts), cheaply. Building a real (undici) Request per request costs about three times
+// node:http → the /v1 Fetch handler of the ad query (beacons and conversions skip Fetch altogether,
+// direct-routes.ts), cheaply. Building a real (undici) Request per request costs about three times
 // the CPU of the whole bare server (measured: docs/decisions.md, "Collector server"), so the
 // Request handed to handlers is lazy: method, url, headers.get/has and the body readers (text,
 // json, arrayBuffer) are served straight from the IncomingMessage; any other member builds the

@@ -1,5 +1,5 @@
 // Reading a body and writing an answer on node:http, for the collector's two paths: the direct
-// beacon path (beacon-route.ts) and the lazy Fetch adapter (fetch-adapter.ts).
+// beacon and conversion paths (direct-routes.ts) and the lazy Fetch adapter (fetch-adapter.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpAnswer } from "@/server/http/answer";
 import { bodyTooLarge } from "@/server/http/read-json-body";

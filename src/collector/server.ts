@@ -1,14 +1,14 @@
 // `npm run collector`: the events host (/v1/ads, /v1/beacon/...) as a bare Node HTTP server, with
-// no Next.js in the path. Beacons go to the transport-free handler the Next.js route also calls
-// (beacon-route.ts); the ad query and conversions to the very same Fetch handlers as the Next.js
-// routes (src/server/http/events-routes.ts) through a lazy Request. docs/decisions.md says why.
+// no Next.js in the path. Beacons and conversions go to the transport-free handlers the Next.js
+// routes also call (direct-routes.ts); the ad query to the very same Fetch handler as the Next.js
+// route (src/server/http/events-routes.ts) through a lazy Request. docs/decisions.md says why.
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
-import { bodyLimitOf, handleEventsRequest, isBeaconPath } from "@/server/http/events-routes";
+import { bodyLimitOf, handleEventsRequest, isBeaconPath, isConversionPath } from "@/server/http/events-routes";
 import { errorAnswer } from "@/server/http/respond";
-import { serveBeacon } from "./beacon-route";
+import { serveBeacon, serveConversion } from "./direct-routes";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 import { writeAnswer } from "./node-http";
 
@@ -20,6 +20,7 @@ export function createCollectorServer(): http.Server {
     try {
       const { pathname } = new URL(`${ORIGIN}${req.url ?? "/"}`);
       if (isBeaconPath(pathname)) return await serveBeacon(req, res, pathname);
+      if (isConversionPath(pathname)) return await serveConversion(req, res);
       // Each route's body limit is counted while the body is read (413 past it), chunked or not.
       const response = await handleEventsRequest(toFetchRequest(req, ORIGIN, bodyLimitOf(pathname)));
       await writeFetchResponse(req, res, response);

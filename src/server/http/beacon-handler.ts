@@ -1,23 +1,20 @@
 // POST /v1/beacon/{impression|view|click}/{token}, with no transport in it: the Next.js route
 // adapts a Fetch Request to it (events-routes.ts), the collector an IncomingMessage
-// (src/collector/beacon-route.ts), so both serve exactly the same rules and answers.
+// (src/collector/direct-routes.ts), so both serve exactly the same rules and answers.
 import { env } from "@/env";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import type { HttpAnswer } from "./answer";
-import { eventsRoute } from "./events-route";
+import { eventsRoute, type PlainEventsRequest } from "./events-route";
 import { limitPublisher } from "./rate-limits";
-import { type BodySource, readJson } from "./read-json-body";
+import { readJson } from "./read-json-body";
 
 export const BEACON_BODY_LIMIT = 16 * 1024;
 
-export interface BeaconRequest extends BodySource {
-  method: string;
+export interface BeaconRequest extends PlainEventsRequest {
   /** The address's two segments (beaconAddressOf); a path of another shape gives empty ones, refused as an unknown address. */
   kind: string;
   token: string;
-  /** The client's address (client-address.ts); null when unknown. */
-  clientAddress: string | null;
 }
 
 const BEACON_PATH = /^\/v1\/beacon\/([^/]+)\/([^/]+)\/?$/;

@@ -6,12 +6,23 @@ import { type CountedRoute, countRequest } from "@/server/observability/metrics"
 import type { HeaderReader, HttpAnswer } from "./answer";
 import { corsHeaders, preflightAnswer } from "./cors";
 import { limitAddress } from "./rate-limits";
+import type { BodySource } from "./read-json-body";
 import { errorAnswer } from "./respond";
 
 /** What the wrapper reads of a request: a Fetch Request is one. */
 export interface EventsRouteRequest {
   method: string;
   headers: HeaderReader;
+}
+
+/**
+ * A /v1 request with no transport in it, as the transport-free handlers (beacons, conversions)
+ * read it: each server builds one its own way (the Next.js routes from a Fetch Request in
+ * events-routes.ts, the collector from an IncomingMessage in src/collector/direct-routes.ts).
+ */
+export interface PlainEventsRequest extends EventsRouteRequest, BodySource {
+  /** The client's address (client-address.ts); null when unknown. */
+  clientAddress: string | null;
 }
 
 /**

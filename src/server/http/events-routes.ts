@@ -1,25 +1,23 @@
 // The events host's routes (/v1/...) as plain Fetch functions. The Next.js route handlers export
 // them and the standalone collector (src/collector/) serves them, so both serve exactly the same
-// code; beacons go through the transport-free beacon handler (beacon-handler.ts), which the
-// collector calls straight from node:http.
+// code; beacons and conversions go through transport-free handlers (beacon-handler.ts,
+// conversion-handler.ts), which the collector calls straight from node:http.
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import type { CountedRoute } from "@/server/observability/metrics";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 import { BEACON_BODY_LIMIT, beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";
-import { eventsRoute } from "./events-route";
+import { CONVERSION_BODY_LIMIT, handleConversionRequest } from "./conversion-handler";
+import { eventsRoute, type PlainEventsRequest } from "./events-route";
 import { limitPublisher } from "./rate-limits";
 import { readBodyWithin, readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";
 
 export const AD_QUERY_BODY_LIMIT = 16 * 1024;
-// An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
-export const CONVERSION_BODY_LIMIT = 256 * 1024;
 
-const isConversionPath = (pathname: string) => pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/";
+export const isConversionPath = (pathname: string) => pathname === "/v1/beacon/conversion" || pathname === "/v1/beacon/conversion/";
 
 /** Every /v1/beacon/ path but the conversion route's: the beacon route answers it (404 for one that is no beacon address). */
 export function isBeaconPath(pathname: string): boolean {
@@ -63,24 +61,23 @@ export const handleAdQuery = fetchEventsRoute("ads", async (request) => {
 
 // POST /v1/beacon/{impression|view|click}/{token}: the Request adapted once to the beacon handler.
 export async function handleBeacon(request: Request): Promise<Response> {
-  const answer = await handleBeaconRequest({
+  return answerResponse(await handleBeaconRequest({ ...plainRequestOf(request), ...beaconAddressOf(new URL(request.url).pathname) }));
+}
+
+// POST /v1/beacon/conversion: the Request adapted once to the conversion handler.
+export async function handleConversion(request: Request): Promise<Response> {
+  return answerResponse(await handleConversionRequest(plainRequestOf(request)));
+}
+
+/** A Fetch Request as the transport-free handlers read it. */
+function plainRequestOf(request: Request): PlainEventsRequest {
+  return {
     method: request.method,
-    ...beaconAddressOf(new URL(request.url).pathname),
     headers: request.headers,
     clientAddress: clientAddress(request),
     readBody: (limit) => readBodyWithin(request, limit),
-  });
-  return answerResponse(answer);
+  };
 }
-
-// POST /v1/beacon/conversion: 202 once the order is stored in the log of accepted orders.
-export const handleConversion = fetchEventsRoute("conversion", async (request) => {
-  const body = await readJsonBody(request, CONVERSION_BODY_LIMIT);
-  const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
-  if (typeof publisherId === "string") await limitPublisher(publisherId);
-  const { messages } = await recordConversion(body);
-  return jsonAnswer(202, { messages }, { "Cache-Control": "no-store" });
-});
 
 /** Every /v1 route by path, over Fetch (the collector sends beacons to its direct path first). */
 export function handleEventsRequest(request: Request): Promise<Response> {

@@ -28,6 +28,17 @@ let collectorUrl = "";
 let pool: pg.Pool;
 const sql = async <Row extends object>(text: string, values: unknown[] = []) => (await pool.query<Row>(text, values)).rows;
 
+/**
+ * The test's own pool. pool.end() resolves before its clients' sockets close, so stopping Postgres
+ * right after can still terminate one (57P01): the pool then emits "error", which with no
+ * listener would end the test run as an uncaught exception.
+ */
+function testPool(connectionString: string): pg.Pool {
+  const created = new pg.Pool({ connectionString, max: 2 });
+  created.on("error", () => {});
+  return created;
+}
+
 async function startServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.on("data", (chunk: Buffer) => serverErrors.push(`${args.at(-1)}: ${chunk.toString().trim()}`));
@@ -73,7 +84,7 @@ beforeAll(async () => {
   });
   fixture = { publisherId: publisher.id, site: publisher.sites[0]!.name, adId: ad.id, campaignId: campaign.id, advertiserId: advertiser.id, sku };
   s3 = await startLocalS3({ directory: s3Directory, buckets: ["outage"] });
-  pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  pool = testPool(databaseUrl);
   const { disconnectDb } = await import("@/server/db/client");
   await disconnectDb();
 
@@ -177,7 +188,7 @@ describe("Postgres stopped in the middle of a load and started again", () => {
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     postgres = await startLocalPostgres({ dataDir, port, ephemeral: false, unsafeFastWrites: true });
     const restartedAt = new Date();
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    pool = testPool(databaseUrl);
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     stop = true;
     await Promise.all(load);

@@ -140,6 +140,23 @@ describe("standalone collector", () => {
     ]);
     const big = await post(JSON.stringify({ ...order, order_id: "collector-2", note: "x".repeat(300 * 1024) }));
     expect(big.status).toBe(413);
+    // The conversion route's own path (not the Fetch adapter) answers the rest of the /v1 rules too.
+    const preflight = await fetch(`${base}/v1/beacon/conversion`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    const wrongMethod = await fetch(`${base}/v1/beacon/conversion`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(wrongMethod.headers.get("x-request-id")).toBeTruthy();
+    const wrongType = await post(JSON.stringify({ ...order, order_id: "collector-3" }), "application/xml");
+    expect(wrongType.status).toBe(415);
+    expect(await wrongType.json()).toMatchObject({ error: { code: "unsupported_media_type" } });
+    const notJson = await post("{");
+    expect(notJson.status).toBe(400);
+    await settleAll();
     expect(await db.conversion.count({ where: { publisherId: publisher.id } })).toBe(1);
   });
 

@@ -267,7 +267,11 @@ async function main(): Promise<number> {
         // A repeat costs the intake less than a new order (no log row): the collector's rate counts new orders only.
         { target: "every order sent to the collector a new one", value: `${i.repeated} repeats`, ok: i.repeated === 0 },
         // Every order of the load is valid: an answer other than 202 (a 429 of a limit, a 503) is a miss too.
-        { target: "every order answered 202", value: `${i.collector.other} other`, ok: i.collector.other === 0 },
+        {
+          target: "every order answered 202, no connection errors (the bare server's too)",
+          value: `${i.collector.other} other, ${i.collector.errors} errors / bare ${i.bare.other} other, ${i.bare.errors} errors`,
+          ok: i.collector.other === 0 && i.collector.errors === 0 && i.bare.other === 0 && i.bare.errors === 0,
+        },
       );
     }
     if (!values["skip-attribution"]) {

@@ -3,6 +3,13 @@
 import { randomUUID } from "node:crypto";
 import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
 
+// What a browser's beacon carries: a user agent (checked for bots, stored) and the page's origin
+// (answered with CORS headers). Every server of the ingest benchmarks is sent them, baselines included.
+export const BROWSER_HEADERS = {
+  "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36",
+  origin: "https://demomarket.com",
+};
+
 export const BENCH_KEY = { id: "bench", secret: "bench-signing-key-for-the-ingest-benchmark-only" };
 export const BENCH_SIGNING_KEYS = `${BENCH_KEY.id}:${BENCH_KEY.secret}`;
 

@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { conversionBody } from "../conversions/orders";
 import { BENCH_RATE_LIMITS, log, startDatabase } from "../lib/stack";
-import { BENCH_SIGNING_KEYS, impressionPath } from "./beacons";
+import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, impressionPath } from "./beacons";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, conversions: { type: "boolean", default: false } } });
 
@@ -53,7 +53,7 @@ const loader = `
   const autocannon = require(${JSON.stringify(path.resolve("node_modules/autocannon"))});
   const requests = require(${JSON.stringify(requestsFile)}); let i = 0;
   autocannon({ url: "http://127.0.0.1:${port}", connections: 64, duration: ${Number(values.seconds)},
-    requests: [{ method: "POST", headers: { "content-type": "application/json" },
+    requests: [{ method: "POST", headers: ${JSON.stringify({ "content-type": "application/json", ...BROWSER_HEADERS })},
       setupRequest: (r) => ({ ...r, ...requests[i++ % requests.length] }) }] },
     (error, r) => console.log("bench: collector " + Math.round(r.requests.average) + " req/s, p50 " + r.latency.p50 + " ms, p99 " + r.latency.p99 + " ms, 2xx " + r["2xx"] + ", other " + r.non2xx));`;
 const exited = (command: string, args: string[]) => new Promise((resolve) => spawn(command, args, { stdio: "inherit" }).on("exit", resolve));

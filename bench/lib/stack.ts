@@ -115,7 +115,7 @@ export async function load(
   name: string,
   origin: string,
   next: () => { path: string; body: string; id?: string },
-  options: { connections: number; seconds: number; contentType?: string },
+  options: { connections: number; seconds: number; contentType?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const acceptedIds: string[] = [];
   const result = await autocannon({
@@ -125,7 +125,7 @@ export async function load(
     requests: [
       {
         method: "POST",
-        headers: { "content-type": options.contentType ?? "application/json" },
+        headers: { "content-type": options.contentType ?? "application/json", ...options.headers },
         // One request at a time per connection, so the connection's context names the request
         // that a response answers.
         setupRequest: (request, context) => {
@@ -168,7 +168,7 @@ export async function warmThenLoad(
   name: string,
   origin: string,
   next: () => { path: string; body: string; id?: string },
-  options: { connections: number; seconds: number; contentType?: string },
+  options: { connections: number; seconds: number; contentType?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const warmUp = await load(`${name} (warm-up)`, origin, next, { ...options, seconds: WARM_UP_SECONDS });
   const measured = await load(name, origin, next, options);

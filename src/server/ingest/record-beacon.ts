@@ -1,4 +1,3 @@
-import { isbot } from "isbot";
 import { v7 as uuidv7 } from "uuid";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { clientAddressHash } from "@/server/http/client-address";
@@ -6,6 +5,7 @@ import { shardOf } from "@/server/settle/shards";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { parseBeaconBody } from "./beacon-body.schema";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
+import { isBotAgent } from "./bot-agents";
 import { GroupCommit, refusalOf } from "./group-commit";
 
 // Four appends in flight: the append takes no lock, and with two the collector sat idle a third
@@ -69,7 +69,7 @@ export async function recordBeacon({ claims, body, userAgent, clientAddress = nu
       sessionId,
       userId: userId ?? null,
       userAgent: agent,
-      isBot: agent !== null && isbot(agent),
+      isBot: agent !== null && isBotAgent(agent),
       sessionMatches: sessionHashOf(sessionId) === claims.sessionHash,
       clientHash: clientAddressHash(clientAddress),
       pinnedAt: now ?? null,

@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { freePort } from "@/cli/local/embedded-postgres";
+import { nextServerArgs } from "@/cli/next-server";
 import { BENCH_RATE_LIMITS, ensureProductionBuild, type LoadResult, log, startSeededDatabase, startServer, stopServer, warmThenLoad } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, impressionPath } from "./beacons";
 
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     const nextPort = await freePort();
     const next = await startServer(
       "next start",
-      ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort)],
+      nextServerArgs("start", "--port", String(nextPort)),
       { ...env, NODE_ENV: "production" },
       `http://127.0.0.1:${nextPort}/api/bench/ready/check`,
     );

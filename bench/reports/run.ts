@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import ExcelJS from "exceljs";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { nextServerArgs } from "@/cli/next-server";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
@@ -122,7 +123,7 @@ async function main(): Promise<number> {
       NODE_ENV: "production",
       TALLY_ATTRIBUTION_INTERVAL_SECONDS: "0",
     };
-    server = await startServer("next start", ["node_modules/next/dist/bin/next", "start", "--port", String(port)], env, `${origin}/api/health`);
+    server = await startServer("next start", nextServerArgs("start", "--port", String(port)), env, `${origin}/api/health`);
 
     const range = `start_date=${note.firstDay}&end_date=${note.lastDay}`;
     const baseline = await timeRequests(`${origin}/api/health`, null, REQUESTS);

@@ -4,7 +4,6 @@
 // (s3rver, files in .data/s3) as the demo publisher's export destination, then runs Next.js.
 // Ctrl-C (or SIGTERM) stops Next.js first, then the local S3 and Postgres, so the data stays clean.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { exitOnEnvError, type LauncherEnv, parseLauncherEnv } from "@/env";
@@ -13,8 +12,8 @@ import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, tempo
 import { type LocalS3, startLocalS3 } from "./local/local-s3";
 import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
+import { nextServerArgs } from "./next-server";
 
-const require = createRequire(import.meta.url);
 const log = (line: string) => console.log(`tally: ${line}`);
 
 const { values, positionals } = parseArgs({
@@ -29,11 +28,12 @@ const { values, positionals } = parseArgs({
     "pg-port": { type: "string" },
   },
 });
-const mode = positionals[0] ?? "dev";
-if (mode !== "dev" && mode !== "start") {
-  console.error(`tally: unknown mode '${mode}' (use dev or start)`);
+const requestedMode = positionals[0] ?? "dev";
+if (requestedMode !== "dev" && requestedMode !== "start") {
+  console.error(`tally: unknown mode '${requestedMode}' (use dev or start)`);
   process.exit(2);
 }
+const mode: "dev" | "start" = requestedMode;
 
 // `dev` is a development run by definition: it says so explicitly, for this process (the seed
 // runs here) and everything it starts, since src/env.ts uses its public development keys only
@@ -134,9 +134,8 @@ async function main(): Promise<void> {
   await disconnectDb();
   await (await import("@/server/db/pg-pool")).closePgPool();
   const port = values.port ?? process.env.PORT ?? "3000";
-  const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
   log(`starting Next.js (${mode}) on http://localhost:${port}`);
-  next = spawn(process.execPath, [nextBin, mode, "--port", port, "--hostname", "0.0.0.0"], {
+  next = spawn(process.execPath, nextServerArgs(mode, "--port", port, "--hostname", "0.0.0.0"), {
     stdio: "inherit",
     // Telemetry would try to reach the network on every start; a user can still opt in.
     env: { NEXT_TELEMETRY_DISABLED: "1", ...secrets, ...process.env, DATABASE_URL: databaseUrl, PORT: port },

@@ -179,3 +179,52 @@ export async function warmThenLoad(
     errors: warmUp.errors + measured.errors,
   };
 }
+
+/** One server under load: its name, its origin and the requests it is sent. */
+export interface LoadTarget {
+  name: string;
+  origin: string;
+  next: () => { path: string; body: string; id?: string };
+}
+
+/**
+ * A route and its baseline loaded in turns: after one warm-up of each, `rounds` rounds of
+ * `options.seconds`, baseline then route, each round giving a ratio of the route's rate to the
+ * baseline's. Whatever else the machine does in a round falls on both of its runs alike, where one
+ * long run of each would charge a slow stretch to whichever ran then. The ratio reported is the
+ * median of the rounds'. Each side's runs are merged: accepted ids, other answers and errors of
+ * every round (warm-up included) summed, the rate the mean of the rounds, p50 and p99 the worst round's.
+ */
+export async function interleavedLoads(
+  baseline: LoadTarget,
+  route: LoadTarget,
+  options: { connections: number; seconds: number; rounds: number; contentType?: string; headers?: Record<string, string> },
+): Promise<{ baseline: LoadResult; route: LoadResult; ratios: number[]; ratio: number }> {
+  const warm = { ...options, seconds: WARM_UP_SECONDS };
+  const runs = {
+    baseline: [await load(`${baseline.name} (warm-up)`, baseline.origin, baseline.next, warm)],
+    route: [await load(`${route.name} (warm-up)`, route.origin, route.next, warm)],
+  };
+  const ratios: number[] = [];
+  for (let round = 1; round <= options.rounds; round += 1) {
+    const base = await load(`${baseline.name}, round ${round}`, baseline.origin, baseline.next, options);
+    const measured = await load(`${route.name}, round ${round}`, route.origin, route.next, options);
+    runs.baseline.push(base);
+    runs.route.push(measured);
+    ratios.push(measured.requestsPerSecond / base.requestsPerSecond);
+  }
+  const merge = (name: string, [warmUp, ...rounds]: LoadResult[]): LoadResult => ({
+    name,
+    acceptedIds: [warmUp!, ...rounds].flatMap((run) => run.acceptedIds),
+    requestsPerSecond: Math.round(rounds.reduce((sum, run) => sum + run.requestsPerSecond, 0) / rounds.length),
+    p50: Math.max(...rounds.map((run) => run.p50)),
+    p99: Math.max(...rounds.map((run) => run.p99)),
+    accepted: rounds.reduce((sum, run) => sum + run.accepted, 0),
+    other: [warmUp!, ...rounds].reduce((sum, run) => sum + run.other, 0),
+    errors: [warmUp!, ...rounds].reduce((sum, run) => sum + run.errors, 0),
+  });
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const ratio = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  log(`${route.name} ÷ ${baseline.name}, by round: ${ratios.map((r) => r.toFixed(3)).join(", ")}; median ${ratio.toFixed(3)}`);
+  return { baseline: merge(baseline.name, runs.baseline), route: merge(route.name, runs.route), ratios, ratio };
+}

@@ -10,24 +10,33 @@ export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML
 /** What a served ad's token says of it: the fixture objects makeCampaignWithAd and makePublisher return. */
 export interface ServedTarget {
   ad: { id: string; type: "product" | "banner" | "video"; size: string | null };
-  campaign: { id: string };
-  advertiser: { id: string };
+  campaign: { id: string; advertiserId: string };
   publisher: { id: string; sites: { name: string }[] };
 }
 
-/** The claims of a token served for `target` to `sessionId`, issued at `at` (now by default). */
-export function servedClaims(target: ServedTarget, sessionId: string, options: { kind?: EventKind; requestId?: string; at?: Date } = {}): BeaconClaims {
-  const { ad, campaign, advertiser, publisher } = target;
+interface ServedOptions {
+  kind?: EventKind;
+  requestId?: string;
+  /** When the ad was served; now by default. */
+  at?: Date;
+  /** The placement it was served in ("home" by default) and its page context ("home" by default). */
+  placementName?: string;
+  context?: string;
+}
+
+/** The claims of a token served for `target` (on the publisher's first site) to `sessionId`. */
+export function servedClaims(target: ServedTarget, sessionId: string, options: ServedOptions = {}): BeaconClaims {
+  const { ad, campaign, publisher } = target;
   return {
     kind: options.kind ?? "impression",
     requestId: options.requestId ?? randomUUID(),
     adId: ad.id,
     campaignId: campaign.id,
-    advertiserId: advertiser.id,
+    advertiserId: campaign.advertiserId,
     publisherId: publisher.id,
     site: publisher.sites[0]!.name,
-    placementName: "home",
-    context: "home",
+    placementName: options.placementName ?? "home",
+    context: options.context ?? "home",
     adType: ad.type,
     adSize: ad.size,
     issuedAt: Math.floor((options.at ?? new Date()).getTime() / 1000),

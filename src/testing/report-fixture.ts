@@ -9,8 +9,8 @@ import { handleCampaignListing } from "@/server/http/report-routes";
 import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
+import { CHROME } from "./beacon-log";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const DAY = new Date("2026-11-10T12:00:00Z");
 export const at = (minutes: number) => new Date(DAY.getTime() + minutes * 60_000);
 

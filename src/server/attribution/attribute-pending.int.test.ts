@@ -4,13 +4,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
 import { db } from "@/server/db/client";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { attributePendingConversions } from "./attribute-pending";
 import { attributionWindows, setAttributionWindow } from "./attribution-windows";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 // 15:00 UTC five days ago: orders must lie within the 30 days before their receipt, which is now.
@@ -28,21 +28,7 @@ async function touch(
   at: Date,
 ) {
   const stored = await recordAndSettle({
-    claims: {
-      kind,
-      requestId: randomUUID(),
-      adId: ad.id,
-      campaignId: campaign.id,
-      advertiserId: campaign.advertiserId,
-      publisherId: publisher.id,
-      site: publisher.sites[0]!.name,
-      placementName: "search-sponsored",
-      context: "search",
-      adType: ad.type,
-      adSize: ad.size,
-      issuedAt: Math.floor(at.getTime() / 1000),
-      sessionHash: sessionHashOf(who.session),
-    },
+    claims: servedClaims({ ad, campaign, publisher }, who.session, { kind, at, placementName: "search-sponsored", context: "search" }),
     body: { session_id: who.session, user_id: who.user },
     userAgent: CHROME,
     now: at,
@@ -224,21 +210,7 @@ describe("attribution of order items", () => {
     const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
     await touch("click", both, elsewhere, shopper, before(HOUR));
     const bot = await recordAndSettle({
-      claims: {
-        kind: "click",
-        requestId: randomUUID(),
-        adId: both.ad.id,
-        campaignId: both.campaign.id,
-        advertiserId: advertiser.id,
-        publisherId: publisher.id,
-        site: publisher.sites[0]!.name,
-        placementName: "p",
-        context: "search",
-        adType: "product",
-        adSize: null,
-        issuedAt: Math.floor(before(HOUR).getTime() / 1000),
-        sessionHash: sessionHashOf(shopper.session),
-      },
+      claims: servedClaims({ ...both, publisher }, shopper.session, { kind: "click", at: before(HOUR), placementName: "p", context: "search" }),
       body: { session_id: shopper.session, user_id: shopper.user },
       userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)",
       now: before(HOUR),

@@ -10,7 +10,8 @@ import { attributePendingConversions } from "@/server/attribution/attribute-pend
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { TallyError } from "@/server/errors";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { daysFromToday, makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createAd } from "./create-ad";
@@ -312,7 +313,6 @@ describe("two advertisers claiming one SKU at the same moment", () => {
 
 // ---------------------------------------------------------------- attribution
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const ORDER_TIME = new Date(Math.floor(Date.now() / 86_400_000 - 3) * 86_400_000 + 15 * 3_600_000);
 
 async function withAd(advertiserId: string, publisherIds: string[], productRefs: string[]) {
@@ -330,21 +330,7 @@ async function touch(
 ) {
   const at = new Date(ORDER_TIME.getTime() - hoursBefore * 3_600_000);
   const stored = await recordAndSettle({
-    claims: {
-      kind,
-      requestId: randomUUID(),
-      adId: ad.id,
-      campaignId: c.id,
-      advertiserId: c.advertiserId,
-      publisherId: publisher.id,
-      site: publisher.sites[0]!.name,
-      placementName: "search-sponsored",
-      context: "search",
-      adType: ad.type,
-      adSize: ad.size,
-      issuedAt: Math.floor(at.getTime() / 1000),
-      sessionHash: sessionHashOf(who.session),
-    },
+    claims: servedClaims({ campaign: c, ad, publisher }, who.session, { kind, at, placementName: "search-sponsored", context: "search" }),
     body: { session_id: who.session, user_id: who.user },
     userAgent: CHROME,
     now: at,

@@ -9,15 +9,13 @@ import { conversionWriter, recordConversion } from "@/server/conversions/record-
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { setAsideEvents } from "@/server/settle/set-aside-events";
-import { beaconToAppend } from "@/testing/beacon-log";
+import { beaconToAppend, CHROME } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { outcomeOf, recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
 import { appendBeaconBatch } from "./append-beacons.sql";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
 import { beaconWriter } from "./record-beacon";
-
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 
 async function fixture() {
   const publisher = await makePublisher();

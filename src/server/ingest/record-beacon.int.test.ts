@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { signBeaconToken, verifyBeaconToken } from "@/server/ingest/beacon-token";
+import { CHROME } from "@/testing/beacon-log";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 
 async function setup(options: { bidModel?: "cpm" | "cpc"; bid?: number; wallet?: number; dailyBudget?: number; advertiserDailyBudget?: number } = {}) {
   const publisher = await makePublisher();

@@ -32,7 +32,7 @@ describe("beacon log partitions", () => {
     const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpm", bid: 5 });
     const impression = (sessionId: string, at: Date) =>
       recordBeacon({
-        claims: servedClaims({ ad, campaign, advertiser, publisher }, sessionId, { at }),
+        claims: servedClaims({ ad, campaign, publisher }, sessionId, { at }),
         body: { session_id: sessionId },
         userAgent: CHROME,
         now: at,

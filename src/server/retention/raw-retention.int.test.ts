@@ -37,7 +37,7 @@ let shop: Awaited<ReturnType<typeof makeCampaignWithAd>>;
 
 async function click(at: Date, session: string, user: string) {
   const stored = await recordAndSettle({
-    claims: servedClaims({ ...shop, advertiser, publisher }, session, { kind: "click", at }),
+    claims: servedClaims({ ...shop, publisher }, session, { kind: "click", at }),
     body: { session_id: session, user_id: user },
     userAgent: CHROME,
     now: at,

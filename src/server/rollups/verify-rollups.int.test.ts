@@ -2,12 +2,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { db } from "@/server/db/client";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const BOT = "Googlebot/2.1 (+http://www.google.com/bot.html)";
 
 describe("daily rollups", () => {
@@ -27,21 +27,7 @@ describe("daily rollups", () => {
     const at = (minutes: number) => new Date(day.getTime() + minutes * 60_000);
     const beacon = (kind: EventKind, session: string, when: Date, userAgent = CHROME) =>
       recordAndSettle({
-        claims: {
-          kind,
-          requestId: randomUUID(),
-          adId: ad.id,
-          campaignId: campaign.id,
-          advertiserId: advertiser.id,
-          publisherId: publisher.id,
-          site,
-          placementName: "search-sponsored",
-          context: "search",
-          adType: "product",
-          adSize: null,
-          issuedAt: Math.floor(when.getTime() / 1000),
-          sessionHash: sessionHashOf(session),
-        },
+        claims: servedClaims({ ad, campaign, publisher }, session, { kind, at: when, placementName: "search-sponsored", context: "search" }),
         body: { session_id: session },
         userAgent,
         now: when,
@@ -151,21 +137,7 @@ describe("daily rollups", () => {
     const day = new Date("2026-11-18T10:00:00Z");
     const beacon = (publisher: typeof first, kind: EventKind, session: string, minutes: number, user?: string) =>
       recordAndSettle({
-        claims: {
-          kind,
-          requestId: randomUUID(),
-          adId: ad.id,
-          campaignId: campaign.id,
-          advertiserId: advertiser.id,
-          publisherId: publisher.id,
-          site: publisher.sites[0]!.name,
-          placementName: "home",
-          context: "home",
-          adType: "product",
-          adSize: null,
-          issuedAt: Math.floor(day.getTime() / 1000) + minutes * 60,
-          sessionHash: sessionHashOf(session),
-        },
+        claims: servedClaims({ ad, campaign, publisher }, session, { kind, at: new Date(day.getTime() + minutes * 60_000) }),
         body: { session_id: session, ...(user ? { user_id: user } : {}) },
         userAgent: CHROME,
         now: new Date(day.getTime() + minutes * 60_000),

@@ -13,7 +13,7 @@ describe("a shard's stretches", () => {
     const advertiser = await makeAdvertiser();
     const { campaign, ad } = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id] });
     await pgPool().query("SELECT setval('beacon_log_seq', 99_990)");
-    const event = (n: number) => beaconToAppend({ ad, campaign, advertiser, publisher }, `order-${n}`, { shard: 11 });
+    const event = (n: number) => beaconToAppend({ ad, campaign, publisher }, `order-${n}`, { shard: 11 });
     const first = Array.from({ length: 15 }, (_, n) => event(n));
     const second = Array.from({ length: 15 }, (_, n) => event(15 + n));
     await appendBeaconBatch(first);

@@ -46,7 +46,7 @@ async function acceptTraffic(sessions: number) {
   for (let n = 0; n < sessions; n++) {
     const sessionId = `w-${n}-${randomUUID()}`;
     const requestId = randomUUID();
-    const event = (kind: "impression" | "click") => beaconToAppend({ ad, campaign, advertiser, publisher }, sessionId, { kind, requestId });
+    const event = (kind: "impression" | "click") => beaconToAppend({ ad, campaign, publisher }, sessionId, { kind, requestId });
     events.push(event("impression"), event("impression"), event("click"));
   }
   for (let i = 0; i < events.length; i += 1000) await appendBeaconBatch(events.slice(i, i + 1000));

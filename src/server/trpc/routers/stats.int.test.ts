@@ -5,12 +5,12 @@ import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { createDestination } from "@/server/export/destinations";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import type { EventKind } from "@/server/ingest/beacon-token";
+import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle } from "@/testing/settle";
 import { createCaller } from "../root";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 let staff: Viewer;
 let shopUser: Viewer;
 let brandUser: Viewer;
@@ -34,21 +34,7 @@ beforeAll(async () => {
   const { campaign, ad } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id, otherShop.id], bidModel: "cpm", bid: 10 });
   const beacon = (publisher: typeof shop, kind: EventKind, session: string, minutes: number) =>
     recordAndSettle({
-      claims: {
-        kind,
-        requestId: randomUUID(),
-        adId: ad.id,
-        campaignId: campaign.id,
-        advertiserId: brand.id,
-        publisherId: publisher.id,
-        site: publisher.sites[0]!.name,
-        placementName: "home",
-        context: "home",
-        adType: "banner",
-        adSize: "300x250",
-        issuedAt: Math.floor(Date.parse(`${day}T10:00:00Z`) / 1000) + minutes * 60,
-        sessionHash: sessionHashOf(session),
-      },
+      claims: servedClaims({ ad, campaign, publisher }, session, { kind, at: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000) }),
       body: { session_id: session },
       userAgent: CHROME,
       now: new Date(Date.parse(`${day}T10:00:00Z`) + minutes * 60_000),

@@ -5,7 +5,7 @@
 // or 23) is found by halving the batch under savepoints until it stands alone; it is set aside
 // with the reason, and every other order of the batch is attributed.
 import type pg from "pg";
-import { pgPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 import { isDataError } from "@/server/ingest/group-commit";
 import { creditUpserts } from "@/server/rollups/writer-upserts.sql";
 
@@ -154,9 +154,7 @@ async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date):
  * other.
  */
 export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
-  const client = await pgPool().connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(async (client) => {
     const { rows } = await client.query<{ event_id: string }>({
       name: "tally_attribution_queue",
       text: `SELECT event_id::text FROM conversions
@@ -174,12 +172,6 @@ export async function attributeBatch(limit: number, receivedBefore: Date, now: D
             rows.map((row) => row.event_id),
             now,
           );
-    await client.query("COMMIT");
     return done;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -9,6 +9,7 @@ import type pg from "pg";
 import type { ExportType } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 import type { SetAsideRow } from "./poison";
 import type { TimeRange } from "./schedule";
 
@@ -146,9 +147,7 @@ export async function recordSetAside(runId: string, found: SetAsideRow[]): Promi
 
 /** Marks a run delivered and, unless it was a backfill, moves the watermark from its start to its end, in one transaction. */
 export async function finishRun(run: RunRow, result: { rows: number; files: number; bytes: number }, durationMs: number): Promise<void> {
-  const client = await pgPool().connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(async (client) => {
     await client.query(
       `UPDATE export_runs SET status = 'succeeded', rows = $2, files = $3, bytes = $4, finished_at = now(), duration_ms = $5, error = NULL, next_attempt_at = NULL,
               stale_keys = NULL
@@ -164,13 +163,7 @@ export async function finishRun(run: RunRow, result: { rows: number; files: numb
       );
       if (moved.rowCount !== 1) throw new Error(`the watermark of ${run.destination_id}/${run.type} is no longer at ${run.range_start.toISOString()}`);
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export async function failRun(runId: string, message: string, durationMs: number, nextAttemptAt: Date | null): Promise<void> {

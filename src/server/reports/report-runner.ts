@@ -4,7 +4,7 @@
 import type pg from "pg";
 import type { Sql } from "sql-template-tag";
 import { cursorBatches } from "@/server/db/cursor";
-import { pgPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 
 export interface ReportPage<Row> {
   data: Row[];
@@ -45,18 +45,7 @@ export function reportStatement<Raw extends object, Row>(query: Sql, row: (raw: 
 const REPORT_WORK_MEM = "32MB";
 
 async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pgPool().connect();
-  try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  return inTransaction(work, { begin: `BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'` });
 }
 
 /** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */

@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { addDays, DAY_MS, dayStart, utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 
 /** Day partitions kept ready ahead of today, so a missed upkeep run or two costs nothing. */
 export const PARTITION_DAYS_AHEAD = 7;
@@ -69,31 +70,26 @@ export async function createDayPartitions(
     const day = utcDay(from.getTime() + n * DAY_MS);
     if (existing.has(day)) continue;
     const next = addDays(day, 1);
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      // Every web process and worker runs upkeep: one at a time creates, so two never race on
-      // the same new table (IF NOT EXISTS does not make a simultaneous CREATE safe).
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))");
-      // Rows of the day in the default partition would make the CREATE fail; a quick look first.
-      const { rows: made } = await client.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [partitionName(table, day)]);
-      const { rows } = await client.query(`SELECT 1 FROM ${table}_default WHERE ${key} >= $1::timestamptz AND ${key} < $2::timestamptz LIMIT 1`, [
-        dayStart(day),
-        dayStart(next),
-      ]);
-      if (made[0]!.t === null && rows.length === 0) {
-        await client.query(
-          `CREATE TABLE IF NOT EXISTS ${partitionName(table, day)} PARTITION OF ${table} FOR VALUES FROM ('${day} 00:00:00+00') TO ('${next} 00:00:00+00')`,
-        );
-        created.push(day);
-      }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    await inTransaction(
+      async (client) => {
+        // Every web process and worker runs upkeep: one at a time creates, so two never race on
+        // the same new table (IF NOT EXISTS does not make a simultaneous CREATE safe).
+        await client.query("SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))");
+        // Rows of the day in the default partition would make the CREATE fail; a quick look first.
+        const { rows: made } = await client.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [partitionName(table, day)]);
+        const { rows } = await client.query(`SELECT 1 FROM ${table}_default WHERE ${key} >= $1::timestamptz AND ${key} < $2::timestamptz LIMIT 1`, [
+          dayStart(day),
+          dayStart(next),
+        ]);
+        if (made[0]!.t === null && rows.length === 0) {
+          await client.query(
+            `CREATE TABLE IF NOT EXISTS ${partitionName(table, day)} PARTITION OF ${table} FOR VALUES FROM ('${day} 00:00:00+00') TO ('${next} 00:00:00+00')`,
+          );
+          created.push(day);
+        }
+      },
+      { pool },
+    );
   }
   return created;
 }
@@ -111,18 +107,14 @@ export async function createPartitionsAhead(now: Date): Promise<string[]> {
  * upkeep run tries again (false).
  */
 export async function dropPartition(name: string): Promise<boolean> {
-  const client = await pgPool().connect();
   try {
-    await client.query("BEGIN");
-    await client.query("SET LOCAL lock_timeout = '2s'");
-    await client.query(`DROP TABLE IF EXISTS ${name}`);
-    await client.query("COMMIT");
+    await inTransaction(async (client) => {
+      await client.query("SET LOCAL lock_timeout = '2s'");
+      await client.query(`DROP TABLE IF EXISTS ${name}`);
+    });
     return true;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
     if ((error as { code?: string }).code === "55P03") return false;
     throw error;
-  } finally {
-    client.release();
   }
 }

@@ -5,6 +5,7 @@
 // (how many daily_ad_totals rows there are).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { bulkPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";
 import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { adRowCountsRecount } from "./ad-row-counts.sql";
@@ -168,35 +169,30 @@ export async function rebuildRollups(from: string, lastDay: string): Promise<num
   if (firstDay > lastDay) return 0;
   const days = { firstDay, lastDay };
   const inRange = sql`day BETWEEN ${firstDay}::date AND ${lastDay}::date`;
-  const client = await bulkPool().connect();
-  try {
-    await client.query("BEGIN");
-    // An operator's repair (or the benchmark's seed) of many days recounts millions of rows in
-    // one statement per table: it may run past the bulk pool's statement limit, which is there
-    // for requests and jobs.
-    await client.query("SET LOCAL statement_timeout = 0");
-    let finest = 0;
-    for (const spec of REPORT_TABLES) {
-      const table = raw(spec.table);
-      const columns = raw(`${spec.keys.join(", ")}, ${MEASURES.join(", ")}`);
-      await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
-      const { rowCount } = await client.query(sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, days)} SELECT ${columns} FROM recounted`);
-      if (spec.table === "daily_rollups") finest = rowCount ?? 0;
-    }
-    await client.query(sql`DELETE FROM daily_publisher_orders WHERE ${inRange}`);
-    await client.query(
-      sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
-    );
-    await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);
-    await client.query(
-      sql`INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${adRowCountsRecount(firstDay, lastDay)} SELECT * FROM recounted`,
-    );
-    await client.query("COMMIT");
-    return finest;
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  } finally {
-    client.release();
-  }
+  return inTransaction(
+    async (client) => {
+      // An operator's repair (or the benchmark's seed) of many days recounts millions of rows in
+      // one statement per table: it may run past the bulk pool's statement limit, which is there
+      // for requests and jobs.
+      await client.query("SET LOCAL statement_timeout = 0");
+      let finest = 0;
+      for (const spec of REPORT_TABLES) {
+        const table = raw(spec.table);
+        const columns = raw(`${spec.keys.join(", ")}, ${MEASURES.join(", ")}`);
+        await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
+        const { rowCount } = await client.query(sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, days)} SELECT ${columns} FROM recounted`);
+        if (spec.table === "daily_rollups") finest = rowCount ?? 0;
+      }
+      await client.query(sql`DELETE FROM daily_publisher_orders WHERE ${inRange}`);
+      await client.query(
+        sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
+      );
+      await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);
+      await client.query(
+        sql`INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${adRowCountsRecount(firstDay, lastDay)} SELECT * FROM recounted`,
+      );
+      return finest;
+    },
+    { pool: bulkPool() },
+  );
 }

@@ -6,7 +6,7 @@ import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
-import { bodyLimitOf, handleEventsRequest, isBeaconPath, isConversionPath } from "@/server/http/events-routes";
+import { AD_QUERY_BODY_LIMIT, handleEventsRequest, isBeaconPath, isConversionPath } from "@/server/http/events-routes";
 import { errorAnswer } from "@/server/http/respond";
 import { serveBeacon, serveConversion } from "./direct-routes";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
@@ -21,8 +21,9 @@ export function createCollectorServer(): http.Server {
       const { pathname } = new URL(`${ORIGIN}${req.url ?? "/"}`);
       if (isBeaconPath(pathname)) return await serveBeacon(req, res, pathname);
       if (isConversionPath(pathname)) return await serveConversion(req, res);
-      // Each route's body limit is counted while the body is read (413 past it), chunked or not.
-      const response = await handleEventsRequest(toFetchRequest(req, ORIGIN, bodyLimitOf(pathname)));
+      // The ad query's body limit is counted while the body is read (413 past it), chunked or not;
+      // any other path is a 404 that reads no body.
+      const response = await handleEventsRequest(toFetchRequest(req, ORIGIN, AD_QUERY_BODY_LIMIT));
       await writeFetchResponse(req, res, response);
     } catch (error) {
       // Handlers answer their own errors (eventsRoute); this is only for a failure around them.

@@ -7,9 +7,9 @@ import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
 import type { CountedRoute } from "@/server/observability/metrics";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
-import { BEACON_BODY_LIMIT, beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
+import { beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";
-import { CONVERSION_BODY_LIMIT, handleConversionRequest } from "./conversion-handler";
+import { handleConversionRequest } from "./conversion-handler";
 import { eventsRoute, type PlainEventsRequest } from "./events-route";
 import { limitPublisher } from "./rate-limits";
 import { readBodyWithin, readJsonBody } from "./read-json-body";
@@ -22,12 +22,6 @@ export const isConversionPath = (pathname: string) => pathname === "/v1/beacon/c
 /** Every /v1/beacon/ path but the conversion route's: the beacon route answers it (404 for one that is no beacon address). */
 export function isBeaconPath(pathname: string): boolean {
   return pathname.startsWith("/v1/beacon/") && !isConversionPath(pathname);
-}
-
-/** The body limit of a /v1 path, for a server that counts bytes as it reads them (the collector). */
-export function bodyLimitOf(pathname: string): number {
-  if (pathname.startsWith("/v1/beacon/conversion")) return CONVERSION_BODY_LIMIT;
-  return pathname.startsWith("/v1/ads") ? AD_QUERY_BODY_LIMIT : BEACON_BODY_LIMIT;
 }
 
 /** A /v1 POST handler of a Fetch Request, wrapped by eventsRoute, answering a Fetch Response. */
@@ -79,11 +73,12 @@ function plainRequestOf(request: Request): PlainEventsRequest {
   };
 }
 
-/** Every /v1 route by path, over Fetch (the collector sends beacons to its direct path first). */
+/**
+ * What the collector serves over Fetch, once beacons and conversions have gone to their direct
+ * paths (src/collector/direct-routes.ts): the ad query, or 404.
+ */
 export function handleEventsRequest(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (pathname === "/v1/ads" || pathname === "/v1/ads/") return handleAdQuery(request);
-  if (isConversionPath(pathname)) return handleConversion(request);
-  if (isBeaconPath(pathname)) return handleBeacon(request);
   return Promise.resolve(Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 }));
 }

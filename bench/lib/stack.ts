@@ -171,12 +171,25 @@ export async function warmThenLoad(
   options: { connections: number; seconds: number; contentType?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const warmUp = await load(`${name} (warm-up)`, origin, next, { ...options, seconds: WARM_UP_SECONDS });
-  const measured = await load(name, origin, next, options);
+  return mergeRuns(name, warmUp, [await load(name, origin, next, options)]);
+}
+
+/**
+ * One server's runs as one result: the accepted ids, other answers and errors of every run, the
+ * warm-up's included, so all are checked; the rate the mean of the measured runs, p50 and p99 the
+ * worst of them.
+ */
+function mergeRuns(name: string, warmUp: LoadResult, measured: LoadResult[]): LoadResult {
+  const every = [warmUp, ...measured];
   return {
-    ...measured,
-    acceptedIds: [...warmUp.acceptedIds, ...measured.acceptedIds],
-    other: warmUp.other + measured.other,
-    errors: warmUp.errors + measured.errors,
+    name,
+    acceptedIds: every.flatMap((run) => run.acceptedIds),
+    requestsPerSecond: Math.round(measured.reduce((sum, run) => sum + run.requestsPerSecond, 0) / measured.length),
+    p50: Math.max(...measured.map((run) => run.p50)),
+    p99: Math.max(...measured.map((run) => run.p99)),
+    accepted: measured.reduce((sum, run) => sum + run.accepted, 0),
+    other: every.reduce((sum, run) => sum + run.other, 0),
+    errors: every.reduce((sum, run) => sum + run.errors, 0),
   };
 }
 
@@ -201,30 +214,17 @@ export async function interleavedLoads(
   options: { connections: number; seconds: number; rounds: number; contentType?: string; headers?: Record<string, string> },
 ): Promise<{ baseline: LoadResult; route: LoadResult; ratios: number[]; ratio: number }> {
   const warm = { ...options, seconds: WARM_UP_SECONDS };
-  const runs = {
-    baseline: [await load(`${baseline.name} (warm-up)`, baseline.origin, baseline.next, warm)],
-    route: [await load(`${route.name} (warm-up)`, route.origin, route.next, warm)],
-  };
-  const ratios: number[] = [];
+  const baselineWarmUp = await load(`${baseline.name} (warm-up)`, baseline.origin, baseline.next, warm);
+  const routeWarmUp = await load(`${route.name} (warm-up)`, route.origin, route.next, warm);
+  const baselineRounds: LoadResult[] = [];
+  const routeRounds: LoadResult[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
-    const base = await load(`${baseline.name}, round ${round}`, baseline.origin, baseline.next, options);
-    const measured = await load(`${route.name}, round ${round}`, route.origin, route.next, options);
-    runs.baseline.push(base);
-    runs.route.push(measured);
-    ratios.push(measured.requestsPerSecond / base.requestsPerSecond);
+    baselineRounds.push(await load(`${baseline.name}, round ${round}`, baseline.origin, baseline.next, options));
+    routeRounds.push(await load(`${route.name}, round ${round}`, route.origin, route.next, options));
   }
-  const merge = (name: string, [warmUp, ...rounds]: LoadResult[]): LoadResult => ({
-    name,
-    acceptedIds: [warmUp!, ...rounds].flatMap((run) => run.acceptedIds),
-    requestsPerSecond: Math.round(rounds.reduce((sum, run) => sum + run.requestsPerSecond, 0) / rounds.length),
-    p50: Math.max(...rounds.map((run) => run.p50)),
-    p99: Math.max(...rounds.map((run) => run.p99)),
-    accepted: rounds.reduce((sum, run) => sum + run.accepted, 0),
-    other: [warmUp!, ...rounds].reduce((sum, run) => sum + run.other, 0),
-    errors: [warmUp!, ...rounds].reduce((sum, run) => sum + run.errors, 0),
-  });
+  const ratios = routeRounds.map((run, i) => run.requestsPerSecond / baselineRounds[i]!.requestsPerSecond);
   const sorted = [...ratios].sort((a, b) => a - b);
   const ratio = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   log(`${route.name} ÷ ${baseline.name}, by round: ${ratios.map((r) => r.toFixed(3)).join(", ")}; median ${ratio.toFixed(3)}`);
-  return { baseline: merge(baseline.name, runs.baseline), route: merge(route.name, runs.route), ratios, ratio };
+  return { baseline: mergeRuns(baseline.name, baselineWarmUp, baselineRounds), route: mergeRuns(route.name, routeWarmUp, routeRounds), ratios, ratio };
 }

@@ -11,19 +11,17 @@ import { errorAnswer } from "@/server/http/respond";
 import { serveBeacon, serveConversion } from "./direct-routes";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 import { writeAnswer } from "./node-http";
-
-// request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
-const ORIGIN = "http://collector.local";
+import { COLLECTOR_ORIGIN, pathnameOf } from "./request-path";
 
 export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
-      const { pathname } = new URL(`${ORIGIN}${req.url ?? "/"}`);
+      const pathname = pathnameOf(req.url ?? "/");
       if (isBeaconPath(pathname)) return await serveBeacon(req, res, pathname);
       if (isConversionPath(pathname)) return await serveConversion(req, res);
       // The ad query's body limit is counted while the body is read (413 past it), chunked or not;
       // any other path is a 404 that reads no body.
-      const response = await handleEventsRequest(toFetchRequest(req, ORIGIN, AD_QUERY_BODY_LIMIT));
+      const response = await handleEventsRequest(toFetchRequest(req, COLLECTOR_ORIGIN, AD_QUERY_BODY_LIMIT));
       await writeFetchResponse(req, res, response);
     } catch (error) {
       // Handlers answer their own errors (eventsRoute); this is only for a failure around them.

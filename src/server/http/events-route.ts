@@ -50,7 +50,9 @@ export function eventsRoute<R extends EventsRouteRequest>(
     try {
       await limitAddress(addressOf(request));
       const answer = await handler(request);
-      return answered({ ...answer, headers: { ...answer.headers, ...cors } });
+      // Handlers build a fresh answer per request, so its headers take the CORS ones in place.
+      Object.assign(answer.headers, cors);
+      return answered(answer);
     } catch (error) {
       return answered(errorAnswer(error, cors));
     }

@@ -65,7 +65,9 @@ export interface BodySource {
  * anything is read), 413 past the limit, 400 for anything that is not JSON.
  */
 export async function readJson(source: BodySource, limitBytes: number): Promise<unknown> {
-  const contentType = source.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  const given = source.headers.get("content-type");
+  // The two types as browsers send them need no parsing (three strings fewer per beacon).
+  const contentType = given === null || ACCEPTED_TYPES.has(given) ? given : given.split(";")[0]?.trim().toLowerCase();
   if (contentType && !ACCEPTED_TYPES.has(contentType)) {
     throw new TallyError("unsupported_media_type", `Content-Type must be application/json or text/plain, not ${contentType}`);
   }

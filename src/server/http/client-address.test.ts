@@ -2,7 +2,7 @@
 process.env.DATABASE_URL ??= "postgresql://unit@localhost/unused";
 
 import { describe, expect, it } from "vitest";
-import { addressKey, clientAddress, clientAddressHash, SOCKET_ADDRESS } from "./client-address";
+import { addressKey, clientAddress, clientAddressHash, RECENT_HASHES_LIMIT, SOCKET_ADDRESS } from "./client-address";
 
 const request = (forwardedFor?: string, socket?: string) => {
   const r = new Request("http://tally.test/v1/ads", { headers: forwardedFor === undefined ? {} : { "X-Forwarded-For": forwardedFor } });
@@ -42,5 +42,17 @@ describe("client addresses", () => {
     expect(clientAddressHash("::ffff:203.0.113.5")).toBe(hash);
     expect(clientAddressHash("203.0.113.6")).not.toBe(hash);
     expect(clientAddressHash(null)).toBeNull();
+  });
+
+  it("hash an address the same way once its remembered hash is forgotten, past the memo's limit", () => {
+    const first = clientAddressHash("198.51.100.1");
+    const v6 = clientAddressHash("2001:db8:1:2::7");
+    const distinct = new Set<string>();
+    for (let n = 0; n <= RECENT_HASHES_LIMIT; n += 1) distinct.add(clientAddressHash(`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)!);
+    expect(distinct.size).toBe(RECENT_HASHES_LIMIT + 1);
+    expect(clientAddressHash("198.51.100.1")).toBe(first);
+    // The memo is keyed by the address as given; its hash is still of the address's /64.
+    expect(clientAddressHash("2001:db8:1:2::8")).toBe(v6);
+    expect(clientAddressHash("2001:db8:1:3::7")).not.toBe(v6);
   });
 });

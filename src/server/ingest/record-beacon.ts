@@ -8,9 +8,13 @@ import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { isBotAgent } from "./bot-agents";
 import { GroupCommit, refusalOf } from "./group-commit";
 
-// Four appends in flight: the append takes no lock, and with two the collector sat idle a third
-// of the time waiting on Postgres under the ingest benchmark's load. Measured side by side
-// (bench/README.md): 2 → 4 took the collector from 0.48 to 0.56 of bare node:http; 6 fell back.
+// One append in flight per process: beacons that arrive while it commits wait and go together in
+// the next, so under load each transaction carries more of them, and Postgres's cost per beacon
+// falls with the batch (50 µs a statement, then a few µs a row). Measured side by side with the
+// same requests (bench/README.md, "The collector's lean path"): 1 took 12% more beacons a second
+// than 4, with 10.7 µs of Postgres CPU a beacon against 13.6, and 2 sat between. At low load a
+// batch is one beacon, sent at once. A slow commit only makes the next batch bigger: at 5 ms a
+// commit, one process could still store 200,000 beacons a second.
 // At most 20,000 beacons wait for a transaction (about 20 full batches, a few MB): past that the
 // database is not keeping up, and waiting longer only holds memory and the client.
 export const BEACON_QUEUE_LIMIT = 20_000;
@@ -23,7 +27,7 @@ export function beaconWriter(): GroupCommit<BeaconToAppend, null> {
       await retryOnceOnConflict(() => appendBeaconBatch(batch));
       return batch.map(() => null);
     },
-    { maxBatch: 1000, maxInFlight: 4, maxQueuedWeight: BEACON_QUEUE_LIMIT },
+    { maxBatch: 1000, maxInFlight: 1, maxQueuedWeight: BEACON_QUEUE_LIMIT },
   );
   return holder.tallyBeaconWriter;
 }

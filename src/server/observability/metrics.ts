@@ -89,7 +89,7 @@ function createMetrics() {
       for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
     },
   });
-  return { registry, requests, requestCounters: new Map<string, { inc(): void }>(), scrape };
+  return { registry, requests, scrape };
 }
 
 function metrics() {
@@ -99,15 +99,7 @@ function metrics() {
 
 export function countRequest(route: CountedRoute, status: number): void {
   const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
-  const key = `${route} ${outcome}`;
-  const { requests, requestCounters } = metrics();
-  let counter = requestCounters.get(key);
-  if (!counter) {
-    // prom-client hashes a label object on every inc; a child of the labels hashes once.
-    counter = requests.labels({ route, outcome });
-    requestCounters.set(key, counter);
-  }
-  counter.inc();
+  metrics().requests.inc({ route, outcome });
 }
 
 /** The Prometheus text exposition of this process's registry. */

@@ -1,9 +1,10 @@
-// `npm run bench:ingest:profile -- [--seconds 8] [--conversions]`: the collector under the ingest
+// `npm run bench:ingest:profile -- [--seconds 8] [--conversions] [--heap]`: the collector under the ingest
 // load (or, with --conversions, under the conversion intake's orders), profiled. The collector runs
 // in this process under V8's sampling profiler; autocannon runs in a child process with beacons
 // signed (or orders built) beforehand, so the profile shows the collector alone. Prints req/s, p99,
 // `top`'s view of the machine, the functions with the most self time, and the inclusive time of
-// Tally's own functions.
+// Tally's own functions. With --heap, also what is allocated a request (V8's sampling heap
+// profiler, garbage included), by the three innermost functions that allocated it.
 import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -15,7 +16,9 @@ import { conversionBody } from "../conversions/orders";
 import { BENCH_RATE_LIMITS, log, startDatabase } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, impressionPath } from "./beacons";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, conversions: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "8" }, conversions: { type: "boolean", default: false }, heap: { type: "boolean", default: false } },
+});
 
 interface ProfileNode {
   id: number;
@@ -32,6 +35,10 @@ await seedDemoData(() => {});
 const { createCollectorServer } = await import("@/collector/server");
 const { disconnectDb } = await import("@/server/db/client");
 const server = createCollectorServer();
+let served = 0;
+server.on("request", () => {
+  served += 1;
+});
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const port = (server.address() as AddressInfo).port;
 
@@ -49,6 +56,9 @@ const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
 await session.post("Profiler.start");
+if (values.heap) {
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
 const loader = `
   const autocannon = require(${JSON.stringify(path.resolve("node_modules/autocannon"))});
   const requests = require(${JSON.stringify(requestsFile)}); let i = 0;
@@ -62,6 +72,7 @@ await Promise.all([
   exited(process.execPath, ["-e", loader]),
   exited("bash", ["-c", `sleep ${Math.max(2, Number(values.seconds) / 2)}; top -b -n 1 | head -12`]),
 ]);
+const allocated = values.heap ? (await session.post("HeapProfiler.stopSampling")).profile : undefined;
 const { profile } = await session.post("Profiler.stop");
 rmSync(requestsFile, { force: true });
 
@@ -94,6 +105,24 @@ for (const line of top(selfTime, 20)) console.log(line);
 log("collector process, inclusive time of Tally's own functions (src/):");
 const own = new Map([...inclusiveTime].filter(([name]) => !name.includes("node_modules") && /\.ts:\d+$/.test(name)));
 for (const line of top(own, 25)) console.log(line);
+
+if (allocated) {
+  interface AllocationNode {
+    callFrame: ProfileNode["callFrame"];
+    selfSize: number;
+    children: AllocationNode[];
+  }
+  const bySite = new Map<string, number>();
+  const visit = (node: AllocationNode, stack: string[]) => {
+    const here = [nameOf(node as unknown as ProfileNode), ...stack].slice(0, 3);
+    if (node.selfSize > 0) bySite.set(here.join(" < "), (bySite.get(here.join(" < ")) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child, here);
+  };
+  visit(allocated.head as AllocationNode, []);
+  const bytes = [...bySite.values()].reduce((a, b) => a + b, 0);
+  log(`collector process, allocated: ${(bytes / 1e6).toFixed(0)} MB for ${served} requests, ${(bytes / served / 1024).toFixed(1)} KB a request; by where:`);
+  for (const [site, size] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${((100 * size) / bytes).toFixed(1).padStart(5)}%  ${site}`);
+}
 
 server.closeAllConnections();
 await new Promise((resolve) => server.close(resolve));

@@ -16,7 +16,7 @@ import pg from "pg";
 import { freePort } from "@/cli/local/embedded-postgres";
 import { nextServerArgs } from "@/cli/next-server";
 import { BENCH_RATE_LIMITS, ensureProductionBuild, interleavedLoads, type LoadResult, log, startSeededDatabase, startServer, stopServer } from "../lib/stack";
-import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, impressionPath } from "./beacons";
+import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, beaconStream } from "./beacons";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "10" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "64" } },
@@ -24,30 +24,6 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
-
-// Beacons are signed before each run, and no request of a run signs one: signing takes CPU from
-// the servers, since the load generator shares the machine's two cores with them, and a server
-// that answers faster would get more of its requests signed during its run (bench/README.md,
-// "Baselines sent the same requests"). A run that sends more than the pool starts it over: a
-// beacon sent again is accepted and stored like the first (settling counts it a duplicate). Each
-// send has its own id, posted as the beacon's user_id, so every 202 is checked for its own row.
-const POOL = 200_000;
-
-/** Signed impression beacons of distinct sessions; `basePath` replaces /v1/beacon/ for a baseline route of the same shape. */
-function beaconStream(prefix: string, basePath = "/v1/beacon/") {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const pool = Array.from({ length: POOL }, (_, n) => {
-    const sessionId = `${prefix}-${n}`;
-    return { path: impressionPath("bench", issuedAt, sessionId).replace("/v1/beacon/", basePath), sessionId };
-  });
-  let n = 0;
-  return () => {
-    const { path, sessionId } = pool[n % POOL]!;
-    const id = `${sessionId}.${Math.floor(n / POOL)}`;
-    n += 1;
-    return { path, body: `{"session_id":"${sessionId}","user_id":"${id}"}`, id };
-  };
-}
 
 async function main(): Promise<void> {
   await ensureProductionBuild();

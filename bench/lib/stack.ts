@@ -48,10 +48,11 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** Starts a server process and resolves once `readyUrl` answers (any status). */
-export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+/** Starts a server process (in `cwd`, by default this one's) and resolves once `readyUrl` answers (any status). */
+export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string, cwd?: string): Promise<ChildProcess> {
   // Production mode needs a secrets key; benchmarks store no secrets worth keeping.
   const child = spawn(process.execPath, command, {
+    cwd,
     env: { TALLY_SECRETS_KEY: BENCH_SECRETS_KEY, ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -95,6 +96,16 @@ export function ensureProductionBuild(): Promise<void> {
   });
 }
 
+/** The requests of a load, one per call: its path, body and (to check it was stored) id. */
+export type RequestSource = () => { path: string; body: string; id?: string };
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
 export interface LoadResult {
   name: string;
   /** Ids (see `load`) of the requests answered 2xx. */
@@ -111,12 +122,7 @@ export interface LoadResult {
  * Loads `origin` with POSTs; `next()` gives each request its own path, body and id, and the ids
  * of the requests answered 2xx are collected, so a caller can check each one was stored.
  */
-export async function load(
-  name: string,
-  origin: string,
-  next: () => { path: string; body: string; id?: string },
-  options: { connections: number; seconds: number; contentType?: string; headers?: Record<string, string> },
-): Promise<LoadResult> {
+export async function load(name: string, origin: string, next: RequestSource, options: LoadOptions): Promise<LoadResult> {
   const acceptedIds: string[] = [];
   const result = await autocannon({
     url: origin,
@@ -164,12 +170,7 @@ export const WARM_UP_SECONDS = 3;
  * The warm-up's answers are checked like the run's (its accepted ids and other answers are added);
  * its rate is not.
  */
-export async function warmThenLoad(
-  name: string,
-  origin: string,
-  next: () => { path: string; body: string; id?: string },
-  options: { connections: number; seconds: number; contentType?: string; headers?: Record<string, string> },
-): Promise<LoadResult> {
+export async function warmThenLoad(name: string, origin: string, next: RequestSource, options: LoadOptions): Promise<LoadResult> {
   const warmUp = await load(`${name} (warm-up)`, origin, next, { ...options, seconds: WARM_UP_SECONDS });
   return mergeRuns(name, warmUp, [await load(name, origin, next, options)]);
 }
@@ -197,7 +198,7 @@ function mergeRuns(name: string, warmUp: LoadResult, measured: LoadResult[]): Lo
 export interface LoadTarget {
   name: string;
   origin: string;
-  next: () => { path: string; body: string; id?: string };
+  next: RequestSource;
 }
 
 /**
@@ -211,7 +212,7 @@ export interface LoadTarget {
 export async function interleavedLoads(
   baseline: LoadTarget,
   route: LoadTarget,
-  options: { connections: number; seconds: number; rounds: number; contentType?: string; headers?: Record<string, string> },
+  options: LoadOptions & { rounds: number },
 ): Promise<{ baseline: LoadResult; route: LoadResult; ratios: number[]; ratio: number }> {
   const warm = { ...options, seconds: WARM_UP_SECONDS };
   const baselineWarmUp = await load(`${baseline.name} (warm-up)`, baseline.origin, baseline.next, warm);

@@ -58,8 +58,10 @@ CREATE TABLE "settle_cursors" (
     CONSTRAINT "settle_cursors_pkey" PRIMARY KEY ("shard")
 );
 
--- An accepted beacon or order whose own data cannot be settled is set aside here with the reason
--- (kind beacon or conversion, the shard of a beacon), and settling goes on past it.
+-- An accepted beacon or order that cannot be settled is set aside here with the reason (kind
+-- beacon or conversion, the shard of a beacon), and settling goes on past it; so is an order a
+-- rule sets aside (`rule`: orders per session, ...), with its publisher and order id
+-- (20261127100000_bounded_pipeline). Kept TALLY_SET_ASIDE_RETENTION_DAYS.
 CREATE TABLE "settle_set_aside" (
     "event_id" UUID NOT NULL,
     "kind" TEXT NOT NULL,
@@ -68,9 +70,14 @@ CREATE TABLE "settle_set_aside" (
     "reason" TEXT NOT NULL,
     "sqlstate" TEXT,
     "set_aside_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "publisher_id" TEXT,
+    "order_id" TEXT,
+    "rule" TEXT,
 
     CONSTRAINT "settle_set_aside_pkey" PRIMARY KEY ("event_id")
 );
+CREATE INDEX "settle_set_aside_set_aside_at_idx" ON "settle_set_aside" ("set_aside_at");
+CREATE INDEX "settle_set_aside_publisher_id_received_at_idx" ON "settle_set_aside" ("publisher_id", "received_at");
 
 
 -- A member sees one account, so a member without one must not exist: a missing account must never
@@ -86,7 +93,9 @@ CREATE TABLE "conversion_log" (
     "received_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "event_id" UUID NOT NULL,
     "pinned_received_at" TIMESTAMPTZ(3),
-    "conversion" JSONB NOT NULL
+    "conversion" JSONB NOT NULL,
+    -- the order's size as stored (its JSON), so a settle stretch is bounded in bytes (20261127100000_bounded_pipeline)
+    "bytes" INTEGER NOT NULL DEFAULT 0
 ) PARTITION BY RANGE ("received_at");
 
 CREATE TABLE "conversion_log_default" PARTITION OF "conversion_log" DEFAULT;
@@ -116,3 +125,14 @@ CREATE TABLE "raw_retention" (
 
     CONSTRAINT "raw_retention_pkey" PRIMARY KEY ("table_name")
 );
+
+-- Look-ups of counted events only (20261127100000_bounded_pipeline): what a client sends that is
+-- not counted (duplicates, bots, other invalid traffic) never makes them longer. Settle's
+-- de-duplication window of (session, ad, kind), and how often one token was counted:
+CREATE INDEX "ad_events_counted_window_idx" ON "ad_events" ("session_id", "ad_id", "kind", "created_at") WHERE "status" = 'counted';
+CREATE INDEX "ad_events_counted_token_idx" ON "ad_events" ("request_id", "ad_id", "kind") WHERE "status" = 'counted';
+-- Attribution's touches: a user's, or an anonymous session's.
+CREATE INDEX "ad_events_counted_user_idx" ON "ad_events" ("user_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NOT NULL;
+CREATE INDEX "ad_events_counted_session_idx" ON "ad_events" ("session_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NULL;
+-- Orders attribution set aside go after TALLY_SET_ASIDE_RETENTION_DAYS.
+CREATE INDEX "conversions_set_aside_received_at_idx" ON "conversions" ("received_at") WHERE "attribution_failed_reason" IS NOT NULL;

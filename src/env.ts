@@ -151,6 +151,28 @@ const serverSchema = z
     TALLY_V1_RATE_PER_PUBLISHER: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
     /** Clicks one client address may make in a minute before further ones are invalid traffic (click_velocity). */
     TALLY_CLICKS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+    /**
+     * Statement timeout of one pipeline batch (a settle stretch, an attribution batch); its parts
+     * get their share of it when a batch is split around an item that fails (docs/operations.md).
+     */
+    TALLY_STEP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+    /** Largest order kept, as stored (its lines and fields as JSON); a larger one is refused with a 422. */
+    TALLY_ORDER_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(4096)
+      .max(256 * 1024)
+      .default(128 * 1024),
+    /** Orders one shopper's session may place with one publisher in 24 hours; later ones are set aside, not attributed. */
+    TALLY_ORDERS_PER_SESSION_PER_DAY: z.coerce.number().int().min(1).max(100_000).default(20),
+    /** Beacons one beacon address (one kind of one served ad) may bring in an hour, per events process; past it 429. */
+    TALLY_BEACONS_PER_TOKEN_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    /** Beacons one session may bring in an hour, per events process; past it 429. */
+    TALLY_BEACONS_PER_SESSION_PER_HOUR: z.coerce.number().int().min(1).max(10_000_000).default(3_000),
+    /** Days the records of set-aside beacons and orders (and orders set aside by attribution) are kept. */
+    TALLY_SET_ASIDE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** Bytes one publisher's traffic may add in a UTC day before /api/health says degraded and the alert metric fires (MiB). */
+    TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB: z.coerce.number().int().min(1).max(10_000_000).default(1024),
     /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
     TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
     TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),

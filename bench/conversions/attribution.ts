@@ -59,7 +59,7 @@ SELECT count(*)::int AS missed
  */
 async function explainOneBatch(): Promise<void> {
   const { pgPool } = await import("@/server/db/pg-pool");
-  const { ATTRIBUTE_SQL, DEFAULT_WINDOW_SECONDS } = await import("@/server/attribution/attribute-batch.sql");
+  const { ATTRIBUTE_SQL, DEFAULT_WINDOW_SECONDS, MAX_TOUCHES_PER_ORDER } = await import("@/server/attribution/attribute-batch.sql");
   const client = await pgPool().connect();
   try {
     await client.query("BEGIN");
@@ -68,7 +68,7 @@ async function explainOneBatch(): Promise<void> {
     );
     const { rows } = await client.query<{ "QUERY PLAN": string }>({
       text: `EXPLAIN (ANALYZE, BUFFERS) ${ATTRIBUTE_SQL}`,
-      values: [waiting.map((row) => row.event_id), DEFAULT_WINDOW_SECONDS, new Date()],
+      values: [waiting.map((row) => row.event_id), DEFAULT_WINDOW_SECONDS, new Date(), MAX_TOUCHES_PER_ORDER],
     });
     log(`EXPLAIN (ANALYZE, BUFFERS) of one batch of ${waiting.length.toLocaleString("en")} orders (rolled back):`);
     for (const row of rows) console.log(`  ${row["QUERY PLAN"]}`);

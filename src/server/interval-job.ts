@@ -1,6 +1,7 @@
 // Background work inside a long-running server (next dev, next start): a job run every interval,
 // one instance per process (kept on globalThis across dev reloads), runs never overlapping.
 // Serverless deployments call the same work from cron routes instead.
+import { countStepFailure } from "@/server/observability/step-failures";
 
 export interface IntervalJob {
   stop: () => void;
@@ -28,6 +29,7 @@ export function startIntervalJob(options: {
       if (failing) options.log(`tally: ${options.name}: working again`);
       failing = false;
     } catch (error) {
+      countStepFailure(options.name);
       // One line when something (usually the database) goes away, not one per interval.
       if (!failing) options.log(`tally: ${options.name} failed, retrying every ${options.intervalMs / 1000} s: ${(error as Error).message}`);
       failing = true;

@@ -16,7 +16,7 @@ export async function settleAll(timeoutMs = 30_000): Promise<SettleSummary> {
   const pool = pgPool();
   const { rows } = await pool.query<{ target: string }>("SELECT pg_current_xact_id()::text AS target");
   const target = rows[0]!.target;
-  const total: SettleSummary = { events: 0, counted: 0, orders: 0, setAside: 0, busyShards: 0 };
+  const total: SettleSummary = { events: 0, counted: 0, orders: 0, setAside: 0, busyShards: 0, failedSteps: [] };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const done = await settlePending();
@@ -25,6 +25,7 @@ export async function settleAll(timeoutMs = 30_000): Promise<SettleSummary> {
     total.orders += done.orders;
     total.setAside += done.setAside;
     total.busyShards += done.busyShards;
+    total.failedSteps.push(...done.failedSteps);
     const { rows: waiting } = await pool.query<{ waiting: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM beacon_log l JOIN settle_cursors c USING (shard)
                        WHERE (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq) AND l.accepted_xid < $1::xid8)

@@ -1,12 +1,16 @@
 // Hand-written SQL: attribution is a set operation over a batch of orders and the ad events of
 // their shoppers. One transaction takes the batch (its rows locked, so workers never share an
-// order), and one statement finds every item's winning touch, writes the attributions and marks
-// the orders done. An order whose data makes that statement fail (a data error: SQLSTATE class 22
-// or 23) is found by halving the batch under savepoints until it stands alone; it is set aside
-// with the reason, and every other order of the batch is attributed.
+// order; bounded in orders and in order lines), and one statement finds every item's winning
+// touch, writes the attributions and marks the orders done. An order that makes that statement
+// fail, whatever the failure (its data, a statement past its time: src/server/db/failures.ts), is
+// found by halving the batch under savepoints until it stands alone
+// (src/server/db/isolate-failures.ts); it is set aside with the reason, and every other order of
+// the batch is attributed.
 import type pg from "pg";
+import { env } from "@/env";
+import { failureReason } from "@/server/db/failures";
+import { isolateFailures } from "@/server/db/isolate-failures";
 import { inTransaction } from "@/server/db/transaction";
-import { isDataError } from "@/server/ingest/group-commit";
 import { creditUpserts } from "@/server/rollups/writer-upserts.sql";
 
 /** The interface's window (docs/interface.md §8), used for campaign types without a row in attribution_windows. */
@@ -18,8 +22,11 @@ const CREDIT_UPSERTS = creditUpserts();
 
 // - batch: the orders of $1, taken and locked by attributeBatch.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
-//   window before the order. "Same shopper" is user_id where the event has one (every order has
-//   one), else session_id; the two branches are separate so each uses its own index.
+//   window before the order, the latest MAX_TOUCHES_PER_ORDER of each branch. "Same shopper" is
+//   user_id where the event has one (every order has one), else session_id; the two branches are
+//   separate so each uses its own partial index of counted events (prisma/hand-written.sql): what
+//   a client sent that was not counted never lengthens them, and however many counted touches one
+//   shopper gathers, an order reads no more than the cap.
 // - lines: the order lines (conversions.items) of orders that have any touch at all.
 // - winners: per line, touches of campaigns whose products include the item's SKU (or its
 //   product_id, when given) inside that campaign type's window. A click beats a view, a view an
@@ -39,15 +46,18 @@ WITH batch AS (
   SELECT b.event_id AS conversion_id, b.placed_at, e.*
     FROM batch b CROSS JOIN longest
     CROSS JOIN LATERAL (
-      SELECT * FROM ad_events e
-       WHERE e.user_id = b.user_id
-         AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+      (SELECT * FROM ad_events e
+        WHERE e.user_id = b.user_id AND e.status = 'counted' AND e.publisher_id = b.publisher_id
+          AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+        ORDER BY e.created_at DESC
+        LIMIT $4)
       UNION ALL
-      SELECT * FROM ad_events e
-       WHERE e.session_id = b.session_id AND e.user_id IS NULL
-         AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+      (SELECT * FROM ad_events e
+        WHERE e.session_id = b.session_id AND e.user_id IS NULL AND e.status = 'counted' AND e.publisher_id = b.publisher_id
+          AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+        ORDER BY e.created_at DESC
+        LIMIT $4)
     ) e
-   WHERE e.status = 'counted' AND e.publisher_id = b.publisher_id
 ), lines AS (
   SELECT b.event_id AS conversion_id, i.*, coalesce(by_sku.advertiser_id, by_product.advertiser_id) AS owner_id
     FROM batch b
@@ -95,6 +105,15 @@ SELECT (SELECT count(*) FROM done)::int AS orders,
        (SELECT count(*) FROM attributed)::int AS items,
        (SELECT count(DISTINCT conversion_id) FROM attributed)::int AS attributed_orders`;
 
+/** The latest counted touches of one shopper an order looks at, per branch (user, anonymous session). */
+export const MAX_TOUCHES_PER_ORDER = 1_000;
+
+/**
+ * The most order lines one batch takes (with orders of up to 500 lines, a batch of large orders
+ * holds a few dozen): the statement's work grows with lines times touches.
+ */
+export const ATTRIBUTION_BATCH_LINES = 20_000;
+
 export interface AttributedBatch {
   /** Orders taken from the queue and marked attributed (set-aside ones included). */
   orders: number;
@@ -102,76 +121,83 @@ export interface AttributedBatch {
   items: number;
   /** Orders with at least one attributed item. */
   attributedOrders: number;
-  /** Orders whose data made attribution fail: marked done without attribution, with the reason. */
+  /** Orders that made attribution fail (their data, or their cost): marked done without attribution, with the reason. */
   setAside: number;
+  /** Whether more orders may be waiting: the batch was full (in orders or lines), or its time ran out. */
+  more: boolean;
 }
 
-const NOTHING: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
-const add = (a: AttributedBatch, b: AttributedBatch): AttributedBatch => ({
-  orders: a.orders + b.orders,
-  items: a.items + b.items,
-  attributedOrders: a.attributedOrders + b.attributedOrders,
-  setAside: a.setAside + b.setAside,
-});
+/** What attribution did, over one batch or many. */
+export type AttributionCounts = Omit<AttributedBatch, "more">;
 
-/** Attributes the orders `ids` (locked by the caller's transaction), isolating any that fail. */
-async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date): Promise<AttributedBatch> {
-  await client.query("SAVEPOINT attribution");
-  try {
-    // Not a named (prepared) statement: after five runs Postgres would keep a generic plan for
-    // any array of ids, which took four times as long per batch as the plan made for the batch at
-    // hand (npm run bench:conversions: 39 s against 9.4 s for 100,000 orders). Planning costs a
-    // few milliseconds a batch.
-    const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>({
-      text: ATTRIBUTE_SQL,
-      values: [ids, DEFAULT_WINDOW_SECONDS, now],
-    });
-    await client.query("RELEASE SAVEPOINT attribution");
-    const row = rows[0]!;
-    return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
-  } catch (error) {
-    await client.query("ROLLBACK TO SAVEPOINT attribution");
-    await client.query("RELEASE SAVEPOINT attribution");
-    if (!isDataError(error)) throw error;
-    if (ids.length === 1) {
-      await client.query("UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1", [
-        ids[0],
-        now,
-        (error as Error).message.slice(0, 500),
-      ]);
-      return { ...NOTHING, orders: 1, setAside: 1 };
-    }
-    const half = Math.ceil(ids.length / 2);
-    const first = await attributeOrders(client, ids.slice(0, half), now);
-    return add(first, await attributeOrders(client, ids.slice(half), now));
+/** The queue's first orders up to `limit` and ATTRIBUTION_BATCH_LINES lines (at least one, whatever its lines). */
+export function ordersWithinLines(lineCounts: readonly number[], maxLines = ATTRIBUTION_BATCH_LINES): number {
+  let lines = 0;
+  for (const [i, count] of lineCounts.entries()) {
+    lines += count;
+    if (lines > maxLines && i > 0) return i;
   }
+  return lineCounts.length;
+}
+
+/** Attributes the orders `ids` (locked by the caller's transaction) in one statement. */
+async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date): Promise<AttributionCounts> {
+  // Not a named (prepared) statement: after five runs Postgres would keep a generic plan for
+  // any array of ids, which took four times as long per batch as the plan made for the batch at
+  // hand (npm run bench:conversions: 39 s against 9.4 s for 100,000 orders). Planning costs a
+  // few milliseconds a batch.
+  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>({
+    text: ATTRIBUTE_SQL,
+    values: [ids, DEFAULT_WINDOW_SECONDS, now, MAX_TOUCHES_PER_ORDER],
+  });
+  const row = rows[0]!;
+  return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
 }
 
 /**
  * Attributes up to `limit` of the oldest orders received at or before `receivedBefore` and not
- * yet attributed; returns what it did (orders 0 when the queue is empty). SKIP LOCKED lets several
- * workers (the dev loop and a cron call, two cron calls) share the queue without waiting on each
- * other.
+ * yet attributed (and no more than ATTRIBUTION_BATCH_LINES lines of them); returns what it did
+ * (orders 0 when the queue is empty). SKIP LOCKED lets several workers (the dev loop and a cron
+ * call, two cron calls) share the queue without waiting on each other. An order that fails alone
+ * is marked done with its reason (set aside); past the step's time, the orders handled so far are
+ * committed and the rest wait in the queue.
  */
 export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
   return inTransaction(async (client) => {
-    const { rows } = await client.query<{ event_id: string }>({
+    const { rows } = await client.query<{ event_id: string; line_count: number }>({
       name: "tally_attribution_queue",
-      text: `SELECT event_id::text FROM conversions
+      text: `SELECT event_id::text, line_count FROM conversions
               WHERE attributed_at IS NULL AND received_at <= $2
               ORDER BY attributed_at, received_at
               LIMIT $1
                 FOR UPDATE SKIP LOCKED`,
       values: [limit, receivedBefore],
     });
-    const done =
-      rows.length === 0
-        ? NOTHING
-        : await attributeOrders(
-            client,
-            rows.map((row) => row.event_id),
-            now,
-          );
-    return done;
+    if (rows.length === 0) return { orders: 0, items: 0, attributedOrders: 0, setAside: 0, more: false };
+    const taken = rows.slice(0, ordersWithinLines(rows.map((row) => row.line_count)));
+    const timeoutMs = env().TALLY_STEP_TIMEOUT_SECONDS * 1000;
+    const outcome = await isolateFailures(
+      client,
+      taken.map((row) => row.event_id),
+      async (ids) => [await attributeOrders(client, ids, now)],
+      async (id, error) => {
+        await client.query({
+          name: "tally_attribution_set_aside",
+          text: "UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1",
+          values: [id, now, failureReason(error)],
+        });
+      },
+      { timeoutMs, deadline: Date.now() + 4 * timeoutMs },
+    );
+    const counts = outcome.done.reduce<AttributionCounts>(
+      (sum, part) => ({
+        orders: sum.orders + part.orders,
+        items: sum.items + part.items,
+        attributedOrders: sum.attributedOrders + part.attributedOrders,
+        setAside: sum.setAside,
+      }),
+      { orders: outcome.setAside, items: 0, attributedOrders: 0, setAside: outcome.setAside },
+    );
+    return { ...counts, more: rows.length === limit || taken.length < rows.length || outcome.handled < taken.length };
   });
 }

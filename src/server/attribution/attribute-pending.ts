@@ -1,6 +1,6 @@
 import { settledBefore } from "@/server/settle/settled-horizon";
 import { store } from "@/server/store";
-import type { AttributedBatch } from "./attribute-batch.sql";
+import type { AttributedBatch, AttributionCounts } from "./attribute-batch.sql";
 
 export interface AttributePendingOptions {
   now?: Date;
@@ -24,10 +24,10 @@ export const DEFAULT_SETTLE_MS = 5_000;
  * batch, until the queue is empty or the time budget is spent. Safe to run concurrently and to
  * run again: each order is attributed once.
  */
-export async function attributePendingConversions(options: AttributePendingOptions = {}): Promise<AttributedBatch> {
+export async function attributePendingConversions(options: AttributePendingOptions = {}): Promise<AttributionCounts> {
   const { batchSize = 2_000, settleMs = DEFAULT_SETTLE_MS, budgetMs = Number.POSITIVE_INFINITY, onBatch } = options;
   const started = Date.now();
-  const total: AttributedBatch = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
+  const total: AttributionCounts = { orders: 0, items: 0, attributedOrders: 0, setAside: 0 };
   for (;;) {
     const now = options.now ?? new Date();
     const receivedBefore = await settledBefore(new Date(now.getTime() - settleMs));
@@ -37,6 +37,6 @@ export async function attributePendingConversions(options: AttributePendingOptio
     total.attributedOrders += batch.attributedOrders;
     total.setAside += batch.setAside;
     if (batch.orders > 0) onBatch?.(batch);
-    if (batch.orders < batchSize || Date.now() - started >= budgetMs) return total;
+    if (!batch.more || Date.now() - started >= budgetMs) return total;
   }
 }

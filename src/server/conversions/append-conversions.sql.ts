@@ -8,19 +8,36 @@
 // simultaneous copies append one order. Storing it in conversions, the attribution queue, is the
 // settle step's (src/server/settle/settle-conversions.ts). The batch travels as one JSON
 // parameter: JSON.stringify is native, where array parameters cost an escaping pass per value.
+// Each order arrives already written as JSON (its size is checked against TALLY_ORDER_MAX_BYTES
+// when it is accepted), and the log keeps that size beside it, so a settle stretch is bounded in
+// bytes without reading the orders it leaves for the next one.
 import { pgPool } from "@/server/db/pg-pool";
 import type { ConversionOutcome, ConversionToStore } from "./store-conversions.sql";
 
 /** A validated order as the log keeps it: received_at is the sender's fixed time (tests) or null for its receipt. */
 export type ConversionToAppend = Omit<ConversionToStore, "received_at"> & { received_at: Date | null };
 
+/** An order ready for the log: the order, and the JSON the log stores of it (all of it but received_at) with its size in bytes. */
+export interface OrderToAppend {
+  order: ConversionToAppend;
+  json: string;
+  bytes: number;
+}
+
+/** The log's JSON of an order, and its size in bytes. */
+export function orderToAppend(order: ConversionToAppend): OrderToAppend {
+  const { received_at: _receivedAt, ...stored } = order;
+  const json = JSON.stringify(stored);
+  return { order, json, bytes: Buffer.byteLength(json) };
+}
+
 export const ORDER_DEDUP_WINDOW = "30 days";
 
 const APPEND_SQL = `
 WITH incoming AS (
   SELECT t.*, coalesce(t.received_at, now()) AS receipt_at
-    FROM ROWS FROM (json_to_recordset($1::json) AS (event_id uuid, publisher_id text, order_id text, received_at timestamptz, conversion jsonb))
-         WITH ORDINALITY AS t(event_id, publisher_id, order_id, received_at, conversion, n)
+    FROM ROWS FROM (json_to_recordset($1::json) AS (event_id uuid, publisher_id text, order_id text, received_at timestamptz, bytes int, conversion jsonb))
+         WITH ORDINALITY AS t(event_id, publisher_id, order_id, received_at, bytes, conversion, n)
 ), receipts AS (
   INSERT INTO order_receipts (publisher_id, order_id, conversion_id, first_received_at)
   SELECT publisher_id, order_id, event_id, receipt_at FROM incoming ORDER BY n
@@ -29,8 +46,8 @@ WITH incoming AS (
    WHERE order_receipts.first_received_at <= EXCLUDED.first_received_at - interval '${ORDER_DEDUP_WINDOW}'
   RETURNING conversion_id
 )
-INSERT INTO conversion_log (event_id, pinned_received_at, conversion)
-SELECT event_id, received_at, conversion FROM incoming WHERE event_id IN (SELECT conversion_id FROM receipts) ORDER BY n
+INSERT INTO conversion_log (event_id, pinned_received_at, bytes, conversion)
+SELECT event_id, received_at, bytes, conversion FROM incoming WHERE event_id IN (SELECT conversion_id FROM receipts) ORDER BY n
 RETURNING event_id::text`;
 
 /**
@@ -38,26 +55,25 @@ RETURNING event_id::text`;
  * one order inside the batch count as repeats of the first. On any error nothing of the batch is
  * stored.
  */
-export async function appendConversionBatch(batch: ConversionToAppend[]): Promise<ConversionOutcome[]> {
-  const firstOfOrder = new Map<string, ConversionToAppend>();
-  for (const conversion of batch) {
-    const key = JSON.stringify([conversion.publisher_id, conversion.order_id]);
-    if (!firstOfOrder.has(key)) firstOfOrder.set(key, conversion);
+export async function appendConversionBatch(batch: OrderToAppend[]): Promise<ConversionOutcome[]> {
+  const firstOfOrder = new Map<string, OrderToAppend>();
+  for (const item of batch) {
+    const key = JSON.stringify([item.order.publisher_id, item.order.order_id]);
+    if (!firstOfOrder.has(key)) firstOfOrder.set(key, item);
   }
   // Receipt rows are locked in key order, so two batches that share orders cannot deadlock.
-  const unique = [...firstOfOrder.values()].sort((a, b) =>
+  const unique = [...firstOfOrder.values()].sort(({ order: a }, { order: b }) =>
     a.publisher_id === b.publisher_id ? compare(a.order_id, b.order_id) : compare(a.publisher_id, b.publisher_id),
   );
-  const rows = unique.map(({ received_at, ...conversion }) => ({
-    event_id: conversion.event_id,
-    publisher_id: conversion.publisher_id,
-    order_id: conversion.order_id,
-    received_at,
-    conversion,
-  }));
-  const { rows: appended } = await pgPool().query<{ event_id: string }>({ name: "conversions-append", text: APPEND_SQL, values: [JSON.stringify(rows)] });
+  // The orders' own JSON is put in place as it is: written once, when each was accepted.
+  const rows = unique.map(
+    ({ order, json, bytes }) =>
+      `{"event_id":${JSON.stringify(order.event_id)},"publisher_id":${JSON.stringify(order.publisher_id)},"order_id":${JSON.stringify(order.order_id)},` +
+      `"received_at":${JSON.stringify(order.received_at)},"bytes":${bytes},"conversion":${json}}`,
+  );
+  const { rows: appended } = await pgPool().query<{ event_id: string }>({ name: "conversions-append", text: APPEND_SQL, values: [`[${rows.join(",")}]`] });
   const stored = new Set(appended.map((row) => row.event_id));
-  return batch.map((conversion) => (stored.has(conversion.event_id) ? "stored" : "duplicate"));
+  return batch.map(({ order }) => (stored.has(order.event_id) ? "stored" : "duplicate"));
 }
 
 function compare(a: string, b: string): number {

@@ -7,6 +7,7 @@ import { Ajv } from "ajv";
 import { default as addFormats } from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { addStringFormats } from "@/contracts/string-formats";
+import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { MAX_VALIDATION_ENTRIES } from "@/server/errors";
 import { askForAds, postBeacon, postConversion, serveOneAd } from "@/testing/events-client";
@@ -102,6 +103,30 @@ describe("order size", () => {
       (await postConversion(order(publisher.id, { items: Array(MAX_ORDER_ITEMS + 1).fill({ sku: "S", quantity: 1, price: 1, promotional_price: 1 }) }))).status,
     ).toBe(422);
     expect(await storedCount(publisher.id)).toBe(0);
+  });
+
+  it("refuses an order larger than TALLY_ORDER_MAX_BYTES as stored with one maxBytes entry, and stores nothing of it", async () => {
+    const publisher = await makePublisher();
+    const limit = env().TALLY_ORDER_MAX_BYTES;
+    // 300 lines with two ids of 230 characters: under the 256 KiB body cap, past 128 KiB as stored.
+    const line = (i: number, idLength: number) => ({
+      sku: `${i}-`.padEnd(idLength, "s"),
+      product_id: "p".repeat(idLength),
+      quantity: 1,
+      price: 1,
+      promotional_price: 1,
+    });
+    const tooLarge = order(publisher.id, { items: Array.from({ length: 300 }, (_, i) => line(i, 230)) });
+    expect(JSON.stringify(tooLarge).length).toBeLessThan(256 * 1024);
+    const refused = await postConversion(tooLarge);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual([expect.objectContaining({ instancePath: "", keyword: "maxBytes", params: expect.objectContaining({ limit }) })]);
+    expect((refused.body as { params: { bytes: number } }[])[0]!.params.bytes).toBeGreaterThan(limit);
+    // The same lines with shorter ids fit, and are stored.
+    const fits = order(publisher.id, { items: Array.from({ length: 300 }, (_, i) => line(i, 40)) });
+    expect((await postConversion(fits)).status).toBe(202);
+    expect(await storedCount(publisher.id)).toBe(1);
+    expect(await db.conversion.findFirst({ where: { publisherId: publisher.id }, select: { lineCount: true } })).toEqual({ lineCount: 300 });
   });
 
   it(`lists at most ${MAX_VALIDATION_ENTRIES} entries, the first ones Ajv reports`, async () => {

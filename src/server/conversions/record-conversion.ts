@@ -1,11 +1,12 @@
 import { v7 as uuidv7 } from "uuid";
+import { env } from "@/env";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
 import { toEntries } from "@/server/validation/ajv";
-import { appendConversionBatch, type ConversionToAppend } from "./append-conversions.sql";
+import { appendConversionBatch, type ConversionToAppend, type OrderToAppend, orderToAppend } from "./append-conversions.sql";
 import {
   type ConversionBody,
   CREATED_AT_MAX_AGE_SECONDS,
@@ -18,19 +19,22 @@ import type { ConversionOutcome } from "./store-conversions.sql";
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
 
 const holder = globalThis as unknown as {
-  tallyConversionWriter?: GroupCommit<ConversionToAppend, ConversionOutcome>;
+  tallyConversionWriter?: GroupCommit<OrderToAppend, ConversionOutcome>;
   tallyPublisherCache?: Map<string, { publisher: PublisherWithSites | null; expiresAt: number }>;
 };
 
 /**
- * Orders waiting for a transaction are weighed by their size (their items as JSON): at most
- * 32 MiB wait, so a flood of large orders is answered 503 rather than held in memory.
+ * Orders waiting for a transaction are weighed by their size (as the log stores them): at most
+ * 32 MiB wait, so a flood of large orders is answered 503 rather than held in memory; and one
+ * append carries at most 4 MiB of them.
  */
 export const CONVERSION_QUEUE_BYTES = 32 * 1024 * 1024;
+export const CONVERSION_BATCH_BYTES = 4 * 1024 * 1024;
 
-export function conversionWriter(): GroupCommit<ConversionToAppend, ConversionOutcome> {
-  holder.tallyConversionWriter ??= new GroupCommit((batch: ConversionToAppend[]) => retryOnceOnConflict(() => appendConversionBatch(batch)), {
+export function conversionWriter(): GroupCommit<OrderToAppend, ConversionOutcome> {
+  holder.tallyConversionWriter ??= new GroupCommit((batch: OrderToAppend[]) => retryOnceOnConflict(() => appendConversionBatch(batch)), {
     maxBatch: 500,
+    maxBatchWeight: CONVERSION_BATCH_BYTES,
     maxInFlight: 2,
     maxQueuedWeight: CONVERSION_QUEUE_BYTES,
   });
@@ -111,6 +115,15 @@ const tooManyItems: ValidationEntry = {
   params: { limit: MAX_ORDER_ITEMS },
   message: `must NOT have more than ${MAX_ORDER_ITEMS} items`,
 };
+
+/** The entry of an order larger than TALLY_ORDER_MAX_BYTES as stored: its lines and fields as JSON. */
+const orderTooLarge = (bytes: number, limit: number): ValidationEntry => ({
+  instancePath: "",
+  schemaPath: "#/maxBytes",
+  keyword: "maxBytes",
+  params: { limit, bytes },
+  message: `must NOT be larger than ${limit} bytes as stored (its lines and fields as JSON); this order is ${bytes}`,
+});
 
 /**
  * created_at within the 30 days that de-duplication remembers, and no further ahead than a
@@ -221,15 +234,17 @@ export interface RecordedConversion {
  */
 export async function recordConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
   const { conversion, site } = await validateConversion(body, (now ?? new Date()).getTime());
-  const order = toAppend(conversion, site, now ?? null);
+  const order = orderToAppend(toAppend(conversion, site, now ?? null));
+  const limit = env().TALLY_ORDER_MAX_BYTES;
+  if (order.bytes > limit) throw TallyError.validation([orderTooLarge(order.bytes, limit)]);
   let outcome: ConversionOutcome;
   try {
-    // Weighed by its lines: an order of 500 lines holds that much memory while it waits.
-    outcome = await conversionWriter().submit(order, 512 + order.items.length * 256);
+    // Weighed by its size: the memory it holds while it waits, and its share of one append.
+    outcome = await conversionWriter().submit(order, order.bytes);
   } catch (error) {
     throw refusalOf(error, "conversion");
   }
   const messages =
     outcome === "stored" ? [ACCEPTED_MESSAGE] : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
-  return { eventId: order.event_id, outcome, messages };
+  return { eventId: order.order.event_id, outcome, messages };
 }

@@ -46,10 +46,10 @@ export type ConversionOutcome = "stored" | "duplicate";
 const STORE_SQL = `
 INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
                          city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
-                         last_name_hashed, received_at, items)
+                         last_name_hashed, received_at, items, line_count)
 SELECT event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
        city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
-       last_name_hashed, received_at, items
+       last_name_hashed, received_at, items, jsonb_array_length(items)
   FROM json_to_recordset($1::json)
        AS t(event_id uuid, publisher_id text, order_id text, user_id text, session_id text, channel text, site text,
             placed_at timestamptz, gender text, uf text, city text, is_company boolean, email_hashed text,

@@ -77,10 +77,13 @@ describe("migrations", () => {
     );
   });
 
-  it("index events by session and time, by campaign and time, and orders by publisher and order id", async () => {
+  it("index counted events by session, ad, kind and time (no other status), by campaign and time, and orders by publisher and order id", async () => {
     const rows = await db.$queryRaw<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'`;
     const defs = rows.map((r) => r.indexdef);
-    expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.ad_events USING btree \(session_id, created_at\)/));
+    expect(defs).toContainEqual(
+      expect.stringMatching(/ON ONLY public\.ad_events USING btree \(session_id, ad_id, kind, created_at\) WHERE \(status = 'counted'::"EventStatus"\)/),
+    );
+    expect(defs).not.toContainEqual(expect.stringMatching(/ON ONLY public\.ad_events USING btree \(session_id, created_at\)$/));
     expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.ad_events USING btree \(campaign_id, created_at\)/));
     expect(defs).toContainEqual(expect.stringMatching(/ON ONLY public\.conversions USING btree \(publisher_id, order_id\)/));
     expect(defs).toContainEqual(expect.stringMatching(/UNIQUE INDEX order_receipts_pkey ON public\.order_receipts USING btree \(publisher_id, order_id\)/));

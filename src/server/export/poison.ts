@@ -6,7 +6,7 @@
 // byte order of the layout's row id (layouts.ts), and is split at its middle id: ids are unique,
 // so both halves are smaller and the search ends. Connection and S3 errors are not data errors:
 // they fail the run, which is retried as before.
-import { isDataError } from "@/server/ingest/group-commit";
+import { isDataError } from "@/server/db/failures";
 import { type BatchRows, countRows, idAt, idBefore, type RowFilter, readRows } from "./batch-rows";
 import { isUnwritableRow, openFileWriter } from "./file-writer";
 

@@ -4,6 +4,8 @@ import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
+import { logger } from "@/server/observability/log";
+import { countStepFailure } from "@/server/observability/step-failures";
 import { rawRetentionPolicy } from "@/server/retention/raw-retention.sql";
 import { upkeep as runUpkeep } from "@/server/retention/upkeep";
 import { settlePending } from "@/server/settle/settle-pending";
@@ -32,17 +34,29 @@ export const handleAttributionCron = cronRoute(async () => {
 });
 
 // Every minute: day partitions and retention (catalogue look-ups when there is nothing to do), then
-// settling for at most 45 s; the next minute's call takes what is left.
+// settling for at most 45 s; the next minute's call takes what is left. Neither stops the other: a
+// failed upkeep or settle step is logged, counted (/api/metrics) and listed in the answer, and the
+// rest goes on.
 export const handleSettleCron = cronRoute(async () => {
-  const upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
+  let upkeep: Awaited<ReturnType<typeof runUpkeep>> | null = null;
+  let upkeepError: string | null = null;
+  try {
+    upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
+  } catch (error) {
+    upkeepError = (error as Error | undefined)?.message ?? String(error);
+    countStepFailure("upkeep");
+    logger().error({ job: "upkeep", cause: upkeepError }, "upkeep failed; the next run tries it again");
+  }
   const done = await settlePending({ budgetMs: 45_000 });
   return {
     events: done.events,
     counted: done.counted,
     set_aside: done.setAside,
     busy_shards: done.busyShards,
-    partitions_created: upkeep.created,
-    partitions_dropped: upkeep.dropped,
+    failed_steps: done.failedSteps,
+    partitions_created: upkeep?.created ?? [],
+    partitions_dropped: upkeep?.dropped ?? [],
+    ...(upkeepError ? { upkeep_error: upkeepError } : {}),
   };
 });
 

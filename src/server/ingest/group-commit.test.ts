@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { isDataError } from "@/server/db/failures";
 import { TallyError } from "@/server/errors";
-import { GroupCommit, isDataError, QueueFull, RejectedItem, refusalOf } from "./group-commit";
+import { GroupCommit, QueueFull, RejectedItem, refusalOf } from "./group-commit";
 
 /** A Postgres-like error with a SQLSTATE. */
 const pgError = (code: string, message = `error ${code}`) => Object.assign(new Error(message), { code });

@@ -3,16 +3,21 @@
 // At low load a batch holds one item (no added delay); under load batches grow, and throughput
 // with them, up to `maxBatch` items and `maxInFlight` concurrent transactions.
 //
-// Two promises to the requests that share a batch:
-// - A bad item never takes good ones with it. When a batch fails on a data error (the item's
-//   values, not the database's health: SQLSTATE class 22 or 23), it is split in halves and each
-//   half committed again, until the item that fails stands alone; that one item is rejected with
-//   a `RejectedItem`, and every other item is committed and answered. Halves commit in order, so
-//   an earlier item still sees itself stored before a later one (de-duplication stays the same).
+// Three promises to the requests that share a batch:
+// - A bad item never takes good ones with it. When a batch fails for anything but the database's
+//   health (src/server/db/failures.ts: a data error, a statement past its timeout, a RangeError
+//   while building the statement), it is split in halves and each half committed again, until the
+//   item that fails stands alone. That item is rejected: with a `RejectedItem` (422) when its data
+//   is at fault, else with the error (503: nothing stored, the client sends it again), and every
+//   other item is committed and answered. Halves commit in order, so an earlier item still sees
+//   itself stored before a later one (de-duplication stays the same).
+// - A batch is bounded in weight as well as items (`maxBatchWeight`: bytes, when the caller weighs
+//   its items by their size), so one statement never carries more than that.
 // - The queue has a ceiling. Past `maxQueuedWeight` (items, or bytes when the caller weighs them)
 //   a submit is refused at once with `QueueFull`, so a flood costs memory up to the ceiling and
 //   is answered 503 with Retry-After instead of growing without limit.
 
+import { isDataError, isTransientFailure } from "@/server/db/failures";
 import { TallyError } from "@/server/errors";
 
 interface Pending<I, O> {
@@ -24,6 +29,8 @@ interface Pending<I, O> {
 
 export interface GroupCommitOptions {
   maxBatch: number;
+  /** The most weight one batch carries (at least one item, whatever its weight); unbounded when left out. */
+  maxBatchWeight?: number;
   maxInFlight: number;
   /** The most weight (see submit) waiting for a transaction; past it a submit is refused. */
   maxQueuedWeight: number;
@@ -37,18 +44,12 @@ export class QueueFull extends Error {
   }
 }
 
-/** This item alone made its batch fail on a data error; the cause is Postgres's error. */
+/** This item alone made its batch fail on its data; the cause is Postgres's error. */
 export class RejectedItem extends Error {
   constructor(override readonly cause: unknown) {
     super(`the item cannot be stored: ${(cause as Error | undefined)?.message ?? String(cause)}`);
     this.name = "RejectedItem";
   }
-}
-
-/** SQLSTATE class 22 (data exception) or 23 (integrity constraint violation): the data is at fault. */
-export function isDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && code.length === 5 && (code.startsWith("22") || code.startsWith("23"));
 }
 
 export class GroupCommit<I, O> {
@@ -95,7 +96,7 @@ export class GroupCommit<I, O> {
 
   private drain(): void {
     while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
-      const batch = this.queue.splice(0, this.options.maxBatch);
+      const batch = this.queue.splice(0, this.batchLength());
       for (const pending of batch) this.queuedWeight -= pending.weight;
       this.inFlight += 1;
       this.commit(batch).finally(() => {
@@ -105,18 +106,31 @@ export class GroupCommit<I, O> {
     }
   }
 
-  /** Commits a batch, splitting it around items whose data fails; never rejects. */
+  /** How many of the waiting items the next batch takes: up to maxBatch, and maxBatchWeight. */
+  private batchLength(): number {
+    const { maxBatch, maxBatchWeight = Number.POSITIVE_INFINITY } = this.options;
+    let weight = 0;
+    let length = 0;
+    for (const pending of this.queue) {
+      if (length === maxBatch || (length > 0 && weight + pending.weight > maxBatchWeight)) break;
+      weight += pending.weight;
+      length += 1;
+    }
+    return length;
+  }
+
+  /** Commits a batch, splitting it around the items that fail; never rejects. */
   private async commit(batch: Pending<I, O>[]): Promise<void> {
     let results: O[];
     try {
       results = await this.flush(batch.map((pending) => pending.item));
     } catch (error) {
-      if (!isDataError(error)) {
+      if (isTransientFailure(error)) {
         for (const pending of batch) pending.reject(error);
         return;
       }
       if (batch.length === 1) {
-        batch[0]!.reject(new RejectedItem(error));
+        batch[0]!.reject(isDataError(error) ? new RejectedItem(error) : error);
         return;
       }
       const half = Math.ceil(batch.length / 2);

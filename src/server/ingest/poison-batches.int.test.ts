@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
+import { orderToAppend } from "@/server/conversions/append-conversions.sql";
 import { conversionWriter, recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
@@ -123,7 +124,7 @@ describe("a bad item in a batch", () => {
       items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
     });
     const ids = Array.from({ length: 12 }, (_, i) => (i === 4 ? "lone \ud800 surrogate" : `order-${randomUUID()}`));
-    const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(order(id))));
+    const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(orderToAppend(order(id)))));
     expect(outcomes.map((o) => o.status)).toEqual(ids.map((_, i) => (i === 4 ? "rejected" : "fulfilled")));
     expect((outcomes[4] as PromiseRejectedResult).reason).toBeInstanceOf(RejectedItem);
     await settleAll();

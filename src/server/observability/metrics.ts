@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { conversionWriterDepth } from "@/server/conversions/record-conversion";
 import { beaconWriterDepth } from "@/server/ingest/record-beacon";
 import { type Lags, readLags } from "./lags.sql";
+import { stepFailureCounter } from "./step-failures";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
 
@@ -14,6 +15,7 @@ export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
 function createMetrics() {
   const registry = new Registry();
+  registry.registerMetric(stepFailureCounter());
   const requests = new Counter({
     name: "tally_v1_requests_total",
     help: "Requests to the /v1 routes by route and outcome: accepted (2xx), refused (4xx), unavailable (503), failed (other 5xx).",

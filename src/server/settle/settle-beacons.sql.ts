@@ -72,38 +72,42 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
   const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
   if (candidates.length === 0) return statuses;
 
-  // One LATERAL aggregate per beacon over that session's counted rows of the same ad and kind
-  // since the earliest moment a beacon of its token could have been accepted (TOKEN_SPAN_SECONDS;
-  // the de-duplication windows are shorter), which keeps the look-up to a week of day partitions:
-  // correlated to the outer row, it cannot be turned into a hashed scan of the whole table, which
-  // the planner chose for two separate EXISTS tests while ad_events had no statistics (a fresh
-  // install; measured: 28 ms per batch at 30,000 rows, growing with every event). Clicks also
-  // count the clicks their address made in the minute before, any status, among those accepted
-  // earlier (the log's order), through the log's partial index of clicks by client_hash
-  // (prisma/hand-written.sql): every shard sees the same count, settled or not. Other kinds skip
-  // that scan.
-  const { rows } = await client.query<{ n: number; within_window: boolean; token_seen: boolean; token_counted: number; recent_clicks: number }>({
+  // Three look-ups per beacon, each through an index that matches its whole condition, so none
+  // grows with what the session sent before that was not counted (prisma/hand-written.sql):
+  //   - within_window: a counted event of the same (session, ad, kind) inside the de-duplication
+  //     window (ad_events_counted_window_idx: a range of the window's length);
+  //   - token_counted: how often this token (request, ad, kind) was counted, read up to
+  //     MAX_COUNTED_PER_TOKEN rows (ad_events_counted_token_idx); an impression's or view's token
+  //     counted once is a duplicate;
+  //   - recent_clicks: for a click, the clicks its address made in the minute before, any status,
+  //     among those accepted earlier (the log's order), through the log's partial index of clicks
+  //     by client_hash, read up to the limit that matters (TALLY_CLICKS_PER_ADDRESS_PER_MINUTE):
+  //     every shard sees the same count, settled or not. Other kinds skip that scan.
+  // Scalar subqueries correlated to the outer row, so each is an index probe per beacon (a hashed
+  // scan of a whole table is what the planner chose for such tests while ad_events had no
+  // statistics on a fresh install).
+  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>({
     name: "beacons-decide",
-    text: `SELECT i.n, coalesce(seen.within_window, false) AS within_window, coalesce(seen.token_seen, false) AS token_seen,
-                  coalesce(seen.token_counted, 0)::int AS token_counted, coalesce(clicks.recent, 0)::int AS recent_clicks
+    text: `SELECT i.n,
+                  EXISTS (SELECT 1 FROM ad_events e
+                           WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                             AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
+                  (SELECT count(*) FROM (
+                     SELECT 1 FROM ad_events e
+                      WHERE e.request_id = i.request_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                        AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
+                      LIMIT $12) AS token)::int AS token_counted,
+                  CASE WHEN i.kind = 'click' AND i.client_hash IS NOT NULL THEN
+                    (SELECT count(*) FROM (
+                       SELECT 1 FROM beacon_log c
+                        WHERE c.client_hash = i.client_hash AND c.kind = 'click'
+                          AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
+                          AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
+                        LIMIT $13) AS clicks)::int
+                  ELSE 0 END AS recent_clicks
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)
-       LEFT JOIN LATERAL (
-            SELECT bool_or(e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
-                   bool_or(i.kind <> 'click' AND e.request_id = i.request_id) AS token_seen,
-                   count(*) FILTER (WHERE e.request_id = i.request_id) AS token_counted
-              FROM ad_events e
-             WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
-               AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
-       ) AS seen ON true
-       LEFT JOIN LATERAL (
-            SELECT count(*) AS recent
-              FROM beacon_log c
-             WHERE i.kind = 'click' AND i.client_hash IS NOT NULL
-               AND c.client_hash = i.client_hash AND c.kind = 'click'
-               AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
-               AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
-       ) AS clicks ON true`,
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`,
     values: [
       candidates.map(({ index }) => index),
       candidates.map(({ beacon }) => beacon.claims.adId),
@@ -116,10 +120,11 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
       candidates.map(({ beacon }) => beacon.acceptedXid),
       candidates.map(({ beacon }) => beacon.seq),
       candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
+      MAX_COUNTED_PER_TOKEN,
+      clickLimit,
     ],
   });
   const prior = new Map(rows.map((row) => [row.n, row]));
-  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
   // A stretch of the log can span minutes (a backlog): the batch's own counted events join what
   // the database held before it, by the same rules, in the log's order.
   const countedInBatch = new Map<string, { createdAt: number; requestId: string }[]>();
@@ -132,7 +137,7 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
     const windowStart = beacon.createdAt.getTime() - DEDUP_WINDOW_SECONDS[beacon.claims.kind] * 1000;
     const sameToken = earlier.filter((e) => e.requestId === beacon.claims.requestId).length;
     const withinWindow = seen.within_window || earlier.some((e) => e.createdAt > windowStart);
-    const tokenSeen = seen.token_seen || (beacon.claims.kind !== "click" && sameToken > 0);
+    const tokenSeen = beacon.claims.kind !== "click" && seen.token_counted + sameToken > 0;
     if (withinWindow || tokenSeen) {
       statuses[index] = "duplicate";
     } else if (seen.token_counted + sameToken >= MAX_COUNTED_PER_TOKEN) {

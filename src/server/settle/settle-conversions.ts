@@ -1,9 +1,14 @@
 // The settle step of accepted orders (the step itself: stretch.ts): the next stretch of
-// conversion_log under its one cursor, stored in conversions, the attribution queue (repeats never
-// reach the log: the receipt is taken when an order is accepted); an order whose own data fails is
-// set aside.
+// conversion_log under its one cursor, bounded in orders and in bytes, stored in conversions, the
+// attribution queue (repeats never reach the log: the receipt is taken when an order is accepted).
+// An order past its session's daily allowance (TALLY_ORDERS_PER_SESSION_PER_DAY) is set aside by
+// that rule, and one that cannot be stored, whatever the reason, is set aside with its failure.
+import type pg from "pg";
+import { env } from "@/env";
 import type { ConversionToStore } from "@/server/conversions/store-conversions.sql";
+import { DAY_MS } from "@/server/days";
 import { store } from "@/server/store";
+import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
@@ -11,27 +16,148 @@ export interface ConversionStep {
   taken: boolean;
   /** Event ids of the orders stored. */
   stored: string[];
+  /** Orders set aside: by a rule, or because they could not be stored. */
   setAside: number;
+  /** Whether more orders may be waiting. */
+  more: boolean;
 }
 
+/**
+ * The most bytes of orders (as the log stores them) one stretch reads: with orders of up to
+ * TALLY_ORDER_MAX_BYTES, a stretch of large orders holds a few dozen of them, and one statement
+ * never carries more than this.
+ */
+export const STRETCH_BYTES = 8 * 1024 * 1024;
+
 // See settle-shard.ts: below the oldest running transaction, in (transaction id, sequence) order,
-// the ORDER BY naming the table's columns.
-const READ_STRETCH_SQL = `
-SELECT l.accepted_xid::text, l.seq::text, l.event_id::text, coalesce(l.pinned_received_at, l.received_at) AS received_at, l.conversion
+// the ORDER BY naming the table's columns. The positions and sizes come first, without the orders,
+// so the stretch is cut at STRETCH_BYTES before any order is read.
+const READ_SIZES_SQL = `
+SELECT l.accepted_xid::text, l.seq::text, l.bytes
   FROM conversion_log l
  WHERE (l.accepted_xid, l.seq) > ($1::xid8, $2::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
  ORDER BY l.accepted_xid, l.seq
  LIMIT $3`;
 
+const READ_STRETCH_SQL = `
+SELECT l.accepted_xid::text, l.seq::text, l.event_id::text, coalesce(l.pinned_received_at, l.received_at) AS received_at, l.bytes, l.conversion
+  FROM conversion_log l
+ WHERE (l.accepted_xid, l.seq) > ($1::xid8, $2::bigint) AND (l.accepted_xid, l.seq) <= ($3::xid8, $4::bigint)
+ ORDER BY l.accepted_xid, l.seq`;
+
 interface LoggedOrder extends LogPosition {
   event_id: string;
   received_at: Date;
+  bytes: number;
   /** The order as accepted (JSON: placed_at is a string). */
   conversion: ConversionToStore;
 }
 
+interface OrderToSettle {
+  order: ConversionToStore;
+  bytes: number;
+}
+
+/** How many rows of `sizes` fit in `budget` bytes: at least one, whatever its size. */
+export function rowsWithin(sizes: readonly number[], budget: number): number {
+  let total = 0;
+  for (const [i, size] of sizes.entries()) {
+    total += size;
+    if (total > budget && i > 0) return i;
+  }
+  return sizes.length;
+}
+
+// Orders each (publisher, session) of the stretch had stored in the 24 hours before its first
+// order: the latest ones, no more than the allowance (conversions_publisher_id_session_id_received_at_idx).
+const SESSION_ORDERS_SQL = `
+SELECT p.publisher_id, p.session_id, o.received_at
+  FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS p(publisher_id, session_id, since)
+ CROSS JOIN LATERAL (
+   SELECT c.received_at FROM conversions c
+    WHERE c.publisher_id = p.publisher_id AND c.session_id = p.session_id AND c.received_at > p.since
+    ORDER BY c.received_at DESC
+    LIMIT $4) AS o`;
+
+/**
+ * The orders past their session's allowance: a session may place TALLY_ORDERS_PER_SESSION_PER_DAY
+ * orders with one publisher in any 24 hours, counting the orders stored before and those of this
+ * stretch, in order. Returns the indexes of `orders` to set aside.
+ */
+async function ordersPastSessionAllowance(client: pg.PoolClient, orders: ConversionToStore[]): Promise<Set<number>> {
+  const allowance = env().TALLY_ORDERS_PER_SESSION_PER_DAY;
+  const key = (publisherId: string, sessionId: string) => `${publisherId}\u0000${sessionId}`;
+  const first = new Map<string, { publisherId: string; sessionId: string; since: Date }>();
+  for (const order of orders) {
+    const k = key(order.publisher_id, order.session_id);
+    if (!first.has(k)) first.set(k, { publisherId: order.publisher_id, sessionId: order.session_id, since: new Date(order.received_at.getTime() - DAY_MS) });
+  }
+  const sessions = [...first.values()];
+  const { rows } = await client.query<{ publisher_id: string; session_id: string; received_at: Date }>({
+    name: "settle-session-orders",
+    text: SESSION_ORDERS_SQL,
+    values: [sessions.map((s) => s.publisherId), sessions.map((s) => s.sessionId), sessions.map((s) => s.since), allowance],
+  });
+  const placed = new Map<string, number[]>();
+  for (const row of rows) {
+    const k = key(row.publisher_id, row.session_id);
+    placed.set(k, [...(placed.get(k) ?? []), row.received_at.getTime()]);
+  }
+  const past = new Set<number>();
+  orders.forEach((order, index) => {
+    const k = key(order.publisher_id, order.session_id);
+    const at = order.received_at.getTime();
+    const times = placed.get(k) ?? [];
+    if (times.filter((t) => t > at - DAY_MS).length >= allowance) {
+      past.add(index);
+      return;
+    }
+    placed.set(k, [...times, at]);
+  });
+  return past;
+}
+
+async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Promise<{ eventId: string; stored: boolean }[]> {
+  const past = await ordersPastSessionAllowance(
+    client,
+    orders.map(({ order }) => order),
+  );
+  const kept = orders.filter((_, index) => !past.has(index));
+  await store().settled.storeConversions(
+    client,
+    kept.map(({ order }) => order),
+  );
+  const allowance = env().TALLY_ORDERS_PER_SESSION_PER_DAY;
+  for (const index of past) {
+    const { order } = orders[index]!;
+    await recordSetAside(
+      client,
+      {
+        eventId: order.event_id,
+        kind: "conversion",
+        shard: null,
+        receivedAt: order.received_at,
+        publisherId: order.publisher_id,
+        orderId: order.order_id,
+        rule: "orders_per_session",
+      },
+      new Error(`the session had already placed ${allowance} orders with this publisher in 24 hours (TALLY_ORDERS_PER_SESSION_PER_DAY)`),
+    );
+  }
+  await recordIntake(
+    client,
+    orders.map(({ order, bytes }, index) =>
+      past.has(index)
+        ? { publisherId: order.publisher_id, at: order.received_at, setAside: 1, bytes: 0 }
+        : { publisherId: order.publisher_id, at: order.received_at, orders: 1, bytes },
+    ),
+    ORDERS_SHARD,
+  );
+  return orders.map(({ order }, index) => ({ eventId: order.event_id, stored: !past.has(index) }));
+}
+
 export async function settleConversionsStep(limit: number): Promise<ConversionStep> {
-  const { taken, done, setAside } = await settleNextStretch({
+  const { taken, done, setAside, more } = await settleNextStretch({
     takeCursor: async (client) =>
       (
         await client.query<{ last_xid: string; last_seq: string }>({
@@ -39,26 +165,43 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
           text: "SELECT last_xid::text, last_seq::text FROM conversion_cursor WHERE id = 0 FOR UPDATE SKIP LOCKED",
         })
       ).rows[0],
-    readStretch: async (client, cursor) =>
-      (
-        await client.query<LoggedOrder>({
-          name: "settle-read-conversions",
-          text: READ_STRETCH_SQL,
-          values: [cursor.last_xid, cursor.last_seq, limit],
-        })
-      ).rows,
-    toItem: (row): ConversionToStore => ({
-      ...row.conversion,
-      event_id: row.event_id,
-      placed_at: new Date(row.conversion.placed_at),
-      received_at: row.received_at,
-    }),
-    settle: async (client, orders) => {
-      await store().settled.storeConversions(client, orders);
-      return orders.map((order) => order.event_id);
+    readStretch: async (client, cursor) => {
+      const { rows: sizes } = await client.query<LogPosition & { bytes: number }>({
+        name: "settle-read-conversion-sizes",
+        text: READ_SIZES_SQL,
+        values: [cursor.last_xid, cursor.last_seq, limit],
+      });
+      if (sizes.length === 0) return { rows: [], full: false };
+      const count = rowsWithin(
+        sizes.map((row) => row.bytes),
+        STRETCH_BYTES,
+      );
+      const last = sizes[count - 1]!;
+      const { rows } = await client.query<LoggedOrder>({
+        name: "settle-read-conversions",
+        text: READ_STRETCH_SQL,
+        values: [cursor.last_xid, cursor.last_seq, last.accepted_xid, last.seq],
+      });
+      return { rows, full: count < sizes.length || sizes.length === limit };
     },
-    setAside: (client, order, error) =>
-      recordSetAside(client, { eventId: order.event_id, kind: "conversion", shard: null, receivedAt: order.received_at }, error),
+    toItem: (row): OrderToSettle => ({
+      order: { ...row.conversion, event_id: row.event_id, placed_at: new Date(row.conversion.placed_at), received_at: row.received_at },
+      bytes: row.bytes,
+    }),
+    settle: settleOrders,
+    setAside: (client, row, error) =>
+      recordSetAside(
+        client,
+        {
+          eventId: row.event_id,
+          kind: "conversion",
+          shard: null,
+          receivedAt: row.received_at,
+          publisherId: typeof row.conversion?.publisher_id === "string" ? row.conversion.publisher_id : null,
+          orderId: typeof row.conversion?.order_id === "string" ? row.conversion.order_id : null,
+        },
+        error,
+      ),
     moveCursor: async (client, last, count) => {
       await client.query({
         name: "settle-move-conversion-cursor",
@@ -68,5 +211,10 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
       });
     },
   });
-  return { taken, stored: done, setAside };
+  return {
+    taken,
+    stored: done.filter((order) => order.stored).map((order) => order.eventId),
+    setAside: setAside + done.filter((order) => !order.stored).length,
+    more,
+  };
 }

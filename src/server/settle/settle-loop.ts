@@ -17,7 +17,7 @@ export function startSettleLoop(intervalMs: number, log: (line: string) => void 
       // One query instead of seventeen transactions when nothing waits (most ticks of a quiet server).
       if ((await oldestUnsettled()) === null) return;
       const done = await settlePending();
-      if (done.setAside > 0) log(`tally: settle: ${done.setAside} events set aside, their data cannot be settled (npm run rollups:verify lists them)`);
+      if (done.setAside > 0) log(`tally: settle: ${done.setAside} beacons and orders set aside (npm run rollups:verify lists them)`);
     },
   });
 }

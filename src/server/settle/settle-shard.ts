@@ -1,6 +1,7 @@
 // One settle step for one shard of the beacon log (the step itself: stretch.ts).
 
 import { store } from "@/server/store";
+import { recordIntake } from "./publisher-intake.sql";
 import type { LoggedBeacon, SettledBeacon } from "./settle-beacons.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
@@ -9,8 +10,10 @@ export interface ShardStep {
   /** False when another worker holds the shard: it was left alone. */
   taken: boolean;
   settled: SettledBeacon[];
-  /** Events whose own data could not be settled, set aside with their reason (settle_set_aside). */
+  /** Events that could not be settled, set aside with their reason (settle_set_aside). */
   setAside: number;
+  /** Whether more of the shard's log may be waiting. */
+  more: boolean;
 }
 
 interface LogRow extends LogPosition {
@@ -78,9 +81,33 @@ function loggedBeacon(row: LogRow): LoggedBeacon {
   };
 }
 
+// A row of ad_events beside its text: an id, two times, the kinds, spend and the row's own overhead.
+const EVENT_ROW_BYTES = 96;
+
+/** What a settled beacon adds to its publisher's day in bytes: its text fields' lengths and a row's fixed part. */
+export function beaconBytes(beacon: LoggedBeacon): number {
+  const { claims } = beacon;
+  return (
+    EVENT_ROW_BYTES +
+    beacon.sessionId.length +
+    (beacon.userId?.length ?? 0) +
+    (beacon.userAgent?.length ?? 0) +
+    (beacon.clientHash?.length ?? 0) +
+    claims.adId.length +
+    claims.campaignId.length +
+    claims.advertiserId.length +
+    claims.publisherId.length +
+    claims.requestId.length +
+    (claims.adSize?.length ?? 0) +
+    claims.placementName.length +
+    claims.context.length +
+    claims.site.length
+  );
+}
+
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
 export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
-  const { taken, done, setAside } = await settleNextStretch({
+  const { taken, done, setAside, more } = await settleNextStretch({
     takeCursor: async (client) =>
       (
         await client.query<{ last_xid: string; last_seq: string }>({
@@ -89,11 +116,27 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
           values: [shard],
         })
       ).rows[0],
-    readStretch: async (client, cursor) =>
-      (await client.query<LogRow>({ name: "settle-read-stretch", text: READ_STRETCH_SQL, values: [shard, cursor.last_xid, cursor.last_seq, limit] })).rows,
+    // Rows only: a beacon's fields are bounded when it is accepted (ids of 256 characters, a user
+    // agent of 512, the token's claims), so a stretch of rows is bounded in bytes too.
+    readStretch: async (client, cursor) => {
+      const { rows } = await client.query<LogRow>({
+        name: "settle-read-stretch",
+        text: READ_STRETCH_SQL,
+        values: [shard, cursor.last_xid, cursor.last_seq, limit],
+      });
+      return { rows, full: rows.length === limit };
+    },
     toItem: loggedBeacon,
-    settle: (client, batch) => store().settled.settleBeacons(client, batch),
-    setAside: (client, event, error) => recordSetAside(client, { eventId: event.eventId, kind: "beacon", shard, receivedAt: event.receivedAt }, error),
+    settle: async (client, batch) => {
+      const settled = await store().settled.settleBeacons(client, batch);
+      await recordIntake(
+        client,
+        batch.map((beacon) => ({ publisherId: beacon.claims.publisherId, at: beacon.createdAt, beacons: 1, bytes: beaconBytes(beacon) })),
+        shard,
+      );
+      return settled;
+    },
+    setAside: (client, row, error) => recordSetAside(client, { eventId: row.event_id, kind: "beacon", shard, receivedAt: row.received_at }, error),
     moveCursor: async (client, last, count) => {
       await client.query({
         name: "settle-move-cursor",
@@ -103,5 +146,5 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
       });
     },
   });
-  return { taken, settled: done, setAside };
+  return { taken, settled: done, setAside, more };
 }

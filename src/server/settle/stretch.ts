@@ -1,60 +1,46 @@
 // One settle step, whatever the log: take its cursor (or leave it to the worker holding it), read
-// the next stretch in commit-safe order, settle it item by item around the ones whose own data
-// fails, and move the cursor, all in one transaction. A worker that dies mid-stretch (a crash,
-// SIGKILL, a lost connection) leaves nothing behind: Postgres rolls its transaction back, the
-// row lock goes with the connection, and the next worker settles the same stretch again.
+// the next stretch in commit-safe order (bounded in rows and bytes by the log's own readStretch),
+// settle it around the items that fail, whatever their failure (src/server/db/isolate-failures.ts),
+// and move the cursor past what was handled, all in one transaction. A worker that dies
+// mid-stretch (a crash, SIGKILL, a lost connection) leaves nothing behind: Postgres rolls its
+// transaction back, the row lock goes with the connection, and the next worker settles the same
+// stretch again.
 import type pg from "pg";
+import { env } from "@/env";
+import { failureReason, sqlstateOf, storableText } from "@/server/db/failures";
+import { isolateFailures } from "@/server/db/isolate-failures";
 import { pgPool } from "@/server/db/pg-pool";
-import { isDataError } from "@/server/ingest/group-commit";
 
-/**
- * Runs `work` over a stretch inside a savepoint of the caller's transaction; when it fails on the
- * stretch's own data (SQLSTATE class 22 or 23), runs it over the halves in order instead, until
- * the item that fails stands alone and is handed to `setAside`. The rest of the stretch goes
- * through all the same, so one bad item never holds a shard or the queue. Any other error
- * (the database's health) rolls the savepoint back and is thrown.
- */
-export async function isolateFailures<I, O>(
-  client: pg.PoolClient,
-  stretch: I[],
-  work: (items: I[]) => Promise<O[]>,
-  setAside: (item: I, error: Error & { code?: string }) => Promise<void>,
-): Promise<{ done: O[]; setAside: number }> {
-  const result: { done: O[]; setAside: number } = { done: [], setAside: 0 };
-  const run = async (items: I[]): Promise<void> => {
-    await client.query("SAVEPOINT stretch");
-    try {
-      result.done.push(...(await work(items)));
-      await client.query("RELEASE SAVEPOINT stretch");
-      return;
-    } catch (error) {
-      await client.query("ROLLBACK TO SAVEPOINT stretch");
-      if (!isDataError(error)) throw error;
-      if (items.length === 1) {
-        await setAside(items[0]!, error as Error & { code?: string });
-        result.setAside += 1;
-        return;
-      }
-    }
-    const half = Math.ceil(items.length / 2);
-    await run(items.slice(0, half));
-    await run(items.slice(half));
-  };
-  await run(stretch);
-  return result;
+/** An item set aside: a beacon or an order (with its publisher and order id when they could be read), and the rule that set it aside, if one did. */
+export interface SetAsideItem {
+  eventId: string;
+  kind: "beacon" | "conversion";
+  shard: number | null;
+  receivedAt: Date;
+  publisherId?: string | null;
+  orderId?: string | null;
+  /** The rule that set it aside (orders_per_session, ...); none when it failed. */
+  rule?: string | null;
 }
 
-/** Records an item set aside, with its reason, so verification lists it and settling goes on. */
-export async function recordSetAside(
-  client: pg.PoolClient,
-  item: { eventId: string; kind: "beacon" | "conversion"; shard: number | null; receivedAt: Date },
-  error: Error & { code?: string },
-): Promise<void> {
+/** Records an item set aside, with its reason, so operators and the dashboard list it and settling goes on. */
+export async function recordSetAside(client: pg.PoolClient, item: SetAsideItem, error: unknown): Promise<void> {
   await client.query({
     name: "settle-set-aside",
-    text: `INSERT INTO settle_set_aside (event_id, kind, shard, received_at, reason, sqlstate) VALUES ($1, $2, $3, $4, $5, $6)
+    text: `INSERT INTO settle_set_aside (event_id, kind, shard, received_at, reason, sqlstate, publisher_id, order_id, rule)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ON CONFLICT (event_id) DO NOTHING`,
-    values: [item.eventId, item.kind, item.shard, item.receivedAt, error.message, error.code ?? null],
+    values: [
+      item.eventId,
+      item.kind,
+      item.shard,
+      item.receivedAt,
+      failureReason(error),
+      sqlstateOf(error),
+      item.publisherId ? storableText(item.publisherId, 256) : null,
+      item.orderId ? storableText(item.orderId, 256) : null,
+      item.rule ?? null,
+    ],
   });
 }
 
@@ -73,10 +59,12 @@ export interface LogPosition {
 export interface StretchSteps<R extends LogPosition, I, O> {
   /** Locks the cursor row FOR UPDATE SKIP LOCKED; undefined when another worker holds it. */
   takeCursor: (client: pg.PoolClient) => Promise<CursorPosition | undefined>;
-  readStretch: (client: pg.PoolClient, cursor: CursorPosition) => Promise<R[]>;
+  /** The next rows after the cursor, in order; `full` when a bound (rows or bytes) ended the stretch, so more may wait. */
+  readStretch: (client: pg.PoolClient, cursor: CursorPosition) => Promise<{ rows: R[]; full: boolean }>;
+  /** The item of a row; run inside the isolation, so a row it cannot make is set aside like any other failure. */
   toItem: (row: R) => I;
   settle: (client: pg.PoolClient, items: I[]) => Promise<O[]>;
-  setAside: (client: pg.PoolClient, item: I, error: Error & { code?: string }) => Promise<void>;
+  setAside: (client: pg.PoolClient, row: R, error: unknown) => Promise<void>;
   moveCursor: (client: pg.PoolClient, last: R, count: number) => Promise<void>;
 }
 
@@ -84,9 +72,19 @@ export interface StretchResult<O> {
   /** False when another worker holds the cursor: it was left alone. */
   taken: boolean;
   done: O[];
-  /** Items whose own data could not be settled, set aside with their reason (settle_set_aside). */
+  /** Items that could not be settled (their data, their cost, an error while handling them), set aside with their reason (settle_set_aside). */
   setAside: number;
+  /** Rows of the log the cursor moved past (settled or set aside). */
+  handled: number;
+  /** Whether more rows may be waiting: the stretch was ended by a bound, or by the step's time. */
+  more: boolean;
 }
+
+/**
+ * A stretch gets the step timeout (TALLY_STEP_TIMEOUT_SECONDS) for its statements, halved with
+ * its parts, and four times that in all: past it the step commits the prefix it has handled.
+ */
+const stepTimeoutMs = () => env().TALLY_STEP_TIMEOUT_SECONDS * 1000;
 
 export async function settleNextStretch<R extends LogPosition, I, O>(steps: StretchSteps<R, I, O>): Promise<StretchResult<O>> {
   const client = await pgPool().connect();
@@ -94,20 +92,22 @@ export async function settleNextStretch<R extends LogPosition, I, O>(steps: Stre
   try {
     await client.query("BEGIN");
     const cursor = await steps.takeCursor(client);
-    const rows = cursor ? await steps.readStretch(client, cursor) : [];
+    const { rows, full } = cursor ? await steps.readStretch(client, cursor) : { rows: [], full: false };
     if (!cursor || rows.length === 0) {
       await client.query("ROLLBACK");
-      return { taken: cursor !== undefined, done: [], setAside: 0 };
+      return { taken: cursor !== undefined, done: [], setAside: 0, handled: 0, more: false };
     }
+    const timeoutMs = stepTimeoutMs();
     const outcome = await isolateFailures(
       client,
-      rows.map(steps.toItem),
-      (items) => steps.settle(client, items),
-      (item, error) => steps.setAside(client, item, error),
+      rows,
+      (part) => steps.settle(client, part.map(steps.toItem)),
+      (row, error) => steps.setAside(client, row, error),
+      { timeoutMs, deadline: Date.now() + 4 * timeoutMs },
     );
-    await steps.moveCursor(client, rows[rows.length - 1]!, rows.length);
+    await steps.moveCursor(client, rows[outcome.handled - 1]!, outcome.handled);
     await client.query("COMMIT");
-    return { taken: true, ...outcome };
+    return { taken: true, ...outcome, more: full || outcome.handled < rows.length };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {
       broken = true;

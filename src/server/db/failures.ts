@@ -11,10 +11,10 @@ export function isDataError(error: unknown): boolean {
   return code !== null && (code.startsWith("22") || code.startsWith("23"));
 }
 
-/** The five-character SQLSTATE of a Postgres error, or null for any other error. */
+/** The five-character SQLSTATE of a Postgres error, or null for any other error (Node's system errors, EPIPE among them, are not SQLSTATEs: no class starts with E). */
 export function sqlstateOf(error: unknown): string | null {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+  return typeof code === "string" && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) ? code : null;
 }
 
 // Classes and codes that say nothing about the item: 08 connection exception, 40 transaction

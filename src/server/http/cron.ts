@@ -6,7 +6,6 @@ import { TallyError } from "@/server/errors";
 import { runDueExports } from "@/server/export/run-exports";
 import { logger } from "@/server/observability/log";
 import { countStepFailure } from "@/server/observability/step-failures";
-import { rawRetentionPolicy } from "@/server/retention/raw-retention.sql";
 import { upkeep as runUpkeep } from "@/server/retention/upkeep";
 import { settlePending } from "@/server/settle/settle-pending";
 import { bearerMatches } from "./bearer";
@@ -41,7 +40,7 @@ export const handleSettleCron = cronRoute(async () => {
   let upkeep: Awaited<ReturnType<typeof runUpkeep>> | null = null;
   let upkeepError: string | null = null;
   try {
-    upkeep = await runUpkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
+    upkeep = await runUpkeep(new Date());
   } catch (error) {
     upkeepError = (error as Error | undefined)?.message ?? String(error);
     countStepFailure("upkeep");

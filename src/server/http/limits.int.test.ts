@@ -6,6 +6,8 @@ process.env.TALLY_V1_RATE_PER_ADDRESS = "3"; // 30 requests per 10 s
 process.env.TALLY_V1_RATE_PER_PUBLISHER = "5"; // 50 requests per 10 s
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL = "3";
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS = "5";
+// These floods replay one beacon address: its own hourly allowance is another limit (beacon-allowances.int.test.ts).
+process.env.TALLY_BEACONS_PER_TOKEN_PER_HOUR = "1000";
 
 import { TRPCError } from "@trpc/server";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,7 +19,13 @@ import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
 afterAll(() => {
-  for (const name of ["TALLY_V1_RATE_PER_ADDRESS", "TALLY_V1_RATE_PER_PUBLISHER", "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL", "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS"])
+  for (const name of [
+    "TALLY_V1_RATE_PER_ADDRESS",
+    "TALLY_V1_RATE_PER_PUBLISHER",
+    "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL",
+    "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS",
+    "TALLY_BEACONS_PER_TOKEN_PER_HOUR",
+  ])
     delete process.env[name];
 });
 

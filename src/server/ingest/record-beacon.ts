@@ -1,8 +1,11 @@
 import { v7 as uuidv7 } from "uuid";
+import { env } from "@/env";
 import { retryOnceOnConflict } from "@/server/db/retry";
+import { TallyError } from "@/server/errors";
 import { clientAddressHash } from "@/server/http/client-address";
 import { shardOf } from "@/server/settle/shards";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
+import { beaconAllowances } from "./beacon-allowances";
 import { parseBeaconBody } from "./beacon-body.schema";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { isBotAgent } from "./bot-agents";
@@ -35,6 +38,25 @@ export function beaconWriter(): GroupCommit<BeaconToAppend, null> {
 /** Beacons waiting in this process for their append (for /api/metrics). */
 export const beaconWriterDepth = (): number => holder.tallyBeaconWriter?.depth ?? 0;
 
+/**
+ * 429 past the hourly allowance of the beacon's token (its request, ad and kind) or of its session
+ * in this process (beacon-allowances.ts); the session is counted only for a beacon its token allows.
+ */
+function withinAllowances(claims: BeaconClaims, sessionId: string, now: number): void {
+  const { tokens, sessions } = beaconAllowances();
+  const config = env();
+  const token = tokens.take(`${claims.kind}\u0000${claims.adId}\u0000${claims.requestId}`, config.TALLY_BEACONS_PER_TOKEN_PER_HOUR, now);
+  if (!token.ok) {
+    throw new TallyError("too_many_requests", "this beacon address was sent too often in the last hour; it is no longer stored", {
+      retryAfterSeconds: token.retryAfterSeconds,
+    });
+  }
+  const session = sessions.take(sessionId, config.TALLY_BEACONS_PER_SESSION_PER_HOUR, now);
+  if (!session.ok) {
+    throw new TallyError("too_many_requests", "this session sent too many beacons in the last hour", { retryAfterSeconds: session.retryAfterSeconds });
+  }
+}
+
 /** Longest user agent kept; a longer one is cut (it still identifies bots by its start). */
 const USER_AGENT_LIMIT = 512;
 
@@ -62,6 +84,7 @@ export interface AcceptedBeacon {
  */
 export async function recordBeacon({ claims, body, userAgent, clientAddress = null, now }: RecordBeaconInput): Promise<AcceptedBeacon> {
   const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
+  withinAllowances(claims, sessionId, now?.getTime() ?? Date.now());
   const agent = userAgent?.trim() ? userAgent.slice(0, USER_AGENT_LIMIT) : null;
   try {
     // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.

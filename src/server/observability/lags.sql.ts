@@ -5,6 +5,7 @@
 
 import { env } from "@/env";
 import type { ExportType } from "@/server/db/generated/enums";
+import { utcDay } from "@/server/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
 import { destinationPositions } from "@/server/export/runs.sql";
@@ -39,15 +40,32 @@ export interface Lags {
   rawTables: { table: "ad_events" | "conversions" | "attributions"; partitions: number; bytes: number }[];
   /** Export destinations holding raw rows past TALLY_RAW_RETENTION_DAYS until they deliver them. */
   retentionHolds: RetentionHold[];
-  /** Events and orders the jobs set aside because their own data could not be processed. */
+  /** Events and orders the jobs set aside (settling: by a rule or a failure; attribution: a failure). */
   setAside: { events: number; orders: number };
+  /** The publishers whose traffic stored the most today (UTC), at most PUBLISHERS_LISTED, largest first. */
+  publisherStorage: PublisherStorage[];
+  /** How many publishers stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today. */
+  publishersOverStorageAlert: number;
 }
+
+/** What one publisher's traffic made Tally store in a day (publisher_daily_intake). */
+export interface PublisherStorage {
+  publisherId: string;
+  bytes: number;
+  beacons: number;
+  orders: number;
+  setAside: number;
+}
+
+/** Publishers listed by size in the lags (and so in /api/metrics): a bounded label set. */
+export const PUBLISHERS_LISTED = 20;
 
 const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.getTime() - since.getTime()) / 1000) : 0);
 
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
-  const [oldest, backlog, attribution, positions, partitions, setAside] = await Promise.all([
+  const storageAlertBytes = env().TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024;
+  const [oldest, backlog, attribution, positions, partitions, setAside, storage] = await Promise.all([
     oldestUnsettled(),
     pool.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM (
@@ -63,6 +81,15 @@ export async function readLags(now = new Date()): Promise<Lags> {
     pool.query<{ events: number; orders: number }>(
       `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
               (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
+    ),
+    pool.query<PublisherStorage & { over: number }>(
+      `WITH today AS (
+         SELECT publisher_id, sum(bytes)::float8 AS bytes, sum(beacons)::float8 AS beacons, sum(orders)::float8 AS orders, sum(set_aside)::float8 AS set_aside
+           FROM publisher_daily_intake WHERE day = $1::date GROUP BY publisher_id)
+       SELECT publisher_id AS "publisherId", bytes, beacons, orders, set_aside AS "setAside",
+              (SELECT count(*)::int FROM today WHERE bytes > $2) AS over
+         FROM today ORDER BY bytes DESC, publisher_id LIMIT ${PUBLISHERS_LISTED}`,
+      [utcDay(now), storageAlertBytes],
     ),
   ]);
   const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
@@ -90,6 +117,8 @@ export async function readLags(now = new Date()): Promise<Lags> {
     rawTables: [raw("ad_events"), raw("conversions"), raw("attributions")],
     retentionHolds: holdsOf(positions, now),
     setAside: setAside.rows[0]!,
+    publisherStorage: storage.rows.map(({ over: _over, ...row }) => row),
+    publishersOverStorageAlert: storage.rows[0]?.over ?? 0,
   };
 }
 
@@ -99,6 +128,8 @@ export interface LagThresholds {
   attributionSeconds: number;
   /** Events exports (hourly); aggregate exports are allowed a day more. */
   exportSeconds: number;
+  /** Bytes one publisher's traffic may store in a UTC day. */
+  publisherDailyBytes: number;
 }
 
 /** The configured thresholds (TALLY_*_LAG_ALERT_SECONDS), shared by /api/health and the dashboard. */
@@ -108,6 +139,7 @@ export function alertThresholds(): LagThresholds {
     settleSeconds: config.TALLY_SETTLE_LAG_ALERT_SECONDS,
     attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
     exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
+    publisherDailyBytes: config.TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024,
   };
 }
 
@@ -119,6 +151,12 @@ export function lagProblems(lags: Lags, thresholds: LagThresholds = alertThresho
   for (const lag of lags.exports) {
     const limit = thresholds.exportSeconds + (isEventType(lag.type) ? 0 : 86_400);
     if (lag.lagSeconds !== null && lag.lagSeconds > limit) problems.push(`export ${lag.name} (${lag.type}) is ${Math.round(lag.lagSeconds / 3600)} h behind`);
+  }
+  for (const publisher of lags.publisherStorage) {
+    if (publisher.bytes > thresholds.publisherDailyBytes) {
+      const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
+      problems.push(`publisher ${publisher.publisherId} stored ${mb(publisher.bytes)} MB today (alert past ${mb(thresholds.publisherDailyBytes)} MB)`);
+    }
   }
   return problems;
 }

@@ -69,6 +69,21 @@ function createMetrics() {
       },
     });
   }
+  gauge(
+    "tally_publishers_over_storage_alert",
+    "Publishers whose traffic stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today (UTC).",
+    (l) => l.publishersOverStorageAlert,
+  );
+  new Gauge({
+    name: "tally_publisher_stored_bytes_today",
+    help: "What the traffic of the publishers that stored the most today (UTC, at most 20) made Tally store, in bytes.",
+    labelNames: ["publisher"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const publisher of (await lags()).publisherStorage) this.set({ publisher: publisher.publisherId }, publisher.bytes);
+    },
+  });
   new Gauge({
     name: "tally_retention_held_seconds",
     help: "For each export destination holding raw rows past TALLY_RAW_RETENTION_DAYS: how far back its delivered data ends.",

@@ -1,7 +1,5 @@
-import { env } from "@/env";
 import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
 import { jobLog } from "@/server/observability/log";
-import { rawRetentionPolicy } from "./raw-retention.sql";
 import { upkeep } from "./upkeep";
 
 /** Hourly, and once shortly after start: day partitions ahead, and retention (upkeep.ts). */
@@ -12,9 +10,11 @@ export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")):
     firstDelayMs: 1_000,
     log,
     run: async () => {
-      const done = await upkeep(new Date(), { logDays: env().TALLY_LOG_RETENTION_DAYS, raw: rawRetentionPolicy() });
+      const done = await upkeep(new Date());
       if (done.created.length > 0) log(`tally: upkeep: partitions created: ${done.created.join(", ")}`);
       if (done.dropped.length > 0) log(`tally: upkeep: partitions dropped: ${done.dropped.join(", ")}`);
+      const { records, orders } = done.setAsideDeleted;
+      if (records + orders > 0) log(`tally: upkeep: set-aside records deleted past retention: ${records} beacons and orders, ${orders} orders attribution set aside`);
     },
   });
 }

@@ -1,0 +1,31 @@
+// Retention of what the pipeline set aside: the records of beacons and orders settling set aside
+// (settle_set_aside, by a rule or a failure) and the orders attribution set aside (conversions
+// with attribution_failed_reason, which have no attributions). Operators and publishers read them
+// for TALLY_SET_ASIDE_RETENTION_DAYS (docs/operations.md); a source that sends nothing but what is
+// set aside cannot make Tally keep it for the raw tables' 90 days. Deleted in chunks, so one
+// upkeep run never holds a long transaction however many there are.
+import { DAY_MS } from "@/server/days";
+import { pgPool } from "@/server/db/pg-pool";
+
+const CHUNK = 10_000;
+
+// Fixed texts: the table names are never built from input.
+const DELETE_SQL = {
+  records: `DELETE FROM settle_set_aside WHERE event_id IN (SELECT event_id FROM settle_set_aside WHERE set_aside_at < $1 LIMIT ${CHUNK})`,
+  orders: `DELETE FROM conversions WHERE (event_id, received_at) IN (
+             SELECT event_id, received_at FROM conversions WHERE attribution_failed_reason IS NOT NULL AND received_at < $1 LIMIT ${CHUNK})`,
+} as const;
+
+/** Deletes set-aside records and set-aside orders older than `days`; returns how many of each. */
+export async function dropExpiredSetAsides(now: Date, days: number): Promise<{ records: number; orders: number }> {
+  const before = new Date(now.getTime() - days * DAY_MS);
+  const deleted = { records: 0, orders: 0 };
+  for (const what of ["records", "orders"] as const) {
+    for (;;) {
+      const { rowCount } = await pgPool().query(DELETE_SQL[what], [before]);
+      deleted[what] += rowCount ?? 0;
+      if ((rowCount ?? 0) < CHUNK) break;
+    }
+  }
+  return deleted;
+}

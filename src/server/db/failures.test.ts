@@ -13,10 +13,29 @@ describe("a failure's fault", () => {
   });
 
   it("is the database's or the process's for lost connections, shutdowns, lock races, missing resources and a schema the code does not match", () => {
-    for (const code of ["08006", "08003", "40001", "40P01", "53100", "53300", "57P01", "57P02", "57P03", "58030", "55P03", "55006", "25P03", "42703", "42P01", "0A000", "3D000"]) {
+    for (const code of [
+      "08006",
+      "08003",
+      "40001",
+      "40P01",
+      "53100",
+      "53300",
+      "57P01",
+      "57P02",
+      "57P03",
+      "58030",
+      "55P03",
+      "55006",
+      "25P03",
+      "42703",
+      "42P01",
+      "0A000",
+      "3D000",
+    ]) {
       expect(isTransientFailure(pgError(code)), code).toBe(true);
     }
-    for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"]) expect(isTransientFailure(Object.assign(new Error(code), { code })), code).toBe(true);
+    for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"])
+      expect(isTransientFailure(Object.assign(new Error(code), { code })), code).toBe(true);
     expect(isTransientFailure(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isTransientFailure(new Error("timeout exceeded when trying to connect"))).toBe(true);
     expect(isTransientFailure(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);

@@ -4,8 +4,8 @@
 // scrape every few seconds costs next to nothing even with a backlog.
 
 import { env } from "@/env";
-import type { ExportType } from "@/server/db/generated/enums";
 import { utcDay } from "@/server/days";
+import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";
 import { destinationPositions } from "@/server/export/runs.sql";

@@ -14,7 +14,8 @@ export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")):
       if (done.created.length > 0) log(`tally: upkeep: partitions created: ${done.created.join(", ")}`);
       if (done.dropped.length > 0) log(`tally: upkeep: partitions dropped: ${done.dropped.join(", ")}`);
       const { records, orders } = done.setAsideDeleted;
-      if (records + orders > 0) log(`tally: upkeep: set-aside records deleted past retention: ${records} beacons and orders, ${orders} orders attribution set aside`);
+      if (records + orders > 0)
+        log(`tally: upkeep: set-aside records deleted past retention: ${records} beacons and orders, ${orders} orders attribution set aside`);
     },
   });
 }

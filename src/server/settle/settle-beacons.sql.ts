@@ -57,6 +57,47 @@ export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60,
  */
 export const MAX_COUNTED_PER_TOKEN = 3;
 
+// The look-ups of decideStatuses, one row per candidate beacon (n: its index in the batch):
+// exported for the test that holds their cost flat however long a session's history is.
+export const DECIDE_SQL = `SELECT i.n,
+                  EXISTS (SELECT 1 FROM ad_events e
+                           WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                             AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
+                  (SELECT count(*) FROM (
+                     SELECT 1 FROM ad_events e
+                      WHERE e.request_id = i.request_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                        AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
+                      LIMIT $12) AS token)::int AS token_counted,
+                  CASE WHEN i.kind = 'click' AND i.client_hash IS NOT NULL THEN
+                    (SELECT count(*) FROM (
+                       SELECT 1 FROM beacon_log c
+                        WHERE c.client_hash = i.client_hash AND c.kind = 'click'
+                          AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
+                          AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
+                        LIMIT $13) AS clicks)::int
+                  ELSE 0 END AS recent_clicks
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`;
+
+/** DECIDE_SQL's parameters for the candidates (beacons not already invalid) of a batch. */
+export function decideParameters(candidates: { beacon: Beacon; index: number }[]): unknown[] {
+  return [
+    candidates.map(({ index }) => index),
+    candidates.map(({ beacon }) => beacon.claims.adId),
+    candidates.map(({ beacon }) => beacon.sessionId),
+    candidates.map(({ beacon }) => beacon.claims.kind),
+    candidates.map(({ beacon }) => beacon.createdAt),
+    candidates.map(({ beacon }) => beacon.claims.requestId),
+    candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
+    candidates.map(({ beacon }) => beacon.clientHash),
+    candidates.map(({ beacon }) => beacon.acceptedXid),
+    candidates.map(({ beacon }) => beacon.seq),
+    candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
+    MAX_COUNTED_PER_TOKEN,
+    env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE,
+  ];
+}
+
 /**
  * The status of each beacon. Known bots, requests without a user agent and beacons from another
  * session than their token's are invalid whatever the database holds. The rest are decided
@@ -86,45 +127,13 @@ async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<E
   // Scalar subqueries correlated to the outer row, so each is an index probe per beacon (a hashed
   // scan of a whole table is what the planner chose for such tests while ad_events had no
   // statistics on a fresh install).
-  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
   const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>({
     name: "beacons-decide",
-    text: `SELECT i.n,
-                  EXISTS (SELECT 1 FROM ad_events e
-                           WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
-                             AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
-                  (SELECT count(*) FROM (
-                     SELECT 1 FROM ad_events e
-                      WHERE e.request_id = i.request_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
-                        AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
-                      LIMIT $12) AS token)::int AS token_counted,
-                  CASE WHEN i.kind = 'click' AND i.client_hash IS NOT NULL THEN
-                    (SELECT count(*) FROM (
-                       SELECT 1 FROM beacon_log c
-                        WHERE c.client_hash = i.client_hash AND c.kind = 'click'
-                          AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
-                          AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
-                        LIMIT $13) AS clicks)::int
-                  ELSE 0 END AS recent_clicks
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
-            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`,
-    values: [
-      candidates.map(({ index }) => index),
-      candidates.map(({ beacon }) => beacon.claims.adId),
-      candidates.map(({ beacon }) => beacon.sessionId),
-      candidates.map(({ beacon }) => beacon.claims.kind),
-      candidates.map(({ beacon }) => beacon.createdAt),
-      candidates.map(({ beacon }) => beacon.claims.requestId),
-      candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
-      candidates.map(({ beacon }) => beacon.clientHash),
-      candidates.map(({ beacon }) => beacon.acceptedXid),
-      candidates.map(({ beacon }) => beacon.seq),
-      candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
-      MAX_COUNTED_PER_TOKEN,
-      clickLimit,
-    ],
+    text: DECIDE_SQL,
+    values: decideParameters(candidates),
   });
   const prior = new Map(rows.map((row) => [row.n, row]));
+  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
   // A stretch of the log can span minutes (a backlog): the batch's own counted events join what
   // the database held before it, by the same rules, in the log's order.
   const countedInBatch = new Map<string, { createdAt: number; requestId: string }[]>();

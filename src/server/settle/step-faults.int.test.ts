@@ -7,8 +7,8 @@ process.env.TALLY_STEP_TIMEOUT_SECONDS = "1";
 
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { ATTRIBUTION_BATCH_LINES, ordersWithinLines } from "@/server/attribution/attribute-batch.sql";
+import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";

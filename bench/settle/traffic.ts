@@ -15,7 +15,11 @@ export interface DemoAd {
   ad_size: string | null;
 }
 
-export async function appendBacklog(url: string, ads: DemoAd[], events: number, label: string): Promise<number> {
+/**
+ * Appends `events` fresh events over `ads` to the log, one session in four repeating an impression;
+ * `sessionOf` puts every event in a session of the caller's choosing instead.
+ */
+export async function appendBacklog(url: string, ads: DemoAd[], events: number, label: string, sessionOf?: (n: number) => string): Promise<number> {
   process.env.DATABASE_URL = url;
   const { appendBeaconBatch } = await import("@/server/ingest/append-beacons.sql");
   const { shardOf } = await import("@/server/settle/shards");
@@ -25,7 +29,7 @@ export async function appendBacklog(url: string, ads: DemoAd[], events: number, 
     for (let i = 0; i < 1000 && done < events; i++, done++) {
       const ad = ads[done % ads.length]!;
       const repeat = done % 4 === 1;
-      const sessionId = repeat ? `${label}-${done - 1}` : `${label}-${done}`;
+      const sessionId = sessionOf ? sessionOf(done) : repeat ? `${label}-${done - 1}` : `${label}-${done}`;
       const roll = done % 10;
       const kind = repeat || roll < 8 ? "impression" : roll === 8 ? "view" : "click";
       batch.push({

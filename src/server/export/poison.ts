@@ -4,9 +4,10 @@
 // again (writing nothing), and a failing range split again until each bad row stands alone; those
 // rows are set aside with their reason and the rest is delivered. A range is (after, upTo] in the
 // byte order of the layout's row id (layouts.ts), and is split at its middle id: ids are unique,
-// so both halves are smaller and the search ends. Connection and S3 errors are not data errors:
-// they fail the run, which is retried as before.
-import { isDataError } from "@/server/db/failures";
+// so both halves are smaller and the search ends. A read past its statement timeout, or a
+// RangeError while encoding, is searched for the same way. Connection and S3 errors are not the
+// rows' fault: they fail the run, which is retried as before.
+import { isDataError, isTransientFailure, sqlstateOf } from "@/server/db/failures";
 import { type BatchRows, countRows, idAt, idBefore, type RowFilter, readRows } from "./batch-rows";
 import { isUnwritableRow, openFileWriter } from "./file-writer";
 
@@ -25,8 +26,13 @@ export interface SetAsideRow {
   rows: number;
 }
 
-/** A data error: the row is at fault, not the database, the network or the bucket. */
-export const isRowDataError = (error: unknown): boolean => isDataError(error) || isUnwritableRow(error);
+/**
+ * The rows are at fault, not the database, the network or the bucket: a data error, a cell the
+ * writers cannot encode, a read the rows make run past its time or out of memory (a SQLSTATE that
+ * is not the database's health: src/server/db/failures.ts), or a RangeError while encoding.
+ */
+export const isRowDataError = (error: unknown): boolean =>
+  isDataError(error) || isUnwritableRow(error) || (sqlstateOf(error) !== null && !isTransientFailure(error)) || error instanceof RangeError;
 
 export function reasonOf(error: unknown): string {
   const e = error as { message?: string; code?: string };

@@ -4,6 +4,7 @@
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
 import sql, { raw, type Sql } from "sql-template-tag";
+import { addDays } from "@/server/days";
 import { bulkPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
 import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";
@@ -162,18 +163,24 @@ export async function verifyRollups(from: string, lastDay: string): Promise<Roll
  * Replaces the report rows between two days (inclusive) with a recount of ad_events and
  * attributions; returns the number of daily_rollups rows written. For loading generated data
  * (the report benchmark) and for repairs: the writers keep the rows current on their own. Days
- * whose raw rows retention has dropped keep their report rows: a recount would erase them.
+ * whose raw rows retention has dropped keep their report rows: a recount would erase them. One
+ * transaction a day, so a repair of many days never holds one transaction, or its locks, over
+ * all of them.
  */
 export async function rebuildRollups(from: string, lastDay: string): Promise<number> {
-  const firstDay = await firstDayWithRawRows(from);
-  if (firstDay > lastDay) return 0;
+  let written = 0;
+  for (let day = await firstDayWithRawRows(from); day <= lastDay; day = addDays(day, 1)) written += await rebuildRollupDays(day, day);
+  return written;
+}
+
+async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<number> {
   const days = { firstDay, lastDay };
   const inRange = sql`day BETWEEN ${firstDay}::date AND ${lastDay}::date`;
   return inTransaction(
     async (client) => {
-      // An operator's repair (or the benchmark's seed) of many days recounts millions of rows in
-      // one statement per table: it may run past the bulk pool's statement limit, which is there
-      // for requests and jobs.
+      // An operator's repair (or the benchmark's seed) recounts a day's millions of rows in one
+      // statement per table: it may run past the bulk pool's statement limit, which is there for
+      // requests and jobs.
       await client.query("SET LOCAL statement_timeout = 0");
       let finest = 0;
       for (const spec of REPORT_TABLES) {

@@ -8,9 +8,9 @@ import { type ParquetColumn, type ParquetValue, ParquetWriter } from "./parquet-
 const dir = mkdtempSync(path.join(tmpdir(), "tally-parquet-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function writeFile(name: string, columns: ParquetColumn[], rows: ParquetValue[][], rowGroupRows?: number): Promise<string> {
+async function writeFile(name: string, columns: ParquetColumn[], rows: ParquetValue[][], rowGroupRows?: number, rowGroupBytes?: number): Promise<string> {
   const chunks: Uint8Array[] = [];
-  const writer = new ParquetWriter(columns, (chunk) => void chunks.push(chunk), { rowGroupRows });
+  const writer = new ParquetWriter(columns, (chunk) => void chunks.push(chunk), { rowGroupRows, rowGroupBytes });
   // Rows arrive in uneven batches, as from a cursor.
   for (let i = 0; i < rows.length; i += 7) await writer.write(rows.slice(i, i + 7));
   await writer.close();
@@ -38,6 +38,16 @@ const COLUMNS: ParquetColumn[] = [
 ];
 
 describe("ParquetWriter", () => {
+  it("ends a row group at its byte bound as well as its rows, so long cells never make it hold more", async () => {
+    const rows: ParquetValue[][] = Array.from({ length: 5_000 }, (_, i) => [`event-${i}-${"x".repeat(1_000)}`, null, new Date(0), null, i]);
+    const file = await writeFile("long-cells.parquet", COLUMNS, rows, 131_072, 1024 * 1024);
+    const { all } = await duckdb();
+    const groups = await all(`SELECT row_group_id, max(row_group_num_rows) AS n FROM parquet_metadata('${file}') GROUP BY 1 ORDER BY 1`);
+    // About 1 KB a row: a group ends at the first multiple of 1,024 rows past 1 MiB.
+    expect(groups.map((g) => Number(g.n))).toEqual([1024, 1024, 1024, 1024, 904]);
+    expect(await all(`SELECT count(*)::int AS n, sum(quantity)::int AS total FROM '${file}'`)).toEqual([{ n: 5_000, total: (4_999 * 5_000) / 2 }]);
+  });
+
   it("writes a file DuckDB reads back with the same rows, types, nulls and Snappy pages", async () => {
     const rows: ParquetValue[][] = Array.from({ length: 100 }, (_, i) => [
       `event-${i}`,

@@ -25,6 +25,11 @@ export type ParquetValue = string | number | bigint | Date | null | undefined;
 export interface ParquetWriterOptions {
   /** Rows per row group (default 131,072): a writer holds one row group's encoded bytes. */
   rowGroupRows?: number;
+  /**
+   * Encoded bytes past which a row group ends before its rows are all in (default 64 MiB, looked
+   * at every 1,024 rows): rows of long ids never make a writer hold more than about that.
+   */
+  rowGroupBytes?: number;
   createdBy?: string;
 }
 
@@ -60,6 +65,7 @@ const TWO_32_INV = 1 / TWO_32;
 
 export class ParquetWriter implements TableWriter<readonly ParquetValue[]> {
   private readonly rowGroupRows: number;
+  private readonly rowGroupBytes: number;
   private readonly createdBy: string;
   private readonly buffers: ColumnBuffer[];
   private bufferedRows = 0;
@@ -77,6 +83,7 @@ export class ParquetWriter implements TableWriter<readonly ParquetValue[]> {
   ) {
     if (columns.length === 0) throw new Error("a Parquet file needs at least one column");
     this.rowGroupRows = options.rowGroupRows ?? 131_072;
+    this.rowGroupBytes = options.rowGroupBytes ?? 64 * 1024 * 1024;
     this.createdBy = options.createdBy ?? "Tally";
     this.buffers = columns.map(() => new ColumnBuffer(this.rowGroupRows));
   }
@@ -103,12 +110,20 @@ export class ParquetWriter implements TableWriter<readonly ParquetValue[]> {
         const r = this.bufferedRows;
         for (let c = 0; c < width; c += 1) this.encodeCell(c, this.buffers[c]!, r, row[c]);
         this.bufferedRows += 1;
-        if (this.bufferedRows === this.rowGroupRows) await this.flushRowGroup();
+        if (this.bufferedRows === this.rowGroupRows || ((this.bufferedRows & 1023) === 0 && this.bufferedBytes() >= this.rowGroupBytes)) {
+          await this.flushRowGroup();
+        }
       }
     } catch (error) {
       this.closed = true; // a half-encoded row cannot be taken back
       throw error;
     }
+  }
+
+  private bufferedBytes(): number {
+    let bytes = 0;
+    for (const buffer of this.buffers) bytes += buffer.at;
+    return bytes;
   }
 
   /** Writes the last row group and the footer. */

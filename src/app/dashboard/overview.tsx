@@ -42,8 +42,8 @@ export function Overview() {
             <section className="notice" aria-label="Orders set aside">
               <h2>Orders set aside</h2>
               <p>
-                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range could not be attributed because of their own data, and
-                are missing from these figures. Every other order was attributed. The latest:
+                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range were set aside, by a rule or because they could not be
+                processed, and are missing from these figures. Every other order was attributed. The latest:
               </p>
               <ul>
                 {setAside.data.latest.map((order) => (

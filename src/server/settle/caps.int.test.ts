@@ -9,6 +9,7 @@ process.env.TALLY_SET_ASIDE_RETENTION_DAYS = "30";
 
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
+import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { DAY_MS, utcDay } from "@/server/days";
 import { db } from "@/server/db/client";
@@ -83,6 +84,10 @@ describe("orders per session", () => {
         .sort(),
     );
     expect(rows.every((r) => r.rule === "orders_per_session" && /already placed 3 orders/.test(r.reason))).toBe(true);
+    // The publisher's dashboard lists them with the orders attribution set aside.
+    const listed = await setAsideOrders({ startDate: utcDay(), endDate: utcDay() }, [f.publisher.id]);
+    expect(listed.total).toBe(2);
+    expect(listed.latest.map((o) => [o.order_id, o.rule]).sort()).toEqual(rows.map((r) => [r.order_id, "orders_per_session"]));
     const { rows: intake } = await pgPool().query<{ orders: string; set_aside: string; bytes: string }>(
       "SELECT sum(orders)::text AS orders, sum(set_aside)::text AS set_aside, sum(bytes)::text AS bytes FROM publisher_daily_intake WHERE publisher_id = $1",
       [f.publisher.id],

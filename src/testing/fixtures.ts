@@ -81,3 +81,19 @@ export async function makeCampaignWithAd(options: CampaignOptions) {
   });
   return { campaign, ad, products };
 }
+
+/** A publisher, an advertiser and its product campaign (CPC 0.20) of one SKU on that publisher, with one ad. */
+export async function makeProductCampaign(options: { wallet?: number } = {}) {
+  const publisher = await makePublisher();
+  const advertiser = await makeAdvertiser({ wallet: options.wallet });
+  const sku = `BEANS-${unique()}`;
+  const made = await makeCampaignWithAd({
+    advertiserId: advertiser.id,
+    publisherIds: [publisher.id],
+    type: "product",
+    bidModel: "cpc",
+    bid: 0.2,
+    products: [{ sku, name: "Beans" }],
+  });
+  return { publisher, advertiser, sku, ...made };
+}

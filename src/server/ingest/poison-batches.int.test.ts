@@ -11,27 +11,14 @@ import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { setAsideEvents } from "@/server/settle/set-aside-events";
 import { beaconToAppend, CHROME } from "@/testing/beacon-log";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
+import { makeProductCampaign, today } from "@/testing/fixtures";
 import { outcomeOf, recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
 import { appendBeaconBatch } from "./append-beacons.sql";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { RejectedItem } from "./group-commit";
 import { beaconWriter } from "./record-beacon";
 
-async function fixture() {
-  const publisher = await makePublisher();
-  const advertiser = await makeAdvertiser();
-  const sku = `BEANS-${randomUUID()}`;
-  const made = await makeCampaignWithAd({
-    advertiserId: advertiser.id,
-    publisherIds: [publisher.id],
-    type: "product",
-    bidModel: "cpc",
-    bid: 0.2,
-    products: [{ sku, name: "Beans" }],
-  });
-  return { publisher, advertiser, sku, ...made };
-}
+const fixture = () => makeProductCampaign();
 
 function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, kind: BeaconClaims["kind"] = "click"): BeaconClaims {
   return {

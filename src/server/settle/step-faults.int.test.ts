@@ -14,7 +14,7 @@ import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { appendBeaconBatch } from "@/server/ingest/append-beacons.sql";
 import { beaconToAppend } from "@/testing/beacon-log";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { makeProductCampaign } from "@/testing/fixtures";
 import { outcomeOf, recordAndSettle, settleAll } from "@/testing/settle";
 import { rowsWithin } from "./settle-conversions";
 import { settlePending } from "./settle-pending";
@@ -23,20 +23,7 @@ afterAll(() => {
   delete process.env.TALLY_STEP_TIMEOUT_SECONDS;
 });
 
-async function fixture() {
-  const publisher = await makePublisher();
-  const advertiser = await makeAdvertiser({ wallet: 100 });
-  const sku = `BEANS-${randomUUID()}`;
-  const made = await makeCampaignWithAd({
-    advertiserId: advertiser.id,
-    publisherIds: [publisher.id],
-    type: "product",
-    bidModel: "cpc",
-    bid: 0.2,
-    products: [{ sku, name: "Beans" }],
-  });
-  return { publisher, advertiser, sku, ...made };
-}
+const fixture = () => makeProductCampaign({ wallet: 100 });
 
 const order = (f: { publisher: { id: string }; sku: string }, shopper: { session: string; user: string }, orderId = `o-${randomUUID()}`) => ({
   publisher_id: f.publisher.id,

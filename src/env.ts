@@ -141,8 +141,10 @@ const serverSchema = z
     /**
      * Proxies in front of Tally that append the client's address to X-Forwarded-For (a load
      * balancer, nginx): the client is that many entries from the right. 0 (the default): the
-     * collector uses the connection's own address; Next.js uses the last entry, which Vercel and
-     * `next start` itself write (docs/ingest.md, "Client addresses").
+     * connection's own address, which the collector has and Tally's Next.js server (`npm start`,
+     * src/cli/serve-next.ts) hands its routes; a Next.js started otherwise then knows no address.
+     * On Vercel (VERCEL=1) the address Vercel writes into X-Forwarded-For, whatever this says
+     * (docs/ingest.md, "Client addresses").
      */
     TALLY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     /** /v1 requests per second one client address may make (a 10 s window, per process); 0: no limit. */
@@ -191,6 +193,8 @@ const serverSchema = z
     if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
     return {
       ...env,
+      /** Running on Vercel, whose proxy writes the client's address into X-Forwarded-For. */
+      VERCEL: VERCEL !== undefined,
       TALLY_ATTRIBUTION_INTERVAL_SECONDS,
       TALLY_EXPORT_INTERVAL_SECONDS,
       TALLY_SETTLE_INTERVAL_SECONDS,

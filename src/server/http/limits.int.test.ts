@@ -1,7 +1,9 @@
 // Rate limits and request limits, as a hostile client meets them: /v1 per client address and per
 // publisher (429 with Retry-After, nothing stored), sign-in per address and per e-mail (counted in
 // Postgres, before the password is hashed), and tRPC's batch and body limits.
-// Low limits for this file only: the env module reads them on first use.
+// Low limits for this file only: the env module reads them on first use. The requests stand for
+// requests through one proxy, which appends the client's address to X-Forwarded-For.
+process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 process.env.TALLY_V1_RATE_PER_ADDRESS = "3"; // 30 requests per 10 s
 process.env.TALLY_V1_RATE_PER_PUBLISHER = "5"; // 50 requests per 10 s
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL = "3";
@@ -17,7 +19,13 @@ import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 
 afterAll(() => {
-  for (const name of ["TALLY_V1_RATE_PER_ADDRESS", "TALLY_V1_RATE_PER_PUBLISHER", "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL", "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS"])
+  for (const name of [
+    "TALLY_V1_RATE_PER_ADDRESS",
+    "TALLY_V1_RATE_PER_PUBLISHER",
+    "TALLY_TRUSTED_PROXY_HOPS",
+    "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL",
+    "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS",
+  ])
     delete process.env[name];
 });
 

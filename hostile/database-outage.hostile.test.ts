@@ -92,7 +92,9 @@ beforeAll(async () => {
   const env = {
     ...stackEnv,
     DATABASE_URL: databaseUrl,
+    // The load comes from one address for one publisher.
     TALLY_V1_RATE_PER_ADDRESS: "0",
+    TALLY_V1_RATE_PER_PUBLISHER_ADDRESS: "0",
     TALLY_EXPORT_INTERVAL_SECONDS: "2",
     TALLY_ATTRIBUTION_INTERVAL_SECONDS: "1",
     TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",

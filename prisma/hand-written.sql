@@ -116,3 +116,7 @@ CREATE TABLE "raw_retention" (
 
     CONSTRAINT "raw_retention_pkey" PRIMARY KEY ("table_name")
 );
+
+-- The shared /v1 rate limits (20261128200000_v1_limit_windows): counts that matter for seconds,
+-- not worth the WAL; a crash that empties them starts the windows over.
+ALTER TABLE "v1_limit_windows" SET UNLOGGED;

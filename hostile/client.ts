@@ -181,8 +181,8 @@ export function postEndless(url: string, headers: Record<string, string> = {}): 
 
 /**
  * Starts another server against the stack's database, as the stack starts its own (`args` for
- * node, `env` over the stack's), resolving once `readyPath` answers; what it writes to stderr is
- * kept for a failing test to show. The caller stops it (stopServers).
+ * node, `env` over the stack's), resolving once `readyPath` answers; its stderr is passed on
+ * under its name. The caller stops it (stopServers).
  */
 export async function startExtraServer(name: string, args: string[], env: Record<string, string>, readyPath: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...stack.serverEnv, ...env }, stdio: ["ignore", "ignore", "pipe"] });

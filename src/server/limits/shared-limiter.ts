@@ -203,12 +203,6 @@ export class SharedLimiter {
     return Math.max(1, Math.ceil((this.windowEndMs - this.now()) / 1000));
   }
 
-  /** Forgets every key (tests). */
-  reset(): void {
-    this.states = new Map();
-    this.windowEndMs = Number.NEGATIVE_INFINITY;
-  }
-
   private startWindow(now: number): void {
     this.windowStartMs = Math.floor(now / this.windowMs) * this.windowMs;
     this.windowEndMs = this.windowStartMs + this.windowMs;

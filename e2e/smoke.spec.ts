@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { nextServerArgs } from "../src/cli/next-server";
 
 test("the landing page says what Tally is and links to the dashboard, the demo store and the docs", async ({ page }) => {
   await page.goto("/");
@@ -42,7 +43,7 @@ test("the /v1 routes answer a wrong method with the same JSON 405 as the collect
 
 test("a production server with a malformed DATABASE_URL stops at start with one clear line", async () => {
   const { spawnSync } = await import("node:child_process");
-  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "start", "--port", "0"], {
+  const result = spawnSync(process.execPath, nextServerArgs("start", "--port", "0"), {
     env: { ...process.env, DATABASE_URL: "postgres:/no-host-here", NEXT_TELEMETRY_DISABLED: "1" },
     encoding: "utf8",
     timeout: 30_000,

@@ -1,6 +1,7 @@
 // What every hostile test file shares: the stack's addresses, plain HTTP helpers that behave like a
 // client on the internet (no Fetch handler called in-process), the database to check what was
 // stored, and the servers' memory.
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import pg from "pg";
@@ -176,4 +177,41 @@ export function postEndless(url: string, headers: Record<string, string> = {}): 
     request.write("{");
     pump();
   });
+}
+
+/**
+ * Starts another server against the stack's database, as the stack starts its own (`args` for
+ * node, `env` over the stack's), resolving once `readyPath` answers; its stderr is passed on
+ * under its name. The caller stops it (stopServers).
+ */
+export async function startExtraServer(name: string, args: string[], env: Record<string, string>, readyPath: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...stack.serverEnv, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  child.stderr?.on("data", (chunk: Buffer) => process.stderr.write(`${name}: ${chunk.toString()}`));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}${readyPath}`);
+      return child;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new Error(`${name} did not start within 120 s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** Stops servers started by startExtraServer, and waits until they are gone. */
+export async function stopServers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }),
+  );
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { nextServerArgs } from "@/cli/next-server";
 import { OPERATOR } from "@/server/accounts/actor";
 import { HOSTILE_ENV } from "./global-stack";
 import { WAITING_SQL } from "./waiting";
@@ -91,17 +92,15 @@ beforeAll(async () => {
   const env = {
     ...stackEnv,
     DATABASE_URL: databaseUrl,
+    // The load comes from one address for one publisher.
     TALLY_V1_RATE_PER_ADDRESS: "0",
+    TALLY_V1_RATE_PER_PUBLISHER_ADDRESS: "0",
     TALLY_EXPORT_INTERVAL_SECONDS: "2",
     TALLY_ATTRIBUTION_INTERVAL_SECONDS: "1",
     TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",
   };
   const nextPort = await freePort();
-  await startServer(
-    ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"],
-    env,
-    `http://127.0.0.1:${nextPort}/api/health`,
-  );
+  await startServer(nextServerArgs("start", "--port", String(nextPort), "--hostname", "127.0.0.1"), env, `http://127.0.0.1:${nextPort}/api/health`);
   nextUrl = `http://127.0.0.1:${nextPort}`;
   const collectorPort = await freePort();
   await startServer(["--import", "tsx", "src/collector/server.ts", String(collectorPort)], env, `http://127.0.0.1:${collectorPort}/v1/ads`);

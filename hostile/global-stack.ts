@@ -1,6 +1,6 @@
 // The servers the hostile suite attacks: a throwaway embedded Postgres with migrations and the
 // demo data, a local S3 (the demo publisher's export destination), the production build under
-// `next start`, and the collector, all with production settings. Tests reach the database
+// Tally's Next.js server (as `npm start` runs it), and the collector, all with production settings. Tests reach the database
 // directly (DATABASE_URL) to check what was stored.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,6 +9,7 @@ import type { TestProject } from "vitest/node";
 import { ensureDatabase, freePort, keepExitCode, startLocalPostgres, temporaryDataDir } from "@/cli/local/embedded-postgres";
 import { startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
+import { nextServerArgs } from "@/cli/next-server";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -99,7 +100,7 @@ export default async function setup(project: TestProject) {
     const nextPort = await freePort();
     const next = await startServer(
       "next start",
-      ["node_modules/next/dist/bin/next", "start", "--port", String(nextPort), "--hostname", "127.0.0.1"],
+      nextServerArgs("start", "--port", String(nextPort), "--hostname", "127.0.0.1"),
       serverEnv,
       `http://127.0.0.1:${nextPort}/api/health`,
     );

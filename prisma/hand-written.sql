@@ -136,3 +136,7 @@ CREATE INDEX "ad_events_counted_user_idx" ON "ad_events" ("user_id", "created_at
 CREATE INDEX "ad_events_counted_session_idx" ON "ad_events" ("session_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NULL;
 -- Orders attribution set aside go after TALLY_SET_ASIDE_RETENTION_DAYS.
 CREATE INDEX "conversions_set_aside_received_at_idx" ON "conversions" ("received_at") WHERE "attribution_failed_reason" IS NOT NULL;
+
+-- The shared /v1 rate limits (20261128200000_v1_limit_windows): counts that matter for seconds,
+-- not worth the WAL; a crash that empties them starts the windows over.
+ALTER TABLE "v1_limit_windows" SET UNLOGGED;

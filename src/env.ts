@@ -141,14 +141,30 @@ const serverSchema = z
     /**
      * Proxies in front of Tally that append the client's address to X-Forwarded-For (a load
      * balancer, nginx): the client is that many entries from the right. 0 (the default): the
-     * collector uses the connection's own address; Next.js uses the last entry, which Vercel and
-     * `next start` itself write (docs/ingest.md, "Client addresses").
+     * connection's own address, which the collector has and Tally's Next.js server (`npm start`,
+     * src/cli/serve-next.ts) hands its routes; a Next.js started otherwise then knows no address.
+     * On Vercel (VERCEL=1) the address Vercel writes into X-Forwarded-For, whatever this says
+     * (docs/ingest.md, "Client addresses").
      */
     TALLY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
-    /** /v1 requests per second one client address may make (a 10 s window, per process); 0: no limit. */
+    /** /v1 requests per second one client address may make (10 s windows, shared by every process); 0: no limit. */
     TALLY_V1_RATE_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(200),
-    /** /v1 requests per second for one publisher's traffic (a 10 s window, per process); 0: no limit. */
+    /**
+     * /v1 requests per second for one publisher's anonymous traffic (10 s windows, shared by every
+     * process); 0: no limit. Once spent, only addresses light on that publisher are still let in
+     * (TALLY_V1_LIGHT_ADDRESS_REQUESTS), so strangers cannot lock out its shoppers.
+     */
     TALLY_V1_RATE_PER_PUBLISHER: z.coerce.number().int().min(0).max(10_000_000).default(5_000),
+    /** /v1 requests per second one client address may make for one publisher (10 s windows, shared); 0: no limit. */
+    TALLY_V1_RATE_PER_PUBLISHER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+    /**
+     * Requests one address may still make for a publisher in a 10 s window while that publisher's
+     * own limit is spent (counted by each process): a shopper's pages stay served, a flood's
+     * addresses do not. 0: none once it is spent.
+     */
+    TALLY_V1_LIGHT_ADDRESS_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(50),
+    /** Requests per second made with one API key (publishers' server-to-server calls; 10 s windows, shared); 0: no limit. */
+    TALLY_V1_RATE_PER_API_KEY: z.coerce.number().int().min(0).max(10_000_000).default(1_000),
     /** Clicks one client address may make in a minute before further ones are invalid traffic (click_velocity). */
     TALLY_CLICKS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
     /**
@@ -213,6 +229,8 @@ const serverSchema = z
     if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
     return {
       ...env,
+      /** Running on Vercel, whose proxy writes the client's address into X-Forwarded-For. */
+      VERCEL: VERCEL !== undefined,
       TALLY_ATTRIBUTION_INTERVAL_SECONDS,
       TALLY_EXPORT_INTERVAL_SECONDS,
       TALLY_SETTLE_INTERVAL_SECONDS,

@@ -2,7 +2,8 @@
 // problem, instead of failing on the first request. A long-running server also starts the
 // settle, attribution and export loops and the log's upkeep here (TALLY_SETTLE_INTERVAL_SECONDS,
 // TALLY_ATTRIBUTION_INTERVAL_SECONDS, TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron
-// routes, and `npm run worker` runs them apart from the web tier).
+// routes, and `npm run worker` runs them apart from the web tier). A server that cannot tell
+// clients' addresses apart says so here (client-address.ts).
 export async function register(): Promise<void> {
   // biome-ignore lint/style/noProcessEnv: Next.js sets NEXT_RUNTIME to tell its runtimes apart; the edge runtime must not load env.ts.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -16,6 +17,13 @@ export async function register(): Promise<void> {
     settleSeconds = env().TALLY_SETTLE_INTERVAL_SECONDS;
   } catch (error) {
     exitOnEnvError(error);
+  }
+  // A `next start` (not Tally's server) with no proxy configured cannot tell clients apart.
+  const { clientAddressWarning } = await import("./server/http/client-address");
+  const warning = clientAddressWarning();
+  if (warning) {
+    const { logger } = await import("./server/observability/log");
+    logger().warn({ setting: "TALLY_TRUSTED_PROXY_HOPS" }, warning);
   }
   if (settleSeconds > 0) {
     const { startSettleLoop } = await import("./server/settle/settle-loop");

@@ -21,7 +21,11 @@ process.env.TALLY_SECRETS_KEY ??= BENCH_SECRETS_KEY;
  * The load comes from one address and one publisher: the rate limits are set so high that they
  * never refuse, yet every request is still counted by them, so their cost is in the figures.
  */
-export const BENCH_RATE_LIMITS = { TALLY_V1_RATE_PER_ADDRESS: "1000000", TALLY_V1_RATE_PER_PUBLISHER: "10000000" } as const;
+export const BENCH_RATE_LIMITS = {
+  TALLY_V1_RATE_PER_ADDRESS: "1000000",
+  TALLY_V1_RATE_PER_PUBLISHER_ADDRESS: "1000000",
+  TALLY_V1_RATE_PER_PUBLISHER: "10000000",
+} as const;
 
 export async function startDatabase(label: string): Promise<{ postgres: LocalPostgres; url: string }> {
   const postgres = await startLocalPostgres({ dataDir: temporaryDataDir(`bench-${label}`), port: await freePort(), ephemeral: true });

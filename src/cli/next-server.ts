@@ -1,7 +1,7 @@
 // How Tally starts the Next.js server: `npm start`, the launcher (`npm run dev`, `npm run
-// start:local`) and the benchmarks that measure the server as it runs.
-import { createRequire } from "node:module";
+// start:local`) and the benchmarks and hostile suite that run the server as it runs in production.
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /**
  * V8 flags of the Next.js server process: a young generation of 32 MB semi-spaces. A beacon's or an
@@ -15,13 +15,12 @@ import path from "node:path";
  */
 export const NEXT_SERVER_NODE_FLAGS = ["--max-semi-space-size=32"] as const;
 
-/** The Next.js command-line entry point. */
-export function nextBin(): string {
-  const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve("next/package.json")), "dist", "bin", "next");
+/** Tally's Next.js server (serve-next.ts), which tells routes each request's connection address. */
+export function nextServerEntry(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), "serve-next.ts");
 }
 
-/** Arguments for process.execPath that run `next <mode> ...rest` with Tally's flags. */
+/** Arguments for process.execPath that run Tally's Next.js server in `mode` with Tally's flags. */
 export function nextServerArgs(mode: "dev" | "start", ...rest: string[]): string[] {
-  return [...NEXT_SERVER_NODE_FLAGS, nextBin(), mode, ...rest];
+  return [...NEXT_SERVER_NODE_FLAGS, "--import", "tsx", nextServerEntry(), mode, ...rest];
 }

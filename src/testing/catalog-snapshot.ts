@@ -6,7 +6,7 @@ import pg from "pg";
 const NOT_A_PARTITION = "NOT EXISTS (SELECT 1 FROM pg_class p WHERE p.relname::text = {table}::text AND p.relispartition)";
 const notAPartition = (table: string) => NOT_A_PARTITION.replace("{table}", table);
 
-/** Tables, columns, enums, indexes and constraints of the public schema, as comparable text. */
+/** Tables, columns, enums, indexes, constraints and unlogged relations of the public schema, as comparable text. */
 export async function catalogSnapshot(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -21,6 +21,7 @@ export async function catalogSnapshot(url: string): Promise<string[]> {
          FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
         WHERE n.nspname = 'public' AND c.conrelid::regclass::text <> '_prisma_migrations' AND NOT c.conrelid IN (SELECT oid FROM pg_class WHERE relispartition)
           AND c.contype <> 'n'`, // PostgreSQL 18 also lists NOT NULL here; columns already say it
+      `SELECT 'unlogged ' || c.relname FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relpersistence = 'u'`,
     ];
     const lines: string[] = [];
     for (const sql of queries) {

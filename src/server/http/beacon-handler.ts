@@ -32,7 +32,8 @@ export const handleBeaconRequest: (request: BeaconRequest) => Promise<HttpAnswer
   async (request) => {
     // The token is checked before the body is read: a forged address costs no more than that.
     const claims = verifyBeaconToken(request.token, request.kind, env().BEACON_SIGNING_KEYS);
-    await limitPublisher(claims.publisherId);
+    const admission = limitPublisher(claims.publisherId, request.clientAddress);
+    if (admission) await admission;
     const body = await readJson(request, BEACON_BODY_LIMIT);
     await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: request.clientAddress });
     // No body: docs/interface-decisions.md §2 allows an empty 202, and Next.js answers one without

@@ -1,39 +1,88 @@
 // Who is asking, as a network address: the key of the per-address rate limits, and (hashed) of
-// the click-velocity rule. Forwarded headers are believed only as far as the operator says
-// proxies stand in front (TALLY_TRUSTED_PROXY_HOPS): a client can write any X-Forwarded-For it
-// likes, a proxy only appends.
+// the click-velocity rule. Only what Tally or a trusted proxy wrote is believed: the connection's
+// own address when no proxy stands in front (TALLY_TRUSTED_PROXY_HOPS=0), else the entry of
+// X-Forwarded-For that the outermost trusted proxy appended. A client can write any header it
+// likes; a proxy only appends.
 import { createHmac } from "node:crypto";
 import { isIPv4 } from "node:net";
 import ipaddr from "ipaddr.js";
 import { env } from "@/env";
 import { boundedMemo } from "@/server/bounded-memo";
+import { PEER_ADDRESS_HEADER, peerAddressStamped } from "./peer-address";
 
 /**
  * The collector sets the connection's remote address on its requests under this key (a symbol,
- * so no header a client sends can pose as it). Next.js gives route handlers no socket.
+ * so no header a client sends can pose as it). Next.js gives route handlers no socket: Tally's
+ * Next.js server writes it into PEER_ADDRESS_HEADER instead (peer-address.ts).
  */
 export const SOCKET_ADDRESS = Symbol.for("tally.socketAddress");
 
 /**
- * The client's address. In the collector, the socket's (or, behind N trusted proxies, the Nth
- * X-Forwarded-For entry from the right). Under Next.js, the last entry (or the Nth from the right):
- * `next start` writes the socket's address there when no proxy did, and Vercel overwrites the
- * header with the client's. A `next start` reachable without a proxy in front would believe a
- * client's own header: docs/ingest.md says to put one in front.
+ * The client's address from the connection's (`peer`: the socket's address, or undefined when
+ * unknown) and the X-Forwarded-For header. With no trusted proxy, the connection's; behind `hops`
+ * proxies that each append the address they were reached from, the `hops`th entry from the
+ * right (whatever stands left of it the client wrote itself), or the connection's when the header
+ * is shorter than that (the request did not come through the proxies).
  */
-export function clientAddressOf(socket: string | undefined, forwardedFor: string | null, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
-  if (socket !== undefined && hops === 0) return socket;
-  const chain = (forwardedFor ?? "")
+export function clientAddressOf(peer: string | undefined, forwardedFor: string | null, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
+  if (hops === 0) return peer ?? null;
+  const chain = forwardedEntries(forwardedFor);
+  return chain[chain.length - hops] ?? peer ?? null;
+}
+
+function forwardedEntries(forwardedFor: string | null): string[] {
+  if (!forwardedFor) return [];
+  return forwardedFor
     .split(",")
     .map((part) => part.trim())
     .filter(Boolean);
-  return chain[chain.length - Math.max(1, hops)] ?? socket ?? null;
 }
 
-/** clientAddressOf a Fetch Request: the socket's address only where the collector set it (SOCKET_ADDRESS). */
-export function clientAddress(request: Request, hops = env().TALLY_TRUSTED_PROXY_HOPS): string | null {
-  const socket = (request as unknown as Record<symbol, string | undefined>)[SOCKET_ADDRESS];
-  return clientAddressOf(socket, request.headers.get("x-forwarded-for"), hops);
+/** Where a Fetch Request's connection address comes from, in the process that serves it. */
+export type PeerSource = "collector" | "tally-next-server" | "vercel" | "none";
+
+/**
+ * How this process learns a Fetch Request's connection address: the collector's requests carry
+ * it (SOCKET_ADDRESS), Tally's Next.js server writes it (PEER_ADDRESS_HEADER), Vercel's proxy
+ * writes the client's into X-Forwarded-For; a Next.js started any other way has none.
+ */
+export function peerSource(request?: Request, onVercel = env().VERCEL): PeerSource {
+  if (request && (request as unknown as Record<symbol, string | undefined>)[SOCKET_ADDRESS] !== undefined) return "collector";
+  if (peerAddressStamped()) return "tally-next-server";
+  return onVercel ? "vercel" : "none";
+}
+
+/**
+ * clientAddressOf a Fetch Request, with its connection address from wherever this process has it
+ * (peerSource). On Vercel, whose proxy overwrites X-Forwarded-For with the client's address, that
+ * header's last entry, whatever TALLY_TRUSTED_PROXY_HOPS says. Under a Next.js that is not Tally's
+ * server and no trusted proxy, null: nothing the request carries can be believed.
+ */
+export function clientAddress(request: Request, hops = env().TALLY_TRUSTED_PROXY_HOPS, onVercel = env().VERCEL): string | null {
+  const forwardedFor = request.headers.get("x-forwarded-for");
+  switch (peerSource(request, onVercel)) {
+    case "collector":
+      return clientAddressOf((request as unknown as Record<symbol, string>)[SOCKET_ADDRESS], forwardedFor, hops);
+    case "tally-next-server":
+      return clientAddressOf(request.headers.get(PEER_ADDRESS_HEADER) ?? undefined, forwardedFor, hops);
+    case "vercel":
+      return forwardedEntries(forwardedFor).at(-1) ?? null;
+    case "none":
+      return clientAddressOf(undefined, forwardedFor, hops);
+  }
+}
+
+/**
+ * What a Next.js server should say at start about client addresses: a warning when it can tell
+ * no client apart (not Tally's server, not Vercel, no trusted proxy), null otherwise.
+ */
+export function clientAddressWarning(hops = env().TALLY_TRUSTED_PROXY_HOPS, onVercel = env().VERCEL): string | null {
+  if (hops > 0 || peerSource(undefined, onVercel) !== "none") return null;
+  return (
+    "this Next.js server was not started as Tally's (npm start, src/cli/serve-next.ts) and TALLY_TRUSTED_PROXY_HOPS is 0: " +
+    "it cannot tell clients' addresses apart, so the per-address rate limits and the click-velocity rule do not apply to its requests. " +
+    'Start it with npm start, or set TALLY_TRUSTED_PROXY_HOPS to the proxies in front of it (docs/ingest.md, "Client addresses").'
+  );
 }
 
 const IPV4_MAPPED = /^::ffff:/i;

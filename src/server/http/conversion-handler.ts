@@ -17,7 +17,7 @@ export const handleConversionRequest: (request: PlainEventsRequest) => Promise<H
   async (request) => {
     const body = await readJson(request, CONVERSION_BODY_LIMIT);
     const publisherId = (body as { publisher_id?: unknown } | null)?.publisher_id;
-    if (typeof publisherId === "string") await limitPublisher(publisherId);
+    if (typeof publisherId === "string") await limitPublisher(publisherId, request.clientAddress);
     const { messages } = await recordConversion(body);
     return jsonAnswer(202, { messages }, { "Cache-Control": "no-store" });
   },

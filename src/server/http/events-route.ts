@@ -48,7 +48,9 @@ export function eventsRoute<R extends EventsRouteRequest>(
       return answered(errorAnswer(new TallyError("method_not_allowed", "use POST"), { ...cors, Allow: "POST, OPTIONS" }));
     }
     try {
-      await limitAddress(addressOf(request));
+      // Nearly always answered from memory, with no promise to wait on (rate-limits.ts).
+      const admission = limitAddress(addressOf(request));
+      if (admission) await admission;
       const answer = await handler(request);
       // Handlers build a fresh answer per request, so its headers take the CORS ones in place.
       Object.assign(answer.headers, cors);

@@ -42,7 +42,7 @@ function hostOf(url: string | null): string | undefined {
 // POST /v1/ads: ads for a page's placements, each with signed beacon addresses.
 export const handleAdQuery = fetchEventsRoute("ads", async (request) => {
   const query = parseAdQuery(await readJsonBody(request, AD_QUERY_BODY_LIMIT));
-  await limitPublisher(query.publisher_id);
+  await limitPublisher(query.publisher_id, clientAddress(request));
   const config = env();
   const answer = await queryAds({
     query,

@@ -1,32 +1,56 @@
-// Rate limits and request limits, as a hostile client meets them: /v1 per client address and per
-// publisher (429 with Retry-After, nothing stored), sign-in per address and per e-mail (counted in
-// Postgres, before the password is hashed), and tRPC's batch and body limits.
-// Low limits for this file only: the env module reads them on first use.
+// Rate limits and request limits, as a hostile client meets them: /v1 per client address, per
+// publisher and address, and per publisher (429 with Retry-After, nothing stored; shared through
+// Postgres: src/server/limits/shared-limiter.int.test.ts tests the sharing itself), sign-in per
+// address and per e-mail (counted in Postgres, before the password is hashed), and tRPC's batch
+// and body limits.
+// Low limits for this file only: the env module reads them on first use. The requests stand for
+// requests through one proxy, which appends the client's address to X-Forwarded-For.
 process.env.TALLY_V1_RATE_PER_ADDRESS = "3"; // 30 requests per 10 s
-process.env.TALLY_V1_RATE_PER_PUBLISHER = "5"; // 50 requests per 10 s
+process.env.TALLY_V1_RATE_PER_PUBLISHER_ADDRESS = "2"; // 20
+process.env.TALLY_V1_RATE_PER_PUBLISHER = "5"; // 50
+process.env.TALLY_V1_LIGHT_ADDRESS_REQUESTS = "3";
+process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL = "3";
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS = "5";
-// These floods replay one beacon address: its own hourly allowance is another limit (beacon-allowances.int.test.ts).
+// These floods replay one beacon address: its own hourly allowance is another limit (settle/caps.int.test.ts).
 process.env.TALLY_BEACONS_PER_TOKEN_PER_HOUR = "1000";
 
 import { TRPCError } from "@trpc/server";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { env } from "@/env";
 import { createUser } from "@/server/accounts/create-user";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
+import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
 import { handleTrpcRequest, TRPC_BODY_LIMIT } from "@/server/trpc/http-handler";
 import { createCaller } from "@/server/trpc/root";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { handleBeaconRequest } from "./beacon-handler";
+import { resetV1Limits } from "./rate-limits";
 
+const LIMIT_NAMES = [
+  "TALLY_V1_RATE_PER_ADDRESS",
+  "TALLY_V1_RATE_PER_PUBLISHER_ADDRESS",
+  "TALLY_V1_RATE_PER_PUBLISHER",
+  "TALLY_V1_LIGHT_ADDRESS_REQUESTS",
+  "TALLY_TRUSTED_PROXY_HOPS",
+  "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL",
+  "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS",
+  "TALLY_BEACONS_PER_TOKEN_PER_HOUR",
+];
 afterAll(() => {
-  for (const name of [
-    "TALLY_V1_RATE_PER_ADDRESS",
-    "TALLY_V1_RATE_PER_PUBLISHER",
-    "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL",
-    "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS",
-    "TALLY_BEACONS_PER_TOKEN_PER_HOUR",
-  ])
-    delete process.env[name];
+  for (const name of LIMIT_NAMES) delete process.env[name];
+  resetV1Limits();
+});
+
+// Each test counts in a window of its own, from its start: the clock stands still at it.
+const WINDOW_MS = 10_000;
+let windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
+beforeEach(() => {
+  windowStart += WINDOW_MS;
+  const pinned = windowStart;
+  resetV1Limits({ now: () => pinned });
 });
 
 async function setup() {
@@ -36,7 +60,13 @@ async function setup() {
   return { publisher, ad };
 }
 
-const from = (address: string) => ({ headers: { "X-Forwarded-For": address } });
+const logged = async (adId: string) => (await pgPool().query<{ n: number }>("SELECT count(*)::int AS n FROM beacon_log WHERE ad_id = $1", [adId])).rows[0]!.n;
+const from = (address: string) => ({ headers: { "X-Forwarded-For": address }, settle: false });
+const statusesOf = async (count: number, send: () => Promise<Response>) => {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i += 1) statuses.push((await send()).status);
+  return statuses;
+};
 const trpcCode = async (work: Promise<unknown>) =>
   work.then(
     () => "OK",
@@ -44,35 +74,86 @@ const trpcCode = async (work: Promise<unknown>) =>
   );
 
 describe("/v1 rate limits", () => {
-  it("answer 429 with Retry-After past an address's limit, store nothing for it, and leave other addresses alone", async () => {
-    const { publisher, ad } = await setup();
-    const sessions = Array.from({ length: 31 }, (_, i) => `limited-${i}`);
-    const served = await Promise.all(sessions.slice(0, 2).map((session) => serveOneAd(publisher.id, session)));
-    const statuses: number[] = [];
-    for (let i = 0; i < 30; i += 1) statuses.push((await postBeacon(served[0]!.impression_url, { session_id: sessions[0] }, from("192.0.2.1"))).status);
+  it("answer 429 with Retry-After past an address's limit over every publisher, store nothing for it, and leave other addresses alone", async () => {
+    const [first, second] = [await setup(), await setup()];
+    const served = await Promise.all([serveOneAd(first.publisher.id, "limited-a"), serveOneAd(second.publisher.id, "limited-b")]);
+    // 15 for each publisher: within each one's limit per address (20), 30 in all, the address's.
+    const statuses = [
+      ...(await statusesOf(15, () => postBeacon(served[0]!.impression_url, { session_id: "limited-a" }, from("192.0.2.1")))),
+      ...(await statusesOf(15, () => postBeacon(served[1]!.impression_url, { session_id: "limited-b" }, from("192.0.2.1")))),
+    ];
     expect(statuses).toEqual(Array(30).fill(202));
-    const refused = await postBeacon(served[1]!.impression_url, { session_id: sessions[1] }, from("192.0.2.1"));
+    const refused = await postBeacon(served[1]!.impression_url, { session_id: "limited-b" }, { ...from("192.0.2.1"), settle: true });
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(10);
+    expect(Number(refused.headers.get("retry-after"))).toBe(10);
     expect(await refused.json()).toEqual({ error: { code: "too_many_requests", message: "too many requests from this address; retry later" } });
-    expect(await db.adEvent.count({ where: { adId: ad.id, sessionId: sessions[1] } })).toBe(0);
+    expect(await logged(second.ad.id)).toBe(15);
     // The proxy-appended last entry is the client: a forged first entry does not change who it is.
-    expect((await postBeacon(served[1]!.impression_url, { session_id: sessions[1] }, from("10.9.9.9, 192.0.2.1"))).status).toBe(429);
-    expect((await postBeacon(served[1]!.impression_url, { session_id: sessions[1] }, from("192.0.2.2"))).status).toBe(202);
-    expect(await db.adEvent.count({ where: { adId: ad.id, sessionId: sessions[1] } })).toBe(1);
+    expect((await postBeacon(served[1]!.impression_url, { session_id: "limited-b" }, from("10.9.9.9, 192.0.2.1"))).status).toBe(429);
+    expect((await postBeacon(served[1]!.impression_url, { session_id: "limited-b" }, from("192.0.2.2"))).status).toBe(202);
+    expect(await logged(second.ad.id)).toBe(16);
   });
 
-  it("answer 429 past a publisher's limit, whichever addresses the requests come from", async () => {
-    const { publisher } = await setup();
+  it("answer 429 past an address's limit for one publisher, and not for the next publisher", async () => {
+    const [first, second] = [await setup(), await setup()];
+    const served = await Promise.all([serveOneAd(first.publisher.id, "own-a"), serveOneAd(second.publisher.id, "own-b")]);
+    const send = (n: 0 | 1) => postBeacon(served[n]!.impression_url, { session_id: n === 0 ? "own-a" : "own-b" }, from("192.0.2.3"));
+    expect(await statusesOf(21, () => send(0))).toEqual([...Array(20).fill(202), 429]);
+    const refused = await send(0);
+    expect(await refused.json()).toEqual({
+      error: { code: "too_many_requests", message: "too many requests from this address for this publisher; retry later" },
+    });
+    expect((await send(1)).status).toBe(202);
+  });
+
+  it("let a publisher's shoppers in once strangers have spent the publisher's limit, and refuse the strangers before reading a body", async () => {
+    const { publisher, ad } = await setup();
     const served = await serveOneAd(publisher.id, "busy"); // the ad query counts for the publisher too
-    const statuses: number[] = [];
-    for (let i = 0; i < 50; i += 1) statuses.push((await postBeacon(served.impression_url, { session_id: "busy" }, from(`198.18.0.${i}`))).status);
-    expect(statuses.slice(0, 49)).toEqual(Array(49).fill(202));
-    expect(statuses[49]).toBe(429);
-    const again = await postBeacon(served.impression_url, { session_id: "busy" }, from("198.18.1.1"));
-    expect(again.status).toBe(429);
-    expect(await again.json()).toMatchObject({ error: { code: "too_many_requests", message: "too many requests from this publisher; retry later" } });
+    const send = (address: string) => postBeacon(served.impression_url, { session_id: "busy" }, from(address));
+    // Strangers, 18 requests each (inside their limits per address and per publisher): 1 + 18 + 18 + 13 = 50, the publisher's limit.
+    expect(await statusesOf(18, () => send("198.18.0.1"))).toEqual(Array(18).fill(202));
+    expect(await statusesOf(18, () => send("198.18.0.2"))).toEqual(Array(18).fill(202));
+    expect(await statusesOf(18, () => send("198.18.0.3"))).toEqual([...Array(13).fill(202), ...Array(5).fill(429)]);
+    const refused = await send("198.18.0.1");
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: { code: "too_many_requests", message: "too many requests from this publisher; retry later" } });
+    // Shoppers, a few requests each (TALLY_V1_LIGHT_ADDRESS_REQUESTS), are still let in and stored.
+    for (let shopper = 1; shopper <= 5; shopper += 1) expect(await statusesOf(3, () => send(`203.0.113.${shopper}`))).toEqual([202, 202, 202]);
+    expect((await send("203.0.113.1")).status).toBe(429);
+    expect(await logged(ad.id)).toBe(18 + 18 + 13 + 5 * 3);
+    // A heavy address is refused before its body is read.
+    let reads = 0;
+    const token = signBeaconToken(
+      {
+        kind: "impression",
+        requestId: "r",
+        adId: ad.id,
+        campaignId: "c",
+        advertiserId: "a",
+        publisherId: publisher.id,
+        site: "s",
+        placementName: "p",
+        context: "home",
+        adType: "banner",
+        adSize: null,
+        issuedAt: Math.floor(Date.now() / 1000),
+        sessionHash: sessionHashOf("busy"),
+      },
+      env().BEACON_SIGNING_KEYS[0]!,
+    );
+    const answer = await handleBeaconRequest({
+      method: "POST",
+      kind: "impression",
+      token,
+      headers: new Headers({ "Content-Type": "application/json" }),
+      clientAddress: "198.18.0.2",
+      readBody: () => {
+        reads += 1;
+        return Promise.resolve(new Uint8Array());
+      },
+    });
+    expect(answer.status).toBe(429);
+    expect(reads).toBe(0);
   });
 });
 

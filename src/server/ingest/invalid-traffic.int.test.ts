@@ -1,5 +1,9 @@
 // The fraud rules: every beacon is stored with a status, only counted ones are billed and
 // reported as traffic, and each other reason is counted in the report tables.
+// The requests here stand for requests through one proxy, which appends the client's address to
+// X-Forwarded-For (the env module reads this on first use).
+process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
+
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";

@@ -13,6 +13,9 @@ const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof creat
 /** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
 export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
+/** The /v1 rate limits (src/server/http/rate-limits.ts), as counted. */
+export type V1Limit = "address" | "publisher" | "publisher_address" | "api_key";
+
 function createMetrics() {
   const registry = new Registry();
   registry.registerMetric(stepFailureCounter());
@@ -20,6 +23,29 @@ function createMetrics() {
     name: "tally_v1_requests_total",
     help: "Requests to the /v1 routes by route and outcome: accepted (2xx), refused (4xx), unavailable (503), failed (other 5xx).",
     labelNames: ["route", "outcome"] as const,
+    registers: [registry],
+  });
+  const limitRefusals = new Counter({
+    name: "tally_v1_limit_refusals_total",
+    help: "/v1 requests answered 429 by this process, by the limit that refused them: address, publisher, publisher_address, api_key.",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  const lightAdmissions = new Counter({
+    name: "tally_v1_limit_light_admissions_total",
+    help: "/v1 requests admitted while their publisher's limit was spent, because their address had made few requests for that publisher.",
+    registers: [registry],
+  });
+  const limitLeases = new Counter({
+    name: "tally_v1_limit_leases_total",
+    help: "Statements that took shares of the shared /v1 limits from Postgres, by outcome (taken, failed).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const limitLeaseKeys = new Counter({
+    name: "tally_v1_limit_lease_keys_total",
+    help: "Keys (addresses, publishers, ...) the lease statements asked Postgres for, by outcome (taken, failed).",
+    labelNames: ["outcome"] as const,
     registers: [registry],
   });
   new Gauge({
@@ -106,7 +132,7 @@ function createMetrics() {
       for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
     },
   });
-  return { registry, requests, scrape };
+  return { registry, requests, limitRefusals, lightAdmissions, limitLeases, limitLeaseKeys, scrape };
 }
 
 function metrics() {
@@ -117,6 +143,22 @@ function metrics() {
 export function countRequest(route: CountedRoute, status: number): void {
   const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
   metrics().requests.inc({ route, outcome });
+}
+
+/** A /v1 request answered 429 by `limit`. */
+export function countLimitRefusal(limit: V1Limit): void {
+  metrics().limitRefusals.inc({ limit });
+}
+
+/** A /v1 request let in past its publisher's spent limit, its address being light on that publisher. */
+export function countLightAdmission(): void {
+  metrics().lightAdmissions.inc();
+}
+
+/** A lease statement of the shared limits, and the keys it asked for. */
+export function countLimitLease(outcome: "taken" | "failed", keys: number): void {
+  metrics().limitLeases.inc({ outcome });
+  metrics().limitLeaseKeys.inc({ outcome }, keys);
 }
 
 /** The Prometheus text exposition of this process's registry. */

@@ -1,8 +1,9 @@
 // The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
-// hold, raw-retention.sql.ts) and of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS).
-// Run hourly by the server and the worker, and by the cron route.
+// hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), and the
+// shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
 import { env } from "@/env";
+import { postgresLeaseStore } from "@/server/limits/limit-windows.sql";
 import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
 import { dropExpiredRawDays, type RawRetentionPolicy, rawRetentionPolicy } from "./raw-retention.sql";
@@ -37,5 +38,8 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   const logs = await dropSettledLogPartitions(now, retention.logDays);
   const raw = await dropExpiredRawDays(now, retention.raw);
   const setAsideDeleted = await dropExpiredSetAsides(now, retention.setAsideDays);
+  // Processes forget the shared limits' past windows as they go; a process that stopped taking
+  // leases leaves its last ones, which go here.
+  await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
   return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault, setAsideDeleted };
 }

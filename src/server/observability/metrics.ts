@@ -9,6 +9,9 @@ import { type Lags, readLags } from "./lags.sql";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
 
+/** The sign-in limits (src/server/accounts/sign-in-limits.ts), as a refusal is counted. */
+export type SignInLimit = "address" | "backoff" | "new_address";
+
 /** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
 export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
@@ -89,7 +92,13 @@ function createMetrics() {
       for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
     },
   });
-  return { registry, requests, scrape };
+  const signInRefusals = new Counter({
+    name: "tally_sign_in_refusals_total",
+    help: "Sign-in attempts refused (429) before the password was checked, by limit: address, backoff (one e-mail from one address), new_address (an e-mail guessed from many addresses).",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  return { registry, requests, signInRefusals, scrape };
 }
 
 function metrics() {
@@ -100,6 +109,10 @@ function metrics() {
 export function countRequest(route: CountedRoute, status: number): void {
   const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
   metrics().requests.inc({ route, outcome });
+}
+
+export function countSignInRefusal(limit: SignInLimit): void {
+  metrics().signInRefusals.inc({ limit });
 }
 
 /** The Prometheus text exposition of this process's registry. */

@@ -1,6 +1,8 @@
 // Product look-ups of the demo store (server components only). The store is the demo publisher's
-// (Demo Market): it shows the products its catalogue lists (publisher_catalogue, each SKU with the
-// brand that owns it there), never another advertiser's products that happen to be in Tally.
+// (Demo Market): it sells the products its catalogue lists (publisher_catalogue, each SKU with the
+// brand that owns it there) and those a campaign running on it promotes (an account manager's new
+// brand advertised there, before anyone lists it), never another advertiser's products that
+// merely exist in Tally.
 import { cache } from "react";
 import { db } from "@/server/db/client";
 import { DEMO_PUBLISHER_ID, type DemoProduct } from "./products";
@@ -29,25 +31,34 @@ export function searchTerm(q: string | string[] | undefined): string {
   return (value ?? "").trim().slice(0, MAX_QUERY_LENGTH);
 }
 
-/** The (brand, SKU) pairs the demo publisher's catalogue lists. */
-const listedProducts = cache(
-  async (): Promise<{ advertiserId: string; sku: string }[]> =>
+/** What the store sells, as Prisma conditions on products: listed pairs, and products of campaigns on it. */
+const storeProducts = cache(async () => {
+  const [listed, publisher] = await Promise.all([
     db.publisherCatalogueEntry.findMany({
       where: { publisherId: DEMO_PUBLISHER_ID },
       select: { advertiserId: true, sku: true },
       orderBy: { sku: "asc" },
       take: CATALOG_LIMIT,
     }),
-);
+    db.account.findUnique({ where: { id: DEMO_PUBLISHER_ID }, select: { networkId: true } }),
+  ]);
+  // A campaign on the publisher's network runs on the publisher too.
+  const runsHere = [DEMO_PUBLISHER_ID, ...(publisher?.networkId ? [publisher.networkId] : [])];
+  const promoted = {
+    campaigns: { some: { campaign: { publishers: { some: { publisherId: { in: runsHere } } } } } },
+    // A SKU the catalogue lists is that brand's here, whoever else promotes one of the same name.
+    sku: { notIn: listed.map((entry) => entry.sku) },
+  };
+  return { listed, promoted };
+});
 
-/** The demo publisher's products whose name, SKU or category contains the term (any case); all of them for "". */
+/** The store's products whose name, SKU or category contains the term (any case); all of them for "". */
 export async function searchProducts(term: string): Promise<DemoProduct[]> {
-  const listed = await listedProducts();
-  if (listed.length === 0) return [];
+  const { listed, promoted } = await storeProducts();
   const contains = { contains: term, mode: "insensitive" as const };
   const rows = await db.product.findMany({
     where: {
-      OR: listed.map(({ advertiserId, sku }) => ({ advertiserId, sku })),
+      OR: [...listed.map(({ advertiserId, sku }) => ({ advertiserId, sku })), promoted],
       ...(term ? { AND: [{ OR: [{ name: contains }, { sku: contains }, { category: contains }] }] } : {}),
     },
     orderBy: [{ name: "asc" }, { sku: "asc" }],
@@ -60,13 +71,14 @@ export async function searchProducts(term: string): Promise<DemoProduct[]> {
 /** Every product of the store, for the sponsored cards (an ad names its product by SKU). */
 export const allProducts = cache(async (): Promise<DemoProduct[]> => searchProducts(""));
 
-/** The store's product with this SKU (its catalogue names the brand), or null. */
+/** The store's product with this SKU (the brand its catalogue names; else the oldest one promoted there), or null. */
 export const productBySku = cache(async (sku: string): Promise<DemoProduct | null> => {
-  const listed = await db.publisherCatalogueEntry.findUnique({
-    where: { publisherId_sku: { publisherId: DEMO_PUBLISHER_ID, sku } },
-    select: { advertiserId: true },
+  const { listed, promoted } = await storeProducts();
+  const brand = listed.find((entry) => entry.sku === sku);
+  const row = await db.product.findFirst({
+    where: brand ? { advertiserId: brand.advertiserId, sku } : { ...promoted, sku },
+    orderBy: { createdAt: "asc" },
+    select,
   });
-  if (!listed) return null;
-  const row = await db.product.findUnique({ where: { advertiserId_sku: { advertiserId: listed.advertiserId, sku } }, select });
   return row ? toDemoProduct(row) : null;
 });

@@ -8,7 +8,7 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { createProduct } from "@/server/campaigns/create-product";
 import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
-import { makeAdvertiser } from "@/testing/fixtures";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { DEMO_PUBLISHER_ID } from "./products";
 
 const connection = vi.hoisted(() => vi.fn(async () => {}));
@@ -16,16 +16,19 @@ vi.mock("next/server", () => ({ connection }));
 
 const SKU = "DEMO-GATE-TEA";
 
-// The demo publisher lists Gate tea under its brand; two other advertisers have products in Tally
-// that the demo store does not sell: one of its own SKU, and one under the same SKU as Gate tea.
+// The demo publisher lists Gate tea under its brand, and a newcomer's campaign runs on it; a
+// stranger has products in Tally that the demo store does not sell: one promoted on another
+// publisher only, and one under the same SKU as Gate tea.
 const OTHER_SKU = "OTHER-BRAND-SOAP";
 beforeAll(async () => {
   await createAccount({ actor: OPERATOR, id: DEMO_PUBLISHER_ID, kind: "publisher", name: "Demo Market", sites: [{ name: "demomarket.com" }] });
   const brand = await makeAdvertiser();
   await createProduct({ actor: OPERATOR, advertiserId: brand.id, sku: SKU, name: "Gate tea", category: "Tea" });
   await setCatalogueEntry({ actor: OPERATOR, publisherId: DEMO_PUBLISHER_ID, sku: SKU, advertiserId: brand.id });
+  const newcomer = await makeAdvertiser();
+  await makeCampaignWithAd({ advertiserId: newcomer.id, publisherIds: [DEMO_PUBLISHER_ID], products: [{ sku: "NEWCOMER-TEA", name: "Newcomer tea" }] });
   const stranger = await makeAdvertiser();
-  await createProduct({ actor: OPERATOR, advertiserId: stranger.id, sku: OTHER_SKU, name: "Stranger soap", category: "Tea" });
+  await makeCampaignWithAd({ advertiserId: stranger.id, publisherIds: [(await makePublisher()).id], products: [{ sku: OTHER_SKU, name: "Stranger soap" }] });
   await createProduct({ actor: OPERATOR, advertiserId: stranger.id, sku: SKU, name: "Stranger tea", category: "Tea" });
 });
 
@@ -106,7 +109,7 @@ describe("the demo store with TALLY_DEMO=1", () => {
     expect(connection).toHaveBeenCalled();
   });
 
-  it("lists only the products the demo publisher's catalogue lists, never another advertiser's", async () => {
+  it("sells what the demo publisher's catalogue lists and what campaigns on it promote, never another advertiser's products", async () => {
     const app = await load("1");
     for (const q of ["soap", "stranger", OTHER_SKU]) {
       const page = text(await app.search({ searchParams: Promise.resolve({ q }) }));
@@ -116,7 +119,9 @@ describe("the demo store with TALLY_DEMO=1", () => {
     expect(text(await app.search({ searchParams: Promise.resolve({ q: "tea" }) }))).not.toContain("Stranger");
     const all = text(await app.search({ searchParams }));
     expect(all).toContain("Gate tea");
-    expect(all).toContain("1 product");
+    expect(all).toContain("Newcomer tea");
+    expect(all).toContain("2 products");
+    expect(text(await app.product.default({ params: Promise.resolve({ sku: "NEWCOMER-TEA" }) }))).toContain("Newcomer tea");
     // A product page of an SKU the store does not list is a 404, and a shared SKU shows the listed brand's product.
     await expect(app.product.default({ params: Promise.resolve({ sku: OTHER_SKU }) })).rejects.toMatchObject(NOT_FOUND);
     expect(await app.product.generateMetadata({ params: Promise.resolve({ sku: OTHER_SKU }) })).toEqual({ title: "Product not found · Demo store" });

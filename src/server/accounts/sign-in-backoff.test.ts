@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterAttempt, blockMs, FAILURE_MEMORY_MS, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitMs } from "./sign-in-backoff";
+import { afterAttempt, blockMs, FAILURE_MEMORY_MS, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
 
 const policy = { freeFailures: 5, firstBlockMs: 30_000, maxBlockMs: 900_000 };
 const t0 = new Date("2026-11-28T10:00:00Z");
@@ -46,5 +46,19 @@ describe("the back-off of one e-mail from one address", () => {
     expect(isKnown(mistyped, at(1000))).toBe(true);
     expect(mistyped.expiresAt).toEqual(at(KNOWN_ADDRESS_MS));
     expect(isKnown(livePair(null, t0), t0)).toBe(false);
+  });
+});
+
+describe("a wait in words", () => {
+  it("is seconds up to a minute and a half, then whole minutes rounded up", () => {
+    expect([1, 30, 89, 90, 120, 121, 900].map(waitInWords)).toEqual([
+      "1 second",
+      "30 seconds",
+      "89 seconds",
+      "2 minutes",
+      "2 minutes",
+      "3 minutes",
+      "15 minutes",
+    ]);
   });
 });

@@ -63,3 +63,9 @@ export function afterAttempt(state: PairState, now: Date, policy: BackoffPolicy)
     expiresAt: new Date(Math.max(now.getTime() + Math.max(block, FAILURE_MEMORY_MS), known)),
   };
 }
+
+/** A wait as the sign-in form shows it: seconds up to a minute and a half, then whole minutes. */
+export function waitInWords(seconds: number): string {
+  if (seconds < 90) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}

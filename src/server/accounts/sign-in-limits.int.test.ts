@@ -62,8 +62,11 @@ describe("the back-off of an e-mail from one address", () => {
     for (let i = 0; i < 3; i += 1) expect((await attempt(email, `wrong-${i}`, stranger)).code).toBe("UNAUTHORIZED");
     const refused = await attempt(email, PASSWORD, stranger);
     expect(refused).toEqual({ code: "TOO_MANY_REQUESTS", retryAfter: 30 });
+    await expect(createCaller({ viewer: null, clientAddress: stranger }).auth.signIn({ email, password: PASSWORD })).rejects.toThrow(
+      /^too many wrong passwords for this e-mail from this address; try again in (29|30) seconds$/,
+    );
     for (let i = 0; i < 20; i += 1) expect((await attempt(email, `more-${i}`, stranger)).code).toBe("TOO_MANY_REQUESTS");
-    expect(await refusals("backoff")).toBe(before + 21);
+    expect(await refusals("backoff")).toBe(before + 22);
 
     expect((await attempt(email, PASSWORD, "198.51.100.7")).code).toBe("OK");
     // Another IPv6 address of the stranger's /64 is the same client; another /64 is not.

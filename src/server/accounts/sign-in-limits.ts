@@ -22,7 +22,7 @@ import { TallyError } from "@/server/errors";
 import { addressKey, clientAddressHash } from "@/server/http/client-address";
 import { countSignInRefusal, type SignInLimit } from "@/server/observability/metrics";
 import { signIn, type Viewer } from "./sessions";
-import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitMs } from "./sign-in-backoff";
+import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
 
 /** The per-address limit and the e-mail's count of wrong passwords run over 15 minutes. */
 const WINDOW_SECONDS = 15 * 60;
@@ -93,15 +93,16 @@ function pairKey(email: string, clientAddress: string | null): string {
     .digest("base64url");
 }
 
-const MESSAGES: Record<SignInLimit, string> = {
-  address: "too many sign-in attempts from this address; wait a few minutes and try again",
-  backoff: "too many wrong passwords for this e-mail from this address; wait and try again",
-  new_address: "this e-mail has had many wrong passwords from elsewhere, so sign-in from a new address is slowed; try again in a minute",
+const MESSAGES: Record<SignInLimit, (wait: string) => string> = {
+  address: (wait) => `too many sign-in attempts from this address; try again in ${wait}`,
+  backoff: (wait) => `too many wrong passwords for this e-mail from this address; try again in ${wait}`,
+  new_address: (wait) => `this e-mail has had many wrong passwords from elsewhere, so sign-in from a new address is slowed; try again in ${wait}`,
 };
 
 function refuse(limit: SignInLimit, waitMilliseconds: number): never {
   countSignInRefusal(limit);
-  throw new TallyError("too_many_requests", MESSAGES[limit], { retryAfterSeconds: Math.max(1, Math.ceil(waitMilliseconds / 1000)) });
+  const seconds = Math.max(1, Math.ceil(waitMilliseconds / 1000));
+  throw new TallyError("too_many_requests", MESSAGES[limit](waitInWords(seconds)), { retryAfterSeconds: seconds });
 }
 
 async function consume(limiter: RateLimiterPostgres, key: string, limit: SignInLimit): Promise<void> {

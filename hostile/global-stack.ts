@@ -35,6 +35,8 @@ export const HOSTILE_ENV = {
   BEACON_SIGNING_KEYS: "hostile:hostile-suite-signing-key-not-for-production-use",
   TALLY_SECRETS_KEY: Buffer.alloc(32, 9).toString("base64"),
   CRON_SECRET: "hostile-suite-cron-secret",
+  // /api/health's details and /api/metrics need it.
+  TALLY_METRICS_TOKEN: "hostile-suite-metrics-token",
   // Settle and attribution run inside next start (for the collector's beacons too); the suite
   // drives exports itself.
   TALLY_SETTLE_INTERVAL_SECONDS: "0.25",

@@ -19,6 +19,15 @@ describe("environment", () => {
     expect(env.TALLY_EMBEDDED_PG_PORT).toBe(54329);
   });
 
+  it("refuses a sign-in back-off whose cap is shorter than its first step", () => {
+    const base = { DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" };
+    expect(parseEnv(base).TALLY_SIGN_IN_BACKOFF_MAX_SECONDS).toBe(900);
+    expect(problemsOf({ ...base, TALLY_SIGN_IN_BACKOFF_SECONDS: "60", TALLY_SIGN_IN_BACKOFF_MAX_SECONDS: "30" })).toEqual([
+      "TALLY_SIGN_IN_BACKOFF_MAX_SECONDS must be at least TALLY_SIGN_IN_BACKOFF_SECONDS",
+    ]);
+    expect(parseEnv({ ...base, TALLY_SIGN_IN_BACKOFF_SECONDS: "60", TALLY_SIGN_IN_BACKOFF_MAX_SECONDS: "60" }).TALLY_SIGN_IN_BACKOFF_MAX_SECONDS).toBe(60);
+  });
+
   it("names a malformed DATABASE_URL in one line", () => {
     expect(problemsOf({ DATABASE_URL: "mysql://u:p@host/db" })).toEqual(["DATABASE_URL must be a postgresql://user:password@host:port/database URL"]);
     expect(problemsOf({ DATABASE_URL: "not a url" })).toHaveLength(1);

@@ -189,9 +189,21 @@ const serverSchema = z
     TALLY_SET_ASIDE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Bytes one publisher's traffic may add in a UTC day before /api/health says degraded and the alert metric fires (MiB). */
     TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB: z.coerce.number().int().min(1).max(10_000_000).default(1024),
-    /** Sign-in attempts per client address, and per e-mail address, in 15 minutes (shared by every process). */
+    /** Sign-in attempts per client address in 15 minutes, whatever the e-mails (shared by every process). */
     TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
-    TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL: z.coerce.number().int().min(1).max(100_000).default(10),
+    /** Wrong passwords in a row for one e-mail from one client address before its back-off starts. */
+    TALLY_SIGN_IN_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+    /** The first back-off of an e-mail from an address, in seconds; each further wrong password doubles it. */
+    TALLY_SIGN_IN_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+    /** The longest back-off, in seconds. */
+    TALLY_SIGN_IN_BACKOFF_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    /**
+     * Wrong passwords for one e-mail from every address together in 15 minutes past which
+     * addresses the e-mail has not signed in from lately are slowed (TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE).
+     */
+    TALLY_SIGN_IN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    /** Then, sign-in attempts a minute for that e-mail from all such addresses together; addresses it signed in from are not slowed. */
+    TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(6),
     /**
      * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
      * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
@@ -225,6 +237,10 @@ const serverSchema = z
     }
     if (!developmentKeys && !env.TALLY_SECRETS_KEY) {
       ctx.addIssue({ code: "custom", path: ["TALLY_SECRETS_KEY"], message: "is required unless NODE_ENV is development or test (32 random bytes, base64)" });
+    }
+    if (env.TALLY_SIGN_IN_BACKOFF_MAX_SECONDS < env.TALLY_SIGN_IN_BACKOFF_SECONDS) {
+      ctx.addIssue({ code: "custom", path: ["TALLY_SIGN_IN_BACKOFF_MAX_SECONDS"], message: "must be at least TALLY_SIGN_IN_BACKOFF_SECONDS" });
+      return z.NEVER;
     }
     if (!developmentKeys && (!env.BEACON_SIGNING_KEYS || !env.TALLY_SECRETS_KEY)) return z.NEVER;
     return {

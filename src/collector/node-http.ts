@@ -85,6 +85,8 @@ export function writeAnswer(req: IncomingMessage, res: ServerResponse, { status,
 export function writeResponse(req: IncomingMessage, res: ServerResponse, status: number, headers: string[], body: string | Buffer): void {
   // Without a length Node would send an empty 202 chunked.
   if (!NULL_BODY_STATUS.has(status) && req.method !== "HEAD") headers.push("content-length", String(Buffer.byteLength(body)));
+  // As next.config.js gives every answer of the app: a browser takes a JSON answer for JSON only.
+  headers.push("x-content-type-options", "nosniff");
   // A body refused as too large may still be arriving: answer, then close the connection rather
   // than read the rest of it (lingerThenClose). No `Connection: close` header: with it Node closes
   // the socket as soon as the answer is written, unread input makes the kernel reset it, and a

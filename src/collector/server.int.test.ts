@@ -74,6 +74,7 @@ describe("standalone collector", () => {
       vary: "Origin",
       "x-request-id": expect.stringMatching(/^[0-9a-f-]{36}$/),
       "content-length": "0",
+      "x-content-type-options": "nosniff",
     });
     await settleAll();
     const [event] = await db.adEvent.findMany({ where: { adId: ad.id } });
@@ -87,6 +88,24 @@ describe("standalone collector", () => {
     expect(notJson.status).toBe(400);
     await settleAll();
     expect(await db.adEvent.count({ where: { adId: ad.id } })).toBe(1);
+  });
+
+  it("answers a path that is not valid percent-encoding with a 400, as Next.js's routes do, and stores nothing", async () => {
+    const before = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM beacon_log`;
+    for (const path of ["/v1/beacon/click/%E0%A4%A", "/v1/beacon/impression/%", "/v1/ads/%ZZ", "/v1/beacon/conversion%C0"]) {
+      const answer = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: "https://shop.example" },
+        body: "{}",
+      });
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect(answer.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await answer.json()).toEqual({ error: { code: "bad_request", message: "the path is not valid percent-encoding" } });
+    }
+    // A valid escape is a path like any other: here, no such beacon address.
+    expect((await fetch(`${base}/v1/beacon/impression/%41`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM beacon_log`).toEqual(before);
   });
 
   it("answers preflights, unknown routes, wrong methods and oversized bodies", async () => {

@@ -6,8 +6,11 @@ import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
 import { disconnectDb } from "@/server/db/client";
+import { TallyError } from "@/server/errors";
+import { corsHeaders } from "@/server/http/cors";
 import { AD_QUERY_BODY_LIMIT, handleEventsRequest, isBeaconPath, isConversionPath } from "@/server/http/events-routes";
 import { errorAnswer } from "@/server/http/respond";
+import { isMalformedPath } from "@/server/http/security-headers";
 import { serveBeacon, serveConversion } from "./direct-routes";
 import { toFetchRequest, writeFetchResponse } from "./fetch-adapter";
 import { writeAnswer } from "./node-http";
@@ -17,6 +20,14 @@ export function createCollectorServer(): http.Server {
   const server = http.createServer(async (req, res) => {
     try {
       const pathname = pathnameOf(req.url ?? "/");
+      // A beacon's address holds no "%"; Next.js's routes answer a broken escape the same way (src/proxy.ts).
+      if (isMalformedPath(pathname)) {
+        return writeAnswer(
+          req,
+          res,
+          errorAnswer(new TallyError("bad_request", "the path is not valid percent-encoding"), corsHeaders(req.headers.origin ?? null)),
+        );
+      }
       if (isBeaconPath(pathname)) return await serveBeacon(req, res, pathname);
       if (isConversionPath(pathname)) return await serveConversion(req, res);
       // The ad query's body limit is counted while the body is read (413 past it), chunked or not;

@@ -5,17 +5,31 @@
 import { isValidElement, type ReactNode } from "react";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
+import { createAccount } from "@/server/accounts/create-account";
 import { createProduct } from "@/server/campaigns/create-product";
-import { makeAdvertiser } from "@/testing/fixtures";
+import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { DEMO_PUBLISHER_ID } from "./products";
 
 const connection = vi.hoisted(() => vi.fn(async () => {}));
 vi.mock("next/server", () => ({ connection }));
 
 const SKU = "DEMO-GATE-TEA";
 
+// The demo publisher lists Gate tea under its brand, and a newcomer's campaign runs on it; a
+// stranger has products in Tally that the demo store does not sell: one promoted on another
+// publisher only, and one under the same SKU as Gate tea.
+const OTHER_SKU = "OTHER-BRAND-SOAP";
 beforeAll(async () => {
-  const advertiser = await makeAdvertiser();
-  await createProduct({ actor: OPERATOR, advertiserId: advertiser.id, sku: SKU, name: "Gate tea", category: "Tea" });
+  await createAccount({ actor: OPERATOR, id: DEMO_PUBLISHER_ID, kind: "publisher", name: "Demo Market", sites: [{ name: "demomarket.com" }] });
+  const brand = await makeAdvertiser();
+  await createProduct({ actor: OPERATOR, advertiserId: brand.id, sku: SKU, name: "Gate tea", category: "Tea" });
+  await setCatalogueEntry({ actor: OPERATOR, publisherId: DEMO_PUBLISHER_ID, sku: SKU, advertiserId: brand.id });
+  const newcomer = await makeAdvertiser();
+  await makeCampaignWithAd({ advertiserId: newcomer.id, publisherIds: [DEMO_PUBLISHER_ID], products: [{ sku: "NEWCOMER-TEA", name: "Newcomer tea" }] });
+  const stranger = await makeAdvertiser();
+  await makeCampaignWithAd({ advertiserId: stranger.id, publisherIds: [(await makePublisher()).id], products: [{ sku: OTHER_SKU, name: "Stranger soap" }] });
+  await createProduct({ actor: OPERATOR, advertiserId: stranger.id, sku: SKU, name: "Stranger tea", category: "Tea" });
 });
 
 afterEach(() => {
@@ -93,5 +107,25 @@ describe("the demo store with TALLY_DEMO=1", () => {
     expect(hrefs(await app.topNav())).toEqual(["/", "/dashboard", "/demo", "/docs"]);
     expect(hrefs(await app.landing())).toContain("/demo");
     expect(connection).toHaveBeenCalled();
+  });
+
+  it("sells what the demo publisher's catalogue lists and what campaigns on it promote, never another advertiser's products", async () => {
+    const app = await load("1");
+    for (const q of ["soap", "stranger", OTHER_SKU]) {
+      const page = text(await app.search({ searchParams: Promise.resolve({ q }) }));
+      expect(page).toContain(`No products match “${q}”`);
+      expect(page).not.toContain("Stranger");
+    }
+    expect(text(await app.search({ searchParams: Promise.resolve({ q: "tea" }) }))).not.toContain("Stranger");
+    const all = text(await app.search({ searchParams }));
+    expect(all).toContain("Gate tea");
+    expect(all).toContain("Newcomer tea");
+    expect(all).toContain("2 products");
+    expect(text(await app.product.default({ params: Promise.resolve({ sku: "NEWCOMER-TEA" }) }))).toContain("Newcomer tea");
+    // A product page of an SKU the store does not list is a 404, and a shared SKU shows the listed brand's product.
+    await expect(app.product.default({ params: Promise.resolve({ sku: OTHER_SKU }) })).rejects.toMatchObject(NOT_FOUND);
+    expect(await app.product.generateMetadata({ params: Promise.resolve({ sku: OTHER_SKU }) })).toEqual({ title: "Product not found · Demo store" });
+    expect(text(await app.product.default({ params }))).toContain("Gate tea");
+    expect(text(await app.product.default({ params }))).not.toContain("Stranger");
   });
 });

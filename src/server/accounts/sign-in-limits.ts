@@ -1,20 +1,36 @@
-// Sign-in guesses are limited per client address and per e-mail address (rate-limiter-flexible
-// over Postgres, the table rate_limits), before the password is hashed: scrypt is made to be
-// expensive, so every guess costs Tally as much as the guesser. Counted in the database, not in
+// Sign-in guesses are limited before the password is hashed: scrypt is made to be expensive, so
+// every guess costs Tally as much as the guesser. Everything is counted in Postgres, not in
 // memory, so guesses spread over many processes or serverless instances still add up.
-import { createHash } from "node:crypto";
+//
+// Nothing an outsider does locks an e-mail's owner out (docs/decisions.md, "Sign-in guessing"):
+// - per client address: TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS attempts in 15 minutes, whatever the
+//   e-mails (rate-limiter-flexible, table rate_limits, under the address's keyed hash);
+// - per e-mail AND address: a back-off after a few wrong passwords in a row, doubling up to a cap,
+//   cleared by a successful sign-in (sign-in-backoff.ts, table sign_in_backoff). A stranger's
+//   guesses block only the stranger's own address;
+// - per e-mail, against guessing from very many addresses: once the e-mail has had
+//   TALLY_SIGN_IN_FAILURES_PER_EMAIL wrong passwords in 15 minutes, addresses it has not signed in
+//   from in 30 days share TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE attempts a minute for it.
+//   An address the owner signed in from meets only its own back-off.
+import { createHash, createHmac } from "node:crypto";
 import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
+import { inTransaction } from "@/server/db/transaction";
 import { TallyError } from "@/server/errors";
-import { addressKey } from "@/server/http/client-address";
+import { addressKey, clientAddressHash } from "@/server/http/client-address";
+import { countSignInRefusal, type SignInLimit } from "@/server/observability/metrics";
 import { signIn, type Viewer } from "./sessions";
+import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
 
-/** Attempts count over 15 minutes; a successful sign-in clears its e-mail's count. */
+/** The per-address limit and the e-mail's count of wrong passwords run over 15 minutes. */
 const WINDOW_SECONDS = 15 * 60;
+/** Expired back-off rows are deleted at most this often by each process. */
+const SWEEP_EVERY_MS = 60_000;
 
-const holder = globalThis as unknown as { tallySignInLimits?: { address: RateLimiterPostgres; email: RateLimiterPostgres } };
+type Limiters = { address: RateLimiterPostgres; emailFailures: RateLimiterPostgres; newAddress: RateLimiterPostgres };
+const holder = globalThis as unknown as { tallySignInLimits?: Limiters; tallySignInSweptAt?: number; tallySignInPairKey?: Buffer };
 
 // The library reads its BIGINT expiry as pg's default text, where Tally's pool parses BIGINT to
 // bigint: its queries go through the same pool with pg's default parsers.
@@ -22,9 +38,9 @@ const store = {
   query: (query: pg.QueryConfig) => pgPool().query({ ...query, types: pg.types }),
 };
 
-function limiters() {
+function limiters(): Limiters {
   if (!holder.tallySignInLimits) {
-    const make = (points: number, keyPrefix: string) =>
+    const make = (points: number, duration: number, keyPrefix: string) =>
       new RateLimiterPostgres({
         storeClient: store,
         storeType: "pool",
@@ -33,50 +49,157 @@ function limiters() {
         clearExpiredByTimeout: true,
         keyPrefix,
         points,
-        duration: WINDOW_SECONDS,
+        duration,
       });
+    const config = env();
     holder.tallySignInLimits = {
-      address: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS, "sign-in-address"),
-      email: make(env().TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL, "sign-in-email"),
+      address: make(config.TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS, WINDOW_SECONDS, "sign-in-address"),
+      emailFailures: make(config.TALLY_SIGN_IN_FAILURES_PER_EMAIL, WINDOW_SECONDS, "sign-in-email-failures"),
+      newAddress: make(config.TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE, 60, "sign-in-new-address"),
     };
   }
   return holder.tallySignInLimits;
 }
 
-/** Forgets the limiters (tests change the limits). */
-export function resetSignInLimits(): void {
-  holder.tallySignInLimits = undefined;
+function policy(): BackoffPolicy {
+  const config = env();
+  return {
+    freeFailures: config.TALLY_SIGN_IN_FREE_FAILURES,
+    firstBlockMs: config.TALLY_SIGN_IN_BACKOFF_SECONDS * 1000,
+    maxBlockMs: config.TALLY_SIGN_IN_BACKOFF_MAX_SECONDS * 1000,
+  };
 }
 
-// The key column holds 255 characters; an e-mail may have 320. Its hash also keeps addresses out of the table.
-const emailKey = (email: string) => createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+/** Forgets the limiters and the last sweep (tests change the limits). */
+export function resetSignInLimits(): void {
+  holder.tallySignInLimits = undefined;
+  holder.tallySignInSweptAt = undefined;
+}
 
-async function consume(limiter: RateLimiterPostgres, key: string): Promise<void> {
+const normalEmail = (email: string) => email.trim().toLowerCase();
+// The key column holds 255 characters; an e-mail may have 320. Its hash also keeps addresses out of the table.
+const emailKey = (email: string) => createHash("sha256").update(normalEmail(email)).digest("hex");
+
+/**
+ * The back-off row's key: a keyed hash, since an unkeyed one of an e-mail and an IPv4 address
+ * would be reversed by trying every address with a known e-mail. An unknown address (no proxy
+ * header, no socket) is one address of its own.
+ */
+function pairKey(email: string, clientAddress: string | null): string {
+  holder.tallySignInPairKey ??= createHmac("sha256", env().TALLY_SECRETS_KEY).update("tally sign-in back-off").digest();
+  const address = clientAddress === null ? "" : addressKey(clientAddress);
+  return createHmac("sha256", holder.tallySignInPairKey)
+    .update(`${normalEmail(email)}\n${address}`)
+    .digest("base64url");
+}
+
+const MESSAGES: Record<SignInLimit, (wait: string) => string> = {
+  address: (wait) => `too many sign-in attempts from this address; try again in ${wait}`,
+  backoff: (wait) => `too many wrong passwords for this e-mail from this address; try again in ${wait}`,
+  new_address: (wait) => `this e-mail has had many wrong passwords from elsewhere, so sign-in from a new address is slowed; try again in ${wait}`,
+};
+
+function refuse(limit: SignInLimit, waitMilliseconds: number): never {
+  countSignInRefusal(limit);
+  const seconds = Math.max(1, Math.ceil(waitMilliseconds / 1000));
+  throw new TallyError("too_many_requests", MESSAGES[limit](waitInWords(seconds)), { retryAfterSeconds: seconds });
+}
+
+async function consume(limiter: RateLimiterPostgres, key: string, limit: SignInLimit): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    throw new TallyError("too_many_requests", "too many sign-in attempts; wait a few minutes and try again", {
-      retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000),
-    });
+    refuse(limit, rejection.msBeforeNext);
   }
 }
 
+/** Whether the e-mail has had its threshold of wrong passwords in the window, from anywhere. */
+async function emailUnderAttack(email: string): Promise<boolean> {
+  const { emailFailures } = limiters();
+  const counted = await emailFailures.get(emailKey(email));
+  return (counted?.consumedPoints ?? 0) >= emailFailures.points;
+}
+
+const PAIR_COLUMNS = 'now() AS now, b.failures, b.blocked_until AS "blockedUntil", b.succeeded_at AS "succeededAt", b.expires_at AS "expiresAt"';
+type PairRow = { now: Date; failures: number | null; blockedUntil: Date | null; succeededAt: Date | null; expiresAt: Date | null };
+
+/** The pair as it stands at the database's `now()`; locked when asked, once its row exists. */
+async function readPair(client: pg.ClientBase | pg.Pool, key: string, forUpdate: boolean): Promise<{ state: PairState; now: Date }> {
+  const sql = forUpdate
+    ? `SELECT ${PAIR_COLUMNS} FROM sign_in_backoff b WHERE b.key = $1 FOR UPDATE`
+    : `SELECT ${PAIR_COLUMNS} FROM (SELECT 1) AS one LEFT JOIN sign_in_backoff b ON b.key = $1`;
+  const { now, failures, blockedUntil, succeededAt, expiresAt } = (await client.query<PairRow>(sql, [key])).rows[0]!;
+  const stored = expiresAt === null ? null : { failures: failures ?? 0, blockedUntil, succeededAt, expiresAt };
+  return { state: livePair(stored, now), now };
+}
+
 /**
- * signIn, after counting the attempt against its client address (when known) and its e-mail:
- * past either limit a 429 with the wait, and the password is not checked at all.
+ * Counts an attempt of this e-mail from this address, or refuses it (429, with the wait). The
+ * pair is read first, without a lock, to decide whether the e-mail-wide slow-down applies (a
+ * blocked pair is refused before it takes a turn there); then the count is taken under the row's
+ * lock, where the block is checked again, so concurrent guesses are counted one after another
+ * and no burst gets past a block. No other query runs while the lock is held: the transaction
+ * never waits for a second connection of the pool. The attempt counts as a failure until the
+ * password proves right.
+ */
+async function beginAttempt(email: string, clientAddress: string | null): Promise<string> {
+  const key = pairKey(email, clientAddress);
+  const seen = await readPair(pgPool(), key, false);
+  const wait = waitMs(seen.state, seen.now);
+  if (wait > 0) refuse("backoff", wait);
+  if (!isKnown(seen.state, seen.now) && (await emailUnderAttack(email))) await consume(limiters().newAddress, emailKey(email), "new_address");
+  await inTransaction(async (client) => {
+    await client.query("INSERT INTO sign_in_backoff (key, expires_at) VALUES ($1, now()) ON CONFLICT (key) DO NOTHING", [key]);
+    const { state, now } = await readPair(client, key, true);
+    const stillWait = waitMs(state, now);
+    if (stillWait > 0) refuse("backoff", stillWait);
+    const next = afterAttempt(state, now, policy());
+    await client.query("UPDATE sign_in_backoff SET failures = $2, blocked_until = $3, succeeded_at = $4, expires_at = $5 WHERE key = $1", [
+      key,
+      next.failures,
+      next.blockedUntil,
+      next.succeededAt,
+      next.expiresAt,
+    ]);
+  });
+  return key;
+}
+
+/** Deletes back-off rows past their expiry, at most once a minute per process (indexed on expires_at). */
+async function sweepExpired(): Promise<void> {
+  if (holder.tallySignInSweptAt !== undefined && Date.now() - holder.tallySignInSweptAt < SWEEP_EVERY_MS) return;
+  holder.tallySignInSweptAt = Date.now();
+  await pgPool().query("DELETE FROM sign_in_backoff WHERE expires_at < now()");
+}
+
+/**
+ * signIn, after counting the attempt against its client address (when known), its e-mail from
+ * that address, and (while the e-mail is being guessed from many addresses) against new
+ * addresses: past a limit a 429 with the wait, and the password is not checked at all.
  */
 export async function signInWithinLimits(input: {
   email: string;
   password: string;
   clientAddress: string | null;
 }): Promise<Awaited<ReturnType<typeof signIn>>> {
-  const { address, email } = limiters();
-  if (input.clientAddress !== null) await consume(address, addressKey(input.clientAddress));
-  await consume(email, emailKey(input.email));
-  const session = await signIn(input.email, input.password);
-  // A person who got in is not held back later by guesses made before.
-  await email.delete(emailKey(input.email)).catch(() => {});
+  const { address, emailFailures } = limiters();
+  await sweepExpired();
+  // Counted under the address's keyed hash, as click events store it: the table holds no address.
+  if (input.clientAddress !== null) await consume(address, clientAddressHash(input.clientAddress)!, "address");
+  const key = await beginAttempt(input.email, input.clientAddress);
+  let session: Awaited<ReturnType<typeof signIn>>;
+  try {
+    session = await signIn(input.email, input.password);
+  } catch (error) {
+    if (error instanceof TallyError && error.code === "unauthorized") await emailFailures.penalty(emailKey(input.email));
+    throw error;
+  }
+  // The owner got in: this address starts afresh, and is known to the e-mail from now on.
+  await pgPool().query(
+    "UPDATE sign_in_backoff SET failures = 0, blocked_until = NULL, succeeded_at = now(), expires_at = now() + $2 * interval '1 millisecond' WHERE key = $1",
+    [key, KNOWN_ADDRESS_MS],
+  );
   return session;
 }
 

@@ -1,6 +1,12 @@
+// GET /api/health, for load balancers and monitors. The public answer says only whether Tally is
+// up: {"status":"ok"|"degraded"}, or 503 {"status":"error"} when the database does not answer.
+// How far behind each job is (lags, backlogs, the reasons for `degraded`) tells an outsider how
+// busy a deployment is, so it comes only with the metrics token, as /api/metrics does.
+import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { pingDatabase } from "@/server/db/ping";
 import { type Lags, lagProblems, readLags } from "@/server/observability/lags.sql";
+import { bearerMatches } from "./bearer";
 
 const holder = globalThis as unknown as { tallyHealthLags?: { lags: Lags; at: number } };
 /** Lags are read at most this often: load balancers probe every few seconds, the lags move slowly. */
@@ -15,20 +21,24 @@ async function cachedLags(): Promise<Lags> {
 }
 
 /**
- * For load balancers and monitors: 503 `error` when the database does not answer; otherwise 200,
- * `ok`, or `degraded` with its reasons when a background job (settle, attribution, an export) is
- * behind its threshold. Degraded still answers 200: the web tier can serve, and taking it out of
- * the balancer would not make a worker catch up.
+ * 503 `error` when the database does not answer; otherwise 200, `ok`, or `degraded` when a
+ * background job (settle, attribution, an export) is behind its threshold. Degraded still answers
+ * 200: the web tier can serve, and taking it out of the balancer would not make a worker catch up.
+ * With `Authorization: Bearer <TALLY_METRICS_TOKEN>` the answer adds the database's state, the
+ * reasons and the lags.
  */
-export async function handleHealth(): Promise<Response> {
+export async function handleHealth(request: Request): Promise<Response> {
   const headers = { "Cache-Control": "no-store" };
+  const detailed = bearerMatches(request.headers.get("authorization"), env().TALLY_METRICS_TOKEN);
   const databaseOk = await pingDatabase(db);
-  if (!databaseOk) return Response.json({ status: "error", database: "unreachable" }, { status: 503, headers });
+  if (!databaseOk) return Response.json({ status: "error", ...(detailed ? { database: "unreachable" } : {}) }, { status: 503, headers });
   const lags = await cachedLags();
   const problems = lagProblems(lags);
+  const status = problems.length === 0 ? "ok" : "degraded";
+  if (!detailed) return Response.json({ status }, { status: 200, headers });
   return Response.json(
     {
-      status: problems.length === 0 ? "ok" : "degraded",
+      status,
       database: "ok",
       ...(problems.length > 0 ? { problems } : {}),
       lags: {

@@ -1,8 +1,9 @@
 // Rate limits and request limits, as a hostile client meets them: /v1 per client address, per
 // publisher and address, and per publisher (429 with Retry-After, nothing stored; shared through
 // Postgres: src/server/limits/shared-limiter.int.test.ts tests the sharing itself), sign-in per
-// address and per e-mail (counted in Postgres, before the password is hashed), and tRPC's batch
-// and body limits.
+// address (counted in Postgres, before the password is hashed; the back-off per e-mail and address
+// is in src/server/accounts/sign-in-limits.int.test.ts), tRPC's batch and body limits, and its
+// session cookie.
 // Low limits for this file only: the env module reads them on first use. The requests stand for
 // requests through one proxy, which appends the client's address to X-Forwarded-For.
 process.env.TALLY_V1_RATE_PER_ADDRESS = "3"; // 30 requests per 10 s
@@ -10,7 +11,6 @@ process.env.TALLY_V1_RATE_PER_PUBLISHER_ADDRESS = "2"; // 20
 process.env.TALLY_V1_RATE_PER_PUBLISHER = "5"; // 50
 process.env.TALLY_V1_LIGHT_ADDRESS_REQUESTS = "3";
 process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
-process.env.TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL = "3";
 process.env.TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS = "5";
 // These floods replay one beacon address: its own hourly allowance is another limit (settle/caps.int.test.ts).
 process.env.TALLY_BEACONS_PER_TOKEN_PER_HOUR = "1000";
@@ -35,7 +35,6 @@ const LIMIT_NAMES = [
   "TALLY_V1_RATE_PER_PUBLISHER",
   "TALLY_V1_LIGHT_ADDRESS_REQUESTS",
   "TALLY_TRUSTED_PROXY_HOPS",
-  "TALLY_SIGN_IN_ATTEMPTS_PER_EMAIL",
   "TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS",
   "TALLY_BEACONS_PER_TOKEN_PER_HOUR",
 ];
@@ -157,39 +156,14 @@ describe("/v1 rate limits", () => {
   });
 });
 
+const password = "correct horse battery staple";
+
 describe("sign-in limits", () => {
-  const password = "correct horse battery staple";
-
-  it("stop an e-mail's guesses past its limit before the password is checked, even the right one", async () => {
-    await createUser({ email: "guessed@tally.test", name: "Guessed", password, role: "staff" });
-    const caller = createCaller({ viewer: null, clientAddress: "192.0.2.10" });
-    for (let i = 0; i < 3; i += 1) expect(await trpcCode(caller.auth.signIn({ email: "guessed@tally.test", password: `wrong-${i}` }))).toBe("UNAUTHORIZED");
-    expect(await trpcCode(caller.auth.signIn({ email: "guessed@tally.test", password }))).toBe("TOO_MANY_REQUESTS");
-    // From another address too: the e-mail's count is shared, and kept in the database.
-    expect(await trpcCode(createCaller({ viewer: null, clientAddress: "192.0.2.11" }).auth.signIn({ email: "GUESSED@tally.test ", password }))).toBe(
-      "TOO_MANY_REQUESTS",
-    );
-    const row = await db.rateLimit.findMany({ where: { key: { startsWith: "sign-in-email" } } });
-    expect(row.length).toBeGreaterThanOrEqual(1);
-    expect(row.every((r) => !r.key.includes("guessed"))).toBe(true);
-  });
-
   it("stop an address's guesses over many e-mails past its limit", async () => {
     const caller = createCaller({ viewer: null, clientAddress: "192.0.2.20" });
     const codes = [];
     for (let i = 0; i < 6; i += 1) codes.push(await trpcCode(caller.auth.signIn({ email: `nobody-${i}@tally.test`, password: "x" })));
     expect(codes).toEqual([...Array(5).fill("UNAUTHORIZED"), "TOO_MANY_REQUESTS"]);
-  });
-
-  it("forget an e-mail's failed attempts once its owner signs in", async () => {
-    await createUser({ email: "forgetful@tally.test", name: "Forgetful", password, role: "staff" });
-    const caller = (n: number) => createCaller({ viewer: null, clientAddress: `192.0.2.${30 + n}` });
-    expect(await trpcCode(caller(0).auth.signIn({ email: "forgetful@tally.test", password: "wrong" }))).toBe("UNAUTHORIZED");
-    expect(await trpcCode(caller(1).auth.signIn({ email: "forgetful@tally.test", password: "wrong" }))).toBe("UNAUTHORIZED");
-    expect(await trpcCode(caller(2).auth.signIn({ email: "forgetful@tally.test", password }))).toBe("OK");
-    expect(await trpcCode(caller(3).auth.signIn({ email: "forgetful@tally.test", password: "wrong" }))).toBe("UNAUTHORIZED");
-    expect(await trpcCode(caller(4).auth.signIn({ email: "forgetful@tally.test", password: "wrong" }))).toBe("UNAUTHORIZED");
-    expect(await trpcCode(caller(5).auth.signIn({ email: "forgetful@tally.test", password }))).toBe("OK");
   });
 });
 
@@ -204,11 +178,58 @@ describe("tRPC over HTTP", () => {
       } as RequestInit),
     );
 
-  it("refuses a batch that holds auth.signIn, so one request is one password guess at most", async () => {
-    const guesses = Object.fromEntries(Array.from({ length: 2 }, (_, i) => [i, { json: { email: "guessed@tally.test", password: `guess-${i}` } }]));
-    const response = await post("auth.signIn,auth.signIn?batch=1", JSON.stringify(guesses));
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { code: "bad_request", message: "auth.signIn cannot be batched: send it alone" } });
+  it("refuses a batch that holds auth.signIn however its path is written, before any password is checked or counted", async () => {
+    await createUser({ email: "batched@tally.test", name: "Batched", password, role: "staff" });
+    const counted = async () => [await db.rateLimit.count({ where: { key: { startsWith: "sign-in-" } } }), await db.signInBackoff.count()];
+    const before = await counted();
+    const guesses = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 3 }, (_, i) => [i, { json: { email: "batched@tally.test", password: `guess-${i}` } }])),
+    );
+    const paths = [
+      "auth.signIn,auth.signIn?batch=1",
+      "auth.signIn%2Cauth.signIn?batch=1",
+      "auth.signIn%2cauth.signIn%2Cauth.signIn?batch=1",
+      "auth.signIn%252Cauth.signIn?batch=1",
+      "auth%2EsignIn,auth%2esignIn?batch=1",
+      "%61uth.signIn,auth.me?batch=1",
+      "auth.signIn,?batch=1",
+      ",auth.signIn?batch=1",
+      "auth.me,AUTH.SIGNIN?batch=1",
+      "auth.signIn/,auth.signIn?batch=1",
+      "auth.signIn,auth.signIn?batch=%31",
+      "auth.signIn,auth.signIn?batch=1&batch=0",
+      "auth.signIn%2C%20auth.signIn?batch=1",
+      "auth.signIn,auth.signIn",
+    ];
+    for (const path of paths) {
+      const response = await post(path, guesses, { "X-Forwarded-For": "192.0.2.60" });
+      expect({ path, status: response.status }).toEqual({ path, status: 400 });
+      expect(await response.json()).toEqual({ error: { code: "bad_request", message: "auth.signIn cannot be batched: send it alone" } });
+    }
+    const malformed = await post("auth.signIn%2", guesses);
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toEqual({ error: { code: "bad_request", message: "the path is not valid percent-encoding" } });
+    // Not one attempt was counted anywhere, so none was checked.
+    expect(await counted()).toEqual(before);
+  });
+
+  it("signs in with one request, and sets the session cookie Secure over https only outside production", async () => {
+    await createUser({ email: "cookie@tally.test", name: "Cookie", password, role: "staff" });
+    const body = JSON.stringify({ json: { email: "cookie@tally.test", password } });
+    const overHttp = await post("auth.signIn", body, { "X-Forwarded-For": "192.0.2.61" });
+    expect(overHttp.status).toBe(200);
+    const cookie = overHttp.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^tally_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
+    expect(cookie).not.toContain("Secure");
+    const overHttps = await handleTrpcRequest(
+      new Request("https://tally.test/api/trpc/auth.signIn", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": "192.0.2.61" },
+        body,
+      }),
+    );
+    expect(overHttps.status).toBe(200);
+    expect(overHttps.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Lax; Secure; Expires=/);
   });
 
   it("refuses a batch of more than 10 calls", async () => {

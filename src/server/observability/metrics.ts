@@ -10,6 +10,9 @@ import { stepFailureCounter } from "./step-failures";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
 
+/** The sign-in limits (src/server/accounts/sign-in-limits.ts), as a refusal is counted. */
+export type SignInLimit = "address" | "backoff" | "new_address";
+
 /** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
 export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
@@ -132,7 +135,13 @@ function createMetrics() {
       for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
     },
   });
-  return { registry, requests, limitRefusals, lightAdmissions, limitLeases, limitLeaseKeys, scrape };
+  const signInRefusals = new Counter({
+    name: "tally_sign_in_refusals_total",
+    help: "Sign-in attempts refused (429) before the password was checked, by limit: address, backoff (one e-mail from one address), new_address (an e-mail guessed from many addresses).",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  return { registry, requests, limitRefusals, lightAdmissions, limitLeases, limitLeaseKeys, signInRefusals, scrape };
 }
 
 function metrics() {
@@ -159,6 +168,11 @@ export function countLightAdmission(): void {
 export function countLimitLease(outcome: "taken" | "failed", keys: number): void {
   metrics().limitLeases.inc({ outcome });
   metrics().limitLeaseKeys.inc({ outcome }, keys);
+}
+
+/** A sign-in refused (429) before its password was checked, by the limit that refused it. */
+export function countSignInRefusal(limit: SignInLimit): void {
+  metrics().signInRefusals.inc({ limit });
 }
 
 /** The Prometheus text exposition of this process's registry. */

@@ -6,26 +6,23 @@
 // request another site made a browser send is refused (403) before anything runs, with or
 // without the session cookie, so neither a signed-in user's session nor a sign-in (to the
 // sender's account) can be driven from elsewhere.
+import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { SESSION_COOKIE, sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
+import { env } from "@/env";
+import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
 import { clientAddress } from "@/server/http/client-address";
 import { readBodyWithin } from "@/server/http/read-json-body";
 import { assertSameOrigin } from "@/server/http/request-origin";
 import { errorResponse } from "@/server/http/respond";
+import { secureCookies, sessionCookie } from "@/server/http/session-cookie";
+import { BATCHED_SIGN_IN, batchesSignIn, namedProcedures, TRPC_ENDPOINT } from "./procedure-names";
 import { appRouter } from "./root";
 
-export const TRPC_ENDPOINT = "/api/trpc";
+export { TRPC_ENDPOINT };
 export const TRPC_BODY_LIMIT = 64 * 1024;
 /** The dashboard's client batches at most this many calls too (src/app/trpc-client.tsx). */
 export const TRPC_MAX_BATCH = 10;
-const UNBATCHED = new Set(["auth.signIn"]);
-
-/** The procedures a request calls, as tRPC reads them from its path. */
-function calledPaths(url: URL): string[] {
-  const path = url.pathname.slice(TRPC_ENDPOINT.length).replace(/^\/+|\/+$/g, "");
-  return url.searchParams.get("batch") === "1" ? path.split(",") : [path];
-}
 
 export async function handleTrpcRequest(request: Request): Promise<Response> {
   try {
@@ -34,9 +31,10 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
     return errorResponse(error);
   }
   const url = new URL(request.url);
-  const paths = calledPaths(url);
-  if (paths.length > 1 && paths.some((path) => UNBATCHED.has(path))) {
-    return errorResponse(new TallyError("bad_request", "auth.signIn cannot be batched: send it alone"));
+  try {
+    if (batchesSignIn(namedProcedures(url.pathname))) throw new TallyError("bad_request", BATCHED_SIGN_IN);
+  } catch (error) {
+    return errorResponse(error);
   }
   let trpcRequest = request;
   if (request.method !== "GET" && request.method !== "HEAD") {
@@ -49,24 +47,25 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
   }
   const sessionToken = sessionTokenOf(request);
   const cookies: string[] = [];
-  const secure = url.protocol === "https:" ? "; Secure" : "";
+  const secure = secureCookies(env().NODE_ENV, url.protocol);
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: trpcRequest,
     router: appRouter,
     maxBatchSize: TRPC_MAX_BATCH,
-    createContext: async () => ({
-      viewer: await viewerOfSession(sessionToken),
-      sessionToken,
-      clientAddress: clientAddress(request),
-      setSessionCookie: (token: string | null, expiresAt?: Date) => {
-        cookies.push(
-          token
-            ? `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax${secure}; Expires=${expiresAt!.toUTCString()}`
-            : `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax${secure}; Max-Age=0`,
-        );
-      },
-    }),
+    createContext: async ({ info }) => {
+      // tRPC's own reading of the request, after the check above: should the two ever disagree,
+      // tRPC's decides, and no call of the batch runs.
+      if (batchesSignIn(info.calls.map((call) => call.path))) throw new TRPCError({ code: "BAD_REQUEST", message: BATCHED_SIGN_IN });
+      return {
+        viewer: await viewerOfSession(sessionToken),
+        sessionToken,
+        clientAddress: clientAddress(request),
+        setSessionCookie: (token: string | null, expiresAt?: Date) => {
+          cookies.push(sessionCookie(token, expiresAt, secure));
+        },
+      };
+    },
     responseMeta: () => ({ headers: cookies.length ? new Headers(cookies.map((cookie) => ["Set-Cookie", cookie] as [string, string])) : undefined }),
   });
 }

@@ -22,6 +22,10 @@ const LIMITED_ENV = {
   TALLY_V1_RATE_PER_PUBLISHER: String(PER_PUBLISHER / 10),
   TALLY_V1_RATE_PER_PUBLISHER_ADDRESS: "1000",
   TALLY_V1_LIGHT_ADDRESS_REQUESTS: String(LIGHT),
+  // The flood replays one beacon address: its own hourly allowance per process (20 by default)
+  // would refuse it first, and this file measures the address limit.
+  TALLY_BEACONS_PER_TOKEN_PER_HOUR: "100000",
+  TALLY_BEACONS_PER_SESSION_PER_HOUR: "100000",
 };
 // The stack's Next.js server settles for every server here.
 const NO_JOBS = { TALLY_SETTLE_INTERVAL_SECONDS: "0", TALLY_ATTRIBUTION_INTERVAL_SECONDS: "0", TALLY_EXPORT_INTERVAL_SECONDS: "0" };

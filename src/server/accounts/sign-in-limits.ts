@@ -3,10 +3,9 @@
 // expensive, so every guess costs Tally as much as the guesser. Counted in the database, not in
 // memory, so guesses spread over many processes or serverless instances still add up.
 import { createHash } from "node:crypto";
-import pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
-import { pgPool } from "@/server/db/pg-pool";
+import { rateLimitStore } from "@/server/db/rate-limit-store";
 import { TallyError } from "@/server/errors";
 import { addressKey } from "@/server/http/client-address";
 import { signIn, type Viewer } from "./sessions";
@@ -16,17 +15,11 @@ const WINDOW_SECONDS = 15 * 60;
 
 const holder = globalThis as unknown as { tallySignInLimits?: { address: RateLimiterPostgres; email: RateLimiterPostgres } };
 
-// The library reads its BIGINT expiry as pg's default text, where Tally's pool parses BIGINT to
-// bigint: its queries go through the same pool with pg's default parsers.
-const store = {
-  query: (query: pg.QueryConfig) => pgPool().query({ ...query, types: pg.types }),
-};
-
 function limiters() {
   if (!holder.tallySignInLimits) {
     const make = (points: number, keyPrefix: string) =>
       new RateLimiterPostgres({
-        storeClient: store,
+        storeClient: rateLimitStore,
         storeType: "pool",
         tableName: "rate_limits",
         tableCreated: true,

@@ -12,6 +12,11 @@ const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof creat
 /** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
 export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
+/** Why a report request was refused before any report was read (docs/operations.md, "Report route limits"). */
+export type ReportRefusal = "rate" | "key_downloads" | "account_downloads";
+/** Why a running download was cut. */
+export type DownloadCut = "stalled" | "too_long";
+
 function createMetrics() {
   const registry = new Registry();
   const requests = new Counter({
@@ -20,6 +25,20 @@ function createMetrics() {
     labelNames: ["route", "outcome"] as const,
     registers: [registry],
   });
+  const reportRefusals = new Counter({
+    name: "tally_report_requests_refused_total",
+    help: "Report requests answered 429 by reason: rate (requests per key or person), key_downloads (downloads running on the key or person), account_downloads (the account's share of download connections).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const downloadsCut = new Counter({
+    name: "tally_report_downloads_cut_total",
+    help: "XLSX downloads cut by this process, their database connection given back: stalled (the client took nothing for TALLY_REPORT_DOWNLOAD_STALL_SECONDS), too_long (past TALLY_REPORT_DOWNLOAD_MAX_SECONDS).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) reportRefusals.inc({ reason }, 0);
+  for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) downloadsCut.inc({ reason }, 0);
   new Gauge({
     name: "tally_write_queue_depth",
     help: "Items waiting in this process for a group commit, by writer (beacons: events; conversions: bytes).",
@@ -89,7 +108,7 @@ function createMetrics() {
       for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
     },
   });
-  return { registry, requests, scrape };
+  return { registry, requests, reportRefusals, downloadsCut, scrape };
 }
 
 function metrics() {
@@ -100,6 +119,14 @@ function metrics() {
 export function countRequest(route: CountedRoute, status: number): void {
   const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
   metrics().requests.inc({ route, outcome });
+}
+
+export function countReportRefusal(reason: ReportRefusal): void {
+  metrics().reportRefusals.inc({ reason });
+}
+
+export function countDownloadCut(reason: DownloadCut): void {
+  metrics().downloadsCut.inc({ reason });
 }
 
 /** The Prometheus text exposition of this process's registry. */

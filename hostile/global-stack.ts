@@ -45,7 +45,7 @@ export const HOSTILE_ENV = {
   // The suite's destinations are its local S3 on 127.0.0.1.
   TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",
   // Stalled downloads are cut sooner than the default 30 s, so the suite waits less for it.
-  TALLY_REPORT_DOWNLOAD_STALL_SECONDS: "10",
+  TALLY_REPORT_DOWNLOAD_STALL_SECONDS: "15",
   TALLY_METRICS_TOKEN: "hostile-suite-metrics-token",
 } as const;
 

@@ -126,6 +126,14 @@ function openUnread(url: string, key: string): Promise<Unread> {
   });
 }
 
+/** The rest of an answer opened with openUnread, read now. */
+async function bodyOf(response: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  response.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await new Promise((resolve) => response.once("end", resolve).resume());
+  return Buffer.concat(chunks).toString();
+}
+
 const stalledFetches = async () =>
   (
     await sql<{ n: number }>(
@@ -156,14 +164,16 @@ describe("downloads that are never read", () => {
     await eventually("both downloads wait on their client with a cursor open", async () => (await stalledFetches()) === 2);
     const health = watchHealth();
 
-    // The third download on the key, and one on the account's other key, are refused.
-    const third = await fetch(downloadUrl(large), withKey(keys[0]!));
-    expect(third.status).toBe(429);
-    expect(third.headers.get("retry-after")).toBe("5");
-    expect(await third.json()).toEqual({ error: { code: "too_many_requests", message: "a download for this key is already running; at most 2 at once" } });
-    const otherKey = await fetch(downloadUrl(large), withKey(keys[1]!));
-    expect(otherKey.status).toBe(429);
-    expect(((await otherKey.json()) as { error: { message: string } }).error.message).toMatch(/^this account's downloads already use its share/);
+    // A third download on the key, and one on the account's other key, opened the same way, are refused.
+    const third = await openUnread(downloadUrl(large), keys[0]!);
+    expect(third.response.statusCode).toBe(429);
+    expect(third.response.headers["retry-after"]).toBe("5");
+    expect(JSON.parse(await bodyOf(third.response))).toEqual({
+      error: { code: "too_many_requests", message: "a download for this key is already running; at most 2 at once" },
+    });
+    const otherKey = await openUnread(downloadUrl(large), keys[1]!);
+    expect(otherKey.response.statusCode).toBe(429);
+    expect(JSON.parse(await bodyOf(otherKey.response)).error.message).toMatch(/^this account's downloads already use its share/);
 
     // Another account downloads its report whole.
     const other = await smallAccount();

@@ -4,7 +4,7 @@
 // refused more and another account downloads whole.
 process.env.TALLY_REPORT_RATE_PER_SECOND = "2";
 process.env.TALLY_REPORT_RATE_BURST = "3";
-process.env.TALLY_REPORT_DOWNLOAD_STALL_SECONDS = "4";
+process.env.TALLY_REPORT_DOWNLOAD_STALL_SECONDS = "10";
 process.env.TALLY_REPORT_DOWNLOAD_WAIT_SECONDS = "0.5";
 
 import http from "node:http";
@@ -199,7 +199,7 @@ describe("report downloads over HTTP to a client that reads nothing", () => {
     expect(await stalledFetches()).toBe(2);
 
     // Past the stall time both are cut: no transaction left open, every bulk connection back.
-    await eventually(async () => (await idleInTransaction()) === 0 && bulkPool().idleCount === bulkPool().totalCount);
+    await eventually(async () => (await idleInTransaction()) === 0 && bulkPool().idleCount === bulkPool().totalCount, 40_000);
     expect(await counter("tally_report_downloads_cut_total", "stalled")).toBe(cutBefore + 2);
     // A client that reads again gets what was sent, then a broken transfer: never a whole file.
     for (const { response, bytes } of unread) {

@@ -47,6 +47,8 @@ export const HOSTILE_ENV = {
   TALLY_V1_RATE_PER_ADDRESS: "20",
   // The suite's destinations are its local S3 on 127.0.0.1.
   TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS: "1",
+  // Stalled downloads are cut sooner than the default 30 s, so the suite waits less for it.
+  TALLY_REPORT_DOWNLOAD_STALL_SECONDS: "15",
 } as const;
 
 const children: ChildProcess[] = [];

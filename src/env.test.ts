@@ -104,4 +104,22 @@ describe("environment", () => {
     ).toEqual(key);
     expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" }).TALLY_SECRETS_KEY).toHaveLength(32);
   });
+
+  it("leaves another account a bulk connection by default: an account's downloads default to the bulk pool less one, at least one", () => {
+    const base = { DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" } as const;
+    expect(parseEnv(base).TALLY_REPORT_DOWNLOADS_PER_ACCOUNT).toBe(2);
+    expect(parseEnv({ ...base, DATABASE_BULK_POOL_SIZE: "8" }).TALLY_REPORT_DOWNLOADS_PER_ACCOUNT).toBe(7);
+    expect(parseEnv({ ...base, DATABASE_BULK_POOL_SIZE: "1" }).TALLY_REPORT_DOWNLOADS_PER_ACCOUNT).toBe(1);
+    expect(parseEnv({ ...base, TALLY_REPORT_DOWNLOADS_PER_ACCOUNT: "5" }).TALLY_REPORT_DOWNLOADS_PER_ACCOUNT).toBe(5);
+    expect(parseEnv(base)).toMatchObject({
+      TALLY_REPORT_RATE_PER_SECOND: 10,
+      TALLY_REPORT_RATE_BURST: 20,
+      TALLY_REPORT_DOWNLOADS_PER_KEY: 2,
+      TALLY_REPORT_DOWNLOAD_WAIT_SECONDS: 2,
+      TALLY_REPORT_DOWNLOAD_STALL_SECONDS: 30,
+      TALLY_REPORT_DOWNLOAD_MAX_SECONDS: 600,
+    });
+    expect(problemsOf({ ...base, TALLY_REPORT_DOWNLOADS_PER_KEY: "0" })).toHaveLength(1);
+    expect(problemsOf({ ...base, TALLY_REPORT_DOWNLOAD_STALL_SECONDS: "0.5" })).toHaveLength(1);
+  });
 });

@@ -205,6 +205,27 @@ const serverSchema = z
     /** Then, sign-in attempts a minute for that e-mail from all such addresses together; addresses it signed in from are not slowed. */
     TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(6),
     /**
+     * Report requests (pages and downloads) per second one API key, or one signed-in person, may
+     * make; counted in Postgres, so shared by every process. 0: no limit.
+     */
+    TALLY_REPORT_RATE_PER_SECOND: z.coerce.number().int().min(0).max(100_000).default(10),
+    /** Report requests past that rate one caller may make in any 10 s (a burst). */
+    TALLY_REPORT_RATE_BURST: z.coerce.number().int().min(0).max(1_000_000).default(20),
+    /** XLSX downloads one API key, or one signed-in person, may run at once, in every process together. */
+    TALLY_REPORT_DOWNLOADS_PER_KEY: z.coerce.number().int().min(1).max(50).default(2),
+    /**
+     * XLSX downloads one account (all its keys and people together) may run at once, in every
+     * process together; in any one process never more than DATABASE_BULK_POOL_SIZE - 1 (default:
+     * that), so another account's download or the export finds a bulk connection.
+     */
+    TALLY_REPORT_DOWNLOADS_PER_ACCOUNT: z.coerce.number().int().min(1).max(50).optional(),
+    /** Seconds a download past its account's share waits for one of the account's downloads to end, before a 429. */
+    TALLY_REPORT_DOWNLOAD_WAIT_SECONDS: z.coerce.number().min(0).max(30).default(2),
+    /** A download whose client takes nothing for this many seconds is cut and its connection given back. */
+    TALLY_REPORT_DOWNLOAD_STALL_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+    /** The longest one download may run, however steadily its client reads. */
+    TALLY_REPORT_DOWNLOAD_MAX_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
+    /**
      * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
      * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
      * Tally's own network.
@@ -247,6 +268,7 @@ const serverSchema = z
       ...env,
       /** Running on Vercel, whose proxy writes the client's address into X-Forwarded-For. */
       VERCEL: VERCEL !== undefined,
+      TALLY_REPORT_DOWNLOADS_PER_ACCOUNT: env.TALLY_REPORT_DOWNLOADS_PER_ACCOUNT ?? Math.max(1, env.DATABASE_BULK_POOL_SIZE - 1),
       TALLY_ATTRIBUTION_INTERVAL_SECONDS,
       TALLY_EXPORT_INTERVAL_SECONDS,
       TALLY_SETTLE_INTERVAL_SECONDS,

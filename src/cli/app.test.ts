@@ -12,5 +12,6 @@ describe("npm run dev with a malformed DATABASE_URL", () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe("tally: environment: DATABASE_URL must be a postgresql://user:password@host:port/database URL");
     expect(result.stdout).not.toMatch(/starting/);
-  });
+    // As long as the child may take: starting tsx took past Vitest's default 5 s on a busy machine.
+  }, 30_000);
 });

@@ -13,10 +13,11 @@
 //   from in 30 days share TALLY_SIGN_IN_NEW_ADDRESS_ATTEMPTS_PER_MINUTE attempts a minute for it.
 //   An address the owner signed in from meets only its own back-off.
 import { createHash, createHmac } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
+import { rateLimitStore } from "@/server/db/rate-limit-store";
 import { inTransaction } from "@/server/db/transaction";
 import { TallyError } from "@/server/errors";
 import { addressKey, clientAddressHash } from "@/server/http/client-address";
@@ -32,17 +33,11 @@ const SWEEP_EVERY_MS = 60_000;
 type Limiters = { address: RateLimiterPostgres; emailFailures: RateLimiterPostgres; newAddress: RateLimiterPostgres };
 const holder = globalThis as unknown as { tallySignInLimits?: Limiters; tallySignInSweptAt?: number; tallySignInPairKey?: Buffer };
 
-// The library reads its BIGINT expiry as pg's default text, where Tally's pool parses BIGINT to
-// bigint: its queries go through the same pool with pg's default parsers.
-const store = {
-  query: (query: pg.QueryConfig) => pgPool().query({ ...query, types: pg.types }),
-};
-
 function limiters(): Limiters {
   if (!holder.tallySignInLimits) {
     const make = (points: number, duration: number, keyPrefix: string) =>
       new RateLimiterPostgres({
-        storeClient: store,
+        storeClient: rateLimitStore,
         storeType: "pool",
         tableName: "rate_limits",
         tableCreated: true,

@@ -3,24 +3,38 @@
 // come with the signed-in session's cookie instead, and only from the dashboard's own pages or
 // an address typed or bookmarked (403 when another site sent them): a member acts as their
 // account, an account manager (staff) sees every account. Without either the answer is 401.
+// Then the caller's request is counted against its rate (report-rate-limit.ts): 429 past it.
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/errors";
+import type { Requester } from "@/server/reports/download-slots";
 import { type ReportCaller, viewerCaller } from "@/server/reports/report-scope";
+import { limitReportRequest } from "./report-rate-limit";
 import { assertSameOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
 
 const BEARER = /^Bearer ([^\s]+)$/;
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="tally reports"' };
 
-type ReportHandler = (request: Request, caller: ReportCaller) => Promise<Response>;
+type ReportHandler = (request: Request, caller: ReportCaller, requester: Requester) => Promise<Response>;
 
-async function sessionCaller(request: Request): Promise<ReportCaller | null> {
+interface Asker {
+  caller: ReportCaller;
+  requester: Requester;
+}
+
+async function keyAsker(key: string): Promise<Asker | null> {
+  const found = await authenticateApiKey(key);
+  return found && { caller: found, requester: { caller: `key:${found.keyId}`, account: found.accountId } };
+}
+
+async function sessionAsker(request: Request): Promise<Asker | null> {
   const token = sessionTokenOf(request);
   if (token === null) return null;
   assertSameOrigin(request);
   const viewer = await viewerOfSession(token);
-  return viewer ? viewerCaller(viewer) : null;
+  const caller = viewer ? await viewerCaller(viewer) : null;
+  return caller && viewer && { caller, requester: { caller: `user:${viewer.userId}`, account: caller.accountId ?? "staff" } };
 }
 
 export function reportRoute(handler: ReportHandler): (request: Request) => Promise<Response> {
@@ -28,11 +42,12 @@ export function reportRoute(handler: ReportHandler): (request: Request) => Promi
     try {
       const authorization = request.headers.get("authorization");
       const match = BEARER.exec(authorization ?? "");
-      const caller = authorization !== null ? (match ? await authenticateApiKey(match[1]!) : null) : await sessionCaller(request);
-      if (!caller) {
+      const asker = authorization !== null ? (match ? await keyAsker(match[1]!) : null) : await sessionAsker(request);
+      if (!asker) {
         return errorResponse(new TallyError("unauthorized", "send a live API key as Authorization: Bearer <key>"), CHALLENGE);
       }
-      return await handler(request, caller);
+      await limitReportRequest(asker.requester);
+      return await handler(request, asker.caller, asker.requester);
     } catch (error) {
       return errorResponse(error);
     }

@@ -1,6 +1,7 @@
 // The report routes (docs/interface.md §4.3) as Fetch handlers: parse the query, find the caller's scope,
-// call the report through the store (src/server/store/), answer JSON or the XLSX download. Next.js route files
-// under src/app/ export these.
+// call the report through the store (src/server/store/), answer JSON or the XLSX download (whose
+// limits, report-download.ts, are met before the answer starts). Next.js route files under
+// src/app/ export these.
 import { TallyError } from "@/server/errors";
 import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
 import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/reports/ad-results.sql";
@@ -10,8 +11,9 @@ import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow } from "@/server/rep
 import { type AdsDetailedRow, type CampaignsDetailedRow, DETAILED_REPORT_ORDER_BY, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
 import type { Metrics } from "@/server/reports/metrics";
 import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
+import { openReportDownload } from "@/server/reports/report-download";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
-import { allReportRows, type ReportStatement, reportPage } from "@/server/reports/report-runner";
+import { type ReportStatement, reportPage } from "@/server/reports/report-runner";
 import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
 import { store } from "@/server/store";
 import { reportRoute } from "./report-route";
@@ -30,14 +32,14 @@ interface PagedReport<Row extends object, OrderBy extends string> {
 }
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
-  return reportRoute(async (request, caller) => {
+  return reportRoute(async (request, caller, requester) => {
     if (report.kinds && !report.kinds.includes(caller.accountKind)) {
       throw new TallyError("not_found", `this report is for ${report.kinds.join(" or ")} accounts`);
     }
     const query = parseReportQuery(new URL(request.url).searchParams, { ids: report.ids, orderBy: report.orderBy });
     const scope = await reportScope(caller);
     if (query.download) {
-      const rows = allReportRows(report.statement(scope, query, caller));
+      const rows = await openReportDownload(report.statement(scope, query, caller), requester);
       return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
     }
     return Response.json(await reportPage(report.statement(scope, query, caller), query), { headers: { "Cache-Control": "private, no-store" } });

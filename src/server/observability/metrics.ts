@@ -18,6 +18,10 @@ export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
 
 /** The /v1 rate limits (src/server/http/rate-limits.ts), as counted. */
 export type V1Limit = "address" | "publisher" | "publisher_address" | "api_key";
+/** Why a report request was refused before any report was read (docs/operations.md, "Report route limits"). */
+export type ReportRefusal = "rate" | "key_downloads" | "account_downloads";
+/** Why a running download was cut. */
+export type DownloadCut = "stalled" | "too_long";
 
 function createMetrics() {
   const registry = new Registry();
@@ -51,6 +55,20 @@ function createMetrics() {
     labelNames: ["outcome"] as const,
     registers: [registry],
   });
+  const reportRefusals = new Counter({
+    name: "tally_report_requests_refused_total",
+    help: "Report requests answered 429 by reason: rate (requests per key or person), key_downloads (downloads running on the key or person), account_downloads (the account's share of download connections).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const downloadsCut = new Counter({
+    name: "tally_report_downloads_cut_total",
+    help: "XLSX downloads cut by this process, their database connection given back: stalled (the client took nothing for TALLY_REPORT_DOWNLOAD_STALL_SECONDS), too_long (past TALLY_REPORT_DOWNLOAD_MAX_SECONDS).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) reportRefusals.inc({ reason }, 0);
+  for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) downloadsCut.inc({ reason }, 0);
   new Gauge({
     name: "tally_write_queue_depth",
     help: "Items waiting in this process for a group commit, by writer (beacons: events; conversions: bytes).",
@@ -141,7 +159,7 @@ function createMetrics() {
     labelNames: ["limit"] as const,
     registers: [registry],
   });
-  return { registry, requests, limitRefusals, lightAdmissions, limitLeases, limitLeaseKeys, signInRefusals, scrape };
+  return { registry, requests, limitRefusals, lightAdmissions, limitLeases, limitLeaseKeys, signInRefusals, reportRefusals, downloadsCut, scrape };
 }
 
 function metrics() {
@@ -173,6 +191,14 @@ export function countLimitLease(outcome: "taken" | "failed", keys: number): void
 /** A sign-in refused (429) before its password was checked, by the limit that refused it. */
 export function countSignInRefusal(limit: SignInLimit): void {
   metrics().signInRefusals.inc({ limit });
+}
+
+export function countReportRefusal(reason: ReportRefusal): void {
+  metrics().reportRefusals.inc({ reason });
+}
+
+export function countDownloadCut(reason: DownloadCut): void {
+  metrics().downloadsCut.inc({ reason });
 }
 
 /** The Prometheus text exposition of this process's registry. */

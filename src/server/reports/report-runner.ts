@@ -42,7 +42,7 @@ export function reportStatement<Raw extends object, Row>(query: Sql, row: (raw: 
 
 // Report queries aggregate tens of thousands of rollup rows and sort the result; the default
 // 4 MB of work memory sends those sorts and hashes to disk. Each report transaction gets more.
-const REPORT_WORK_MEM = "32MB";
+export const REPORT_WORK_MEM = "32MB";
 
 async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(work, { begin: `BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'` });

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { closeSql, eventually, floodAddress, HOSTS, post, postEndless, residentMb, serve, settled, sql, stack } from "./client";
+import { legitimateTrafficGoesThrough } from "./legitimate-traffic";
 
 const EMAIL = "c".repeat(64);
 let fixture: { publisherId: string; advertiserId: string; sku: string; campaignId: string };
@@ -173,5 +174,11 @@ describe("the dashboard's tRPC endpoint", () => {
     expect([400, 414, 431]).toContain(huge.status);
     // Not one attempt counted anywhere (other files' sign-ins may have left their own rows).
     expect(await counted()).toEqual(before);
+  });
+});
+
+describe("after its poison values, floods and endless bodies", () => {
+  it("a shopper's click and order are settled and attributed within 30 s, and health and the cron routes answer 200", async () => {
+    await legitimateTrafficGoesThrough();
   });
 });

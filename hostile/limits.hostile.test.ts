@@ -11,6 +11,7 @@ import { nextServerArgs } from "@/cli/next-server";
 import { advanceOf } from "@/server/limits/shared-limiter";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type Answer, closeSql, floodAddress, freshAddress, type Host, post, serve, settled, sql, stack, startExtraServer, stopServers } from "./client";
+import { legitimateTrafficGoesThrough } from "./legitimate-traffic";
 
 const WINDOW_MS = 10_000;
 /** The limits of this file's servers, a 10 s window's worth: per address, per publisher. */
@@ -237,5 +238,11 @@ describe("client addresses a client cannot forge", () => {
     expect(await sql("SELECT client_hash FROM ad_events WHERE session_id = ANY($1) AND kind = 'click'", [sessions])).toEqual(
       Array(3).fill({ client_hash: null }),
     );
+  });
+});
+
+describe("after its floods of one address, of strangers naming a publisher, and of forged addresses", () => {
+  it("a shopper's click and order are settled and attributed within 30 s, and health and the cron routes answer 200", async () => {
+    await legitimateTrafficGoesThrough();
   });
 });

@@ -4,10 +4,9 @@
 // after the attack are settled and attributed within 30 s, health and the cron routes answer 200,
 // and storage grew by no more than the caps allow.
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { closeSql, eventually, freshAddress, HOSTS, type Host, post, serve, settled, sql, stack } from "./client";
-import { HOSTILE_ENV } from "./global-stack";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeSql, eventually, freshAddress, HOSTS, type Host, post, serve, settled, sql } from "./client";
+import { legitimateTrafficGoesThrough, makeShop, type Shop } from "./legitimate-traffic";
 
 const EMAIL = "d".repeat(64);
 /** The defaults the stack runs with (src/env.ts). */
@@ -15,23 +14,9 @@ const ORDER_MAX_BYTES = 128 * 1024;
 const ORDERS_PER_SESSION_PER_DAY = 20;
 const BEACONS_PER_TOKEN_PER_HOUR = 20;
 
-interface Target {
-  publisherId: string;
-  sku: string;
-}
+type Target = Shop;
+const target = makeShop;
 
-async function target(): Promise<Target> {
-  const publisher = await makePublisher();
-  const advertiser = await makeAdvertiser({ wallet: 1000 });
-  const sku = `PIPE-${randomUUID()}`;
-  await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.1, products: [{ sku, name: "Beans" }] });
-  return { publisherId: publisher.id, sku };
-}
-
-let legit: Target;
-beforeAll(async () => {
-  legit = await target();
-});
 afterAll(closeSql);
 
 const order = (t: Target, shopper: { session: string; user: string }, items: unknown[]) => ({
@@ -68,33 +53,6 @@ async function flood(url: (host: Host) => string, bodies: unknown[], parallel = 
 }
 
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${stack.nextUrl}${path}`, { headers });
-
-/**
- * After an attack, at each host: a shopper's click and order go all the way (settled, attributed)
- * within 30 s; health and the cron routes answer 200, and the cron's settle step reports no failure.
- */
-async function legitimateTrafficGoesThrough(): Promise<void> {
-  for (const host of HOSTS) {
-    const shopper = { session: `legit-${randomUUID()}`, user: `legit-${randomUUID()}` };
-    const ad = await serve(host, legit.publisherId, shopper.session);
-    expect((await post(ad.click_url, { session_id: shopper.session, user_id: shopper.user })).status).toBe(202);
-    const body = order(legit, shopper, [{ sku: legit.sku, quantity: 1, price: 4, promotional_price: 4 }]);
-    expect((await post(`${host.url}/v1/beacon/conversion`, body)).status).toBe(202);
-    await eventually(
-      `at ${host.name}: the click after the attack is settled and the order attributed to it`,
-      async () =>
-        (await sql("SELECT 1 FROM ad_events WHERE session_id = $1 AND status = 'counted'", [shopper.session])).length === 1 &&
-        (await sql("SELECT 1 FROM attributions WHERE publisher_id = $1 AND order_id = $2", [legit.publisherId, body.order_id])).length === 1,
-    );
-  }
-  expect((await get("/api/health")).status).toBe(200);
-  const cron = { Authorization: `Bearer ${HOSTILE_ENV.CRON_SECRET}` };
-  const settleCron = await get("/api/cron/settle", cron);
-  expect(settleCron.status).toBe(200);
-  expect(((await settleCron.json()) as { failed_steps: unknown[] }).failed_steps).toEqual([]);
-  expect((await get("/api/cron/attribution", cron)).status).toBe(200);
-}
 
 /** Bytes, orders and set-aside orders the publisher's traffic stored today (publisher_daily_intake). */
 async function intakeOf(publisherId: string): Promise<{ bytes: number; orders: number; beacons: number; setAside: number }> {

@@ -14,6 +14,7 @@ import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fix
 import { type LargeReport, seedLargeAdsReport } from "@/testing/large-report";
 import { closeSql, eventually, sql, stack } from "./client";
 import { HOSTILE_ENV } from "./global-stack";
+import { legitimateTrafficGoesThrough } from "./legitimate-traffic";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const RANGE = { startDate: "2026-11-01", endDate: "2026-11-03" };
@@ -218,5 +219,11 @@ describe("downloads that are never read", () => {
     const day = new ExcelJS.Workbook();
     await day.xlsx.load(await again.arrayBuffer());
     expect(day.worksheets[0]!.rowCount).toBe(1 + 600);
+  });
+});
+
+describe("after its report floods and downloads never read", () => {
+  it("a shopper's click and order are settled and attributed within 30 s, and health and the cron routes answer 200", async () => {
+    await legitimateTrafficGoesThrough();
   });
 });

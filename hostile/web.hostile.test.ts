@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { type Answer, CHROME, closeSql, floodAddress, freshAddress, HOSTS, post, sql, stack } from "./client";
 import { HOSTILE_ENV } from "./global-stack";
+import { legitimateTrafficGoesThrough } from "./legitimate-traffic";
 
 const PASSWORD = "hostile-web-owner-password";
 let owner: string;
@@ -233,5 +234,11 @@ describe("a path that is not valid percent-encoding", () => {
       expectEveryAnswerHeaders(answer, path);
       expect(answer.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
     }
+  });
+});
+
+describe("after its batched and spread sign-in guesses and malformed paths", () => {
+  it("a shopper's click and order are settled and attributed within 30 s, and health and the cron routes answer 200", async () => {
+    await legitimateTrafficGoesThrough();
   });
 });

@@ -136,3 +136,5 @@ CREATE INDEX "ad_events_counted_user_idx" ON "ad_events" ("user_id", "created_at
 CREATE INDEX "ad_events_counted_session_idx" ON "ad_events" ("session_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NULL;
 -- Orders attribution set aside go after TALLY_SET_ASIDE_RETENTION_DAYS.
 CREATE INDEX "conversions_set_aside_received_at_idx" ON "conversions" ("received_at") WHERE "attribution_failed_reason" IS NOT NULL;
+-- The proof of a verified order (20261128400000_trusted_conversions): only the two Tally knows.
+ALTER TABLE "conversions" ADD CONSTRAINT "conversions_verified_by_check" CHECK ("verified_by" IN ('api_key', 'order_token'));

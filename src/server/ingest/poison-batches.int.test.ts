@@ -122,6 +122,8 @@ describe("a bad item in a batch", () => {
       last_name_hashed: null,
       received_at: null,
       items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
+      verified_by: null,
+      total_micros: "1",
     });
     const ids = Array.from({ length: 12 }, (_, i) => (i === 4 ? "lone \ud800 surrogate" : `order-${randomUUID()}`));
     const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(orderToAppend(order(id)))));

@@ -153,7 +153,9 @@ describe("xlsxStream past a sheet's row limit", () => {
     expect(state.pulled).toBeLessThan(2_000);
   });
 
-  it("holds 1,048,576 rows on a sheet by default, header included", async () => {
+  // A million rows written and read back by Python took 7 to 13 s on a 2-core machine running
+  // other work, past the 5 s default: the timeout bounds a hang, it does not time the writer.
+  it("holds 1,048,576 rows on a sheet by default, header included", { timeout: 60_000 }, async () => {
     const { pages } = numbered(1_048_576, [50_000]);
     const columns: XlsxColumn<Numbered>[] = [{ header: "n", key: "n", type: "number" }];
     const zip = readZipWithPython(await bytesOf(xlsxStream("Rows", columns, pages)));

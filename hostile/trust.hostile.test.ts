@@ -18,7 +18,7 @@ import { LARGEST_ORDER_TOTAL } from "@/server/conversions/trust-input";
 import { utcDay } from "@/server/days";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { closeSql, eventually, HOSTS, type Host, post, serve, settled, sql, stack } from "./client";
+import { closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";
 
 const EMAIL = "f".repeat(64);
 const ACME = { advertiserId: "adv_acme_coffee", publisherId: "pub_demo_market", brand: "demomarket.com", sku: "ACME-BEANS-1KG" };
@@ -48,10 +48,26 @@ const largest = (t: Target, shopper: { session: string; user: string }) =>
     Array.from({ length: 500 }, () => ({ quantity: 10_000, price: 1_000_000 })),
   );
 
-/** A shopper served one of the target's ads at `host`, who clicked it. */
-async function shopperWhoClicked(host: Host, publisherId: string, types = ["banner"]) {
+/** One of the ads `host` serves on Demo Market's site for "coffee": Acme's sponsored products. */
+async function serveAcme(host: Host, session: string): Promise<ServedAd> {
+  const answer = await post(`${host.url}/v1/ads`, {
+    publisher_id: ACME.publisherId,
+    site: ACME.brand,
+    session_id: session,
+    context: "search",
+    term: "coffee",
+    placements: [{ name: "slot", types: ["product"] }],
+  });
+  expect(answer.status).toBe(200);
+  const ad = (answer.json() as { ads: Record<string, ServedAd[]> }).ads.slot?.[0];
+  expect(ad?.campaign_id).toBe("cmp_acme_sponsored");
+  return ad!;
+}
+
+/** A shopper served one of the publisher's ads at `host` (Acme's on Demo Market), who clicked it. */
+async function shopperWhoClicked(host: Host, publisherId: string) {
   const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
-  const ad = await serve(host, publisherId, shopper.session, types);
+  const ad = publisherId === ACME.publisherId ? await serveAcme(host, shopper.session) : await serve(host, publisherId, shopper.session);
   expect((await post(ad.click_url, { session_id: shopper.session, user_id: shopper.user })).status).toBe(202);
   await settled();
   return shopper;
@@ -108,7 +124,7 @@ afterAll(closeSql);
 
 describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }, () => {
   it("three orders of 5 × 10^12 for Acme, after a click on its campaign, leave its sales and ROAS where they were", async () => {
-    const shopper = await shopperWhoClicked(HOSTS[0]!, ACME.publisherId, ["product"]);
+    const shopper = await shopperWhoClicked(HOSTS[0]!, ACME.publisherId);
     // The click has been charged: ROAS has a spend to be divided by.
     const before = await figuresOf(acmeKey, ACME.advertiserId, demoMarketKey, ACME.publisherId);
     expect(before.advertiser.ad_revenue).toBeGreaterThan(0);
@@ -239,7 +255,7 @@ describe("a publisher that requires verified conversions", { timeout: 300_000 },
 
 describe("after the attacks", { timeout: 300_000 }, () => {
   it.each(HOSTS)("a legitimate order at $name is attributed within 30 s", async (host) => {
-    const shopper = await shopperWhoClicked(host, ACME.publisherId, ["product"]);
+    const shopper = await shopperWhoClicked(host, ACME.publisherId);
     const body = order(ACME, shopper, [{ quantity: 2, price: 19.9 }]);
     expect((await conversion(host, body)).status).toBe(202);
     await eventually("the order is attributed", async () => (await attributedOrders(ACME.publisherId, [body.order_id])) === 1, 30_000);

@@ -11,6 +11,7 @@ import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { TallyError } from "@/server/errors";
 import { decryptSecret, encryptSecret } from "@/server/export/secret-box";
+import { logger } from "@/server/observability/log";
 
 const SECRET_PREFIX = "tss_";
 // What lists show of a secret: enough to tell two apart, useless for signing.
@@ -113,11 +114,22 @@ async function readLiveSecrets(publisherId: string, now: number): Promise<{ secr
     orderBy: { createdAt: "desc" },
     select: { id: true, secretCiphertext: true, retiresAt: true },
   });
-  return {
-    secrets: rows.map((row) => ({ secret: decryptSecret(row.secretCiphertext, boxId(row.id)), current: row.retiresAt === null })),
-    retiresAt: rows.map((row) => row.retiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
-    fetchedAt: now,
-  };
+  const secrets: LiveSecret[] = [];
+  const retiresAt: number[] = [];
+  for (const row of rows) {
+    try {
+      secrets.push({ secret: decryptSecret(row.secretCiphertext, boxId(row.id)), current: row.retiresAt === null });
+      retiresAt.push(row.retiresAt?.getTime() ?? Number.POSITIVE_INFINITY);
+    } catch (error) {
+      // A secret this server cannot read (TALLY_SECRETS_KEY changed) verifies nothing: its orders are
+      // kept as unverified rather than refused, and the operator is told.
+      logger().error(
+        { publisherId, secretId: row.id, cause: error instanceof Error ? error.message : String(error) },
+        "an order-signing secret does not decrypt",
+      );
+    }
+  }
+  return { secrets, retiresAt, fetchedAt: now };
 }
 
 /**

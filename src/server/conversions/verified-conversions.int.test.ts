@@ -213,6 +213,17 @@ describe("verified by an order token", () => {
     await settleAll();
   });
 
+  it("a secret this server cannot decrypt verifies nothing, and the order is still kept", async () => {
+    const publisher = await makePublisher();
+    const { secret: made, current } = await rotateSigningSecret({ actor: OPERATOR, publisherId: publisher.id });
+    // Its ciphertext moved onto another row id: the associated data no longer matches.
+    await db.conversionSigningSecret.update({ where: { id: current.id }, data: { id: `${current.id}x` } });
+    const body = order({ ...lenient, publisher });
+    const answer = await postConversion({ ...body, order_token: signOrderToken(made, body.order_id, orderTotalMicros(body.items)) });
+    expect(answer).toMatchObject({ status: 202, body: { verified: false } });
+    expect(await stored(publisher.id, body.order_id)).toEqual([{ verifiedBy: null, credited: true }]);
+  });
+
   it("stores only ciphertext, never the secret, and the token's secret is another publisher's for nobody", async () => {
     const rows = await db.conversionSigningSecret.findMany({ where: { publisherId: strict.publisher.id } });
     expect(rows).toHaveLength(1);

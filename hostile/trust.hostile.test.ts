@@ -114,6 +114,14 @@ const attributedOrders = async (publisherId: string, ids: string[]) =>
     await sql<{ n: number }>("SELECT count(DISTINCT order_id)::int AS n FROM attributions WHERE publisher_id = $1 AND order_id = ANY($2)", [publisherId, ids])
   )[0]!.n;
 
+/**
+ * Today's report rows of an advertiser or a publisher that differ from a recount of the raw rows.
+ * Other files of the suite write raw rows straight into the shared database (a session's history),
+ * so only this file's accounts are compared.
+ */
+const driftOf = async (advertiserId: string, publisherId: string) =>
+  (await verifyRollups(utcDay(), utcDay())).filter((d) => d.advertiser_id === advertiserId || d.publisher_id === publisherId);
+
 let acmeKey: string;
 let demoMarketKey: string;
 beforeAll(async () => {
@@ -150,7 +158,7 @@ describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }
       expect(after[view].roas, view).toBeCloseTo(after[view].sales_revenue / after[view].ad_revenue, 6);
     }
     expect(await sql("SELECT 1 FROM conversions WHERE order_id = ANY($1)", [ids])).toEqual([]);
-    expect(await verifyRollups(utcDay(), utcDay())).toEqual([]);
+    expect(await driftOf(ACME.advertiserId, ACME.publisherId)).toEqual([]);
   });
 
   it("without the limits (a publisher that raised them to the largest there are), the same three orders make the finding's figures", async () => {
@@ -249,7 +257,7 @@ describe("a publisher that requires verified conversions", { timeout: 300_000 },
       });
       expect(figures[view].roas, view).toBeCloseTo(42.3 / 0.5, 9);
     }
-    expect(await verifyRollups(utcDay(), utcDay())).toEqual([]);
+    expect(await driftOf(advertiserId, target.publisherId)).toEqual([]);
   });
 });
 

@@ -165,6 +165,10 @@ describe("verified by an order token", () => {
       });
       expect(await stored(strict.publisher.id, copy.order_id), what).toEqual([{ verifiedBy: null, credited: false }]);
     }
+    // Fields that name a proof in the body are ignored like any unknown property.
+    const claims = order(strict, undefined, { verified_by: "api_key", verified: true, credited: true, total_micros: "1" });
+    expect((await postConversion(claims)).body).toMatchObject({ verified: false });
+    expect(await stored(strict.publisher.id, claims.order_id)).toEqual([{ verifiedBy: null, credited: false }]);
     const malformed = await postConversion({ ...order(strict), order_token: "not-hex" });
     expect(malformed.status).toBe(422);
     expect(malformed.body).toEqual([

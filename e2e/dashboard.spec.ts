@@ -46,7 +46,8 @@ test("an account manager sees the overview's totals and charts for an account, a
   await expect(processing.locator('[data-lag="settle"]')).toHaveText(/^(up to date|[\d,]+ beacons waiting, the oldest for \d+ (s|min|h))$/);
   await expect(processing.locator('[data-lag="attribution"]')).toBeVisible();
   const kpis = page.getByRole("region", { name: "Totals" });
-  await expect(kpis.locator(".kpi")).toHaveCount(8);
+  // Eight figures, then the unverified orders apart from them.
+  await expect(kpis.locator(".kpi")).toHaveCount(10);
   // The impressions card shows what the rollups hold for the demo publisher over the last 30 days.
   const [stored] = await query<{ impressions: string }>(
     "SELECT coalesce(sum(impressions), 0)::text AS impressions FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day BETWEEN $1 AND $2",
@@ -54,6 +55,11 @@ test("an account manager sees the overview's totals and charts for an account, a
   );
   expect(Number(stored!.impressions)).toBeGreaterThan(0);
   await expect(kpis.locator('[data-kpi="Impressions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.impressions)));
+  const [unverified] = await query<{ orders: string }>(
+    "SELECT coalesce(sum(unverified_conversions), 0)::text AS orders FROM daily_publisher_orders WHERE publisher_id = 'pub_demo_market' AND advertiser_id = '' AND day BETWEEN $1 AND $2",
+    [daysAgo(29), today()],
+  );
+  await expect(kpis.locator('[data-kpi="Unverified conversions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(unverified!.orders)));
   await expect(page.getByText("No traffic in this range yet")).toHaveCount(0);
   // Two charts drawn as SVG: impressions and clicks as two lines, spend as bars beside the sales line.
   await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(2);

@@ -140,3 +140,6 @@ CREATE INDEX "conversions_set_aside_received_at_idx" ON "conversions" ("received
 -- The shared /v1 rate limits (20261128200000_v1_limit_windows): counts that matter for seconds,
 -- not worth the WAL; a crash that empties them starts the windows over.
 ALTER TABLE "v1_limit_windows" SET UNLOGGED;
+
+-- The proof of a verified order (20261128400000_trusted_conversions): only the two Tally knows.
+ALTER TABLE "conversions" ADD CONSTRAINT "conversions_verified_by_check" CHECK ("verified_by" IN ('api_key', 'order_token'));

@@ -181,6 +181,19 @@ const serverSchema = z
       .default(128 * 1024),
     /** Orders one shopper's session may place with one publisher in 24 hours; later ones are set aside, not attributed. */
     TALLY_ORDERS_PER_SESSION_PER_DAY: z.coerce.number().int().min(1).max(100_000).default(20),
+    /**
+     * The largest order total (currency units, the sum of promotional_price × quantity) settling
+     * keeps for a publisher without a limit of its own; a larger order is set aside
+     * (order_total_limit). Retail orders stay far below it; the schema alone allows 5 × 10^12.
+     */
+    TALLY_MAX_ORDER_TOTAL: z.coerce.number().min(0.000001).max(5_000_000_000_000).default(100_000),
+    /** The largest quantity of one order line settling keeps for a publisher without a limit of its own (line_quantity_limit). */
+    TALLY_MAX_LINE_QUANTITY: z.coerce.number().min(0.000001).max(10_000).default(1_000),
+    /**
+     * Hours a publisher's previous signing secret still verifies order tokens after it is rotated:
+     * time for every server of the publisher to switch to the new one.
+     */
+    TALLY_SIGNING_SECRET_GRACE_HOURS: z.coerce.number().int().min(0).max(720).default(72),
     /** Beacons one beacon address (one kind of one served ad) may bring in an hour, per events process; past it 429. */
     TALLY_BEACONS_PER_TOKEN_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
     /** Beacons one session may bring in an hour, per events process; past it 429. */

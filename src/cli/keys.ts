@@ -1,13 +1,19 @@
 // `npm run keys -- create --account <id> [--name <name>]`, `npm run keys -- list --account <id>`,
-// `npm run keys -- revoke <key id>`: API keys of the report routes, until the dashboard has them.
+// `npm run keys -- revoke <key id>`: API keys (of the report routes, and of a publisher's server
+// sending verified orders). `npm run keys -- signing-secret --account <id> [--retire-previous-now]`
+// makes or rotates a publisher's order-signing secret and prints it once;
+// `npm run keys -- signing-secrets --account <id>` lists the live ones (prefixes only).
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
+import { listSigningSecrets, rotateSigningSecret } from "@/server/conversions/signing-secrets";
 import { disconnectDb } from "@/server/db/client";
 import { TallyError } from "@/server/errors";
 
-const USAGE = "usage: npm run keys -- create --account <id> [--name <name>] | list --account <id> | revoke <key id>";
+const USAGE =
+  "usage: npm run keys -- create --account <id> [--name <name>] | list --account <id> | revoke <key id>" +
+  " | signing-secret --account <id> [--retire-previous-now] | signing-secrets --account <id>";
 
 try {
   env();
@@ -15,7 +21,10 @@ try {
   exitOnEnvError(error);
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { account: { type: "string" }, name: { type: "string" } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { account: { type: "string" }, name: { type: "string" }, "retire-previous-now": { type: "boolean" } },
+});
 const [command, keyId] = positionals;
 const date = (value: Date | null) => (value ? value.toISOString() : "-");
 
@@ -32,6 +41,18 @@ try {
       console.log(
         `${key.id}  ${key.prefix}…  ${key.name}  created ${date(key.createdAt)}  last used ${date(key.lastUsedAt)}  ${key.revokedAt ? `revoked ${date(key.revokedAt)}` : "live"}`,
       );
+    }
+  } else if (command === "signing-secret" && values.account) {
+    const rotated = await rotateSigningSecret({ actor: OPERATOR, publisherId: values.account, retirePreviousNow: values["retire-previous-now"] === true });
+    console.log(`tally: made order-signing secret ${rotated.current.id} for ${values.account}`);
+    if (rotated.previous) console.log(`tally: the previous secret ${rotated.previous.prefix}… still verifies tokens until ${date(rotated.previous.retiresAt)}`);
+    console.log("tally: the secret is shown this once; give it to the publisher's servers only, never to a browser:");
+    console.log(rotated.secret);
+  } else if (command === "signing-secrets" && values.account) {
+    const secrets = await listSigningSecrets({ actor: OPERATOR, publisherId: values.account });
+    if (secrets.length === 0) console.log(`tally: ${values.account} has no order-signing secret`);
+    for (const secret of secrets) {
+      console.log(`${secret.id}  ${secret.prefix}…  created ${date(secret.createdAt)}  ${secret.retiresAt ? `retires ${date(secret.retiresAt)}` : "current"}`);
     }
   } else if (command === "revoke" && keyId) {
     const revoked = await revokeApiKey({ actor: OPERATOR, keyId });

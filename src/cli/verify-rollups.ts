@@ -1,7 +1,8 @@
 // `npm run rollups:verify [-- --from YYYY-MM-DD --to YYYY-MM-DD]` (default: the last 30 days):
 // recounts the report rows from ad_events and attributions and prints every difference; exits 1
-// when there is one. It also lists what the jobs set aside in those days because of its own data:
-// orders attribution could not attribute and rows exports could not deliver.
+// when there is one. It also lists what the jobs set aside in those days: beacons and orders
+// settling set aside (their own data, or a rule: orders per session, a publisher's plausibility
+// limits), orders attribution could not attribute and rows exports could not deliver.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
@@ -44,11 +45,14 @@ try {
     console.log(
       `tally: rollups: ${setAside.total} orders set aside by attribution${setAside.total > setAside.latest.length ? ` (the latest ${setAside.latest.length} listed)` : ""}`,
     );
-  // Beacons and orders settling set aside never reached the figures; an operator should see them too.
+  // Beacons and orders settling set aside (their data failed, or a rule such as a publisher's
+  // plausibility limit said so) never reached the figures; an operator should see them too.
   const setAsideBySettle = await setAsideEvents({ startDate: from, endDate: to }, 100);
   for (const event of setAsideBySettle.latest) {
+    const order = event.order_id !== null ? ` (publisher ${event.publisher_id} order ${event.order_id})` : "";
+    const why = event.rule !== null ? `${event.rule}: ` : "";
     console.log(
-      `settle set aside: ${event.kind} ${event.event_id} received ${event.received_at.toISOString()}: ${event.reason}${event.sqlstate ? ` (${event.sqlstate})` : ""}`,
+      `settle set aside: ${event.kind} ${event.event_id}${order} received ${event.received_at.toISOString()}: ${why}${event.reason}${event.sqlstate ? ` (${event.sqlstate})` : ""}`,
     );
   }
   if (setAsideBySettle.total > 0) console.log(`tally: rollups: ${setAsideBySettle.total} beacons and orders set aside by settling`);

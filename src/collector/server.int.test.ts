@@ -145,7 +145,7 @@ describe("standalone collector", () => {
     const accepted = await post(JSON.stringify(order), "text/plain");
     expect(accepted.status).toBe(202);
     expect(accepted.headers.get("access-control-allow-origin")).toBe("https://shop.example");
-    expect(await accepted.json()).toEqual({ messages: ["The conversion was received and will be processed soon."] });
+    expect(await accepted.json()).toEqual({ messages: ["The conversion was received and will be processed soon."], verified: false });
     await settleAll();
     const stored = await db.conversion.findFirstOrThrow({ where: { publisherId: publisher.id, orderId: "collector-1" } });
     expect(stored.items).toEqual([

@@ -79,6 +79,9 @@ export const conversionBodySchema = {
     social_id_hashed: hashedField,
     first_name_hashed: hashedField,
     last_name_hashed: hashedField,
+    // Proof that the publisher's server saw this order: hexadecimal HMAC-SHA256 of
+    // orderTokenMessage() (order-token.ts) under the publisher's signing secret.
+    order_token: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
   },
   required: ["publisher_id", "user_id", "session_id", "order_id", "created_at", "items", "channel", "email_hashed"],
 } as const;

@@ -100,6 +100,20 @@ describe("tracker.conversion", () => {
     expect(JSON.parse(init.body as string)).toEqual({ ...order, session_id: "s-1" });
   });
 
+  it("sends the order_token the publisher's server signed exactly as given, and no Authorization header", async () => {
+    const fetch = vi.fn((_url: string, _init: RequestInit) => Promise.resolve(new Response(JSON.stringify({ messages: [], verified: true }), { status: 202 })));
+    const sendBeacon = vi.fn((_url: string, _body: Blob) => true);
+    const sdk = await loadSdk({ navigator: { sendBeacon }, fetch });
+    const tracker = sdk.init({ sessionId: "s-1", eventsUrl: "https://events.example" });
+    const token = "AB".repeat(32);
+    tracker.conversion({ ...order, order_token: token });
+    expect(await blobJson(sendBeacon.mock.calls[0]![1])).toMatchObject({ order_id: order.order_id, order_token: token });
+    expect(await tracker.conversion({ ...order, order_token: token }, { waitForReply: true })).toEqual({ status: 202, body: { messages: [], verified: true } });
+    const init = fetch.mock.calls[0]![1];
+    expect(JSON.parse(init.body as string).order_token).toBe(token);
+    expect(Object.keys(init.headers as Record<string, string>).sort()).toEqual(["Accept", "Content-Type"]);
+  });
+
   it("with waitForReply, rejects when the service cannot be reached or the order is not JSON", async () => {
     const sdk = await loadSdk({ fetch: () => Promise.reject(new TypeError("Failed to fetch")) });
     const tracker = sdk.init({ sessionId: "s", eventsUrl: "https://events.example" });

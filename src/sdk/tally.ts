@@ -38,7 +38,10 @@
  *   `{ waitForReply: true }` by `fetch` with `Accept: application/json`, returning a promise of
  *   `{ status, body }` (202 `{ messages }`, 422 Ajv's error array, other codes `{ error }`; `body`
  *   is null when the reply is not JSON); it rejects only when the order cannot be turned into
- *   JSON or the service cannot be reached.
+ *   JSON or the service cannot be reached. To have the order verified, put in it the
+ *   `order_token` your server signed for it (HMAC-SHA256 of the order id and total under the
+ *   publisher's signing secret, docs/conversions.md): the SDK sends it as it is, and the secret
+ *   itself never reaches the page.
  * - `Tally.impression`, `Tally.track`, `Tally.click`, `Tally.conversion` — the same on the default
  *   tracker (created by `Tally.init()` on first use).
  * - `Tally.hashIdentity({ email?, phone?, taxId?, firstName?, lastName? }, { countryCode? })` —

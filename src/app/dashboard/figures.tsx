@@ -46,23 +46,35 @@ export function RangePicker({ range, onChange }: { range: Range; onChange: (rang
 
 export function KpiCards({ total }: { total: Metrics }) {
   return (
-    <section className="kpis" aria-label="Totals">
-      {[
-        ["Impressions", whole.format(total.impressions_total)],
-        ["Views", whole.format(total.views_total)],
-        ["Clicks", whole.format(total.clicks_total)],
-        ["CTR", percent.format(total.ctr)],
-        ["Spend", money.format(total.ad_revenue)],
-        ["Conversions", whole.format(total.conversions_total)],
-        ["Sales revenue", money.format(total.sales_revenue)],
-        ["ROAS", `${money.format(total.roas)}×`],
-      ].map(([label, value]) => (
-        <div className="kpi" key={label} data-kpi={label}>
-          <span className="kpi-label">{label}</span>
-          <span className="kpi-value">{value}</span>
-        </div>
-      ))}
-    </section>
+    <>
+      <section className="kpis" aria-label="Totals">
+        {[
+          ["Impressions", whole.format(total.impressions_total)],
+          ["Views", whole.format(total.views_total)],
+          ["Clicks", whole.format(total.clicks_total)],
+          ["CTR", percent.format(total.ctr)],
+          ["Spend", money.format(total.ad_revenue)],
+          ["Conversions", whole.format(total.conversions_total)],
+          ["Sales revenue", money.format(total.sales_revenue)],
+          ["ROAS", `${money.format(total.roas)}×`],
+          // Orders that came with no proof, counted apart from the credited ones (docs/conversions.md).
+          ["Unverified conversions", whole.format(total.unverified_conversions)],
+          ["Unverified sales", money.format(total.unverified_sales_revenue)],
+        ].map(([label, value]) => (
+          <div className="kpi" key={label} data-kpi={label}>
+            <span className="kpi-label">{label}</span>
+            <span className="kpi-value">{value}</span>
+          </div>
+        ))}
+      </section>
+      {total.uncredited_conversions > 0 ? (
+        <p className="muted" data-testid="uncredited">
+          {total.uncredited_conversions === 1 ? "1 unverified conversion" : `${whole.format(total.uncredited_conversions)} unverified conversions`} (
+          {money.format(total.uncredited_sales_revenue)} in sales) {total.uncredited_conversions === 1 ? "is" : "are"} not credited: the publisher requires
+          verified conversions. Conversions, sales revenue and ROAS leave them out.
+        </p>
+      ) : null}
+    </>
   );
 }
 

@@ -1,12 +1,19 @@
 "use client";
 // The overview: KPI cards and daily charts for an account (or, for staff, every account) over a
-// date range, from stats.overview.
+// date range, from stats.overview, and the orders attribution or settling's rules set aside.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../trpc-client";
 import { AccountPicker } from "./account-picker";
 import { DailyCharts, KpiCards, lastDays, RangePicker } from "./figures";
 import { PipelineStatus } from "./pipeline-status";
+
+/** The rules settling sets orders aside by, in words. */
+const RULES: Record<string, string> = {
+  order_total_limit: "order total over the limit",
+  line_quantity_limit: "line quantity over the limit",
+  orders_per_session: "too many orders from one session",
+};
 
 export function Overview() {
   const trpc = useTRPC();
@@ -15,6 +22,7 @@ export function Overview() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const stats = useQuery(trpc.stats.overview.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
   const setAside = useQuery(trpc.stats.setAsideOrders.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
+  const setAsideByRule = useQuery(trpc.stats.ordersSetAsideByRule.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
 
   return (
     <>
@@ -50,6 +58,27 @@ export function Overview() {
                   <li key={`${order.publisher_id}/${order.order_id}`}>
                     order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
                     {order.received_at.toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+          {setAsideByRule.data && setAsideByRule.data.total > 0 ? (
+            <section className="notice" aria-label="Orders set aside by rule">
+              <h2>Orders set aside by rule</h2>
+              <p>
+                {setAsideByRule.data.total === 1 ? "1 order" : `${setAsideByRule.data.total} orders`} in this range broke a rule when they were settled and are
+                missing from these figures (
+                {Object.entries(setAsideByRule.data.byRule)
+                  .map(([rule, count]) => `${RULES[rule] ?? rule}: ${count}`)
+                  .join(", ")}
+                ). A publisher sets its limits on its account page. The latest:
+              </p>
+              <ul>
+                {setAsideByRule.data.latest.map((order) => (
+                  <li key={`${order.publisher_id}/${order.order_id}/${order.received_at.toISOString()}`}>
+                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
+                    {order.received_at.toISOString().slice(0, 16).replace("T", " ")} UTC ({RULES[order.rule] ?? order.rule}): {order.reason}
                   </li>
                 ))}
               </ul>

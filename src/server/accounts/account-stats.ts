@@ -1,7 +1,8 @@
 // The dashboard's numbers for an account the actor may see, or for the actor's own view (every
-// account for staff): totals and a daily series, invalid traffic, and the orders attribution set
-// aside, from the same rollups and statements as the report routes.
+// account for staff): totals and a daily series, invalid traffic, the orders attribution set
+// aside and those settling set aside by a rule, from the same rollups and statements as the report routes.
 import { type SetAsideOrder, setAsideOrders } from "@/server/attribution/set-aside-orders";
+import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/settle/set-aside-events";
 import { store } from "@/server/store";
 import type { Actor } from "./actor";
 import { reportScopeOf } from "./report-scope-of";
@@ -32,4 +33,20 @@ export async function accountSetAsideOrders({ actor, accountId, startDate, endDa
   const scope = await reportScopeOf({ actor, accountId });
   if (scope.advertiserId !== null) return { total: 0, latest: [] };
   return setAsideOrders({ startDate, endDate }, scope.publisherIds);
+}
+
+/**
+ * Orders settling set aside by a rule (orders per session, the plausibility limits) in the range,
+ * of the publishers in scope (every one for staff): how many, per rule, and the latest with their
+ * reasons. Like attribution's, they are publishers' data: an advertiser sees none.
+ */
+export async function accountOrdersSetAsideByRule({
+  actor,
+  accountId,
+  startDate,
+  endDate,
+}: StatsRequest): Promise<{ total: number; byRule: Record<string, number>; latest: OrderSetAsideByRule[] }> {
+  const scope = await reportScopeOf({ actor, accountId });
+  if (scope.advertiserId !== null) return { total: 0, byRule: {}, latest: [] };
+  return ordersSetAsideByRule({ startDate, endDate }, scope.publisherIds);
 }

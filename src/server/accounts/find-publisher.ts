@@ -3,6 +3,8 @@ import { pgPool } from "@/server/db/pg-pool";
 export interface PublisherWithSites {
   id: string;
   network_id: string | null;
+  /** Only verified orders are credited (docs/conversions.md, "Verified orders"). */
+  require_verified_conversions: boolean;
   /** Oldest first. */
   sites: { name: string; domain: string | null }[];
 }
@@ -10,7 +12,7 @@ export interface PublisherWithSites {
 /** A publisher or network account with its sites; null for unknown ids and advertisers. */
 export async function findPublisherWithSites(publisherId: string): Promise<PublisherWithSites | null> {
   const { rows } = await pgPool().query<PublisherWithSites>(
-    `SELECT a.id, a.network_id,
+    `SELECT a.id, a.network_id, a.require_verified_conversions,
             coalesce((SELECT json_agg(json_build_object('name', s.name, 'domain', s.domain) ORDER BY s.created_at, s.name)
                         FROM sites s WHERE s.publisher_id = a.id), '[]') AS sites
        FROM accounts a

@@ -17,7 +17,8 @@ import { creditUpserts } from "@/server/rollups/writer-upserts.sql";
 export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
 
 // Attributions written by the statement join the report rows (src/server/rollups/) in the same
-// transaction, on the day the order was placed.
+// transaction, on the day the order was placed. Every order is attributed, verified or not, so an
+// unverified order's items are kept and counted apart (credited or not: the order's `credited`).
 const CREDIT_UPSERTS = creditUpserts();
 
 // - batch: the orders of $1, taken and locked by attributeBatch.
@@ -37,7 +38,7 @@ const CREDIT_UPSERTS = creditUpserts();
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
 export const ATTRIBUTE_SQL = `
 WITH batch AS (
-  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items
+  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited
     FROM conversions
    WHERE event_id = ANY($1::uuid[])
 ), longest AS (
@@ -89,15 +90,15 @@ WITH batch AS (
   INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
-                            price_micros, promotional_price_micros, quantity, total_value_micros, created_at)
+                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, created_at)
   SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, $3
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, $3
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
-  RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros
+  RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
 ), ${CREDIT_UPSERTS}, done AS (
   UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )

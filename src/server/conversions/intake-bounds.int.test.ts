@@ -8,12 +8,15 @@ import { default as addFormats } from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { addStringFormats } from "@/contracts/string-formats";
 import { env } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { MAX_VALIDATION_ENTRIES } from "@/server/errors";
 import { askForAds, postBeacon, postConversion, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";
 import { conversionBodySchema, MAX_ORDER_ITEMS, MAX_QUANTITY, MAX_UNIT_PRICE } from "./conversion-body.schema";
+import { updateConversionTrust } from "./conversion-trust";
+import { LARGEST_ORDER_TOTAL } from "./trust-input";
 
 const referenceAjv = addStringFormats(addFormats(new Ajv({ allErrors: true }), ["date-time"]));
 const referenceValidate = referenceAjv.compile(conversionBodySchema);
@@ -40,6 +43,14 @@ const pathsOf = (body: unknown) => (body as { instancePath: string; keyword: str
 describe("order numbers", () => {
   it("accept the largest price and quantity, whose line and whole order still fit a bigint of micro-units", async () => {
     const publisher = await makePublisher();
+    // Past Tally's default plausibility limits: this publisher raised its own to the largest there are.
+    await updateConversionTrust({
+      actor: OPERATOR,
+      publisherId: publisher.id,
+      requireVerified: false,
+      maxOrderTotal: LARGEST_ORDER_TOTAL,
+      maxLineQuantity: MAX_QUANTITY,
+    });
     const lines = Array.from({ length: MAX_ORDER_ITEMS }, (_, i) => ({
       sku: `MAX-${i}`,
       quantity: MAX_QUANTITY,

@@ -53,7 +53,7 @@ describe("POST /v1/beacon/conversion", () => {
     const body = order(publisher.id, { gender: "F", uf: "SP", city: "São Paulo", is_company: false, phone_hashed: sha256("+5511999990000").toUpperCase() });
     const response = await postConversion(body);
     expect(response.status).toBe(202);
-    expect(response.body).toEqual({ messages: [ACCEPTED_MESSAGE] });
+    expect(response.body).toEqual({ messages: [ACCEPTED_MESSAGE], verified: false });
 
     const [stored, ...others] = await storedOrders(publisher.id, body.order_id);
     expect(others).toEqual([]);
@@ -104,7 +104,7 @@ describe("POST /v1/beacon/conversion", () => {
     const repeat = { ...first, user_id: "someone-else", items: [{ sku: "OTHER", quantity: 1, price: 1, promotional_price: 1 }] };
     const response = await postConversion(repeat);
     expect(response.status).toBe(202);
-    expect(response.body).toEqual({ messages: [`Order ${first.order_id} was already received in the last 30 days; this copy was ignored.`] });
+    expect(response.body).toEqual({ verified: false, messages: [`Order ${first.order_id} was already received in the last 30 days; this copy was ignored.`] });
     const stored = await storedOrders(publisher.id, first.order_id);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.userId).toBe("user-1");
@@ -112,7 +112,7 @@ describe("POST /v1/beacon/conversion", () => {
 
     // The same order id at another publisher is another order.
     const otherPublisher = await makePublisher();
-    expect((await postConversion({ ...first, publisher_id: otherPublisher.id })).body).toEqual({ messages: [ACCEPTED_MESSAGE] });
+    expect((await postConversion({ ...first, publisher_id: otherPublisher.id })).body).toEqual({ messages: [ACCEPTED_MESSAGE], verified: false });
   });
 
   it("stores one order when identical copies arrive at the same instant", async () => {
@@ -121,7 +121,7 @@ describe("POST /v1/beacon/conversion", () => {
     // Same batch of the group commit, and separate batches in flight together.
     const answers = await Promise.all(Array.from({ length: 20 }, () => postConversion(body)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
-    expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify({ messages: [ACCEPTED_MESSAGE] }))).toHaveLength(1);
+    expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify({ messages: [ACCEPTED_MESSAGE], verified: false }))).toHaveLength(1);
     const stored = await storedOrders(publisher.id, body.order_id);
     expect(stored).toHaveLength(1);
     expect(skusOf(stored[0]!)).toEqual(["SKU-1", "SKU-2"]);

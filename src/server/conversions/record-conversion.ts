@@ -1,10 +1,13 @@
 import { v7 as uuidv7 } from "uuid";
+import { orderTotalMicros } from "@/contracts/order-token";
 import { env } from "@/env";
+import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
 import { toMicroUnits } from "@/server/money";
+import { countOrderProof } from "@/server/observability/order-proofs";
 import { toEntries } from "@/server/validation/ajv";
 import { appendConversionBatch, type ConversionToAppend, type OrderToAppend, orderToAppend } from "./append-conversions.sql";
 import {
@@ -14,6 +17,7 @@ import {
   MAX_ORDER_ITEMS,
   validateConversionBody,
 } from "./conversion-body.schema";
+import { assertKeyMayVerify, type Proof, proveOrder } from "./order-proof";
 import type { ConversionOutcome } from "./store-conversions.sql";
 
 export const ACCEPTED_MESSAGE = "The conversion was received and will be processed soon.";
@@ -163,7 +167,7 @@ function createdAtOutOfRange(createdAt: unknown, now: number): ValidationEntry |
  * database or the clock (a known publisher; `brand` when it has several sites; created_at in
  * range), all in one 422.
  */
-async function validateConversion(body: unknown, now: number): Promise<{ conversion: ConversionBody; site: string }> {
+async function validateConversion(body: unknown, now: number): Promise<{ conversion: ConversionBody; site: string; publisher: PublisherWithSites }> {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   if (Array.isArray(record.items) && record.items.length > MAX_ORDER_ITEMS) throw TallyError.validation([tooManyItems]);
   const entries: ValidationEntry[] = validateConversionBody(body) ? [] : toEntries(validateConversionBody.errors);
@@ -171,8 +175,9 @@ async function validateConversion(body: unknown, now: number): Promise<{ convers
   const outOfRange = entries.some((entry) => entry.instancePath === "/created_at") ? null : createdAtOutOfRange(record.created_at, now);
   if (outOfRange) entries.push(outOfRange);
   let site: string | undefined;
+  let publisher: PublisherWithSites | null = null;
   if (typeof record.publisher_id === "string" && record.publisher_id.length > 0) {
-    const publisher = await cachedPublisher(record.publisher_id, now);
+    publisher = await cachedPublisher(record.publisher_id, now);
     if (!publisher) {
       entries.push(unknownPublisher(record.publisher_id));
     } else {
@@ -181,13 +186,13 @@ async function validateConversion(body: unknown, now: number): Promise<{ convers
       else entries.push(resolved);
     }
   }
-  if (entries.length > 0 || site === undefined) throw TallyError.validation(entries);
-  return { conversion: body as ConversionBody, site };
+  if (entries.length > 0 || site === undefined || publisher === null) throw TallyError.validation(entries);
+  return { conversion: body as ConversionBody, site, publisher };
 }
 
 const lowerOrNull = (hash: string | undefined) => (hash === undefined ? null : hash.toLowerCase());
 
-function toAppend(conversion: ConversionBody, site: string, receivedAt: Date | null): ConversionToAppend {
+function toAppend(conversion: ConversionBody, site: string, receivedAt: Date | null, proof: Proof, totalMicros: bigint): ConversionToAppend {
   return {
     // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.
     event_id: uuidv7(),
@@ -216,6 +221,8 @@ function toAppend(conversion: ConversionBody, site: string, receivedAt: Date | n
       price_micros: toMicroUnits(item.price),
       promotional_price_micros: toMicroUnits(item.promotional_price),
     })),
+    verified_by: proof.verifiedBy,
+    total_micros: totalMicros.toString(),
   };
 }
 
@@ -224,17 +231,25 @@ export interface RecordedConversion {
   outcome: ConversionOutcome;
   /** The 202 body's `messages`. */
   messages: string[];
+  /** Whether the order was verified (by the publisher's API key, or its token). */
+  verified: boolean;
 }
 
 /**
  * Validates a conversion (422 with Ajv's entries), then appends it to the log of accepted orders
- * unless the publisher sent the same order_id in the last 30 days. Resolves once committed; 503
- * when the database could not store it. Settling stores it in conversions (src/server/settle/),
- * and attribution happens after that (attributePendingConversions).
+ * unless the publisher sent the same order_id in the last 30 days. `key`: the API key the order
+ * came with (already authenticated), which must be the publisher's own (403 otherwise, before the
+ * body is validated) and verifies it; without one, a valid `order_token` does. Resolves once
+ * committed; 503 when the database could not store it. Settling stores it in conversions
+ * (src/server/settle/), and attribution happens after that (attributePendingConversions).
  */
-export async function recordConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
-  const { conversion, site } = await validateConversion(body, (now ?? new Date()).getTime());
-  const order = orderToAppend(toAppend(conversion, site, now ?? null));
+export async function recordConversion(body: unknown, now?: Date, { key = null }: { key?: ApiKeyCaller | null } = {}): Promise<RecordedConversion> {
+  if (key) assertKeyMayVerify(key, typeof body === "object" && body !== null ? (body as { publisher_id?: unknown }).publisher_id : undefined);
+  const at = (now ?? new Date()).getTime();
+  const { conversion, site, publisher } = await validateConversion(body, at);
+  const totalMicros = orderTotalMicros(conversion.items);
+  const proof = await proveOrder(conversion, totalMicros, key, at);
+  const order = orderToAppend(toAppend(conversion, site, now ?? null, proof, totalMicros), proof.verifiedBy !== null && publisher.require_verified_conversions);
   const limit = env().TALLY_ORDER_MAX_BYTES;
   if (order.bytes > limit) throw TallyError.validation([orderTooLarge(order.bytes, limit)]);
   let outcome: ConversionOutcome;
@@ -244,7 +259,9 @@ export async function recordConversion(body: unknown, now?: Date): Promise<Recor
   } catch (error) {
     throw refusalOf(error, "conversion");
   }
+  countOrderProof(proof.outcome);
   const messages =
     outcome === "stored" ? [ACCEPTED_MESSAGE] : [`Order ${conversion.order_id} was already received in the last 30 days; this copy was ignored.`];
-  return { eventId: order.order.event_id, outcome, messages };
+  if (proof.message) messages.push(proof.message);
+  return { eventId: order.order.event_id, outcome, messages, verified: proof.verifiedBy !== null };
 }

@@ -2,6 +2,7 @@
 // A stretch of orders is one statement (two inserts fed by one JSON parameter), where the ORM
 // would take a round trip per row.
 import type pg from "pg";
+import type { VerifiedBy } from "./order-proof";
 
 /** An order line as conversions.items keeps it (micro-units as JSON numbers: below 2^53). */
 export interface ConversionItemToStore {
@@ -35,6 +36,10 @@ export interface ConversionToStore {
   /** When the order was received: its receipt in the log, or the time its sender fixed (tests). */
   received_at: Date;
   items: ConversionItemToStore[];
+  /** What proved the order (its publisher's API key, or a token signed with its secret); null: nothing did. */
+  verified_by: VerifiedBy | null;
+  /** Decided when it is settled: whether its attributed items count in conversions and sales. */
+  credited: boolean;
 }
 
 /** `stored`, or `duplicate` when the order was first received less than 30 days before. */
@@ -46,15 +51,15 @@ export type ConversionOutcome = "stored" | "duplicate";
 const STORE_SQL = `
 INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
                          city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
-                         last_name_hashed, received_at, items, line_count)
+                         last_name_hashed, received_at, items, line_count, verified_by, credited)
 SELECT event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, gender, uf,
        city, is_company, email_hashed, phone_hashed, social_id_hashed, first_name_hashed,
-       last_name_hashed, received_at, items, jsonb_array_length(items)
+       last_name_hashed, received_at, items, jsonb_array_length(items), verified_by, credited
   FROM json_to_recordset($1::json)
        AS t(event_id uuid, publisher_id text, order_id text, user_id text, session_id text, channel text, site text,
             placed_at timestamptz, gender text, uf text, city text, is_company boolean, email_hashed text,
             phone_hashed text, social_id_hashed text, first_name_hashed text, last_name_hashed text,
-            received_at timestamptz, items jsonb)
+            received_at timestamptz, items jsonb, verified_by text, credited boolean)
 ON CONFLICT (event_id, received_at) DO NOTHING`;
 
 /** Stores a stretch of accepted orders with their items on `client`, inside the settle transaction. */

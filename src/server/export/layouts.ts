@@ -91,7 +91,8 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
   ),
   // Layout B: a publisher's orders by receipt time. An advertiser receives the orders credited to
   // its ads, when they are credited: every line of an order is credited in one statement, so the
-  // order falls in exactly one batch.
+  // order falls in exactly one batch. An order its publisher's requirement left uncredited (an
+  // unverified one) is no advertiser's: its items are attributed, and counted apart, but not sent.
   orders: eventLayout(
     [text("event_id"), text("session_id"), text("user_id"), text("order_id"), text("channel"), time("placed_at"), text("site")],
     (scope) => ({
@@ -100,7 +101,7 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
       where:
         scope.advertiserId === null
           ? "c.received_at > $1 AND c.received_at <= $2 AND $3::text IS NULL AND c.publisher_id = ANY($4)"
-          : `c.event_id IN (SELECT a.conversion_id FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")})`,
+          : `c.event_id IN (SELECT a.conversion_id FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND a.credited AND ${scoped("a")})`,
       order: "c.received_at, c.event_id",
       id: "c.event_id::text",
       time: "c.received_at",
@@ -109,10 +110,10 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
     (scope) =>
       scope.advertiserId === null
         ? "SELECT c.received_at AS at FROM conversions c WHERE c.received_at > $1 AND c.received_at <= $2 AND $3::text IS NULL AND c.publisher_id = ANY($4)"
-        : `SELECT max(a.created_at) AS at FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")} GROUP BY a.conversion_id`,
+        : `SELECT max(a.created_at) AS at FROM attributions a WHERE a.created_at > $1 AND a.created_at <= $2 AND a.credited AND ${scoped("a")} GROUP BY a.conversion_id`,
   ),
   // Layout C: credited order items (attributions) by the time they were credited; event_id and
-  // event_created_at are the ad interaction that won the item.
+  // event_created_at are the ad interaction that won the item. Items of uncredited orders are left out.
   order_items: eventLayout(
     [
       text("event_id"),
@@ -138,7 +139,7 @@ export const EVENT_LAYOUTS: Record<EventType, EventLayout> = {
                a.ad_type::text, a.placement_name, a.context, a.event_created_at, a.price_micros::float8 / 1e6, a.promotional_price_micros::float8 / 1e6,
                a.quantity, a.total_value_micros::float8 / 1e6`,
       from: "attributions a",
-      where: `a.created_at > $1 AND a.created_at <= $2 AND ${scoped("a")}`,
+      where: `a.created_at > $1 AND a.created_at <= $2 AND a.credited AND ${scoped("a")}`,
       order: "a.created_at, a.conversion_id, a.item_position",
       id: "a.conversion_id::text || '/' || a.item_position::text",
       time: "a.created_at",

@@ -18,13 +18,15 @@ process.env.TALLY_BEACONS_PER_TOKEN_PER_HOUR = "1000";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { env } from "@/env";
+import { OPERATOR } from "@/server/accounts/actor";
+import { createApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
 import { handleTrpcRequest, TRPC_BODY_LIMIT } from "@/server/trpc/http-handler";
 import { createCaller } from "@/server/trpc/root";
-import { postBeacon, serveOneAd } from "@/testing/events-client";
+import { postBeacon, postConversion, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { handleBeaconRequest } from "./beacon-handler";
 import { resetV1Limits } from "./rate-limits";
@@ -103,6 +105,32 @@ describe("/v1 rate limits", () => {
       error: { code: "too_many_requests", message: "too many requests from this address for this publisher; retry later" },
     });
     expect((await send(1)).status).toBe(202);
+  });
+
+  it("count a publisher's own server, sending orders with its API key, per key: not against its address's limit for that publisher", async () => {
+    const { publisher } = await setup();
+    const { key } = await createApiKey({ actor: OPERATOR, accountId: publisher.id, name: "checkout server" });
+    const order = (n: number) => ({
+      publisher_id: publisher.id,
+      user_id: `u-${n}`,
+      session_id: `s-${n}`,
+      order_id: `server-${n}-${Date.now()}`,
+      created_at: new Date().toISOString(),
+      channel: "web",
+      email_hashed: "c".repeat(64),
+      items: [{ sku: "SKU", quantity: 1, price: 1, promotional_price: 1 }],
+    });
+    const send = (n: number, address: string, headers: Record<string, string> = {}) =>
+      postConversion(order(n), { settle: false, headers: { "X-Forwarded-For": address, ...headers } });
+    // Past 20 a window (TALLY_V1_RATE_PER_PUBLISHER_ADDRESS here) from the server's one address
+    // (within the address's own 30), and all stored.
+    const withKey = [];
+    for (let n = 0; n < 25; n += 1) withKey.push((await send(n, "192.0.2.40", { Authorization: `Bearer ${key}` })).status);
+    expect(withKey).toEqual(Array(25).fill(202));
+    // Without the key, an address is an anonymous client of the publisher: that limit applies.
+    const without = [];
+    for (let n = 25; n < 47; n += 1) without.push((await send(n, "192.0.2.41")).status);
+    expect(without).toEqual([...Array(20).fill(202), 429, 429]);
   });
 
   it("let a publisher's shoppers in once strangers have spent the publisher's limit, and refuse the strangers before reading a body", async () => {

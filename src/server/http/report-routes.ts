@@ -62,6 +62,10 @@ const METRIC_COLUMNS = [
   "duplicate_events",
   "bot_events",
   "invalid_events",
+  "unverified_conversions",
+  "unverified_sales_revenue",
+  "uncredited_conversions",
+  "uncredited_sales_revenue",
 ] as const satisfies readonly (keyof Metrics)[];
 const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
 

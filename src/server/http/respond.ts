@@ -47,8 +47,12 @@ export function toTallyError(error: unknown): TallyError {
   return new TallyError("internal", "internal error", { cause: error });
 }
 
-/** 503 and 429 say when to come back: a rate limit knows its own wait, the database a few seconds. */
-function retryAfter(error: TallyError, status: number): Record<string, string> {
+/**
+ * 503 and 429 say when to come back: a rate limit knows its own wait, the database a few seconds;
+ * a 401 says what would be accepted (a route may name its own realm).
+ */
+function statusHeaders(error: TallyError, status: number, headers: Record<string, string>): Record<string, string> {
+  if (status === 401 && headers["WWW-Authenticate"] === undefined) return { "WWW-Authenticate": 'Bearer realm="tally"' };
   if (status === 429) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 1))) };
   if (status === 503) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 5))) };
   return {};
@@ -68,7 +72,7 @@ export function errorAnswer(error: unknown, headers: Record<string, string> = {}
   // A 422 body is the validator's array itself (docs/interface.md §7); other errors name a code.
   const body =
     tallyError.code === "validation_failed" ? (tallyError.details?.entries ?? []) : { error: { code: tallyError.code, message: tallyError.message } };
-  return jsonAnswer(status, body, { ...headers, "Cache-Control": "no-store", ...retryAfter(tallyError, status) });
+  return jsonAnswer(status, body, { ...headers, "Cache-Control": "no-store", ...statusHeaders(tallyError, status, headers) });
 }
 
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {

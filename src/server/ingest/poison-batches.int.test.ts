@@ -3,10 +3,13 @@
 // (values that got past validation: written by an older version, by hand, or by a bug).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { orderToAppend } from "@/server/conversions/append-conversions.sql";
+import { updateConversionTrust } from "@/server/conversions/conversion-trust";
 import { conversionWriter, recordConversion } from "@/server/conversions/record-conversion";
+import { LARGEST_ORDER_TOTAL } from "@/server/conversions/trust-input";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { setAsideEvents } from "@/server/settle/set-aside-events";
@@ -109,6 +112,8 @@ describe("a bad item in a batch", () => {
       last_name_hashed: null,
       received_at: null,
       items: [{ sku: f.sku, product_id: null, seller_id: null, quantity: 1, price_micros: 1, promotional_price_micros: 1 }],
+      verified_by: null,
+      total_micros: "1",
     });
     const ids = Array.from({ length: 12 }, (_, i) => (i === 4 ? "lone \ud800 surrogate" : `order-${randomUUID()}`));
     const outcomes = await Promise.allSettled(ids.map((id) => conversionWriter().submit(orderToAppend(order(id)))));
@@ -220,6 +225,14 @@ describe("a bad item in a batch", () => {
       await pgPool().query(`UPDATE ${table} SET sales_revenue_micros = $2 WHERE campaign_id = $1`, [f.campaign.id, String(nearTop)]);
     }
     const orderId = `order-${randomUUID()}`;
+    // A line past Tally's default plausibility limits: this publisher raised its own to the largest there are.
+    await updateConversionTrust({
+      actor: OPERATOR,
+      publisherId: f.publisher.id,
+      requireVerified: false,
+      maxOrderTotal: LARGEST_ORDER_TOTAL,
+      maxLineQuantity: 10_000,
+    });
     await recordAndSettleConversion(
       {
         publisher_id: f.publisher.id,

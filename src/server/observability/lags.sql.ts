@@ -42,6 +42,8 @@ export interface Lags {
   retentionHolds: RetentionHold[];
   /** Events and orders the jobs set aside (settling: by a rule or a failure; attribution: a failure). */
   setAside: { events: number; orders: number };
+  /** Orders settling set aside by each rule in the last 24 hours (every rule listed, 0 when none). */
+  setAsideByRule: { rule: SettleRule; orders: number }[];
   /** The publishers whose traffic stored the most today (UTC), at most PUBLISHERS_LISTED, largest first. */
   publisherStorage: PublisherStorage[];
   /** How many publishers stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today. */
@@ -57,6 +59,10 @@ export interface PublisherStorage {
   setAside: number;
 }
 
+/** The rules settling sets orders aside by: a fixed label set. */
+export const SETTLE_RULES = ["orders_per_session", "order_total_limit", "line_quantity_limit"] as const;
+export type SettleRule = (typeof SETTLE_RULES)[number];
+
 /** Publishers listed by size in the lags (and so in /api/metrics): a bounded label set. */
 export const PUBLISHERS_LISTED = 20;
 
@@ -65,7 +71,7 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
   const storageAlertBytes = env().TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024;
-  const [oldest, backlog, attribution, positions, partitions, setAside, storage] = await Promise.all([
+  const [oldest, backlog, attribution, positions, partitions, setAside, storage, byRule] = await Promise.all([
     oldestUnsettled(),
     pool.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM (
@@ -91,7 +97,13 @@ export async function readLags(now = new Date()): Promise<Lags> {
          FROM today ORDER BY bytes DESC, publisher_id LIMIT ${PUBLISHERS_LISTED}`,
       [utcDay(now), storageAlertBytes],
     ),
+    // settle_set_aside_set_aside_at_idx: a day of set-asides, however many were kept before it.
+    pool.query<{ rule: string; n: number }>(
+      `SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE set_aside_at > $1::timestamptz - interval '24 hours' AND rule IS NOT NULL GROUP BY rule`,
+      [now],
+    ),
   ]);
+  const ruleCounts = new Map(byRule.rows.map((row) => [row.rule, row.n]));
   const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
   const raw = (table: "ad_events" | "conversions" | "attributions") => {
     const of = partitions.filter((p) => p.table === table);
@@ -117,6 +129,7 @@ export async function readLags(now = new Date()): Promise<Lags> {
     rawTables: [raw("ad_events"), raw("conversions"), raw("attributions")],
     retentionHolds: holdsOf(positions, now),
     setAside: setAside.rows[0]!,
+    setAsideByRule: SETTLE_RULES.map((rule) => ({ rule, orders: ruleCounts.get(rule) ?? 0 })),
     publisherStorage: storage.rows.map(({ over: _over, ...row }) => row),
     publishersOverStorageAlert: storage.rows[0]?.over ?? 0,
   };

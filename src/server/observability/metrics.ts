@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { conversionWriterDepth } from "@/server/conversions/record-conversion";
 import { beaconWriterDepth } from "@/server/ingest/record-beacon";
 import { type Lags, readLags } from "./lags.sql";
+import { orderProofCounter } from "./order-proofs";
 import { stepFailureCounter } from "./step-failures";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
@@ -26,6 +27,7 @@ export type DownloadCut = "stalled" | "too_long";
 function createMetrics() {
   const registry = new Registry();
   registry.registerMetric(stepFailureCounter());
+  registry.registerMetric(orderProofCounter());
   const requests = new Counter({
     name: "tally_v1_requests_total",
     help: "Requests to the /v1 routes by route and outcome: accepted (2xx), refused (4xx), unavailable (503), failed (other 5xx).",
@@ -102,6 +104,15 @@ function createMetrics() {
   gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
   gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
   gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
+  new Gauge({
+    name: "tally_orders_set_aside_by_rule",
+    help: "Orders settling set aside by a rule in the last 24 hours: orders_per_session, order_total_limit, line_quantity_limit.",
+    labelNames: ["rule"] as const,
+    registers: [registry],
+    async collect() {
+      for (const { rule, orders } of (await lags()).setAsideByRule) this.set({ rule }, orders);
+    },
+  });
   for (const [name, help, read] of [
     ["tally_raw_partitions", "Day partitions of the settled raw tables (ad_events, conversions, attributions), the default ones included.", "partitions"],
     ["tally_raw_bytes", "Size on disk of each settled raw table, indexes included.", "bytes"],

@@ -47,6 +47,11 @@ describe("GET /report/v2/advertisers", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
+        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        unverified_conversions: 1,
+        unverified_sales_revenue: 23,
+        uncredited_conversions: 0,
+        uncredited_sales_revenue: 0,
       },
       expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
     ]);

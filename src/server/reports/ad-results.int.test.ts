@@ -47,6 +47,10 @@ describe("GET /ad/results/v2", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
+        unverified_conversions: 1,
+        unverified_sales_revenue: 23,
+        uncredited_conversions: 0,
+        uncredited_sales_revenue: 0,
       },
       expect.objectContaining({
         ad_id: cpm.ad.id,

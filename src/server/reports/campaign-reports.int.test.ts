@@ -41,6 +41,11 @@ describe("GET /campaign/v2", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
+        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        unverified_conversions: 1,
+        unverified_sales_revenue: 23,
+        uncredited_conversions: 0,
+        uncredited_sales_revenue: 0,
       },
       expect.objectContaining({
         campaign_id: cpm.campaign.id,
@@ -158,6 +163,10 @@ describe("GET /campaign/:id", () => {
     duplicate_events: 0,
     bot_events: 0,
     invalid_events: 0,
+    unverified_conversions: 0,
+    unverified_sales_revenue: 0,
+    uncredited_conversions: 0,
+    uncredited_sales_revenue: 0,
   };
 
   it("answers the campaign's totals, a row for every day of the range, and its ads", async () => {
@@ -181,6 +190,11 @@ describe("GET /campaign/:id", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
+        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        unverified_conversions: 1,
+        unverified_sales_revenue: 23,
+        uncredited_conversions: 0,
+        uncredited_sales_revenue: 0,
       },
       { day: "2026-11-11", ...zeros },
     ]);

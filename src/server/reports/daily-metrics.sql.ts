@@ -48,6 +48,10 @@ export async function metricsOverRange(scope: ReportScope, range: { startDate: s
     invalid_events: 0,
     sales_revenue_micros: 0,
     conversions: 0,
+    unverified_conversions: 0,
+    unverified_sales_revenue_micros: 0,
+    uncredited_conversions: 0,
+    uncredited_sales_revenue_micros: 0,
   };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];

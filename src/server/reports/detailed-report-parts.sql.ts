@@ -37,7 +37,12 @@ const OFFSET = sql`${PAGE_OFFSET}::int`;
 
 const SUMS = raw(`sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
              sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(${invalidEventsSum("r")}) AS invalid_events,
-             sum(r.sales_revenue_micros) AS sales_revenue_micros`);
+             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros,
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros`);
+
+/** Distinct orders: exact for each kind of row of the grain's table (see measuredCte). */
+const ORDER_SUMS = raw(`sum(r.conversions) AS conversions, sum(r.unverified_conversions) AS unverified_conversions,
+             sum(r.uncredited_conversions) AS uncredited_conversions`);
 
 /** The networks each campaign is bought through, comma-separated (campaigns without one have no row). */
 export const networksCte = (): Sql => sql`networks AS (
@@ -114,12 +119,12 @@ function daysRead(plan: DetailedPlan): Sql {
  */
 export function measuredCte(plan: DetailedPlan): Sql {
   return sql`measured AS (
-      SELECT r.day, r.${plan.key} AS key, '' AS publisher_id, ${SUMS}, sum(r.conversions) AS conversions
+      SELECT r.day, r.${plan.key} AS key, '' AS publisher_id, ${SUMS}, ${ORDER_SUMS}
         FROM ${plan.table} r
        WHERE ${daysRead(plan)} AND ${rowFilters(plan)}${totalRowsOnly(plan)}
        GROUP BY 1, 2
       UNION ALL
-      SELECT r.day, r.${plan.key} AS key, r.publisher_id, ${SUMS}, sum(r.conversions) AS conversions
+      SELECT r.day, r.${plan.key} AS key, r.publisher_id, ${SUMS}, ${ORDER_SUMS}
         FROM ${plan.table} r JOIN networks n ON n.campaign_id = r.campaign_id
        WHERE ${daysRead(plan)} AND ${rowFilters(plan)}${publisherRowsOnly(plan)}
        GROUP BY 1, 2, 3
@@ -141,7 +146,10 @@ export function listedCte(plan: DetailedPlan): Sql {
       SELECT m.day, m.key, m.publisher_id,
              m.impressions::float8 AS impressions, m.views::float8 AS views, m.clicks::float8 AS clicks, m.spend_micros::float8 AS spend_micros,
              m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events, m.invalid_events::float8 AS invalid_events,
-             m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions, n.network_ids, ${plan.sort} AS sort_value
+             m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions,
+             m.unverified_sales_revenue_micros::float8 AS unverified_sales_revenue_micros, m.unverified_conversions::float8 AS unverified_conversions,
+             m.uncredited_sales_revenue_micros::float8 AS uncredited_sales_revenue_micros, m.uncredited_conversions::float8 AS uncredited_conversions,
+             n.network_ids, ${plan.sort} AS sort_value
         FROM measured m
         JOIN objects x ON x.key = m.key
         LEFT JOIN networks n ON n.campaign_id = x.campaign_id

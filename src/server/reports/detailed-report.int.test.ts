@@ -88,6 +88,11 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     duplicate_events: m.duplicates ?? 0,
     bot_events: 0,
     invalid_events: 0,
+    // Every order of the fixture came without proof, from publishers that do not require it.
+    unverified_conversions: m.conversions ?? 0,
+    unverified_sales_revenue: m.sales ?? 0,
+    uncredited_conversions: 0,
+    uncredited_sales_revenue: 0,
   });
   const ratiosOver = (row: Record<string, unknown>) => ({ ...row, conversion_rate: Number.isFinite(row.conversion_rate) ? row.conversion_rate : 0 });
 

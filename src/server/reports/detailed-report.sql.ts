@@ -137,7 +137,8 @@ export function detailedReportStatement(
   const statement = sql`
     WITH ${networksCte()}, ${dayWindowCtes(plan)}${measuredCte(plan)}, ${objectsCte(plan)}, ${listedCte(plan)}, ${pageCte(plan)}
     SELECT page.key, page.publisher_id, page.impressions, page.views, page.clicks, page.spend_micros, page.duplicate_events,
-           page.bot_events, page.invalid_events, page.sales_revenue_micros, page.conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
+           page.bot_events, page.invalid_events, page.sales_revenue_micros, page.conversions, page.unverified_sales_revenue_micros,
+           page.unverified_conversions, page.uncredited_sales_revenue_micros, page.uncredited_conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
            p.name AS publisher, ${rowsTotal(plan)}::int AS total
       FROM page

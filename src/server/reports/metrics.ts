@@ -13,6 +13,10 @@ export interface TotalsRow {
   invalid_events: number;
   sales_revenue_micros: number;
   conversions: number;
+  unverified_conversions: number;
+  unverified_sales_revenue_micros: number;
+  uncredited_conversions: number;
+  uncredited_sales_revenue_micros: number;
 }
 
 export interface Metrics {
@@ -31,6 +35,14 @@ export interface Metrics {
   bot_events: number;
   /** Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
   invalid_events: number;
+  /** Orders with an item attributed here that came with no proof (no API key, no valid order token), credited or not. */
+  unverified_conversions: number;
+  /** The value of those orders' attributed items. */
+  unverified_sales_revenue: number;
+  /** Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+  uncredited_conversions: number;
+  /** The value of those orders' attributed items, left out of sales_revenue and ROAS. */
+  uncredited_sales_revenue: number;
 }
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
@@ -52,5 +64,9 @@ export function metricsOf(r: TotalsRow): Metrics {
     duplicate_events: r.duplicate_events,
     bot_events: r.bot_events,
     invalid_events: r.invalid_events,
+    unverified_conversions: r.unverified_conversions,
+    unverified_sales_revenue: fromMicros(r.unverified_sales_revenue_micros),
+    uncredited_conversions: r.uncredited_conversions,
+    uncredited_sales_revenue: fromMicros(r.uncredited_sales_revenue_micros),
   };
 }

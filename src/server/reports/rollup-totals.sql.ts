@@ -61,7 +61,8 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { 
     dimension === "advertiser_id"
       ? sql`o.advertiser_id <> '' AND (${advertiserId}::text IS NULL OR o.advertiser_id = ${advertiserId})`
       : sql`o.advertiser_id = coalesce(${advertiserId}::text, '')`;
-  return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions
+  return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions, sum(o.unverified_conversions) AS unverified_conversions,
+             sum(o.uncredited_conversions) AS uncredited_conversions
         FROM daily_publisher_orders o
        WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
        GROUP BY 1`;
@@ -82,12 +83,16 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sq
         ? sql`AND r.publisher_id = ANY(${publisherIds})`
         : sql`AND r.publisher_id = ''`;
   const orders =
-    source.orders === "table" ? sql`SELECT key, conversions FROM totals` : publisherOrders(dimension as "advertiser_id" | "publisher_id" | "day", filter);
+    source.orders === "table"
+      ? sql`SELECT key, conversions, unverified_conversions, uncredited_conversions FROM totals`
+      : publisherOrders(dimension as "advertiser_id" | "publisher_id" | "day", filter);
   return sql`totals AS (
       SELECT ${raw(source.key)} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
              sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
              sum(${raw(invalidEventsSum("r"))}) AS invalid_events,
-             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions
+             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions,
+             sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros, sum(r.unverified_conversions) AS unverified_conversions,
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.uncredited_conversions) AS uncredited_conversions
         FROM ${raw(source.table)} r
        WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
          AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
@@ -103,7 +108,11 @@ export const TOTALS_COLUMNS = raw(`
   coalesce(t.spend_micros, 0)::float8 AS spend_micros, coalesce(t.duplicate_events, 0)::float8 AS duplicate_events,
   coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.invalid_events, 0)::float8 AS invalid_events,
   coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
-  coalesce(o.conversions, 0)::float8 AS conversions`);
+  coalesce(o.conversions, 0)::float8 AS conversions,
+  coalesce(t.unverified_sales_revenue_micros, 0)::float8 AS unverified_sales_revenue_micros,
+  coalesce(o.unverified_conversions, 0)::float8 AS unverified_conversions,
+  coalesce(t.uncredited_sales_revenue_micros, 0)::float8 AS uncredited_sales_revenue_micros,
+  coalesce(o.uncredited_conversions, 0)::float8 AS uncredited_conversions`);
 
 /** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
 export const METRIC_SORTS = {

@@ -45,3 +45,31 @@ export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { 
  * `alias`: what reports show as `invalid_events` (the dashboard shows each reason).
  */
 export const invalidEventsSum = (alias: string) => INVALID_TRAFFIC_REASONS.map((reason) => `${alias}.${reason}_events`).join(" + ");
+
+/**
+ * What attribution adds to a report row, and how a set of attributions (columns verified,
+ * credited, conversion_id, total_value_micros) sums to it: the writer and the recount share these,
+ * so they cannot disagree. Credited lines, orders and sales are what reports call conversions and
+ * sales; unverified orders (no proof) are counted whether credited or not, and uncredited ones
+ * (unverified, of a publisher that required proof) are the part of those left out of the credit.
+ */
+export const CREDIT_MEASURES = [
+  "attributed_items",
+  "conversions",
+  "sales_revenue_micros",
+  "unverified_conversions",
+  "unverified_sales_revenue_micros",
+  "uncredited_conversions",
+  "uncredited_sales_revenue_micros",
+] as const;
+
+export const CREDIT_SUMS = `count(*) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE credited),
+         coalesce(sum(total_value_micros) FILTER (WHERE credited), 0),
+         count(DISTINCT conversion_id) FILTER (WHERE NOT verified), coalesce(sum(total_value_micros) FILTER (WHERE NOT verified), 0),
+         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), coalesce(sum(total_value_micros) FILTER (WHERE NOT credited), 0)`;
+
+/** The distinct orders daily_publisher_orders keeps, and how attributions count to them. */
+export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions"] as const;
+
+export const ORDER_COUNTS = `count(DISTINCT conversion_id) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE NOT verified),
+         count(DISTINCT conversion_id) FILTER (WHERE NOT credited)`;

@@ -90,18 +90,23 @@ describe("daily rollups", () => {
     await db.attribution.deleteMany({ where: { orderId: "o-1", itemPosition: 1 } });
     // The clicks were changed in daily_rollups only; the deleted line is missing from all three tables.
     const drift = await verifyRollups("2026-11-01", "2026-11-30");
-    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual(["", "", publisher.id, publisher.id]);
+    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual(["", "", "", publisher.id, publisher.id, publisher.id]);
+    // The order came without proof: its sales are unverified sales too.
     expect(drift.map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
       ["daily_rollups", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "clicks", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_rollups", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_campaign_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       // The ad's row over every publisher (''), then its row for the publisher.
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
     ]);
     // Outside the days asked, nothing is compared.
     expect(await verifyRollups("2026-11-20", "2026-11-20")).toEqual([]);
@@ -118,9 +123,11 @@ describe("daily rollups", () => {
     // With no line of the order left credited, the order counts per publisher disagree too.
     await db.attribution.deleteMany({ where: { orderId: "o-1" } });
     const orders = (await verifyRollups("2026-11-21", "2026-11-21")).filter((d) => d.table === "daily_publisher_orders");
-    expect(orders.map((d) => [d.publisher_id, d.advertiser_id, d.stored, d.recounted])).toEqual([
-      [publisher.id, "", "1", "0"],
-      [publisher.id, advertiser.id, "1", "0"],
+    expect(orders.map((d) => [d.publisher_id, d.advertiser_id, d.measure, d.stored, d.recounted])).toEqual([
+      [publisher.id, "", "conversions", "1", "0"],
+      [publisher.id, "", "unverified_conversions", "1", "0"],
+      [publisher.id, advertiser.id, "conversions", "1", "0"],
+      [publisher.id, advertiser.id, "unverified_conversions", "1", "0"],
     ]);
   });
 

@@ -10,10 +10,19 @@ import { inTransaction } from "@/server/db/transaction";
 import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";
 import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { adRowCountsRecount } from "./ad-row-counts.sql";
-import { REPORT_TABLES, type ReportTableSpec, ROLLUP_KEY, reportKeyGrouping } from "./report-tables";
+import {
+  CREDIT_MEASURES,
+  CREDIT_SUMS,
+  ORDER_COUNTS,
+  ORDER_MEASURES,
+  REPORT_TABLES,
+  type ReportTableSpec,
+  ROLLUP_KEY,
+  reportKeyGrouping,
+} from "./report-tables";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
-const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, "attributed_items", "conversions", "sales_revenue_micros"] as const;
+const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, ...CREDIT_MEASURES] as const;
 /** `ad_rows` and `ad_publisher_rows`: daily_ad_row_counts against a count of daily_ad_totals. */
 export type RollupMeasure = (typeof MEASURES)[number] | "ad_rows" | "ad_publisher_rows";
 
@@ -47,7 +56,8 @@ interface Days {
 const MEASURE_LIST = raw(MEASURES.join(", "));
 
 // The rows of one table as ad_events and attributions say they should be, as the CTE
-// `recounted`: events counted per key, and credited lines, distinct orders and sales per key.
+// `recounted`: events counted per key, and credited lines, distinct orders and sales per key, with
+// the unverified and uncredited orders and their sales (report-tables.ts, CREDIT_SUMS).
 function recountCtes(spec: ReportTableSpec, { firstDay, lastDay }: Days): Sql {
   const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");
@@ -63,9 +73,8 @@ events AS (
     FROM ad_events
    WHERE created_at >= ${firstDay}::date AND created_at < ${lastDay}::date + 1
    GROUP BY ${raw(events.groupBy)}
-), credited AS (
-  SELECT ${raw(credited.columns)},
-         count(*) AS attributed_items, count(DISTINCT conversion_id) AS conversions, sum(total_value_micros) AS sales_revenue_micros
+), credited (${key}, ${raw(CREDIT_MEASURES.join(", "))}) AS (
+  SELECT ${raw(credited.columns)}, ${raw(CREDIT_SUMS)}
     FROM attributions
    WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
    GROUP BY ${raw(credited.groupBy)}
@@ -73,8 +82,8 @@ events AS (
   SELECT ${key},
          coalesce(e.impressions, 0) AS impressions, coalesce(e.views, 0) AS views, coalesce(e.clicks, 0) AS clicks,
          coalesce(e.spend_micros, 0) AS spend_micros,
-         ${raw(FILTERED.map((column) => `coalesce(e.${column}, 0) AS ${column}`).join(", "))}, coalesce(c.attributed_items, 0) AS attributed_items,
-         coalesce(c.conversions, 0) AS conversions, coalesce(c.sales_revenue_micros, 0) AS sales_revenue_micros
+         ${raw(FILTERED.map((column) => `coalesce(e.${column}, 0) AS ${column}`).join(", "))},
+         ${raw(CREDIT_MEASURES.map((m) => `coalesce(c.${m}, 0) AS ${m}`).join(", "))}
     FROM events e FULL JOIN credited c USING (${key})
 )`;
 }
@@ -99,9 +108,9 @@ SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.
 // daily_publisher_orders recounted: distinct orders per day and publisher, per advertiser and
 // for every advertiser ('').
 const publisherOrdersRecount = ({ firstDay, lastDay }: Days) => sql`
-recounted AS (
+recounted (day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))}) AS (
   SELECT (placed_at AT TIME ZONE 'UTC')::date AS day, publisher_id,
-         CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, count(DISTINCT conversion_id) AS conversions
+         CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, ${raw(ORDER_COUNTS)}
     FROM attributions
    WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
    GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
@@ -109,14 +118,15 @@ recounted AS (
 
 const verifyPublisherOrders = (days: Days) => sql`
 WITH ${publisherOrdersRecount(days)}, stored AS (
-  SELECT day, publisher_id, advertiser_id, conversions FROM daily_publisher_orders WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
+  SELECT day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))} FROM daily_publisher_orders WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
 )
 SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text AS site, advertiser_id, NULL::text AS campaign_id,
-       NULL::text AS ad_id, NULL::text AS placement_name, 'conversions' AS measure,
-       coalesce(s.conversions, 0)::text AS stored, coalesce(r.conversions, 0)::text AS recounted
+       NULL::text AS ad_id, NULL::text AS placement_name, m.measure, m.stored::text, m.recounted::text
   FROM stored s FULL JOIN recounted r USING (day, publisher_id, advertiser_id)
- WHERE coalesce(s.conversions, 0) <> coalesce(r.conversions, 0)
- ORDER BY day, publisher_id, advertiser_id`;
+ CROSS JOIN LATERAL (VALUES ${raw(ORDER_MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0), coalesce(r.${m}, 0))`).join(", "))})
+       AS m(measure, stored, recounted)
+ WHERE m.stored <> m.recounted
+ ORDER BY day, publisher_id, advertiser_id, m.measure`;
 
 const verifyAdRowCounts = (days: Days) => sql`
 WITH ${adRowCountsRecount(days.firstDay, days.lastDay)}, stored AS (
@@ -192,7 +202,7 @@ async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<num
       }
       await client.query(sql`DELETE FROM daily_publisher_orders WHERE ${inRange}`);
       await client.query(
-        sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, conversions) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
+        sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))}) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
       );
       await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);
       await client.query(

@@ -7,7 +7,7 @@
 // statements are benchmarked hot paths, and their own parameters stay positional around it.
 import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { rowCounting } from "./ad-row-counts.sql";
-import { REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./report-tables";
+import { CREDIT_MEASURES, CREDIT_SUMS, ORDER_COUNTS, ORDER_MEASURES, REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./report-tables";
 
 function trafficUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;
@@ -46,23 +46,23 @@ function creditUpsert(spec: ReportTableSpec): string {
   const positions = keys.map((_, index) => index + 1).join(", ");
   const { returning, countsCte } = rowCounting(spec);
   return `${table} AS (
-  INSERT INTO ${table} AS r (${keys.join(", ")}, attributed_items, conversions, sales_revenue_micros)
+  INSERT INTO ${table} AS r (${keys.join(", ")}, ${CREDIT_MEASURES.join(", ")})
   SELECT ${columns},
-         count(*), count(DISTINCT conversion_id), sum(total_value_micros)
+         ${CREDIT_SUMS}
     FROM attributed
    GROUP BY ${groupBy}
    ORDER BY ${positions}
   ON CONFLICT (${keys.join(", ")}) DO UPDATE
-     SET attributed_items = r.attributed_items + EXCLUDED.attributed_items, conversions = r.conversions + EXCLUDED.conversions,
-         sales_revenue_micros = r.sales_revenue_micros + EXCLUDED.sales_revenue_micros
+     SET ${CREDIT_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
   ${returning}
 )${countsCte}`;
 }
 
 /**
- * The attribution writer's CTEs over the lines it credited, in a CTE named `attributed` (the
+ * The attribution writer's CTEs over the lines it attributed, in a CTE named `attributed` (the
  * attributions' RETURNING rows), on the day the order was placed: credited lines, distinct
- * orders and sales per report table, then distinct orders in daily_publisher_orders. The insert
+ * credited orders and sales, and the unverified and uncredited ones apart, per report table, then
+ * the distinct orders in daily_publisher_orders. The insert
  * returns no line that was already attributed, so a re-run adds nothing, and an order is
  * attributed in one statement, so its distinct count per row adds up over batches.
  */
@@ -72,11 +72,11 @@ export const creditUpserts = (): string =>
     .concat(`, daily_publisher_orders AS (
   -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
   -- advertiser and publisher reports' order counts, which do not add up over campaigns.
-  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, conversions)
+  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, ${ORDER_MEASURES.join(", ")})
   SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
-         count(DISTINCT conversion_id)
+         ${ORDER_COUNTS}
     FROM attributed
    GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
    ORDER BY 1, 2, 3
-  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET conversions = r.conversions + EXCLUDED.conversions
+  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET ${ORDER_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
 )`);

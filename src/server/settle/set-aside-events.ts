@@ -1,5 +1,7 @@
-// What settling set aside because of the item's own data (settle_set_aside), for operators:
-// `npm run rollups:verify` lists it beside what attribution and exports set aside.
+// What settling set aside (settle_set_aside): beacons and orders whose own data could not be
+// settled, and orders a rule set aside (orders per session, the publisher's plausibility limits).
+// Operators read it through `npm run rollups:verify`, a publisher its own orders set aside by rule
+// on the dashboard's overview.
 import { pgPool } from "@/server/db/pg-pool";
 
 export interface SetAsideEvent {
@@ -8,6 +10,10 @@ export interface SetAsideEvent {
   received_at: Date;
   reason: string;
   sqlstate: string | null;
+  publisher_id: string | null;
+  order_id: string | null;
+  /** The rule that set it aside (orders_per_session, order_total_limit, line_quantity_limit); null when it failed. */
+  rule: string | null;
 }
 
 /** How many beacons and orders were set aside among those received in [from, to] (UTC days), and the latest `limit`. */
@@ -16,8 +22,45 @@ export async function setAsideEvents(range: { startDate: string; endDate: string
   const where = "received_at >= $1::date AND received_at < $2::date + 1";
   const { rows: counted } = await pgPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM settle_set_aside WHERE ${where}`, values);
   const { rows } = await pgPool().query<SetAsideEvent>(
-    `SELECT event_id::text, kind, received_at, reason, sqlstate FROM settle_set_aside WHERE ${where} ORDER BY set_aside_at DESC LIMIT $3`,
+    `SELECT event_id::text, kind, received_at, reason, sqlstate, publisher_id, order_id, rule
+       FROM settle_set_aside WHERE ${where} ORDER BY set_aside_at DESC LIMIT $3`,
     [...values, limit],
   );
   return { total: counted[0]!.n, latest: rows };
+}
+
+export interface OrderSetAsideByRule {
+  publisher_id: string;
+  order_id: string;
+  received_at: Date;
+  rule: string;
+  reason: string;
+}
+
+/**
+ * Orders settling set aside by a rule, received in a range of UTC days (inclusive), of some
+ * publishers or of all (null): how many in all and per rule, and the latest `limit`
+ * (settle_set_aside_publisher_id_received_at_idx serves a publisher's).
+ */
+export async function ordersSetAsideByRule(
+  range: { startDate: string; endDate: string },
+  publisherIds: string[] | null,
+  limit = 20,
+): Promise<{ total: number; byRule: Record<string, number>; latest: OrderSetAsideByRule[] }> {
+  const values = [range.startDate, range.endDate, publisherIds];
+  const where = `kind = 'conversion' AND rule IS NOT NULL AND received_at >= $1::date AND received_at < $2::date + 1
+                 AND ($3::text[] IS NULL OR publisher_id = ANY($3))`;
+  const { rows: counts } = await pgPool().query<{ rule: string; n: number }>(
+    `SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE ${where} GROUP BY rule ORDER BY rule`,
+    values,
+  );
+  const { rows } = await pgPool().query<OrderSetAsideByRule>(
+    `SELECT publisher_id, order_id, received_at, rule, reason FROM settle_set_aside WHERE ${where} ORDER BY received_at DESC, event_id LIMIT $4`,
+    [...values, limit],
+  );
+  return {
+    total: counts.reduce((sum, row) => sum + row.n, 0),
+    byRule: Object.fromEntries(counts.map((row) => [row.rule, row.n])),
+    latest: rows,
+  };
 }

@@ -1,13 +1,16 @@
 // The settle step of accepted orders (the step itself: stretch.ts): the next stretch of
 // conversion_log under its one cursor, bounded in orders and in bytes, stored in conversions, the
 // attribution queue (repeats never reach the log: the receipt is taken when an order is accepted).
-// An order past its session's daily allowance (TALLY_ORDERS_PER_SESSION_PER_DAY) is set aside by
-// that rule, and one that cannot be stored, whatever the reason, is set aside with its failure.
+// An order past its publisher's plausibility limits (order-plausibility.ts) or its session's daily
+// allowance (TALLY_ORDERS_PER_SESSION_PER_DAY) is set aside by that rule, and one that cannot be
+// stored, whatever the reason, is set aside with its failure. The others are stored, credited
+// unless they are unverified and their publisher requires verified orders.
 import type pg from "pg";
 import { env } from "@/env";
 import type { ConversionToStore } from "@/server/conversions/store-conversions.sql";
 import { DAY_MS } from "@/server/days";
 import { store } from "@/server/store";
+import { defaultTrust, implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
@@ -49,12 +52,13 @@ interface LoggedOrder extends LogPosition {
   event_id: string;
   received_at: Date;
   bytes: number;
-  /** The order as accepted (JSON: placed_at is a string). */
-  conversion: ConversionToStore;
+  /** The order as accepted (JSON: placed_at is a string; orders logged before verification have no verified_by or total_micros). */
+  conversion: Omit<ConversionToStore, "credited" | "verified_by"> & { verified_by?: ConversionToStore["verified_by"]; total_micros?: string };
 }
 
 interface OrderToSettle {
   order: ConversionToStore;
+  totalMicros: bigint;
   bytes: number;
 }
 
@@ -117,18 +121,41 @@ async function ordersPastSessionAllowance(client: pg.PoolClient, orders: Convers
   return past;
 }
 
+/** Why an order of the stretch is set aside by a rule: the rule and what an operator reads. */
+interface SetAsideByRule {
+  rule: string;
+  reason: string;
+}
+
 async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Promise<{ eventId: string; stored: boolean }[]> {
+  const trust = await publisherTrust(
+    client,
+    orders.map(({ order }) => order.publisher_id),
+  );
+  const trustOf = (publisherId: string) => trust.get(publisherId) ?? defaultTrust();
+  const setAside = new Map<number, SetAsideByRule>();
+  orders.forEach(({ order, totalMicros }, index) => {
+    const verdict = implausibility(order, totalMicros, trustOf(order.publisher_id));
+    if (verdict) setAside.set(index, verdict);
+  });
+  // An implausible order takes nothing of its session's allowance.
+  const plausible = orders.map((_, index) => index).filter((index) => !setAside.has(index));
   const past = await ordersPastSessionAllowance(
     client,
-    orders.map(({ order }) => order),
-  );
-  const kept = orders.filter((_, index) => !past.has(index));
-  await store().settled.storeConversions(
-    client,
-    kept.map(({ order }) => order),
+    plausible.map((index) => orders[index]!.order),
   );
   const allowance = env().TALLY_ORDERS_PER_SESSION_PER_DAY;
-  for (const index of past) {
+  for (const position of past) {
+    setAside.set(plausible[position]!, {
+      rule: "orders_per_session",
+      reason: `the session had already placed ${allowance} orders with this publisher in 24 hours (TALLY_ORDERS_PER_SESSION_PER_DAY)`,
+    });
+  }
+  const kept = orders
+    .filter((_, index) => !setAside.has(index))
+    .map(({ order }) => ({ ...order, credited: order.verified_by !== null || !trustOf(order.publisher_id).requireVerified }));
+  await store().settled.storeConversions(client, kept);
+  for (const [index, { rule, reason }] of setAside) {
     const { order } = orders[index]!;
     await recordSetAside(
       client,
@@ -139,21 +166,21 @@ async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Pro
         receivedAt: order.received_at,
         publisherId: order.publisher_id,
         orderId: order.order_id,
-        rule: "orders_per_session",
+        rule,
       },
-      new Error(`the session had already placed ${allowance} orders with this publisher in 24 hours (TALLY_ORDERS_PER_SESSION_PER_DAY)`),
+      new Error(reason),
     );
   }
   await recordIntake(
     client,
     orders.map(({ order, bytes }, index) =>
-      past.has(index)
+      setAside.has(index)
         ? { publisherId: order.publisher_id, at: order.received_at, setAside: 1, bytes: 0 }
         : { publisherId: order.publisher_id, at: order.received_at, orders: 1, bytes },
     ),
     ORDERS_SHARD,
   );
-  return orders.map(({ order }, index) => ({ eventId: order.event_id, stored: !past.has(index) }));
+  return orders.map(({ order }, index) => ({ eventId: order.event_id, stored: !setAside.has(index) }));
 }
 
 export async function settleConversionsStep(limit: number): Promise<ConversionStep> {
@@ -184,10 +211,18 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
       });
       return { rows, full: count < sizes.length || sizes.length === limit };
     },
-    toItem: (row): OrderToSettle => ({
-      order: { ...row.conversion, event_id: row.event_id, placed_at: new Date(row.conversion.placed_at), received_at: row.received_at },
-      bytes: row.bytes,
-    }),
+    toItem: (row): OrderToSettle => {
+      const order: ConversionToStore = {
+        ...row.conversion,
+        event_id: row.event_id,
+        placed_at: new Date(row.conversion.placed_at),
+        received_at: row.received_at,
+        verified_by: row.conversion.verified_by ?? null,
+        // Decided in settleOrders, from the publisher's setting.
+        credited: true,
+      };
+      return { order, totalMicros: totalOf({ ...order, total_micros: row.conversion.total_micros }), bytes: row.bytes };
+    },
     settle: settleOrders,
     setAside: (client, row, error) =>
       recordSetAside(

@@ -6,6 +6,7 @@ import { attributionRouter } from "./routers/attribution";
 import { authRouter } from "./routers/auth";
 import { campaignsRouter } from "./routers/campaigns";
 import { catalogueRouter } from "./routers/catalogue";
+import { conversionTrustRouter } from "./routers/conversion-trust";
 import { exportDestinationsRouter } from "./routers/export-destinations";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
@@ -19,6 +20,7 @@ export const appRouter = router({
   ads: adsRouter,
   products: productsRouter,
   catalogue: catalogueRouter,
+  conversionTrust: conversionTrustRouter,
   attribution: attributionRouter,
   apiKeys: apiKeysRouter,
   exportDestinations: exportDestinationsRouter,

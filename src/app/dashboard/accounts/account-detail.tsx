@@ -1,12 +1,13 @@
 "use client";
 // One account's page: wallet and daily budget (advertisers), sites and sub-publishers
-// (publishers, networks), products and the publisher's catalogue.
+// (publishers, networks), their conversion settings, products and the publisher's catalogue.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
 import { money } from "../figures";
 import { Catalogue } from "./catalogue";
+import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
 import { Products } from "./products";
 
@@ -176,6 +177,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               )}
             </>
           ) : null}
+          <ConversionTrust publisherId={a.id} />
           <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}

@@ -1,6 +1,6 @@
 // The dashboard's numbers: totals and a daily series over a date range, for the viewer's account
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
-import { accountInvalidTraffic, accountSetAsideOrders, accountStats } from "@/server/accounts/account-stats";
+import { accountInvalidTraffic, accountOrdersSetAsideByRule, accountSetAsideOrders, accountStats } from "@/server/accounts/account-stats";
 import { pipelineStatus } from "@/server/observability/pipeline-status";
 import { accountRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
@@ -12,6 +12,11 @@ export const statsRouter = router({
    * advertisers have none of their own): how many, and the latest with their reasons.
    */
   setAsideOrders: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => accountSetAsideOrders({ actor: ctx.viewer, ...input })),
+  /**
+   * Orders settling set aside by a rule in the range (orders per session, the plausibility
+   * limits), for the publishers in scope: how many, per rule, and the latest with their reasons.
+   */
+  ordersSetAsideByRule: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => accountOrdersSetAsideByRule({ actor: ctx.viewer, ...input })),
   /** Filtered beacons per day and reason (the invalid traffic screen). */
   invalidTraffic: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => accountInvalidTraffic({ actor: ctx.viewer, ...input })),
   /** How far behind settling, attribution and the viewer's export destinations are. */

@@ -1,0 +1,183 @@
+"use client";
+// A publisher's conversion settings on its account page: require verified conversions, the
+// plausibility limits, and the order-signing secret (made or rotated here, shown once).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ZConversionTrustInput } from "@/server/conversions/trust-input";
+import { useTRPC } from "../../trpc-client";
+import { firstProblem } from "./first-problem";
+
+const when = (value: Date) => `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const number = new Intl.NumberFormat("en", { maximumFractionDigits: 6 });
+
+interface Edits {
+  requireVerified?: boolean;
+  maxOrderTotal?: string;
+  maxLineQuantity?: string;
+}
+
+export function ConversionTrust({ publisherId }: { publisherId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const trust = useQuery(trpc.conversionTrust.get.queryOptions({ publisherId }));
+  const [edits, setEdits] = useState<Edits>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [retireNow, setRetireNow] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.conversionTrust.get.queryKey({ publisherId }) });
+  const save = useMutation(
+    trpc.conversionTrust.update.mutationOptions({
+      onSuccess: () => {
+        setEdits({});
+        void refresh();
+      },
+    }),
+  );
+  const rotate = useMutation(trpc.conversionTrust.rotateSecret.mutationOptions({ onSuccess: () => void refresh() }));
+
+  if (trust.error)
+    return (
+      <p role="alert" className="error">
+        The conversion settings could not be loaded: {trust.error.message}
+      </p>
+    );
+  if (!trust.data)
+    return (
+      <p aria-busy="true" className="muted">
+        Loading conversion settings…
+      </p>
+    );
+  const t = trust.data;
+  const shown = (edit: string | undefined, value: number | null) => edit ?? (value === null ? "" : String(value));
+  const limit = (value: string) => (value.trim() === "" ? null : Number(value));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = ZConversionTrustInput.safeParse({
+      publisherId,
+      requireVerified: edits.requireVerified ?? t.requireVerified,
+      maxOrderTotal: limit(shown(edits.maxOrderTotal, t.maxOrderTotal)),
+      maxLineQuantity: limit(shown(edits.maxLineQuantity, t.maxLineQuantity)),
+    });
+    if (!parsed.success)
+      return setProblem(firstProblem(parsed.error.issues, { maxOrderTotal: "Largest order total", maxLineQuantity: "Largest line quantity" }));
+    setProblem(null);
+    save.mutate(parsed.data);
+  };
+  const current = t.secrets.find((secret) => secret.retiresAt === null);
+
+  return (
+    <section aria-label="Conversions">
+      <h3>Conversions</h3>
+      <p className="muted">
+        Orders can be verified by this account&apos;s API key (sent from your server) or by an order token your server signs with the signing secret below.
+        Unverified orders are always shown apart; when verification is required they are not credited.
+      </p>
+      <form className="form" noValidate onSubmit={submit} aria-label="Conversion settings">
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={edits.requireVerified ?? t.requireVerified}
+            onChange={(e) => setEdits({ ...edits, requireVerified: e.target.checked })}
+          />
+          Require verified conversions
+        </label>
+        <div className="toolbar">
+          <label>
+            Largest order total (empty for Tally&apos;s {number.format(t.defaults.maxOrderTotal)})
+            <input
+              type="number"
+              min="0"
+              step="any"
+              value={shown(edits.maxOrderTotal, t.maxOrderTotal)}
+              onChange={(e) => setEdits({ ...edits, maxOrderTotal: e.target.value })}
+            />
+          </label>
+          <label>
+            Largest line quantity (empty for Tally&apos;s {number.format(t.defaults.maxLineQuantity)})
+            <input
+              type="number"
+              min="0"
+              step="any"
+              value={shown(edits.maxLineQuantity, t.maxLineQuantity)}
+              onChange={(e) => setEdits({ ...edits, maxLineQuantity: e.target.value })}
+            />
+          </label>
+          <button type="submit" className="button" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save conversion settings"}
+          </button>
+        </div>
+      </form>
+      {problem ? (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      ) : null}
+      {save.error ? (
+        <p role="alert" className="error">
+          The settings could not be saved: {save.error.message}
+        </p>
+      ) : null}
+      {save.isSuccess && Object.keys(edits).length === 0 ? (
+        <p role="status" className="muted">
+          Saved: {t.requireVerified ? "only verified orders are credited" : "every order is credited, unverified ones shown apart"}; the limits apply to orders
+          settled from now on.
+        </p>
+      ) : null}
+
+      <h4>Order-signing secret</h4>
+      {t.secrets.length === 0 ? (
+        <p className="empty">No signing secret yet.</p>
+      ) : (
+        <ul aria-label="Signing secrets">
+          {t.secrets.map((secret) => (
+            <li key={secret.id}>
+              <code>{secret.prefix}…</code> made {when(secret.createdAt)} ·{" "}
+              {secret.retiresAt ? `replaced: verifies tokens until ${when(secret.retiresAt)}` : "current"}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="toolbar">
+        {current ? (
+          <label className="check">
+            <input type="checkbox" checked={retireNow} onChange={(e) => setRetireNow(e.target.checked)} />
+            Stop the current secret at once (it leaked)
+          </label>
+        ) : null}
+        <button
+          type="button"
+          className="button"
+          disabled={rotate.isPending}
+          onClick={() =>
+            (!current ||
+              window.confirm(
+                retireNow ? "Make a new secret and stop the current one now?" : "Make a new secret? The current one keeps working for a while.",
+              )) &&
+            rotate.mutate({ publisherId, retirePreviousNow: retireNow })
+          }
+        >
+          {current ? "Rotate secret" : "Create secret"}
+        </button>
+      </div>
+      {rotate.error ? (
+        <p role="alert" className="error">
+          The secret could not be made: {rotate.error.message}
+        </p>
+      ) : null}
+      {rotate.data ? (
+        <div className="callout" role="status">
+          <p>
+            Copy the secret now, it is not shown again. Keep it on your servers only, never in a page.
+            {rotate.data.previous?.retiresAt ? ` The previous secret verifies tokens until ${when(rotate.data.previous.retiresAt)}.` : ""}
+          </p>
+          <code className="secret" data-testid="new-signing-secret">
+            {rotate.data.secret}
+          </code>
+          <button type="button" className="chip" onClick={() => void navigator.clipboard?.writeText(rotate.data.secret)}>
+            Copy
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}

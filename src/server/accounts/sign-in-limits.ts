@@ -14,10 +14,10 @@
 //   An address the owner signed in from meets only its own back-off.
 import { createHash, createHmac } from "node:crypto";
 import type pg from "pg";
-import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { type RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
 import { pgPool } from "@/server/db/pg-pool";
-import { rateLimitStore } from "@/server/db/rate-limit-store";
+import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { inTransaction } from "@/server/db/transaction";
 import { TallyError } from "@/server/errors";
 import { addressKey, clientAddressHash } from "@/server/http/client-address";
@@ -35,17 +35,7 @@ const holder = globalThis as unknown as { tallySignInLimits?: Limiters; tallySig
 
 function limiters(): Limiters {
   if (!holder.tallySignInLimits) {
-    const make = (points: number, duration: number, keyPrefix: string) =>
-      new RateLimiterPostgres({
-        storeClient: rateLimitStore,
-        storeType: "pool",
-        tableName: "rate_limits",
-        tableCreated: true,
-        clearExpiredByTimeout: true,
-        keyPrefix,
-        points,
-        duration,
-      });
+    const make = (points: number, duration: number, keyPrefix: string) => postgresRateLimiter({ points, duration, keyPrefix });
     const config = env();
     holder.tallySignInLimits = {
       address: make(config.TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS, WINDOW_SECONDS, "sign-in-address"),

@@ -4,9 +4,9 @@
 // so a caller spreading its requests over many processes still meets one limit. That costs one
 // upsert per request on the request pool; a caller over the limit is then refused from this
 // process's memory until its window ends, so a flood costs no round trip at all.
-import { BurstyRateLimiter, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { BurstyRateLimiter, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
-import { rateLimitStore } from "@/server/db/rate-limit-store";
+import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { TallyError } from "@/server/errors";
 import { countReportRefusal } from "@/server/observability/metrics";
 import type { Requester } from "@/server/reports/download-slots";
@@ -19,20 +19,8 @@ interface Limiter {
 
 const holder = globalThis as unknown as { tallyReportRateLimit?: { limiter: Limiter | null } };
 
-function make(points: number, duration: number, keyPrefix: string): RateLimiterPostgres {
-  return new RateLimiterPostgres({
-    storeClient: rateLimitStore,
-    storeType: "pool",
-    tableName: "rate_limits",
-    tableCreated: true,
-    clearExpiredByTimeout: true,
-    keyPrefix,
-    points,
-    duration,
-    // Once the window's points are spent, later requests in it are refused here without a query.
-    inMemoryBlockOnConsumed: points,
-  });
-}
+// Once the window's points are spent, later requests in it are refused here without a query.
+const make = (points: number, duration: number, keyPrefix: string) => postgresRateLimiter({ points, duration, keyPrefix, blockInMemory: true });
 
 function limiter(): Limiter | null {
   if (!holder.tallyReportRateLimit) {

@@ -12,7 +12,7 @@ import { DAY_MS } from "@/server/days";
 import { store } from "@/server/store";
 import { defaultTrust, implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
-import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
+import { type LogPosition, recordSetAside, recordSetAsides, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ConversionStep {
@@ -155,22 +155,24 @@ async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Pro
     .filter((_, index) => !setAside.has(index))
     .map(({ order }) => ({ ...order, credited: order.verified_by !== null || !trustOf(order.publisher_id).requireVerified }));
   await store().settled.storeConversions(client, kept);
-  for (const [index, { rule, reason }] of setAside) {
-    const { order } = orders[index]!;
-    await recordSetAside(
-      client,
-      {
-        eventId: order.event_id,
-        kind: "conversion",
-        shard: null,
-        receivedAt: order.received_at,
-        publisherId: order.publisher_id,
-        orderId: order.order_id,
-        rule,
-      },
-      new Error(reason),
-    );
-  }
+  await recordSetAsides(
+    client,
+    [...setAside].map(([index, { rule, reason }]) => {
+      const { order } = orders[index]!;
+      return {
+        item: {
+          eventId: order.event_id,
+          kind: "conversion" as const,
+          shard: null,
+          receivedAt: order.received_at,
+          publisherId: order.publisher_id,
+          orderId: order.order_id,
+          rule,
+        },
+        error: new Error(reason),
+      };
+    }),
+  );
   await recordIntake(
     client,
     orders.map(({ order, bytes }, index) =>

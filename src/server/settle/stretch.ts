@@ -25,21 +25,28 @@ export interface SetAsideItem {
 
 /** Records an item set aside, with its reason, so operators and the dashboard list it and settling goes on. */
 export async function recordSetAside(client: pg.PoolClient, item: SetAsideItem, error: unknown): Promise<void> {
+  await recordSetAsides(client, [{ item, error }]);
+}
+
+/** Records items set aside in one statement, however many a rule sets aside in a stretch. */
+export async function recordSetAsides(client: pg.PoolClient, entries: { item: SetAsideItem; error: unknown }[]): Promise<void> {
+  if (entries.length === 0) return;
+  const column = <T>(of: (entry: { item: SetAsideItem; error: unknown }) => T) => entries.map(of);
   await client.query({
     name: "settle-set-aside",
     text: `INSERT INTO settle_set_aside (event_id, kind, shard, received_at, reason, sqlstate, publisher_id, order_id, rule)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
            ON CONFLICT (event_id) DO NOTHING`,
     values: [
-      item.eventId,
-      item.kind,
-      item.shard,
-      item.receivedAt,
-      failureReason(error),
-      sqlstateOf(error),
-      item.publisherId ? storableText(item.publisherId, 256) : null,
-      item.orderId ? storableText(item.orderId, 256) : null,
-      item.rule ?? null,
+      column(({ item }) => item.eventId),
+      column(({ item }) => item.kind),
+      column(({ item }) => item.shard),
+      column(({ item }) => item.receivedAt),
+      column(({ error }) => failureReason(error)),
+      column(({ error }) => sqlstateOf(error)),
+      column(({ item }) => (item.publisherId ? storableText(item.publisherId, 256) : null)),
+      column(({ item }) => (item.orderId ? storableText(item.orderId, 256) : null)),
+      column(({ item }) => item.rule ?? null),
     ],
   });
 }

@@ -3,6 +3,7 @@
 // (publishers, networks), their conversion settings, products and the publisher's catalogue.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
 import { money } from "../figures";
@@ -181,16 +182,8 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
           <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}
-      {problem ? (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      ) : null}
-      {serverError ? (
-        <p role="alert" className="error">
-          {serverError}
-        </p>
-      ) : null}
+      <Problem message={problem} />
+      <Problem message={serverError} />
     </section>
   );
 }

@@ -4,6 +4,7 @@
 // the SKU's sales here. Account managers keep it; the publisher's users read it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZCatalogueEntryInput } from "@/server/campaigns/catalogue-input";
 import { useTRPC } from "../../trpc-client";
 
@@ -126,16 +127,8 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
               List SKU
             </button>
           </form>
-          {problem ? (
-            <p role="alert" className="error">
-              {problem}
-            </p>
-          ) : null}
-          {list.error ? (
-            <p role="alert" className="error">
-              {list.error.message}
-            </p>
-          ) : null}
+          <Problem message={problem} />
+          <Problem message={list.error?.message} />
           {listed ? (
             <p role="status" className="muted">
               {listed.entry.sku} belongs to {listed.entry.advertiserName} here.

@@ -3,6 +3,7 @@
 // plausibility limits, and the order-signing secret (made or rotated here, shown once).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZConversionTrustInput } from "@/server/conversions/trust-input";
 import { useTRPC } from "../../trpc-client";
 import { firstProblem } from "./first-problem";
@@ -107,16 +108,8 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
           </button>
         </div>
       </form>
-      {problem ? (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      ) : null}
-      {save.error ? (
-        <p role="alert" className="error">
-          The settings could not be saved: {save.error.message}
-        </p>
-      ) : null}
+      <Problem message={problem} />
+      <Problem message={save.error?.message} about="The settings could not be saved" />
       {save.isSuccess && Object.keys(edits).length === 0 ? (
         <p role="status" className="muted">
           Saved: {t.requireVerified ? "only verified orders are credited" : "every order is credited, unverified ones shown apart"}; the limits apply to orders
@@ -159,11 +152,7 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
           {current ? "Rotate secret" : "Create secret"}
         </button>
       </div>
-      {rotate.error ? (
-        <p role="alert" className="error">
-          The secret could not be made: {rotate.error.message}
-        </p>
-      ) : null}
+      <Problem message={rotate.error?.message} about="The secret could not be made" />
       {rotate.data ? (
         <div className="callout" role="status">
           <p>

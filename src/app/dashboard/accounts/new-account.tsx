@@ -2,6 +2,7 @@
 // The form an account manager creates an account with.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZCreateAccountInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
 import { firstProblem } from "./first-problem";
@@ -119,16 +120,8 @@ export function NewAccount({ onDone }: { onDone: (id: string | null) => void }) 
           </label>
         </div>
       )}
-      {problem ? (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      ) : null}
-      {create.error ? (
-        <p role="alert" className="error">
-          {create.error.message}
-        </p>
-      ) : null}
+      <Problem message={problem} />
+      <Problem message={create.error?.message} />
       <div className="row-buttons">
         <button type="submit" className="button" disabled={create.isPending}>
           Create account

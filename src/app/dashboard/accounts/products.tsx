@@ -2,6 +2,7 @@
 // An advertiser's catalogue of products (SKUs its campaigns and ads promote).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZCreateProductInput } from "@/server/campaigns/product-input";
 import { useTRPC } from "../../trpc-client";
 import { money } from "../figures";
@@ -84,16 +85,8 @@ export function Products({ advertiserId, currency }: { advertiserId: string; cur
           Add product
         </button>
       </form>
-      {problem ? (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      ) : null}
-      {create.error ? (
-        <p role="alert" className="error">
-          {create.error.message}
-        </p>
-      ) : null}
+      <Problem message={problem} />
+      <Problem message={create.error?.message} />
     </>
   );
 }

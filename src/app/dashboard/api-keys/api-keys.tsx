@@ -2,6 +2,7 @@
 // Report API keys: create (the key is shown here once), list (a prefix only), revoke.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
@@ -53,16 +54,8 @@ export function ApiKeys() {
           {create.isPending ? "Creating…" : "Create key"}
         </button>
       </form>
-      {problem ? (
-        <p role="alert" className="error">
-          {problem}
-        </p>
-      ) : null}
-      {create.error ? (
-        <p role="alert" className="error">
-          The key could not be made: {create.error.message}
-        </p>
-      ) : null}
+      <Problem message={problem} />
+      <Problem message={create.error?.message} about="The key could not be made" />
       {create.data ? (
         <div className="callout" role="status">
           <p>

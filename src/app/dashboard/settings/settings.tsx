@@ -2,6 +2,7 @@
 // Platform settings: the attribution window of each campaign type (account managers change it).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Problem } from "@/app/problem";
 import { useTRPC } from "../../trpc-client";
 
 const TYPES = ["product", "display", "video"] as const;
@@ -69,16 +70,8 @@ export function Settings() {
             </form>
           ))
         )}
-        {problem ? (
-          <p role="alert" className="error">
-            {problem}
-          </p>
-        ) : null}
-        {save.error ? (
-          <p role="alert" className="error">
-            {save.error.message}
-          </p>
-        ) : null}
+        <Problem message={problem} />
+        <Problem message={save.error?.message} />
         {!staff && me.data ? <p className="muted">Account managers change these.</p> : null}
       </section>
     </>

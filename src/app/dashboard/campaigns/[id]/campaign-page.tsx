@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Problem } from "@/app/problem";
 import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
 import { AdForm } from "./ad-form";
@@ -72,11 +73,7 @@ export function CampaignPage({ id }: { id: string }) {
           Edit
         </Link>
       </form>
-      {setStatus.error ? (
-        <p role="alert" className="error">
-          {setStatus.error.message}
-        </p>
-      ) : null}
+      <Problem message={setStatus.error?.message} />
       <KpiCards total={c} />
       <DailyCharts daily={c.daily} />
       <h2>Ads</h2>
@@ -90,11 +87,7 @@ export function CampaignPage({ id }: { id: string }) {
       {adForm !== null ? (
         <AdForm key={adForm} campaignId={id} advertiserId={c.advertiser_id} adId={adForm === "new" ? undefined : adForm} onDone={() => setAdForm(null)} />
       ) : null}
-      {adStatus.error ? (
-        <p role="alert" className="error">
-          {adStatus.error.message}
-        </p>
-      ) : null}
+      <Problem message={adStatus.error?.message} />
       {c.ads.length === 0 ? (
         <p className="empty">This campaign has no ads yet.</p>
       ) : (

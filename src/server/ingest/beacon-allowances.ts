@@ -6,14 +6,26 @@
 // processes gets at most N times the allowance (docs/operations.md, "Caps and limits"). Settling
 // then decides, exactly and across processes, what is counted (duplicates, token reuse).
 
-/** Counts per key in fixed windows; at most `maxKeys` keys, the oldest forgotten first. */
+/**
+ * Counts per key in fixed windows, at most `maxKeys` keys. Two generations of plain counts: new
+ * keys go into the current one; when it holds half the keys, the older generation is forgotten
+ * whole and the current one becomes the older. A key still sending is carried into the current
+ * generation by its next count, so only keys quiet for a generation are forgotten, and a flood of
+ * new keys never wipes every count at once. No object is made per key and nothing is ever
+ * scanned: nearly every beacon brings a token never seen before, so this sits on the hot path.
+ */
 export class WindowCounts {
-  private readonly counts = new Map<string, { window: number; count: number }>();
+  private current = new Map<string, number>();
+  private older = new Map<string, number>();
+  private window = Number.NaN;
+  private readonly generationKeys: number;
 
   constructor(
     private readonly windowMs: number,
-    private readonly maxKeys: number,
-  ) {}
+    maxKeys: number,
+  ) {
+    this.generationKeys = Math.max(1, Math.floor(maxKeys / 2));
+  }
 
   /**
    * Counts one for `key` at `now` and says whether it is within `allowance` for the window; when
@@ -21,39 +33,30 @@ export class WindowCounts {
    */
   take(key: string, allowance: number, now: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
     const window = Math.floor(now / this.windowMs);
-    const entry = this.counts.get(key);
-    if (entry && entry.window === window) {
-      if (entry.count >= allowance) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000)) };
-      entry.count += 1;
-      return { ok: true };
+    if (window !== this.window) {
+      this.window = window;
+      this.current = new Map();
+      this.older = new Map();
     }
-    if (entry) {
-      entry.window = window;
-      entry.count = 1;
-      return { ok: true };
+    const count = this.current.get(key) ?? this.older.get(key) ?? 0;
+    if (count >= allowance) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000)) };
+    if (this.current.size >= this.generationKeys && !this.current.has(key)) {
+      this.older = this.current;
+      this.current = new Map();
     }
-    if (this.counts.size >= this.maxKeys) this.makeRoom(window);
-    this.counts.set(key, { window, count: 1 });
-    return { ok: true };
+    this.current.set(key, count + 1);
+    return ALLOWED;
   }
 
   /** Keys counted (tests). */
   get size(): number {
-    return this.counts.size;
-  }
-
-  // Keys of past windows go first (their counts no longer matter); if that frees less than a
-  // tenth, the keys first seen longest ago go (a Map iterates in insertion order), a tenth at a
-  // time: a flood of new keys never wipes every count at once.
-  private makeRoom(window: number): void {
-    for (const [key, entry] of this.counts) if (entry.window !== window) this.counts.delete(key);
-    let drop = this.counts.size - Math.floor(this.maxKeys * 0.9);
-    for (const key of this.counts.keys()) {
-      if (drop-- <= 0) break;
-      this.counts.delete(key);
-    }
+    let size = this.current.size;
+    for (const key of this.older.keys()) if (!this.current.has(key)) size += 1;
+    return size;
   }
 }
+
+const ALLOWED = { ok: true } as const;
 
 const HOUR_MS = 3_600_000;
 /** Keys each process remembers per allowance: about 100 bytes each, a few tens of MB at most. */

@@ -20,10 +20,19 @@ import { pgPool } from "@/server/db/pg-pool";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { inTransaction } from "@/server/db/transaction";
 import { TallyError } from "@/server/errors";
-import { addressKey, clientAddressHash } from "@/server/http/client-address";
 import { countSignInRefusal, type SignInLimit } from "@/server/observability/metrics";
 import { signIn, type Viewer } from "./sessions";
 import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
+
+/**
+ * Who is signing in, as the transport hands it over (it alone knows the address): the key the
+ * address is limited under (an IPv6 address by its /64) and its keyed hash, which the tables hold
+ * instead of the address.
+ */
+export interface SignInClient {
+  key: string;
+  hash: string;
+}
 
 /** The per-address limit and the e-mail's count of wrong passwords run over 15 minutes. */
 const WINDOW_SECONDS = 15 * 60;
@@ -70,9 +79,9 @@ const emailKey = (email: string) => createHash("sha256").update(normalEmail(emai
  * would be reversed by trying every address with a known e-mail. An unknown address (no proxy
  * header, no socket) is one address of its own.
  */
-function pairKey(email: string, clientAddress: string | null): string {
+function pairKey(email: string, client: SignInClient | null): string {
   holder.tallySignInPairKey ??= createHmac("sha256", env().TALLY_SECRETS_KEY).update("tally sign-in back-off").digest();
-  const address = clientAddress === null ? "" : addressKey(clientAddress);
+  const address = client === null ? "" : client.key;
   return createHmac("sha256", holder.tallySignInPairKey)
     .update(`${normalEmail(email)}\n${address}`)
     .digest("base64url");
@@ -128,8 +137,8 @@ async function readPair(client: pg.ClientBase | pg.Pool, key: string, forUpdate:
  * never waits for a second connection of the pool. The attempt counts as a failure until the
  * password proves right.
  */
-async function beginAttempt(email: string, clientAddress: string | null): Promise<string> {
-  const key = pairKey(email, clientAddress);
+async function beginAttempt(email: string, client: SignInClient | null): Promise<string> {
+  const key = pairKey(email, client);
   const seen = await readPair(pgPool(), key, false);
   const wait = waitMs(seen.state, seen.now);
   if (wait > 0) refuse("backoff", wait);
@@ -163,16 +172,12 @@ async function sweepExpired(): Promise<void> {
  * that address, and (while the e-mail is being guessed from many addresses) against new
  * addresses: past a limit a 429 with the wait, and the password is not checked at all.
  */
-export async function signInWithinLimits(input: {
-  email: string;
-  password: string;
-  clientAddress: string | null;
-}): Promise<Awaited<ReturnType<typeof signIn>>> {
+export async function signInWithinLimits(input: { email: string; password: string; client: SignInClient | null }): Promise<Awaited<ReturnType<typeof signIn>>> {
   const { address, emailFailures } = limiters();
   await sweepExpired();
   // Counted under the address's keyed hash, as click events store it: the table holds no address.
-  if (input.clientAddress !== null) await consume(address, clientAddressHash(input.clientAddress)!, "address");
-  const key = await beginAttempt(input.email, input.clientAddress);
+  if (input.client !== null) await consume(address, input.client.hash, "address");
+  const key = await beginAttempt(input.email, input.client);
   let session: Awaited<ReturnType<typeof signIn>>;
   try {
     session = await signIn(input.email, input.password);

@@ -5,6 +5,7 @@ import { env } from "@/env";
 import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import type { HttpAnswer } from "./answer";
+import { clientAddressHash } from "./client-address";
 import { eventsRoute, type PlainEventsRequest } from "./events-route";
 import { limitPublisher } from "./rate-limits";
 import { readJson } from "./read-json-body";
@@ -35,7 +36,7 @@ export const handleBeaconRequest: (request: BeaconRequest) => Promise<HttpAnswer
     const admission = limitPublisher(claims.publisherId, request.clientAddress);
     if (admission) await admission;
     const body = await readJson(request, BEACON_BODY_LIMIT);
-    await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientAddress: request.clientAddress });
+    await recordBeacon({ claims, body, userAgent: request.headers.get("user-agent"), clientHash: clientAddressHash(request.clientAddress) });
     // No body: docs/interface-decisions.md §2 allows an empty 202, and Next.js answers one without
     // its streaming path for bodies (measured: the route's throughput rises several points).
     return { status: 202, headers: { "Cache-Control": "no-store" }, body: "" };

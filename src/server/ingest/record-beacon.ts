@@ -2,7 +2,6 @@ import { v7 as uuidv7 } from "uuid";
 import { env } from "@/env";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { TallyError } from "@/server/errors";
-import { clientAddressHash } from "@/server/http/client-address";
 import { shardOf } from "@/server/settle/shards";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { beaconAllowances } from "./beacon-allowances";
@@ -65,8 +64,11 @@ interface RecordBeaconInput {
   claims: BeaconClaims;
   body: unknown;
   userAgent: string | null;
-  /** The client's address (client-address.ts), for the click-velocity rule; null when unknown. */
-  clientAddress?: string | null;
+  /**
+   * A keyed hash of the client's address, stored with the event for the click-velocity rule;
+   * null when the address is unknown. The transport computes it (it alone knows the address).
+   */
+  clientHash?: string | null;
   /** Fixes the event's time (tests); by default it is its receipt. */
   now?: Date;
 }
@@ -82,7 +84,7 @@ export interface AcceptedBeacon {
  * Whether it counts (counted, duplicate, bot or another invalid-traffic reason) and what it costs
  * is decided when its shard is settled (src/server/settle/).
  */
-export async function recordBeacon({ claims, body, userAgent, clientAddress = null, now }: RecordBeaconInput): Promise<AcceptedBeacon> {
+export async function recordBeacon({ claims, body, userAgent, clientHash = null, now }: RecordBeaconInput): Promise<AcceptedBeacon> {
   const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
   withinAllowances(claims, sessionId, now?.getTime() ?? Date.now());
   const agent = userAgent?.trim() ? userAgent.slice(0, USER_AGENT_LIMIT) : null;
@@ -98,7 +100,7 @@ export async function recordBeacon({ claims, body, userAgent, clientAddress = nu
       userAgent: agent,
       isBot: agent !== null && isBotAgent(agent),
       sessionMatches: sessionHashOf(sessionId) === claims.sessionHash,
-      clientHash: clientAddressHash(clientAddress),
+      clientHash,
       pinnedAt: now ?? null,
     });
     return { eventId };

@@ -12,9 +12,8 @@ import { GroupCommit, refusalOf } from "./group-commit";
 
 // One append in flight per process: beacons that arrive while it commits wait and go together in
 // the next, so under load each transaction carries more of them, and Postgres's cost per beacon
-// falls with the batch (about 9 µs of its CPU a row in batches of 16, 6 in batches of 64). Measured side by side with the
-// same requests (bench/README.md, "The collector's lean path"): 1 took 12% more beacons a second
-// than 4, with 10.7 µs of Postgres CPU a beacon against 13.6, and 2 sat between. At low load a
+// falls with the batch. One in flight took more beacons a second than two or four, measured side
+// by side with the same requests (bench/README.md, "The collector's lean path"). At low load a
 // batch is one beacon, sent at once. A slow commit only makes the next batch bigger: at 5 ms a
 // commit, 1,000 beacons a batch are still 200,000 a second.
 // At most 20,000 beacons wait for a transaction (about 20 full batches, a few MB): past that the

@@ -15,7 +15,7 @@ import { updateConversionTrust } from "@/server/conversions/conversion-trust";
 import { signOrderToken } from "@/server/conversions/order-proof";
 import { rotateSigningSecret } from "@/server/conversions/signing-secrets";
 import { LARGEST_ORDER_TOTAL } from "@/server/conversions/trust-input";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";

@@ -22,7 +22,7 @@ export async function register(): Promise<void> {
   const { clientAddressWarning } = await import("./server/http/client-address");
   const warning = clientAddressWarning();
   if (warning) {
-    const { logger } = await import("./server/observability/log");
+    const { logger } = await import("./server/core/log");
     logger().warn({ setting: "TALLY_TRUSTED_PROXY_HOPS" }, warning);
   }
   if (settleSeconds > 0) {

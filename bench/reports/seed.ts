@@ -5,7 +5,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
-import { daysFromToday, utcDay } from "@/server/days";
+import { daysFromToday, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { rebuildRollups } from "@/server/rollups/verify-rollups.sql";
 import { log } from "../lib/stack";

@@ -3,8 +3,8 @@
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { attributionWindows, setAttributionWindow } from "@/server/attribution/attribution-windows";
+import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 
 try {
   env();

@@ -8,8 +8,8 @@ import { ZodError } from "zod";
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
+import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 
 const USAGE =
   "usage: npm run catalogue -- list <publisher> | set <publisher> <sku> <advertiser> [--product-id <id>] | remove <publisher> <sku> | conflicts [<publisher>]";

@@ -8,8 +8,8 @@
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 import { createDestination, type DestinationView, deleteDestination, destinationWithSecret, listDestinations } from "@/server/export/destinations";
 import { testConnection } from "@/server/export/s3";
 

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { setAsideOrders } from "@/server/attribution/set-aside-orders";
-import { daysFromToday, utcDay } from "@/server/days";
+import { daysFromToday, utcDay } from "@/server/core/days";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideExportRows } from "@/server/export/set-aside-rows";
 import { firstDayWithRawRows, verifyRollups } from "@/server/rollups/verify-rollups.sql";

@@ -5,9 +5,9 @@
 // Set TALLY_SETTLE_INTERVAL_SECONDS=0 (and the other intervals) on the web tier to leave it to them.
 import { env, exitOnEnvError } from "@/env";
 import { startAttributionLoop } from "@/server/attribution/attribution-loop";
+import type { IntervalJob } from "@/server/core/interval-job";
 import { disconnectDb } from "@/server/db/client";
 import { startExportLoop } from "@/server/export/export-loop";
-import type { IntervalJob } from "@/server/interval-job";
 import { startUpkeepLoop } from "@/server/retention/upkeep-loop";
 import { startSettleLoop } from "@/server/settle/settle-loop";
 

@@ -5,8 +5,8 @@
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";
+import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 import { corsHeaders } from "@/server/http/cors";
 import { AD_QUERY_BODY_LIMIT, handleEventsRequest, isBeaconPath, isConversionPath } from "@/server/http/events-routes";
 import { errorAnswer } from "@/server/http/respond";

@@ -10,7 +10,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll } from "vitest";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { OPERATOR } from "@/server/accounts/actor";
-import { DAY_MS, startOfUtcDay } from "@/server/days";
+import { DAY_MS, startOfUtcDay } from "@/server/core/days";
 import { db } from "@/server/db/client";
 import { createDestination, getDestination } from "@/server/export/destinations";
 

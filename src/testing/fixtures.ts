@@ -5,7 +5,7 @@ import { createAccount } from "@/server/accounts/create-account";
 import { createAd } from "@/server/campaigns/create-ad";
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { createProduct } from "@/server/campaigns/create-product";
-import { daysFromToday, utcDay } from "@/server/days";
+import { daysFromToday, utcDay } from "@/server/core/days";
 
 const unique = () => randomBytes(4).toString("hex");
 export const today = () => utcDay();

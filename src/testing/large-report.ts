@@ -3,7 +3,7 @@
 // its client: an advertiser's campaign gets `ads` more ads and a row of daily_ad_totals for each
 // ad and day (`/report/advertisers/ads-detailed`), written straight into the tables.
 import type pg from "pg";
-import { addDays } from "@/server/days";
+import { addDays } from "@/server/core/days";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "./fixtures";
 
 export interface LargeReport {

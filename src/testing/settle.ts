@@ -2,9 +2,9 @@
 // rollups exist once its shard is settled (src/server/settle/).
 
 import { type RecordedConversion, recordConversion } from "@/server/conversions/record-conversion";
+import type { EventStatus } from "@/server/core/event-status";
 import { pgPool } from "@/server/db/pg-pool";
 import { type AcceptedBeacon, recordBeacon } from "@/server/ingest/record-beacon";
-import type { EventStatus } from "@/server/settle/event-status";
 import { type SettleSummary, settlePending } from "@/server/settle/settle-pending";
 
 /**

@@ -1,6 +1,6 @@
 "use client";
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { daysFromToday, utcDay } from "@/server/days";
+import { daysFromToday, utcDay } from "@/server/core/days";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
 import type { Metrics } from "@/server/reports/metrics";

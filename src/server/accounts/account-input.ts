@@ -1,7 +1,7 @@
 // The account forms' schemas, shared by the server and the dashboard: zod only.
 import { z } from "zod";
+import { MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/core/money";
 import { AccountKind } from "@/server/db/generated/enums";
-import { MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/money";
 
 const site = z.object({ name: z.string().trim().min(1, "is required").max(200), domain: z.string().trim().max(253).optional() });
 

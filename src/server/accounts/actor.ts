@@ -6,7 +6,7 @@
 // forged in a browser tells a member nothing of other accounts. The functions that make things
 // for the seed, fixtures and CLIs (accounts, products, campaigns, ads, keys, destinations) act as
 // the operator when given no actor; the others need one.
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { canAccess, type Viewer, wholeViewer } from "./sessions";
 
 export interface Operator {

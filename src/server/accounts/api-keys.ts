@@ -2,9 +2,9 @@
 // created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
 // guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
 import { createHash, randomBytes } from "node:crypto";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
 import { type Actor, assertMayAccess, mayAccess } from "./actor";
 import { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 

@@ -1,8 +1,8 @@
+import { TallyError } from "@/server/core/errors";
+import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import type { AccountKind } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
-import { toMicros } from "@/server/money";
 import { type TCreateAccountInput, ZCreateAccountInput } from "./account-input";
 import { type Actor, assertAccountManager, isOperator } from "./actor";
 

@@ -1,6 +1,6 @@
+import { TallyError } from "@/server/core/errors";
+import { fromMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
-import { fromMicros } from "@/server/money";
 import { type Actor, assertMayAccess } from "./actor";
 
 /** What the dashboard shows of an account the actor may see: money, network, sites and sub-publishers. */

@@ -1,9 +1,10 @@
 // An account's money and places: wallet top-ups (account managers only), the advertiser's daily
 // budget and a publisher's sites (the account's own users too).
+
+import { TallyError } from "@/server/core/errors";
+import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
-import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/money";
 import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
 
 /**

@@ -3,8 +3,8 @@
 // refuse larger budgets and balances.
 import { describe, expect, it } from "vitest";
 import { ZCampaignSettings } from "@/server/campaigns/campaign-input";
+import { MAX_BID, MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/core/money";
 import { db } from "@/server/db/client";
-import { MAX_BID, MAX_DAILY_BUDGET, MAX_WALLET_BALANCE } from "@/server/money";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "./account-input";
 import { OPERATOR } from "./actor";

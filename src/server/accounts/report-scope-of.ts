@@ -1,4 +1,4 @@
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { accountCaller, type ReportScope, reportScope, STAFF_CALLER, viewerCaller } from "@/server/reports/report-scope";
 import { type Actor, assertMayAccess, isOperator } from "./actor";
 

@@ -4,9 +4,9 @@
 // after sign-in, or after 12 hours without a request, whichever comes first; an ended session is
 // deleted when it is presented, and all of them at every sign-in.
 import { createHash, randomBytes } from "node:crypto";
-import { DAY_MS } from "@/server/days";
+import { DAY_MS } from "@/server/core/days";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 import { verifyPassword } from "./passwords";
 
 export const SESSION_COOKIE = "tally_session";

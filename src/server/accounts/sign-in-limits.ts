@@ -16,11 +16,11 @@ import { createHash, createHmac } from "node:crypto";
 import type pg from "pg";
 import { type RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
+import { countSignInRefusal, type SignInLimit } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { inTransaction } from "@/server/db/transaction";
-import { TallyError } from "@/server/errors";
-import { countSignInRefusal, type SignInLimit } from "@/server/observability/metrics";
 import { signIn, type Viewer } from "./sessions";
 import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
-import { utcDay } from "@/server/days";
-import { TallyError, type ValidationEntry } from "@/server/errors";
+import { utcDay } from "@/server/core/days";
+import { TallyError, type ValidationEntry } from "@/server/core/errors";
 import { EVENT_KINDS, type SigningKey, sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
 import type { AdQuery } from "./ad-query.schema";
 import { findCandidateAds } from "./candidate-ads.sql";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Actor, assertAccountManager } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 import { DEFAULT_WINDOW_SECONDS } from "./attribute-batch.sql";
 
 const CAMPAIGN_TYPES = ["product", "display", "video"] as const;

@@ -1,7 +1,7 @@
 // The campaign form's schemas, shared by the server and the dashboard: zod only.
 import { z } from "zod";
+import { MAX_BID, MAX_DAILY_BUDGET } from "@/server/core/money";
 import { BidModel, CampaignStatus, CampaignType } from "@/server/db/generated/enums";
-import { MAX_BID, MAX_DAILY_BUDGET } from "@/server/money";
 
 // Days stay YYYY-MM-DD strings, which compare in calendar order: parsing parsed settings again
 // (a procedure's input, then the domain function) gives the same settings.

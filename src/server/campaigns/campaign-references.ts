@@ -1,7 +1,7 @@
 // What a campaign and its ads may refer to: a campaign belongs to an advertiser account, runs on
 // publisher or network accounts, and promotes the advertiser's own products, as do its ads. Whose
 // SKU a product is on each publisher is sku-ownership.ts's rule.
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import type { Tx } from "./sku-ownership";
 
 /** Throws bad_request unless every product is one of the advertiser's. */

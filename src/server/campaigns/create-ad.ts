@@ -1,7 +1,7 @@
 import { type Actor, isOperator, mayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
 import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
 import { assertOwnProducts } from "./campaign-references";
 

@@ -1,7 +1,7 @@
 import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
+import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { toMicros } from "@/server/money";
 import { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
 import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell } from "./sku-ownership";

@@ -1,8 +1,8 @@
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
+import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
-import { toMicros } from "@/server/money";
 import { type TCreateProductInput, ZCreateProductInput } from "./product-input";
 
 export { type TCreateProductInput, ZCreateProductInput } from "./product-input";

@@ -1,6 +1,6 @@
 import type { Actor } from "@/server/accounts/actor";
 import { reportScopeOf } from "@/server/accounts/report-scope-of";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { MAX_PER_PAGE } from "@/server/reports/report-query";
 import { store } from "@/server/store";
 

@@ -1,6 +1,6 @@
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { fromMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
-import { fromMicros } from "@/server/money";
 
 /** The catalogue of an advertiser the actor may see, by name, prices in currency units. */
 export async function listProducts({ actor, advertiserId }: { actor: Actor; advertiserId: string }) {

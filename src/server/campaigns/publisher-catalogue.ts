@@ -5,8 +5,8 @@
 // decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move;
 // the publisher's own users read theirs.
 import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
 import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKey } from "./catalogue-input";
 import { lockSellingKeys, type SellingKey } from "./sku-ownership";
 

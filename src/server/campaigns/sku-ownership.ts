@@ -16,9 +16,9 @@
 // first's commit. The lock is taken in its own statement, before the check, so the check's
 // snapshot (read committed: one per statement) includes everything the previous holder wrote.
 import { createHash } from "node:crypto";
+import { TallyError } from "@/server/core/errors";
 import type { Prisma } from "@/server/db/generated/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
-import { TallyError } from "@/server/errors";
 
 export type Tx = Prisma.TransactionClient;
 

@@ -2,9 +2,9 @@
 // creating it) or only its status. Beacons carry what was served in their signed token, so an
 // edit never rewrites past events.
 import { type Actor, mayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
-import { TallyError } from "@/server/errors";
 import { type TAdSettings, ZAdSettings } from "./ad-input";
 import { assertOwnProducts } from "./campaign-references";
 import type { Tx } from "./sku-ownership";

@@ -4,11 +4,11 @@
 // campaign promote a SKU on a publisher where it did not before (new products, new publishers, or
 // leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
 import { type Actor, mayAccess } from "@/server/accounts/actor";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
+import { TallyError } from "@/server/core/errors";
+import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
-import { TallyError } from "@/server/errors";
-import { fromMicros, toMicros } from "@/server/money";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
 import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";

@@ -4,9 +4,9 @@
 // and the publisher's own members read and change them; an advertiser's members, another
 // publisher's or a network's for its sub-publishers reach nothing ("no such account").
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
+import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
-import { TallyError } from "@/server/errors";
-import { fromMicros, toMicros } from "@/server/money";
 import { defaultTrust } from "@/server/settle/order-plausibility";
 import { listSigningSecrets, type SigningSecretSummary } from "./signing-secrets";
 import { type TConversionTrustInput, ZConversionTrustInput } from "./trust-input";

@@ -5,8 +5,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { orderTokenMessage } from "@/contracts/order-token";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
-import { TallyError } from "@/server/errors";
-import type { OrderProofOutcome } from "@/server/observability/order-proofs";
+import type { OrderProofOutcome } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
 import { liveSigningSecrets } from "./signing-secrets";
 
 /** How a stored order was verified (conversions.verified_by); null: it was not. */

@@ -3,11 +3,11 @@ import { orderTotalMicros } from "@/contracts/order-token";
 import { env } from "@/env";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { countOrderProof } from "@/server/core/counters";
+import { TallyError, type ValidationEntry } from "@/server/core/errors";
+import { toMicroUnits } from "@/server/core/money";
 import { retryOnceOnConflict } from "@/server/db/retry";
-import { TallyError, type ValidationEntry } from "@/server/errors";
 import { GroupCommit, refusalOf } from "@/server/ingest/group-commit";
-import { toMicroUnits } from "@/server/money";
-import { countOrderProof } from "@/server/observability/order-proofs";
 import { toEntries } from "@/server/validation/ajv";
 import { appendConversionBatch, type ConversionToAppend, type OrderToAppend, orderToAppend } from "./append-conversions.sql";
 import {

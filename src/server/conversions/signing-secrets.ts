@@ -7,11 +7,11 @@
 import { randomBytes } from "node:crypto";
 import { env } from "@/env";
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
 import { decryptSecret, encryptSecret } from "@/server/export/secret-box";
-import { logger } from "@/server/observability/log";
 
 const SECRET_PREFIX = "tss_";
 // What lists show of a secret: enough to tell two apart, useless for signing.

@@ -6,7 +6,7 @@
 // a 202 waits for.
 import pg from "pg";
 import { env } from "@/env";
-import { logger } from "@/server/observability/log";
+import { logger } from "@/server/core/log";
 
 const holder = globalThis as unknown as { tallyPgPool?: pg.Pool; tallyBulkPool?: pg.Pool };
 

@@ -4,7 +4,7 @@
 // to the connections that requests wait for. Whose rows: the destination's account's scope, as its
 // reports have it, looked up once per run (scopeOfAccount) and handed to every read of the run.
 
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
 import { cursorBatches } from "@/server/db/cursor";
 import type { ExportType } from "@/server/db/generated/enums";
 import { bulkPool } from "@/server/db/pg-pool";

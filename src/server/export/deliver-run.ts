@@ -6,8 +6,8 @@
 // deleted before the new files go up; when a row's data fails the batch, that row is found
 // (poison.ts), set aside on the run, and the rest is delivered.
 import { randomBytes } from "node:crypto";
+import { TallyError } from "@/server/core/errors";
 import type { ExportType } from "@/server/db/generated/enums";
-import { TallyError } from "@/server/errors";
 import type { ReportScope } from "@/server/reports/report-scope";
 import { batchRows, cappedEnd, countRows } from "./batch-rows";
 import { type DeliveryOptions, deliverBatch } from "./deliver-batch";

@@ -8,10 +8,10 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
-import { TallyError } from "@/server/errors";
 import { rawRetentionPolicy, retentionHolds } from "@/server/retention/raw-retention.sql";
 import { type credentialsInput, destinationInput, type EXPORT_TYPES, type ExportTypeName, SECRET_MASK } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";

@@ -17,7 +17,7 @@ import net from "node:net";
 import type stream from "node:stream";
 import ipaddr from "ipaddr.js";
 import { env } from "@/env";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 
 /** Whether the operator lets endpoints reach loopback, private and link-local addresses. */
 export const privateEndpointsAllowed = (): boolean => env().TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS;

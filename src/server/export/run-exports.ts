@@ -11,7 +11,7 @@
 // looked up once per run. The four parts: the schedule (pure), the books (runs.sql.ts), the
 // sources (layouts.ts, batch-rows.ts) and delivery (deliver-run.ts, deliver-batch.ts, s3.ts).
 
-import { DAY_MS } from "@/server/days";
+import { DAY_MS } from "@/server/core/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { ReportScope } from "@/server/reports/report-scope";
 import { settledBefore } from "@/server/settle/settled-horizon";

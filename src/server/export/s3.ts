@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import type { DestinationWithSecret } from "./destinations";
 import { guardedAgents, isRefusedConnection, privateEndpointsAllowed } from "./endpoint-guard";
 

@@ -4,7 +4,7 @@
 // UTC day; back-off after failures; "run now"; how many rows a batch and a file hold. No database
 // and no clock of its own, so every rule is tested as it is (schedule.test.ts).
 
-import { DAY_MS, dayStart, startOfUtcDay } from "@/server/days";
+import { DAY_MS, dayStart, startOfUtcDay } from "@/server/core/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import { isEventType } from "./export-types";
 

@@ -4,7 +4,7 @@
 // Any change fails closed.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { env } from "@/env";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 
 const VERSION = 1;
 

@@ -2,7 +2,7 @@
 // sheets, and the cells of a sheet. Inline strings rather than a shared-string table, so a sheet
 // is written as its rows arrive and nothing grows with the file.
 
-import { DAY_MS } from "@/server/days";
+import { DAY_MS } from "@/server/core/days";
 import type { XlsxColumn } from "./xlsx";
 
 // Style indexes of styles.xml's cellXfs: 0 plain, 1 bold (the header), 2 a yyyy-mm-dd date.

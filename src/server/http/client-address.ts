@@ -7,7 +7,7 @@ import { createHmac } from "node:crypto";
 import { isIPv4 } from "node:net";
 import ipaddr from "ipaddr.js";
 import { env } from "@/env";
-import { boundedMemo } from "@/server/bounded-memo";
+import { boundedMemo } from "@/server/core/bounded-memo";
 import { PEER_ADDRESS_HEADER, peerAddressStamped } from "./peer-address";
 
 /**

@@ -3,7 +3,7 @@
 // both serve exactly the same rules and answers.
 import { type ApiKeyCaller, authenticateApiKey } from "@/server/accounts/api-keys";
 import { recordConversion } from "@/server/conversions/record-conversion";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { type HttpAnswer, jsonAnswer } from "./answer";
 import { eventsRoute, type PlainEventsRequest } from "./events-route";
 import { limitKey, limitPublisher } from "./rate-limits";

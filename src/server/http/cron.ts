@@ -2,10 +2,10 @@
 // `Authorization: Bearer <CRON_SECRET>`. Without a configured secret nobody may call it.
 import { env } from "@/env";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { TallyError } from "@/server/errors";
+import { countStepFailure } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { runDueExports } from "@/server/export/run-exports";
-import { logger } from "@/server/observability/log";
-import { countStepFailure } from "@/server/observability/step-failures";
 import { upkeep as runUpkeep } from "@/server/retention/upkeep";
 import { settlePending } from "@/server/settle/settle-pending";
 import { bearerMatches } from "./bearer";

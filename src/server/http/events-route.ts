@@ -1,8 +1,9 @@
 // What every /v1 route does around its own work, with no transport in it: the Next.js routes
 // (Fetch) and the collector's direct beacon path (node:http) both answer through this one wrapper.
-import { TallyError } from "@/server/errors";
-import { requestIdOf } from "@/server/observability/log";
-import { type CountedRoute, countRequest } from "@/server/observability/metrics";
+
+import { type CountedRoute, countRequest } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
+import { requestIdOf } from "@/server/core/log";
 import type { HeaderReader, HttpAnswer } from "./answer";
 import { corsHeaders, preflightAnswer } from "./cors";
 import { limitAddress } from "./rate-limits";

@@ -5,7 +5,7 @@
 import { env } from "@/env";
 import { parseAdQuery } from "@/server/ads/ad-query.schema";
 import { queryAds } from "@/server/ads/query-ads";
-import type { CountedRoute } from "@/server/observability/metrics";
+import type { CountedRoute } from "@/server/core/counters";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 import { beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";

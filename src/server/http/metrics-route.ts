@@ -1,7 +1,7 @@
 // GET /api/metrics (and the collector's /metrics): Prometheus text behind a bearer token, so the
 // counts and lags of a public deployment are not public.
 import { env } from "@/env";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { metricsText } from "@/server/observability/metrics";
 import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";

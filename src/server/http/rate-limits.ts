@@ -8,11 +8,11 @@
 // (src/server/accounts/sign-in-limits.ts).
 import { IDENTIFIER_FORMAT } from "@/contracts/string-formats";
 import { env } from "@/env";
-import { TallyError } from "@/server/errors";
+import { countLightAdmission, countLimitLease, countLimitRefusal, type V1Limit } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { postgresLeaseStore } from "@/server/limits/limit-windows.sql";
 import { SharedLimiter } from "@/server/limits/shared-limiter";
-import { logger } from "@/server/observability/log";
-import { countLightAdmission, countLimitLease, countLimitRefusal, type V1Limit } from "@/server/observability/metrics";
 import { addressKey } from "./client-address";
 
 /** Limits count over 10 seconds: a page's burst of beacons fits, a sustained flood does not. */

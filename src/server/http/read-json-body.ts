@@ -1,4 +1,4 @@
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import type { HeaderReader } from "./answer";
 
 // `sendBeacon` with a string sends text/plain; with a JSON Blob, application/json.

@@ -6,9 +6,9 @@
 // process's memory until its window ends, so a flood costs no round trip at all.
 import { BurstyRateLimiter, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
+import { countReportRefusal } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
-import { TallyError } from "@/server/errors";
-import { countReportRefusal } from "@/server/observability/metrics";
 import type { Requester } from "@/server/reports/download-slots";
 
 const BURST_WINDOW_SECONDS = 10;

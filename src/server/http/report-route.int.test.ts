@@ -3,7 +3,7 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, signOut } from "@/server/accounts/sessions";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { reportRoute } from "./report-route";
 import { handleAdResults, handleCampaignDetail } from "./report-routes";

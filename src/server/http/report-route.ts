@@ -6,7 +6,7 @@
 // Then the caller's request is counted against its rate (report-rate-limit.ts): 429 past it.
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import type { Requester } from "@/server/reports/download-slots";
 import { type ReportCaller, viewerCaller } from "@/server/reports/report-scope";
 import { limitReportRequest } from "./report-rate-limit";

@@ -2,7 +2,7 @@
 // call the report through the store (src/server/store/), answer JSON or the XLSX download (whose
 // limits, report-download.ts, are met before the answer starts). Next.js route files under
 // src/app/ export these.
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
 import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/reports/ad-results.sql";
 import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";

@@ -3,7 +3,7 @@
 // the Host header (or X-Forwarded-Host/-Proto from a proxy) is what the client actually asked for.
 // Production sets TALLY_EVENTS_URL and does not depend on this. The same origin tells the
 // dashboard's own requests from those another site made a browser send (assertSameOrigin).
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 

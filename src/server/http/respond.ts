@@ -1,6 +1,6 @@
 // The one place where errors become HTTP answers.
-import { TallyError, type TallyErrorCode } from "@/server/errors";
-import { logger } from "@/server/observability/log";
+import { TallyError, type TallyErrorCode } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 
 const STATUS: Record<TallyErrorCode, number> = {

@@ -2,7 +2,7 @@
 // percent-encoding; applied by src/proxy.ts, which runs for the pages (and for any path holding a
 // "%"), never for the /v1 routes, the API or static files. Headers that are the same on every
 // answer (nosniff, frame refusal, referrer policy, HSTS, the API's policy) are next.config.js's.
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { corsHeaders } from "./cors";
 import { errorResponse } from "./respond";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { type BeaconClaims, sessionHashOf, signBeaconToken, verifyBeaconToken } from "./beacon-token";
 
 const oldKey = { id: "k1", secret: "a".repeat(40) };

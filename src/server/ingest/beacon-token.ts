@@ -4,7 +4,7 @@
 // The key id names which configured secret signed it, so keys rotate: the first configured key
 // signs, every configured key verifies.
 import { createHmac, hash, timingSafeEqual } from "node:crypto";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 
 export const EVENT_KINDS = ["impression", "view", "click"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

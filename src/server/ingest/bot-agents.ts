@@ -4,6 +4,6 @@
 // time under the ingest benchmark (bench/README.md, "Browser headers"), so each distinct agent is
 // tested once, for up to 10,000 agents (boundedMemo; agents are cut to 512 characters first).
 import { isbot } from "isbot";
-import { boundedMemo } from "@/server/bounded-memo";
+import { boundedMemo } from "@/server/core/bounded-memo";
 
 export const isBotAgent: (agent: string) => boolean = boundedMemo(10_000, isbot);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { TallyError } from "@/server/core/errors";
 import { isDataError } from "@/server/db/failures";
-import { TallyError } from "@/server/errors";
 import { GroupCommit, QueueFull, RejectedItem, refusalOf } from "./group-commit";
 
 /** A Postgres-like error with a SQLSTATE. */

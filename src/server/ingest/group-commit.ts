@@ -17,8 +17,8 @@
 //   a submit is refused at once with `QueueFull`, so a flood costs memory up to the ceiling and
 //   is answered 503 with Retry-After instead of growing without limit.
 
+import { TallyError } from "@/server/core/errors";
 import { isDataError, isTransientFailure } from "@/server/db/failures";
-import { TallyError } from "@/server/errors";
 
 interface Pending<I, O> {
   item: I;

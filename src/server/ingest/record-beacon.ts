@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { env } from "@/env";
+import { TallyError } from "@/server/core/errors";
 import { retryOnceOnConflict } from "@/server/db/retry";
-import { TallyError } from "@/server/errors";
 import { shardOf } from "@/server/settle/shards";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { beaconAllowances } from "./beacon-allowances";

@@ -4,7 +4,7 @@
 // scrape every few seconds costs next to nothing even with a backlog.
 
 import { env } from "@/env";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
 import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/export/export-types";

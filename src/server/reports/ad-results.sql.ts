@@ -1,7 +1,7 @@
 // Hand-written SQL: per-ad totals from daily_ad_totals (rollup-totals.sql.ts) for a range and a
 // scope, sorted and paged in the database (see campaign-listing.sql.ts for the campaign grain).
 import sql from "sql-template-tag";
-import { fromMicros } from "@/server/money";
+import { fromMicros } from "@/server/core/money";
 import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportQuery } from "./report-query";
 import { type ReportPage, type ReportStatement, reportPage, reportStatement } from "./report-runner";

@@ -1,7 +1,7 @@
 // Hand-written SQL: per-advertiser totals from the report tables (rollup-totals.sql.ts) for a
 // range and a scope, with the advertiser layout's account fields, sorted and paged in the database.
 import sql from "sql-template-tag";
-import { fromMicros } from "@/server/money";
+import { fromMicros } from "@/server/core/money";
 import { type Metrics, metricsOf, type TotalsRow } from "./metrics";
 import type { ReportQuery } from "./report-query";
 import { type ReportStatement, reportStatement } from "./report-runner";

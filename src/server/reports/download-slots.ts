@@ -11,8 +11,8 @@
 //   never takes the last one: another account's download or the export job finds it.
 import type pg from "pg";
 import { env } from "@/env";
-import { TallyError } from "@/server/errors";
-import { countReportRefusal } from "@/server/observability/metrics";
+import { countReportRefusal } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
 
 /** Who asks, for the report limits: `key:<id>` or `user:<id>`, and their account (`staff` for account managers). */
 export interface Requester {

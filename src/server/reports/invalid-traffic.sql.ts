@@ -3,8 +3,8 @@
 // daily_campaign_totals, which the beacon writer keeps per reason in the transaction that stores
 // the events, so the screen agrees with the reports' filtered counts.
 import sql, { raw } from "sql-template-tag";
+import { FILTERED_STATUSES, type FilteredColumn } from "@/server/core/event-status";
 import { pgPool } from "@/server/db/pg-pool";
-import { FILTERED_STATUSES, type FilteredColumn } from "@/server/settle/event-status";
 import type { ReportScope } from "./report-scope";
 
 export type InvalidTrafficDay = { day: string; counted_events: number } & Record<FilteredColumn, number>;

@@ -1,6 +1,6 @@
 // The figures every report row carries (docs/interface-decisions.md §4), computed from the totals its query sums.
 // No SQL here: the dashboard's pages import these types too.
-import { fromMicros } from "@/server/money";
+import { fromMicros } from "@/server/core/money";
 
 /** The sums a report query returns for a row (rollup-totals.sql.ts's TOTALS_COLUMNS). */
 export interface TotalsRow {

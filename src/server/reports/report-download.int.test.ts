@@ -4,8 +4,8 @@
 import pg from "pg";
 import sql from "sql-template-tag";
 import { afterEach, describe, expect, it } from "vitest";
+import { TallyError } from "@/server/core/errors";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
-import { TallyError } from "@/server/errors";
 import { metricsText } from "@/server/observability/metrics";
 import type { Requester, SlotLimits } from "./download-slots";
 import { type DownloadTimeouts, openReportDownload } from "./report-download";

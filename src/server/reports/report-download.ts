@@ -5,10 +5,10 @@
 // to the pool, and the cut is logged and counted. The client's stream then ends in an error, so
 // it never keeps a file that looks complete.
 import { env } from "@/env";
+import { countDownloadCut, type DownloadCut } from "@/server/core/counters";
+import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { type Cursor, openCursor } from "@/server/db/cursor";
-import { TallyError } from "@/server/errors";
-import { logger } from "@/server/observability/log";
-import { countDownloadCut, type DownloadCut } from "@/server/observability/metrics";
 import { accountBusy, type ClaimOutcome, claimSlots, keyBusy, type Requester, type SlotLimits, slotLimits, takeLocalShare } from "./download-slots";
 import { REPORT_WORK_MEM, type ReportStatement } from "./report-runner";
 

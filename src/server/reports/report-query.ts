@@ -2,8 +2,8 @@
 // the ids that fit the route, and download. Anything else, or any malformed value, is a 400 that
 // names the parameter: a report quietly computed over the wrong range is worse than an error.
 
-import { addDays, isIsoDay, utcDay } from "@/server/days";
-import { TallyError } from "@/server/errors";
+import { addDays, isIsoDay, utcDay } from "@/server/core/days";
+import { TallyError } from "@/server/core/errors";
 
 export const REPORT_ID_PARAMETERS = ["advertiser_id", "publisher_id", "campaign_id", "ad_id"] as const;
 export type ReportIdParameter = (typeof REPORT_ID_PARAMETERS)[number];

@@ -4,8 +4,8 @@
 import sql from "sql-template-tag";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import type { Viewer } from "@/server/accounts/sessions";
+import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
-import { TallyError } from "@/server/errors";
 
 export interface ReportScope {
   /** Rows of this advertiser only. */

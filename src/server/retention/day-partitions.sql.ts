@@ -5,7 +5,7 @@
 // partition per table catches rows of a day upkeep has not made. Table names are fixed lists,
 // never input.
 import type pg from "pg";
-import { addDays, DAY_MS, dayStart, utcDay } from "@/server/days";
+import { addDays, DAY_MS, dayStart, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
 

@@ -1,7 +1,7 @@
 // The beacon log's day partitions: created ahead, and dropped whole once settled and past
 // retention, while reports (read from the rollups) stay as they were.
 import { describe, expect, it } from "vitest";
-import { DAY_MS, utcDay } from "@/server/days";
+import { DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";

@@ -1,7 +1,7 @@
 // Retention of the two logs (accepted beacons, accepted orders): a day is dropped whole once
 // everything in it is settled and TALLY_LOG_RETENTION_DAYS have passed. Settled rows past
 // retention in the default partition are deleted instead.
-import { DAY_MS, utcDay } from "@/server/days";
+import { DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { dayPartitions, dropPartition } from "@/server/retention/day-partitions.sql";
 

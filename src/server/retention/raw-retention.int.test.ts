@@ -6,7 +6,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
-import { DAY_MS, utcDay } from "@/server/days";
+import { DAY_MS, utcDay } from "@/server/core/days";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";

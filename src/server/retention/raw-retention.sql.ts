@@ -15,7 +15,7 @@
 // Hand-written SQL: partitions are dropped by name and the holds are aggregates over few rows.
 import { env } from "@/env";
 import { attributionWindows } from "@/server/attribution/attribution-windows";
-import { addDays, DAY_MS, utcDay } from "@/server/days";
+import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { type EventType, isEventType } from "@/server/export/export-types";
 import { type DestinationPosition, destinationPositions } from "@/server/export/runs.sql";

@@ -4,7 +4,7 @@
 // for TALLY_SET_ASIDE_RETENTION_DAYS (docs/operations.md); a source that sends nothing but what is
 // set aside cannot make Tally keep it for the raw tables' 90 days. Deleted in chunks, so one
 // upkeep run never holds a long transaction however many there are.
-import { DAY_MS } from "@/server/days";
+import { DAY_MS } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 
 const CHUNK = 10_000;

@@ -2,7 +2,7 @@
 // transactions (writer-upserts.sql.ts), and the consistency check recounts (verify-rollups.sql.ts):
 // one list, so the three cannot disagree on a table's key. Writers lock them in this order, rows
 // in key order, so batches cannot deadlock.
-import { INVALID_TRAFFIC_REASONS } from "@/server/settle/event-status";
+import { INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
 
 export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
 export type KeyColumn = (typeof ROLLUP_KEY)[number];

@@ -4,11 +4,11 @@
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
 import sql, { raw, type Sql } from "sql-template-tag";
-import { addDays } from "@/server/days";
+import { addDays } from "@/server/core/days";
+import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { bulkPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
 import { rawRowsKeptFrom } from "@/server/retention/raw-retention.sql";
-import { FILTERED_STATUSES } from "@/server/settle/event-status";
 import { adRowCountsRecount } from "./ad-row-counts.sql";
 import {
   CREDIT_MEASURES,

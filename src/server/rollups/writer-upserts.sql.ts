@@ -5,7 +5,7 @@
 // Both writers upsert the tables in one order and rows in key order, so two batches cannot
 // deadlock on shared rows. The text is built once per process from fixed lists: the writers'
 // statements are benchmarked hot paths, and their own parameters stay positional around it.
-import { FILTERED_STATUSES } from "@/server/settle/event-status";
+import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { rowCounting } from "./ad-row-counts.sql";
 import { CREDIT_MEASURES, CREDIT_SUMS, ORDER_COUNTS, ORDER_MEASURES, REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./report-tables";
 

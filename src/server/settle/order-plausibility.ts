@@ -8,7 +8,7 @@ import type pg from "pg";
 import { decimalOf } from "@/contracts/order-token";
 import { env } from "@/env";
 import type { ConversionItemToStore, ConversionToStore } from "@/server/conversions/store-conversions.sql";
-import { fromMicros, toMicros } from "@/server/money";
+import { fromMicros, toMicros } from "@/server/core/money";
 
 /** The rules that set an order aside by its content, as settle_set_aside.rule says them. */
 export type PlausibilityRule = "order_total_limit" | "line_quantity_limit";

@@ -4,7 +4,7 @@
 // row. Read by /api/metrics and /api/health against TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB
 // (src/server/observability/lags.sql.ts).
 import type pg from "pg";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
 
 /** The shard under which orders are counted (they have one cursor, not shards). */
 export const ORDERS_SHARD = -1;

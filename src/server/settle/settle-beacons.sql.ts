@@ -13,12 +13,12 @@
 // decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
 import { env } from "@/env";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
+import type { EventStatus } from "@/server/core/event-status";
 import { type BeaconClaims, type EventKind, TOKEN_SPAN_SECONDS } from "@/server/ingest/beacon-token";
 import { trafficUpserts } from "@/server/rollups/writer-upserts.sql";
-import type { EventStatus } from "./event-status";
 
-export type { EventStatus } from "./event-status";
+export type { EventStatus } from "@/server/core/event-status";
 
 /** An accepted beacon as the log keeps it, in the shard's order. */
 export interface LoggedBeacon {

@@ -8,7 +8,7 @@
 import type pg from "pg";
 import { env } from "@/env";
 import type { ConversionToStore } from "@/server/conversions/store-conversions.sql";
-import { DAY_MS } from "@/server/days";
+import { DAY_MS } from "@/server/core/days";
 import { store } from "@/server/store";
 import { defaultTrust, implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";

@@ -1,5 +1,5 @@
-import { type IntervalJob, startIntervalJob } from "@/server/interval-job";
-import { jobLog } from "@/server/observability/log";
+import { type IntervalJob, startIntervalJob } from "@/server/core/interval-job";
+import { jobLog } from "@/server/core/log";
 import { settlePending } from "./settle-pending";
 import { oldestUnsettled } from "./settled-horizon";
 

@@ -5,9 +5,10 @@
 // stops another's: a step that fails (the database's fault: a step sets aside what is the items')
 // is logged and counted, and the worker goes on with the next shard, so beacons settle while
 // orders cannot, and the reverse.
+
+import { countStepFailure } from "@/server/core/counters";
+import { logger } from "@/server/core/log";
 import { retryOnceOnConflict } from "@/server/db/retry";
-import { logger } from "@/server/observability/log";
-import { countStepFailure } from "@/server/observability/step-failures";
 import { settleConversionsStep } from "./settle-conversions";
 import { settleShardStep } from "./settle-shard";
 import { ALL_SHARDS } from "./shards";

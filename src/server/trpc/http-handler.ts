@@ -10,7 +10,7 @@ import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { env } from "@/env";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { clientAddress } from "@/server/http/client-address";
 import { readBodyWithin } from "@/server/http/read-json-body";
 import { assertSameOrigin } from "@/server/http/request-origin";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 import { batchesSignIn, namedProcedures } from "./procedure-names";
 
 const named = (pathname: string) => namedProcedures(pathname);

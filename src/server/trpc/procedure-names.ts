@@ -1,7 +1,7 @@
 // Which procedures an /api/trpc request names, read the way tRPC reads its path, for the one rule
 // that must hold before tRPC runs anything: auth.signIn is never part of a batch, so one request
 // is at most one password guess (http-handler.ts).
-import { TallyError } from "@/server/errors";
+import { TallyError } from "@/server/core/errors";
 
 /** tRPC's path prefix, served by src/app/api/trpc/[trpc]/route.ts. */
 export const TRPC_ENDPOINT = "/api/trpc";

@@ -7,7 +7,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { type Viewer, wholeViewer } from "@/server/accounts/sessions";
-import { TallyError, type TallyErrorCode } from "@/server/errors";
+import { TallyError, type TallyErrorCode } from "@/server/core/errors";
 
 export interface TrpcContext {
   viewer: Viewer | null;

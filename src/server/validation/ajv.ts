@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject } from "ajv";
 import { default as addFormats } from "ajv-formats";
 import { addStringFormats } from "@/contracts/string-formats";
-import { TallyError, type ValidationEntry } from "@/server/errors";
+import { TallyError, type ValidationEntry } from "@/server/core/errors";
 
 export const ajv = new Ajv({ allErrors: true, strict: true });
 // Only the formats Tally's schemas use; each one is validated in full (a 30 February fails), and

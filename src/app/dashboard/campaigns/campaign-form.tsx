@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { type TCampaignSettings, ZCampaignSettings } from "@/server/campaigns/campaign-input";
-import { utcDay } from "@/server/days";
+import { utcDay } from "@/server/core/days";
 import { useTRPC } from "../../trpc-client";
 
 type Form = {

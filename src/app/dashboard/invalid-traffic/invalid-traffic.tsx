@@ -5,7 +5,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { FilteredColumn } from "@/server/settle/event-status";
+import type { FilteredColumn } from "@/server/core/event-status";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
 import { lastDays, percent, RangePicker, whole } from "../figures";

@@ -1,7 +1,7 @@
 // Background work inside a long-running server (next dev, next start): a job run every interval,
 // one instance per process (kept on globalThis across dev reloads), runs never overlapping.
 // Serverless deployments call the same work from cron routes instead.
-import { countStepFailure } from "@/server/observability/step-failures";
+import { countStepFailure } from "@/server/core/counters";
 
 export interface IntervalJob {
   stop: () => void;

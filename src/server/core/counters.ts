@@ -1,0 +1,129 @@
+// Every count Tally keeps of what happened in a process (prom-client counters): requests by
+// outcome, refusals by limit, leases, downloads cut, what proved each order, failed pipeline steps.
+// The code where it happens counts here; src/server/observability/metrics.ts registers them all
+// beside its gauges and serves them at /api/metrics, so counting never imports the reads of
+// the database that the gauges need. What to alert on is in docs/operations.md.
+import { Counter } from "prom-client";
+
+/** The /v1 routes, as counted: a fixed set, so a scanner's paths cannot grow the label set. */
+export type CountedRoute = "ads" | "beacon" | "conversion" | "other";
+/** The /v1 rate limits (src/server/http/rate-limits.ts), as counted. */
+export type V1Limit = "address" | "publisher" | "publisher_address" | "api_key";
+/** The sign-in limits (src/server/accounts/sign-in-limits.ts), as a refusal is counted. */
+export type SignInLimit = "address" | "backoff" | "new_address";
+/** Why a report request was refused before any report was read (docs/operations.md, "Report route limits"). */
+export type ReportRefusal = "rate" | "key_downloads" | "account_downloads";
+/** Why a running download was cut. */
+export type DownloadCut = "stalled" | "too_long";
+/** api_key, order_token (the current secret), order_token_previous_secret (one in its grace period), order_token_mismatch (kept unverified), none. */
+export type OrderProofOutcome = "api_key" | "order_token" | "order_token_previous_secret" | "order_token_mismatch" | "none";
+
+function createCounters() {
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers: [] });
+  const counters = {
+    requests: counter(
+      "tally_v1_requests_total",
+      "Requests to the /v1 routes by route and outcome: accepted (2xx), refused (4xx), unavailable (503), failed (other 5xx).",
+      ["route", "outcome"],
+    ),
+    limitRefusals: counter(
+      "tally_v1_limit_refusals_total",
+      "/v1 requests answered 429 by this process, by the limit that refused them: address, publisher, publisher_address, api_key.",
+      ["limit"],
+    ),
+    lightAdmissions: counter(
+      "tally_v1_limit_light_admissions_total",
+      "/v1 requests admitted while their publisher's limit was spent, because their address had made few requests for that publisher.",
+    ),
+    limitLeases: counter("tally_v1_limit_leases_total", "Statements that took shares of the shared /v1 limits from Postgres, by outcome (taken, failed).", [
+      "outcome",
+    ]),
+    limitLeaseKeys: counter(
+      "tally_v1_limit_lease_keys_total",
+      "Keys (addresses, publishers, ...) the lease statements asked Postgres for, by outcome (taken, failed).",
+      ["outcome"],
+    ),
+    reportRefusals: counter(
+      "tally_report_requests_refused_total",
+      "Report requests answered 429 by reason: rate (requests per key or person), key_downloads (downloads running on the key or person), account_downloads (the account's share of download connections).",
+      ["reason"],
+    ),
+    downloadsCut: counter(
+      "tally_report_downloads_cut_total",
+      "XLSX downloads cut by this process, their database connection given back: stalled (the client took nothing for TALLY_REPORT_DOWNLOAD_STALL_SECONDS), too_long (past TALLY_REPORT_DOWNLOAD_MAX_SECONDS).",
+      ["reason"],
+    ),
+    signInRefusals: counter(
+      "tally_sign_in_refusals_total",
+      "Sign-in attempts refused (429) before the password was checked, by limit: address, backoff (one e-mail from one address), new_address (an e-mail guessed from many addresses).",
+      ["limit"],
+    ),
+    orderProofs: counter(
+      "tally_order_proofs_total",
+      "Orders accepted (202, repeats included) by what proved them: api_key, order_token, order_token_previous_secret, order_token_mismatch, none.",
+      ["proof"],
+    ),
+    stepFailures: counter(
+      "tally_pipeline_step_failures_total",
+      "Pipeline steps that failed and will be tried again (the database's or the process's fault, not an item's), by job.",
+      ["job"],
+    ),
+  };
+  for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) counters.reportRefusals.inc({ reason }, 0);
+  for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) counters.downloadsCut.inc({ reason }, 0);
+  return counters;
+}
+
+const holder = globalThis as unknown as { tallyCounters?: ReturnType<typeof createCounters> };
+
+function counters() {
+  holder.tallyCounters ??= createCounters();
+  return holder.tallyCounters;
+}
+
+/** Every counter, for the registry that serves them (observability/metrics.ts). */
+export const allCounters = (): Counter<string>[] => Object.values(counters()) as Counter<string>[];
+
+export function countRequest(route: CountedRoute, status: number): void {
+  const outcome = status < 400 ? "accepted" : status < 500 ? "refused" : status === 503 ? "unavailable" : "failed";
+  counters().requests.inc({ route, outcome });
+}
+
+/** A /v1 request answered 429 by `limit`. */
+export function countLimitRefusal(limit: V1Limit): void {
+  counters().limitRefusals.inc({ limit });
+}
+
+/** A /v1 request let in past its publisher's spent limit, its address being light on that publisher. */
+export function countLightAdmission(): void {
+  counters().lightAdmissions.inc();
+}
+
+/** A lease statement of the shared limits, and the keys it asked for. */
+export function countLimitLease(outcome: "taken" | "failed", keys: number): void {
+  counters().limitLeases.inc({ outcome });
+  counters().limitLeaseKeys.inc({ outcome }, keys);
+}
+
+/** A sign-in refused (429) before its password was checked, by the limit that refused it. */
+export function countSignInRefusal(limit: SignInLimit): void {
+  counters().signInRefusals.inc({ limit });
+}
+
+export function countReportRefusal(reason: ReportRefusal): void {
+  counters().reportRefusals.inc({ reason });
+}
+
+export function countDownloadCut(reason: DownloadCut): void {
+  counters().downloadsCut.inc({ reason });
+}
+
+/** An order accepted (202), by what proved it (docs/conversions.md, "Verified orders"). */
+export function countOrderProof(proof: OrderProofOutcome): void {
+  counters().orderProofs.inc({ proof });
+}
+
+/** A pipeline step that failed for a reason that is not an item's; `job` is one of Tally's own job names (settle, attribution, export, upkeep), never input. */
+export function countStepFailure(job: string): void {
+  counters().stepFailures.inc({ job });
+}

@@ -4,8 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { accountSetAsideOrders, accountStats } from "@/server/reports/account-stats";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
-import { accountSetAsideOrders, accountStats } from "./account-stats";
 import { mayAccess, OPERATOR } from "./actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys";
 import { createAccount } from "./create-account";

@@ -11,11 +11,11 @@ import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
 import { reportRoute } from "@/server/http/report-route";
 import { accountCaller, type ReportCaller, reportScope, viewerCaller } from "@/server/reports/report-scope";
+import { reportScopeOf } from "@/server/reports/report-scope-of";
 import { createCaller } from "@/server/trpc/root";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { mayAccess } from "./actor";
 import { createUser } from "./create-user";
-import { reportScopeOf } from "./report-scope-of";
 import { canAccess, DELETE_ENDED_SESSIONS_SQL, deleteEndedSessions, signIn, type Viewer, viewerOfSession } from "./sessions";
 
 const PASSWORD = "correct horse battery";

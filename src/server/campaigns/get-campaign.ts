@@ -1,7 +1,7 @@
 import type { Actor } from "@/server/accounts/actor";
-import { reportScopeOf } from "@/server/accounts/report-scope-of";
 import { TallyError } from "@/server/core/errors";
 import { MAX_PER_PAGE } from "@/server/reports/report-query";
+import { reportScopeOf } from "@/server/reports/report-scope-of";
 import { store } from "@/server/store";
 
 /**

@@ -1,7 +1,7 @@
 import type { Actor } from "@/server/accounts/actor";
-import { reportScopeOf } from "@/server/accounts/report-scope-of";
 import { campaignListing } from "@/server/reports/campaign-listing.sql";
 import { MAX_PER_PAGE } from "@/server/reports/report-query";
+import { reportScopeOf } from "@/server/reports/report-scope-of";
 
 /**
  * The campaigns in the actor's scope, or in an account's the actor may see (at most 1,000, by

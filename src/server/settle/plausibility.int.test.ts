@@ -5,13 +5,13 @@
 // their recount agree.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { accountOrdersSetAsideByRule } from "@/server/accounts/account-stats";
 import { OPERATOR } from "@/server/accounts/actor";
 import type { Viewer } from "@/server/accounts/sessions";
 import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { appendConversionBatch, orderToAppend } from "@/server/conversions/append-conversions.sql";
 import { updateConversionTrust } from "@/server/conversions/conversion-trust";
 import { db } from "@/server/db/client";
+import { accountOrdersSetAsideByRule } from "@/server/reports/account-stats";
 import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { postConversion } from "@/testing/events-client";

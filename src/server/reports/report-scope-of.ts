@@ -1,6 +1,6 @@
+import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
-import { accountCaller, type ReportScope, reportScope, STAFF_CALLER, viewerCaller } from "@/server/reports/report-scope";
-import { type Actor, assertMayAccess, isOperator } from "./actor";
+import { accountCaller, type ReportScope, reportScope, STAFF_CALLER, viewerCaller } from "./report-scope";
 
 /**
  * The report rows the actor reads: those of `accountId` when the actor may see that account, else

@@ -1,10 +1,11 @@
 // The dashboard's numbers for an account the actor may see, or for the actor's own view (every
 // account for staff): totals and a daily series, invalid traffic, the orders attribution set
 // aside and those settling set aside by a rule, from the same rollups and statements as the report routes.
+
+import type { Actor } from "@/server/accounts/actor";
 import { type SetAsideOrder, setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/settle/set-aside-events";
 import { store } from "@/server/store";
-import type { Actor } from "./actor";
 import { reportScopeOf } from "./report-scope-of";
 
 interface StatsRequest {

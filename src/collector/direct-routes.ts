@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { beaconAddressOf, handleBeaconRequest } from "@/server/http/beacon-handler";
 import { clientAddressOf } from "@/server/http/client-address";
 import { handleConversionRequest } from "@/server/http/conversion-handler";
-import type { PlainEventsRequest } from "@/server/http/events-route";
+import type { PlainEventsRequest } from "@/server/http/events-envelope";
 import { nodeHeaders } from "./fetch-adapter";
 import { readNodeBody, writeAnswer } from "./node-http";
 

@@ -9,7 +9,7 @@ import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
-import { reportRoute } from "@/server/http/report-route";
+import { reportRoute } from "@/server/http/report-caller";
 import { accountCaller, type ReportCaller, reportScope, viewerCaller } from "@/server/reports/report-scope";
 import { reportScopeOf } from "@/server/reports/report-scope-of";
 import { createCaller } from "@/server/trpc/root";

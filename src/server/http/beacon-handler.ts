@@ -6,7 +6,7 @@ import { verifyBeaconToken } from "@/server/ingest/beacon-token";
 import { recordBeacon } from "@/server/ingest/record-beacon";
 import type { HttpAnswer } from "./answer";
 import { clientAddressHash } from "./client-address";
-import { eventsRoute, type PlainEventsRequest } from "./events-route";
+import { eventsRoute, type PlainEventsRequest } from "./events-envelope";
 import { limitPublisher } from "./rate-limits";
 import { readJson } from "./read-json-body";
 

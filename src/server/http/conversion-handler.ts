@@ -5,7 +5,7 @@ import { type ApiKeyCaller, authenticateApiKey } from "@/server/accounts/api-key
 import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/core/errors";
 import { type HttpAnswer, jsonAnswer } from "./answer";
-import { eventsRoute, type PlainEventsRequest } from "./events-route";
+import { eventsRoute, type PlainEventsRequest } from "./events-envelope";
 import { limitKey, limitPublisher } from "./rate-limits";
 import { readJson } from "./read-json-body";
 

@@ -10,7 +10,7 @@ import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 import { beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";
 import { handleConversionRequest } from "./conversion-handler";
-import { eventsRoute, type PlainEventsRequest } from "./events-route";
+import { eventsRoute, type PlainEventsRequest } from "./events-envelope";
 import { limitPublisher } from "./rate-limits";
 import { readBodyWithin, readJsonBody } from "./read-json-body";
 import { requestOrigin } from "./request-origin";

@@ -16,7 +16,7 @@ import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/se
 import { type ReportStatement, reportPage } from "@/server/reports/report-runner";
 import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
 import { store } from "@/server/store";
-import { reportRoute } from "./report-route";
+import { reportRoute } from "./report-caller";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
   /** Account kinds the report is for; others get 404 (default: every kind). */

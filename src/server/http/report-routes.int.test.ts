@@ -5,7 +5,7 @@ import { createUser } from "@/server/accounts/create-user";
 import { signIn, signOut } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { reportRoute } from "./report-route";
+import { reportRoute } from "./report-caller";
 import { handleAdResults, handleCampaignDetail } from "./report-routes";
 
 const route = reportRoute(async (request, caller) => {

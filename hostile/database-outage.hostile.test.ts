@@ -126,7 +126,7 @@ interface Sent {
 
 describe("Postgres stopped in the middle of a load and started again", () => {
   it("answers 202 only for what it stored, 503 for the rest, and its jobs recover alone", async () => {
-    const { sessionHashOf, signBeaconToken } = await import("@/server/ingest/beacon-token");
+    const { sessionHashOf, signBeaconToken } = await import("@/server/pipeline/accept/beacons/beacon-token");
     const key = { id: "hostile", secret: HOSTILE_ENV.BEACON_SIGNING_KEYS.split(":").slice(1).join(":") };
     const beacon = (session: string) => {
       const token = signBeaconToken(
@@ -231,7 +231,7 @@ describe("Postgres stopped in the middle of a load and started again", () => {
     // anyone restarting anything: every order stored (some accepted after the restart) is
     // attributed, and a destination added after the restart gets its due batches.
     await eventually("attribution catches up", async () => (await sql("SELECT 1 FROM conversions WHERE attributed_at IS NULL")).length === 0);
-    const { createDestination } = await import("@/server/export/destinations");
+    const { createDestination } = await import("@/server/pipeline/export/destinations/destinations");
     const destination = await createDestination(
       {
         accountId: fixture.publisherId,

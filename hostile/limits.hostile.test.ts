@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/cli/local/embedded-postgres";
 import { nextServerArgs } from "@/cli/next-server";
-import { advanceOf } from "@/server/limits/shared-limiter";
+import { advanceOf } from "@/server/db/shared-limiter";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type Answer, closeSql, floodAddress, freshAddress, type Host, post, serve, settled, sql, stack, startExtraServer, stopServers } from "./client";
 import { legitimateTrafficGoesThrough } from "./legitimate-traffic";

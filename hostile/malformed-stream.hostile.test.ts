@@ -8,8 +8,8 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
-import { createDestination } from "@/server/export/destinations";
-import { runDueExports } from "@/server/export/run-exports";
+import { createDestination } from "@/server/pipeline/export/destinations/destinations";
+import { runDueExports } from "@/server/pipeline/export/job/run-exports";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { closeSql, eventually, HOSTS, type Host, post, residentMb, serve, settled, sql, stack } from "./client";
 

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orderTotalMicros } from "@/contracts/order-token";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
-import { updateConversionTrust } from "@/server/conversions/conversion-trust";
-import { signOrderToken } from "@/server/conversions/order-proof";
-import { rotateSigningSecret } from "@/server/conversions/signing-secrets";
-import { LARGEST_ORDER_TOTAL } from "@/server/conversions/trust-input";
 import { utcDay } from "@/server/core/days";
-import { verifyRollups } from "@/server/rollups/verify-rollups.sql";
+import { updateConversionTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
+import { signOrderToken } from "@/server/pipeline/accept/conversions/order-proof";
+import { rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
+import { LARGEST_ORDER_TOTAL } from "@/server/pipeline/accept/conversions/trust-input";
+import { verifyRollups } from "@/server/upkeep/verify-rollups.sql";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";
 

@@ -29,8 +29,8 @@ function trimmed(named: string): string {
 describe("the docs", () => {
   it("read paths the way they are written", () => {
     expect(
-      sourcePathsIn("see `src/server/settle/stretch.ts`, and src/server/<domain>/ or src/app/dashboard/campaigns/[id]/page.tsx. [src/cli/app.ts]"),
-    ).toEqual(["src/server/settle/stretch.ts", "src/server/", "src/app/dashboard/campaigns/[id]/page.tsx", "src/cli/app.ts"]);
+      sourcePathsIn("see `src/server/pipeline/settle/stretch.ts`, and src/server/<domain>/ or src/app/dashboard/campaigns/[id]/page.tsx. [src/cli/app.ts]"),
+    ).toEqual(["src/server/pipeline/settle/stretch.ts", "src/server/", "src/app/dashboard/campaigns/[id]/page.tsx", "src/cli/app.ts"]);
   });
 
   it.each(DOCS)("%s names only source files that exist", (doc) => {

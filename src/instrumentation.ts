@@ -19,24 +19,24 @@ export async function register(): Promise<void> {
     exitOnEnvError(error);
   }
   // A `next start` (not Tally's server) with no proxy configured cannot tell clients apart.
-  const { clientAddressWarning } = await import("./server/http/client-address");
+  const { clientAddressWarning } = await import("@/server/http/client-address");
   const warning = clientAddressWarning();
   if (warning) {
-    const { logger } = await import("./server/core/log");
+    const { logger } = await import("@/server/core/log");
     logger().warn({ setting: "TALLY_TRUSTED_PROXY_HOPS" }, warning);
   }
   if (settleSeconds > 0) {
-    const { startSettleLoop } = await import("./server/settle/settle-loop");
-    const { startUpkeepLoop } = await import("./server/retention/upkeep-loop");
+    const { startSettleLoop } = await import("@/server/pipeline/settle/settle-loop");
+    const { startUpkeepLoop } = await import("@/server/upkeep/upkeep-loop");
     startSettleLoop(settleSeconds * 1000);
     startUpkeepLoop();
   }
   if (intervalSeconds > 0) {
-    const { startAttributionLoop } = await import("./server/attribution/attribution-loop");
+    const { startAttributionLoop } = await import("@/server/pipeline/attribute/attribution-loop");
     startAttributionLoop(intervalSeconds * 1000);
   }
   if (exportSeconds > 0) {
-    const { startExportLoop } = await import("./server/export/export-loop");
+    const { startExportLoop } = await import("@/server/pipeline/export/job/export-loop");
     startExportLoop(exportSeconds * 1000);
   }
 }

@@ -43,7 +43,7 @@ async function oneRun(run: number, budgetClicks: number): Promise<RunResult> {
   const { makeAdvertiser, makeCampaignWithAd, makePublisher } = await import("@/testing/fixtures");
   const { askForAds, postBeacon } = await import("@/testing/events-client");
   const { settleAll } = await import("@/testing/settle");
-  const { startSettleLoop } = await import("@/server/settle/settle-loop");
+  const { startSettleLoop } = await import("@/server/pipeline/settle/settle-loop");
   const { pgPool } = await import("@/server/db/pg-pool");
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser({ wallet: 1_000_000 });

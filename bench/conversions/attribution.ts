@@ -59,7 +59,7 @@ SELECT count(*)::int AS missed
  */
 async function explainOneBatch(): Promise<void> {
   const { pgPool } = await import("@/server/db/pg-pool");
-  const { ATTRIBUTE_SQL, DEFAULT_WINDOW_SECONDS, MAX_TOUCHES_PER_ORDER } = await import("@/server/attribution/attribute-batch.sql");
+  const { ATTRIBUTE_SQL, DEFAULT_WINDOW_SECONDS, MAX_TOUCHES_PER_ORDER } = await import("@/server/store/postgres/attribute-batch.sql");
   const client = await pgPool().connect();
   try {
     await client.query("BEGIN");
@@ -80,7 +80,7 @@ async function explainOneBatch(): Promise<void> {
 
 export async function attribution(url: string, size: { events: number; orders: number; shoppers: number }, explain: boolean): Promise<AttributionFigures> {
   const { events: EVENTS, orders: ORDERS, shoppers: SHOPPERS } = size;
-  const { attributePendingConversions } = await import("@/server/attribution/attribute-pending");
+  const { attributePendingConversions } = await import("@/server/pipeline/attribute/attribute-pending");
   const { closePgPool } = await import("@/server/db/pg-pool");
 
   // The intake's orders (if any) go first, untimed, so the timed run has the generated ones only.

@@ -156,7 +156,7 @@ export async function loadDataset(pool: pg.Pool, options: DatasetOptions): Promi
   const spacing = (30 * 86_400) / events;
   const start = new Date(now.getTime() - 30 * 86_400_000);
   // A day partition for every day the data covers, as upkeep would have made them day by day.
-  const { createDayPartitions } = await import("@/server/retention/day-partitions.sql");
+  const { createDayPartitions } = await import("@/server/upkeep/day-partitions.sql");
   for (const table of ["ad_events", "conversions", "attributions"] as const) {
     await createDayPartitions(new Date(start.getTime() - 86_400_000), table, { daysAhead: 32, pool });
   }

@@ -15,8 +15,8 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { EVENT_LAYOUTS } from "@/server/export/layouts";
 import { type ParquetValue, ParquetWriter } from "@/server/formats/parquet/parquet-writer";
+import { EVENT_LAYOUTS } from "@/server/pipeline/export/job/layouts";
 
 const { values } = parseArgs({
   options: { rows: { type: "string", default: "1000000" }, writer: { type: "string" }, writers: { type: "boolean", default: false } },

@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   await client.connect();
   let failed = false;
   try {
-    const { createDayPartitions, dayPartitions } = await import("@/server/retention/day-partitions.sql");
-    const { dropSettledLogPartitions } = await import("@/server/retention/log-retention.sql");
+    const { createDayPartitions, dayPartitions } = await import("@/server/upkeep/day-partitions.sql");
+    const { dropSettledLogPartitions } = await import("@/server/upkeep/log-retention.sql");
     for (const table of ["beacon_log", "conversion_log"] as const) await createDayPartitions(new Date(), table);
     const ads = await prepareAds(client, 64);
 
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     if (dropMs >= 1_000) failed = true;
 
     // A day of raw history past retention: the largest ad_events partition, dropped whole.
-    const { dropPartition } = await import("@/server/retention/day-partitions.sql");
+    const { dropPartition } = await import("@/server/upkeep/day-partitions.sql");
     const day = (await dayPartitions(["ad_events"]))
       .filter((p) => p.day !== null && p.day < new Date().toISOString().slice(0, 10))
       .sort((a, b) => b.bytes - a.bytes)[0]!;

@@ -1,7 +1,7 @@
 // The beacons both ingest benchmarks send: impressions of a CPM display ad of the demo seed, on
 // Demo Market, each with its own request id, signed with a key the benchmark gives the servers.
 import { randomUUID } from "node:crypto";
-import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
+import { sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 
 // What a browser's beacon carries: a user agent (checked for bots, stored) and the page's origin
 // (answered with CORS headers). Every server of the ingest benchmarks is sent them, baselines included.

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     const storedCollector = await stored("collector");
     const lostNext = await missing(results.nextBeacon!.acceptedIds, "beacon_log");
     const lostCollector = await missing(results.collector!.acceptedIds, "beacon_log");
-    const { settlePending } = await import("@/server/settle/settle-pending");
+    const { settlePending } = await import("@/server/pipeline/settle/settle-pending");
     const settleStarted = Date.now();
     let settled = 0;
     for (;;) {

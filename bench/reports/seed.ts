@@ -1,13 +1,13 @@
 // `npm run bench:seed -- [--events 10000000]`: fills the report benchmark's database
 // (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
 // last 30 days, orders and their attributions (dataset.ts), then recounts every report table
-// (src/server/rollups/) from them, printing each step. `npm run bench:reports` reads it.
+// (src/server/pipeline/rollups/) from them, printing each step. `npm run bench:reports` reads it.
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { daysFromToday, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
-import { rebuildRollups } from "@/server/rollups/verify-rollups.sql";
+import { rebuildRollups } from "@/server/upkeep/verify-rollups.sql";
 import { log } from "../lib/stack";
 import { DATA_DIR, startBenchDatabase, writeSeedNote } from "./database";
 import { loadReportDataset } from "./dataset";

@@ -1,5 +1,5 @@
 // The ZIP writers `npm run bench:xlsx` measures src/server/formats/zip.ts against:
-//   - handMadeZip: the writer Tally's XLSX downloads used before (src/server/reports/streaming-zip.ts
+//   - handMadeZip: the writer Tally's XLSX downloads used before (src/server/pipeline/report/streaming-zip.ts
 //     until then): each chunk deflated on its own by node:zlib at level 1 and ended with a sync
 //     flush, CRC and sizes in data descriptors, no ZIP64, the 4 GiB checks it had;
 //   - fflateDeflateZip: fflate's streaming Zip with fflate's own deflate and CRC (ZipDeflate,

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 
   // Today's and the next days' partitions before the first event, so no day starts in a default
   // partition (after the keys: the server's modules read the environment).
-  const { createPartitionsAhead } = await import("@/server/retention/day-partitions.sql");
+  const { createPartitionsAhead } = await import("@/server/upkeep/day-partitions.sql");
   const made = await createPartitionsAhead(new Date());
   log(`day partitions: ${made.length > 0 ? `created ${made.length}, through ${made.at(-1)!.slice(-8)}` : "ready"}`);
   const { disconnectDb } = await import("@/server/db/client");

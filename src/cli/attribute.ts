@@ -1,8 +1,8 @@
 // `npm run attribute`: attributes every waiting order now, batch by batch, printing each batch;
 // for a backfill after the loop or the cron was down, or to see attribution work step by step.
 import { env, exitOnEnvError } from "@/env";
-import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { disconnectDb } from "@/server/db/client";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 
 try {
   env();

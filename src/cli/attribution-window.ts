@@ -2,9 +2,9 @@
 // of each campaign type, or sets one (from then on; attributed orders keep their credit).
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
-import { attributionWindows, setAttributionWindow } from "@/server/attribution/attribution-windows";
 import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
+import { attributionWindows, setAttributionWindow } from "@/server/pipeline/attribute/attribution-windows";
 
 try {
   env();

@@ -10,8 +10,14 @@ import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { createDestination, type DestinationView, deleteDestination, destinationWithSecret, listDestinations } from "@/server/export/destinations";
-import { testConnection } from "@/server/export/s3";
+import {
+  createDestination,
+  type DestinationView,
+  deleteDestination,
+  destinationWithSecret,
+  listDestinations,
+} from "@/server/pipeline/export/destinations/destinations";
+import { testConnection } from "@/server/pipeline/export/destinations/s3";
 
 const USAGE =
   "usage: npm run destinations -- create --account <id> --name <name> --bucket <bucket> --region <region> [--endpoint <url> --path-style] [--prefix <prefix>] (--access-key-id <id> [--secret-access-key <secret>] | --role-arn <arn>) [--types a,b] [--no-success-marker] | list [--account <id>] | test <id> | delete <id>";

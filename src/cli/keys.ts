@@ -7,9 +7,9 @@ import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
-import { listSigningSecrets, rotateSigningSecret } from "@/server/conversions/signing-secrets";
 import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
+import { listSigningSecrets, rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
 
 const USAGE =
   "usage: npm run keys -- create --account <id> [--name <name>] | list --account <id> | revoke <key id>" +

@@ -5,12 +5,12 @@
 // limits), orders attribution could not attribute and rows exports could not deliver.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
-import { setAsideOrders } from "@/server/attribution/set-aside-orders";
 import { daysFromToday, utcDay } from "@/server/core/days";
 import { disconnectDb } from "@/server/db/client";
-import { setAsideExportRows } from "@/server/export/set-aside-rows";
-import { firstDayWithRawRows, verifyRollups } from "@/server/rollups/verify-rollups.sql";
-import { setAsideEvents } from "@/server/settle/set-aside-events";
+import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
+import { setAsideExportRows } from "@/server/pipeline/export/job/set-aside-rows";
+import { setAsideEvents } from "@/server/pipeline/settle/set-aside-events";
+import { firstDayWithRawRows, verifyRollups } from "@/server/upkeep/verify-rollups.sql";
 
 try {
   env();

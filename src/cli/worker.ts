@@ -4,12 +4,12 @@
 // destinations are each taken under a lock, so workers share the work without doing it twice.
 // Set TALLY_SETTLE_INTERVAL_SECONDS=0 (and the other intervals) on the web tier to leave it to them.
 import { env, exitOnEnvError } from "@/env";
-import { startAttributionLoop } from "@/server/attribution/attribution-loop";
 import type { IntervalJob } from "@/server/core/interval-job";
 import { disconnectDb } from "@/server/db/client";
-import { startExportLoop } from "@/server/export/export-loop";
-import { startUpkeepLoop } from "@/server/retention/upkeep-loop";
-import { startSettleLoop } from "@/server/settle/settle-loop";
+import { startAttributionLoop } from "@/server/pipeline/attribute/attribution-loop";
+import { startExportLoop } from "@/server/pipeline/export/job/export-loop";
+import { startSettleLoop } from "@/server/pipeline/settle/settle-loop";
+import { startUpkeepLoop } from "@/server/upkeep/upkeep-loop";
 
 let config: ReturnType<typeof env>;
 try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signBeaconToken } from "@/server/ingest/beacon-token";
+import { signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { COLLECTOR_ORIGIN, pathnameOf } from "./request-path";
 
 const token = signBeaconToken(

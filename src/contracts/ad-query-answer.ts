@@ -1,5 +1,5 @@
 // The answer of `POST /v1/ads`: a public contract shared by the server that builds it
-// (src/server/ads/) and the browser SDK that consumes it (src/sdk/). Types only: no runtime code,
+// (src/server/pipeline/accept/ads/) and the browser SDK that consumes it (src/sdk/). Types only: no runtime code,
 // so the SDK bundle stays free of anything but itself.
 
 /** One served ad with its signed beacon addresses. */

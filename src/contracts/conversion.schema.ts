@@ -1,5 +1,5 @@
 // The body of `POST /v1/beacon/conversion` as a JSON Schema: a public contract. The server
-// compiles it with Ajv (src/server/conversions/), the browser SDK takes its TypeScript type
+// compiles it with Ajv (src/server/pipeline/accept/conversions/), the browser SDK takes its TypeScript type
 // (type-only import: nothing of this file reaches the bundle), docs/conversions.md describes it
 // field by field (a test keeps the two equal).
 import type { FromSchema } from "json-schema-to-ts";
@@ -54,7 +54,7 @@ export const conversionItemSchema = {
  * Body of `POST /v1/beacon/conversion` (docs/interface.md §2.3): the one source of the validator, the
  * TypeScript type and docs/conversions.md. Properties not listed are ignored, as the decisions
  * ask. Three rules need the database or the clock and are added to Ajv's entries by the server
- * (src/server/conversions/record-conversion.ts): a known `publisher_id`, `brand` for a publisher
+ * (src/server/pipeline/accept/conversions/record-conversion.ts): a known `publisher_id`, `brand` for a publisher
  * with several sites, and a `created_at` within CREATED_AT_MAX_AGE_SECONDS before and
  * CREATED_AT_MAX_AHEAD_SECONDS after the moment the order arrives.
  */

@@ -1,9 +1,9 @@
 // An accepted beacon as the route would append it to the log, for tests that write the log
 // directly (a chosen shard, a whole stretch at once, traffic in bulk).
 import { randomUUID } from "node:crypto";
-import type { BeaconToAppend } from "@/server/ingest/append-beacons.sql";
-import { type BeaconClaims, type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
-import { shardOf } from "@/server/settle/shards";
+import type { BeaconToAppend } from "@/server/pipeline/accept/beacons/append-beacons.sql";
+import { type BeaconClaims, type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { shardOf } from "@/server/pipeline/settle/shards";
 
 export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 

@@ -1,7 +1,7 @@
 // Calls the /v1 handlers the way a browser would, with Fetch Requests.
 
-import type { AdQueryAnswer, ServedAd } from "@/server/ads/query-ads";
 import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
+import type { AdQueryAnswer, ServedAd } from "@/server/pipeline/accept/ads/query-ads";
 import { settleAll } from "./settle";
 
 export const ORIGIN = "http://tally.test";

@@ -12,7 +12,7 @@ import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/lo
 import { OPERATOR } from "@/server/accounts/actor";
 import { DAY_MS, startOfUtcDay } from "@/server/core/days";
 import { db } from "@/server/db/client";
-import { createDestination, getDestination } from "@/server/export/destinations";
+import { createDestination, getDestination } from "@/server/pipeline/export/destinations/destinations";
 
 export interface TestBucket {
   /** The running s3rver (a new one after restart()). */

@@ -2,9 +2,9 @@
 // functions as real traffic (beacons, orders, attribution), at chosen times.
 import { createHash, randomUUID } from "node:crypto";
 import { expect } from "vitest";
-import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { db } from "@/server/db/client";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { CHROME } from "./beacon-log";

@@ -4,9 +4,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
-import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { handleCampaignListing } from "@/server/http/report-routes";
-import { type EventKind, sessionHashOf } from "@/server/ingest/beacon-token";
+import { type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { CHROME } from "./beacon-log";

@@ -1,11 +1,11 @@
 // Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
-// rollups exist once its shard is settled (src/server/settle/).
+// rollups exist once its shard is settled (src/server/pipeline/settle/).
 
-import { type RecordedConversion, recordConversion } from "@/server/conversions/record-conversion";
 import type { EventStatus } from "@/server/core/event-status";
 import { pgPool } from "@/server/db/pg-pool";
-import { type AcceptedBeacon, recordBeacon } from "@/server/ingest/record-beacon";
-import { type SettleSummary, settlePending } from "@/server/settle/settle-pending";
+import { type AcceptedBeacon, recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
+import { type RecordedConversion, recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
+import { type SettleSummary, settlePending } from "@/server/pipeline/settle/settle-pending";
 
 /**
  * Settles until every beacon and order committed before the call is settled. A shard's log is read only up

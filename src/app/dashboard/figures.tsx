@@ -3,7 +3,7 @@ import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveC
 import { daysFromToday, utcDay } from "@/server/core/days";
 // What the overview and the campaign page share: a date range picker, KPI cards and the daily
 // charts (recharts).
-import type { Metrics } from "@/server/reports/metrics";
+import type { Metrics } from "@/server/store/metrics";
 
 export type Range = { startDate: string; endDate: string };
 export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });

@@ -6,7 +6,7 @@
 
 import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
-import { createDestination, updateDestination } from "@/server/export/destinations";
+import { createDestination, updateDestination } from "@/server/pipeline/export/destinations/destinations";
 import { LOCAL_S3_CREDENTIALS } from "./local-s3";
 
 export const DEMO_BUCKET = "tally-demo";

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
-import { accountSetAsideOrders, accountStats } from "@/server/reports/account-stats";
+import { accountSetAsideOrders, accountStats } from "@/server/pipeline/report/account-stats";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { mayAccess, OPERATOR } from "./actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys";

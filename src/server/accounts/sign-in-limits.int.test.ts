@@ -15,8 +15,8 @@ import { createUser } from "@/server/accounts/create-user";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
-import { metricsText } from "@/server/observability/metrics";
 import { createCaller } from "@/server/trpc/root";
+import { metricsText } from "@/server/upkeep/metrics";
 import { resetSignInLimits } from "./sign-in-limits";
 
 afterAll(() => {

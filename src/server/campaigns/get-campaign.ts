@@ -1,8 +1,8 @@
 import type { Actor } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
-import { MAX_PER_PAGE } from "@/server/reports/report-query";
-import { reportScopeOf } from "@/server/reports/report-scope-of";
+import { reportScopeOf } from "@/server/pipeline/report/report-scope-of";
 import { store } from "@/server/store";
+import { MAX_PER_PAGE } from "@/server/store/report-query";
 
 /**
  * One campaign in the actor's scope: its totals over the range, one row per day and its ads (the

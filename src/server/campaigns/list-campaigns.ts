@@ -1,7 +1,7 @@
 import type { Actor } from "@/server/accounts/actor";
-import { campaignListing } from "@/server/reports/campaign-listing.sql";
-import { MAX_PER_PAGE } from "@/server/reports/report-query";
-import { reportScopeOf } from "@/server/reports/report-scope-of";
+import { reportScopeOf } from "@/server/pipeline/report/report-scope-of";
+import { campaignListing } from "@/server/store/postgres/campaign-listing.sql";
+import { MAX_PER_PAGE } from "@/server/store/report-query";
 
 /**
  * The campaigns in the actor's scope, or in an account's the actor may see (at most 1,000, by

@@ -9,7 +9,7 @@ process.env.TALLY_V1_RATE_PER_PUBLISHER_ADDRESS = "0";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
-import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
+import { sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { BEACON_BODY_LIMIT, type BeaconRequest, beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { resetV1Limits } from "./rate-limits";
 import { readBodyWithin } from "./read-json-body";

@@ -2,8 +2,8 @@
 // adapts a Fetch Request to it (events-routes.ts), the collector an IncomingMessage
 // (src/collector/direct-routes.ts), so both serve exactly the same rules and answers.
 import { env } from "@/env";
-import { verifyBeaconToken } from "@/server/ingest/beacon-token";
-import { recordBeacon } from "@/server/ingest/record-beacon";
+import { verifyBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
+import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import type { HttpAnswer } from "./answer";
 import { clientAddressHash } from "./client-address";
 import { eventsRoute, type PlainEventsRequest } from "./events-envelope";

@@ -2,8 +2,8 @@
 // it (events-routes.ts), the collector an IncomingMessage (src/collector/direct-routes.ts), so
 // both serve exactly the same rules and answers.
 import { type ApiKeyCaller, authenticateApiKey } from "@/server/accounts/api-keys";
-import { recordConversion } from "@/server/conversions/record-conversion";
 import { TallyError } from "@/server/core/errors";
+import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
 import { type HttpAnswer, jsonAnswer } from "./answer";
 import { eventsRoute, type PlainEventsRequest } from "./events-envelope";
 import { limitKey, limitPublisher } from "./rate-limits";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { LOCAL_S3_CREDENTIALS, startLocalS3 } from "@/cli/local/local-s3";
 import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
-import { createDestination } from "@/server/export/destinations";
+import { createDestination } from "@/server/pipeline/export/destinations/destinations";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";

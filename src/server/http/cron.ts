@@ -1,13 +1,13 @@
 // Scheduled work behind HTTP for serverless deployments: Vercel Cron calls GET with
 // `Authorization: Bearer <CRON_SECRET>`. Without a configured secret nobody may call it.
 import { env } from "@/env";
-import { attributePendingConversions } from "@/server/attribution/attribute-pending";
 import { countStepFailure } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
-import { runDueExports } from "@/server/export/run-exports";
-import { upkeep as runUpkeep } from "@/server/retention/upkeep";
-import { settlePending } from "@/server/settle/settle-pending";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
+import { runDueExports } from "@/server/pipeline/export/job/run-exports";
+import { settlePending } from "@/server/pipeline/settle/settle-pending";
+import { upkeep as runUpkeep } from "@/server/upkeep/upkeep";
 import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";
 

@@ -6,7 +6,7 @@ describe("/v1 routes without a database", () => {
   it("answer 503 with Retry-After, never 202 for an event that was not stored", async () => {
     process.env.DATABASE_URL = `postgresql://tally:tally@127.0.0.1:${await freePort()}/tally`;
     const { env } = await import("@/env");
-    const { sessionHashOf, signBeaconToken } = await import("@/server/ingest/beacon-token");
+    const { sessionHashOf, signBeaconToken } = await import("@/server/pipeline/accept/beacons/beacon-token");
     const { handleBeacon, handleAdQuery, handleConversion } = await import("./events-routes");
     const token = signBeaconToken(
       {

@@ -3,9 +3,9 @@
 // code; beacons and conversions go through transport-free handlers (beacon-handler.ts,
 // conversion-handler.ts), which the collector calls straight from node:http.
 import { env } from "@/env";
-import { parseAdQuery } from "@/server/ads/ad-query.schema";
-import { queryAds } from "@/server/ads/query-ads";
 import type { CountedRoute } from "@/server/core/counters";
+import { parseAdQuery } from "@/server/pipeline/accept/ads/ad-query.schema";
+import { queryAds } from "@/server/pipeline/accept/ads/query-ads";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 import { beaconAddressOf, handleBeaconRequest } from "./beacon-handler";
 import { clientAddress } from "./client-address";

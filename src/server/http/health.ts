@@ -5,7 +5,7 @@
 import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { pingDatabase } from "@/server/db/ping";
-import { type Lags, lagProblems, readLags } from "@/server/observability/lags.sql";
+import { type Lags, lagProblems, readLags } from "@/server/upkeep/lags.sql";
 import { bearerMatches } from "./bearer";
 
 const holder = globalThis as unknown as { tallyHealthLags?: { lags: Lags; at: number } };

@@ -1,6 +1,6 @@
 // Rate limits and request limits, as a hostile client meets them: /v1 per client address, per
 // publisher and address, and per publisher (429 with Retry-After, nothing stored; shared through
-// Postgres: src/server/limits/shared-limiter.int.test.ts tests the sharing itself), sign-in per
+// Postgres: src/server/db/shared-limiter.int.test.ts tests the sharing itself), sign-in per
 // address (counted in Postgres, before the password is hashed; the back-off per e-mail and address
 // is in src/server/accounts/sign-in-limits.int.test.ts), tRPC's batch and body limits, and its
 // session cookie.
@@ -23,7 +23,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
-import { sessionHashOf, signBeaconToken } from "@/server/ingest/beacon-token";
+import { sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { handleTrpcRequest, TRPC_BODY_LIMIT } from "@/server/trpc/http-handler";
 import { createCaller } from "@/server/trpc/root";
 import { postBeacon, postConversion, serveOneAd } from "@/testing/events-client";

@@ -1,5 +1,5 @@
 // Rate limits on the public /v1 routes, answered 429 with Retry-After, shared by every collector
-// and app server through Postgres (src/server/limits/shared-limiter.ts: leases, so no request
+// and app server through Postgres (src/server/db/shared-limiter.ts: leases, so no request
 // waits on the database but the few that need a new share). Anonymous traffic is limited per
 // client address, per publisher and address, and per publisher; a publisher-wide limit that is
 // spent still lets in the addresses that have made few requests for that publisher, so strangers
@@ -11,8 +11,8 @@ import { env } from "@/env";
 import { countLightAdmission, countLimitLease, countLimitRefusal, type V1Limit } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
-import { postgresLeaseStore } from "@/server/limits/limit-windows.sql";
-import { SharedLimiter } from "@/server/limits/shared-limiter";
+import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
+import { SharedLimiter } from "@/server/db/shared-limiter";
 import { addressKey } from "./client-address";
 
 /** Limits count over 10 seconds: a page's burst of beacons fits, a sustained flood does not. */

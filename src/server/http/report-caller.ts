@@ -7,8 +7,8 @@
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
-import type { Requester } from "@/server/reports/download-slots";
-import { type ReportCaller, viewerCaller } from "@/server/reports/report-scope";
+import type { Requester } from "@/server/pipeline/report/download-slots";
+import { type ReportCaller, viewerCaller } from "@/server/pipeline/report/report-scope";
 import { limitReportRequest } from "./report-rate-limit";
 import { assertSameOrigin } from "./request-origin";
 import { errorResponse } from "./respond";

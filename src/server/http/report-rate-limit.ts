@@ -9,7 +9,7 @@ import { env } from "@/env";
 import { countReportRefusal } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
-import type { Requester } from "@/server/reports/download-slots";
+import type { Requester } from "@/server/pipeline/report/download-slots";
 
 const BURST_WINDOW_SECONDS = 10;
 

@@ -4,18 +4,23 @@
 // src/app/ export these.
 import { TallyError } from "@/server/core/errors";
 import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
-import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/reports/ad-results.sql";
-import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
-import type { CampaignDay } from "@/server/reports/campaign-detail.sql";
-import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow } from "@/server/reports/campaign-listing.sql";
-import { type AdsDetailedRow, type CampaignsDetailedRow, DETAILED_REPORT_ORDER_BY, type DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
-import type { Metrics } from "@/server/reports/metrics";
-import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow } from "@/server/reports/publisher-report.sql";
-import { openReportDownload } from "@/server/reports/report-download";
-import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/reports/report-query";
-import { type ReportStatement, reportPage } from "@/server/reports/report-runner";
-import { type ReportCaller, type ReportScope, reportScope } from "@/server/reports/report-scope";
+import { openReportDownload } from "@/server/pipeline/report/report-download";
+import { type ReportCaller, type ReportScope, reportScope } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
+import type { Metrics } from "@/server/store/metrics";
+import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/store/postgres/ad-results.sql";
+import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow } from "@/server/store/postgres/advertiser-report.sql";
+import type { CampaignDay } from "@/server/store/postgres/campaign-detail.sql";
+import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow } from "@/server/store/postgres/campaign-listing.sql";
+import {
+  type AdsDetailedRow,
+  type CampaignsDetailedRow,
+  DETAILED_REPORT_ORDER_BY,
+  type DetailedReportOrderBy,
+} from "@/server/store/postgres/detailed-report.sql";
+import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow } from "@/server/store/postgres/publisher-report.sql";
+import { type ReportStatement, reportPage } from "@/server/store/postgres/report-runner";
+import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/store/report-query";
 import { reportRoute } from "./report-caller";
 
 interface PagedReport<Row extends object, OrderBy extends string> {

@@ -1,5 +1,5 @@
 import { env } from "@/env";
-import { postgresStore } from "./postgres-store";
+import { postgresStore } from "@/server/store/postgres/postgres-store";
 import type { TallyStore } from "./store";
 
 export type { ReportReads, SettledEvents, TallyStore } from "./store";

@@ -3,15 +3,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { postgresStore } from "./postgres-store";
+import { postgresStore } from "@/server/store/postgres/postgres-store";
 
 // The folders that implement the Postgres store's operations, and the store itself.
 const IMPLEMENTATION = [
   "src/server/store/",
-  "src/server/reports/",
-  "src/server/settle/settle-beacons.sql.ts",
-  "src/server/conversions/",
-  "src/server/attribution/attribute-batch.sql.ts",
+  "src/server/pipeline/report/",
+  "src/server/store/postgres/settle-beacons.sql.ts",
+  "src/server/pipeline/accept/conversions/",
+  "src/server/store/postgres/attribute-batch.sql.ts",
 ];
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -57,7 +57,9 @@ describe("the store seam", () => {
   });
 
   it("finds a direct call when there is one", () => {
-    expect(importedValues('import { campaignListingStatement, type X } from "@/server/reports/campaign-listing.sql";')).toEqual(["campaignListingStatement"]);
-    expect(importedValues('import type { LoggedBeacon } from "@/server/settle/settle-beacons.sql";')).toEqual([]);
+    expect(importedValues('import { campaignListingStatement, type X } from "@/server/store/postgres/campaign-listing.sql";')).toEqual([
+      "campaignListingStatement",
+    ]);
+    expect(importedValues('import type { LoggedBeacon } from "@/server/store/postgres/settle-beacons.sql";')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // Where settled events, their rollups and the report reads live: the one seam between what Tally
-// decides (src/server/settle, attribution, the routes and procedures) and the tables that hold
+// decides (src/server/pipeline/settle, attribution, the routes and procedures) and the tables that hold
 // the results. Routes, procedures and jobs reach these only through `store()`, so a column store
 // (ClickHouse) can take settled events, rollups and report reads later without a change to any of
 // them; Postgres is the default and the only store built (docs/decisions.md, "The store seam").
@@ -10,21 +10,21 @@
 // store outside Postgres writes keyed by event id, so a stretch written twice (a worker that died
 // before its commit) counts once.
 import type pg from "pg";
-import type { AttributedBatch } from "@/server/attribution/attribute-batch.sql";
-import type { ConversionToStore } from "@/server/conversions/store-conversions.sql";
-import type { AdResultsOrderBy, AdResultsRow } from "@/server/reports/ad-results.sql";
-import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/reports/advertiser-report.sql";
-import type { CampaignDetail } from "@/server/reports/campaign-detail.sql";
-import type { CampaignListingOrderBy, CampaignListingRow } from "@/server/reports/campaign-listing.sql";
-import type { DayMetrics } from "@/server/reports/daily-metrics.sql";
-import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from "@/server/reports/detailed-report.sql";
-import type { InvalidTrafficDay } from "@/server/reports/invalid-traffic.sql";
-import type { Metrics } from "@/server/reports/metrics";
-import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/reports/publisher-report.sql";
-import type { ReportQuery } from "@/server/reports/report-query";
-import type { ReportStatement } from "@/server/reports/report-runner";
-import type { ReportScope } from "@/server/reports/report-scope";
-import type { LoggedBeacon, SettledBeacon } from "@/server/settle/settle-beacons.sql";
+import type { ReportScope } from "@/server/pipeline/report/report-scope";
+import type { AdResultsOrderBy, AdResultsRow } from "@/server/store/postgres/ad-results.sql";
+import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/store/postgres/advertiser-report.sql";
+import type { AttributedBatch } from "@/server/store/postgres/attribute-batch.sql";
+import type { CampaignDetail } from "@/server/store/postgres/campaign-detail.sql";
+import type { CampaignListingOrderBy, CampaignListingRow } from "@/server/store/postgres/campaign-listing.sql";
+import type { DayMetrics } from "@/server/store/postgres/daily-metrics.sql";
+import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from "@/server/store/postgres/detailed-report.sql";
+import type { InvalidTrafficDay } from "@/server/store/postgres/invalid-traffic.sql";
+import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/store/postgres/publisher-report.sql";
+import type { ReportStatement } from "@/server/store/postgres/report-runner";
+import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
+import type { ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
+import type { Metrics } from "./metrics";
+import type { ReportQuery } from "./report-query";
 
 type DayRange = { startDate: string; endDate: string };
 

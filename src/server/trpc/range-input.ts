@@ -1,7 +1,7 @@
 // The date range of the dashboard's figures: UTC days, inclusive, at most MAX_RANGE_DAYS long.
 import { z } from "zod";
 import { daysBetween } from "@/server/core/days";
-import { MAX_RANGE_DAYS } from "@/server/reports/report-query";
+import { MAX_RANGE_DAYS } from "@/server/store/report-query";
 
 const day = z.iso.date();
 export const rangeInput = z

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
-import { ZConversionTrustInput } from "@/server/conversions/trust-input";
+import { ZConversionTrustInput } from "@/server/pipeline/accept/conversions/trust-input";
 import { useTRPC } from "../../trpc-client";
 import { firstProblem } from "./first-problem";
 

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Problem } from "@/app/problem";
-import type { DestinationInput } from "@/server/export/destination-input";
+import type { DestinationInput } from "@/server/pipeline/export/destinations/destination-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 import { DestinationForm, type DestinationFormValue, EMPTY_DESTINATION } from "./destination-form";

@@ -1,6 +1,6 @@
 // How far back a conversion looks for a touch, per campaign type: everyone signed in may read it,
 // account managers change it.
-import { attributionWindows, setAttributionWindow, ZSetAttributionWindowInput } from "@/server/attribution/attribution-windows";
+import { attributionWindows, setAttributionWindow, ZSetAttributionWindowInput } from "@/server/pipeline/attribute/attribution-windows";
 import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const attributionRouter = router({

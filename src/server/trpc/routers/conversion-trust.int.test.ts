@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
-import { liveSigningSecrets } from "@/server/conversions/signing-secrets";
+import { liveSigningSecrets } from "@/server/pipeline/accept/conversions/signing-secrets";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
 

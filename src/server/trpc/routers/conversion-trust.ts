@@ -1,9 +1,9 @@
 // A publisher's conversion trust settings: whether only verified orders are credited, its
 // plausibility limits, and its order-signing secret (made or rotated here, shown once).
 import { z } from "zod";
-import { getConversionTrust, updateConversionTrust } from "@/server/conversions/conversion-trust";
-import { rotateSigningSecret } from "@/server/conversions/signing-secrets";
-import { ZConversionTrustInput, ZRotateSigningSecretInput } from "@/server/conversions/trust-input";
+import { getConversionTrust, updateConversionTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
+import { rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
+import { ZConversionTrustInput, ZRotateSigningSecretInput } from "@/server/pipeline/accept/conversions/trust-input";
 import { router, signedInProcedure } from "../trpc";
 
 export const conversionTrustRouter = router({

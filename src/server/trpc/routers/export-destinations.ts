@@ -1,7 +1,6 @@
 // Export destinations and their runs, for the dashboard's export screens: each procedure calls
-// src/server/export/destinations.ts as the viewer. Secrets never leave: views carry the mask.
+// src/server/pipeline/export/destinations/destinations.ts as the viewer. Secrets never leave: views carry the mask.
 import { z } from "zod";
-import { EXPORT_TYPES } from "@/server/export/destination-input";
 import {
   createDestination,
   deleteDestination,
@@ -9,10 +8,11 @@ import {
   destinationRuns,
   getDestination,
   listDestinations,
-  runDestinationNow,
   testDestination,
   updateDestination,
-} from "@/server/export/destinations";
+} from "@/server/pipeline/export/destinations/destinations";
+import { EXPORT_TYPES } from "@/server/pipeline/export/export-types";
+import { runDestinationNow } from "@/server/pipeline/export/job/run-exports";
 import { router, signedInProcedure } from "../trpc";
 
 const byId = z.object({ id: z.string().min(1) });

@@ -1,8 +1,8 @@
 // The dashboard's numbers: totals and a daily series over a date range, for the viewer's account
 // (members) or any account or all of them (staff), from the same rollups as the report routes.
 
-import { pipelineStatus } from "@/server/observability/pipeline-status";
-import { accountInvalidTraffic, accountOrdersSetAsideByRule, accountSetAsideOrders, accountStats } from "@/server/reports/account-stats";
+import { accountInvalidTraffic, accountOrdersSetAsideByRule, accountSetAsideOrders, accountStats } from "@/server/pipeline/report/account-stats";
+import { pipelineStatus } from "@/server/upkeep/pipeline-status";
 import { accountRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
 

@@ -1,0 +1,70 @@
+// A publisher's conversion trust settings (docs/conversions.md, "Verified orders" and
+// "Plausibility limits"): whether only verified orders are credited, the largest order total and
+// line quantity settling keeps, and its signing secrets (listed, never shown). Staff, the operator
+// and the publisher's own members read and change them; an advertiser's members, another
+// publisher's or a network's for its sub-publishers reach nothing ("no such account").
+import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { TallyError } from "@/server/core/errors";
+import { fromMicros, toMicros } from "@/server/core/money";
+import { db } from "@/server/db/client";
+import { defaultTrust } from "@/server/pipeline/settle/order-plausibility";
+import { listSigningSecrets, type SigningSecretSummary } from "./signing-secrets";
+import { type TConversionTrustInput, ZConversionTrustInput } from "./trust-input";
+
+export interface ConversionTrust {
+  publisherId: string;
+  requireVerified: boolean;
+  /** The publisher's own limits; null: Tally's default applies. */
+  maxOrderTotal: number | null;
+  maxLineQuantity: number | null;
+  /** Tally's defaults (TALLY_MAX_ORDER_TOTAL, TALLY_MAX_LINE_QUANTITY). */
+  defaults: { maxOrderTotal: number; maxLineQuantity: number };
+  /** The live signing secrets, newest first: prefixes and dates only. */
+  secrets: SigningSecretSummary[];
+}
+
+const SETTINGS = { kind: true, requireVerifiedConversions: true, maxOrderTotalMicros: true, maxLineQuantity: true } as const;
+
+async function publisherSettings(actor: Actor, publisherId: string) {
+  assertMayAccess(actor, publisherId, "account");
+  const account = await db.account.findUnique({ where: { id: publisherId }, select: SETTINGS });
+  if (!account) throw new TallyError("not_found", "no such account");
+  if (account.kind === "advertiser") throw new TallyError("bad_request", "conversion settings belong to publishers and networks");
+  return account;
+}
+
+function trustOf(publisherId: string, account: Awaited<ReturnType<typeof publisherSettings>>, secrets: SigningSecretSummary[]): ConversionTrust {
+  const defaults = defaultTrust();
+  return {
+    publisherId,
+    requireVerified: account.requireVerifiedConversions,
+    maxOrderTotal: account.maxOrderTotalMicros === null ? null : fromMicros(account.maxOrderTotalMicros),
+    maxLineQuantity: account.maxLineQuantity,
+    defaults: { maxOrderTotal: fromMicros(defaults.maxOrderTotalMicros), maxLineQuantity: defaults.maxLineQuantity },
+    secrets,
+  };
+}
+
+export async function getConversionTrust({ actor, publisherId }: { actor: Actor; publisherId: string }): Promise<ConversionTrust> {
+  const account = await publisherSettings(actor, publisherId);
+  return trustOf(publisherId, account, await listSigningSecrets({ actor, publisherId }));
+}
+
+/**
+ * Sets the publisher's requirement and limits. They apply to orders settled from then on (a few
+ * seconds after their receipt); orders already settled keep what was decided for them.
+ */
+export async function updateConversionTrust(input: TConversionTrustInput & { actor: Actor }): Promise<ConversionTrust> {
+  const data = ZConversionTrustInput.parse(input);
+  await publisherSettings(input.actor, data.publisherId);
+  const account = await db.account.update({
+    where: { id: data.publisherId },
+    data: {
+      requireVerifiedConversions: data.requireVerified,
+      maxOrderTotalMicros: data.maxOrderTotal === null ? null : toMicros(data.maxOrderTotal),
+      maxLineQuantity: data.maxLineQuantity,
+    },
+    select: SETTINGS,
+  });
+  return trustOf(data.publisherId, account, await listSigningSecrets({ actor: input.actor, publisherId: data.publisherId }));
+}

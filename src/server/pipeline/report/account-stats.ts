@@ -1,0 +1,53 @@
+// The dashboard's numbers for an account the actor may see, or for the actor's own view (every
+// account for staff): totals and a daily series, invalid traffic, the orders attribution set
+// aside and those settling set aside by a rule, from the same rollups and statements as the report routes.
+
+import type { Actor } from "@/server/accounts/actor";
+import { type SetAsideOrder, setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
+import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/pipeline/settle/set-aside-events";
+import { store } from "@/server/store";
+import { reportScopeOf } from "./report-scope-of";
+
+interface StatsRequest {
+  actor: Actor;
+  accountId?: string;
+  /** YYYY-MM-DD, inclusive, UTC. */
+  startDate: string;
+  endDate: string;
+}
+
+export async function accountStats({ actor, accountId, startDate, endDate }: StatsRequest) {
+  return store().reports.metricsOverRange(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+}
+
+/** Filtered beacons per day and reason. */
+export async function accountInvalidTraffic({ actor, accountId, startDate, endDate }: StatsRequest) {
+  return store().reports.invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+}
+
+/**
+ * Orders attribution set aside in the range, of the publishers in scope (every one for staff):
+ * how many, and the latest with their reasons. Orders are publishers' data: an advertiser has
+ * none of its own, and its scope, which is not limited to publishers, must not read as "all".
+ */
+export async function accountSetAsideOrders({ actor, accountId, startDate, endDate }: StatsRequest): Promise<{ total: number; latest: SetAsideOrder[] }> {
+  const scope = await reportScopeOf({ actor, accountId });
+  if (scope.advertiserId !== null) return { total: 0, latest: [] };
+  return setAsideOrders({ startDate, endDate }, scope.publisherIds);
+}
+
+/**
+ * Orders settling set aside by a rule (orders per session, the plausibility limits) in the range,
+ * of the publishers in scope (every one for staff): how many, per rule, and the latest with their
+ * reasons. Like attribution's, they are publishers' data: an advertiser sees none.
+ */
+export async function accountOrdersSetAsideByRule({
+  actor,
+  accountId,
+  startDate,
+  endDate,
+}: StatsRequest): Promise<{ total: number; byRule: Record<string, number>; latest: OrderSetAsideByRule[] }> {
+  const scope = await reportScopeOf({ actor, accountId });
+  if (scope.advertiserId !== null) return { total: 0, byRule: {}, latest: [] };
+  return ordersSetAsideByRule({ startDate, endDate }, scope.publisherIds);
+}

@@ -1,0 +1,150 @@
+// One settle step for one shard of the beacon log (the step itself: stretch.ts).
+
+import { store } from "@/server/store";
+import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
+import { recordIntake } from "./publisher-intake.sql";
+import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
+import { WORKER_NAME } from "./worker-name";
+
+export interface ShardStep {
+  /** False when another worker holds the shard: it was left alone. */
+  taken: boolean;
+  settled: SettledBeacon[];
+  /** Events that could not be settled, set aside with their reason (settle_set_aside). */
+  setAside: number;
+  /** Whether more of the shard's log may be waiting. */
+  more: boolean;
+}
+
+interface LogRow extends LogPosition {
+  received_at: Date;
+  event_id: string;
+  event_at: Date;
+  kind: LoggedBeacon["claims"]["kind"];
+  session_id: string;
+  user_id: string | null;
+  ad_id: string;
+  campaign_id: string;
+  advertiser_id: string;
+  publisher_id: string;
+  request_id: string;
+  ad_type: LoggedBeacon["claims"]["adType"];
+  ad_size: string | null;
+  placement_name: string;
+  context: string;
+  site: string;
+  user_agent: string | null;
+  is_bot: boolean;
+  session_matches: boolean;
+  client_hash: string | null;
+}
+
+// The stretch after the cursor, only from transactions older than every one still running
+// (pg_snapshot_xmin): those have all committed or aborted, so no row can later appear before the
+// cursor, and a shard is read exactly once, in order, without gaps. The ORDER BY names the
+// table's columns (l.): a bare name would sort by the output columns, which are text.
+const READ_STRETCH_SQL = `
+SELECT l.accepted_xid::text, l.seq::text, received_at, event_id::text, event_at, kind::text, session_id, user_id, ad_id, campaign_id,
+       advertiser_id, publisher_id, request_id, ad_type::text, ad_size, placement_name, context, site, user_agent, is_bot,
+       session_matches, client_hash
+  FROM beacon_log l
+ WHERE l.shard = $1 AND (l.accepted_xid, l.seq) > ($2::xid8, $3::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY l.accepted_xid, l.seq
+ LIMIT $4`;
+
+function loggedBeacon(row: LogRow): LoggedBeacon {
+  return {
+    acceptedXid: row.accepted_xid,
+    seq: row.seq,
+    receivedAt: row.received_at,
+    eventId: row.event_id,
+    claims: {
+      kind: row.kind,
+      requestId: row.request_id,
+      adId: row.ad_id,
+      campaignId: row.campaign_id,
+      advertiserId: row.advertiser_id,
+      publisherId: row.publisher_id,
+      site: row.site,
+      placementName: row.placement_name,
+      context: row.context,
+      adType: row.ad_type,
+      adSize: row.ad_size,
+    },
+    sessionId: row.session_id,
+    userId: row.user_id,
+    userAgent: row.user_agent,
+    isBot: row.is_bot,
+    sessionMatches: row.session_matches,
+    clientHash: row.client_hash,
+    createdAt: row.event_at,
+  };
+}
+
+// A row of ad_events beside its text: an id, two times, the kinds, spend and the row's own overhead.
+const EVENT_ROW_BYTES = 96;
+
+/** What a settled beacon adds to its publisher's day in bytes: its text fields' lengths and a row's fixed part. */
+export function beaconBytes(beacon: LoggedBeacon): number {
+  const { claims } = beacon;
+  return (
+    EVENT_ROW_BYTES +
+    beacon.sessionId.length +
+    (beacon.userId?.length ?? 0) +
+    (beacon.userAgent?.length ?? 0) +
+    (beacon.clientHash?.length ?? 0) +
+    claims.adId.length +
+    claims.campaignId.length +
+    claims.advertiserId.length +
+    claims.publisherId.length +
+    claims.requestId.length +
+    (claims.adSize?.length ?? 0) +
+    claims.placementName.length +
+    claims.context.length +
+    claims.site.length
+  );
+}
+
+/** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
+export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
+  const { taken, done, setAside, more } = await settleNextStretch({
+    takeCursor: async (client) =>
+      (
+        await client.query<{ last_xid: string; last_seq: string }>({
+          name: "settle-take-shard",
+          text: "SELECT last_xid::text, last_seq::text FROM settle_cursors WHERE shard = $1 FOR UPDATE SKIP LOCKED",
+          values: [shard],
+        })
+      ).rows[0],
+    // Rows only: a beacon's fields are bounded when it is accepted (ids of 256 characters, a user
+    // agent of 512, the token's claims), so a stretch of rows is bounded in bytes too.
+    readStretch: async (client, cursor) => {
+      const { rows } = await client.query<LogRow>({
+        name: "settle-read-stretch",
+        text: READ_STRETCH_SQL,
+        values: [shard, cursor.last_xid, cursor.last_seq, limit],
+      });
+      return { rows, full: rows.length === limit };
+    },
+    toItem: loggedBeacon,
+    settle: async (client, batch) => {
+      const settled = await store().settled.settleBeacons(client, batch);
+      await recordIntake(
+        client,
+        batch.map((beacon) => ({ publisherId: beacon.claims.publisherId, at: beacon.createdAt, beacons: 1, bytes: beaconBytes(beacon) })),
+        shard,
+      );
+      return settled;
+    },
+    setAside: (client, row, error) => recordSetAside(client, { eventId: row.event_id, kind: "beacon", shard, receivedAt: row.received_at }, error),
+    moveCursor: async (client, last, count) => {
+      await client.query({
+        name: "settle-move-cursor",
+        text: `UPDATE settle_cursors SET last_xid = $2::xid8, last_seq = $3::bigint, settled_events = settled_events + $4, settled_by = $5, updated_at = now()
+                WHERE shard = $1`,
+        values: [shard, last.accepted_xid, last.seq, count, WORKER_NAME],
+      });
+    },
+  });
+  return { taken, settled: done, setAside, more };
+}

@@ -1,0 +1,204 @@
+// Hand-written SQL: attribution is a set operation over a batch of orders and the ad events of
+// their shoppers. One transaction takes the batch (its rows locked, so workers never share an
+// order; bounded in orders and in order lines), and one statement finds every item's winning
+// touch, writes the attributions and marks the orders done. An order that makes that statement
+// fail, whatever the failure (its data, a statement past its time: src/server/db/failures.ts), is
+// found by halving the batch under savepoints until it stands alone
+// (src/server/db/isolate-failures.ts); it is set aside with the reason, and every other order of
+// the batch is attributed.
+import type pg from "pg";
+import { env } from "@/env";
+import { failureReason } from "@/server/db/failures";
+import { isolateFailures } from "@/server/db/isolate-failures";
+import { inTransaction } from "@/server/db/transaction";
+import { creditUpserts } from "./rollup-upserts.sql";
+
+/** The interface's window (docs/interface.md §8), used for campaign types without a row in attribution_windows. */
+export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
+
+// Attributions written by the statement join the report rows (src/server/pipeline/rollups/) in the same
+// transaction, on the day the order was placed. Every order is attributed, verified or not, so an
+// unverified order's items are kept and counted apart (credited or not: the order's `credited`).
+const CREDIT_UPSERTS = creditUpserts();
+
+// - batch: the orders of $1, taken and locked by attributeBatch.
+// - touches: counted ad events of the order's publisher by the same shopper, up to the longest
+//   window before the order, the latest MAX_TOUCHES_PER_ORDER of each branch. "Same shopper" is
+//   user_id where the event has one (every order has one), else session_id; the two branches are
+//   separate so each uses its own partial index of counted events (prisma/hand-written.sql): what
+//   a client sent that was not counted never lengthens them, and however many counted touches one
+//   shopper gathers, an order reads no more than the cap.
+// - lines: the order lines (conversions.items) of orders that have any touch at all.
+// - winners: per line, touches of campaigns whose products include the item's SKU (or its
+//   product_id, when given) inside that campaign type's window. A click beats a view, a view an
+//   impression; the latest wins within a class; the event id settles exact ties. A line whose SKU
+//   (else product id) the publisher's catalogue lists goes only to that advertiser's touches.
+// An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
+// again changes nothing.
+// Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
+export const ATTRIBUTE_SQL = `
+WITH batch AS (
+  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited
+    FROM conversions
+   WHERE event_id = ANY($1::uuid[])
+), longest AS (
+  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), $2)) AS span FROM attribution_windows
+), touches AS (
+  SELECT b.event_id AS conversion_id, b.placed_at, e.*
+    FROM batch b CROSS JOIN longest
+    CROSS JOIN LATERAL (
+      (SELECT * FROM ad_events e
+        WHERE e.user_id = b.user_id AND e.status = 'counted' AND e.publisher_id = b.publisher_id
+          AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+        ORDER BY e.created_at DESC
+        LIMIT $4)
+      UNION ALL
+      (SELECT * FROM ad_events e
+        WHERE e.session_id = b.session_id AND e.user_id IS NULL AND e.status = 'counted' AND e.publisher_id = b.publisher_id
+          AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
+        ORDER BY e.created_at DESC
+        LIMIT $4)
+    ) e
+), lines AS (
+  SELECT b.event_id AS conversion_id, i.*, coalesce(by_sku.advertiser_id, by_product.advertiser_id) AS owner_id
+    FROM batch b
+    CROSS JOIN LATERAL ROWS FROM (
+      jsonb_to_recordset(b.items) AS (sku text, product_id text, quantity float8, price_micros bigint, promotional_price_micros bigint)
+    ) WITH ORDINALITY AS i(sku, product_id, quantity, price_micros, promotional_price_micros, ordinal)
+    -- Joined rather than looked up per line in a subquery: with an empty or small catalogue the
+    -- planner hashes it once (measured: the per-line subqueries cost 12% of the batch).
+    LEFT JOIN publisher_catalogue by_sku ON by_sku.publisher_id = b.publisher_id AND by_sku.sku = i.sku
+    LEFT JOIN LATERAL (SELECT pc.advertiser_id FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.product_id = i.product_id LIMIT 1) by_product
+           ON by_sku.advertiser_id IS NULL
+   WHERE EXISTS (SELECT 1 FROM touches t WHERE t.conversion_id = b.event_id)
+), winners AS (
+  SELECT DISTINCT ON (i.conversion_id, i.ordinal)
+         i.conversion_id, i.ordinal - 1 AS item_position, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
+         t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
+         t.placement_name, t.context, t.site, t.created_at AS event_created_at
+    FROM lines i
+    JOIN touches t ON t.conversion_id = i.conversion_id
+    JOIN campaigns c ON c.id = t.campaign_id
+    LEFT JOIN attribution_windows w ON w.campaign_type = c.type
+   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $2))
+     AND (i.owner_id IS NULL OR t.advertiser_id = i.owner_id)
+     AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
+                  WHERE cp.campaign_id = t.campaign_id
+                    AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
+   ORDER BY i.conversion_id, i.ordinal, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
+), attributed AS (
+  INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
+                            product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
+                            ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
+                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, created_at)
+  SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
+         w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
+         w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
+         w.price_micros, w.promotional_price_micros, w.quantity,
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, $3
+    FROM winners w JOIN batch b ON b.event_id = w.conversion_id
+  ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
+  RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
+), ${CREDIT_UPSERTS}, done AS (
+  UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
+)
+SELECT (SELECT count(*) FROM done)::int AS orders,
+       (SELECT count(*) FROM attributed)::int AS items,
+       (SELECT count(DISTINCT conversion_id) FROM attributed)::int AS attributed_orders`;
+
+/** The latest counted touches of one shopper an order looks at, per branch (user, anonymous session). */
+export const MAX_TOUCHES_PER_ORDER = 1_000;
+
+/**
+ * The most order lines one batch takes (with orders of up to 500 lines, a batch of large orders
+ * holds a few dozen): the statement's work grows with lines times touches.
+ */
+export const ATTRIBUTION_BATCH_LINES = 20_000;
+
+export interface AttributedBatch {
+  /** Orders taken from the queue and marked attributed (set-aside ones included). */
+  orders: number;
+  /** Items that got an attribution. */
+  items: number;
+  /** Orders with at least one attributed item. */
+  attributedOrders: number;
+  /** Orders that made attribution fail (their data, or their cost): marked done without attribution, with the reason. */
+  setAside: number;
+  /** Whether more orders may be waiting: the batch was full (in orders or lines), or its time ran out. */
+  more: boolean;
+}
+
+/** What attribution did, over one batch or many. */
+export type AttributionCounts = Omit<AttributedBatch, "more">;
+
+/** The queue's first orders up to `limit` and ATTRIBUTION_BATCH_LINES lines (at least one, whatever its lines). */
+export function ordersWithinLines(lineCounts: readonly number[], maxLines = ATTRIBUTION_BATCH_LINES): number {
+  let lines = 0;
+  for (const [i, count] of lineCounts.entries()) {
+    lines += count;
+    if (lines > maxLines && i > 0) return i;
+  }
+  return lineCounts.length;
+}
+
+/** Attributes the orders `ids` (locked by the caller's transaction) in one statement. */
+async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date): Promise<AttributionCounts> {
+  // Not a named (prepared) statement: after five runs Postgres would keep a generic plan for
+  // any array of ids, which took four times as long per batch as the plan made for the batch at
+  // hand (npm run bench:conversions: 39 s against 9.4 s for 100,000 orders). Planning costs a
+  // few milliseconds a batch.
+  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>({
+    text: ATTRIBUTE_SQL,
+    values: [ids, DEFAULT_WINDOW_SECONDS, now, MAX_TOUCHES_PER_ORDER],
+  });
+  const row = rows[0]!;
+  return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
+}
+
+/**
+ * Attributes up to `limit` of the oldest orders received at or before `receivedBefore` and not
+ * yet attributed (and no more than ATTRIBUTION_BATCH_LINES lines of them); returns what it did
+ * (orders 0 when the queue is empty). SKIP LOCKED lets several workers (the dev loop and a cron
+ * call, two cron calls) share the queue without waiting on each other. An order that fails alone
+ * is marked done with its reason (set aside); past the step's time, the orders handled so far are
+ * committed and the rest wait in the queue.
+ */
+export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
+  return inTransaction(async (client) => {
+    const { rows } = await client.query<{ event_id: string; line_count: number }>({
+      name: "tally_attribution_queue",
+      text: `SELECT event_id::text, line_count FROM conversions
+              WHERE attributed_at IS NULL AND received_at <= $2
+              ORDER BY attributed_at, received_at
+              LIMIT $1
+                FOR UPDATE SKIP LOCKED`,
+      values: [limit, receivedBefore],
+    });
+    if (rows.length === 0) return { orders: 0, items: 0, attributedOrders: 0, setAside: 0, more: false };
+    const taken = rows.slice(0, ordersWithinLines(rows.map((row) => row.line_count)));
+    const timeoutMs = env().TALLY_STEP_TIMEOUT_SECONDS * 1000;
+    const outcome = await isolateFailures(
+      client,
+      taken.map((row) => row.event_id),
+      async (ids) => [await attributeOrders(client, ids, now)],
+      async (id, error) => {
+        await client.query({
+          name: "tally_attribution_set_aside",
+          text: "UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1",
+          values: [id, now, failureReason(error)],
+        });
+      },
+      { timeoutMs, deadline: Date.now() + 4 * timeoutMs },
+    );
+    const counts = outcome.done.reduce<AttributionCounts>(
+      (sum, part) => ({
+        orders: sum.orders + part.orders,
+        items: sum.items + part.items,
+        attributedOrders: sum.attributedOrders + part.attributedOrders,
+        setAside: sum.setAside,
+      }),
+      { orders: outcome.setAside, items: 0, attributedOrders: 0, setAside: outcome.setAside },
+    );
+    return { ...counts, more: rows.length === limit || taken.length < rows.length || outcome.handled < taken.length };
+  });
+}

@@ -1,0 +1,60 @@
+// Hand-written SQL: daily totals over a range for a scope (and, for the campaign page, one
+// campaign), every day present with zeros where nothing happened: the campaign page's daily rows
+// and the dashboard's time series.
+import sql from "sql-template-tag";
+import { pgPool } from "@/server/db/pg-pool";
+import type { ReportScope } from "@/server/pipeline/report/report-scope";
+import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
+import { TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+
+export interface DayMetrics extends Metrics {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+}
+
+async function dailyRows(
+  scope: ReportScope,
+  range: { startDate: string; endDate: string },
+  campaignId: string | null,
+): Promise<(TotalsRow & { day: string })[]> {
+  const daily = sql`
+  WITH ${totalsCtes("day", { range, scope, campaignId: campaignId ?? undefined })}
+  SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
+    FROM generate_series(${range.startDate}::date, ${range.endDate}::date, interval '1 day') AS d(day)
+    LEFT JOIN totals t ON t.key = d.day::date
+    LEFT JOIN orders o ON o.key = d.day::date
+   ORDER BY d.day`;
+  return (await pgPool().query<TotalsRow & { day: string }>(daily)).rows;
+}
+
+/** One row per day of the range, in scope; `campaignId` narrows it to one campaign. */
+export async function dailyMetrics(scope: ReportScope, range: { startDate: string; endDate: string }, campaignId: string | null = null): Promise<DayMetrics[]> {
+  return (await dailyRows(scope, range, campaignId)).map((r) => ({ day: r.day, ...metricsOf(r) }));
+}
+
+/**
+ * The days of the range and their total, in scope. Every figure adds up over days, orders too
+ * (an order has one day), so the total is exact.
+ */
+export async function metricsOverRange(scope: ReportScope, range: { startDate: string; endDate: string }): Promise<{ total: Metrics; daily: DayMetrics[] }> {
+  const rows = await dailyRows(scope, range, null);
+  const sum: TotalsRow = {
+    impressions: 0,
+    views: 0,
+    clicks: 0,
+    spend_micros: 0,
+    duplicate_events: 0,
+    bot_events: 0,
+    invalid_events: 0,
+    sales_revenue_micros: 0,
+    conversions: 0,
+    unverified_conversions: 0,
+    unverified_sales_revenue_micros: 0,
+    uncredited_conversions: 0,
+    uncredited_sales_revenue_micros: 0,
+  };
+  for (const r of rows) {
+    for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];
+  }
+  return { total: metricsOf(sum), daily: rows.map((r) => ({ day: r.day, ...metricsOf(r) })) };
+}

@@ -1,0 +1,188 @@
+// Hand-written SQL: the parts of a detailed report statement (detailed-report.sql.ts), one
+// builder each, all built from one plan of the request. Rows are one campaign (or ad) and day
+// with every publisher together ('' as publisher_id: the total row), and, for campaigns bought
+// through a network, one per sub-publisher and day. Both come from the grain's coarse table
+// (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row.
+import sql, { empty, raw, type Sql } from "sql-template-tag";
+import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
+import { invalidEventsSum } from "./rollup-tables";
+
+export type DetailedGrain = "campaign" | "ad";
+
+/** What every part is built from. SQL members are identifiers and sorts from fixed lists. */
+export interface DetailedPlan {
+  grain: DetailedGrain;
+  /** `campaign_id` or `ad_id`: the column a row's object is keyed by. */
+  key: Sql;
+  /** daily_campaign_totals or daily_ad_totals. */
+  table: Sql;
+  /** The sort as SQL over a listed row, and its direction. */
+  sort: Sql;
+  direction: Sql;
+  /** A download: every row once, in order, with no day window, page or count. */
+  whole: boolean;
+  /** Sorted by day (and not a download): only the days the page covers are summed. */
+  byDay: boolean;
+  /** Rows per day are read from daily_ad_row_counts instead of counted from keys. */
+  countedRows: boolean;
+  range: { startDate: string; endDate: string };
+  /** The caller's advertiser scope. */
+  advertiserId: string | null;
+  /** The request's id filters (ad_id for the ad grain only). */
+  ids: { advertiserId: string | null; campaignId: string | null; adId: string | null };
+}
+
+const LIMIT = sql`${PAGE_LIMIT}::int`;
+const OFFSET = sql`${PAGE_OFFSET}::int`;
+
+const SUMS = raw(`sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
+             sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(${invalidEventsSum("r")}) AS invalid_events,
+             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros,
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros`);
+
+/** Distinct orders: exact for each kind of row of the grain's table (see measuredCte). */
+const ORDER_SUMS = raw(`sum(r.conversions) AS conversions, sum(r.unverified_conversions) AS unverified_conversions,
+             sum(r.uncredited_conversions) AS uncredited_conversions`);
+
+/** The networks each campaign is bought through, comma-separated (campaigns without one have no row). */
+export const networksCte = (): Sql => sql`networks AS (
+      SELECT cp.campaign_id, string_agg(n.id, ',' ORDER BY n.id) AS network_ids
+        FROM campaign_publishers cp JOIN accounts n ON n.id = cp.publisher_id AND n.kind = 'network'
+       GROUP BY cp.campaign_id
+    )`;
+
+/** The caller's scope and the request's filters over a report table's row `r`. */
+function rowFilters({ grain, advertiserId, ids }: DetailedPlan): Sql {
+  const adFilter = grain === "ad" ? sql` AND (${ids.adId}::text IS NULL OR r.ad_id = ${ids.adId})` : empty;
+  return sql`(${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) AND (${ids.advertiserId}::text IS NULL OR r.advertiser_id = ${ids.advertiserId})
+         AND (${ids.campaignId}::text IS NULL OR r.campaign_id = ${ids.campaignId})${adFilter}`;
+}
+
+// daily_ad_totals holds each ad over every publisher (publisher_id '') and per publisher;
+// daily_campaign_totals per publisher only.
+const totalRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" AND r.publisher_id = ''") : empty);
+const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" AND r.publisher_id <> ''") : empty);
+
+/**
+ * How many report rows each day holds. Ad rows are read from daily_ad_row_counts (a few rows per
+ * campaign and day) unless one ad is asked for; counting daily_ad_totals' keys for a large
+ * advertiser cost 15 to 30 ms a request. Otherwise the keys are counted: a row of daily_ad_totals
+ * is one ad (or one ad on one publisher) on one day, and a row of daily_campaign_totals one
+ * campaign on one publisher, so only campaign totals need DISTINCT.
+ */
+function dayRowCounts(plan: DetailedPlan): Sql {
+  const { range, advertiserId, ids } = plan;
+  if (plan.countedRows) {
+    return sql`SELECT c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n
+        FROM daily_ad_row_counts c LEFT JOIN networks n ON n.campaign_id = c.campaign_id
+       WHERE c.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND (${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId}) AND (${ids.advertiserId}::text IS NULL OR c.advertiser_id = ${ids.advertiserId})
+         AND (${ids.campaignId}::text IS NULL OR c.campaign_id = ${ids.campaignId})
+       GROUP BY c.day`;
+  }
+  return sql`SELECT day, count(*)::bigint AS n FROM (
+        SELECT ${raw(plan.grain === "ad" ? "" : "DISTINCT ")}r.day, r.${plan.key}, '' AS publisher_id FROM ${plan.table} r
+         WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rowFilters(plan)}${totalRowsOnly(plan)}
+        UNION ALL
+        SELECT r.day, r.${plan.key}, r.publisher_id FROM ${plan.table} r JOIN networks n ON n.campaign_id = r.campaign_id
+         WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rowFilters(plan)}${publisherRowsOnly(plan)}
+      ) row_keys GROUP BY day`;
+}
+
+/**
+ * Sorted by day, a page needs only the days it covers: rows are counted per day (keys only, no
+ * sums), and the days holding rows offset to offset + limit are chosen (`chosen`, with the rows
+ * before each). Other sorts need every row's figures: no CTEs.
+ */
+export function dayWindowCtes(plan: DetailedPlan): Sql {
+  if (!plan.byDay) return empty;
+  return sql`day_rows AS (
+      ${dayRowCounts(plan)}
+    ), placed AS (
+      SELECT day, n, coalesce(sum(n) OVER (ORDER BY day ${plan.direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before FROM day_rows
+    ), chosen AS MATERIALIZED (
+      SELECT day, before FROM placed WHERE before + n > ${OFFSET} AND (${LIMIT} IS NULL OR before < ${OFFSET} + ${LIMIT})
+    ), `;
+}
+
+/** The days to sum: the chosen ones when sorted by day, else the whole range. */
+function daysRead(plan: DetailedPlan): Sql {
+  return plan.byDay
+    ? sql`r.day BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)`
+    : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
+}
+
+/**
+ * The CTE `measured`: total rows from the grain's coarse table, whose distinct order count is
+ * exact for it, then sub-publisher rows of campaigns bought through a network, from the same
+ * table's per-publisher rows, whose distinct order counts are exact for a campaign (or an ad) on
+ * a publisher.
+ */
+export function measuredCte(plan: DetailedPlan): Sql {
+  return sql`measured AS (
+      SELECT r.day, r.${plan.key} AS key, '' AS publisher_id, ${SUMS}, ${ORDER_SUMS}
+        FROM ${plan.table} r
+       WHERE ${daysRead(plan)} AND ${rowFilters(plan)}${totalRowsOnly(plan)}
+       GROUP BY 1, 2
+      UNION ALL
+      SELECT r.day, r.${plan.key} AS key, r.publisher_id, ${SUMS}, ${ORDER_SUMS}
+        FROM ${plan.table} r JOIN networks n ON n.campaign_id = r.campaign_id
+       WHERE ${daysRead(plan)} AND ${rowFilters(plan)}${publisherRowsOnly(plan)}
+       GROUP BY 1, 2, 3
+    )`;
+}
+
+/** The CTE `objects`: the campaigns (or ads) in the caller's scope, with what a row names. */
+export function objectsCte({ grain, advertiserId }: DetailedPlan): Sql {
+  return grain === "campaign"
+    ? sql`objects AS (SELECT c.id AS key, c.id AS campaign_id, c.name, c.type::text AS object_type, NULL::text AS campaign, c.advertiser_id
+                FROM campaigns c WHERE ${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId})`
+    : sql`objects AS (SELECT a.id AS key, c.id AS campaign_id, a.name, a.type::text AS object_type, c.name AS campaign, c.advertiser_id
+                FROM ads a JOIN campaigns c ON c.id = a.campaign_id WHERE ${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId})`;
+}
+
+/** The CTE `listed`: every measured row of an object in scope, with its networks and sort value. */
+export function listedCte(plan: DetailedPlan): Sql {
+  return sql`listed AS MATERIALIZED (
+      SELECT m.day, m.key, m.publisher_id,
+             m.impressions::float8 AS impressions, m.views::float8 AS views, m.clicks::float8 AS clicks, m.spend_micros::float8 AS spend_micros,
+             m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events, m.invalid_events::float8 AS invalid_events,
+             m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions,
+             m.unverified_sales_revenue_micros::float8 AS unverified_sales_revenue_micros, m.unverified_conversions::float8 AS unverified_conversions,
+             m.uncredited_sales_revenue_micros::float8 AS uncredited_sales_revenue_micros, m.uncredited_conversions::float8 AS uncredited_conversions,
+             n.network_ids, ${plan.sort} AS sort_value
+        FROM measured m
+        JOIN objects x ON x.key = m.key
+        LEFT JOIN networks n ON n.campaign_id = x.campaign_id
+    )`;
+}
+
+/**
+ * The order of rows: groups (one object on one day) by their total row's sort value, then the
+ * total row, then its sub-publisher rows by their own; publisher ids settle ties.
+ */
+export function groupOrder({ direction }: DetailedPlan, row: "l" | "page", groupSort: "g.sort_value" | "page.group_sort"): Sql {
+  const r = raw(row);
+  return sql`${raw(groupSort)} ${direction}, ${r}.day ${direction}, ${r}.key ASC, ${r}.publisher_id <> '' ASC, ${r}.sort_value ${direction}, ${r}.publisher_id ASC`;
+}
+
+/**
+ * The CTE `page`: the listed rows of the page, each with its group's sort value. Rows are sorted
+ * and paged while still narrow (keys and figures); names are joined to the page's rows only.
+ * Sorted by day, the offset counts from the first chosen day.
+ */
+export function pageCte(plan: DetailedPlan): Sql {
+  const paging = plan.whole
+    ? empty
+    : sql`ORDER BY ${groupOrder(plan, "l", "g.sort_value")}
+       LIMIT ${LIMIT} OFFSET ${plan.byDay ? sql`${OFFSET} - coalesce((SELECT min(before) FROM chosen), 0)` : OFFSET}`;
+  return sql`page AS (
+      SELECT l.*, g.sort_value AS group_sort
+        FROM listed l
+        JOIN listed g ON g.day = l.day AND g.key = l.key AND g.publisher_id = ''
+       ${paging}
+    )`;
+}
+
+/** Every row of the report, however few the page holds: none for a download. */
+export const rowsTotal = ({ whole, byDay }: DetailedPlan): Sql =>
+  raw(whole ? "0" : byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)");

@@ -1,0 +1,31 @@
+// The Postgres store: settled events, rollups and report reads in the same database as everything
+// else, each written or read by the hand-written SQL beside its domain.
+
+import type { TallyStore } from "@/server/store/store";
+import { adResultsStatement } from "./ad-results.sql";
+import { advertiserReportStatement } from "./advertiser-report.sql";
+import { attributeBatch } from "./attribute-batch.sql";
+import { campaignDetail } from "./campaign-detail.sql";
+import { campaignListingStatement } from "./campaign-listing.sql";
+import { metricsOverRange } from "./daily-metrics.sql";
+import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-report.sql";
+import { invalidTrafficByDay } from "./invalid-traffic.sql";
+import { publisherReportStatement } from "./publisher-report.sql";
+import { settleBeacons } from "./settle-beacons.sql";
+import { storeConversions } from "./store-conversions.sql";
+
+export const postgresStore: TallyStore = {
+  name: "postgres",
+  settled: { settleBeacons, storeConversions, attributeBatch },
+  reports: {
+    advertisers: advertiserReportStatement,
+    publishers: publisherReportStatement,
+    campaigns: campaignListingStatement,
+    campaignsDetailed: campaignsDetailedStatement,
+    adsDetailed: adsDetailedStatement,
+    adResults: adResultsStatement,
+    campaign: campaignDetail,
+    metricsOverRange,
+    invalidTrafficByDay,
+  },
+};

@@ -1,0 +1,137 @@
+// The totals every report row is built from, as SQL fragments shared by the report queries:
+// traffic, spend and sales summed from the report tables, and distinct credited orders from a
+// table kept at the row's own grain (distinct counts do not add up across finer rows).
+import sql, { empty, raw, type Sql } from "sql-template-tag";
+import type { ReportScope } from "@/server/pipeline/report/report-scope";
+import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
+import { invalidEventsSum } from "./rollup-tables";
+
+export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
+
+/** What the totals cover: days (inclusive, UTC) in the caller's scope, and for the campaign page one campaign. */
+export interface TotalsFilter {
+  range: { startDate: string; endDate: string };
+  scope: ReportScope;
+  campaignId?: string;
+}
+
+// Where each grain's figures come from. Traffic, credited lines and sales add up over any rows,
+// so they are summed from the coarsest report table that has the grain's key and the scope's
+// columns: daily_campaign_totals (day, publisher, advertiser, campaign) for every grain above the
+// ad, daily_ad_totals (day, advertiser, campaign, ad, and a publisher or '' for all) for ads.
+// Distinct orders add up over days and publishers (an order has one of each) but not over
+// campaigns or ads, so they come from a table of the grain itself (daily_publisher_orders for
+// advertisers, publishers and days across campaigns). Orders count on the day they were placed.
+// No report reads raw rows (ad_events, attributions), so reports are unchanged once retention has
+// dropped them. Tables and keys are SQL of fixed lists, never input.
+interface Source {
+  table: "daily_campaign_totals" | "daily_ad_totals";
+  key: string;
+  /** Where distinct orders come from: the table's own conversions column (exact for the grain), or daily_publisher_orders. */
+  orders: "table" | "publisher_orders";
+}
+
+function sourceOf(dimension: TotalsDimension, filter: TotalsFilter): Source {
+  switch (dimension) {
+    case "campaign_id":
+      return { table: "daily_campaign_totals", key: "r.campaign_id", orders: "table" };
+    case "day":
+      // Exact only within one campaign, which is how the campaign page asks for it.
+      return {
+        table: "daily_campaign_totals",
+        key: "r.day",
+        orders: filter.campaignId !== undefined ? "table" : "publisher_orders",
+      };
+    case "advertiser_id":
+    case "publisher_id":
+      return { table: "daily_campaign_totals", key: `r.${dimension}`, orders: "publisher_orders" };
+    case "ad_id":
+      // Per publisher rows for a publisher's view, the rows over every publisher otherwise.
+      return { table: "daily_ad_totals", key: "r.ad_id", orders: "table" };
+  }
+}
+
+/**
+ * Orders from daily_publisher_orders: per advertiser, its own rows; per publisher or day, the
+ * caller's advertiser's rows, or the every-advertiser rows ('') when the caller is not an advertiser.
+ */
+function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { range, scope }: TotalsFilter): Sql {
+  const { advertiserId, publisherIds } = scope;
+  const rows =
+    dimension === "advertiser_id"
+      ? sql`o.advertiser_id <> '' AND (${advertiserId}::text IS NULL OR o.advertiser_id = ${advertiserId})`
+      : sql`o.advertiser_id = coalesce(${advertiserId}::text, '')`;
+  return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions, sum(o.unverified_conversions) AS unverified_conversions,
+             sum(o.uncredited_conversions) AS uncredited_conversions
+        FROM daily_publisher_orders o
+       WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
+       GROUP BY 1`;
+}
+
+/** Only the one campaign's rows, when the totals are one campaign's. */
+const oneCampaign = (campaignId: string | undefined) => (campaignId !== undefined ? sql`AND r.campaign_id = ${campaignId}` : empty);
+
+/** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
+export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sql {
+  const { range, scope, campaignId } = filter;
+  const { advertiserId, publisherIds } = scope;
+  const source = sourceOf(dimension, filter);
+  const publishers =
+    source.table !== "daily_ad_totals"
+      ? sql`AND (${publisherIds}::text[] IS NULL OR r.publisher_id = ANY(${publisherIds}))`
+      : publisherIds !== null
+        ? sql`AND r.publisher_id = ANY(${publisherIds})`
+        : sql`AND r.publisher_id = ''`;
+  const orders =
+    source.orders === "table"
+      ? sql`SELECT key, conversions, unverified_conversions, uncredited_conversions FROM totals`
+      : publisherOrders(dimension as "advertiser_id" | "publisher_id" | "day", filter);
+  return sql`totals AS (
+      SELECT ${raw(source.key)} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
+             sum(r.spend_micros) AS spend_micros, sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events,
+             sum(${raw(invalidEventsSum("r"))}) AS invalid_events,
+             sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions,
+             sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros, sum(r.unverified_conversions) AS unverified_conversions,
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.uncredited_conversions) AS uncredited_conversions
+        FROM ${raw(source.table)} r
+       WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
+         AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
+       GROUP BY 1
+    ), orders AS (
+      ${orders}
+    )`;
+}
+
+/** Columns of the totals for a row joined as `t` (totals) and `o` (orders), zero where absent. */
+export const TOTALS_COLUMNS = raw(`
+  coalesce(t.impressions, 0)::float8 AS impressions, coalesce(t.views, 0)::float8 AS views, coalesce(t.clicks, 0)::float8 AS clicks,
+  coalesce(t.spend_micros, 0)::float8 AS spend_micros, coalesce(t.duplicate_events, 0)::float8 AS duplicate_events,
+  coalesce(t.bot_events, 0)::float8 AS bot_events, coalesce(t.invalid_events, 0)::float8 AS invalid_events,
+  coalesce(t.sales_revenue_micros, 0)::float8 AS sales_revenue_micros,
+  coalesce(o.conversions, 0)::float8 AS conversions,
+  coalesce(t.unverified_sales_revenue_micros, 0)::float8 AS unverified_sales_revenue_micros,
+  coalesce(o.unverified_conversions, 0)::float8 AS unverified_conversions,
+  coalesce(t.uncredited_sales_revenue_micros, 0)::float8 AS uncredited_sales_revenue_micros,
+  coalesce(o.uncredited_conversions, 0)::float8 AS uncredited_conversions`);
+
+/** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
+export const METRIC_SORTS = {
+  impressions_total: "impressions",
+  clicks_total: "clicks",
+  ad_revenue: "spend_micros",
+  conversions_total: "conversions",
+  sales_revenue: "sales_revenue_micros",
+  ctr: "CASE WHEN impressions = 0 THEN 0 ELSE clicks / impressions END",
+} as const;
+
+/**
+ * The end of a paged report query over a CTE named `listed` with an `id` column: every row
+ * counted in `total`, sorted by `sort` (SQL from a report's list of sorts; ties by id, so pages
+ * never overlap), one page taken.
+ */
+export function pagedSelect(sort: string, order: "asc" | "desc"): Sql {
+  return sql`SELECT *, count(*) OVER ()::int AS total
+      FROM listed
+     ORDER BY ${raw(sort)} ${raw(order === "asc" ? "ASC" : "DESC")}, id ASC
+     LIMIT ${PAGE_LIMIT} OFFSET ${PAGE_OFFSET}`;
+}

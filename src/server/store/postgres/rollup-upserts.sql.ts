@@ -1,0 +1,82 @@
+// The report rows' share of the two writers' statements: the data-modifying CTEs that add a
+// batch to every report table (REPORT_TABLES, then daily_publisher_orders), each in the
+// transaction that stores the batch, so a report never counts a stored event or credited line
+// twice, or misses one (docs/decisions.md, "Report rows are kept in the writers' transactions").
+// Both writers upsert the tables in one order and rows in key order, so two batches cannot
+// deadlock on shared rows. The text is built once per process from fixed lists: the writers'
+// statements are benchmarked hot paths, and their own parameters stay positional around it.
+import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { rowCounting } from "./ad-row-counts.sql";
+import { CREDIT_MEASURES, CREDIT_SUMS, ORDER_COUNTS, ORDER_MEASURES, REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./rollup-tables";
+
+function trafficUpsert(spec: ReportTableSpec): string {
+  const { table, keys } = spec;
+  const { columns, groupBy } = reportKeyGrouping(spec, "created_at");
+  const positions = keys.map((_, index) => index + 1).join(", ");
+  const { returning, countsCte } = rowCounting(spec);
+  const filtered = FILTERED_STATUSES.map(({ column }) => column);
+  return `${table} AS (
+             INSERT INTO ${table} AS r (${keys.join(", ")}, impressions, views, clicks, spend_micros, ${filtered.join(", ")})
+             SELECT ${columns},
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'impression'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'view'),
+                    count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
+                    sum(spend_micros),
+                    ${FILTERED_STATUSES.map(({ status }) => `count(*) FILTER (WHERE status = '${status}')`).join(",\n                    ")}
+               FROM input
+              GROUP BY ${groupBy}
+              ORDER BY ${positions}
+             ON CONFLICT (${keys.join(", ")}) DO UPDATE
+                SET impressions = r.impressions + EXCLUDED.impressions, views = r.views + EXCLUDED.views,
+                    clicks = r.clicks + EXCLUDED.clicks, spend_micros = r.spend_micros + EXCLUDED.spend_micros,
+                    ${filtered.map((column) => `${column} = r.${column} + EXCLUDED.${column}`).join(", ")}
+             ${returning}
+           )${countsCte}`;
+}
+
+/**
+ * The beacon writer's CTEs, one per report table, over the batch's rows in a CTE named `input`
+ * (ad_events' columns): counted impressions, views and clicks, spend, and each filtered status.
+ */
+export const trafficUpserts = (): string => REPORT_TABLES.map(trafficUpsert).join(", ");
+
+function creditUpsert(spec: ReportTableSpec): string {
+  const { table, keys } = spec;
+  const { columns, groupBy } = reportKeyGrouping(spec, "placed_at");
+  const positions = keys.map((_, index) => index + 1).join(", ");
+  const { returning, countsCte } = rowCounting(spec);
+  return `${table} AS (
+  INSERT INTO ${table} AS r (${keys.join(", ")}, ${CREDIT_MEASURES.join(", ")})
+  SELECT ${columns},
+         ${CREDIT_SUMS}
+    FROM attributed
+   GROUP BY ${groupBy}
+   ORDER BY ${positions}
+  ON CONFLICT (${keys.join(", ")}) DO UPDATE
+     SET ${CREDIT_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
+  ${returning}
+)${countsCte}`;
+}
+
+/**
+ * The attribution writer's CTEs over the lines it attributed, in a CTE named `attributed` (the
+ * attributions' RETURNING rows), on the day the order was placed: credited lines, distinct
+ * credited orders and sales, and the unverified and uncredited ones apart, per report table, then
+ * the distinct orders in daily_publisher_orders. The insert
+ * returns no line that was already attributed, so a re-run adds nothing, and an order is
+ * attributed in one statement, so its distinct count per row adds up over batches.
+ */
+export const creditUpserts = (): string =>
+  REPORT_TABLES.map(creditUpsert)
+    .join(", ")
+    .concat(`, daily_publisher_orders AS (
+  -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
+  -- advertiser and publisher reports' order counts, which do not add up over campaigns.
+  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, ${ORDER_MEASURES.join(", ")})
+  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
+         ${ORDER_COUNTS}
+    FROM attributed
+   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
+   ORDER BY 1, 2, 3
+  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET ${ORDER_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
+)`);

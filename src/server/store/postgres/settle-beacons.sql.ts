@@ -1,0 +1,333 @@
+// One file over 300 lines on purpose: its steps are one transaction, whose locks and their order only read right together.
+// Hand-written SQL: this is the settle step of every beacon, the hottest write path behind the
+// log. A worker that holds a shard's cursor (settle-shard.ts) hands this file a stretch of that
+// shard's log in order; one transaction decides each event and writes it with its spend:
+//   1. one query asks what the database already counted for the stretch's (ad, session) pairs,
+//      and how many clicks each address made in the minute before (from the log: every accepted
+//      click, settled or not, in accept order);
+//   2. the advertiser rows of billable events are locked (in id order), so wallet and daily
+//      budgets are read and lowered by one batch at a time, event by event, whichever shard it
+//      comes from;
+//   3. one statement (data-modifying CTEs over unnest arrays) writes events, spend and rollups.
+// Nothing else writes ad_events, and a shard's events are settled by one worker at a time, so
+// decisions need no other lock. Statements are named, so Postgres plans each once per connection.
+import type pg from "pg";
+import { env } from "@/env";
+import { utcDay } from "@/server/core/days";
+import type { EventStatus } from "@/server/core/event-status";
+import { type BeaconClaims, type EventKind, TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
+import { trafficUpserts } from "./rollup-upserts.sql";
+
+export type { EventStatus } from "@/server/core/event-status";
+
+/** An accepted beacon as the log keeps it, in the shard's order. */
+export interface LoggedBeacon {
+  /** The log's order: the accepting transaction's id, then the sequence inside it (as text: xid8 and bigint). */
+  acceptedXid: string;
+  seq: string;
+  receivedAt: Date;
+  eventId: string;
+  claims: Omit<BeaconClaims, "issuedAt" | "sessionHash">;
+  sessionId: string;
+  userId: string | null;
+  userAgent: string | null;
+  isBot: boolean;
+  sessionMatches: boolean;
+  clientHash: string | null;
+  /** When the beacon happened: its receipt, or the time its sender fixed (tests, imports). */
+  createdAt: Date;
+}
+
+type Beacon = LoggedBeacon;
+
+export interface SettledBeacon {
+  eventId: string;
+  status: EventStatus;
+  spendMicros: bigint;
+}
+
+/** docs/interface-decisions.md §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
+export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };
+
+/**
+ * One token (one kind of one served ad) is counted at most this often in its whole life: an
+ * impression or view address once anyway (once per token and session, and a token belongs to one
+ * session), a click address at most three times however long it lives (7 days; once an hour by
+ * the de-duplication window alone would allow 168).
+ */
+export const MAX_COUNTED_PER_TOKEN = 3;
+
+// The look-ups of decideStatuses, one row per candidate beacon (n: its index in the batch):
+// exported for the test that holds their cost flat however long a session's history is.
+export const DECIDE_SQL = `SELECT i.n,
+                  EXISTS (SELECT 1 FROM ad_events e
+                           WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                             AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
+                  (SELECT count(*) FROM (
+                     SELECT 1 FROM ad_events e
+                      WHERE e.request_id = i.request_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
+                        AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
+                      LIMIT $12) AS token)::int AS token_counted,
+                  CASE WHEN i.kind = 'click' AND i.client_hash IS NOT NULL THEN
+                    (SELECT count(*) FROM (
+                       SELECT 1 FROM beacon_log c
+                        WHERE c.client_hash = i.client_hash AND c.kind = 'click'
+                          AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
+                          AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
+                        LIMIT $13) AS clicks)::int
+                  ELSE 0 END AS recent_clicks
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
+            AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`;
+
+/** DECIDE_SQL's parameters for the candidates (beacons not already invalid) of a batch. */
+export function decideParameters(candidates: { beacon: Beacon; index: number }[]): unknown[] {
+  return [
+    candidates.map(({ index }) => index),
+    candidates.map(({ beacon }) => beacon.claims.adId),
+    candidates.map(({ beacon }) => beacon.sessionId),
+    candidates.map(({ beacon }) => beacon.claims.kind),
+    candidates.map(({ beacon }) => beacon.createdAt),
+    candidates.map(({ beacon }) => beacon.claims.requestId),
+    candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
+    candidates.map(({ beacon }) => beacon.clientHash),
+    candidates.map(({ beacon }) => beacon.acceptedXid),
+    candidates.map(({ beacon }) => beacon.seq),
+    candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
+    MAX_COUNTED_PER_TOKEN,
+    env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE,
+  ];
+}
+
+/**
+ * The status of each beacon. Known bots, requests without a user agent and beacons from another
+ * session than their token's are invalid whatever the database holds. The rest are decided
+ * against what is stored, in this order: a repeat inside the de-duplication window (or of a token
+ * already counted for the session) is a duplicate; a token counted MAX_COUNTED_PER_TOKEN times is
+ * token_reuse; a click from an address that already made the minute's allowance of clicks is
+ * click_velocity; anything else is counted.
+ */
+async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<EventStatus[]> {
+  const statuses: EventStatus[] = batch.map((beacon) =>
+    beacon.isBot ? "bot" : beacon.userAgent === null ? "no_user_agent" : !beacon.sessionMatches ? "session_mismatch" : "counted",
+  );
+  const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
+  if (candidates.length === 0) return statuses;
+
+  // Three look-ups per beacon, each through an index that matches its whole condition, so none
+  // grows with what the session sent before that was not counted (prisma/hand-written.sql):
+  //   - within_window: a counted event of the same (session, ad, kind) inside the de-duplication
+  //     window (ad_events_counted_window_idx: a range of the window's length);
+  //   - token_counted: how often this token (request, ad, kind) was counted, read up to
+  //     MAX_COUNTED_PER_TOKEN rows (ad_events_counted_token_idx); an impression's or view's token
+  //     counted once is a duplicate;
+  //   - recent_clicks: for a click, the clicks its address made in the minute before, any status,
+  //     among those accepted earlier (the log's order), through the log's partial index of clicks
+  //     by client_hash, read up to the limit that matters (TALLY_CLICKS_PER_ADDRESS_PER_MINUTE):
+  //     every shard sees the same count, settled or not. Other kinds skip that scan.
+  // Scalar subqueries correlated to the outer row, so each is an index probe per beacon (a hashed
+  // scan of a whole table is what the planner chose for such tests while ad_events had no
+  // statistics on a fresh install).
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>({
+    name: "beacons-decide",
+    text: DECIDE_SQL,
+    values: decideParameters(candidates),
+  });
+  const prior = new Map(rows.map((row) => [row.n, row]));
+  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
+  // A stretch of the log can span minutes (a backlog): the batch's own counted events join what
+  // the database held before it, by the same rules, in the log's order.
+  const countedInBatch = new Map<string, { createdAt: number; requestId: string }[]>();
+  batch.forEach((beacon, index) => {
+    const isClick = beacon.claims.kind === "click" && beacon.clientHash !== null;
+    if (statuses[index] !== "counted") return;
+    const seen = prior.get(index)!;
+    const pairKind = `${beacon.claims.adId}\u0000${beacon.sessionId}\u0000${beacon.claims.kind}`;
+    const earlier = countedInBatch.get(pairKind) ?? [];
+    const windowStart = beacon.createdAt.getTime() - DEDUP_WINDOW_SECONDS[beacon.claims.kind] * 1000;
+    const sameToken = earlier.filter((e) => e.requestId === beacon.claims.requestId).length;
+    const withinWindow = seen.within_window || earlier.some((e) => e.createdAt > windowStart);
+    const tokenSeen = beacon.claims.kind !== "click" && seen.token_counted + sameToken > 0;
+    if (withinWindow || tokenSeen) {
+      statuses[index] = "duplicate";
+    } else if (seen.token_counted + sameToken >= MAX_COUNTED_PER_TOKEN) {
+      statuses[index] = "token_reuse";
+    } else if (isClick && seen.recent_clicks >= clickLimit) {
+      statuses[index] = "click_velocity";
+    } else {
+      countedInBatch.set(pairKind, [...earlier, { createdAt: beacon.createdAt.getTime(), requestId: beacon.claims.requestId }]);
+    }
+  });
+  return statuses;
+}
+
+interface BillingRow {
+  id: string;
+  advertiser_id: string;
+  bid_model: "cpm" | "cpc";
+  bid_micros: bigint;
+  campaign_daily_budget: bigint | null;
+  wallet_balance_micros: bigint;
+  advertiser_daily_budget: bigint | null;
+  /** Spend so far per UTC day of the batch, in micro-units as strings. */
+  campaign_spent: Record<string, string>;
+  advertiser_spent: Record<string, string>;
+}
+
+/**
+ * Spend of counted impressions (CPM: bid / 1000) and clicks (CPC: bid). An event is charged only
+ * while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
+ * at most one event. Events past the budget stay counted (they were shown) but cost nothing.
+ */
+async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[]): Promise<bigint[]> {
+  const spend = batch.map(() => 0n);
+  const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => statuses[i] === "counted" && b.claims.kind !== "view");
+  if (billable.length === 0) return spend;
+
+  const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
+  const days = [...new Set(billable.map(({ b }) => utcDay(b.createdAt)))];
+  // Spend rows are read under the advertiser locks: every writer of those rows holds them too.
+  const { rows: campaigns } = await client.query<BillingRow>({
+    name: "beacons-billing",
+    text: `SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
+                  adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget,
+                  coalesce((SELECT json_object_agg(cs.day::text, cs.spend_micros::text) FROM campaign_daily_spend cs
+                             WHERE cs.campaign_id = c.id AND cs.day = ANY($2::date[])), '{}') AS campaign_spent,
+                  coalesce((SELECT json_object_agg(s.day::text, s.spend_micros::text) FROM advertiser_daily_spend s
+                             WHERE s.advertiser_id = adv.id AND s.day = ANY($2::date[])), '{}') AS advertiser_spent
+             FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
+            WHERE c.id = ANY($1::text[])
+            ORDER BY adv.id
+              FOR UPDATE OF adv`,
+    values: [campaignIds, days],
+  });
+  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
+  const spentSoFar = new Map<string, bigint>();
+  for (const c of campaigns) {
+    for (const [day, amount] of Object.entries(c.campaign_spent)) spentSoFar.set(`campaign:${c.id}:${day}`, BigInt(amount));
+    for (const [day, amount] of Object.entries(c.advertiser_spent)) spentSoFar.set(`advertiser:${c.advertiser_id}:${day}`, BigInt(amount));
+  }
+  const wallets = new Map(campaigns.map((c) => [c.advertiser_id, c.wallet_balance_micros]));
+
+  for (const { b, i } of billable) {
+    const campaign = byCampaign.get(b.claims.campaignId);
+    if (!campaign) continue; // the campaign was deleted after the ad was served: nothing to bill
+    const price =
+      campaign.bid_model === "cpm" && b.claims.kind === "impression"
+        ? campaign.bid_micros / 1000n
+        : campaign.bid_model === "cpc" && b.claims.kind === "click"
+          ? campaign.bid_micros
+          : 0n;
+    if (price === 0n) continue;
+    const day = utcDay(b.createdAt);
+    const campaignKey = `campaign:${campaign.id}:${day}`;
+    const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
+    const wallet = wallets.get(campaign.advertiser_id) ?? 0n;
+    const campaignSpent = spentSoFar.get(campaignKey) ?? 0n;
+    const advertiserSpent = spentSoFar.get(advertiserKey) ?? 0n;
+    if (wallet <= 0n) continue;
+    if (campaign.campaign_daily_budget !== null && campaignSpent >= campaign.campaign_daily_budget) continue;
+    if (campaign.advertiser_daily_budget !== null && advertiserSpent >= campaign.advertiser_daily_budget) continue;
+    spend[i] = price;
+    wallets.set(campaign.advertiser_id, wallet - price);
+    spentSoFar.set(campaignKey, campaignSpent + price);
+    spentSoFar.set(advertiserKey, advertiserSpent + price);
+  }
+  return spend;
+}
+
+/** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
+function spendTotals(batch: Beacon[], spend: bigint[]) {
+  const byAdvertiser = new Map<string, bigint>();
+  const byCampaignDay = new Map<string, bigint>();
+  const byAdvertiserDay = new Map<string, bigint>();
+  const add = (map: Map<string, bigint>, key: string, amount: bigint) => map.set(key, (map.get(key) ?? 0n) + amount);
+  batch.forEach((b, i) => {
+    const amount = spend[i]!;
+    if (amount === 0n) return;
+    const day = utcDay(b.createdAt);
+    add(byAdvertiser, b.claims.advertiserId, amount);
+    add(byCampaignDay, `${b.claims.campaignId}\u0000${day}`, amount);
+    add(byAdvertiserDay, `${b.claims.advertiserId}\u0000${day}`, amount);
+  });
+  const perDay = (map: Map<string, bigint>) => {
+    const entries = [...map].map(([key, amount]) => [...key.split("\u0000"), String(amount)] as const);
+    return [entries.map((e) => e[0]), entries.map((e) => e[1]), entries.map((e) => e[2])];
+  };
+  return {
+    advertisers: [[...byAdvertiser.keys()], [...byAdvertiser.values()].map(String)],
+    campaignDays: perDay(byCampaignDay),
+    advertiserDays: perDay(byAdvertiserDay),
+  };
+}
+
+// The batch's counts join the report rows (src/server/pipeline/rollups/) in the transaction that stores
+// the events, so a report never counts an event twice or misses one.
+const TRAFFIC_UPSERTS = trafficUpserts();
+
+async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
+  const totals = spendTotals(batch, spend);
+  // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
+  await client.query({
+    name: "beacons-write",
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[],
+                                  $27::text[])
+                    AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
+           ), events AS (
+             INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
+             SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
+                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash
+               FROM input
+           ), ${TRAFFIC_UPSERTS}, wallets AS (
+             UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
+               FROM unnest($19::text[], $20::bigint[]) AS d(id, amount) WHERE a.id = d.id
+           ), campaign_spend AS (
+             INSERT INTO campaign_daily_spend (campaign_id, day, spend_micros)
+             SELECT * FROM unnest($21::text[], $22::date[], $23::bigint[])
+             ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = campaign_daily_spend.spend_micros + EXCLUDED.spend_micros
+           ), advertiser_spend AS (
+             INSERT INTO advertiser_daily_spend (advertiser_id, day, spend_micros)
+             SELECT * FROM unnest($24::text[], $25::date[], $26::bigint[])
+             ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros
+           )
+           SELECT 1`,
+    values: [
+      batch.map((b) => b.eventId),
+      batch.map((b) => b.claims.kind),
+      statuses,
+      batch.map((b) => b.sessionId),
+      batch.map((b) => b.userId),
+      batch.map((b) => b.claims.adId),
+      batch.map((b) => b.claims.campaignId),
+      batch.map((b) => b.claims.advertiserId),
+      batch.map((b) => b.claims.publisherId),
+      batch.map((b) => b.claims.requestId),
+      batch.map((b) => b.claims.adType),
+      batch.map((b) => b.claims.adSize),
+      batch.map((b) => b.claims.placementName),
+      batch.map((b) => b.claims.context),
+      batch.map((b) => b.claims.site),
+      spend.map(String),
+      batch.map((b) => b.userAgent),
+      batch.map((b) => b.createdAt),
+      ...totals.advertisers,
+      ...totals.campaignDays,
+      ...totals.advertiserDays,
+      batch.map((b) => b.clientHash),
+    ],
+  });
+}
+
+/**
+ * Decides and writes a stretch of one shard's log on `client`, inside the caller's transaction
+ * (which also moves the shard's cursor): statuses, spend, ad_events and the rollups.
+ */
+export async function settleBeacons(client: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]> {
+  const statuses = await decideStatuses(client, batch);
+  const spend = await chargeSpend(client, batch, statuses);
+  await writeEventsAndSpend(client, batch, statuses, spend);
+  return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
+}

@@ -1,0 +1,127 @@
+// Prometheus metrics (prom-client), one registry per process: each web, collector and worker
+// process serves its own request counts and group-commit queues, and any of them serves the
+// database-wide figures (lags, backlogs, partitions), read at scrape time. What to alert on is
+// in docs/operations.md.
+import { Gauge, Registry } from "prom-client";
+import { allCounters } from "@/server/core/counters";
+import { beaconWriterDepth } from "@/server/pipeline/accept/beacons/record-beacon";
+import { conversionWriterDepth } from "@/server/pipeline/accept/conversions/record-conversion";
+import { type Lags, readLags } from "./lags.sql";
+
+const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
+
+function createMetrics() {
+  const registry = new Registry();
+  // What happened, counted where it happens (src/server/core/counters.ts).
+  for (const counter of allCounters()) registry.registerMetric(counter);
+  new Gauge({
+    name: "tally_write_queue_depth",
+    help: "Items waiting in this process for a group commit, by writer (beacons: events; conversions: bytes).",
+    labelNames: ["writer"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ writer: "beacons" }, beaconWriterDepth());
+      this.set({ writer: "conversions" }, conversionWriterDepth());
+    },
+  });
+  // One read of the database per scrape (metricsText starts it) serves every gauge below.
+  const scrape: { lags: Promise<Lags> | null } = { lags: null };
+  const lags = () => {
+    scrape.lags ??= readLags();
+    return scrape.lags;
+  };
+  const gauge = (name: string, help: string, read: (l: Lags) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(read(await lags()));
+      },
+    });
+  gauge("tally_settle_lag_seconds", "Age of the oldest accepted beacon or order not yet settled (0 when none waits).", (l) => l.settleLagSeconds);
+  gauge("tally_settle_backlog_events", "Accepted beacons and orders waiting to be settled (each counted up to 1,000,000).", (l) => l.settleBacklog);
+  gauge("tally_attribution_lag_seconds", "Age of the oldest order waiting for attribution (0 when none waits).", (l) => l.attributionLagSeconds);
+  gauge("tally_attribution_backlog_orders", "Orders waiting for attribution.", (l) => l.attributionBacklog);
+  gauge("tally_log_partitions", "Partitions of the logs of accepted beacons and orders, the default ones included.", (l) => l.logPartitions.count);
+  gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
+  gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
+  gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
+  new Gauge({
+    name: "tally_orders_set_aside_by_rule",
+    help: "Orders settling set aside by a rule in the last 24 hours: orders_per_session, order_total_limit, line_quantity_limit.",
+    labelNames: ["rule"] as const,
+    registers: [registry],
+    async collect() {
+      for (const { rule, orders } of (await lags()).setAsideByRule) this.set({ rule }, orders);
+    },
+  });
+  for (const [name, help, read] of [
+    ["tally_raw_partitions", "Day partitions of the settled raw tables (ad_events, conversions, attributions), the default ones included.", "partitions"],
+    ["tally_raw_bytes", "Size on disk of each settled raw table, indexes included.", "bytes"],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["table"] as const,
+      registers: [registry],
+      async collect() {
+        for (const raw of (await lags()).rawTables) this.set({ table: raw.table }, raw[read]);
+      },
+    });
+  }
+  gauge(
+    "tally_publishers_over_storage_alert",
+    "Publishers whose traffic stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today (UTC).",
+    (l) => l.publishersOverStorageAlert,
+  );
+  new Gauge({
+    name: "tally_publisher_stored_bytes_today",
+    help: "What the traffic of the publishers that stored the most today (UTC, at most 20) made Tally store, in bytes.",
+    labelNames: ["publisher"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const publisher of (await lags()).publisherStorage) this.set({ publisher: publisher.publisherId }, publisher.bytes);
+    },
+  });
+  new Gauge({
+    name: "tally_retention_held_seconds",
+    help: "For each export destination holding raw rows past TALLY_RAW_RETENTION_DAYS: how far back its delivered data ends.",
+    labelNames: ["destination", "type"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      for (const hold of (await lags()).retentionHolds)
+        this.set({ destination: hold.destinationId, type: hold.type }, (now - hold.deliveredTo.getTime()) / 1000);
+    },
+  });
+  new Gauge({
+    name: "tally_export_lag_seconds",
+    help: "How far each active export destination's data is behind now, by destination and type (from its watermark).",
+    labelNames: ["destination", "type"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const lag of (await lags()).exports) if (lag.lagSeconds !== null) this.set({ destination: lag.destinationId, type: lag.type }, lag.lagSeconds);
+    },
+  });
+  return { registry, scrape };
+}
+
+function metrics() {
+  holder.tallyMetrics ??= createMetrics();
+  return holder.tallyMetrics;
+}
+
+/** The Prometheus text exposition of this process's registry. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  const { registry, scrape } = metrics();
+  scrape.lags = null;
+  try {
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  } finally {
+    scrape.lags = null;
+  }
+}

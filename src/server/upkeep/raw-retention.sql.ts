@@ -1,0 +1,143 @@
+import { addDays, DAY_MS, utcDay } from "@/server/core/days";
+import { pgPool } from "@/server/db/pg-pool";
+import { attributionWindows } from "@/server/pipeline/attribute/attribution-windows";
+import {
+  MIN_RAW_RETENTION_DAYS,
+  type RawRetentionPolicy,
+  rawPositions,
+  rawRetentionPolicy,
+  retentionCutoff,
+} from "@/server/pipeline/export/job/retention-holds";
+import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
+import { type DayPartition, dayPartitions, dropPartition } from "./day-partitions.sql";
+
+const earliest = (moments: (Date | null | undefined)[]): number =>
+  Math.min(Number.POSITIVE_INFINITY, ...moments.filter((m): m is Date => m instanceof Date).map((m) => m.getTime()));
+
+interface Horizons {
+  /** The start of the first day retention alone keeps. */
+  cutoff: number;
+  /** ad_events before this instant may go: the cutoff, or earlier where exports or attribution still need them. */
+  adEvents: number;
+  /** Orders (and their items) last changed before this instant are delivered to every destination. */
+  ordersDelivered: number;
+}
+
+async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons> {
+  const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS)).getTime();
+  // A destination holds nothing older than the longest hold.
+  const floor = cutoff - policy.maxHoldDays * DAY_MS;
+  const positions = rawPositions(await destinationPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
+  const { rows } = await pgPool().query<{ placed_at: Date | null }>("SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL");
+  const waitingOrder = rows[0]?.placed_at ?? null;
+  // Orders placed now look back the longest window (up to 90 days, set per campaign type), and
+  // those still waiting look back from when they were placed; a day more for orders placed late.
+  const window = (Math.max(...Object.values(await attributionWindows())) + 1) * DAY_MS;
+  const touchesFrom = [new Date(retentionCutoff(now, 0).getTime() - window), waitingOrder === null ? null : new Date(waitingOrder.getTime() - window)];
+  return {
+    cutoff,
+    adEvents: Math.min(cutoff, earliest([...positions.filter((p) => p.type === "ad_events").map((p) => p.deliveredTo), ...touchesFrom])),
+    ordersDelivered: earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo)),
+  };
+}
+
+// A day of orders may go once none of its orders waits for attribution and every destination has
+// delivered past its last attribution (attributions are written at the order's attributed_at, the
+// last moment the order or its items changed, and never before the order was received).
+const ORDERS_DAY_SQL = `
+SELECT bool_or(attributed_at IS NULL) AS waiting, max(attributed_at) AS last_attributed
+  FROM conversions WHERE received_at >= $1 AND received_at < $2`;
+
+export interface RawRetentionResult {
+  /** Partitions dropped, as `<table>_<YYYYMMDD>` names. */
+  dropped: string[];
+  /** Rows deleted from the default partitions. */
+  deletedFromDefault: number;
+  /** The first day whose raw rows are all still there, per family, after this run (null: nothing removed yet). */
+  keptFrom: { adEvents: string | null; orders: string | null };
+}
+
+async function dropDay(partitions: DayPartition[], table: DayPartition["table"], day: string, dropped: string[]): Promise<boolean> {
+  const partition = partitions.find((p) => p.table === table && p.day === day);
+  if (partition === undefined) return true;
+  if (!(await dropPartition(partition.name))) return false;
+  dropped.push(partition.name);
+  return true;
+}
+
+/**
+ * Drops the days of ad_events, conversions and attributions that retention and every hold allow,
+ * deletes such rows from the default partitions, and records where each family's raw rows now
+ * start (raw_retention, read by rollups:verify).
+ */
+export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RawRetentionResult> {
+  const horizon = await horizons(now, policy);
+  const partitions = (await dayPartitions(["ad_events", "conversions", "attributions"])).filter((p) => p.day !== null);
+  const dropped: string[] = [];
+
+  for (const partition of partitions.filter((p) => p.table === "ad_events")) {
+    if (Date.parse(`${partition.day}T00:00:00Z`) + DAY_MS <= horizon.adEvents) await dropDay(partitions, "ad_events", partition.day!, dropped);
+  }
+  const orderDays = new Set(partitions.filter((p) => p.table !== "ad_events").map((p) => p.day!));
+  for (const day of [...orderDays].sort()) {
+    const start = Date.parse(`${day}T00:00:00Z`);
+    if (start + DAY_MS > Math.min(horizon.cutoff, horizon.ordersDelivered)) continue;
+    const { rows } = await pgPool().query<{ waiting: boolean | null; last_attributed: Date | null }>(ORDERS_DAY_SQL, [
+      new Date(start),
+      new Date(start + DAY_MS),
+    ]);
+    const { waiting, last_attributed: last } = rows[0]!;
+    if (waiting === true || (last !== null && last.getTime() > horizon.ordersDelivered)) continue;
+    // Attributions first: an order is never left without its credited items while it is kept.
+    if (await dropDay(partitions, "attributions", day, dropped)) await dropDay(partitions, "conversions", day, dropped);
+  }
+
+  // The default partitions hold rows of days upkeep had not made: the same rules, row by row.
+  const ordersBefore = new Date(Math.min(horizon.cutoff, horizon.ordersDelivered));
+  // Far in the future stands for "no destination": Postgres' infinity is not a JS Date.
+  const delivered = new Date(Math.min(horizon.ordersDelivered, 8.64e15));
+  const [adEvents, attributions, conversions] = await Promise.all([
+    pgPool().query("DELETE FROM ad_events_default WHERE created_at < $1", [new Date(horizon.adEvents)]),
+    pgPool().query("DELETE FROM attributions_default WHERE conversion_received_at < $1 AND created_at < $2", [ordersBefore, delivered]),
+    pgPool().query("DELETE FROM conversions_default WHERE received_at < $1 AND attributed_at < $2", [ordersBefore, delivered]),
+  ]);
+
+  // Days from which every raw row is still there: after the last day dropped, and from the first
+  // whole day at or after the horizon of any delete that removed rows.
+  const lastDropped = (tables: string[]) =>
+    dropped
+      .map((name) => /^(\w+)_(\d{4})(\d{2})(\d{2})$/.exec(name))
+      .filter((m) => m !== null && tables.includes(m[1]!))
+      .map((m) => addDays(`${m![2]}-${m![3]}-${m![4]}`, 1));
+  const wholeDayFrom = (moment: number) => utcDay(moment + DAY_MS - 1);
+  const keptFrom = await recordKeptFrom({
+    ad_events: [...lastDropped(["ad_events"]), ...((adEvents.rowCount ?? 0) > 0 ? [wholeDayFrom(horizon.adEvents)] : [])],
+    conversions: [
+      ...lastDropped(["conversions", "attributions"]),
+      ...((attributions.rowCount ?? 0) + (conversions.rowCount ?? 0) > 0 ? [wholeDayFrom(ordersBefore.getTime())] : []),
+    ],
+  });
+  const deletedFromDefault = (adEvents.rowCount ?? 0) + (attributions.rowCount ?? 0) + (conversions.rowCount ?? 0);
+  return { dropped, deletedFromDefault, keptFrom };
+}
+
+/** Moves each table's kept_from forward to the latest of `days` (never back); returns both. */
+async function recordKeptFrom(days: { ad_events: string[]; conversions: string[] }): Promise<{ adEvents: string | null; orders: string | null }> {
+  for (const [table, candidates] of Object.entries(days)) {
+    const latest = candidates.sort().at(-1);
+    if (latest === undefined) continue;
+    await pgPool().query(
+      `INSERT INTO raw_retention (table_name, kept_from) VALUES ($1, $2::date)
+       ON CONFLICT (table_name) DO UPDATE SET kept_from = greatest(raw_retention.kept_from, EXCLUDED.kept_from), updated_at = now()`,
+      [table, latest],
+    );
+  }
+  return rawRowsKeptFrom();
+}
+
+/** The first day whose raw rows are all still there, per family; null where retention has removed nothing. */
+export async function rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }> {
+  const { rows } = await pgPool().query<{ table_name: string; kept_from: string }>("SELECT table_name, kept_from::text FROM raw_retention");
+  const of = (name: string) => rows.find((row) => row.table_name === name)?.kept_from ?? null;
+  return { adEvents: of("ad_events"), orders: of("conversions") };
+}

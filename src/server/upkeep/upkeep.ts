@@ -1,0 +1,46 @@
+// The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
+// and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
+// hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), and the
+// shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
+import { env } from "@/env";
+import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
+import { type RawRetentionPolicy, rawRetentionPolicy } from "@/server/pipeline/export/job/retention-holds";
+import { createPartitionsAhead } from "./day-partitions.sql";
+import { dropSettledLogPartitions } from "./log-retention.sql";
+import { dropExpiredRawDays } from "./raw-retention.sql";
+import { dropExpiredSetAsides } from "./set-aside-retention.sql";
+
+export interface UpkeepResult {
+  /** Partitions created, as `<table>_<YYYYMMDD>` names. */
+  created: string[];
+  /** Partitions dropped, logs and raw tables. */
+  dropped: string[];
+  /** Rows deleted from the default partitions. */
+  deletedFromDefault: number;
+  /** Set-aside records and set-aside orders deleted past their retention. */
+  setAsideDeleted: { records: number; orders: number };
+}
+
+export interface RetentionPolicy {
+  logDays: number;
+  raw: RawRetentionPolicy;
+  setAsideDays: number;
+}
+
+/** The configured policy: TALLY_LOG_RETENTION_DAYS, TALLY_RAW_*, TALLY_SET_ASIDE_RETENTION_DAYS. */
+export const retentionPolicy = (): RetentionPolicy => ({
+  logDays: env().TALLY_LOG_RETENTION_DAYS,
+  raw: rawRetentionPolicy(),
+  setAsideDays: env().TALLY_SET_ASIDE_RETENTION_DAYS,
+});
+
+export async function upkeep(now: Date, retention: RetentionPolicy = retentionPolicy()): Promise<UpkeepResult> {
+  const created = await createPartitionsAhead(now);
+  const logs = await dropSettledLogPartitions(now, retention.logDays);
+  const raw = await dropExpiredRawDays(now, retention.raw);
+  const setAsideDeleted = await dropExpiredSetAsides(now, retention.setAsideDays);
+  // Processes forget the shared limits' past windows as they go; a process that stopped taking
+  // leases leaves its last ones, which go here.
+  await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
+  return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault, setAsideDeleted };
+}

@@ -6,6 +6,7 @@
 // move (and without those limits they do, as found); for a publisher that requires verified
 // conversions, anonymous orders show only as unverified while orders verified by its API key and
 // by an order token are credited; afterwards legitimate orders are attributed within 30 s.
+
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orderTotalMicros } from "@/contracts/order-token";
@@ -16,7 +17,7 @@ import { updateConversionTrust } from "@/server/pipeline/accept/conversions/conv
 import { signOrderToken } from "@/server/pipeline/accept/conversions/order-proof";
 import { rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
 import { LARGEST_ORDER_TOTAL } from "@/server/pipeline/accept/conversions/trust-input";
-import { verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";
 
@@ -120,7 +121,7 @@ const attributedOrders = async (publisherId: string, ids: string[]) =>
  * so only this file's accounts are compared.
  */
 const driftOf = async (advertiserId: string, publisherId: string) =>
-  (await verifyRollups(utcDay(), utcDay())).filter((d) => d.advertiser_id === advertiserId || d.publisher_id === publisherId);
+  (await store().rollups.verify(utcDay(), utcDay())).filter((d) => d.advertiser_id === advertiserId || d.publisher_id === publisherId);
 
 let acmeKey: string;
 let demoMarketKey: string;

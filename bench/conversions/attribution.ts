@@ -59,7 +59,8 @@ SELECT count(*)::int AS missed
  */
 async function explainOneBatch(): Promise<void> {
   const { pgPool } = await import("@/server/db/pg-pool");
-  const { ATTRIBUTE_SQL, DEFAULT_WINDOW_SECONDS, MAX_TOUCHES_PER_ORDER } = await import("@/server/store/postgres/attribute-batch.sql");
+  const { ATTRIBUTE_SQL, MAX_TOUCHES_PER_ORDER } = await import("@/server/store/postgres/attribute-batch.sql");
+  const { DEFAULT_WINDOW_SECONDS } = await import("@/server/store/conversion-rows");
   const client = await pgPool().connect();
   try {
     await client.query("BEGIN");

@@ -16,7 +16,7 @@ import { open } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type ParquetValue, ParquetWriter } from "@/server/formats/parquet/parquet-writer";
-import { EVENT_LAYOUTS } from "@/server/pipeline/export/job/layouts";
+import { EVENT_COLUMNS } from "@/server/store/export-rows";
 
 const { values } = parseArgs({
   options: { rows: { type: "string", default: "1000000" }, writer: { type: "string" }, writers: { type: "boolean", default: false } },
@@ -25,7 +25,7 @@ const ROWS = Number(values.rows);
 const BATCH = 5_000;
 const OUT = path.resolve("bench/results/export");
 const TARGET = { ratio: 3, peakMb: 500 };
-const COLUMNS = EVENT_LAYOUTS.ad_events.columns;
+const COLUMNS = EVENT_COLUMNS.ad_events;
 const START = Date.UTC(2026, 10, 1);
 
 /** Layout A rows, deterministic: realistic ids and a few distinct values per low-cardinality column. */

@@ -2,12 +2,13 @@
 // (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
 // last 30 days, orders and their attributions (dataset.ts), then recounts every report table
 // (src/server/pipeline/rollups/) from them, printing each step. `npm run bench:reports` reads it.
+
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { daysFromToday, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
-import { rebuildRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 import { log } from "../lib/stack";
 import { DATA_DIR, startBenchDatabase, writeSeedNote } from "./database";
 import { loadReportDataset } from "./dataset";
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     await loadReportDataset(pgPool(), { events, firstDay, now, chunk: 1_000_000, workers: 2, progress: (line) => log(line) });
 
     let step = Date.now();
-    const rollupRows = await rebuildRollups(firstDay, lastDay);
+    const rollupRows = await store().rollups.rebuild(firstDay, lastDay);
     log(`daily_rollups: ${rollupRows.toLocaleString("en")} rows recounted from the events and attributions (${((Date.now() - step) / 1000).toFixed(1)} s)`);
     step = Date.now();
     await pgPool().query("VACUUM ANALYZE");

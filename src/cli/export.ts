@@ -4,9 +4,9 @@
 // watermarks where they are.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
+import { EXPORT_TYPES } from "@/server/core/export-types";
 import { disconnectDb } from "@/server/db/client";
 import type { ExportType } from "@/server/db/generated/enums";
-import { EXPORT_TYPES } from "@/server/pipeline/export/export-types";
 import { backfillExports, type ExportRunSummary, runDueExports } from "@/server/pipeline/export/job/run-exports";
 
 const USAGE = "usage: npm run export -- [--destination <id>] [--type <name>] [--from <YYYY-MM-DD> --to <YYYY-MM-DD>] [--rows-per-file <n>]";

@@ -3,6 +3,7 @@
 // when there is one. It also lists what the jobs set aside in those days: beacons and orders
 // settling set aside (their own data, or a rule: orders per session, a publisher's plausibility
 // limits), orders attribution could not attribute and rows exports could not deliver.
+
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { daysFromToday, utcDay } from "@/server/core/days";
@@ -10,7 +11,7 @@ import { disconnectDb } from "@/server/db/client";
 import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { setAsideExportRows } from "@/server/pipeline/export/job/set-aside-rows";
 import { setAsideEvents } from "@/server/pipeline/settle/set-aside-events";
-import { firstDayWithRawRows, verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 
 try {
   env();
@@ -27,11 +28,11 @@ if (!DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number
   process.exit(2);
 }
 try {
-  const kept = await firstDayWithRawRows(from);
+  const kept = await store().rollups.firstDayWithRawRows(from);
   if (kept > from) console.log(`tally: rollups: days before ${kept} are not recounted: retention has dropped their raw rows (the report rows stay)`);
   if (kept <= to) console.log(`tally: rollups: recounting ${kept} to ${to} from ad_events and attributions`);
   const started = Date.now();
-  const differences = await verifyRollups(from, to);
+  const differences = await store().rollups.verify(from, to);
   for (const d of differences) {
     const key = [d.day, d.publisher_id, d.site, d.advertiser_id, d.campaign_id, d.ad_id, d.placement_name].filter((part) => part !== null).join(" ");
     console.log(`${d.table} ${key}: ${d.measure} stored ${d.stored}, recounted ${d.recounted}`);

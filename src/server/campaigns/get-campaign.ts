@@ -1,6 +1,6 @@
 import type { Actor } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
-import { reportScopeOf } from "@/server/pipeline/report/report-scope-of";
+import { reportScopeOf } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { MAX_PER_PAGE } from "@/server/store/report-query";
 

@@ -1,14 +1,15 @@
 import type { Actor } from "@/server/accounts/actor";
-import { reportScopeOf } from "@/server/pipeline/report/report-scope-of";
-import { campaignListing } from "@/server/store/postgres/campaign-listing.sql";
-import { MAX_PER_PAGE } from "@/server/store/report-query";
+import { reportScopeOf } from "@/server/pipeline/report/report-scope";
+import { store } from "@/server/store";
+import { MAX_PER_PAGE, type ReportQuery } from "@/server/store/report-query";
+import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 
 /**
  * The campaigns in the actor's scope, or in an account's the actor may see (at most 1,000, by
  * impressions), with their totals over the range: the statement of /campaign/v2.
  */
 export async function listCampaigns({ actor, accountId, startDate, endDate }: { actor: Actor; accountId?: string; startDate: string; endDate: string }) {
-  const page = await campaignListing(await reportScopeOf({ actor, accountId }), {
+  const query: ReportQuery<CampaignListingOrderBy> = {
     startDate,
     endDate,
     page: 1,
@@ -17,6 +18,9 @@ export async function listCampaigns({ actor, accountId, startDate, endDate }: { 
     order: "desc",
     download: false,
     ids: {},
-  });
+  };
+  const page = await store()
+    .reports.campaigns(await reportScopeOf({ actor, accountId }), query)
+    .page(query);
   return { campaigns: page.data, total: page.total };
 }

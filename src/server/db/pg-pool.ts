@@ -25,6 +25,9 @@ const types = {
  * open by a stalled or crashed caller is ended by Postgres after `idle_in_transaction_session_timeout`,
  * releasing its locks, instead of blocking the writers that need them.
  */
+/** A connection taken from one of the pools, for work that must stay on one connection. */
+export type DbConnection = pg.PoolClient;
+
 export interface ConnectionLimits {
   statement_timeout: number;
   idle_in_transaction_session_timeout: number;

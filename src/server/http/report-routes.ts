@@ -5,22 +5,26 @@
 import { TallyError } from "@/server/core/errors";
 import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
 import { openReportDownload } from "@/server/pipeline/report/report-download";
-import { type ReportCaller, type ReportScope, reportScope } from "@/server/pipeline/report/report-scope";
+import { type ReportCaller, reportScope } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import type { Metrics } from "@/server/store/metrics";
-import { AD_RESULTS_ORDER_BY, type AdResultsRow } from "@/server/store/postgres/ad-results.sql";
-import { ADVERTISER_REPORT_ORDER_BY, type AdvertiserReportRow } from "@/server/store/postgres/advertiser-report.sql";
-import type { CampaignDay } from "@/server/store/postgres/campaign-detail.sql";
-import { CAMPAIGN_LISTING_ORDER_BY, type CampaignListingRow } from "@/server/store/postgres/campaign-listing.sql";
+import { parseReportQuery, type ReportIdParameter, type ReportQuery, type ReportScope } from "@/server/store/report-query";
 import {
+  AD_RESULTS_ORDER_BY,
+  ADVERTISER_REPORT_ORDER_BY,
+  type AdResultsRow,
   type AdsDetailedRow,
+  type AdvertiserReportRow,
+  CAMPAIGN_LISTING_ORDER_BY,
+  type CampaignListingRow,
   type CampaignsDetailedRow,
+  type DayMetrics,
   DETAILED_REPORT_ORDER_BY,
   type DetailedReportOrderBy,
-} from "@/server/store/postgres/detailed-report.sql";
-import { PUBLISHER_REPORT_ORDER_BY, type PublisherReportRow } from "@/server/store/postgres/publisher-report.sql";
-import { type ReportStatement, reportPage } from "@/server/store/postgres/report-runner";
-import { parseReportQuery, type ReportIdParameter, type ReportQuery } from "@/server/store/report-query";
+  PUBLISHER_REPORT_ORDER_BY,
+  type PublisherReportRow,
+  type ReportRows,
+} from "@/server/store/report-rows";
 import { reportRoute } from "./report-caller";
 
 interface PagedReport<Row extends object, OrderBy extends string> {
@@ -33,7 +37,7 @@ interface PagedReport<Row extends object, OrderBy extends string> {
   file: string;
   /** The download's columns: the JSON rows' fields, in the same order. */
   columns: XlsxColumn<Row>[];
-  statement: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportStatement<Row>;
+  rows: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportRows<Row>;
 }
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
@@ -44,10 +48,10 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
     const query = parseReportQuery(new URL(request.url).searchParams, { ids: report.ids, orderBy: report.orderBy });
     const scope = await reportScope(caller);
     if (query.download) {
-      const rows = await openReportDownload(report.statement(scope, query, caller), requester);
+      const rows = await openReportDownload(report.rows(scope, query, caller), requester);
       return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
     }
-    return Response.json(await reportPage(report.statement(scope, query, caller), query), { headers: { "Cache-Control": "private, no-store" } });
+    return Response.json(await report.rows(scope, query, caller).page(query), { headers: { "Cache-Control": "private, no-store" } });
   });
 }
 
@@ -90,7 +94,7 @@ export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeo
     date("end_date"),
     ...metricColumns<CampaignListingRow>(),
   ],
-  statement: (scope, query) => store().reports.campaigns(scope, query),
+  rows: (scope, query) => store().reports.campaigns(scope, query),
 });
 
 // GET /ad/results/v2: ads in the caller's scope with their totals over the range.
@@ -113,7 +117,7 @@ export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS
     text("product_sku", 36),
     ...metricColumns<AdResultsRow>(),
   ],
-  statement: (scope, query) => store().reports.adResults(scope, query),
+  rows: (scope, query) => store().reports.adResults(scope, query),
 });
 
 // GET /report/v2/advertisers: the advertisers of the caller's inventory with their totals.
@@ -131,7 +135,7 @@ export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typ
     text("currency", 10),
     ...metricColumns<AdvertiserReportRow>(),
   ],
-  statement: (scope, query) => store().reports.advertisers(scope, query),
+  rows: (scope, query) => store().reports.advertisers(scope, query),
 });
 
 const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
@@ -149,7 +153,7 @@ export const handlePublisherReport = pagedReportRoute<PublisherReportRow, (typeo
   sheet: "Publishers",
   file: "publishers",
   columns: PUBLISHER_COLUMNS,
-  statement: (scope, query) => store().reports.publishers(scope, query),
+  rows: (scope, query) => store().reports.publishers(scope, query),
 });
 
 // GET /report/network/publishers: a network's sub-publishers with their totals.
@@ -160,7 +164,7 @@ export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow,
   sheet: "Network publishers",
   file: "network-publishers",
   columns: PUBLISHER_COLUMNS,
-  statement: (scope, query, caller) => store().reports.publishers(scope, query, caller.accountId),
+  rows: (scope, query, caller) => store().reports.publishers(scope, query, caller.accountId),
 });
 
 // GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows for
@@ -183,7 +187,7 @@ export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, De
     text("publisher", 32),
     ...metricColumns<CampaignsDetailedRow>(),
   ],
-  statement: (scope, query) => store().reports.campaignsDetailed(scope, query),
+  rows: (scope, query) => store().reports.campaignsDetailed(scope, query),
 });
 
 // GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown for
@@ -208,7 +212,7 @@ export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReport
     text("publisher", 32),
     ...metricColumns<AdsDetailedRow>(),
   ],
-  statement: (scope, query) => store().reports.adsDetailed(scope, query),
+  rows: (scope, query) => store().reports.adsDetailed(scope, query),
 });
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the
@@ -229,7 +233,7 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const detail = campaignId ? await store().reports.campaign(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
   if (query.download) {
-    const columns: XlsxColumn<CampaignDay>[] = [date("day"), ...metricColumns<CampaignDay>()];
+    const columns: XlsxColumn<DayMetrics>[] = [date("day"), ...metricColumns<DayMetrics>()];
     async function* daily() {
       yield detail!.daily;
     }

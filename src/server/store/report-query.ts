@@ -14,6 +14,16 @@ export const DEFAULT_RANGE_DAYS = 30;
 // A year and a day: reports read daily rows, so longer ranges only cost more without a use.
 export const MAX_RANGE_DAYS = 366;
 
+/** Which rows a report may read: the reader's account's (docs/interface-decisions.md §1); null is no limit on that side. */
+export interface ReportScope {
+  /** Rows of this advertiser only. */
+  advertiserId: string | null;
+  /** Rows of these publishers only (a publisher, or a network and its sub-publishers). */
+  publisherIds: string[] | null;
+  /** Publishers whose campaigns are listed even without rows in the range (targeting). */
+  targetedPublisherIds: string[] | null;
+}
+
 export interface ReportQuery<OrderBy extends string> {
   /** YYYY-MM-DD, inclusive, UTC. */
   startDate: string;

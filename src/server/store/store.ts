@@ -9,44 +9,52 @@
 // stretch is handed to the store inside the Postgres transaction that moves the shard's cursor; a
 // store outside Postgres writes keyed by event id, so a stretch written twice (a worker that died
 // before its commit) counts once.
-import type pg from "pg";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import type { AdResultsOrderBy, AdResultsRow } from "@/server/store/postgres/ad-results.sql";
-import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/store/postgres/advertiser-report.sql";
-import type { AttributedBatch } from "@/server/store/postgres/attribute-batch.sql";
-import type { CampaignDetail } from "@/server/store/postgres/campaign-detail.sql";
-import type { CampaignListingOrderBy, CampaignListingRow } from "@/server/store/postgres/campaign-listing.sql";
-import type { DayMetrics } from "@/server/store/postgres/daily-metrics.sql";
-import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from "@/server/store/postgres/detailed-report.sql";
-import type { InvalidTrafficDay } from "@/server/store/postgres/invalid-traffic.sql";
-import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/store/postgres/publisher-report.sql";
-import type { ReportStatement } from "@/server/store/postgres/report-runner";
+import type { DbConnection } from "@/server/db/pg-pool";
+import type { AttributedBatch, ConversionToStore } from "@/server/store/conversion-rows";
 import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
-import type { ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
+import type { ExportReads } from "./export-rows";
 import type { Metrics } from "./metrics";
-import type { ReportQuery } from "./report-query";
+import type { ReportQuery, ReportScope } from "./report-query";
+import type {
+  AdResultsOrderBy,
+  AdResultsRow,
+  AdsDetailedRow,
+  AdvertiserReportOrderBy,
+  AdvertiserReportRow,
+  CampaignDetail,
+  CampaignListingOrderBy,
+  CampaignListingRow,
+  CampaignsDetailedRow,
+  DayMetrics,
+  DetailedReportOrderBy,
+  InvalidTrafficDay,
+  PublisherReportOrderBy,
+  PublisherReportRow,
+  ReportRows,
+} from "./report-rows";
+import type { RollupChecks } from "./rollup-checks";
 
 type DayRange = { startDate: string; endDate: string };
 
 /** Writing what settling and attribution decided. */
 export interface SettledEvents {
   /** Decides a stretch of one shard's beacons and records events, spend and rollups, inside the settle transaction `tx`. */
-  settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]>;
+  settleBeacons(tx: DbConnection, batch: LoggedBeacon[]): Promise<SettledBeacon[]>;
   /** Stores a stretch of accepted orders (the attribution queue), inside the settle transaction `tx`. */
-  storeConversions(tx: pg.PoolClient, batch: ConversionToStore[]): Promise<void>;
+  storeConversions(tx: DbConnection, batch: ConversionToStore[]): Promise<void>;
   /** Attributes up to `limit` orders received at or before `receivedBefore` and writes their credit to the rollups. */
   attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch>;
 }
 
-/** Every report Tally serves, read from the rollups; each paged one as a statement the runner pages or streams. */
+/** Every report Tally serves, read from the rollups; each listing as rows read a page at a time or all through one read. */
 export interface ReportReads {
-  advertisers(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportStatement<AdvertiserReportRow>;
+  advertisers(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportRows<AdvertiserReportRow>;
   /** Publishers; `networkId`: only that network's sub-publishers (the network publishers report). */
-  publishers(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId?: string | null): ReportStatement<PublisherReportRow>;
-  campaigns(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): ReportStatement<CampaignListingRow>;
-  campaignsDetailed(scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportStatement<CampaignsDetailedRow>;
-  adsDetailed(scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportStatement<AdsDetailedRow>;
-  adResults(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportStatement<AdResultsRow>;
+  publishers(scope: ReportScope, query: ReportQuery<PublisherReportOrderBy>, networkId?: string | null): ReportRows<PublisherReportRow>;
+  campaigns(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): ReportRows<CampaignListingRow>;
+  campaignsDetailed(scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportRows<CampaignsDetailedRow>;
+  adsDetailed(scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): ReportRows<AdsDetailedRow>;
+  adResults(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportRows<AdResultsRow>;
   campaign(scope: ReportScope, campaignId: string, query: ReportQuery<string>, options?: { withAds?: boolean }): Promise<CampaignDetail | null>;
   /** The dashboard's figures: totals and days of a scope. */
   metricsOverRange(scope: ReportScope, range: DayRange): Promise<{ total: Metrics; daily: DayMetrics[] }>;
@@ -57,4 +65,6 @@ export interface TallyStore {
   name: string;
   settled: SettledEvents;
   reports: ReportReads;
+  exports: ExportReads;
+  rollups: RollupChecks;
 }

@@ -5,9 +5,9 @@
 
 import { env } from "@/env";
 import { utcDay } from "@/server/core/days";
+import { isEventType } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
-import { isEventType } from "@/server/pipeline/export/export-types";
 import { holdsOf, type RetentionHold } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
 import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon";

@@ -12,13 +12,16 @@ import { pgPool } from "@/server/db/pg-pool";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { listDestinations } from "@/server/pipeline/export/destinations/destinations";
 import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job/retention-holds";
-import { campaignListing } from "@/server/store/postgres/campaign-listing.sql";
+import { store } from "@/server/store";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createDayPartitions, dayPartitions } from "./day-partitions.sql";
-import { dropExpiredRawDays, rawRowsKeptFrom } from "./raw-retention.sql";
-import { firstDayWithRawRows, verifyRollups } from "./verify-rollups.sql";
+import { dropExpiredRawDays } from "./raw-retention.sql";
+
+const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>) => store().reports.campaigns(scope, query).page(query);
 
 const NOW = new Date();
 const dayOf = (offset: number) => utcDay(NOW.getTime() + offset * DAY_MS);
@@ -175,12 +178,12 @@ describe("raw retention", () => {
     expect(after.data.find((row) => row.campaign_id === shop.campaign.id)).toMatchObject({ clicks_total: 3, conversions_total: 3 });
 
     // rollups:verify recounts only the days whose raw rows are all there.
-    expect(await rawRowsKeptFrom()).toEqual({ adEvents: dayOf(-RETENTION_DAYS), orders: dayOf(-RETENTION_DAYS) });
-    expect(await firstDayWithRawRows(dayOf(CREATED))).toBe(dayOf(-RETENTION_DAYS));
-    expect(await verifyRollups(dayOf(CREATED), dayOf(0))).toEqual([]);
+    expect(await store().rollups.rawRowsKeptFrom()).toEqual({ adEvents: dayOf(-RETENTION_DAYS), orders: dayOf(-RETENTION_DAYS) });
+    expect(await store().rollups.firstDayWithRawRows(dayOf(CREATED))).toBe(dayOf(-RETENTION_DAYS));
+    expect(await store().rollups.verify(dayOf(CREATED), dayOf(0))).toEqual([]);
     // A recount that ignored retention would find the old day short of its click and order.
     await pgPool().query("DELETE FROM raw_retention");
-    expect((await verifyRollups(dayOf(CREATED), dayOf(0))).map((d) => d.day)).toContain(dayOf(OLD));
+    expect((await store().rollups.verify(dayOf(CREATED), dayOf(0))).map((d) => d.day)).toContain(dayOf(OLD));
   });
 
   it("keeps an order waiting for attribution, in a day upkeep never made, until it is attributed; a disabled destination holds nothing", async () => {

@@ -9,6 +9,7 @@ import {
   retentionCutoff,
 } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
+import { store } from "@/server/store";
 import { type DayPartition, dayPartitions, dropPartition } from "./day-partitions.sql";
 
 const earliest = (moments: (Date | null | undefined)[]): number =>
@@ -132,12 +133,5 @@ async function recordKeptFrom(days: { ad_events: string[]; conversions: string[]
       [table, latest],
     );
   }
-  return rawRowsKeptFrom();
-}
-
-/** The first day whose raw rows are all still there, per family; null where retention has removed nothing. */
-export async function rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }> {
-  const { rows } = await pgPool().query<{ table_name: string; kept_from: string }>("SELECT table_name, kept_from::text FROM raw_retention");
-  const of = (name: string) => rows.find((row) => row.table_name === name)?.kept_from ?? null;
-  return { adEvents: of("ad_events"), orders: of("conversions") };
+  return store().rollups.rawRowsKeptFrom();
 }

@@ -4,8 +4,8 @@
 // A role's external id is Tally's (generated when the destination is saved): shown, never edited.
 // The server's problems (`endpoint must be a public address: ...`) go on their fields too.
 import { type FormEvent, useState } from "react";
+import { EXPORT_TYPES } from "@/server/core/export-types";
 import { type DestinationInput, destinationInput, SECRET_MASK } from "@/server/pipeline/export/destinations/destination-input";
-import { EXPORT_TYPES } from "@/server/pipeline/export/export-types";
 
 export interface DestinationFormValue {
   name: string;

@@ -1,6 +1,6 @@
 import { settledBefore } from "@/server/pipeline/settle/settled-horizon";
 import { store } from "@/server/store";
-import type { AttributedBatch, AttributionCounts } from "@/server/store/postgres/attribute-batch.sql";
+import type { AttributedBatch, AttributionCounts } from "@/server/store/conversion-rows";
 
 export interface AttributePendingOptions {
   now?: Date;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type Actor, assertAccountManager } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { DEFAULT_WINDOW_SECONDS } from "@/server/store/postgres/attribute-batch.sql";
+import { DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 
 const CAMPAIGN_TYPES = ["product", "display", "video"] as const;
 

@@ -6,7 +6,7 @@ import type { Actor } from "@/server/accounts/actor";
 import { type SetAsideOrder, setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/pipeline/settle/set-aside-events";
 import { store } from "@/server/store";
-import { reportScopeOf } from "./report-scope-of";
+import { reportScopeOf } from "./report-scope";
 
 interface StatsRequest {
   actor: Actor;

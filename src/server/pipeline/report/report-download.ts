@@ -8,8 +8,7 @@ import { env } from "@/env";
 import { countDownloadCut, type DownloadCut } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
-import { type Cursor, openCursor } from "@/server/db/cursor";
-import { REPORT_WORK_MEM, type ReportStatement } from "@/server/store/postgres/report-runner";
+import type { ReportRows, RowCursor } from "@/server/store/report-rows";
 import { accountBusy, type ClaimOutcome, claimSlots, keyBusy, type Requester, type SlotLimits, slotLimits, takeLocalShare } from "./download-slots";
 
 export interface DownloadTimeouts {
@@ -32,7 +31,7 @@ class SlotRefused extends Error {}
 export interface DownloadOptions {
   limits?: SlotLimits;
   timeouts?: DownloadTimeouts;
-  /** Rows per FETCH (see allReportRows). */
+  /** Rows per batch read. */
   batch?: number;
 }
 
@@ -43,7 +42,7 @@ export interface DownloadOptions {
  * return(); a caller that does neither is cut like a stalled client.
  */
 export async function openReportDownload<Row>(
-  statement: ReportStatement<Row>,
+  report: ReportRows<Row>,
   requester: Requester,
   options: DownloadOptions = {},
 ): Promise<AsyncIterableIterator<Row[]>> {
@@ -54,11 +53,10 @@ export async function openReportDownload<Row>(
     if (giveBack === "key_busy") throw keyBusy(requester, limits.perKey);
     if (giveBack === "account_busy") throw accountBusy();
     let outcome = "claimed" as ClaimOutcome;
-    let cursor: Cursor<object>;
+    let cursor: RowCursor<Row>;
     try {
-      cursor = await openCursor<object>(statement.sql, statement.values(null, 0), {
+      cursor = await report.open({
         batch: options.batch ?? 200,
-        settings: [`work_mem = '${REPORT_WORK_MEM}'`],
         claim: async (client) => {
           outcome = await claimSlots(client, requester, limits);
           if (outcome !== "claimed") throw new SlotRefused(outcome);
@@ -74,18 +72,12 @@ export async function openReportDownload<Row>(
       await new Promise((resolve) => setTimeout(resolve, Math.min(CLAIM_RETRY_MS, wait)));
       continue;
     }
-    return guardedRows(cursor, statement, requester, options.timeouts ?? downloadTimeouts(), giveBack);
+    return guardedRows(cursor, requester, options.timeouts ?? downloadTimeouts(), giveBack);
   }
 }
 
 /** The cursor's rows as report rows, cut when the reader stalls or the download runs too long. */
-function guardedRows<Row>(
-  cursor: Cursor<object>,
-  statement: ReportStatement<Row>,
-  requester: Requester,
-  timeouts: DownloadTimeouts,
-  giveBack: () => void,
-): AsyncIterableIterator<Row[]> {
+function guardedRows<Row>(cursor: RowCursor<Row>, requester: Requester, timeouts: DownloadTimeouts, giveBack: () => void): AsyncIterableIterator<Row[]> {
   const started = Date.now();
   let rows = 0;
   /** Why it ended, once it has: read to the end, given up by its reader, cut, or its connection lost. */
@@ -150,7 +142,7 @@ function guardedRows<Row>(
         }
         rows += next.value.length;
         armStall();
-        return { done: false, value: next.value.map((raw) => statement.row(raw)) };
+        return { done: false, value: next.value };
       } catch (error) {
         const known = failure();
         if (known) throw known;

@@ -2,19 +2,12 @@
 // every publisher; a publisher the rows of its own inventory; a network its own and its
 // sub-publishers'. Everything else is as if it did not exist.
 import sql from "sql-template-tag";
+import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import type { Viewer } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
-
-export interface ReportScope {
-  /** Rows of this advertiser only. */
-  advertiserId: string | null;
-  /** Rows of these publishers only (a publisher, or a network and its sub-publishers). */
-  publisherIds: string[] | null;
-  /** Publishers whose campaigns are listed even without rows in the range (targeting). */
-  targetedPublisherIds: string[] | null;
-}
+import type { ReportScope } from "@/server/store/report-query";
 
 /** Who asks for a report: an account (by API key or a member's session), or staff, who see every account. */
 export type ReportCaller = Pick<ApiKeyCaller, "accountId" | "accountKind"> | { accountId: null; accountKind: "staff" };
@@ -50,4 +43,23 @@ export async function viewerCaller(viewer: Viewer): Promise<ReportCaller | null>
   if (viewer.role === "staff") return STAFF_CALLER;
   if (viewer.role !== "member" || typeof viewer.accountId !== "string" || viewer.accountId === "") return null;
   return accountCaller(viewer.accountId);
+}
+
+/**
+ * The report rows the actor reads: those of `accountId` when the actor may see that account, else
+ * the actor's own (every account for staff and the operator, a member's account). An account the
+ * actor may not see, or one that no longer exists, is "no such account".
+ */
+export async function reportScopeOf({ actor, accountId }: { actor: Actor; accountId?: string }): Promise<ReportScope> {
+  if (accountId !== undefined) assertMayAccess(actor, accountId, "account");
+  const caller = accountId !== undefined ? await accountCaller(accountId) : isOperator(actor) ? STAFF_CALLER : await viewerCaller(actor);
+  if (!caller) throw new TallyError("not_found", "no such account");
+  return reportScope(caller);
+}
+
+/** The rows an account may receive: an advertiser its own campaigns', a publisher its inventory's, a network its own and its sub-publishers'. */
+export async function scopeOfAccount(accountId: string): Promise<ReportScope> {
+  const caller = await accountCaller(accountId);
+  if (!caller) throw new Error(`account ${accountId} no longer exists`);
+  return reportScope(caller);
 }

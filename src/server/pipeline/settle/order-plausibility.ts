@@ -8,7 +8,7 @@ import type pg from "pg";
 import { decimalOf } from "@/contracts/order-token";
 import { env } from "@/env";
 import { fromMicros, toMicros } from "@/server/core/money";
-import type { ConversionItemToStore, ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
+import type { ConversionItemToStore, ConversionToStore } from "@/server/store/conversion-rows";
 
 /** The rules that set an order aside by its content, as settle_set_aside.rule says them. */
 export type PlausibilityRule = "order_total_limit" | "line_quantity_limit";

@@ -3,6 +3,7 @@
 // TALLY_MAX_LINE_QUANTITY 1,000) where it set none. Orders past them are set aside by rule, listed
 // to operators and to the publisher, take nothing of a session's allowance, and the figures and
 // their recount agree.
+
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
@@ -12,7 +13,7 @@ import { appendConversionBatch, orderToAppend } from "@/server/pipeline/accept/c
 import { updateConversionTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { accountOrdersSetAsideByRule } from "@/server/pipeline/report/account-stats";
-import { verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { postConversion } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
@@ -91,7 +92,7 @@ describe("the default plausibility limits", () => {
     expect((await postConversion(plausible)).status).toBe(202);
     await attributePendingConversions({ settleMs: 0 });
     expect(await sales(s.advertiser.id)).toBe(50);
-    expect(await verifyRollups(today(), today())).toEqual([]);
+    expect(await store().rollups.verify(today(), today())).toEqual([]);
   });
 
   it("keep an order at the limits and set aside one just past either", async () => {

@@ -9,7 +9,7 @@ import type pg from "pg";
 import { env } from "@/env";
 import { DAY_MS } from "@/server/core/days";
 import { store } from "@/server/store";
-import type { ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
+import type { ConversionToStore } from "@/server/store/conversion-rows";
 import { defaultTrust, implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, recordSetAsides, settleNextStretch } from "./stretch";

@@ -1,12 +1,13 @@
 // Settle workers as operators run them: separate processes (`npm run worker`) on one database,
 // sharing the shards, one of them killed with SIGKILL in the middle of a batch.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { appendBeaconBatch, type BeaconToAppend } from "@/server/pipeline/accept/beacons/append-beacons.sql";
-import { verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 import { beaconToAppend } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 
@@ -84,7 +85,7 @@ async function expectSettledOnce(traffic: Awaited<ReturnType<typeof acceptTraffi
   expect(totals.reduce((n, r) => n + r.clicks, 0n)).toBe(BigInt(sessions));
   expect(totals.reduce((n, r) => n + r.duplicateEvents, 0n)).toBe(BigInt(sessions));
   expect(totals.reduce((n, r) => n + r.spendMicros, 0n)).toBe(spent);
-  expect(await verifyRollups(today(), today())).toEqual([]);
+  expect(await store().rollups.verify(today(), today())).toEqual([]);
   expect(await settledSoFar()).toBe(settledBefore + traffic.events.length);
 }
 

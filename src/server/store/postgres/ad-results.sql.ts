@@ -1,33 +1,15 @@
 // Hand-written SQL: per-ad totals from daily_ad_totals (rollup-totals.sql.ts) for a range and a
 // scope, sorted and paged in the database (see campaign-listing.sql.ts for the campaign grain).
+
 import sql from "sql-template-tag";
 import { fromMicros } from "@/server/core/money";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportQuery } from "@/server/store/report-query";
-import { type ReportPage, type ReportStatement, reportPage, reportStatement } from "./report-runner";
+import { metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { AdResultsOrderBy, AdResultsRow } from "@/server/store/report-rows";
+import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
-const SORTABLE = { ...METRIC_SORTS, name: "name" } as const;
-export type AdResultsOrderBy = keyof typeof SORTABLE;
-export const AD_RESULTS_ORDER_BY = Object.keys(SORTABLE) as [AdResultsOrderBy, ...AdResultsOrderBy[]];
-
-export interface AdResultsRow extends Metrics {
-  ad_id: string;
-  name: string;
-  campaign_id: string;
-  advertiser_id: string;
-  ad_type: string;
-  ad_size: string | null;
-  ad_status: string;
-  ad_media_url: string | null;
-  /** The campaign's bid per thousand impressions when it buys by CPM, else null. */
-  cpm: number | null;
-  /** The campaign's bid per click when it buys by CPC, else null. */
-  cpc: number | null;
-  /** The SKUs the ad promotes (its own products, else its campaign's), comma-separated. */
-  product_sku: string;
-}
+const SORTABLE: Record<AdResultsOrderBy, string> = { ...METRIC_SORTS, name: "name" };
 
 type Row = TotalsRow & {
   id: string;
@@ -84,7 +66,3 @@ export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResu
     ...metricsOf(r),
   }));
 }
-
-/** One page of adResultsStatement's rows. */
-export const adResults = (scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): Promise<ReportPage<AdResultsRow>> =>
-  reportPage(adResultsStatement(scope, query), query);

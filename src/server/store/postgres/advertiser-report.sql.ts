@@ -1,25 +1,15 @@
 // Hand-written SQL: per-advertiser totals from the report tables (rollup-totals.sql.ts) for a
 // range and a scope, with the advertiser layout's account fields, sorted and paged in the database.
+
 import sql from "sql-template-tag";
 import { fromMicros } from "@/server/core/money";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportQuery } from "@/server/store/report-query";
+import { metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
-const SORTABLE = { ...METRIC_SORTS, advertiser: "name" } as const;
-export type AdvertiserReportOrderBy = keyof typeof SORTABLE;
-export const ADVERTISER_REPORT_ORDER_BY = Object.keys(SORTABLE) as [AdvertiserReportOrderBy, ...AdvertiserReportOrderBy[]];
-
-export interface AdvertiserReportRow extends Metrics {
-  advertiser: string;
-  advertiser_id: string;
-  seller_id: string | null;
-  wallet_balance: number;
-  daily_budget: number | null;
-  currency: string;
-}
+const SORTABLE: Record<AdvertiserReportOrderBy, string> = { ...METRIC_SORTS, advertiser: "name" };
 
 type Row = TotalsRow & {
   id: string;

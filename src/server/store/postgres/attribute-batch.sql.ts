@@ -11,12 +11,10 @@ import { env } from "@/env";
 import { failureReason } from "@/server/db/failures";
 import { isolateFailures } from "@/server/db/isolate-failures";
 import { inTransaction } from "@/server/db/transaction";
+import { type AttributedBatch, type AttributionCounts, DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 import { creditUpserts } from "./rollup-upserts.sql";
 
-/** The interface's window (docs/interface.md §8), used for campaign types without a row in attribution_windows. */
-export const DEFAULT_WINDOW_SECONDS = 14 * 24 * 60 * 60;
-
-// Attributions written by the statement join the report rows (src/server/pipeline/rollups/) in the same
+// Attributions written by the statement join the report rows (store/postgres/rollup-upserts.sql.ts) in the same
 // transaction, on the day the order was placed. Every order is attributed, verified or not, so an
 // unverified order's items are kept and counted apart (credited or not: the order's `credited`).
 const CREDIT_UPSERTS = creditUpserts();
@@ -114,22 +112,6 @@ export const MAX_TOUCHES_PER_ORDER = 1_000;
  * holds a few dozen): the statement's work grows with lines times touches.
  */
 export const ATTRIBUTION_BATCH_LINES = 20_000;
-
-export interface AttributedBatch {
-  /** Orders taken from the queue and marked attributed (set-aside ones included). */
-  orders: number;
-  /** Items that got an attribution. */
-  items: number;
-  /** Orders with at least one attributed item. */
-  attributedOrders: number;
-  /** Orders that made attribution fail (their data, or their cost): marked done without attribution, with the reason. */
-  setAside: number;
-  /** Whether more orders may be waiting: the batch was full (in orders or lines), or its time ran out. */
-  more: boolean;
-}
-
-/** What attribution did, over one batch or many. */
-export type AttributionCounts = Omit<AttributedBatch, "more">;
 
 /** The queue's first orders up to `limit` and ATTRIBUTION_BATCH_LINES lines (at least one, whatever its lines). */
 export function ordersWithinLines(lineCounts: readonly number[], maxLines = ATTRIBUTION_BATCH_LINES): number {

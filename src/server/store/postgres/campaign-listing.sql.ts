@@ -1,26 +1,15 @@
 // Hand-written SQL: a report row is an aggregate over the report tables (rollup-totals.sql.ts)
 // for a range and a scope, sorted and paged in the database.
+
 import sql from "sql-template-tag";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportQuery } from "@/server/store/report-query";
-import { type ReportPage, type ReportStatement, reportPage, reportStatement } from "./report-runner";
+import { metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { CampaignListingOrderBy, CampaignListingRow } from "@/server/store/report-rows";
+import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
-const SORTABLE = { ...METRIC_SORTS, name: "name", start_date: "start_date" } as const;
-export type CampaignListingOrderBy = keyof typeof SORTABLE;
-export const CAMPAIGN_LISTING_ORDER_BY = Object.keys(SORTABLE) as [CampaignListingOrderBy, ...CampaignListingOrderBy[]];
-
-export interface CampaignListingRow extends Metrics {
-  campaign_id: string;
-  name: string;
-  campaign_type: string;
-  campaign_status: string;
-  advertiser_id: string;
-  start_date: string;
-  end_date: string | null;
-}
+const SORTABLE: Record<CampaignListingOrderBy, string> = { ...METRIC_SORTS, name: "name", start_date: "start_date" };
 
 type Row = TotalsRow & {
   id: string;
@@ -66,7 +55,3 @@ export function campaignListingStatement(scope: ReportScope, query: ReportQuery<
     ...metricsOf(r),
   }));
 }
-
-/** One page of campaignListingStatement's rows. */
-export const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): Promise<ReportPage<CampaignListingRow>> =>
-  reportPage(campaignListingStatement(scope, query), query);

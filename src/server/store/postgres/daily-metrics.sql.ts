@@ -1,16 +1,13 @@
 // Hand-written SQL: daily totals over a range for a scope (and, for the campaign page, one
 // campaign), every day present with zeros where nothing happened: the campaign page's daily rows
 // and the dashboard's time series.
+
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
 import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportScope } from "@/server/store/report-query";
+import type { DayMetrics } from "@/server/store/report-rows";
 import { TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
-
-export interface DayMetrics extends Metrics {
-  /** YYYY-MM-DD (UTC). */
-  day: string;
-}
 
 async function dailyRows(
   scope: ReportScope,

@@ -3,6 +3,7 @@
 // with every publisher together ('' as publisher_id: the total row), and, for campaigns bought
 // through a network, one per sub-publisher and day. Both come from the grain's coarse table
 // (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row.
+
 import sql, { empty, raw, type Sql } from "sql-template-tag";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import { invalidEventsSum } from "./rollup-tables";

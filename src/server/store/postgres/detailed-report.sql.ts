@@ -2,10 +2,11 @@
 // and, for campaigns bought through a network, one more row per sub-publisher and day right
 // after it. Both levels are read from the same coarse table in one statement, so a sub-publisher
 // row and its total row can never disagree. The statement's parts: detailed-report-parts.sql.ts.
+
 import sql, { raw } from "sql-template-tag";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportQuery } from "@/server/store/report-query";
+import { metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from "@/server/store/report-rows";
 import {
   type DetailedGrain,
   type DetailedPlan,
@@ -23,38 +24,7 @@ import { METRIC_SORTS } from "./rollup-totals.sql";
 
 export type { DetailedGrain } from "./detailed-report-parts.sql";
 
-const SORTABLE = { day: "day", ...METRIC_SORTS, name: "name" } as const;
-export type DetailedReportOrderBy = keyof typeof SORTABLE;
-export const DETAILED_REPORT_ORDER_BY = Object.keys(SORTABLE) as [DetailedReportOrderBy, ...DetailedReportOrderBy[]];
-
-interface DetailedRowBase extends Metrics {
-  /** YYYY-MM-DD (UTC). */
-  day: string;
-  /** `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share. */
-  level: DetailedGrain | "sub_publisher";
-  campaign_id: string;
-  advertiser_id: string;
-  /**
-   * Total rows: the networks the campaign buys through, comma-separated (null for a direct
-   * campaign). Sub-publisher rows: the network the publisher belongs to.
-   */
-  network_id: string | null;
-  /** Sub-publisher rows only (null on total rows). */
-  publisher_id: string | null;
-  publisher: string | null;
-}
-
-export interface CampaignsDetailedRow extends DetailedRowBase {
-  name: string;
-  campaign_type: string;
-}
-
-export interface AdsDetailedRow extends DetailedRowBase {
-  ad_id: string;
-  name: string;
-  ad_type: string;
-  campaign: string;
-}
+const SORTABLE: Record<DetailedReportOrderBy, string> = { day: "day", ...METRIC_SORTS, name: "name" };
 
 type Row = TotalsRow & {
   day_text: string;

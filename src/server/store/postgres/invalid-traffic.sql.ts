@@ -2,12 +2,12 @@
 // scope, every day present: the dashboard's invalid traffic screen. Read from
 // daily_campaign_totals, which the beacon writer keeps per reason in the transaction that stores
 // the events, so the screen agrees with the reports' filtered counts.
-import sql, { raw } from "sql-template-tag";
-import { FILTERED_STATUSES, type FilteredColumn } from "@/server/core/event-status";
-import { pgPool } from "@/server/db/pg-pool";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
 
-export type InvalidTrafficDay = { day: string; counted_events: number } & Record<FilteredColumn, number>;
+import sql, { raw } from "sql-template-tag";
+import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { pgPool } from "@/server/db/pg-pool";
+import type { ReportScope } from "@/server/store/report-query";
+import type { InvalidTrafficDay } from "@/server/store/report-rows";
 
 // Column names from the fixed list of filtered statuses.
 const REASON_SUMS = raw(FILTERED_STATUSES.map(({ column }) => `coalesce(sum(r.${column}), 0)::float8 AS ${column}`).join(", "));

@@ -9,10 +9,12 @@ import { campaignDetail } from "./campaign-detail.sql";
 import { campaignListingStatement } from "./campaign-listing.sql";
 import { metricsOverRange } from "./daily-metrics.sql";
 import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-report.sql";
+import { postgresExportReads } from "./export-batches.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
 import { settleBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
+import { firstDayWithRawRows, rawRowsKeptFrom, rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
 export const postgresStore: TallyStore = {
   name: "postgres",
@@ -28,4 +30,6 @@ export const postgresStore: TallyStore = {
     metricsOverRange,
     invalidTrafficByDay,
   },
+  exports: postgresExportReads,
+  rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom },
 };

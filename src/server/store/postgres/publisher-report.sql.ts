@@ -1,24 +1,14 @@
 // Hand-written SQL: per-publisher totals from the report tables (rollup-totals.sql.ts) for a
 // range and a scope, sorted and paged in the database.
+
 import sql from "sql-template-tag";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportQuery } from "@/server/store/report-query";
+import { metricsOf, type TotalsRow } from "@/server/store/metrics";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
-const SORTABLE = { ...METRIC_SORTS, publisher: "name" } as const;
-export type PublisherReportOrderBy = keyof typeof SORTABLE;
-export const PUBLISHER_REPORT_ORDER_BY = Object.keys(SORTABLE) as [PublisherReportOrderBy, ...PublisherReportOrderBy[]];
-
-export interface PublisherReportRow extends Metrics {
-  publisher: string;
-  publisher_id: string;
-  /** The network that resells this publisher's inventory, if any. */
-  network_id: string | null;
-  /** The publisher's sites, comma-separated. */
-  sites: string;
-}
+const SORTABLE: Record<PublisherReportOrderBy, string> = { ...METRIC_SORTS, publisher: "name" };
 
 type Row = TotalsRow & { id: string; name: string; network_id: string | null; sites: string; total: number };
 

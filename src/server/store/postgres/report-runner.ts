@@ -1,27 +1,19 @@
 // Running a report statement: one page of it (JSON answers, the dashboard) or all of its rows
-// through a cursor (downloads, the export's daily aggregates). The statements themselves are
-// built in the *.sql.ts files beside this one.
+// through a cursor (downloads, the export's daily aggregates), as the seam's ReportRows. The
+// statements themselves are built in the *.sql.ts files beside this one.
 import type pg from "pg";
-import type { Sql } from "sql-template-tag";
-import { cursorBatches } from "@/server/db/cursor";
+import { Sql } from "sql-template-tag";
+import { openCursor } from "@/server/db/cursor";
 import { inTransaction } from "@/server/db/transaction";
-
-export interface ReportPage<Row> {
-  data: Row[];
-  page: number;
-  per_page: number;
-  total: number;
-}
+import type { ReadClaim, ReportPage, ReportRows, RowCursor } from "@/server/store/report-rows";
 
 /**
- * A report query whose rows carry `count(*) OVER () AS total` and whose last two parameters are
- * LIMIT and OFFSET (a null limit is LIMIT ALL), with the mapping of a database row to a report
- * row. `sql` numbers its parameters $1 to $n, n being the length of `values`: the export reads a
- * statement as a subquery and numbers its own parameters after them.
+ * A report query whose rows carry `count(*) OVER () AS total` and whose page is PAGE_LIMIT and
+ * PAGE_OFFSET (a null limit is LIMIT ALL), with the mapping of a database row to a report row.
+ * The export reads `sql` as a subquery (export-batches.sql.ts).
  */
-export interface ReportStatement<Row> {
-  sql: string;
-  values: (limit: number | null, offset: number) => unknown[];
+export interface ReportStatement<Row> extends ReportRows<Row> {
+  sql(limit: number | null, offset: number): Sql;
   /** The report row of a database row (whose shape the SQL decides, so each statement states it). */
   row(raw: object): Row;
 }
@@ -33,12 +25,19 @@ export const PAGE_OFFSET: unique symbol = Symbol("page offset");
 
 /** A report statement from a tagged query that may hold PAGE_LIMIT and PAGE_OFFSET. */
 export function reportStatement<Raw extends object, Row>(query: Sql, row: (raw: Raw) => Row): ReportStatement<Row> {
-  return {
-    sql: query.text,
-    values: (limit, offset) => query.values.map((value) => (value === PAGE_LIMIT ? limit : value === PAGE_OFFSET ? offset : value)),
+  const statement: ReportStatement<Row> = {
+    sql: (limit, offset) => paged(query, limit, offset),
     row: row as (raw: object) => Row,
+    page: (page) => reportPage(statement, page),
+    open: ({ batch, claim }) => openReportCursor(statement, batch, claim),
   };
+  return statement;
 }
+
+const paged = (query: Sql, limit: number | null, offset: number): Sql => {
+  const values = query.values.map((value) => (value === PAGE_LIMIT ? limit : value === PAGE_OFFSET ? offset : value));
+  return new Sql(query.strings, values);
+};
 
 // Report queries aggregate tens of thousands of rollup rows and sort the result; the default
 // 4 MB of work memory sends those sorts and hashes to disk. Each report transaction gets more.
@@ -49,9 +48,9 @@ async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T
 }
 
 /** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
-export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
+function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; perPage: number }): Promise<ReportPage<Row>> {
   return inReportTransaction(async (client) => {
-    const run = (limit: number, offset: number) => client.query<Record<string, unknown> & { total: number }>(statement.sql, statement.values(limit, offset));
+    const run = (limit: number, offset: number) => client.query<Record<string, unknown> & { total: number }>(statement.sql(limit, offset));
     const { rows } = await run(page.perPage, (page.page - 1) * page.perPage);
     const total = rows[0]?.total ?? (page.page > 1 ? ((await run(1, 0)).rows[0]?.total ?? 0) : 0);
     return { data: rows.map((raw) => statement.row(raw)), page: page.page, per_page: page.perPage, total };
@@ -59,14 +58,15 @@ export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: n
 }
 
 /**
- * Every row of a report, for a download: the query runs once, through a cursor read `batch` rows
- * at a time, so neither the server nor the database holds more than a batch for the client.
- * 200 rows: the 135,000-row benchmark download took as long as with 1,000, and its rows and sheet
- * XML died young instead of piling up in the old generation (in-process peak 222–246 MB with 100
- * to 250 rows against 270–302 MB with 1,000; docs/decisions.md).
+ * Every row of a report, for a download or an export: the query runs once, through a cursor read
+ * `batch` rows at a time, so neither the server nor the database holds more than a batch for the
+ * reader (the batch sizes are measured in bench/results.md).
  */
-export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 200): AsyncIterable<Row[]> {
-  for await (const rows of cursorBatches<object>(statement.sql, statement.values(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`] })) {
-    yield rows.map((raw) => statement.row(raw));
+async function openReportCursor<Row>(statement: ReportStatement<Row>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
+  const { text, values } = statement.sql(null, 0);
+  const cursor = await openCursor<object>(text, values, { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`], ...(claim ? { claim } : {}) });
+  async function* rows(): AsyncGenerator<Row[]> {
+    for await (const raw of cursor.batches) yield raw.map((r) => statement.row(r));
   }
+  return { batches: rows(), close: () => cursor.close(), ended: cursor.ended };
 }

@@ -2,7 +2,7 @@
 // traffic, spend and sales summed from the report tables, and distinct credited orders from a
 // table kept at the row's own grain (distinct counts do not add up across finer rows).
 import sql, { empty, raw, type Sql } from "sql-template-tag";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
+import type { ReportScope } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import { invalidEventsSum } from "./rollup-tables";
 

@@ -2,48 +2,7 @@
 // A stretch of orders is one statement (two inserts fed by one JSON parameter), where the ORM
 // would take a round trip per row.
 import type pg from "pg";
-import type { VerifiedBy } from "@/server/pipeline/accept/conversions/order-proof";
-
-/** An order line as conversions.items keeps it (micro-units as JSON numbers: below 2^53). */
-export interface ConversionItemToStore {
-  sku: string;
-  product_id: string | null;
-  seller_id: string | null;
-  quantity: number;
-  price_micros: number;
-  promotional_price_micros: number;
-}
-
-/** An accepted order, in the column names of `conversions`. */
-export interface ConversionToStore {
-  event_id: string;
-  publisher_id: string;
-  order_id: string;
-  user_id: string;
-  session_id: string;
-  channel: string;
-  site: string;
-  placed_at: Date;
-  gender: string | null;
-  uf: string | null;
-  city: string | null;
-  is_company: boolean | null;
-  email_hashed: string;
-  phone_hashed: string | null;
-  social_id_hashed: string | null;
-  first_name_hashed: string | null;
-  last_name_hashed: string | null;
-  /** When the order was received: its receipt in the log, or the time its sender fixed (tests). */
-  received_at: Date;
-  items: ConversionItemToStore[];
-  /** What proved the order (its publisher's API key, or a token signed with its secret); null: nothing did. */
-  verified_by: VerifiedBy | null;
-  /** Decided when it is settled: whether its attributed items count in conversions and sales. */
-  credited: boolean;
-}
-
-/** `stored`, or `duplicate` when the order was first received less than 30 days before. */
-export type ConversionOutcome = "stored" | "duplicate";
+import type { ConversionToStore } from "@/server/store/conversion-rows";
 
 // Settling has nothing left to decide: the receipt was taken when the order was accepted
 // (append-conversions.sql.ts). ON CONFLICT makes a stretch settled twice (a worker that died after

@@ -1,6 +1,7 @@
 // Export destinations and their runs, for the dashboard's export screens: each procedure calls
 // src/server/pipeline/export/destinations/destinations.ts as the viewer. Secrets never leave: views carry the mask.
 import { z } from "zod";
+import { EXPORT_TYPES } from "@/server/core/export-types";
 import {
   createDestination,
   deleteDestination,
@@ -11,7 +12,6 @@ import {
   testDestination,
   updateDestination,
 } from "@/server/pipeline/export/destinations/destinations";
-import { EXPORT_TYPES } from "@/server/pipeline/export/export-types";
 import { runDestinationNow } from "@/server/pipeline/export/job/run-exports";
 import { router, signedInProcedure } from "../trpc";
 

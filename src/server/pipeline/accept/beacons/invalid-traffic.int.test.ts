@@ -6,12 +6,15 @@ process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
-import { campaignListing } from "@/server/store/postgres/campaign-listing.sql";
+import { store } from "@/server/store";
 import { invalidTrafficByDay } from "@/server/store/postgres/invalid-traffic.sql";
 import { MAX_COUNTED_PER_TOKEN } from "@/server/store/postgres/settle-beacons.sql";
-import { rebuildRollups, verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
+
+const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>) => store().reports.campaigns(scope, query).page(query);
 
 async function setup(bidModel: "cpm" | "cpc", bid: number) {
   const publisher = await makePublisher();
@@ -30,7 +33,7 @@ const age = async (adId: string, seconds: number) => {
   await db.$executeRaw`UPDATE ad_events SET created_at = created_at - make_interval(secs => ${seconds}) WHERE ad_id = ${adId}`;
   await db.$executeRaw`UPDATE beacon_log SET event_at = event_at - make_interval(secs => ${seconds}) WHERE ad_id = ${adId}`;
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  await rebuildRollups(yesterday, today());
+  await store().rollups.rebuild(yesterday, today());
 };
 const totalsOf = (campaignId: string) =>
   db.dailyCampaignTotal.findMany({ where: { campaignId } }).then((rows) => ({
@@ -146,6 +149,6 @@ describe("invalid traffic", () => {
 
   it("keeps the report tables equal to a recount of the stored events, every reason included", async () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    expect(await verifyRollups(yesterday, today())).toEqual([]);
+    expect(await store().rollups.verify(yesterday, today())).toEqual([]);
   });
 });

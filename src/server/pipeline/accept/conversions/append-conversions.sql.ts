@@ -15,7 +15,7 @@
 // anyone who guessed an order id could send it unverified and have the real, verified order
 // ignored as a repeat (docs/conversions.md, "Verified orders").
 import { pgPool } from "@/server/db/pg-pool";
-import type { ConversionOutcome, ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
+import type { ConversionOutcome, ConversionToStore } from "@/server/store/conversion-rows";
 
 /**
  * A validated order as the log keeps it: received_at is the sender's fixed time (tests) or null

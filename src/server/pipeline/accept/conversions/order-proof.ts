@@ -7,10 +7,8 @@ import { orderTokenMessage } from "@/contracts/order-token";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import type { OrderProofOutcome } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
+import type { VerifiedBy } from "@/server/store/conversion-rows";
 import { liveSigningSecrets } from "./signing-secrets";
-
-/** How a stored order was verified (conversions.verified_by); null: it was not. */
-export type VerifiedBy = "api_key" | "order_token";
 
 /** Hexadecimal HMAC-SHA256 of the order's token message under `secret` (its UTF-8 bytes). */
 export function signOrderToken(secret: string, orderId: string, totalMicros: bigint): string {

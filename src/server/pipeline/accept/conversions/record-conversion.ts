@@ -9,7 +9,7 @@ import { TallyError, type ValidationEntry } from "@/server/core/errors";
 import { toMicroUnits } from "@/server/core/money";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { GroupCommit, refusalOf } from "@/server/pipeline/accept/beacons/group-commit";
-import type { ConversionOutcome } from "@/server/store/postgres/store-conversions.sql";
+import type { ConversionOutcome } from "@/server/store/conversion-rows";
 import { appendConversionBatch, type ConversionToAppend, type OrderToAppend, orderToAppend } from "./append-conversions.sql";
 import {
   type ConversionBody,

@@ -4,6 +4,7 @@
 // carries a token the publisher's server signed. Unverified orders are kept and counted apart, and
 // never credited for a publisher that requires proof; a verified copy of an order replaces an
 // unverified one sent before it; and the report rows agree with a recount after all of it.
+
 import { createHash, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { orderTokenMessage, orderTotalMicros } from "@/contracts/order-token";
@@ -13,7 +14,7 @@ import { createAccount } from "@/server/accounts/create-account";
 import { db } from "@/server/db/client";
 import { handleAdvertiserReport, handlePublisherReport } from "@/server/http/report-routes";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
-import { verifyRollups } from "@/server/upkeep/verify-rollups.sql";
+import { store } from "@/server/store";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { postConversion } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
@@ -308,7 +309,7 @@ describe("a publisher that requires verified conversions", () => {
     });
     const items = await db.attribution.findMany({ where: { publisherId: strict.publisher.id }, select: { verified: true, credited: true } });
     expect(items.filter((i) => !i.credited).every((i) => !i.verified)).toBe(true);
-    expect(await verifyRollups(today(), today())).toEqual([]);
+    expect(await store().rollups.verify(today(), today())).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 // The export destination form's schema, shared by the server (tRPC, CLI) and the dashboard's
 // forms: zod only, nothing that needs the server.
 import { z } from "zod";
-import { EXPORT_TYPES } from "../export-types";
+import { EXPORT_TYPES } from "@/server/core/export-types";
 
 /** What every view shows in place of a stored secret; sent back in an update, it keeps the secret. */
 export const SECRET_MASK = "••••••••";

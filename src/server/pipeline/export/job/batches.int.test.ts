@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { destinationWithSecret } from "@/server/pipeline/export/destinations/destinations";
+import { scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { exportTestBed } from "@/testing/export-bucket";
 import { publisherWithEvents } from "@/testing/export-traffic";
-import { scopeOfAccount } from "./batch-rows";
 import { deliverBatch } from "./deliver-batch";
 import { runDueExports } from "./run-exports";
 

@@ -6,12 +6,12 @@
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { contentTypeOf } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { DestinationWithSecret } from "@/server/pipeline/export/destinations/destinations";
 import { deleteObject, s3ClientFor, uploadEmpty, uploadFile } from "@/server/pipeline/export/destinations/s3";
-import { contentTypeOf } from "@/server/pipeline/export/export-types";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { batchRows, readRows } from "./batch-rows";
+import { store } from "@/server/store";
+import type { ReportScope } from "@/server/store/report-query";
 import { type FileWriter, openFileWriter } from "./file-writer";
 import { ROWS_PER_FILE } from "./schedule";
 
@@ -69,7 +69,7 @@ export async function deliverBatch(
   options: DeliveryOptions = {},
 ): Promise<Delivery> {
   const rowsPerFile = options.rowsPerFile ?? ROWS_PER_FILE;
-  const source = batchRows(run.type, scope, run);
+  const source = store().exports.batch(run.type, scope, run);
   const client = s3ClientFor(destination, { allowPrivateEndpoints: options.allowPrivateEndpoints });
   const dir = await mkdtemp(path.join(tmpdir(), "tally-export-"));
   const contentType = contentTypeOf(run.type);
@@ -107,7 +107,7 @@ export async function deliverBatch(
   try {
     // Files of an earlier plan go first, so the bucket never holds a row under two keys.
     for (const key of staleObjects(run.staleKeys)) await deleteObject(client, destination.bucket, key);
-    for await (const batch of readRows(source, { exclude: run.exclude })) {
+    for await (const batch of source.read({ exclude: run.exclude })) {
       // More rows than planned: stop before writing any of them past the plan.
       if (rows + batch.length > run.plannedRows) return { status: "changed", reason: `more rows than the ${run.plannedRows} planned` };
       let at = 0;

@@ -7,11 +7,11 @@
 // (poison.ts), set aside on the run, and the rest is delivered.
 import { randomBytes } from "node:crypto";
 import { TallyError } from "@/server/core/errors";
+import { extensionOf, isEventType } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { DestinationWithSecret } from "@/server/pipeline/export/destinations/destinations";
-import { extensionOf, isEventType } from "@/server/pipeline/export/export-types";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
-import { batchRows, cappedEnd, countRows } from "./batch-rows";
+import { store } from "@/server/store";
+import type { ReportScope } from "@/server/store/report-query";
 import { type DeliveryOptions, deliverBatch } from "./deliver-batch";
 import { isolateBadRows, isRowDataError } from "./poison";
 import { insertRun, type RunRow, recordSetAside, replanRun } from "./runs.sql";
@@ -40,11 +40,11 @@ export async function planRun(
   plan: PlanOptions,
 ): Promise<RunRow> {
   let end = range.end;
-  let rows = await countRows(batchRows(type, scope, { rangeStart: range.start, rangeEnd: end }));
+  let rows = await store().exports.batch(type, scope, { rangeStart: range.start, rangeEnd: end }).count();
   // Only a batch over the cap pays for finding where to end it (a sort of its rows' times).
   if (isEventType(type) && rows > plan.maxRowsPerBatch) {
-    end = await cappedEnd(type, scope, range, plan.maxRowsPerBatch);
-    rows = await countRows(batchRows(type, scope, { rangeStart: range.start, rangeEnd: end }));
+    end = await store().exports.cappedEnd(type, scope, range, plan.maxRowsPerBatch);
+    rows = await store().exports.batch(type, scope, { rangeStart: range.start, rangeEnd: end }).count();
   }
   const startedAt = new Date();
   const keys = planKeys(destination.prefix, type, startedAt, filesFor(type, rows, plan.rowsPerFile));
@@ -75,7 +75,7 @@ export async function deliverRun(
       const exclude = run.set_aside.map((row) => row.id);
       const range = { rangeStart: run.range_start, rangeEnd: run.range_end };
       // The planned files must still match: the rows now (set-aside ones left out), and the rows per file.
-      const rows = checkRows ? await countRows(batchRows(run.type, scope, range), { exclude }) : Number(run.planned_rows);
+      const rows = checkRows ? await store().exports.batch(run.type, scope, range).count({ exclude }) : Number(run.planned_rows);
       if (rows !== Number(run.planned_rows) || run.keys.length !== filesFor(run.type, rows, rowsPerFile)) {
         run = await replanRun(run.id, planKeys(destination.prefix, run.type, new Date(), filesFor(run.type, rows, rowsPerFile)), rows);
       }
@@ -98,7 +98,7 @@ export async function deliverRun(
         );
       } catch (error) {
         if (!isRowDataError(error)) throw error;
-        const found = await isolateBadRows(batchRows(run.type, scope, range), exclude);
+        const found = await isolateBadRows(store().exports.batch(run.type, scope, range), exclude);
         if (found.length === 0) throw error; // it did not fail again row by row: a failure like any other
         run = await recordSetAside(run.id, found);
         continue; // fewer rows now: planned again, and delivered without them

@@ -4,8 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { reportScope } from "@/server/pipeline/report/report-scope";
-import { campaignListingStatement } from "@/server/store/postgres/campaign-listing.sql";
-import { allReportRows } from "@/server/store/postgres/report-runner";
+import { store } from "@/server/store";
 import { duckdb, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
 import { shopWithTraffic as shopAround } from "@/testing/export-traffic";
 import { type ExportRunSummary, runDueExports } from "./run-exports";
@@ -143,12 +142,8 @@ describe("export to a customer's bucket", () => {
       expect(stored.keys[0]).toMatch(/^tally\/exports\/campaigns\/\d{4}\/\d{2}\/\d{2}\/\d{19}\/[0-9a-f]{24}\.csv$/);
       const [file] = await download("publisher-data", stored.keys);
       const csv = await sql(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
-      const report = [];
-      for await (const page of allReportRows(
-        campaignListingStatement(scope, { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name", order: "asc", download: true, ids: {} }),
-      )) {
-        report.push(...page);
-      }
+      const query = { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name" as const, order: "asc" as const, download: true, ids: {} };
+      const report = (await store().reports.campaigns(scope, query).page(query)).data;
       const text = (value: string | number | null) => (value === null ? null : String(value));
       expect(csv).toEqual(
         report.map((r) => ({

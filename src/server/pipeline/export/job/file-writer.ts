@@ -2,12 +2,12 @@
 // the batch's database rows. A row the writer cannot encode (a cell its column cannot hold) is told
 // apart from the sink failing (a full disk): the first is the row's fault and makes the batch look
 // for its bad rows (poison.ts), the second fails the run like any outage.
+
+import { type AggregateType, isEventType } from "@/server/core/export-types";
 import { csvWriter } from "@/server/formats/csv";
 import { ParquetWriter } from "@/server/formats/parquet/parquet-writer";
 import type { TableWriter } from "@/server/formats/table-writer";
-import { type AggregateType, isEventType } from "@/server/pipeline/export/export-types";
-import type { BatchRows } from "./batch-rows";
-import { AGGREGATE_LAYOUTS, EVENT_LAYOUTS } from "./layouts";
+import { AGGREGATE_COLUMNS, EVENT_COLUMNS, type ExportBatch } from "@/server/store/export-rows";
 
 // Errors of rows the writers could not encode, marked rather than wrapped: the message stays the
 // writer's own (it becomes the set-aside row's reason) and TallyError stays the one error type.
@@ -23,7 +23,7 @@ export interface FileWriter {
   close(): Promise<number>;
 }
 
-export function openFileWriter(rows: BatchRows, sink: (chunk: Uint8Array) => Promise<void>): FileWriter {
+export function openFileWriter(rows: ExportBatch, sink: (chunk: Uint8Array) => Promise<void>): FileWriter {
   let bytes = 0;
   const sinkFailures = new WeakSet<object>();
   const guardedSink = async (chunk: Uint8Array) => {
@@ -41,8 +41,8 @@ export function openFileWriter(rows: BatchRows, sink: (chunk: Uint8Array) => Pro
     return error;
   };
   const file: TableWriter<readonly unknown[]> = isEventType(rows.type)
-    ? new ParquetWriter(EVENT_LAYOUTS[rows.type].columns, guardedSink)
-    : csvWriter(AGGREGATE_LAYOUTS[rows.type as AggregateType].columns, guardedSink);
+    ? new ParquetWriter(EVENT_COLUMNS[rows.type], guardedSink)
+    : csvWriter(AGGREGATE_COLUMNS[rows.type as AggregateType], guardedSink);
   return {
     write: async (raw) => {
       try {

@@ -8,7 +8,7 @@
 // RangeError while encoding, is searched for the same way. Connection and S3 errors are not the
 // rows' fault: they fail the run, which is retried as before.
 import { isDataError, isTransientFailure, sqlstateOf } from "@/server/db/failures";
-import { type BatchRows, countRows, idAt, idBefore, type RowFilter, readRows } from "./batch-rows";
+import type { ExportBatch, RowFilter } from "@/server/store/export-rows";
 import { isUnwritableRow, openFileWriter } from "./file-writer";
 
 /**
@@ -41,10 +41,10 @@ export function reasonOf(error: unknown): string {
 }
 
 /** Reads and encodes the filtered rows, writing nothing: null when every row can be, else the reason. Other errors are thrown. */
-async function probe(rows: BatchRows, filter: RowFilter): Promise<string | null> {
+async function probe(rows: ExportBatch, filter: RowFilter): Promise<string | null> {
   const writer = openFileWriter(rows, async () => {});
   try {
-    for await (const page of readRows(rows, filter, { ordered: false })) await writer.write(page);
+    for await (const page of rows.read(filter, { ordered: false })) await writer.write(page);
     await writer.close();
     return null;
   } catch (error) {
@@ -58,26 +58,26 @@ async function probe(rows: BatchRows, filter: RowFilter): Promise<string | null>
  * encoded, each with its reason, in id order and at most `limit` of them (the first ones); empty
  * when the whole batch now reads (the failure did not come back).
  */
-export async function isolateBadRows(rows: BatchRows, exclude: readonly string[], limit = MAX_SET_ASIDE_ROWS): Promise<SetAsideRow[]> {
+export async function isolateBadRows(rows: ExportBatch, exclude: readonly string[], limit = MAX_SET_ASIDE_ROWS): Promise<SetAsideRow[]> {
   const found: SetAsideRow[] = [];
   let badRows = 0;
   const ranges: { after: string | null; upTo: string | null }[] = [{ after: null, upTo: null }];
   while (ranges.length > 0) {
     const range = ranges.pop()!;
     const filter = { exclude, ...range };
-    const count = await countRows(rows, filter);
+    const count = await rows.count(filter);
     if (count === 0) continue;
     const reason = await probe(rows, filter);
     if (reason === null) continue;
     let cut: string | null = null;
     if (count > 1) {
-      cut = await idAt(rows, filter, Math.floor(count / 2) - 1);
+      cut = await rows.idAt(filter, Math.floor(count / 2) - 1);
       // Should ids repeat, every row may sit at or below the middle one: cut below it instead.
-      if (cut !== null && (await countRows(rows, { ...filter, upTo: cut })) === count) cut = await idBefore(rows, filter, cut);
+      if (cut !== null && (await rows.count({ ...filter, upTo: cut })) === count) cut = await rows.idBefore(filter, cut);
     }
     if (cut === null) {
       // One row (or rows sharing one id): it stands alone.
-      const id = (await idAt(rows, filter, 0))!;
+      const id = (await rows.idAt(filter, 0))!;
       found.push({ id, reason, rows: count });
       badRows += count;
       if (badRows >= limit) return found;

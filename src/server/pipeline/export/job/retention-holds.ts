@@ -3,7 +3,7 @@
 // destination still holds, and the dashboard shows each destination its hold.
 import { env } from "@/env";
 import { DAY_MS, utcDay } from "@/server/core/days";
-import { type EventType, isEventType } from "@/server/pipeline/export/export-types";
+import { type EventType, isEventType } from "@/server/core/export-types";
 import { type DestinationPosition, destinationPositions } from "./runs.sql";
 import { initialWatermark } from "./schedule";
 

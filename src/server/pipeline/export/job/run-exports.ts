@@ -13,13 +13,13 @@
 
 import type { Actor } from "@/server/accounts/actor";
 import { DAY_MS } from "@/server/core/days";
+import { EXPORT_TYPES, type ExportTypeName } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
 import { type DestinationWithSecret, destinationWithSecret, getDestination, markNeedsAttention } from "@/server/pipeline/export/destinations/destinations";
 import { describeS3Error } from "@/server/pipeline/export/destinations/s3";
-import { EXPORT_TYPES, type ExportTypeName } from "@/server/pipeline/export/export-types";
-import type { ReportScope } from "@/server/pipeline/report/report-scope";
+import { scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { settledBefore } from "@/server/pipeline/settle/settled-horizon";
-import { scopeOfAccount } from "./batch-rows";
+import type { ReportScope } from "@/server/store/report-query";
 import type { FileDelivered } from "./deliver-batch";
 import { deliverRun, type PlanOptions, planRun, type RunDelivery } from "./deliver-run";
 import type { SetAsideRow } from "./poison";

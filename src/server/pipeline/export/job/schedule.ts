@@ -5,8 +5,8 @@
 // and no clock of its own, so every rule is tested as it is (schedule.test.ts).
 
 import { DAY_MS, dayStart, startOfUtcDay } from "@/server/core/days";
+import { isEventType } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
-import { isEventType } from "@/server/pipeline/export/export-types";
 
 const HOUR_MS = 3_600_000;
 /** Rows younger than this may still be in open transactions: a batch ends this far before now. */

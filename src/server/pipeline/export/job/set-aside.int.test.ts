@@ -4,12 +4,13 @@
 // real S3 API (s3rver), files read back with DuckDB.
 
 import { randomUUID } from "node:crypto";
+import sql from "sql-template-tag";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { type BatchParts, exportBatch } from "@/server/store/postgres/export-batches.sql";
 import { duckdb, exportTestBed, fileList } from "@/testing/export-bucket";
 import { makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";
-import type { BatchRows } from "./batch-rows";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
 import { setAsideExportRows } from "./set-aside-rows";
@@ -92,16 +93,15 @@ describe("a row the export cannot write", () => {
   it("is found by splitting when Postgres itself fails on it (SQLSTATE class 22), and the split ends at each bad row", async () => {
     await db.$executeRawUnsafe("CREATE TABLE poison_rows (id int PRIMARY KEY, divisor int NOT NULL)");
     await db.$executeRawUnsafe("INSERT INTO poison_rows SELECT n, CASE WHEN n IN (17, 123, 124) THEN 0 ELSE n END FROM generate_series(1, 200) n");
-    const rows: BatchRows = {
-      type: "advertisers",
-      select: "p.id::text AS id, 1000 / p.divisor AS share",
-      from: "poison_rows p",
-      where: "true",
-      order: "p.id",
-      id: "p.id::text",
-      values: [],
+    const parts: BatchParts = {
+      select: sql`p.id::text AS id, 1000 / p.divisor AS share`,
+      from: sql`poison_rows p`,
+      where: sql`true`,
+      order: sql`p.id`,
+      id: sql`p.id::text`,
       cells: (raw) => [(raw as { id: string }).id, (raw as { share: number }).share],
     };
+    const rows = exportBatch(parts, "advertisers");
     const found = await isolateBadRows(rows, []);
     expect(found).toEqual(["123", "124", "17"].map((id) => ({ id, reason: "division by zero (SQLSTATE 22012)", rows: 1 })));
     // Rows already set aside are not looked at again; a search stops at its limit, and the next
@@ -119,6 +119,6 @@ describe("a row the export cannot write", () => {
       ).map((row) => row.id),
     ).toEqual(["17"]);
     // An error that is not the data's (here, a column that does not exist) is not split: it fails as it is.
-    await expect(isolateBadRows({ ...rows, select: "p.nothing" }, [])).rejects.toMatchObject({ code: "42703" });
+    await expect(isolateBadRows(exportBatch({ ...parts, select: sql`p.nothing` }, "advertisers"), [])).rejects.toMatchObject({ code: "42703" });
   });
 });

@@ -1,7 +1,6 @@
 // The six export types come in two kinds: events (layouts A-C: Snappy Parquet, batched by the time
 // rows were received or credited) and aggregates (a day's report rows: CSV, one file a day).
-// Types only from Prisma: the dashboard's destination form imports this file.
-import type { ExportType } from "@/server/db/generated/enums";
+// The dashboard's destination form imports this file: no server code in it.
 
 export const EVENT_TYPES = ["ad_events", "orders", "order_items"] as const;
 export const AGGREGATE_TYPES = ["advertisers", "campaigns", "ads"] as const;
@@ -11,10 +10,10 @@ export type ExportTypeName = (typeof EXPORT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 export type AggregateType = (typeof AGGREGATE_TYPES)[number];
 
-export const isEventType = (type: ExportType): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
+export const isEventType = (type: ExportTypeName): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
 
 /** The ending of a file's key. */
-export const extensionOf = (type: ExportType) => (isEventType(type) ? ".snappy.parquet" : ".csv");
+export const extensionOf = (type: ExportTypeName) => (isEventType(type) ? ".snappy.parquet" : ".csv");
 
 /** The Content-Type a file is uploaded with. */
-export const contentTypeOf = (type: ExportType) => (isEventType(type) ? "application/vnd.apache.parquet" : "text/csv; charset=utf-8");
+export const contentTypeOf = (type: ExportTypeName) => (isEventType(type) ? "application/vnd.apache.parquet" : "text/csv; charset=utf-8");

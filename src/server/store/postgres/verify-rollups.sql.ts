@@ -1,12 +1,13 @@
 // Hand-written SQL: the consistency check recounts every report row from the raw tables, an
-// aggregate over whole tables that the ORM cannot express. It is a tool, never a report path.
+// aggregate over whole tables that the ORM cannot express. It is a tool, never a report path,
+// reached through the seam (store().rollups) by `npm run rollups:verify` and the tests.
 // The report tables: daily_rollups (the finest grain), two coarser sums of it that the reports
 // read, each with its own distinct order count, daily_publisher_orders, and daily_ad_row_counts
 // (how many daily_ad_totals rows there are).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { addDays } from "@/server/core/days";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
-import { bulkPool } from "@/server/db/pg-pool";
+import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
 import { adRowCountsRecount } from "@/server/store/postgres/ad-row-counts.sql";
 import {
@@ -19,7 +20,6 @@ import {
   ROLLUP_KEY,
   reportKeyGrouping,
 } from "@/server/store/postgres/rollup-tables";
-import { rawRowsKeptFrom } from "@/server/upkeep/raw-retention.sql";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
 const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, ...CREDIT_MEASURES] as const;
@@ -140,6 +140,13 @@ SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, 
        AS m(measure, stored, recounted)
  WHERE m.stored <> m.recounted
  ORDER BY day, advertiser_id, campaign_id, m.measure`;
+
+/** The first day whose raw rows are all still there, per family; null where retention has removed nothing. */
+export async function rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }> {
+  const { rows } = await pgPool().query<{ table_name: string; kept_from: string }>(sql`SELECT table_name, kept_from::text FROM raw_retention`);
+  const of = (name: string) => rows.find((row) => row.table_name === name)?.kept_from ?? null;
+  return { adEvents: of("ad_events"), orders: of("conversions") };
+}
 
 /**
  * The first day from `firstDay` on whose raw rows (ad_events, conversions and attributions) are

@@ -3,7 +3,7 @@
 // entry's bytes are deflated at level 1 and checksummed by node:zlib as they arrive. fflate's own
 // deflate and CRC, in JavaScript, took twice as long on the 100,000-row download; with node:zlib's
 // the archive takes the time the hand-made writer it replaced did (npm run bench:xlsx;
-// docs/decisions.md, "XLSX downloads").
+// docs/decisions/0014-zip-from-fflate.md).
 //
 // No ZIP64: an archive holds at most 65,535 entries, each at most 4 GiB - 1 before and after
 // compression, with every entry starting, and the central directory starting, within the first

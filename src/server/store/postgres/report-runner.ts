@@ -62,8 +62,8 @@ export function reportPage<Row>(statement: ReportStatement<Row>, page: { page: n
  * Every row of a report, for a download: the query runs once, through a cursor read `batch` rows
  * at a time, so neither the server nor the database holds more than a batch for the client.
  * 200 rows: the 135,000-row benchmark download took as long as with 1,000, and its rows and sheet
- * XML died young instead of piling up in the old generation (in-process peak 222–246 MB with 100
- * to 250 rows against 270–302 MB with 1,000; docs/decisions/0030-report-reads-and-downloads.md).
+ * XML died young instead of piling up in the old generation, a lower peak than with 1,000
+ * (docs/decisions/0030-report-reads-and-downloads.md; bench/results.md).
  */
 export async function* allReportRows<Row>(statement: ReportStatement<Row>, batch = 200): AsyncIterable<Row[]> {
   for await (const rows of cursorBatches<object>(statement.sql, statement.values(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`] })) {

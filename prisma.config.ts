@@ -1,6 +1,6 @@
 // Prisma CLI configuration (only the CLI loads this file; the app builds its own client).
 // Migrations run on Prisma's WebAssembly schema engine through the pg driver adapter, so the
-// CLI never downloads a native engine: see docs/decisions.md.
+// CLI never downloads a native engine: see docs/decisions/0022-prisma-without-engines.md.
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { defineConfig } from "prisma/config";

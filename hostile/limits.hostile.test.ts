@@ -116,7 +116,7 @@ describe("limits shared by two collectors and an app server", () => {
     const counts = statusCounts(answers);
     console.log(`limits: a flood of 600 from one address over three processes: ${counts[202]} accepted, ${counts[429]} refused (limit ${PER_ADDRESS})`);
     expect(Object.keys(counts).sort()).toEqual(["202", "429"]);
-    // One process alone accepts exactly the limit; three add at most one advance each (docs/decisions.md).
+    // One process alone accepts exactly the limit; three add at most one advance each (docs/decisions/0011-shared-limits-via-postgres-leases.md).
     expect(counts[202]).toBeGreaterThanOrEqual(PER_ADDRESS);
     expect(counts[202]).toBeLessThanOrEqual(PER_ADDRESS + 3 * advanceOf(PER_ADDRESS));
     const refused = answers.filter((a) => a.status === 429);

@@ -12,7 +12,7 @@ function markdownUnder(folder: string): string[] {
     .map((name) => path.join(folder, name));
 }
 
-const DOCS = ["README.md", "CONTRIBUTING.md", "bench/README.md", ...markdownUnder("docs")];
+const DOCS = ["README.md", "CONTRIBUTING.md", "bench/README.md", "bench/results.md", ...markdownUnder("docs")];
 
 /** `src/…` paths as the docs write them, up to the first character no path of Tally's holds (`<`, `*`, a space, a backtick). */
 function sourcePathsIn(text: string): string[] {

@@ -4,7 +4,7 @@
 // decoding a dynamic segment after this step has run). The matcher keeps it off the /v1 routes
 // (the events host's hot path), the API and static files unless the path holds a "%" (a beacon's
 // address never does); the router still tests every path against the matcher, a regular
-// expression or two (docs/decisions.md, "Security headers").
+// expression or two (docs/decisions/0039-web-hardening.md).
 import { randomBytes } from "node:crypto";
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";

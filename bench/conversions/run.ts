@@ -124,7 +124,7 @@ async function intake(url: string): Promise<IntakeFigures> {
   const env = { DATABASE_URL: url, BEACON_SIGNING_KEYS: BENCH_SIGNING_KEYS, NEXT_TELEMETRY_DISABLED: "1", DATABASE_POOL_SIZE: "10", ...BENCH_RATE_LIMITS };
   const options = { connections, seconds };
 
-  // The bare server is sent the very orders the collector is (bench/README.md, "Baselines sent the same requests").
+  // The bare server is sent the very orders the collector is (docs/decisions/0018-benchmark-baselines.md).
   const createdAt = new Date().toISOString();
   const pool = Array.from({ length: (seconds + WARM_UP_SECONDS) * ORDERS_PER_SECOND_OF_POOL }, (_, n) => ({
     path: "/v1/beacon/conversion",

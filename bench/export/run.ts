@@ -7,7 +7,7 @@
 //   - DuckDB: the rows Tally wrote are loaded into a DuckDB table (not timed), then
 //     `COPY ... TO ... (FORMAT parquet, COMPRESSION snappy)` is timed, with DuckDB's default threads.
 // `--writers` also runs parquetjs-lite and hyparquet-writer on the same rows (each in its own
-// process): the side-by-side behind docs/decisions.md. parquetjs-lite takes minutes for 1,000,000.
+// process): the side-by-side behind docs/decisions/0015-parquet-writer.md. parquetjs-lite takes minutes for 1,000,000.
 // Prints JSON; exits 1 when Tally is slower than a third of DuckDB's rows per second or peaks
 // above 500 MB.
 import { spawnSync } from "node:child_process";

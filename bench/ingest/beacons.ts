@@ -34,9 +34,9 @@ export function impressionPath(placementName: string, issuedAt: number, sessionI
 
 // Beacons are signed before each run, and no request of a run signs one: signing takes CPU from
 // the servers, since the load generator shares the machine's two cores with them, and a server
-// that answers faster would get more of its requests signed during its run (bench/README.md,
-// "Baselines sent the same requests"). A run that sends more than the pool starts it over: a
-// beacon sent again is accepted and stored like the first (settling counts it a duplicate). Each
+// that answers faster would get more of its requests signed during its run
+// (docs/decisions/0018-benchmark-baselines.md). A run that sends more than the pool starts it
+// over: a beacon sent again is accepted and stored like the first (settling counts it a duplicate). Each
 // send has its own id, posted as the beacon's user_id, so every 202 is checked for its own row.
 const POOL = 200_000;
 

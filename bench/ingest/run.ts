@@ -8,7 +8,7 @@
 //   - the standalone collector vs. a bare node:http server answering 202, sent that same stream too.
 // A baseline sent one short path over and over is cheaper for the load generator (it shares the
 // two cores) and for the server's caches than beacons, whose addresses are all distinct: the ratio
-// would then charge that difference to the route (bench/README.md, "Baselines sent the same requests").
+// would then charge that difference to the route (docs/decisions/0018-benchmark-baselines.md).
 // Then the rows stored are compared with the 202 answers: nothing accepted may be lost.
 // Exits non-zero when a target is missed.
 import { parseArgs } from "node:util";

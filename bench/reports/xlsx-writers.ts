@@ -160,7 +160,7 @@ if (values.writer) {
       ? {
           time: ratio(summary.fflate.seconds, summary["hand-made"].seconds),
           memory: ratio(summary.fflate.peak_rss_mb, summary["hand-made"].peak_rss_mb),
-          // docs/decisions.md: the library stays unless it loses by more than 10% in time or memory.
+          // docs/decisions/0014-zip-from-fflate.md: the library stays unless it loses by more than 10% in time or memory.
           keep_fflate: summary.fflate.seconds <= summary["hand-made"].seconds * 1.1 && summary.fflate.peak_rss_mb <= summary["hand-made"].peak_rss_mb * 1.1,
         }
       : undefined;

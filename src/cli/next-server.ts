@@ -7,10 +7,9 @@ import { fileURLToPath } from "node:url";
  * V8 flags of the Next.js server process: a young generation of 32 MB semi-spaces. A beacon's or an
  * order's request is held until its group commit, so under load the requests in flight live
  * through the young generation's collections and get promoted, and the old generation's
- * collections then cost the beacon route most. Measured (bench/README.md, "A larger young
- * generation for the Next.js server"): the beacon route 0.81 → 0.83 of the empty route, both
- * faster in absolute terms; the collector, whose requests are held for 2 ms rather than 30,
- * gained nothing. `npm start` carries the same flags (a unit test keeps them equal); where the
+ * collections then cost the beacon route most. Measured: the beacon route answers a few per cent
+ * more against the empty route (bench/results.md; docs/decisions/0019-next-server-young-generation.md);
+ * the collector, whose requests are held far shorter, gained nothing. `npm start` carries the same flags (a unit test keeps them equal); where the
  * server is started otherwise, set them in NODE_OPTIONS (docs/operations.md).
  */
 export const NEXT_SERVER_NODE_FLAGS = ["--max-semi-space-size=32"] as const;

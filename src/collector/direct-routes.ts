@@ -2,7 +2,7 @@
 // read the IncomingMessage's headers, socket address and body bytes (counted against the limit as
 // they arrive), and their answer is written with writeHead/end. Beacons and orders are the events
 // host's bulk, and a Fetch Request and Response per beacon took about half of the accept path's
-// time when storage is left out (bench/README.md, "The transport-free beacon handler").
+// time when storage is left out (docs/decisions/0016-collector-on-node-http.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { beaconAddressOf, handleBeaconRequest } from "@/server/http/beacon-handler";
 import { clientAddressOf } from "@/server/http/client-address";

@@ -1,6 +1,6 @@
 // node:http → the /v1 Fetch handler of the ad query (beacons and conversions skip Fetch altogether,
-// direct-routes.ts), cheaply. Building a real (undici) Request per request costs about three times
-// the CPU of the whole bare server (measured: docs/decisions.md, "Collector server"), so the
+// direct-routes.ts), cheaply. Building a real (undici) Request per request costs more CPU than the
+// whole bare server (measured: docs/decisions/0016-collector-on-node-http.md), so the
 // Request handed to handlers is lazy: method, url, headers.get/has and the body readers (text,
 // json, arrayBuffer) are served straight from the IncomingMessage; any other member builds the
 // real Request on first use, so handlers can still use the whole Fetch API.

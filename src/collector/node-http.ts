@@ -20,7 +20,7 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffe
 /**
  * One body being read by readNodeBody. A class rather than closures: the collector runs under tsx,
  * whose esbuild transform names every closure assigned to a name with Object.defineProperty, per
- * request, a measurable part of the collector's time under the ingest benchmark (bench/README.md).
+ * request, a measurable part of the collector's time under the ingest benchmark (bench/results.md).
  */
 class BodyReader {
   private readonly chunks: Buffer[] = [];

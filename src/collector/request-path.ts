@@ -1,7 +1,6 @@
 // The path of a request target, as `new URL` would give it, without building a URL for the
-// targets beacons use. A URL object and the strings it keeps took about 2.6 KB of garbage per
-// beacon under the ingest benchmark, a tenth of all the collector allocated (bench/README.md,
-// "The collector's lean path").
+// targets beacons use. A URL object and the strings it keeps were the largest single share of the
+// garbage the collector made per beacon under the ingest benchmark (bench/results.md).
 
 // request.url is only read for its path; addresses come from requestOrigin or TALLY_EVENTS_URL.
 export const COLLECTOR_ORIGIN = "http://collector.local";

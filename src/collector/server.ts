@@ -1,7 +1,7 @@
 // `npm run collector`: the events host (/v1/ads, /v1/beacon/...) as a bare Node HTTP server, with
 // no Next.js in the path. Beacons and conversions go to the transport-free handlers the Next.js
 // routes also call (direct-routes.ts); the ad query to the very same Fetch handler as the Next.js
-// route (src/server/http/events-routes.ts) through a lazy Request. docs/decisions.md says why.
+// route (src/server/http/events-routes.ts) through a lazy Request. docs/decisions/0016-collector-on-node-http.md says why.
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { env, exitOnEnvError } from "@/env";

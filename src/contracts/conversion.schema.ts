@@ -22,7 +22,7 @@ const optionalIdentifier = { type: ["string", "null"], maxLength: 256, format: "
 // Ranges chosen so that no sum Tally keeps can overflow a PostgreSQL bigint of micro-units
 // (9.22 × 10^18): a unit price is at most 10^12 micro-units, a line (price × quantity) at most
 // 10^16, and a whole order of MAX_ORDER_ITEMS lines at most 5 × 10^18. Sums over many orders (a
-// day's sales) are kept as numeric (docs/decisions.md, "Bounds").
+// day's sales) are kept as numeric (docs/decisions/0008-amount-bounds.md).
 /** Most lines in one order; checked before the schema runs, so a huge items array costs nothing. */
 export const MAX_ORDER_ITEMS = 500;
 /** Highest unit price (list or paid), in currency units: 1,000,000. */

@@ -1,7 +1,7 @@
 // Passwords are hashed with scrypt, a memory-hard function built into Node (no native addon).
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
-// N=2^15, r=8: 32 MiB per hash, ~50-100 ms here; the parameters travel with each hash.
+// N=2^15, r=8: 32 MiB per hash; the parameters travel with each hash.
 const N = 32768;
 const R = 8;
 const P = 1;

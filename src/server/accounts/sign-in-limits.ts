@@ -2,7 +2,7 @@
 // every guess costs Tally as much as the guesser. Everything is counted in Postgres, not in
 // memory, so guesses spread over many processes or serverless instances still add up.
 //
-// Nothing an outsider does locks an e-mail's owner out (docs/decisions.md, "Sign-in guessing"):
+// Nothing an outsider does locks an e-mail's owner out (docs/decisions/0038-sign-in-backoff.md):
 // - per client address: TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS attempts in 15 minutes, whatever the
 //   e-mails (rate-limiter-flexible, table rate_limits, under the address's keyed hash);
 // - per e-mail AND address: a back-off after a few wrong passwords in a row, doubling up to a cap,

@@ -3,7 +3,7 @@
 // that SKU's sales there. The rule: an advertiser cannot put a SKU (or a product id) into a
 // campaign on a publisher where another advertiser's campaign already promotes it, unless the
 // publisher's catalogue lists it as the advertiser's; a SKU the catalogue lists as someone else's
-// is refused even when nobody promotes it yet. docs/decisions.md ("Whose SKU it is") has why.
+// is refused even when nobody promotes it yet. docs/decisions/0034-sku-ownership.md has why.
 //
 // A campaign "promotes" a key on a place when its status is draft, active or paused (ended and
 // archived campaigns release their keys), one of its publishers is that place or the place's

@@ -1,10 +1,10 @@
-// Money is stored as integer micro-units (millionths of the currency unit): see docs/decisions.md.
+// Money is stored as integer micro-units (millionths of the currency unit): see docs/decisions/0007-money-in-micro-units.md.
 export const MICROS_PER_UNIT = 1_000_000;
 
 // Ranges of the money staff and advertisers enter, chosen with the order ranges of the conversion
 // schema (src/contracts/conversion.schema.ts) so that no bigint of micro-units can overflow: a
 // wallet holds at most 10^15 micro-units, and spend is charged only while the wallet is above
-// zero, so a day's spend stays below the money paid in plus one event (docs/decisions.md, "Bounds").
+// zero, so a day's spend stays below the money paid in plus one event (docs/decisions/0008-amount-bounds.md).
 /** Most a wallet may hold after a top-up, in currency units. */
 export const MAX_WALLET_BALANCE = 1_000_000_000;
 /** Largest daily budget (advertiser or campaign), in currency units. */

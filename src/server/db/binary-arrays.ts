@@ -1,8 +1,8 @@
 // One-dimensional array parameters in Postgres's binary format, for the multi-row append of the
 // accept path (append-beacons.sql.ts). node-postgres sends a Buffer parameter as binary, so
 // Postgres reads each element with its type's receive function: nothing is quoted or escaped here,
-// nothing is parsed there. As text, pg built each array by string concatenation: 4.5 KB of garbage
-// per beacon, 17% of all the collector allocated, and about 1 µs of its CPU (bench/README.md).
+// nothing is parsed there. As text, pg built each array by string concatenation, a large share of
+// all the collector allocated per beacon (bench/results.md).
 //
 // The format (array_recv): dimensions (1), a has-nulls flag, the element type's OID, then the
 // length and lower bound (1) of the one dimension, then each element as its byte length (-1 for

@@ -6,7 +6,7 @@
 // store has none left the key is refused from memory until the window ends, so a flood costs the
 // database nothing more.
 //
-// How exact it is (docs/decisions.md, "Shared rate limits"):
+// How exact it is (docs/decisions/0011-shared-limits-via-postgres-leases.md):
 // - The store never hands out more than a window's capacity, so leases alone admit at most the
 //   limit across all processes.
 // - Each process admits a key's first `capacity / 64` requests of a window before it asks (the

@@ -2,7 +2,7 @@
 // dates as dates, a bold and frozen header row. The sheet's XML is written into a streaming ZIP
 // batch by batch as the rows arrive, so memory stays bounded however many rows a report has.
 // Written by hand rather than with exceljs's streaming writer, which took six times as long on
-// the same 100,000 rows (npm run bench:xlsx; docs/decisions.md); exceljs reads the files back in
+// the same 100,000 rows (npm run bench:xlsx; docs/decisions/0013-xlsx-writer.md); exceljs reads the files back in
 // the tests. A sheet holds at most Excel's 1,048,576 rows (header included): further rows go on
 // to another sheet, header repeated. How many sheets there will be is known only at the end, so
 // the sheets come first in the archive and the parts that list them (content types, workbook, its

@@ -3,15 +3,15 @@
 // entry's bytes are deflated at level 1 and checksummed by node:zlib as they arrive. fflate's own
 // deflate and CRC, in JavaScript, took twice as long on the 100,000-row download; with node:zlib's
 // the archive takes the time the hand-made writer it replaced did (npm run bench:xlsx;
-// docs/decisions.md, "XLSX downloads").
+// docs/decisions/0014-zip-from-fflate.md).
 //
 // No ZIP64: an archive holds at most 65,535 entries, each at most 4 GiB - 1 before and after
 // compression, with every entry starting, and the central directory starting, within the first
 // 4 GiB. fflate writes those fields as 16 and 32 bits without a check, so a larger archive would
 // come out corrupt: this writer refuses instead, with the limit in words, and the download errors.
-// An XLSX download stays inside them: a sheet stops at 1,048,576 rows, about 1.3 GB of XML for the
-// widest report (121 MB per 100,000 rows in npm run bench:xlsx), and the archive would pass 4 GiB
-// only past some 25 million rows (17 MB per 100,000), which is what the export is for. So no
+// An XLSX download stays inside them: a sheet stops at 1,048,576 rows, far below the 4 GiB of XML
+// or archive the limits allow for the widest report (sizes per 100,000 rows: npm run bench:xlsx,
+// bench/results.md); larger data is what the export is for. So no
 // ZIP64, and no reader has to support it.
 import zlib from "node:zlib";
 import { Zip, ZipPassThrough } from "fflate";

@@ -1,7 +1,7 @@
 // An HTTP answer with no transport in it. The /v1 handlers return one, and each server writes it
 // its own way: the Next.js routes as a Fetch Response, the collector straight onto node:http,
 // where a Fetch Request and Response per beacon took about half of the accept path's time
-// (docs/decisions.md, "Collector server").
+// (docs/decisions/0016-collector-on-node-http.md).
 
 /** What a handler reads of a request's headers: a Fetch `Headers` is one, the collector's view of an IncomingMessage another. */
 export interface HeaderReader {

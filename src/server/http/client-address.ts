@@ -94,7 +94,7 @@ const IPV4_MAPPED = /^::ffff:/i;
  */
 export function addressKey(address: string): string {
   // The common forms without ipaddr.js, whose parsing (twice per beacon: the limit, then the hash)
-  // was a visible part of the Next.js beacon route's time (bench/README.md): Node's isIPv4
+  // was a visible part of the Next.js beacon route's time (bench/results.md): Node's isIPv4
   // accepts only the plain dotted form, which is its own key, and an IPv4 client of a dual-stack
   // socket ("::ffff:203.0.113.5", as `next start` reports the socket) is keyed by its IPv4 address.
   if (isIPv4(address)) return address;
@@ -122,7 +122,7 @@ export const RECENT_HASHES_LIMIT = 10_000;
 /**
  * Hashes of the addresses seen lately. A page sends several beacons from one address (an
  * impression and a view for each ad, then clicks), and keeping them saved a measurable part of
- * the collector's CPU a beacon (bench/README.md, "The collector's lean path"). The memo holds no more
+ * the collector's CPU a beacon (bench/results.md). The memo holds no more
  * than the per-address rate limit already keeps in memory (addresses, for its window), is never
  * written anywhere, and starts over past RECENT_HASHES_LIMIT addresses (boundedMemo).
  */

@@ -3,7 +3,7 @@
 // waits on the database but the few that need a new share). Anonymous traffic is limited per
 // client address, per publisher and address, and per publisher; a publisher-wide limit that is
 // spent still lets in the addresses that have made few requests for that publisher, so strangers
-// naming a publisher cannot lock its shoppers out (docs/decisions.md, "Shared rate limits").
+// naming a publisher cannot lock its shoppers out (docs/decisions/0011-shared-limits-via-postgres-leases.md).
 // Requests made with an API key are limited per key (limitKey). Sign-in keeps its own limits
 // (src/server/accounts/sign-in-limits.ts).
 import { IDENTIFIER_FORMAT } from "@/contracts/string-formats";

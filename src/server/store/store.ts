@@ -2,7 +2,7 @@
 // decides (src/server/pipeline/settle, attribution, the routes and procedures) and the tables that hold
 // the results. Routes, procedures and jobs reach these only through `store()`, so a column store
 // (ClickHouse) can take settled events, rollups and report reads later without a change to any of
-// them; Postgres is the default and the only store built (docs/decisions.md, "The store seam").
+// them; Postgres is the default and the only store built (docs/decisions/0005-store-seam.md).
 //
 // What stays in Postgres whatever the store: the logs of accepted beacons and orders, the settle
 // cursors, wallets, spend and budgets, accounts, campaigns and the export's books. A settle

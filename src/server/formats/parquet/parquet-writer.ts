@@ -3,8 +3,8 @@
 // encoded into per-column buffers as rows arrive, and each finished row group goes to `sink`, so
 // memory holds one row group's bytes however many rows a file has.
 // Written for the export rather than taken from parquetjs-lite or hyparquet-writer: on the same
-// 200,000 event rows those took 42× and 6.6× as long as this writer, which takes twice as long
-// as DuckDB's (npm run bench:export -- --writers; docs/decisions.md). The tests read its files
+// event rows both take many times as long as this writer, which stays within reach of DuckDB's
+// (npm run bench:export -- --writers; bench/results.md; docs/decisions/0015-parquet-writer.md). The tests read its files
 // with DuckDB, a reader Tally did not write. The footer and page headers are in metadata.ts.
 import { compressSync } from "snappy";
 import type { ByteSink, TableWriter } from "../table-writer";

@@ -67,7 +67,7 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
 /**
  * How many report rows each day holds. Ad rows are read from daily_ad_row_counts (a few rows per
  * campaign and day) unless one ad is asked for; counting daily_ad_totals' keys for a large
- * advertiser cost 15 to 30 ms a request. Otherwise the keys are counted: a row of daily_ad_totals
+ * advertiser cost most of a request's time (bench/results.md). Otherwise the keys are counted: a row of daily_ad_totals
  * is one ad (or one ad on one publisher) on one day, and a row of daily_campaign_totals one
  * campaign on one publisher, so only campaign totals need DISTINCT.
  */

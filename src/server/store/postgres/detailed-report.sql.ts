@@ -58,7 +58,7 @@ function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<Det
 }
 
 // Plain literals with one trailing spread: V8 builds several spreads into one literal on a
-// slow path, which cost 50 µs a row (9 s of a 135,000-row download).
+// slow path, which cost seconds of a large download (bench/results.md).
 const detailedRow =
   (grain: DetailedGrain) =>
   (r: Row): CampaignsDetailedRow | AdsDetailedRow => {

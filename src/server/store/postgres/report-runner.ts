@@ -60,7 +60,8 @@ function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; 
 /**
  * Every row of a report, for a download or an export: the query runs once, through a cursor read
  * `batch` rows at a time, so neither the server nor the database holds more than a batch for the
- * reader (the batch sizes are measured in bench/results.md).
+ * reader (downloads read 200 rows a batch: docs/decisions/0030-report-reads-and-downloads.md;
+ * bench/results.md).
  */
 async function openReportCursor<Row>(statement: ReportStatement<Row>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
   const { text, values } = statement.sql(null, 0);

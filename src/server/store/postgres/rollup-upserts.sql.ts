@@ -1,7 +1,7 @@
 // The report rows' share of the two writers' statements: the data-modifying CTEs that add a
 // batch to every report table (REPORT_TABLES, then daily_publisher_orders), each in the
 // transaction that stores the batch, so a report never counts a stored event or credited line
-// twice, or misses one (docs/decisions.md, "Report rows are kept in the writers' transactions").
+// twice, or misses one (docs/decisions/0006-report-rows-in-the-writers-transactions.md).
 // Both writers upsert the tables in one order and rows in key order, so two batches cannot
 // deadlock on shared rows. The text is built once per process from fixed lists: the writers'
 // statements are benchmarked hot paths, and their own parameters stay positional around it.

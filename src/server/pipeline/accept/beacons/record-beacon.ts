@@ -13,7 +13,7 @@ import { GroupCommit, refusalOf } from "./group-commit";
 // One append in flight per process: beacons that arrive while it commits wait and go together in
 // the next, so under load each transaction carries more of them, and Postgres's cost per beacon
 // falls with the batch. One in flight took more beacons a second than two or four, measured side
-// by side with the same requests (bench/README.md, "The collector's lean path"). At low load a
+// by side with the same requests (bench/results.md; docs/decisions/0002-group-commits.md). At low load a
 // batch is one beacon, sent at once. A slow commit only makes the next batch bigger: at 5 ms a
 // commit, 1,000 beacons a batch are still 200,000 a second.
 // At most 20,000 beacons wait for a transaction (about 20 full batches, a few MB): past that the

@@ -17,7 +17,7 @@ export function signOrderToken(secret: string, orderId: string, totalMicros: big
 
 /**
  * A key sent with an order must be the order's publisher's own: a network's key does not vouch for
- * its sub-publishers' orders, whose checkouts it does not run (docs/decisions.md). Checked before
+ * its sub-publishers' orders, whose checkouts it does not run (docs/decisions/0012-verified-conversions.md). Checked before
  * the body is validated, so a key of one account learns nothing of another's orders.
  */
 export function assertKeyMayVerify(key: ApiKeyCaller, publisherId: unknown): void {

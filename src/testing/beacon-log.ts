@@ -2,8 +2,9 @@
 // directly (a chosen shard, a whole stretch at once, traffic in bulk).
 import { randomUUID } from "node:crypto";
 import type { BeaconToAppend } from "@/server/pipeline/accept/beacons/append-beacons.sql";
-import { type BeaconClaims, type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { type BeaconClaims, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
 import { shardOf } from "@/server/pipeline/settle/shards";
+import type { EventKind } from "@/server/store/settle-types";
 
 export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 

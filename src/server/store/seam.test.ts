@@ -60,6 +60,6 @@ describe("the store seam", () => {
     expect(importedValues('import { campaignListingStatement, type X } from "@/server/store/postgres/campaign-listing.sql";')).toEqual([
       "campaignListingStatement",
     ]);
-    expect(importedValues('import type { LoggedBeacon } from "@/server/store/postgres/settle-beacons.sql";')).toEqual([]);
+    expect(importedValues('import type { LoggedBeacon } from "@/server/store/settle-types";')).toEqual([]);
   });
 });

@@ -21,10 +21,10 @@ import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from
 import type { InvalidTrafficDay } from "@/server/store/postgres/invalid-traffic.sql";
 import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/store/postgres/publisher-report.sql";
 import type { ReportStatement } from "@/server/store/postgres/report-runner";
-import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
 import type { ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
 import type { Metrics } from "./metrics";
 import type { ReportQuery } from "./report-query";
+import type { LoggedBeacon, SettledBeacon } from "./settle-types";
 
 type DayRange = { startDate: string; endDate: string };
 

@@ -1,7 +1,7 @@
 // One settle step for one shard of the beacon log (the step itself: stretch.ts).
 
 import { store } from "@/server/store";
-import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
+import type { LoggedBeacon, SettledBeacon } from "@/server/store/settle-types";
 import { recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";

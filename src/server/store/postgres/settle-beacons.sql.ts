@@ -15,36 +15,11 @@ import type pg from "pg";
 import { env } from "@/env";
 import { utcDay } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
-import { type BeaconClaims, type EventKind, TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
+import { TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
+import type { EventKind, LoggedBeacon, SettledBeacon } from "@/server/store/settle-types";
 import { trafficUpserts } from "./rollup-upserts.sql";
 
-export type { EventStatus } from "@/server/core/event-status";
-
-/** An accepted beacon as the log keeps it, in the shard's order. */
-export interface LoggedBeacon {
-  /** The log's order: the accepting transaction's id, then the sequence inside it (as text: xid8 and bigint). */
-  acceptedXid: string;
-  seq: string;
-  receivedAt: Date;
-  eventId: string;
-  claims: Omit<BeaconClaims, "issuedAt" | "sessionHash">;
-  sessionId: string;
-  userId: string | null;
-  userAgent: string | null;
-  isBot: boolean;
-  sessionMatches: boolean;
-  clientHash: string | null;
-  /** When the beacon happened: its receipt, or the time its sender fixed (tests, imports). */
-  createdAt: Date;
-}
-
 type Beacon = LoggedBeacon;
-
-export interface SettledBeacon {
-  eventId: string;
-  status: EventStatus;
-  spendMicros: bigint;
-}
 
 /** docs/interface-decisions.md §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
 export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };

@@ -10,6 +10,7 @@
 // store outside Postgres writes keyed by event id, so a stretch written twice (a worker that died
 // before its commit) counts once.
 import type pg from "pg";
+import type { EventStatus } from "@/server/core/event-status";
 import type { ReportScope } from "@/server/pipeline/report/report-scope";
 import type { AdResultsOrderBy, AdResultsRow } from "@/server/store/postgres/ad-results.sql";
 import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/store/postgres/advertiser-report.sql";
@@ -24,14 +25,19 @@ import type { ReportStatement } from "@/server/store/postgres/report-runner";
 import type { ConversionToStore } from "@/server/store/postgres/store-conversions.sql";
 import type { Metrics } from "./metrics";
 import type { ReportQuery } from "./report-query";
-import type { LoggedBeacon, SettledBeacon } from "./settle-types";
+import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
 
 type DayRange = { startDate: string; endDate: string };
 
 /** Writing what settling and attribution decided. */
 export interface SettledEvents {
-  /** Decides a stretch of one shard's beacons and records events, spend and rollups, inside the settle transaction `tx`. */
-  settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]>;
+  /**
+   * What was stored before each of `beacons` (one answer each, in order), for the invalid-traffic
+   * rules to decide against, looked up within their `limits`, inside the settle transaction `tx`.
+   */
+  beaconHistory(tx: pg.PoolClient, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]>;
+  /** Records a stretch of one shard's beacons with the statuses the rules decided (one each): events, spend and rollups, inside `tx`. */
+  storeBeacons(tx: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<SettledBeacon[]>;
   /** Stores a stretch of accepted orders (the attribution queue), inside the settle transaction `tx`. */
   storeConversions(tx: pg.PoolClient, batch: ConversionToStore[]): Promise<void>;
   /** Attributes up to `limit` orders received at or before `receivedBefore` and writes their credit to the rollups. */

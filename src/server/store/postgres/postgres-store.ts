@@ -11,12 +11,12 @@ import { metricsOverRange } from "./daily-metrics.sql";
 import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-report.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
-import { settleBeacons } from "./settle-beacons.sql";
+import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
 
 export const postgresStore: TallyStore = {
   name: "postgres",
-  settled: { settleBeacons, storeConversions, attributeBatch },
+  settled: { beaconHistory, storeBeacons, storeConversions, attributeBatch },
   reports: {
     advertisers: advertiserReportStatement,
     publishers: publisherReportStatement,

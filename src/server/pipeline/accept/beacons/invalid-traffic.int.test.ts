@@ -6,9 +6,9 @@ process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { MAX_COUNTED_PER_TOKEN } from "@/server/pipeline/settle/traffic-rules";
 import { campaignListing } from "@/server/store/postgres/campaign-listing.sql";
 import { invalidTrafficByDay } from "@/server/store/postgres/invalid-traffic.sql";
-import { MAX_COUNTED_PER_TOKEN } from "@/server/store/postgres/settle-beacons.sql";
 import { rebuildRollups, verifyRollups } from "@/server/upkeep/verify-rollups.sql";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";

@@ -22,7 +22,7 @@ export interface DemoAd {
 export async function appendBacklog(url: string, ads: DemoAd[], events: number, label: string, sessionOf?: (n: number) => string): Promise<number> {
   process.env.DATABASE_URL = url;
   const { appendBeaconBatch } = await import("@/server/pipeline/accept/beacons/append-beacons.sql");
-  const { shardOf } = await import("@/server/pipeline/settle/shards");
+  const { shardOf } = await import("@/server/core/shards");
   const started = Date.now();
   for (let done = 0; done < events; ) {
     const batch = [];

@@ -21,7 +21,11 @@ describe("the layers of src/server/", () => {
     ["a relative import that climbs into a higher layer", file("db/retry.ts", "../trpc/trpc"), /db\/ is below trpc\//],
     ["a dynamic import", { path: "db/retry.ts", text: 'const m = await import("@/server/upkeep/upkeep");' }, /db\/ is below upkeep\//],
     ["a route reading a report's SQL around the seam", file("http/report-routes.ts", "@/server/store/postgres/ad-results.sql"), /through the store seam/],
-    ["a job reading the store's SQL around the seam", file("pipeline/export/job/deliver-run.ts", "@/server/store/postgres/export-batches.sql"), /through the store seam/],
+    [
+      "a job reading the store's SQL around the seam",
+      file("pipeline/export/job/deliver-run.ts", "@/server/store/postgres/export-batches.sql"),
+      /through the store seam/,
+    ],
     ["the seam importing pg", file("store/store.ts", "pg"), /engine-neutral/],
     ["the server importing a page", file("accounts/actor.ts", "@/app/dashboard/page"), /never imports src\/app\//],
     ["a folder in no layer", file("jobs/run.ts"), /in no layer/],
@@ -38,7 +42,14 @@ describe("the layers of src/server/", () => {
   it("let a folder import its own files and lower layers, and one layer's folders each other without a cycle", () => {
     expect(
       messages([
-        file("pipeline/settle/stretch.ts", "./shards", "@/server/store", "@/server/db/retry", "@/server/core/days", "@/server/pipeline/accept/beacons/bot-agents"),
+        file(
+          "pipeline/settle/stretch.ts",
+          "./shards",
+          "@/server/store",
+          "@/server/db/retry",
+          "@/server/core/days",
+          "@/server/pipeline/accept/beacons/bot-agents",
+        ),
         file("http/report-routes.ts", "@/server/trpc/trpc", "@/server/store", "next/server"),
         file("store/postgres/ad-results.sql.ts", "pg", "../report-rows"),
         file("store/index.ts", "./postgres/postgres-store"),

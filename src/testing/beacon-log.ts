@@ -1,9 +1,10 @@
 // An accepted beacon as the route would append it to the log, for tests that write the log
 // directly (a chosen shard, a whole stretch at once, traffic in bulk).
 import { randomUUID } from "node:crypto";
+import { shardOf } from "@/server/core/shards";
 import type { BeaconToAppend } from "@/server/pipeline/accept/beacons/append-beacons.sql";
-import { type BeaconClaims, type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
-import { shardOf } from "@/server/pipeline/settle/shards";
+import { type BeaconClaims, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import type { EventKind } from "@/server/store/settle-types";
 
 export const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 

@@ -3,8 +3,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { db } from "@/server/db/client";
-import { type EventKind, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
+import type { EventKind } from "@/server/store/settle-types";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { CHROME } from "./beacon-log";

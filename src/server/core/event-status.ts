@@ -2,7 +2,7 @@
 // and exported; every other status is kept, never counted, and counted per reason in the report
 // tables (docs/ingest.md, "Invalid traffic").
 
-/** Invalid traffic beyond repeats and known bots, each with its own rule in settle-beacons.sql.ts. */
+/** Invalid traffic beyond repeats and known bots, each with its own rule in pipeline/settle/traffic-rules.ts. */
 export const INVALID_TRAFFIC_REASONS = ["session_mismatch", "token_reuse", "no_user_agent", "click_velocity"] as const;
 export type InvalidTrafficReason = (typeof INVALID_TRAFFIC_REASONS)[number];
 

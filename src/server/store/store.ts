@@ -9,9 +9,9 @@
 // stretch is handed to the store inside the Postgres transaction that moves the shard's cursor; a
 // store outside Postgres writes keyed by event id, so a stretch written twice (a worker that died
 // before its commit) counts once.
+import type { EventStatus } from "@/server/core/event-status";
 import type { DbConnection } from "@/server/db/pg-pool";
 import type { AttributedBatch, ConversionToStore } from "@/server/store/conversion-rows";
-import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
 import type { ExportReads } from "./export-rows";
 import type { Metrics } from "./metrics";
 import type { ReportQuery, ReportScope } from "./report-query";
@@ -33,13 +33,19 @@ import type {
   ReportRows,
 } from "./report-rows";
 import type { RollupChecks } from "./rollup-checks";
+import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
 
 type DayRange = { startDate: string; endDate: string };
 
 /** Writing what settling and attribution decided. */
 export interface SettledEvents {
-  /** Decides a stretch of one shard's beacons and records events, spend and rollups, inside the settle transaction `tx`. */
-  settleBeacons(tx: DbConnection, batch: LoggedBeacon[]): Promise<SettledBeacon[]>;
+  /**
+   * What was stored before each of `beacons` (one answer each, in order), for the invalid-traffic
+   * rules to decide against, looked up within their `limits`, inside the settle transaction `tx`.
+   */
+  beaconHistory(tx: DbConnection, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]>;
+  /** Records a stretch of one shard's beacons with the statuses the rules decided (one each): events, spend and rollups, inside `tx`. */
+  storeBeacons(tx: DbConnection, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<SettledBeacon[]>;
   /** Stores a stretch of accepted orders (the attribution queue), inside the settle transaction `tx`. */
   storeConversions(tx: DbConnection, batch: ConversionToStore[]): Promise<void>;
   /** Attributes up to `limit` orders received at or before `receivedBefore` and writes their credit to the rollups. */

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/pipeline/accept/beacons/beacon-token";
+import type { EventKind } from "@/server/store/settle-types";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";

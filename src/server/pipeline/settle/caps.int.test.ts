@@ -17,7 +17,8 @@ import { resetBeaconAllowances } from "@/server/pipeline/accept/beacons/beacon-a
 import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
 import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
-import { DECIDE_SQL, decideParameters } from "@/server/store/postgres/settle-beacons.sql";
+import { trafficLimits } from "@/server/pipeline/settle/traffic-rules";
+import { HISTORY_SQL, historyParameters } from "@/server/store/postgres/settle-beacons.sql";
 import { alertThresholds, lagProblems, readLags } from "@/server/upkeep/lags.sql";
 import { upkeep } from "@/server/upkeep/upkeep";
 import { beaconToAppend, CHROME, servedClaims } from "@/testing/beacon-log";
@@ -141,8 +142,8 @@ describe("settling a beacon", () => {
     try {
       await client.query("ANALYZE ad_events");
       const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number; "Shared Read Blocks": number } }] }>({
-        text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${DECIDE_SQL}`,
-        values: decideParameters([{ beacon: logged, index: 0 }]),
+        text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${HISTORY_SQL}`,
+        values: historyParameters([logged], trafficLimits()),
       });
       const plan = rows[0]!["QUERY PLAN"][0].Plan;
       return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"];

@@ -6,24 +6,12 @@
 // stretch on (docs/conversions.md, "Plausibility limits").
 import type pg from "pg";
 import { decimalOf } from "@/contracts/order-token";
-import { env } from "@/env";
-import { fromMicros, toMicros } from "@/server/core/money";
+import { fromMicros } from "@/server/core/money";
+import { defaultTrust, type PublisherTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 import type { ConversionItemToStore, ConversionToStore } from "@/server/store/conversion-rows";
 
 /** The rules that set an order aside by its content, as settle_set_aside.rule says them. */
 export type PlausibilityRule = "order_total_limit" | "line_quantity_limit";
-
-export interface PublisherTrust {
-  requireVerified: boolean;
-  maxOrderTotalMicros: bigint;
-  maxLineQuantity: number;
-}
-
-/** Tally's defaults, for a publisher without limits of its own (or one that no longer exists). */
-export function defaultTrust(): PublisherTrust {
-  const config = env();
-  return { requireVerified: false, maxOrderTotalMicros: toMicros(config.TALLY_MAX_ORDER_TOTAL), maxLineQuantity: config.TALLY_MAX_LINE_QUANTITY };
-}
 
 /** The settings of the publishers of `publisherIds`, with Tally's defaults where a publisher has none. */
 export async function publisherTrust(client: pg.PoolClient, publisherIds: string[]): Promise<Map<string, PublisherTrust>> {

@@ -8,9 +8,10 @@
 import type pg from "pg";
 import { env } from "@/env";
 import { DAY_MS } from "@/server/core/days";
+import { defaultTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 import { store } from "@/server/store";
 import type { ConversionToStore } from "@/server/store/conversion-rows";
-import { defaultTrust, implausibility, publisherTrust, totalOf } from "./order-plausibility";
+import { implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, recordSetAsides, settleNextStretch } from "./stretch";
 import { WORKER_NAME } from "./worker-name";

@@ -8,10 +8,10 @@
 
 import { countStepFailure } from "@/server/core/counters";
 import { logger } from "@/server/core/log";
+import { ALL_SHARDS } from "@/server/core/shards";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { settleConversionsStep } from "./settle-conversions";
 import { settleShardStep } from "./settle-shard";
-import { ALL_SHARDS } from "./shards";
 
 export interface SettleOptions {
   /** Events per transaction. */

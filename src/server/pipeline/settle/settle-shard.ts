@@ -1,9 +1,11 @@
 // One settle step for one shard of the beacon log (the step itself: stretch.ts).
 
+import type pg from "pg";
 import { store } from "@/server/store";
-import type { LoggedBeacon, SettledBeacon } from "@/server/store/postgres/settle-beacons.sql";
+import type { LoggedBeacon, SettledBeacon, StoredHistory } from "@/server/store/settle-types";
 import { recordIntake } from "./publisher-intake.sql";
 import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
+import { decideStatuses, screenBeacon, trafficLimits } from "./traffic-rules";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ShardStep {
@@ -105,6 +107,26 @@ export function beaconBytes(beacon: LoggedBeacon): number {
   );
 }
 
+/**
+ * Decides a stretch by the invalid-traffic rules (traffic-rules.ts) and has the store write it,
+ * inside the settle transaction `tx`: the store is asked what it holds only about the beacons the
+ * rules cannot decide alone, in one look-up, then writes statuses, spend and rollups.
+ */
+async function settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]> {
+  const limits = trafficLimits();
+  const asked = batch.flatMap((beacon, index) => (screenBeacon(beacon) === null ? [index] : []));
+  const answers = await store().settled.beaconHistory(
+    tx,
+    asked.map((index) => batch[index]!),
+    limits,
+  );
+  const stored: (StoredHistory | undefined)[] = [];
+  asked.forEach((index, k) => {
+    stored[index] = answers[k];
+  });
+  return store().settled.storeBeacons(tx, batch, decideStatuses(batch, stored, limits));
+}
+
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
 export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
   const { taken, done, setAside, more } = await settleNextStretch({
@@ -128,7 +150,7 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
     },
     toItem: loggedBeacon,
     settle: async (client, batch) => {
-      const settled = await store().settled.settleBeacons(client, batch);
+      const settled = await settleBeacons(client, batch);
       await recordIntake(
         client,
         batch.map((beacon) => ({ publisherId: beacon.claims.publisherId, at: beacon.createdAt, beacons: 1, bytes: beaconBytes(beacon) })),

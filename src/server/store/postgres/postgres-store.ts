@@ -12,13 +12,13 @@ import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-rep
 import { postgresExportReads } from "./export-batches.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
-import { settleBeacons } from "./settle-beacons.sql";
+import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
 import { firstDayWithRawRows, rawRowsKeptFrom, rebuildRollups, verifyRollups } from "./verify-rollups.sql";
 
 export const postgresStore: TallyStore = {
   name: "postgres",
-  settled: { settleBeacons, storeConversions, attributeBatch },
+  settled: { beaconHistory, storeBeacons, storeConversions, attributeBatch },
   reports: {
     advertisers: advertiserReportStatement,
     publishers: publisherReportStatement,

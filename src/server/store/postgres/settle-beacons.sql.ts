@@ -1,65 +1,39 @@
-// One file over 300 lines on purpose: its steps are one transaction, whose locks and their order only read right together.
 // Hand-written SQL: this is the settle step of every beacon, the hottest write path behind the
-// log. A worker that holds a shard's cursor (settle-shard.ts) hands this file a stretch of that
-// shard's log in order; one transaction decides each event and writes it with its spend:
-//   1. one query asks what the database already counted for the stretch's (ad, session) pairs,
-//      and how many clicks each address made in the minute before (from the log: every accepted
-//      click, settled or not, in accept order);
-//   2. the advertiser rows of billable events are locked (in id order), so wallet and daily
-//      budgets are read and lowered by one batch at a time, event by event, whichever shard it
-//      comes from;
-//   3. one statement (data-modifying CTEs over unnest arrays) writes events, spend and rollups.
+// log. A worker that holds a shard's cursor (settle-shard.ts) hands the store a stretch of that
+// shard's log in order, inside one transaction, and the store answers in three round trips:
+//   1. beaconHistory: one query asks what the database already counted for the stretch's
+//      (ad, session) pairs and tokens, and how many clicks each address made in the minute before
+//      (from the log: every accepted click, settled or not, in accept order), for the beacons the
+//      invalid-traffic rules cannot decide alone; the rules (pipeline/settle/traffic-rules.ts)
+//      then decide each status from that answer;
+//   2. storeBeacons, with those statuses, locks the advertiser rows of billable events (in id
+//      order), so wallet and daily budgets are read and lowered by one batch at a time, event by
+//      event, whichever shard it comes from;
+//   3. and writes events, spend and rollups in one statement (data-modifying CTEs over unnest arrays).
 // Nothing else writes ad_events, and a shard's events are settled by one worker at a time, so
 // decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
-import { env } from "@/env";
 import { utcDay } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
-import { type BeaconClaims, type EventKind, TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
+import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
 import { trafficUpserts } from "./rollup-upserts.sql";
 
-export type { EventStatus } from "@/server/core/event-status";
-
-/** An accepted beacon as the log keeps it, in the shard's order. */
-export interface LoggedBeacon {
-  /** The log's order: the accepting transaction's id, then the sequence inside it (as text: xid8 and bigint). */
-  acceptedXid: string;
-  seq: string;
-  receivedAt: Date;
-  eventId: string;
-  claims: Omit<BeaconClaims, "issuedAt" | "sessionHash">;
-  sessionId: string;
-  userId: string | null;
-  userAgent: string | null;
-  isBot: boolean;
-  sessionMatches: boolean;
-  clientHash: string | null;
-  /** When the beacon happened: its receipt, or the time its sender fixed (tests, imports). */
-  createdAt: Date;
-}
-
-type Beacon = LoggedBeacon;
-
-export interface SettledBeacon {
-  eventId: string;
-  status: EventStatus;
-  spendMicros: bigint;
-}
-
-/** docs/interface-decisions.md §3: an impression or view counts at most once per (ad, session) a minute, a click once an hour. */
-export const DEDUP_WINDOW_SECONDS: Record<EventKind, number> = { impression: 60, view: 60, click: 3600 };
-
-/**
- * One token (one kind of one served ad) is counted at most this often in its whole life: an
- * impression or view address once anyway (once per token and session, and a token belongs to one
- * session), a click address at most three times however long it lives (7 days; once an hour by
- * the de-duplication window alone would allow 168).
- */
-export const MAX_COUNTED_PER_TOKEN = 3;
-
-// The look-ups of decideStatuses, one row per candidate beacon (n: its index in the batch):
+// The look-ups of beaconHistory, one row per beacon asked about (n: its index among them):
 // exported for the test that holds their cost flat however long a session's history is.
-export const DECIDE_SQL = `SELECT i.n,
+//   - within_window: a counted event of the same (session, ad, kind) inside the de-duplication
+//     window (ad_events_counted_window_idx: a range of the window's length);
+//   - token_counted: how often this token (request, ad, kind) was counted, read up to
+//     maxCountedPerToken rows (ad_events_counted_token_idx);
+//   - recent_clicks: for a click, the clicks its address made in the minute before, any status,
+//     among those accepted earlier (the log's order), through the log's partial index of clicks
+//     by client_hash, read up to the limit that matters (clicksPerAddressPerMinute): every shard
+//     sees the same count, settled or not. Other kinds skip that scan.
+// Each goes through an index that matches its whole condition, so none grows with what the
+// session sent before that was not counted (prisma/hand-written.sql). Scalar subqueries
+// correlated to the outer row, so each is an index probe per beacon (a hashed scan of a whole
+// table is what the planner chose for such tests while ad_events had no statistics on a fresh
+// install).
+export const HISTORY_SQL = `SELECT i.n,
                   EXISTS (SELECT 1 FROM ad_events e
                            WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
                              AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
@@ -79,85 +53,41 @@ export const DECIDE_SQL = `SELECT i.n,
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
             AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`;
 
-/** DECIDE_SQL's parameters for the candidates (beacons not already invalid) of a batch. */
-export function decideParameters(candidates: { beacon: Beacon; index: number }[]): unknown[] {
+/** HISTORY_SQL's parameters for `beacons`, under the rules' windows and limits. */
+export function historyParameters(beacons: readonly LoggedBeacon[], limits: TrafficLimits): unknown[] {
   return [
-    candidates.map(({ index }) => index),
-    candidates.map(({ beacon }) => beacon.claims.adId),
-    candidates.map(({ beacon }) => beacon.sessionId),
-    candidates.map(({ beacon }) => beacon.claims.kind),
-    candidates.map(({ beacon }) => beacon.createdAt),
-    candidates.map(({ beacon }) => beacon.claims.requestId),
-    candidates.map(({ beacon }) => DEDUP_WINDOW_SECONDS[beacon.claims.kind]),
-    candidates.map(({ beacon }) => beacon.clientHash),
-    candidates.map(({ beacon }) => beacon.acceptedXid),
-    candidates.map(({ beacon }) => beacon.seq),
-    candidates.map(({ beacon }) => TOKEN_SPAN_SECONDS[beacon.claims.kind]),
-    MAX_COUNTED_PER_TOKEN,
-    env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE,
+    beacons.map((_, index) => index),
+    beacons.map((beacon) => beacon.claims.adId),
+    beacons.map((beacon) => beacon.sessionId),
+    beacons.map((beacon) => beacon.claims.kind),
+    beacons.map((beacon) => beacon.createdAt),
+    beacons.map((beacon) => beacon.claims.requestId),
+    beacons.map((beacon) => limits.dedupWindowSeconds[beacon.claims.kind]),
+    beacons.map((beacon) => beacon.clientHash),
+    beacons.map((beacon) => beacon.acceptedXid),
+    beacons.map((beacon) => beacon.seq),
+    beacons.map((beacon) => limits.tokenSpanSeconds[beacon.claims.kind]),
+    limits.maxCountedPerToken,
+    limits.clicksPerAddressPerMinute,
   ];
 }
 
 /**
- * The status of each beacon. Known bots, requests without a user agent and beacons from another
- * session than their token's are invalid whatever the database holds. The rest are decided
- * against what is stored, in this order: a repeat inside the de-duplication window (or of a token
- * already counted for the session) is a duplicate; a token counted MAX_COUNTED_PER_TOKEN times is
- * token_reuse; a click from an address that already made the minute's allowance of clicks is
- * click_velocity; anything else is counted.
+ * What was stored before each of `beacons` (one answer each, in order), inside the settle
+ * transaction `client`; no query when there are none.
  */
-async function decideStatuses(client: pg.PoolClient, batch: Beacon[]): Promise<EventStatus[]> {
-  const statuses: EventStatus[] = batch.map((beacon) =>
-    beacon.isBot ? "bot" : beacon.userAgent === null ? "no_user_agent" : !beacon.sessionMatches ? "session_mismatch" : "counted",
-  );
-  const candidates = batch.map((beacon, index) => ({ beacon, index })).filter(({ index }) => statuses[index] === "counted");
-  if (candidates.length === 0) return statuses;
-
-  // Three look-ups per beacon, each through an index that matches its whole condition, so none
-  // grows with what the session sent before that was not counted (prisma/hand-written.sql):
-  //   - within_window: a counted event of the same (session, ad, kind) inside the de-duplication
-  //     window (ad_events_counted_window_idx: a range of the window's length);
-  //   - token_counted: how often this token (request, ad, kind) was counted, read up to
-  //     MAX_COUNTED_PER_TOKEN rows (ad_events_counted_token_idx); an impression's or view's token
-  //     counted once is a duplicate;
-  //   - recent_clicks: for a click, the clicks its address made in the minute before, any status,
-  //     among those accepted earlier (the log's order), through the log's partial index of clicks
-  //     by client_hash, read up to the limit that matters (TALLY_CLICKS_PER_ADDRESS_PER_MINUTE):
-  //     every shard sees the same count, settled or not. Other kinds skip that scan.
-  // Scalar subqueries correlated to the outer row, so each is an index probe per beacon (a hashed
-  // scan of a whole table is what the planner chose for such tests while ad_events had no
-  // statistics on a fresh install).
+export async function beaconHistory(client: pg.PoolClient, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]> {
+  if (beacons.length === 0) return [];
   const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>({
-    name: "beacons-decide",
-    text: DECIDE_SQL,
-    values: decideParameters(candidates),
+    name: "beacons-history",
+    text: HISTORY_SQL,
+    values: historyParameters(beacons, limits),
   });
-  const prior = new Map(rows.map((row) => [row.n, row]));
-  const clickLimit = env().TALLY_CLICKS_PER_ADDRESS_PER_MINUTE;
-  // A stretch of the log can span minutes (a backlog): the batch's own counted events join what
-  // the database held before it, by the same rules, in the log's order.
-  const countedInBatch = new Map<string, { createdAt: number; requestId: string }[]>();
-  batch.forEach((beacon, index) => {
-    const isClick = beacon.claims.kind === "click" && beacon.clientHash !== null;
-    if (statuses[index] !== "counted") return;
-    const seen = prior.get(index)!;
-    const pairKind = `${beacon.claims.adId}\u0000${beacon.sessionId}\u0000${beacon.claims.kind}`;
-    const earlier = countedInBatch.get(pairKind) ?? [];
-    const windowStart = beacon.createdAt.getTime() - DEDUP_WINDOW_SECONDS[beacon.claims.kind] * 1000;
-    const sameToken = earlier.filter((e) => e.requestId === beacon.claims.requestId).length;
-    const withinWindow = seen.within_window || earlier.some((e) => e.createdAt > windowStart);
-    const tokenSeen = beacon.claims.kind !== "click" && seen.token_counted + sameToken > 0;
-    if (withinWindow || tokenSeen) {
-      statuses[index] = "duplicate";
-    } else if (seen.token_counted + sameToken >= MAX_COUNTED_PER_TOKEN) {
-      statuses[index] = "token_reuse";
-    } else if (isClick && seen.recent_clicks >= clickLimit) {
-      statuses[index] = "click_velocity";
-    } else {
-      countedInBatch.set(pairKind, [...earlier, { createdAt: beacon.createdAt.getTime(), requestId: beacon.claims.requestId }]);
-    }
+  const answers = new Map(rows.map((row) => [row.n, row]));
+  return beacons.map((_, index) => {
+    const row = answers.get(index)!;
+    return { countedWithinWindow: row.within_window, tokenCounted: row.token_counted, recentClicks: row.recent_clicks };
   });
-  return statuses;
 }
 
 interface BillingRow {
@@ -178,7 +108,7 @@ interface BillingRow {
  * while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
  * at most one event. Events past the budget stay counted (they were shown) but cost nothing.
  */
-async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[]): Promise<bigint[]> {
+async function chargeSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<bigint[]> {
   const spend = batch.map(() => 0n);
   const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => statuses[i] === "counted" && b.claims.kind !== "view");
   if (billable.length === 0) return spend;
@@ -236,7 +166,7 @@ async function chargeSpend(client: pg.PoolClient, batch: Beacon[], statuses: Eve
 }
 
 /** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
-function spendTotals(batch: Beacon[], spend: bigint[]) {
+function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
   const byAdvertiser = new Map<string, bigint>();
   const byCampaignDay = new Map<string, bigint>();
   const byAdvertiserDay = new Map<string, bigint>();
@@ -264,7 +194,7 @@ function spendTotals(batch: Beacon[], spend: bigint[]) {
 // the events, so a report never counts an event twice or misses one.
 const TRAFFIC_UPSERTS = trafficUpserts();
 
-async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statuses: EventStatus[], spend: bigint[]): Promise<void> {
+async function writeEventsAndSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query({
@@ -322,11 +252,10 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: Beacon[], statu
 }
 
 /**
- * Decides and writes a stretch of one shard's log on `client`, inside the caller's transaction
- * (which also moves the shard's cursor): statuses, spend, ad_events and the rollups.
+ * Writes a stretch of one shard's log with the statuses settling decided, on `client`, inside the
+ * caller's transaction (which also moves the shard's cursor): spend, ad_events and the rollups.
  */
-export async function settleBeacons(client: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]> {
-  const statuses = await decideStatuses(client, batch);
+export async function storeBeacons(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<SettledBeacon[]> {
   const spend = await chargeSpend(client, batch, statuses);
   await writeEventsAndSpend(client, batch, statuses, spend);
   return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/pipeline/accept/beacons/beacon-token";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
+import type { EventKind } from "@/server/store/settle-types";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";

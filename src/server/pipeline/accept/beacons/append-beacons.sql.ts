@@ -8,7 +8,7 @@ import type { BeaconClaims } from "./beacon-token";
 
 export interface BeaconToAppend {
   eventId: string;
-  /** shardOf(ad, session): the settle shard that decides this event (src/server/pipeline/settle/shards.ts). */
+  /** shardOf(ad, session): the settle shard that decides this event (src/server/core/shards.ts). */
   shard: number;
   claims: BeaconClaims;
   sessionId: string;

@@ -5,29 +5,15 @@
 // signs, every configured key verifies.
 import { createHmac, hash, timingSafeEqual } from "node:crypto";
 import { TallyError } from "@/server/core/errors";
-
-export const EVENT_KINDS = ["impression", "view", "click"] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
-export type AdType = "product" | "banner" | "video";
+import { type AdType, EVENT_KINDS, type EventClaims, type EventKind } from "@/server/store/settle-types";
 
 export interface SigningKey {
   id: string;
   secret: string;
 }
 
-/** What a served ad's beacon token says about it. */
-export interface BeaconClaims {
-  kind: EventKind;
-  requestId: string;
-  adId: string;
-  campaignId: string;
-  advertiserId: string;
-  publisherId: string;
-  site: string;
-  placementName: string;
-  context: string;
-  adType: AdType;
-  adSize: string | null;
+/** What a served ad's beacon token says about it: what its event stores, when it was served and to which session. */
+export interface BeaconClaims extends EventClaims {
   /** When the ad was handed out, in seconds since the epoch. */
   issuedAt: number;
   /**

@@ -6,9 +6,9 @@ process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { MAX_COUNTED_PER_TOKEN } from "@/server/pipeline/settle/traffic-rules";
 import { store } from "@/server/store";
 import { invalidTrafficByDay } from "@/server/store/postgres/invalid-traffic.sql";
-import { MAX_COUNTED_PER_TOKEN } from "@/server/store/postgres/settle-beacons.sql";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 import { postBeacon, serveOneAd } from "@/testing/events-client";

@@ -1,8 +1,8 @@
 import { v7 as uuidv7 } from "uuid";
 import { env } from "@/env";
 import { TallyError } from "@/server/core/errors";
+import { shardOf } from "@/server/core/shards";
 import { retryOnceOnConflict } from "@/server/db/retry";
-import { shardOf } from "@/server/pipeline/settle/shards";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { beaconAllowances } from "./beacon-allowances";
 import { parseBeaconBody } from "./beacon-body.schema";

@@ -3,13 +3,27 @@
 // line quantity settling keeps, and its signing secrets (listed, never shown). Staff, the operator
 // and the publisher's own members read and change them; an advertiser's members, another
 // publisher's or a network's for its sub-publishers reach nothing ("no such account").
+
+import { env } from "@/env";
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
-import { defaultTrust } from "@/server/pipeline/settle/order-plausibility";
 import { listSigningSecrets, type SigningSecretSummary } from "./signing-secrets";
 import { type TConversionTrustInput, ZConversionTrustInput } from "./trust-input";
+
+/** What settling holds a publisher's orders to (pipeline/settle/order-plausibility.ts). */
+export interface PublisherTrust {
+  requireVerified: boolean;
+  maxOrderTotalMicros: bigint;
+  maxLineQuantity: number;
+}
+
+/** Tally's defaults, for a publisher without limits of its own (or one that no longer exists). */
+export function defaultTrust(): PublisherTrust {
+  const config = env();
+  return { requireVerified: false, maxOrderTotalMicros: toMicros(config.TALLY_MAX_ORDER_TOTAL), maxLineQuantity: config.TALLY_MAX_LINE_QUANTITY };
+}
 
 export interface ConversionTrust {
   publisherId: string;

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: every setting Tally reads, in one schema checked at start.
 // The one place that reads process.env. Every variable is checked at start; a problem stops the
 // process with one line per variable, never a stack trace from deep inside a request.
 import { z } from "zod";

@@ -116,6 +116,7 @@ function Quiet({ children, busy }: { children: ReactNode; busy?: boolean }) {
   );
 }
 
+// Over 80 lines on purpose: the demo's ad slot, from the ad query to the beacons its SDK sends, read as a publisher would copy it.
 export function SponsoredAds({
   context,
   term,

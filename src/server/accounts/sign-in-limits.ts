@@ -64,12 +64,6 @@ function policy(): BackoffPolicy {
   };
 }
 
-/** Forgets the limiters and the last sweep (tests change the limits). */
-export function resetSignInLimits(): void {
-  holder.tallySignInLimits = undefined;
-  holder.tallySignInSweptAt = undefined;
-}
-
 const normalEmail = (email: string) => email.trim().toLowerCase();
 // The key column holds 255 characters; an e-mail may have 320. Its hash also keeps addresses out of the table.
 const emailKey = (email: string) => createHash("sha256").update(normalEmail(email)).digest("hex");
@@ -160,11 +154,16 @@ async function beginAttempt(email: string, client: SignInClient | null): Promise
   return key;
 }
 
-/** Deletes back-off rows past their expiry, at most once a minute per process (indexed on expires_at). */
+/** Deletes back-off rows past their expiry (indexed on expires_at). */
+export async function deleteExpiredBackoff(): Promise<void> {
+  await pgPool().query("DELETE FROM sign_in_backoff WHERE expires_at < now()");
+}
+
+/** deleteExpiredBackoff, at most once a minute per process. */
 async function sweepExpired(): Promise<void> {
   if (holder.tallySignInSweptAt !== undefined && Date.now() - holder.tallySignInSweptAt < SWEEP_EVERY_MS) return;
   holder.tallySignInSweptAt = Date.now();
-  await pgPool().query("DELETE FROM sign_in_backoff WHERE expires_at < now()");
+  await deleteExpiredBackoff();
 }
 
 /**

@@ -11,4 +11,4 @@ export const ZCatalogueEntryInput = z.object({
 });
 export type TCatalogueEntryInput = z.input<typeof ZCatalogueEntryInput>;
 
-export const ZCatalogueKey = z.object({ publisherId: z.string().min(1), sku: z.string().trim().min(1).max(100) });
+export const ZCatalogueKeyInput = z.object({ publisherId: z.string().min(1), sku: z.string().trim().min(1).max(100) });

@@ -7,7 +7,7 @@
 import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKey } from "./catalogue-input";
+import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKeyInput } from "./catalogue-input";
 import { lockSellingKeys, type SellingKey } from "./sku-ownership";
 
 export { type TCatalogueEntryInput, ZCatalogueEntryInput } from "./catalogue-input";
@@ -104,7 +104,7 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput & { actor: A
 /** Takes a SKU off a publisher's catalogue (account managers only): it is again whoever's campaign promotes it first. */
 export async function removeCatalogueEntry({ actor, publisherId, sku }: { actor: Actor; publisherId: string; sku: string }): Promise<void> {
   assertAccountManager(actor);
-  const key = ZCatalogueKey.parse({ publisherId, sku });
+  const key = ZCatalogueKeyInput.parse({ publisherId, sku });
   const removed = await db.publisherCatalogueEntry.deleteMany({ where: { publisherId: key.publisherId, sku: key.sku } });
   if (removed.count === 0) throw new TallyError("not_found", `SKU ${key.sku} is not in the catalogue of ${key.publisherId}`);
 }

@@ -34,6 +34,7 @@ export interface Cursor<Row> {
  * answer before the first row (a download's status) learns here that it cannot have one. The
  * caller must close() it, whether or not it reads any batch.
  */
+// Over 80 lines on purpose: the connection's whole life (take, begin, claim, declare, fetch, end) in one place, so every way out gives it back.
 export async function openCursor<Row>(sql: string, values: unknown[], options: CursorOptions): Promise<Cursor<Row>> {
   const client = await bulkPool().connect();
   let closed = false;

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: the lease protocol (take, hand out, give back, expire) is one piece, and reads as one.
 // Rate limits that every process shares, at no database round trip per request. Windows are fixed
 // (aligned to the clock, so every process agrees on them); the count of a key's window lives in a
 // shared store (Postgres: limit-windows.sql.ts). A process takes a share of the window (a lease)

@@ -4,7 +4,7 @@ import { daysBetween } from "@/server/core/days";
 import { MAX_RANGE_DAYS } from "@/server/store/report-query";
 
 const day = z.iso.date();
-export const rangeInput = z
+export const ZRangeInput = z
   .object({ startDate: day, endDate: day })
   .refine((r) => r.startDate <= r.endDate, { message: "the start is after the end", path: ["startDate"] })
   .refine((r) => daysBetween(r.startDate, r.endDate) < MAX_RANGE_DAYS, {
@@ -13,4 +13,4 @@ export const rangeInput = z
   });
 
 /** An account the viewer may see, or (left out) the viewer's own view, over a range. */
-export const accountRangeInput = z.object({ accountId: z.string().min(1).optional() }).and(rangeInput);
+export const ZAccountRangeInput = z.object({ accountId: z.string().min(1).optional() }).and(ZRangeInput);

@@ -12,6 +12,7 @@ import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
 import { Products } from "./products";
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

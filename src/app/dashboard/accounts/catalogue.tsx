@@ -10,6 +10,7 @@ import { useTRPC } from "../../trpc-client";
 
 const LABELS: Record<string, string> = { sku: "SKU", productId: "Product id", advertiserId: "Brand" };
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Catalogue({ publisherId, staff }: { publisherId: string; staff: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -17,6 +17,7 @@ interface Edits {
   maxLineQuantity?: string;
 }
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function ConversionTrust({ publisherId }: { publisherId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -7,6 +7,7 @@ import { ZCreateAccountInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
 import { firstProblem } from "./first-problem";
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function NewAccount({ onDone }: { onDone: (id: string | null) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -8,6 +8,7 @@ import { useTRPC } from "../../trpc-client";
 import { money } from "../figures";
 import { firstProblem } from "./first-problem";
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Products({ advertiserId, currency }: { advertiserId: string; currency: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -53,6 +53,7 @@ export const formOfSettings = (s: {
   dailyBudget: s.dailyBudget === undefined ? "" : String(s.dailyBudget),
 });
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function CampaignForm({ advertiserId, campaignId, initial }: { advertiserId: string; campaignId?: string; initial: Form }) {
   const trpc = useTRPC();
   const router = useRouter();

@@ -8,7 +8,7 @@ import { createCampaign } from "@/server/campaigns/create-campaign";
 import { getCampaign } from "@/server/campaigns/get-campaign";
 import { listCampaigns } from "@/server/campaigns/list-campaigns";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "@/server/campaigns/update-campaign";
-import { accountRangeInput, rangeInput } from "../range-input";
+import { ZAccountRangeInput, ZRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
 
 const byId = z.object({ id: z.string().min(1) });
@@ -38,8 +38,8 @@ export const campaignsRouter = router({
   }),
 
   /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range. */
-  list: signedInProcedure.input(accountRangeInput).query(({ ctx, input }) => listCampaigns({ actor: ctx.viewer, ...input })),
+  list: signedInProcedure.input(ZAccountRangeInput).query(({ ctx, input }) => listCampaigns({ actor: ctx.viewer, ...input })),
 
   /** One campaign: its totals, one row per day and its ads; NOT_FOUND outside the viewer's scope. */
-  get: signedInProcedure.input(byId.and(rangeInput)).query(({ ctx, input }) => getCampaign({ actor: ctx.viewer, ...input })),
+  get: signedInProcedure.input(byId.and(ZRangeInput)).query(({ ctx, input }) => getCampaign({ actor: ctx.viewer, ...input })),
 });

@@ -1,7 +1,7 @@
 // A publisher's catalogue: which advertiser each SKU belongs to there. The publisher's users read
 // it; account managers keep it, because it decides whose ads are credited with a retailer's sales.
 import { z } from "zod";
-import { ZCatalogueEntryInput, ZCatalogueKey } from "@/server/campaigns/catalogue-input";
+import { ZCatalogueEntryInput, ZCatalogueKeyInput } from "@/server/campaigns/catalogue-input";
 import { listCatalogue, removeCatalogueEntry, setCatalogueEntry, skuConflicts } from "@/server/campaigns/publisher-catalogue";
 import { router, signedInProcedure, staffProcedure } from "../trpc";
 
@@ -13,7 +13,7 @@ export const catalogueRouter = router({
   /** Lists or re-assigns a SKU; answers with the other advertisers' campaigns that lose its credit there. */
   set: staffProcedure.input(ZCatalogueEntryInput).mutation(({ ctx, input }) => setCatalogueEntry({ ...input, actor: ctx.viewer })),
 
-  remove: staffProcedure.input(ZCatalogueKey).mutation(async ({ ctx, input }) => {
+  remove: staffProcedure.input(ZCatalogueKeyInput).mutation(async ({ ctx, input }) => {
     await removeCatalogueEntry({ actor: ctx.viewer, ...input });
     return { publisherId: input.publisherId, sku: input.sku };
   }),

@@ -6,7 +6,7 @@ import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/lo
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer, viewerOfSession } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
-import { SECRET_MASK } from "@/server/pipeline/export/destinations/destinations";
+import { SECRET_MASK } from "@/server/pipeline/export/destinations/destination-input";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
 

@@ -2,10 +2,10 @@
 // src/server/pipeline/export/destinations/destinations.ts as the viewer. Secrets never leave: views carry the mask.
 import { z } from "zod";
 import { EXPORT_TYPES } from "@/server/core/export-types";
+import { ZDestinationInput } from "@/server/pipeline/export/destinations/destination-input";
 import {
   createDestination,
   deleteDestination,
-  destinationInput,
   destinationRuns,
   getDestination,
   listDestinations,
@@ -25,10 +25,10 @@ export const exportDestinationsRouter = router({
 
   get: signedInProcedure.input(byId).query(({ ctx, input }) => getDestination(input.id, { actor: ctx.viewer })),
 
-  create: signedInProcedure.input(destinationInput).mutation(({ ctx, input }) => createDestination(input, { actor: ctx.viewer })),
+  create: signedInProcedure.input(ZDestinationInput).mutation(({ ctx, input }) => createDestination(input, { actor: ctx.viewer })),
 
   update: signedInProcedure
-    .input(byId.extend({ destination: destinationInput }))
+    .input(byId.extend({ destination: ZDestinationInput }))
     .mutation(({ ctx, input }) => updateDestination(input.id, input.destination, { actor: ctx.viewer })),
 
   delete: signedInProcedure.input(byId).mutation(async ({ ctx, input }) => {

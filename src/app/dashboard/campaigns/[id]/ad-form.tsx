@@ -8,6 +8,7 @@ import { useTRPC } from "../../../trpc-client";
 type Form = { name: string; type: string; size: string; mediaUrl: string; destinationUrl: string; status: string; productRefs: string[] };
 export const NEW_AD: Form = { name: "", type: "product", size: "", mediaUrl: "", destinationUrl: "", status: "active", productRefs: [] };
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId: string; advertiserId: string; adId?: string; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

@@ -9,6 +9,7 @@ import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
 import { AdForm } from "./ad-form";
 
+// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function CampaignPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const [range, setRange] = useState(() => lastDays(30));

@@ -6,7 +6,7 @@ import { EXPORT_TYPES } from "@/server/core/export-types";
 /** What every view shows in place of a stored secret; sent back in an update, it keeps the secret. */
 export const SECRET_MASK = "••••••••";
 
-export const credentialsInput = z.discriminatedUnion("kind", [
+export const ZCredentialsInput = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("access_key"),
     accessKeyId: z.string().trim().min(1, "is required").max(128),
@@ -28,7 +28,7 @@ export const credentialsInput = z.discriminatedUnion("kind", [
   }),
 ]);
 
-export const destinationInput = z.object({
+export const ZDestinationInput = z.object({
   accountId: z.string().min(1),
   name: z.string().trim().min(1, "is required").max(100),
   bucket: z
@@ -49,11 +49,11 @@ export const destinationInput = z.object({
     .max(512)
     .regex(/^[^\\]*$/, "must not contain backslashes")
     .default(""),
-  credentials: credentialsInput,
+  credentials: ZCredentialsInput,
   writeSuccessMarker: z.boolean().default(true),
   types: z
     .array(z.enum(EXPORT_TYPES))
     .min(1, "pick at least one")
     .default([...EXPORT_TYPES]),
 });
-export type DestinationInput = z.input<typeof destinationInput>;
+export type TDestinationInput = z.input<typeof ZDestinationInput>;

@@ -7,7 +7,8 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { db } from "@/server/db/client";
 import { editable, localBucketsForTests } from "@/testing/export-bucket";
 import { makePublisher } from "@/testing/fixtures";
-import { createDestination, destinationWithSecret, listDestinations, SECRET_MASK, updateDestination } from "./destinations";
+import { SECRET_MASK } from "./destination-input";
+import { createDestination, destinationWithSecret, listDestinations, updateDestination } from "./destinations";
 import { testConnection } from "./s3";
 
 const bucket = localBucketsForTests(["publisher-data"]);

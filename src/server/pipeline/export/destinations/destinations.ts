@@ -15,11 +15,9 @@ import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job/retention-holds";
-import { type credentialsInput, destinationInput, SECRET_MASK } from "./destination-input";
+import { SECRET_MASK, type ZCredentialsInput, ZDestinationInput } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { type ConnectionTest, testConnection } from "./s3";
-
-export { type DestinationInput, destinationInput, SECRET_MASK } from "./destination-input";
 
 export type CredentialsView =
   | { kind: "access_key"; accessKeyId: string; secretAccessKey: typeof SECRET_MASK }
@@ -103,7 +101,7 @@ async function visibleRow(id: string, actor: Actor): Promise<ExportDestination> 
  * then the account, which the actor must be able to see; then the endpoint.
  */
 async function parse(input: unknown, options: SaveOptions) {
-  const result = destinationInput.safeParse(input);
+  const result = ZDestinationInput.safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
     throw new TallyError("bad_request", problems.join("; "));
@@ -117,7 +115,7 @@ async function parse(input: unknown, options: SaveOptions) {
 /** `tally-` and 128 random bits: what the customer's trust policy requires as sts:ExternalId. */
 export const newExternalId = () => `tally-${randomBytes(16).toString("hex")}`;
 
-function credentialColumns(id: string, credentials: z.output<typeof credentialsInput>, stored: ExportDestination | null) {
+function credentialColumns(id: string, credentials: z.output<typeof ZCredentialsInput>, stored: ExportDestination | null) {
   if (credentials.kind === "assume_role") {
     // Kept across updates (the customer's trust policy names it); new when a destination becomes a role.
     const externalId = stored?.credentialKind === "assume_role" && stored.externalId ? stored.externalId : newExternalId();

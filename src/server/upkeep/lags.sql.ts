@@ -10,7 +10,7 @@ import { pgPool } from "@/server/db/pg-pool";
 import { isEventType } from "@/server/pipeline/export/export-types";
 import { holdsOf, type RetentionHold } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
-import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon";
+import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon.sql";
 import { dayPartitions } from "./day-partitions.sql";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */

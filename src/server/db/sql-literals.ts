@@ -12,10 +12,18 @@ export function integerLiteral(n: number): Sql {
 
 const NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** A table or partition name of Tally's own: lower-case letters, digits and underscores, as Postgres keeps them unquoted. */
-export function tableName(name: string): Sql {
-  if (!NAME.test(name)) throw new Error(`not a table name of Tally's: ${JSON.stringify(name)}`);
+/** A table, partition or column name of Tally's own: lower-case letters, digits and underscores, as Postgres keeps them unquoted. */
+export function identifier(name: string): Sql {
+  if (!NAME.test(name)) throw new Error(`not a name of Tally's: ${JSON.stringify(name)}`);
   return raw(name);
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The start of a UTC day (YYYY-MM-DD) as a timestamptz literal, for a partition's bounds (DDL takes no parameter). */
+export function dayStartLiteral(day: string): Sql {
+  if (!DAY.test(day)) throw new Error(`not a day: ${JSON.stringify(day)}`);
+  return raw(`'${day} 00:00:00+00'`);
 }
 
 const SETTING = /^[a-z_]+ = (?:[0-9.]+|'[A-Za-z0-9.]+')$/;

@@ -12,7 +12,7 @@ import { recordAndSettleConversion } from "@/testing/settle";
 import type { BatchRows } from "./batch-rows";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
-import { setAsideExportRows } from "./set-aside-rows";
+import { setAsideExportRows } from "./set-aside-rows.sql";
 
 const HOUR_MS = 3_600_000;
 const { bucket, BUCKET, YESTERDAY, later: LATER, destinationFor } = exportTestBed();

@@ -59,18 +59,18 @@ SELECT count(*)::int AS missed
  */
 async function explainOneBatch(): Promise<void> {
   const { pgPool } = await import("@/server/db/pg-pool");
-  const { ATTRIBUTE_SQL, MAX_TOUCHES_PER_ORDER } = await import("@/server/store/postgres/attribute-batch.sql");
-  const { DEFAULT_WINDOW_SECONDS } = await import("@/server/store/conversion-rows");
+  const { attributeSql } = await import("@/server/store/postgres/attribute-batch.sql");
   const client = await pgPool().connect();
   try {
     await client.query("BEGIN");
     const { rows: waiting } = await client.query<{ event_id: string }>(
       "SELECT event_id::text FROM conversions WHERE attributed_at IS NULL ORDER BY received_at LIMIT 2000 FOR UPDATE",
     );
-    const { rows } = await client.query<{ "QUERY PLAN": string }>({
-      text: `EXPLAIN (ANALYZE, BUFFERS) ${ATTRIBUTE_SQL}`,
-      values: [waiting.map((row) => row.event_id), DEFAULT_WINDOW_SECONDS, new Date(), MAX_TOUCHES_PER_ORDER],
-    });
+    const statement = attributeSql(
+      waiting.map((row) => row.event_id),
+      new Date(),
+    );
+    const { rows } = await client.query<{ "QUERY PLAN": string }>({ text: `EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, values: statement.values });
     log(`EXPLAIN (ANALYZE, BUFFERS) of one batch of ${waiting.length.toLocaleString("en")} orders (rolled back):`);
     for (const row of rows) console.log(`  ${row["QUERY PLAN"]}`);
   } finally {

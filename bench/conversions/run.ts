@@ -167,7 +167,7 @@ async function intake(url: string): Promise<IntakeFigures> {
     // The collector runs as a web tier beside workers would (no settle loop): the log is settled
     // here, in-process, so every accepted order is also checked as stored with its lines.
     const { settlePending } = await import("@/server/pipeline/settle/settle-pending");
-    const { oldestUnsettled } = await import("@/server/pipeline/settle/settled-horizon");
+    const { oldestUnsettled } = await import("@/server/pipeline/settle/settled-horizon.sql");
     const settleStarted = Date.now();
     let settledOrders = 0;
     for (;;) {

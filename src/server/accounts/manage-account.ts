@@ -6,6 +6,7 @@ import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
+import { addToWallet } from "./manage-account.sql";
 
 /**
  * Adds to an advertiser's wallet in one statement (beacons may be charging it at the same time),
@@ -14,15 +15,7 @@ import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
 export async function topUpWallet({ actor, accountId, amount }: { actor: Actor; accountId: string; amount: number }): Promise<number> {
   assertAccountManager(actor);
   const ceiling = toMicros(MAX_WALLET_BALANCE);
-  const rows = await db.$queryRaw<{ wallet_balance_micros: bigint; topped_up: boolean }[]>`
-    WITH topped AS (
-      UPDATE accounts SET wallet_balance_micros = wallet_balance_micros + ${toMicros(amount)}, updated_at = now()
-       WHERE id = ${accountId} AND kind = 'advertiser' AND wallet_balance_micros + ${toMicros(amount)} <= ${ceiling}
-      RETURNING wallet_balance_micros
-    )
-    SELECT wallet_balance_micros, true AS topped_up FROM topped
-    UNION ALL
-    SELECT wallet_balance_micros, false FROM accounts WHERE id = ${accountId} AND kind = 'advertiser' AND NOT EXISTS (SELECT 1 FROM topped)`;
+  const rows = await addToWallet(accountId, toMicros(amount), ceiling);
   if (!rows[0]) throw new TallyError("bad_request", "only advertisers have a wallet");
   if (!rows[0].topped_up) {
     throw new TallyError(

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { TRPCError } from "@trpc/server";
 import pg from "pg";
+import sql from "sql-template-tag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
@@ -15,7 +16,8 @@ import { createCaller } from "@/server/trpc/root";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { mayAccess } from "./actor";
 import { createUser } from "./create-user";
-import { canAccess, DELETE_ENDED_SESSIONS_SQL, deleteEndedSessions, signIn, type Viewer, viewerOfSession } from "./sessions";
+import { canAccess, deleteEndedSessions, signIn, type Viewer, viewerOfSession } from "./sessions";
+import { endedSessionsDelete } from "./sessions.sql";
 
 const PASSWORD = "correct horse battery";
 let accountId: string;
@@ -125,7 +127,7 @@ describe("the sweep of ended sessions", () => {
       await client.query("BEGIN");
       // The test table is tiny; the planner must show it can use the indexes, not that it would.
       await client.query("SET LOCAL enable_seqscan = off");
-      const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${DELETE_ENDED_SESSIONS_SQL}`, [new Date(), new Date()]);
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(sql`EXPLAIN ${endedSessionsDelete(new Date(), new Date())}`);
       const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
       expect(plan).toContain("user_sessions_expires_at_idx");
       expect(plan).toContain("user_sessions_last_seen_at_idx");

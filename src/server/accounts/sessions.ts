@@ -8,6 +8,7 @@ import { DAY_MS } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { verifyPassword } from "./passwords";
+import { endedSessionsDelete } from "./sessions.sql";
 
 export const SESSION_COOKIE = "tally_session";
 /** A session's absolute life, however active it is. */
@@ -97,12 +98,9 @@ export async function signOut(token: string | undefined | null): Promise<void> {
   if (token) await db.userSession.deleteMany({ where: { tokenHash: hashToken(token) } });
 }
 
-/** One statement, served by the indexes on each column (a bitmap OR once the table is large). */
-export const DELETE_ENDED_SESSIONS_SQL = 'DELETE FROM "user_sessions" WHERE "expires_at" <= $1 OR "last_seen_at" <= $2';
-
 /** Deletes every expired or idle session; returns how many. Runs at each sign-in. */
 export async function deleteEndedSessions(now = new Date()): Promise<number> {
-  return db.$executeRawUnsafe(DELETE_ENDED_SESSIONS_SQL, now, new Date(now.getTime() - IDLE_MS));
+  return db.$executeRaw(endedSessionsDelete(now, new Date(now.getTime() - IDLE_MS)));
 }
 
 /** Whether a viewer may see and manage an account's objects: staff any, a member their own only. */

@@ -23,6 +23,7 @@ import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { inTransaction } from "@/server/db/transaction";
 import { signIn, type Viewer } from "./sessions";
 import { afterAttempt, type BackoffPolicy, isKnown, KNOWN_ADDRESS_MS, livePair, type PairState, waitInWords, waitMs } from "./sign-in-backoff";
+import { DELETE_EXPIRED_PAIRS, insertPairRow, type PairRow, pairSucceeded, readPairRow, updatePairRow } from "./sign-in-limits.sql";
 
 /**
  * Who is signing in, as the transport hands it over (it alone knows the address): the key the
@@ -109,15 +110,9 @@ async function emailUnderAttack(email: string): Promise<boolean> {
   return (counted?.consumedPoints ?? 0) >= emailFailures.points;
 }
 
-const PAIR_COLUMNS = 'now() AS now, b.failures, b.blocked_until AS "blockedUntil", b.succeeded_at AS "succeededAt", b.expires_at AS "expiresAt"';
-type PairRow = { now: Date; failures: number | null; blockedUntil: Date | null; succeededAt: Date | null; expiresAt: Date | null };
-
 /** The pair as it stands at the database's `now()`; locked when asked, once its row exists. */
 async function readPair(client: pg.ClientBase | pg.Pool, key: string, forUpdate: boolean): Promise<{ state: PairState; now: Date }> {
-  const sql = forUpdate
-    ? `SELECT ${PAIR_COLUMNS} FROM sign_in_backoff b WHERE b.key = $1 FOR UPDATE`
-    : `SELECT ${PAIR_COLUMNS} FROM (SELECT 1) AS one LEFT JOIN sign_in_backoff b ON b.key = $1`;
-  const { now, failures, blockedUntil, succeededAt, expiresAt } = (await client.query<PairRow>(sql, [key])).rows[0]!;
+  const { now, failures, blockedUntil, succeededAt, expiresAt } = (await client.query<PairRow>(readPairRow(key, forUpdate))).rows[0]!;
   const stored = expiresAt === null ? null : { failures: failures ?? 0, blockedUntil, succeededAt, expiresAt };
   return { state: livePair(stored, now), now };
 }
@@ -138,25 +133,19 @@ async function beginAttempt(email: string, client: SignInClient | null): Promise
   if (wait > 0) refuse("backoff", wait);
   if (!isKnown(seen.state, seen.now) && (await emailUnderAttack(email))) await consume(limiters().newAddress, emailKey(email), "new_address");
   await inTransaction(async (client) => {
-    await client.query("INSERT INTO sign_in_backoff (key, expires_at) VALUES ($1, now()) ON CONFLICT (key) DO NOTHING", [key]);
+    await client.query(insertPairRow(key));
     const { state, now } = await readPair(client, key, true);
     const stillWait = waitMs(state, now);
     if (stillWait > 0) refuse("backoff", stillWait);
     const next = afterAttempt(state, now, policy());
-    await client.query("UPDATE sign_in_backoff SET failures = $2, blocked_until = $3, succeeded_at = $4, expires_at = $5 WHERE key = $1", [
-      key,
-      next.failures,
-      next.blockedUntil,
-      next.succeededAt,
-      next.expiresAt,
-    ]);
+    await client.query(updatePairRow(key, next));
   });
   return key;
 }
 
 /** Deletes back-off rows past their expiry (indexed on expires_at). */
 export async function deleteExpiredBackoff(): Promise<void> {
-  await pgPool().query("DELETE FROM sign_in_backoff WHERE expires_at < now()");
+  await pgPool().query(DELETE_EXPIRED_PAIRS);
 }
 
 /** deleteExpiredBackoff, at most once a minute per process. */
@@ -185,10 +174,7 @@ export async function signInWithinLimits(input: { email: string; password: strin
     throw error;
   }
   // The owner got in: this address starts afresh, and is known to the e-mail from now on.
-  await pgPool().query(
-    "UPDATE sign_in_backoff SET failures = 0, blocked_until = NULL, succeeded_at = now(), expires_at = now() + $2 * interval '1 millisecond' WHERE key = $1",
-    [key, KNOWN_ADDRESS_MS],
-  );
+  await pgPool().query(pairSucceeded(key, KNOWN_ADDRESS_MS));
   return session;
 }
 

@@ -8,6 +8,7 @@ import { type Actor, assertAccountManager, assertMayAccess } from "@/server/acco
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKeyInput } from "./catalogue-input";
+import { campaignsDisplaced, heldByMany } from "./publisher-catalogue.sql";
 import { lockSellingKeys, type SellingKey } from "./sku-ownership";
 
 export { type TCatalogueEntryInput, ZCatalogueEntryInput } from "./catalogue-input";
@@ -72,17 +73,12 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput & { actor: A
       create: { publisherId: data.publisherId, sku: data.sku, advertiserId: data.advertiserId, productId: data.productId ?? null },
       update: { advertiserId: data.advertiserId, productId: data.productId ?? null },
     });
-    const displaced = await tx.$queryRaw<{ campaign_id: string; campaign_name: string; advertiser_id: string; advertiser_name: string }[]>`
-      SELECT DISTINCT c.id AS campaign_id, c.name AS campaign_name, c.advertiser_id, adv.name AS advertiser_name
-        FROM campaigns c
-        JOIN accounts adv ON adv.id = c.advertiser_id
-        JOIN campaign_publishers cp ON cp.campaign_id = c.id
-        JOIN campaign_products cpr ON cpr.campaign_id = c.id
-        JOIN products p ON p.id = cpr.product_ref
-       WHERE c.advertiser_id <> ${data.advertiserId} AND c.status NOT IN ('ended', 'archived')
-         AND (cp.publisher_id = ${data.publisherId} OR cp.publisher_id = (SELECT network_id FROM accounts WHERE id = ${data.publisherId}))
-         AND (p.sku = ${data.sku} OR (${data.productId ?? null}::text IS NOT NULL AND p.product_id = ${data.productId ?? null}::text))
-       ORDER BY c.id`;
+    const displaced = await campaignsDisplaced(tx, {
+      advertiserId: data.advertiserId,
+      publisherId: data.publisherId,
+      sku: data.sku,
+      productId: data.productId ?? null,
+    });
     return {
       entry: {
         publisherId: data.publisherId,
@@ -128,40 +124,7 @@ export interface SkuConflict {
  */
 export async function skuConflicts({ actor, publisherId }: { actor: Actor; publisherId?: string }): Promise<SkuConflict[]> {
   assertAccountManager(actor);
-  const rows = await db.$queryRaw<
-    {
-      publisher_id: string;
-      publisher_name: string;
-      kind: "sku" | "product_id";
-      value: string;
-      advertiser_ids: string[];
-      advertiser_names: string[];
-      owner_id: string | null;
-    }[]
-  >`
-    WITH holdings AS (
-      SELECT DISTINCT a.id AS place_id, k.kind, k.value, c.advertiser_id
-        FROM campaigns c
-        JOIN campaign_publishers cp ON cp.campaign_id = c.id
-        JOIN accounts a ON a.id = cp.publisher_id OR a.network_id = cp.publisher_id
-        JOIN campaign_products cpr ON cpr.campaign_id = c.id
-        JOIN products p ON p.id = cpr.product_ref
-        CROSS JOIN LATERAL (VALUES ('sku', p.sku), ('product_id', p.product_id)) AS k(kind, value)
-       WHERE c.status NOT IN ('ended', 'archived') AND k.value IS NOT NULL
-         AND (${publisherId ?? null}::text IS NULL OR a.id = ${publisherId ?? null}::text)
-    )
-    SELECT h.place_id AS publisher_id, pl.name AS publisher_name, h.kind, h.value,
-           array_agg(h.advertiser_id ORDER BY adv.name, h.advertiser_id) AS advertiser_ids,
-           array_agg(adv.name ORDER BY adv.name, h.advertiser_id) AS advertiser_names,
-           (SELECT pc.advertiser_id FROM publisher_catalogue pc
-             WHERE pc.publisher_id = h.place_id AND ((h.kind = 'sku' AND pc.sku = h.value) OR (h.kind = 'product_id' AND pc.product_id = h.value))
-             LIMIT 1) AS owner_id
-      FROM holdings h
-      JOIN accounts pl ON pl.id = h.place_id
-      JOIN accounts adv ON adv.id = h.advertiser_id
-     GROUP BY h.place_id, pl.name, h.kind, h.value
-    HAVING count(*) > 1
-     ORDER BY pl.name, h.place_id, h.kind DESC, h.value`;
+  const rows = await heldByMany(publisherId ?? null);
   return rows.map((r) => ({
     publisherId: r.publisher_id,
     publisherName: r.publisher_name,

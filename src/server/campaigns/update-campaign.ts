@@ -12,6 +12,7 @@ import type { CampaignStatus } from "@/server/db/generated/enums";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
 import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
+import { lockCampaignRow } from "./update-campaign.sql";
 
 // One answer for a campaign that does not exist and one the actor may not see.
 const noSuchCampaign = () => new TallyError("not_found", "no such campaign");
@@ -22,8 +23,7 @@ const noSuchCampaign = () => new TallyError("not_found", "no such campaign");
  * anyway, so beacons writing the campaign's daily spend (a foreign key to it) never wait.
  */
 async function lockCampaign(tx: Tx, actor: Actor, id: string) {
-  const [row] = await tx.$queryRaw<{ advertiser_id: string; status: CampaignStatus }[]>`
-    SELECT advertiser_id, status::text AS status FROM campaigns WHERE id = ${id} FOR NO KEY UPDATE`;
+  const [row] = await lockCampaignRow(tx, id);
   if (!row || !mayAccess(actor, row.advertiser_id)) throw noSuchCampaign();
   return { advertiserId: row.advertiser_id, status: row.status };
 }

@@ -3,7 +3,10 @@
 // batches in memory). Report downloads and export batches read their rows this way, on the bulk
 // pool (pg-pool.ts), so that slow readers never hold the connections that requests need.
 import type pg from "pg";
+import type { Sql } from "sql-template-tag";
+import { declareCursor, fetchRows } from "./cursor.sql";
 import { bulkPool } from "./pg-pool";
+import { beginReadOnly, COMMIT, ROLLBACK } from "./transaction.sql";
 
 export interface CursorOptions {
   /** Rows per FETCH. */
@@ -35,7 +38,8 @@ export interface Cursor<Row> {
  * caller must close() it, whether or not it reads any batch.
  */
 // Over 80 lines on purpose: the connection's whole life (take, begin, claim, declare, fetch, end) in one place, so every way out gives it back.
-export async function openCursor<Row>(sql: string, values: unknown[], options: CursorOptions): Promise<Cursor<Row>> {
+export async function openCursor<Row>(query: Sql, options: CursorOptions): Promise<Cursor<Row>> {
+  const declare = declareCursor(query);
   const client = await bulkPool().connect();
   let closed = false;
   let markEnded: (how: "done" | "closed" | "failed") => void = () => {};
@@ -53,7 +57,7 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
     closed = true;
     if (failure !== undefined) return release("failed", failure instanceof Error ? failure : true);
     try {
-      await client.query("ROLLBACK");
+      await client.query(ROLLBACK);
       release("closed");
     } catch (error) {
       release("failed", error instanceof Error ? error : true);
@@ -65,8 +69,7 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
   client.on("error", lost);
   try {
     // A cursor is planned for its first tenth of rows by default; these read all of them.
-    const settings = ["cursor_tuple_fraction = 1", ...(options.settings ?? [])].map((setting) => `SET LOCAL ${setting}`).join("; ");
-    await client.query(`BEGIN READ ONLY; ${settings}`);
+    await client.query(beginReadOnly(["cursor_tuple_fraction = 1", ...(options.settings ?? [])]));
   } catch (error) {
     await close(error);
     throw error;
@@ -78,7 +81,7 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
     throw refusal;
   }
   try {
-    await client.query(`DECLARE all_rows NO SCROLL CURSOR FOR ${sql}`, values);
+    await client.query(declare);
   } catch (error) {
     await close(error);
     throw error;
@@ -86,7 +89,8 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
 
   async function* batches(): AsyncGenerator<Row[]> {
     const fetchBatch = () => {
-      const fetching = client.query<Row & object>({ text: `FETCH ${options.batch} FROM all_rows`, ...(options.rowMode ? { rowMode: options.rowMode } : {}) });
+      const fetch = fetchRows(options.batch);
+      const fetching = client.query<Row & object>({ text: fetch.text, values: fetch.values, ...(options.rowMode ? { rowMode: options.rowMode } : {}) });
       fetching.catch(() => {}); // awaited below; a reader that stops meanwhile must not leave it unhandled
       return fetching;
     };
@@ -108,7 +112,7 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
     if (!closed) {
       closed = true;
       try {
-        await client.query("COMMIT");
+        await client.query(COMMIT);
         release("done");
       } catch (error) {
         release("failed", error instanceof Error ? error : true);
@@ -121,11 +125,11 @@ export async function openCursor<Row>(sql: string, values: unknown[], options: C
 }
 
 /**
- * The rows of `sql`, batch by batch. However the caller stops (done, an error, or a `return()` when
+ * The rows of `query`, batch by batch. However the caller stops (done, an error, or a `return()` when
  * a download's client goes away), the transaction ends and the connection goes back to the pool.
  */
-export async function* cursorBatches<Row>(sql: string, values: unknown[], options: CursorOptions): AsyncGenerator<Row[]> {
-  const cursor = await openCursor<Row>(sql, values, options);
+export async function* cursorBatches<Row>(query: Sql, options: CursorOptions): AsyncGenerator<Row[]> {
+  const cursor = await openCursor<Row>(query, options);
   try {
     yield* cursor.batches;
   } finally {

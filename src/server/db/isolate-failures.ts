@@ -7,6 +7,8 @@
 // the whole step is tried again later.
 import type pg from "pg";
 import { isTransientFailure } from "./failures";
+import { RELEASE_SAVEPOINT, ROLLBACK_TO_SAVEPOINT, SAVEPOINT } from "./isolate-failures.sql";
+import { setLocalStatementTimeout } from "./transaction.sql";
 
 export interface IsolateOptions {
   /** The statement timeout of an attempt over the whole batch; smaller parts get a share of it. */
@@ -55,17 +57,17 @@ export async function isolateFailures<I, O>(
   const run = async (from: number, to: number): Promise<boolean> => {
     if (result.handled > 0 && Date.now() >= deadline) return false;
     const part = items.slice(from, to);
-    await client.query("SAVEPOINT isolate");
+    await client.query(SAVEPOINT);
     try {
-      await client.query(`SET LOCAL statement_timeout = ${partTimeoutMs(part.length, items.length, options.timeoutMs, options.minTimeoutMs)}`);
+      await client.query(setLocalStatementTimeout(partTimeoutMs(part.length, items.length, options.timeoutMs, options.minTimeoutMs)));
       const done = await work(part);
-      await client.query("RELEASE SAVEPOINT isolate");
+      await client.query(RELEASE_SAVEPOINT);
       result.done.push(...done);
       result.handled = to;
       return true;
     } catch (error) {
       // A savepoint that cannot be rolled back means the connection or the transaction is gone.
-      await client.query("ROLLBACK TO SAVEPOINT isolate").catch(() => {
+      await client.query(ROLLBACK_TO_SAVEPOINT).catch(() => {
         throw error;
       });
       if (isTransientFailure(error)) throw error;

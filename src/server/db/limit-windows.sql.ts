@@ -1,17 +1,19 @@
 // Hand-written SQL: the shared counts of the rate limits (v1_limit_windows), where every process
 // takes its leases (shared-limiter.ts). One statement takes a share of many keys' windows at once.
 import type pg from "pg";
+import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
+import { prepared } from "@/server/db/prepared";
 import type { LeaseAsk, LeaseStore } from "./shared-limiter";
 
 // Each key's row of a window holds what all processes have taken of it; a take adds at most what
 // is left up to the capacity, and `last_grant` says how much this take got (an UPDATE's SET sees
 // the row as it was, so both columns are computed from the old `taken`). Rows are written in key
 // order, so two processes taking the same keys lock them in the same order and never deadlock.
-const TAKE_SQL = `
+const takeSql = (asks: LeaseAsk[]) => sql`
 INSERT INTO v1_limit_windows AS w (window_start_ms, key, capacity, taken, last_grant)
 SELECT a.window_start_ms, a.key, a.capacity, least(a.want, a.capacity), least(a.want, a.capacity)
-  FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS a(window_start_ms, key, capacity, want)
+  FROM unnest(${asks.map((a) => a.windowStartMs)}::bigint[], ${asks.map((a) => a.key)}::text[], ${asks.map((a) => a.capacity)}::int[], ${asks.map((a) => a.want)}::int[]) AS a(window_start_ms, key, capacity, want)
  ORDER BY a.window_start_ms, a.key
     ON CONFLICT (window_start_ms, key) DO UPDATE
    SET taken = greatest(w.taken, least(w.taken + excluded.taken, excluded.capacity)),
@@ -22,16 +24,12 @@ RETURNING window_start_ms::float8 AS window_start_ms, key, last_grant`;
 /** The shared limits' counts in Postgres, through `pool` (the request pool unless a test says otherwise). */
 export const postgresLeaseStore = (pool: () => pg.Pool = pgPool): LeaseStore => ({
   async take(asks: LeaseAsk[]): Promise<number[]> {
-    const { rows } = await pool().query<{ window_start_ms: number; key: string; last_grant: number }>({
-      name: "v1-limit-take",
-      text: TAKE_SQL,
-      values: [asks.map((a) => a.windowStartMs), asks.map((a) => a.key), asks.map((a) => a.capacity), asks.map((a) => a.want)],
-    });
+    const { rows } = await pool().query<{ window_start_ms: number; key: string; last_grant: number }>(prepared("v1-limit-take", takeSql(asks)));
     const granted = new Map(rows.map((row) => [`${row.window_start_ms} ${row.key}`, row.last_grant]));
     return asks.map((a) => granted.get(`${a.windowStartMs} ${a.key}`) ?? 0);
   },
 
   async forgetBefore(windowStartMs: number): Promise<void> {
-    await pool().query({ name: "v1-limit-forget", text: "DELETE FROM v1_limit_windows WHERE window_start_ms < $1", values: [windowStartMs] });
+    await pool().query(prepared("v1-limit-forget", sql`DELETE FROM v1_limit_windows WHERE window_start_ms < ${windowStartMs}`));
   },
 });

@@ -4,7 +4,7 @@
 // busy a deployment is, so it comes only with the metrics token, as /api/metrics does.
 import { env } from "@/env";
 import { db } from "@/server/db/client";
-import { pingDatabase } from "@/server/db/ping";
+import { pingDatabase } from "@/server/db/ping.sql";
 import { type Lags, lagProblems, readLags } from "@/server/upkeep/lags.sql";
 import { bearerMatches } from "./bearer";
 

@@ -5,9 +5,12 @@
 // partition per table catches rows of a day upkeep has not made. Table names are fixed lists,
 // never input.
 import type pg from "pg";
+import sql from "sql-template-tag";
 import { addDays, DAY_MS, dayStart, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
+import { dayStartLiteral, identifier } from "@/server/db/sql-literals";
 import { inTransaction } from "@/server/db/transaction";
+import { SET_LOCAL_LOCK_TIMEOUT_2S } from "@/server/db/transaction.sql";
 
 /** Day partitions kept ready ahead of today, so a missed upkeep run or two costs nothing. */
 export const PARTITION_DAYS_AHEAD = 7;
@@ -40,11 +43,10 @@ export async function dayPartitions(
   pool: pg.Pool | pg.PoolClient = pgPool(),
 ): Promise<DayPartition[]> {
   const { rows } = await pool.query<{ parent: PartitionedTable; name: string; bytes: string }>(
-    `SELECT p.relname AS parent, c.relname AS name, pg_total_relation_size(c.oid)::text AS bytes
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-      WHERE p.relname = ANY($1::text[])
-      ORDER BY p.relname, c.relname`,
-    [tables],
+    sql`SELECT p.relname AS parent, c.relname AS name, pg_total_relation_size(c.oid)::text AS bytes
+          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+         WHERE p.relname = ANY(${tables}::text[])
+         ORDER BY p.relname, c.relname`,
   );
   return rows.map((row) => {
     const match = /_(\d{4})(\d{2})(\d{2})$/.exec(row.name);
@@ -64,7 +66,11 @@ export async function createDayPartitions(
   { daysAhead = PARTITION_DAYS_AHEAD, pool = pgPool() }: { daysAhead?: number; pool?: pg.Pool } = {},
 ): Promise<string[]> {
   const existing = new Set((await dayPartitions([table], pool)).map((p) => p.day));
-  const key = PARTITION_KEYS[table];
+  // Names go into the statements' text (Postgres takes no parameter for a name, nor in DDL): the
+  // table and its key come from PARTITION_KEYS, and identifier() and dayStartLiteral() check them.
+  const parent = identifier(table);
+  const defaultPartition = identifier(`${table}_default`);
+  const key = identifier(PARTITION_KEYS[table]);
   const created: string[] = [];
   for (let n = 0; n <= daysAhead; n++) {
     const day = utcDay(from.getTime() + n * DAY_MS);
@@ -74,16 +80,15 @@ export async function createDayPartitions(
       async (client) => {
         // Every web process and worker runs upkeep: one at a time creates, so two never race on
         // the same new table (IF NOT EXISTS does not make a simultaneous CREATE safe).
-        await client.query("SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))");
+        await client.query(sql`SELECT pg_advisory_xact_lock(hashtext('tally log upkeep'))`);
         // Rows of the day in the default partition would make the CREATE fail; a quick look first.
-        const { rows: made } = await client.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [partitionName(table, day)]);
-        const { rows } = await client.query(`SELECT 1 FROM ${table}_default WHERE ${key} >= $1::timestamptz AND ${key} < $2::timestamptz LIMIT 1`, [
-          dayStart(day),
-          dayStart(next),
-        ]);
+        const { rows: made } = await client.query<{ t: string | null }>(sql`SELECT to_regclass(${partitionName(table, day)})::text AS t`);
+        const { rows } = await client.query(
+          sql`SELECT 1 FROM ${defaultPartition} WHERE ${key} >= ${dayStart(day)}::timestamptz AND ${key} < ${dayStart(next)}::timestamptz LIMIT 1`,
+        );
         if (made[0]!.t === null && rows.length === 0) {
           await client.query(
-            `CREATE TABLE IF NOT EXISTS ${partitionName(table, day)} PARTITION OF ${table} FOR VALUES FROM ('${day} 00:00:00+00') TO ('${next} 00:00:00+00')`,
+            sql`CREATE TABLE IF NOT EXISTS ${identifier(partitionName(table, day))} PARTITION OF ${parent} FOR VALUES FROM (${dayStartLiteral(day)}) TO (${dayStartLiteral(next)})`,
           );
           created.push(day);
         }
@@ -109,8 +114,9 @@ export async function createPartitionsAhead(now: Date): Promise<string[]> {
 export async function dropPartition(name: string): Promise<boolean> {
   try {
     await inTransaction(async (client) => {
-      await client.query("SET LOCAL lock_timeout = '2s'");
-      await client.query(`DROP TABLE IF EXISTS ${name}`);
+      await client.query(SET_LOCAL_LOCK_TIMEOUT_2S);
+      // A partition's name, as dayPartitions read it from the catalogue: checked by identifier(), as DROP takes no parameter.
+      await client.query(sql`DROP TABLE IF EXISTS ${identifier(name)}`);
     });
     return true;
   } catch (error) {

@@ -3,6 +3,7 @@
 // cursors, the attribution queue's (attributed_at, received_at) index, the watermarks), so a
 // scrape every few seconds costs next to nothing even with a backlog.
 
+import sql from "sql-template-tag";
 import { env } from "@/env";
 import { utcDay } from "@/server/core/days";
 import { isEventType } from "@/server/core/export-types";
@@ -10,7 +11,7 @@ import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { holdsOf, type RetentionHold } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
-import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon";
+import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon.sql";
 import { dayPartitions } from "./day-partitions.sql";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
@@ -74,33 +75,31 @@ export async function readLags(now = new Date()): Promise<Lags> {
   const [oldest, backlog, attribution, positions, partitions, setAside, storage, byRule] = await Promise.all([
     oldestUnsettled(),
     pool.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM (
+      sql`SELECT (SELECT count(*) FROM (
                  SELECT 1 FROM settle_cursors c JOIN beacon_log l ON l.shard = c.shard AND (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
                   LIMIT ${BACKLOG_COUNT_CAP}) AS waiting)::int
             + (SELECT count(*) FROM (
                  SELECT 1 FROM conversion_cursor c JOIN conversion_log l ON (l.accepted_xid, l.seq) > (c.last_xid, c.last_seq)
                   LIMIT ${BACKLOG_COUNT_CAP}) AS waiting)::int AS n`,
     ),
-    pool.query<{ oldest: Date | null; n: number }>(`SELECT min(received_at) AS oldest, count(*)::int AS n FROM conversions WHERE attributed_at IS NULL`),
+    pool.query<{ oldest: Date | null; n: number }>(sql`SELECT min(received_at) AS oldest, count(*)::int AS n FROM conversions WHERE attributed_at IS NULL`),
     destinationPositions(),
     dayPartitions(),
     pool.query<{ events: number; orders: number }>(
-      `SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
+      sql`SELECT (SELECT count(*)::int FROM settle_set_aside) AS events,
               (SELECT count(*)::int FROM conversions WHERE attribution_failed_reason IS NOT NULL) AS orders`,
     ),
     pool.query<PublisherStorage & { over: number }>(
-      `WITH today AS (
+      sql`WITH today AS (
          SELECT publisher_id, sum(bytes)::float8 AS bytes, sum(beacons)::float8 AS beacons, sum(orders)::float8 AS orders, sum(set_aside)::float8 AS set_aside
-           FROM publisher_daily_intake WHERE day = $1::date GROUP BY publisher_id)
+           FROM publisher_daily_intake WHERE day = ${utcDay(now)}::date GROUP BY publisher_id)
        SELECT publisher_id AS "publisherId", bytes, beacons, orders, set_aside AS "setAside",
-              (SELECT count(*)::int FROM today WHERE bytes > $2) AS over
+              (SELECT count(*)::int FROM today WHERE bytes > ${storageAlertBytes}) AS over
          FROM today ORDER BY bytes DESC, publisher_id LIMIT ${PUBLISHERS_LISTED}`,
-      [utcDay(now), storageAlertBytes],
     ),
     // settle_set_aside_set_aside_at_idx: a day of set-asides, however many were kept before it.
     pool.query<{ rule: string; n: number }>(
-      `SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE set_aside_at > $1::timestamptz - interval '24 hours' AND rule IS NOT NULL GROUP BY rule`,
-      [now],
+      sql`SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE set_aside_at > ${now}::timestamptz - interval '24 hours' AND rule IS NOT NULL GROUP BY rule`,
     ),
   ]);
   const ruleCounts = new Map(byRule.rows.map((row) => [row.rule, row.n]));

@@ -1,3 +1,4 @@
+import sql from "sql-template-tag";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { attributionWindows } from "@/server/pipeline/attribute/attribution-windows";
@@ -29,7 +30,7 @@ async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons
   // A destination holds nothing older than the longest hold.
   const floor = cutoff - policy.maxHoldDays * DAY_MS;
   const positions = rawPositions(await destinationPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
-  const { rows } = await pgPool().query<{ placed_at: Date | null }>("SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL");
+  const { rows } = await pgPool().query<{ placed_at: Date | null }>(sql`SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL`);
   const waitingOrder = rows[0]?.placed_at ?? null;
   // Orders placed now look back the longest window (up to 90 days, set per campaign type), and
   // those still waiting look back from when they were placed; a day more for orders placed late.
@@ -45,9 +46,9 @@ async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons
 // A day of orders may go once none of its orders waits for attribution and every destination has
 // delivered past its last attribution (attributions are written at the order's attributed_at, the
 // last moment the order or its items changed, and never before the order was received).
-const ORDERS_DAY_SQL = `
+const ordersDay = (start: Date, end: Date) => sql`
 SELECT bool_or(attributed_at IS NULL) AS waiting, max(attributed_at) AS last_attributed
-  FROM conversions WHERE received_at >= $1 AND received_at < $2`;
+  FROM conversions WHERE received_at >= ${start} AND received_at < ${end}`;
 
 export interface RawRetentionResult {
   /** Partitions dropped, as `<table>_<YYYYMMDD>` names. */
@@ -83,10 +84,7 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
   for (const day of [...orderDays].sort()) {
     const start = Date.parse(`${day}T00:00:00Z`);
     if (start + DAY_MS > Math.min(horizon.cutoff, horizon.ordersDelivered)) continue;
-    const { rows } = await pgPool().query<{ waiting: boolean | null; last_attributed: Date | null }>(ORDERS_DAY_SQL, [
-      new Date(start),
-      new Date(start + DAY_MS),
-    ]);
+    const { rows } = await pgPool().query<{ waiting: boolean | null; last_attributed: Date | null }>(ordersDay(new Date(start), new Date(start + DAY_MS)));
     const { waiting, last_attributed: last } = rows[0]!;
     if (waiting === true || (last !== null && last.getTime() > horizon.ordersDelivered)) continue;
     // Attributions first: an order is never left without its credited items while it is kept.
@@ -98,9 +96,9 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
   // Far in the future stands for "no destination": Postgres' infinity is not a JS Date.
   const delivered = new Date(Math.min(horizon.ordersDelivered, 8.64e15));
   const [adEvents, attributions, conversions] = await Promise.all([
-    pgPool().query("DELETE FROM ad_events_default WHERE created_at < $1", [new Date(horizon.adEvents)]),
-    pgPool().query("DELETE FROM attributions_default WHERE conversion_received_at < $1 AND created_at < $2", [ordersBefore, delivered]),
-    pgPool().query("DELETE FROM conversions_default WHERE received_at < $1 AND attributed_at < $2", [ordersBefore, delivered]),
+    pgPool().query(sql`DELETE FROM ad_events_default WHERE created_at < ${new Date(horizon.adEvents)}`),
+    pgPool().query(sql`DELETE FROM attributions_default WHERE conversion_received_at < ${ordersBefore} AND created_at < ${delivered}`),
+    pgPool().query(sql`DELETE FROM conversions_default WHERE received_at < ${ordersBefore} AND attributed_at < ${delivered}`),
   ]);
 
   // Days from which every raw row is still there: after the last day dropped, and from the first
@@ -128,9 +126,8 @@ async function recordKeptFrom(days: { ad_events: string[]; conversions: string[]
     const latest = candidates.sort().at(-1);
     if (latest === undefined) continue;
     await pgPool().query(
-      `INSERT INTO raw_retention (table_name, kept_from) VALUES ($1, $2::date)
-       ON CONFLICT (table_name) DO UPDATE SET kept_from = greatest(raw_retention.kept_from, EXCLUDED.kept_from), updated_at = now()`,
-      [table, latest],
+      sql`INSERT INTO raw_retention (table_name, kept_from) VALUES (${table}, ${latest}::date)
+          ON CONFLICT (table_name) DO UPDATE SET kept_from = greatest(raw_retention.kept_from, EXCLUDED.kept_from), updated_at = now()`,
     );
   }
   return store().rollups.rawRowsKeptFrom();

@@ -4,17 +4,19 @@
 // for TALLY_SET_ASIDE_RETENTION_DAYS (docs/operations.md); a source that sends nothing but what is
 // set aside cannot make Tally keep it for the raw tables' 90 days. Deleted in chunks, so one
 // upkeep run never holds a long transaction however many there are.
+import sql, { type Sql } from "sql-template-tag";
 import { DAY_MS } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 
 const CHUNK = 10_000;
 
 // Fixed texts: the table names are never built from input.
-const DELETE_SQL = {
-  records: `DELETE FROM settle_set_aside WHERE event_id IN (SELECT event_id FROM settle_set_aside WHERE set_aside_at < $1 LIMIT ${CHUNK})`,
-  orders: `DELETE FROM conversions WHERE (event_id, received_at) IN (
-             SELECT event_id, received_at FROM conversions WHERE attribution_failed_reason IS NOT NULL AND received_at < $1 LIMIT ${CHUNK})`,
-} as const;
+const DELETE_SQL: Record<"records" | "orders", (before: Date) => Sql> = {
+  records: (before) =>
+    sql`DELETE FROM settle_set_aside WHERE event_id IN (SELECT event_id FROM settle_set_aside WHERE set_aside_at < ${before} LIMIT ${CHUNK})`,
+  orders: (before) => sql`DELETE FROM conversions WHERE (event_id, received_at) IN (
+             SELECT event_id, received_at FROM conversions WHERE attribution_failed_reason IS NOT NULL AND received_at < ${before} LIMIT ${CHUNK})`,
+};
 
 /** Deletes set-aside records and set-aside orders older than `days`; returns how many of each. */
 export async function dropExpiredSetAsides(now: Date, days: number): Promise<{ records: number; orders: number }> {
@@ -22,7 +24,7 @@ export async function dropExpiredSetAsides(now: Date, days: number): Promise<{ r
   const deleted = { records: 0, orders: 0 };
   for (const what of ["records", "orders"] as const) {
     for (;;) {
-      const { rowCount } = await pgPool().query(DELETE_SQL[what], [before]);
+      const { rowCount } = await pgPool().query(DELETE_SQL[what](before));
       deleted[what] += rowCount ?? 0;
       if ((rowCount ?? 0) < CHUNK) break;
     }

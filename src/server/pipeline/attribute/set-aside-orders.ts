@@ -4,6 +4,7 @@
 // daily allowance, or because they could not be stored), with their publisher and order id. Shown
 // to operators (`npm run rollups:verify`) and to the dashboard.
 import { pgPool } from "@/server/db/pg-pool";
+import { latestSetAsideOrders } from "./set-aside-orders.sql";
 
 export interface SetAsideOrder {
   publisher_id: string;
@@ -23,22 +24,6 @@ export async function setAsideOrders(
   publisherIds: string[] | null,
   limit = 20,
 ): Promise<{ total: number; latest: SetAsideOrder[] }> {
-  const { rows } = await pgPool().query<SetAsideOrder & { total: number }>(
-    `SELECT publisher_id, order_id, received_at, reason, rule, count(*) OVER ()::int AS total
-       FROM (SELECT publisher_id, order_id, received_at, attribution_failed_reason AS reason, NULL::text AS rule
-               FROM conversions
-              WHERE attribution_failed_reason IS NOT NULL
-                AND received_at >= $1::date AND received_at < $2::date + 1
-                AND ($3::text[] IS NULL OR publisher_id = ANY($3))
-             UNION ALL
-             SELECT publisher_id, order_id, received_at, reason, rule
-               FROM settle_set_aside
-              WHERE kind = 'conversion' AND publisher_id IS NOT NULL AND order_id IS NOT NULL
-                AND received_at >= $1::date AND received_at < $2::date + 1
-                AND ($3::text[] IS NULL OR publisher_id = ANY($3))) AS set_aside
-      ORDER BY received_at DESC
-      LIMIT $4`,
-    [range.startDate, range.endDate, publisherIds, limit],
-  );
+  const { rows } = await pgPool().query<SetAsideOrder & { total: number }>(latestSetAsideOrders(range, publisherIds, limit));
   return { total: rows[0]?.total ?? 0, latest: rows.map(({ total: _total, ...order }) => order) };
 }

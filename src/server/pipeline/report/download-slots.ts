@@ -13,6 +13,7 @@ import type pg from "pg";
 import { env } from "@/env";
 import { countReportRefusal } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
+import { claimSlotsSql } from "./download-slots.sql";
 
 /** Who asks, for the report limits: `key:<id>` or `user:<id>`, and their account (`staff` for account managers). */
 export interface Requester {
@@ -116,22 +117,13 @@ export async function takeLocalShare(
 export type ClaimOutcome = "claimed" | "key_busy" | "account_busy";
 
 // Slots are locks on a 64-bit hash of a name; the export's locks (export/runs.sql.ts) hash other names.
-const CLAIM_SQL = `SELECT
-  (SELECT s FROM generate_series(0, $2::int - 1) s WHERE pg_try_advisory_xact_lock(hashtextextended('tally-download-key:' || $1 || ':' || s, 0)) LIMIT 1) AS key_slot,
-  (SELECT s FROM generate_series(0, $4::int - 1) s WHERE pg_try_advisory_xact_lock(hashtextextended('tally-download-account:' || $3 || ':' || s, 0)) LIMIT 1) AS account_slot`;
-
 /**
  * Takes a free slot of the caller and one of the account, as locks of the transaction open on
  * `client`, in one round trip. A refusal leaves whatever it took to the transaction's end, which
  * the caller brings about at once.
  */
 export async function claimSlots(client: pg.PoolClient, requester: Requester, limits: Pick<SlotLimits, "perKey" | "perAccount">): Promise<ClaimOutcome> {
-  const { rows } = await client.query<{ key_slot: number | null; account_slot: number | null }>(CLAIM_SQL, [
-    requester.caller,
-    limits.perKey,
-    requester.account,
-    limits.perAccount,
-  ]);
+  const { rows } = await client.query<{ key_slot: number | null; account_slot: number | null }>(claimSlotsSql(requester, limits));
   if (rows[0]?.key_slot === null || rows[0]?.key_slot === undefined) return "key_busy";
   if (rows[0].account_slot === null) return "account_busy";
   return "claimed";

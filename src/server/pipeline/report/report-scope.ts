@@ -1,13 +1,13 @@
 // Which report rows an account may read (docs/interface-decisions.md §1): an advertiser its own campaigns' rows on
 // every publisher; a publisher the rows of its own inventory; a network its own and its
 // sub-publishers'. Everything else is as if it did not exist.
-import sql from "sql-template-tag";
 import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
 import type { Viewer } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
 import type { ReportScope } from "@/server/store/report-query";
+import { accountKindOf, publisherIdsOf } from "./report-scope.sql";
 
 /** Who asks for a report: an account (by API key or a member's session), or staff, who see every account. */
 export type ReportCaller = Pick<ApiKeyCaller, "accountId" | "accountKind"> | { accountId: null; accountKind: "staff" };
@@ -19,11 +19,7 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
   // Every other scope is one account's: without its id it is no rows, never every row.
   if (typeof caller.accountId !== "string" || caller.accountId === "") throw new TallyError("not_found", "no such account");
   if (caller.accountKind === "advertiser") return { advertiserId: caller.accountId, publisherIds: null, targetedPublisherIds: null };
-  const { rows } = await pgPool().query<{ publisher_ids: string[]; network_id: string | null }>(
-    sql`SELECT array_append(coalesce((SELECT array_agg(s.id ORDER BY s.id) FROM accounts s WHERE s.network_id = a.id AND a.kind = 'network'), '{}'), a.id) AS publisher_ids,
-            a.network_id
-       FROM accounts a WHERE a.id = ${caller.accountId}`,
-  );
+  const { rows } = await pgPool().query<{ publisher_ids: string[]; network_id: string | null }>(publisherIdsOf(caller.accountId));
   const publisherIds = rows[0]?.publisher_ids ?? [caller.accountId];
   const networkId = rows[0]?.network_id ?? null;
   return { advertiserId: null, publisherIds, targetedPublisherIds: networkId ? [...publisherIds, networkId] : publisherIds };
@@ -31,7 +27,7 @@ export async function reportScope(caller: ReportCaller): Promise<ReportScope> {
 
 /** An account as a report caller (its kind decides its scope), or null for an unknown id. */
 export async function accountCaller(accountId: string): Promise<ReportCaller | null> {
-  const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>(sql`SELECT kind::text AS kind FROM accounts WHERE id = ${accountId}`);
+  const { rows } = await pgPool().query<{ kind: ApiKeyCaller["accountKind"] }>(accountKindOf(accountId));
   return rows[0] ? { accountId, accountKind: rows[0].kind } : null;
 }
 

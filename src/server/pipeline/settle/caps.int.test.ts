@@ -18,7 +18,7 @@ import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
 import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { trafficLimits } from "@/server/pipeline/settle/traffic-rules";
-import { HISTORY_SQL, historyParameters } from "@/server/store/postgres/settle-beacons.sql";
+import { historySql } from "@/server/store/postgres/settle-beacons.sql";
 import { alertThresholds, lagProblems, readLags } from "@/server/upkeep/lags.sql";
 import { upkeep } from "@/server/upkeep/upkeep";
 import { beaconToAppend, CHROME, servedClaims } from "@/testing/beacon-log";
@@ -141,9 +141,10 @@ describe("settling a beacon", () => {
     const client = await pgPool().connect();
     try {
       await client.query("ANALYZE ad_events");
+      const history = historySql([logged], trafficLimits());
       const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number; "Shared Read Blocks": number } }] }>({
-        text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${HISTORY_SQL}`,
-        values: historyParameters([logged], trafficLimits()),
+        text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${history.text}`,
+        values: history.values,
       });
       const plan = rows[0]!["QUERY PLAN"][0].Plan;
       return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"];

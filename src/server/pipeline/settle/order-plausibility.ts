@@ -9,6 +9,7 @@ import { decimalOf } from "@/contracts/order-token";
 import { fromMicros } from "@/server/core/money";
 import { defaultTrust, type PublisherTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 import type { ConversionItemToStore, ConversionToStore } from "@/server/store/conversion-rows";
+import { publisherTrustRows } from "./order-plausibility.sql";
 
 /** The rules that set an order aside by its content, as settle_set_aside.rule says them. */
 export type PlausibilityRule = "order_total_limit" | "line_quantity_limit";
@@ -21,11 +22,7 @@ export async function publisherTrust(client: pg.PoolClient, publisherIds: string
     require_verified_conversions: boolean;
     max_order_total_micros: string | null;
     max_line_quantity: number | null;
-  }>({
-    name: "settle-publisher-trust",
-    text: "SELECT id, require_verified_conversions, max_order_total_micros::text, max_line_quantity FROM accounts WHERE id = ANY($1::text[])",
-    values: [[...new Set(publisherIds)]],
-  });
+  }>(publisherTrustRows([...new Set(publisherIds)]));
   return new Map(
     rows.map((row) => [
       row.id,

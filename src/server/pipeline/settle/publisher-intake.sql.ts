@@ -4,7 +4,9 @@
 // row. Read by /api/metrics and /api/health against TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB
 // (src/server/upkeep/lags.sql.ts).
 import type pg from "pg";
+import sql, { type Sql } from "sql-template-tag";
 import { utcDay } from "@/server/core/days";
+import { prepared } from "@/server/db/prepared";
 
 /** The shard under which orders are counted (they have one cursor, not shards). */
 export const ORDERS_SHARD = -1;
@@ -44,20 +46,17 @@ export function intakeArrays(items: Intake[], shard: number): [string[], string[
   ];
 }
 
-/** The upsert of intakeArrays' seven arrays, with its parameters numbered from `first`. */
-export function intakeUpsert(first: number): string {
-  const [day, publisher, shard, beacons, orders, setAside, bytes] = Array.from({ length: 7 }, (_, i) => `$${first + i}`);
-  return `INSERT INTO publisher_daily_intake (day, publisher_id, shard, beacons, orders, set_aside, bytes)
+/** The upsert of intakeArrays' seven arrays, each one parameter. */
+export function intakeUpsert([day, publisher, shard, beacons, orders, setAside, bytes]: ReturnType<typeof intakeArrays>): Sql {
+  return sql`INSERT INTO publisher_daily_intake (day, publisher_id, shard, beacons, orders, set_aside, bytes)
           SELECT * FROM unnest(${day}::date[], ${publisher}::text[], ${shard}::int2[], ${beacons}::bigint[], ${orders}::bigint[], ${setAside}::bigint[], ${bytes}::bigint[])
           ON CONFLICT (day, publisher_id, shard) DO UPDATE
              SET beacons = publisher_daily_intake.beacons + EXCLUDED.beacons, orders = publisher_daily_intake.orders + EXCLUDED.orders,
                  set_aside = publisher_daily_intake.set_aside + EXCLUDED.set_aside, bytes = publisher_daily_intake.bytes + EXCLUDED.bytes`;
 }
 
-const INTAKE_SQL = intakeUpsert(1);
-
 /** Adds `items` to their publishers' days, inside the caller's settle transaction. */
 export async function recordIntake(client: pg.PoolClient, items: Intake[], shard: number): Promise<void> {
   if (items.length === 0) return;
-  await client.query({ name: "settle-record-intake", text: INTAKE_SQL, values: intakeArrays(items, shard) });
+  await client.query(prepared("settle-record-intake", intakeUpsert(intakeArrays(items, shard))));
 }

@@ -3,6 +3,7 @@
 // Operators read it through `npm run rollups:verify`, a publisher its own orders set aside by rule
 // on the dashboard's overview.
 import { pgPool } from "@/server/db/pg-pool";
+import { latestOrdersSetAsideByRule, latestSetAside, setAsideCount, setAsideCountsByRule } from "./set-aside-events.sql";
 
 export interface SetAsideEvent {
   event_id: string;
@@ -18,14 +19,8 @@ export interface SetAsideEvent {
 
 /** How many beacons and orders were set aside among those received in [from, to] (UTC days), and the latest `limit`. */
 export async function setAsideEvents(range: { startDate: string; endDate: string }, limit = 100): Promise<{ total: number; latest: SetAsideEvent[] }> {
-  const values = [range.startDate, range.endDate];
-  const where = "received_at >= $1::date AND received_at < $2::date + 1";
-  const { rows: counted } = await pgPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM settle_set_aside WHERE ${where}`, values);
-  const { rows } = await pgPool().query<SetAsideEvent>(
-    `SELECT event_id::text, kind, received_at, reason, sqlstate, publisher_id, order_id, rule
-       FROM settle_set_aside WHERE ${where} ORDER BY set_aside_at DESC LIMIT $3`,
-    [...values, limit],
-  );
+  const { rows: counted } = await pgPool().query<{ n: number }>(setAsideCount(range));
+  const { rows } = await pgPool().query<SetAsideEvent>(latestSetAside(range, limit));
   return { total: counted[0]!.n, latest: rows };
 }
 
@@ -47,17 +42,8 @@ export async function ordersSetAsideByRule(
   publisherIds: string[] | null,
   limit = 20,
 ): Promise<{ total: number; byRule: Record<string, number>; latest: OrderSetAsideByRule[] }> {
-  const values = [range.startDate, range.endDate, publisherIds];
-  const where = `kind = 'conversion' AND rule IS NOT NULL AND received_at >= $1::date AND received_at < $2::date + 1
-                 AND ($3::text[] IS NULL OR publisher_id = ANY($3))`;
-  const { rows: counts } = await pgPool().query<{ rule: string; n: number }>(
-    `SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE ${where} GROUP BY rule ORDER BY rule`,
-    values,
-  );
-  const { rows } = await pgPool().query<OrderSetAsideByRule>(
-    `SELECT publisher_id, order_id, received_at, rule, reason FROM settle_set_aside WHERE ${where} ORDER BY received_at DESC, event_id LIMIT $4`,
-    [...values, limit],
-  );
+  const { rows: counts } = await pgPool().query<{ rule: string; n: number }>(setAsideCountsByRule(range, publisherIds));
+  const { rows } = await pgPool().query<OrderSetAsideByRule>(latestOrdersSetAsideByRule(range, publisherIds, limit));
   return {
     total: counts.reduce((sum, row) => sum + row.n, 0),
     byRule: Object.fromEntries(counts.map((row) => [row.rule, row.n])),

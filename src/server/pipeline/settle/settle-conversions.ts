@@ -13,7 +13,9 @@ import { store } from "@/server/store";
 import type { ConversionToStore } from "@/server/store/conversion-rows";
 import { implausibility, publisherTrust, totalOf } from "./order-plausibility";
 import { ORDERS_SHARD, recordIntake } from "./publisher-intake.sql";
-import { type LogPosition, recordSetAside, recordSetAsides, settleNextStretch } from "./stretch";
+import { moveConversionCursor, readConversionSizes, readConversions, sessionOrders, TAKE_CONVERSION_CURSOR } from "./settle-conversions.sql";
+import { type LogPosition, settleNextStretch } from "./stretch";
+import { recordSetAside, recordSetAsides } from "./stretch.sql";
 import { WORKER_NAME } from "./worker-name";
 
 export interface ConversionStep {
@@ -32,22 +34,6 @@ export interface ConversionStep {
  * never carries more than this.
  */
 export const STRETCH_BYTES = 8 * 1024 * 1024;
-
-// See settle-shard.ts: below the oldest running transaction, in (transaction id, sequence) order,
-// the ORDER BY naming the table's columns. The positions and sizes come first, without the orders,
-// so the stretch is cut at STRETCH_BYTES before any order is read.
-const READ_SIZES_SQL = `
-SELECT l.accepted_xid::text, l.seq::text, l.bytes
-  FROM conversion_log l
- WHERE (l.accepted_xid, l.seq) > ($1::xid8, $2::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
- ORDER BY l.accepted_xid, l.seq
- LIMIT $3`;
-
-const READ_STRETCH_SQL = `
-SELECT l.accepted_xid::text, l.seq::text, l.event_id::text, coalesce(l.pinned_received_at, l.received_at) AS received_at, l.bytes, l.conversion
-  FROM conversion_log l
- WHERE (l.accepted_xid, l.seq) > ($1::xid8, $2::bigint) AND (l.accepted_xid, l.seq) <= ($3::xid8, $4::bigint)
- ORDER BY l.accepted_xid, l.seq`;
 
 interface LoggedOrder extends LogPosition {
   event_id: string;
@@ -73,17 +59,6 @@ export function rowsWithin(sizes: readonly number[], budget: number): number {
   return sizes.length;
 }
 
-// Orders each (publisher, session) of the stretch had stored in the 24 hours before its first
-// order: the latest ones, no more than the allowance (conversions_publisher_id_session_id_received_at_idx).
-const SESSION_ORDERS_SQL = `
-SELECT p.publisher_id, p.session_id, o.received_at
-  FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS p(publisher_id, session_id, since)
- CROSS JOIN LATERAL (
-   SELECT c.received_at FROM conversions c
-    WHERE c.publisher_id = p.publisher_id AND c.session_id = p.session_id AND c.received_at > p.since
-    ORDER BY c.received_at DESC
-    LIMIT $4) AS o`;
-
 /**
  * The orders past their session's allowance: a session may place TALLY_ORDERS_PER_SESSION_PER_DAY
  * orders with one publisher in any 24 hours, counting the orders stored before and those of this
@@ -98,11 +73,7 @@ async function ordersPastSessionAllowance(client: pg.PoolClient, orders: Convers
     if (!first.has(k)) first.set(k, { publisherId: order.publisher_id, sessionId: order.session_id, since: new Date(order.received_at.getTime() - DAY_MS) });
   }
   const sessions = [...first.values()];
-  const { rows } = await client.query<{ publisher_id: string; session_id: string; received_at: Date }>({
-    name: "settle-session-orders",
-    text: SESSION_ORDERS_SQL,
-    values: [sessions.map((s) => s.publisherId), sessions.map((s) => s.sessionId), sessions.map((s) => s.since), allowance],
-  });
+  const { rows } = await client.query<{ publisher_id: string; session_id: string; received_at: Date }>(sessionOrders(sessions, allowance));
   const placed = new Map<string, number[]>();
   for (const row of rows) {
     const k = key(row.publisher_id, row.session_id);
@@ -188,30 +159,16 @@ async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Pro
 
 export async function settleConversionsStep(limit: number): Promise<ConversionStep> {
   const { taken, done, setAside, more } = await settleNextStretch({
-    takeCursor: async (client) =>
-      (
-        await client.query<{ last_xid: string; last_seq: string }>({
-          name: "settle-take-conversions",
-          text: "SELECT last_xid::text, last_seq::text FROM conversion_cursor WHERE id = 0 FOR UPDATE SKIP LOCKED",
-        })
-      ).rows[0],
+    takeCursor: async (client) => (await client.query<{ last_xid: string; last_seq: string }>(TAKE_CONVERSION_CURSOR)).rows[0],
     readStretch: async (client, cursor) => {
-      const { rows: sizes } = await client.query<LogPosition & { bytes: number }>({
-        name: "settle-read-conversion-sizes",
-        text: READ_SIZES_SQL,
-        values: [cursor.last_xid, cursor.last_seq, limit],
-      });
+      const { rows: sizes } = await client.query<LogPosition & { bytes: number }>(readConversionSizes(cursor, limit));
       if (sizes.length === 0) return { rows: [], full: false };
       const count = rowsWithin(
         sizes.map((row) => row.bytes),
         STRETCH_BYTES,
       );
       const last = sizes[count - 1]!;
-      const { rows } = await client.query<LoggedOrder>({
-        name: "settle-read-conversions",
-        text: READ_STRETCH_SQL,
-        values: [cursor.last_xid, cursor.last_seq, last.accepted_xid, last.seq],
-      });
+      const { rows } = await client.query<LoggedOrder>(readConversions(cursor, last));
       return { rows, full: count < sizes.length || sizes.length === limit };
     },
     toItem: (row): OrderToSettle => {
@@ -241,12 +198,7 @@ export async function settleConversionsStep(limit: number): Promise<ConversionSt
         error,
       ),
     moveCursor: async (client, last, count) => {
-      await client.query({
-        name: "settle-move-conversion-cursor",
-        text: `UPDATE conversion_cursor SET last_xid = $1::xid8, last_seq = $2::bigint, settled_orders = settled_orders + $3, settled_by = $4, updated_at = now()
-                WHERE id = 0`,
-        values: [last.accepted_xid, last.seq, count, WORKER_NAME],
-      });
+      await client.query(moveConversionCursor(last, count, WORKER_NAME));
     },
   });
   return {

@@ -1,7 +1,7 @@
 import { type IntervalJob, startIntervalJob } from "@/server/core/interval-job";
 import { jobLog } from "@/server/core/log";
 import { settlePending } from "./settle-pending";
-import { oldestUnsettled } from "./settled-horizon";
+import { oldestUnsettled } from "./settled-horizon.sql";
 
 /**
  * Settles accepted beacons every `intervalMs` inside a long-running server or `npm run worker`.

@@ -4,7 +4,9 @@ import type pg from "pg";
 import { store } from "@/server/store";
 import type { LoggedBeacon, SettledBeacon, StoredHistory } from "@/server/store/settle-types";
 import { recordIntake } from "./publisher-intake.sql";
-import { type LogPosition, recordSetAside, settleNextStretch } from "./stretch";
+import { moveShardCursor, readShardStretch, takeShardCursor } from "./settle-shard.sql";
+import { type LogPosition, settleNextStretch } from "./stretch";
+import { recordSetAside } from "./stretch.sql";
 import { decideStatuses, screenBeacon, trafficLimits } from "./traffic-rules";
 import { WORKER_NAME } from "./worker-name";
 
@@ -40,19 +42,6 @@ interface LogRow extends LogPosition {
   session_matches: boolean;
   client_hash: string | null;
 }
-
-// The stretch after the cursor, only from transactions older than every one still running
-// (pg_snapshot_xmin): those have all committed or aborted, so no row can later appear before the
-// cursor, and a shard is read exactly once, in order, without gaps. The ORDER BY names the
-// table's columns (l.): a bare name would sort by the output columns, which are text.
-const READ_STRETCH_SQL = `
-SELECT l.accepted_xid::text, l.seq::text, received_at, event_id::text, event_at, kind::text, session_id, user_id, ad_id, campaign_id,
-       advertiser_id, publisher_id, request_id, ad_type::text, ad_size, placement_name, context, site, user_agent, is_bot,
-       session_matches, client_hash
-  FROM beacon_log l
- WHERE l.shard = $1 AND (l.accepted_xid, l.seq) > ($2::xid8, $3::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
- ORDER BY l.accepted_xid, l.seq
- LIMIT $4`;
 
 function loggedBeacon(row: LogRow): LoggedBeacon {
   return {
@@ -130,22 +119,11 @@ async function settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */
 export async function settleShardStep(shard: number, limit: number): Promise<ShardStep> {
   const { taken, done, setAside, more } = await settleNextStretch({
-    takeCursor: async (client) =>
-      (
-        await client.query<{ last_xid: string; last_seq: string }>({
-          name: "settle-take-shard",
-          text: "SELECT last_xid::text, last_seq::text FROM settle_cursors WHERE shard = $1 FOR UPDATE SKIP LOCKED",
-          values: [shard],
-        })
-      ).rows[0],
+    takeCursor: async (client) => (await client.query<{ last_xid: string; last_seq: string }>(takeShardCursor(shard))).rows[0],
     // Rows only: a beacon's fields are bounded when it is accepted (ids of 256 characters, a user
     // agent of 512, the token's claims), so a stretch of rows is bounded in bytes too.
     readStretch: async (client, cursor) => {
-      const { rows } = await client.query<LogRow>({
-        name: "settle-read-stretch",
-        text: READ_STRETCH_SQL,
-        values: [shard, cursor.last_xid, cursor.last_seq, limit],
-      });
+      const { rows } = await client.query<LogRow>(readShardStretch(shard, cursor, limit));
       return { rows, full: rows.length === limit };
     },
     toItem: loggedBeacon,
@@ -160,12 +138,7 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
     },
     setAside: (client, row, error) => recordSetAside(client, { eventId: row.event_id, kind: "beacon", shard, receivedAt: row.received_at }, error),
     moveCursor: async (client, last, count) => {
-      await client.query({
-        name: "settle-move-cursor",
-        text: `UPDATE settle_cursors SET last_xid = $2::xid8, last_seq = $3::bigint, settled_events = settled_events + $4, settled_by = $5, updated_at = now()
-                WHERE shard = $1`,
-        values: [shard, last.accepted_xid, last.seq, count, WORKER_NAME],
-      });
+      await client.query(moveShardCursor(shard, last, count, WORKER_NAME));
     },
   });
   return { taken, settled: done, setAside, more };

@@ -7,49 +7,9 @@
 // stretch again.
 import type pg from "pg";
 import { env } from "@/env";
-import { failureReason, sqlstateOf, storableText } from "@/server/db/failures";
 import { isolateFailures } from "@/server/db/isolate-failures";
 import { pgPool } from "@/server/db/pg-pool";
-
-/** An item set aside: a beacon or an order (with its publisher and order id when they could be read), and the rule that set it aside, if one did. */
-export interface SetAsideItem {
-  eventId: string;
-  kind: "beacon" | "conversion";
-  shard: number | null;
-  receivedAt: Date;
-  publisherId?: string | null;
-  orderId?: string | null;
-  /** The rule that set it aside (orders_per_session, ...); none when it failed. */
-  rule?: string | null;
-}
-
-/** Records an item set aside, with its reason, so operators and the dashboard list it and settling goes on. */
-export async function recordSetAside(client: pg.PoolClient, item: SetAsideItem, error: unknown): Promise<void> {
-  await recordSetAsides(client, [{ item, error }]);
-}
-
-/** Records items set aside in one statement, however many a rule sets aside in a stretch. */
-export async function recordSetAsides(client: pg.PoolClient, entries: { item: SetAsideItem; error: unknown }[]): Promise<void> {
-  if (entries.length === 0) return;
-  const column = <T>(of: (entry: { item: SetAsideItem; error: unknown }) => T) => entries.map(of);
-  await client.query({
-    name: "settle-set-aside",
-    text: `INSERT INTO settle_set_aside (event_id, kind, shard, received_at, reason, sqlstate, publisher_id, order_id, rule)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-           ON CONFLICT (event_id) DO NOTHING`,
-    values: [
-      column(({ item }) => item.eventId),
-      column(({ item }) => item.kind),
-      column(({ item }) => item.shard),
-      column(({ item }) => item.receivedAt),
-      column(({ error }) => failureReason(error)),
-      column(({ error }) => sqlstateOf(error)),
-      column(({ item }) => (item.publisherId ? storableText(item.publisherId, 256) : null)),
-      column(({ item }) => (item.orderId ? storableText(item.orderId, 256) : null)),
-      column(({ item }) => item.rule ?? null),
-    ],
-  });
-}
+import { BEGIN, COMMIT, ROLLBACK } from "@/server/db/transaction.sql";
 
 /** Where a log's cursor stands: the last (accepted_xid, seq) settled, as text. */
 export interface CursorPosition {
@@ -97,11 +57,11 @@ export async function settleNextStretch<R extends LogPosition, I, O>(steps: Stre
   const client = await pgPool().connect();
   let broken = false;
   try {
-    await client.query("BEGIN");
+    await client.query(BEGIN);
     const cursor = await steps.takeCursor(client);
     const { rows, full } = cursor ? await steps.readStretch(client, cursor) : { rows: [], full: false };
     if (!cursor || rows.length === 0) {
-      await client.query("ROLLBACK");
+      await client.query(ROLLBACK);
       return { taken: cursor !== undefined, done: [], setAside: 0, handled: 0, more: false };
     }
     const timeoutMs = stepTimeoutMs();
@@ -113,10 +73,10 @@ export async function settleNextStretch<R extends LogPosition, I, O>(steps: Stre
       { timeoutMs, deadline: Date.now() + 4 * timeoutMs },
     );
     await steps.moveCursor(client, rows[outcome.handled - 1]!, outcome.handled);
-    await client.query("COMMIT");
+    await client.query(COMMIT);
     return { taken: true, ...outcome, more: full || outcome.handled < rows.length };
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {
+    await client.query(ROLLBACK).catch(() => {
       broken = true;
     });
     throw error;

@@ -7,9 +7,11 @@
 // (src/server/db/isolate-failures.ts); it is set aside with the reason, and every other order of
 // the batch is attributed.
 import type pg from "pg";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { env } from "@/env";
 import { failureReason } from "@/server/db/failures";
 import { isolateFailures } from "@/server/db/isolate-failures";
+import { prepared } from "@/server/db/prepared";
 import { inTransaction } from "@/server/db/transaction";
 import { type AttributedBatch, type AttributionCounts, DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 import { creditUpserts } from "./rollup-upserts.sql";
@@ -17,9 +19,10 @@ import { creditUpserts } from "./rollup-upserts.sql";
 // Attributions written by the statement join the report rows (store/postgres/rollup-upserts.sql.ts) in the same
 // transaction, on the day the order was placed. Every order is attributed, verified or not, so an
 // unverified order's items are kept and counted apart (credited or not: the order's `credited`).
+// A fixed fragment built from the list of report tables (no values): raw() is safe here.
 const CREDIT_UPSERTS = creditUpserts();
 
-// - batch: the orders of $1, taken and locked by attributeBatch.
+// - batch: the orders of `ids`, taken and locked by attributeBatch.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
 //   window before the order, the latest MAX_TOUCHES_PER_ORDER of each branch. "Same shopper" is
 //   user_id where the event has one (every order has one), else session_id; the two branches are
@@ -34,13 +37,13 @@ const CREDIT_UPSERTS = creditUpserts();
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
-export const ATTRIBUTE_SQL = `
+export const attributeSql = (ids: readonly string[], now: Date): Sql => sql`
 WITH batch AS (
   SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited
     FROM conversions
-   WHERE event_id = ANY($1::uuid[])
+   WHERE event_id = ANY(${ids}::uuid[])
 ), longest AS (
-  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), $2)) AS span FROM attribution_windows
+  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), ${DEFAULT_WINDOW_SECONDS})) AS span FROM attribution_windows
 ), touches AS (
   SELECT b.event_id AS conversion_id, b.placed_at, e.*
     FROM batch b CROSS JOIN longest
@@ -49,13 +52,13 @@ WITH batch AS (
         WHERE e.user_id = b.user_id AND e.status = 'counted' AND e.publisher_id = b.publisher_id
           AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
         ORDER BY e.created_at DESC
-        LIMIT $4)
+        LIMIT ${MAX_TOUCHES_PER_ORDER})
       UNION ALL
       (SELECT * FROM ad_events e
         WHERE e.session_id = b.session_id AND e.user_id IS NULL AND e.status = 'counted' AND e.publisher_id = b.publisher_id
           AND e.created_at <= b.placed_at AND e.created_at >= b.placed_at - longest.span
         ORDER BY e.created_at DESC
-        LIMIT $4)
+        LIMIT ${MAX_TOUCHES_PER_ORDER})
     ) e
 ), lines AS (
   SELECT b.event_id AS conversion_id, i.*, coalesce(by_sku.advertiser_id, by_product.advertiser_id) AS owner_id
@@ -78,7 +81,7 @@ WITH batch AS (
     JOIN touches t ON t.conversion_id = i.conversion_id
     JOIN campaigns c ON c.id = t.campaign_id
     LEFT JOIN attribution_windows w ON w.campaign_type = c.type
-   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, $2))
+   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, ${DEFAULT_WINDOW_SECONDS}))
      AND (i.owner_id IS NULL OR t.advertiser_id = i.owner_id)
      AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                   WHERE cp.campaign_id = t.campaign_id
@@ -93,12 +96,12 @@ WITH batch AS (
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, $3
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, ${now}
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
   RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
-), ${CREDIT_UPSERTS}, done AS (
-  UPDATE conversions c SET attributed_at = $3 FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
+), ${raw(CREDIT_UPSERTS)}, done AS (
+  UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,
        (SELECT count(*) FROM attributed)::int AS items,
@@ -129,10 +132,7 @@ async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date):
   // any array of ids, which took four times as long per batch as the plan made for the batch at
   // hand (npm run bench:conversions: 39 s against 9.4 s for 100,000 orders). Planning costs a
   // few milliseconds a batch.
-  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>({
-    text: ATTRIBUTE_SQL,
-    values: [ids, DEFAULT_WINDOW_SECONDS, now, MAX_TOUCHES_PER_ORDER],
-  });
+  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>(attributeSql(ids, now));
   const row = rows[0]!;
   return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
 }
@@ -147,15 +147,16 @@ async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date):
  */
 export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
   return inTransaction(async (client) => {
-    const { rows } = await client.query<{ event_id: string; line_count: number }>({
-      name: "tally_attribution_queue",
-      text: `SELECT event_id::text, line_count FROM conversions
-              WHERE attributed_at IS NULL AND received_at <= $2
-              ORDER BY attributed_at, received_at
-              LIMIT $1
-                FOR UPDATE SKIP LOCKED`,
-      values: [limit, receivedBefore],
-    });
+    const { rows } = await client.query<{ event_id: string; line_count: number }>(
+      prepared(
+        "tally_attribution_queue",
+        sql`SELECT event_id::text, line_count FROM conversions
+             WHERE attributed_at IS NULL AND received_at <= ${receivedBefore}
+             ORDER BY attributed_at, received_at
+             LIMIT ${limit}
+               FOR UPDATE SKIP LOCKED`,
+      ),
+    );
     if (rows.length === 0) return { orders: 0, items: 0, attributedOrders: 0, setAside: 0, more: false };
     const taken = rows.slice(0, ordersWithinLines(rows.map((row) => row.line_count)));
     const timeoutMs = env().TALLY_STEP_TIMEOUT_SECONDS * 1000;
@@ -164,11 +165,12 @@ export async function attributeBatch(limit: number, receivedBefore: Date, now: D
       taken.map((row) => row.event_id),
       async (ids) => [await attributeOrders(client, ids, now)],
       async (id, error) => {
-        await client.query({
-          name: "tally_attribution_set_aside",
-          text: "UPDATE conversions SET attributed_at = $2, attribution_failed_reason = $3 WHERE event_id = $1",
-          values: [id, now, failureReason(error)],
-        });
+        await client.query(
+          prepared(
+            "tally_attribution_set_aside",
+            sql`UPDATE conversions SET attributed_at = ${now}, attribution_failed_reason = ${failureReason(error)} WHERE event_id = ${id}`,
+          ),
+        );
       },
       { timeoutMs, deadline: Date.now() + 4 * timeoutMs },
     );

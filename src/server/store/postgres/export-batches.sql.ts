@@ -154,7 +154,7 @@ export function exportBatch(parts: BatchParts, type: ExportBatch["type"]): Expor
     read: (filter = {}, options = {}) => {
       const order = options.ordered === false || parts.order === null ? empty : sql` ORDER BY ${parts.order}`;
       const query = sql`SELECT ${parts.select} FROM ${parts.from} WHERE ${filtered(parts, filter)}${order}`;
-      return cursorBatches<unknown>(query.text, query.values, { batch: FETCH_ROWS, ...(parts.rowMode ? { rowMode: parts.rowMode } : {}) });
+      return cursorBatches<unknown>(query, { batch: FETCH_ROWS, ...(parts.rowMode ? { rowMode: parts.rowMode } : {}) });
     },
     idAt: async (filter, offset) => {
       const { rows } = await bulkPool().query<{ id: string }>(

@@ -5,6 +5,7 @@ import type pg from "pg";
 import { Sql } from "sql-template-tag";
 import { openCursor } from "@/server/db/cursor";
 import { inTransaction } from "@/server/db/transaction";
+import { beginReadOnly } from "@/server/db/transaction.sql";
 import type { ReadClaim, ReportPage, ReportRows, RowCursor } from "@/server/store/report-rows";
 
 /**
@@ -44,7 +45,7 @@ const paged = (query: Sql, limit: number | null, offset: number): Sql => {
 export const REPORT_WORK_MEM = "32MB";
 
 async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(work, { begin: `BEGIN READ ONLY; SET LOCAL work_mem = '${REPORT_WORK_MEM}'` });
+  return inTransaction(work, { begin: beginReadOnly([`work_mem = '${REPORT_WORK_MEM}'`]) });
 }
 
 /** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
@@ -64,8 +65,7 @@ function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; 
  * bench/results.md).
  */
 async function openReportCursor<Row>(statement: ReportStatement<Row>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
-  const { text, values } = statement.sql(null, 0);
-  const cursor = await openCursor<object>(text, values, { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`], ...(claim ? { claim } : {}) });
+  const cursor = await openCursor<object>(statement.sql(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`], ...(claim ? { claim } : {}) });
   async function* rows(): AsyncGenerator<Row[]> {
     for await (const raw of cursor.batches) yield raw.map((r) => statement.row(r));
   }

@@ -13,8 +13,10 @@
 // Nothing else writes ad_events, and a shard's events are settled by one worker at a time, so
 // decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { utcDay } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
+import { prepared } from "@/server/db/prepared";
 import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
 import { trafficUpserts } from "./rollup-upserts.sql";
 
@@ -33,7 +35,8 @@ import { trafficUpserts } from "./rollup-upserts.sql";
 // correlated to the outer row, so each is an index probe per beacon (a hashed scan of a whole
 // table is what the planner chose for such tests while ad_events had no statistics on a fresh
 // install).
-export const HISTORY_SQL = `SELECT i.n,
+export function historySql(beacons: readonly LoggedBeacon[], limits: TrafficLimits): Sql {
+  return sql`SELECT i.n,
                   EXISTS (SELECT 1 FROM ad_events e
                            WHERE e.session_id = i.session_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
                              AND e.created_at > i.created_at - make_interval(secs => i.window_seconds)) AS within_window,
@@ -41,35 +44,17 @@ export const HISTORY_SQL = `SELECT i.n,
                      SELECT 1 FROM ad_events e
                       WHERE e.request_id = i.request_id AND e.ad_id = i.ad_id AND e.kind = i.kind::"EventKind" AND e.status = 'counted'
                         AND e.created_at >= i.created_at - make_interval(secs => i.token_span_seconds)
-                      LIMIT $12) AS token)::int AS token_counted,
+                      LIMIT ${limits.maxCountedPerToken}) AS token)::int AS token_counted,
                   CASE WHEN i.kind = 'click' AND i.client_hash IS NOT NULL THEN
                     (SELECT count(*) FROM (
                        SELECT 1 FROM beacon_log c
                         WHERE c.client_hash = i.client_hash AND c.kind = 'click'
                           AND c.event_at > i.created_at - interval '1 minute' AND c.event_at <= i.created_at
                           AND (c.accepted_xid, c.seq) < (i.accepted_xid, i.seq)
-                        LIMIT $13) AS clicks)::int
+                        LIMIT ${limits.clicksPerAddressPerMinute}) AS clicks)::int
                   ELSE 0 END AS recent_clicks
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::xid8[], $10::bigint[], $11::int[])
+       FROM unnest(${beacons.map((_, index) => index)}::int[], ${beacons.map((beacon) => beacon.claims.adId)}::text[], ${beacons.map((beacon) => beacon.sessionId)}::text[], ${beacons.map((beacon) => beacon.claims.kind)}::text[], ${beacons.map((beacon) => beacon.createdAt)}::timestamptz[], ${beacons.map((beacon) => beacon.claims.requestId)}::text[], ${beacons.map((beacon) => limits.dedupWindowSeconds[beacon.claims.kind])}::int[], ${beacons.map((beacon) => beacon.clientHash)}::text[], ${beacons.map((beacon) => beacon.acceptedXid)}::xid8[], ${beacons.map((beacon) => beacon.seq)}::bigint[], ${beacons.map((beacon) => limits.tokenSpanSeconds[beacon.claims.kind])}::int[])
             AS i(n, ad_id, session_id, kind, created_at, request_id, window_seconds, client_hash, accepted_xid, seq, token_span_seconds)`;
-
-/** HISTORY_SQL's parameters for `beacons`, under the rules' windows and limits. */
-export function historyParameters(beacons: readonly LoggedBeacon[], limits: TrafficLimits): unknown[] {
-  return [
-    beacons.map((_, index) => index),
-    beacons.map((beacon) => beacon.claims.adId),
-    beacons.map((beacon) => beacon.sessionId),
-    beacons.map((beacon) => beacon.claims.kind),
-    beacons.map((beacon) => beacon.createdAt),
-    beacons.map((beacon) => beacon.claims.requestId),
-    beacons.map((beacon) => limits.dedupWindowSeconds[beacon.claims.kind]),
-    beacons.map((beacon) => beacon.clientHash),
-    beacons.map((beacon) => beacon.acceptedXid),
-    beacons.map((beacon) => beacon.seq),
-    beacons.map((beacon) => limits.tokenSpanSeconds[beacon.claims.kind]),
-    limits.maxCountedPerToken,
-    limits.clicksPerAddressPerMinute,
-  ];
 }
 
 /**
@@ -78,11 +63,9 @@ export function historyParameters(beacons: readonly LoggedBeacon[], limits: Traf
  */
 export async function beaconHistory(client: pg.PoolClient, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]> {
   if (beacons.length === 0) return [];
-  const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>({
-    name: "beacons-history",
-    text: HISTORY_SQL,
-    values: historyParameters(beacons, limits),
-  });
+  const { rows } = await client.query<{ n: number; within_window: boolean; token_counted: number; recent_clicks: number }>(
+    prepared("beacons-history", historySql(beacons, limits)),
+  );
   const answers = new Map(rows.map((row) => [row.n, row]));
   return beacons.map((_, index) => {
     const row = answers.get(index)!;
@@ -116,20 +99,21 @@ async function chargeSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[]
   const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
   const days = [...new Set(billable.map(({ b }) => utcDay(b.createdAt)))];
   // Spend rows are read under the advertiser locks: every writer of those rows holds them too.
-  const { rows: campaigns } = await client.query<BillingRow>({
-    name: "beacons-billing",
-    text: `SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
+  const { rows: campaigns } = await client.query<BillingRow>(
+    prepared(
+      "beacons-billing",
+      sql`SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
                   adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget,
                   coalesce((SELECT json_object_agg(cs.day::text, cs.spend_micros::text) FROM campaign_daily_spend cs
-                             WHERE cs.campaign_id = c.id AND cs.day = ANY($2::date[])), '{}') AS campaign_spent,
+                             WHERE cs.campaign_id = c.id AND cs.day = ANY(${days}::date[])), '{}') AS campaign_spent,
                   coalesce((SELECT json_object_agg(s.day::text, s.spend_micros::text) FROM advertiser_daily_spend s
-                             WHERE s.advertiser_id = adv.id AND s.day = ANY($2::date[])), '{}') AS advertiser_spent
+                             WHERE s.advertiser_id = adv.id AND s.day = ANY(${days}::date[])), '{}') AS advertiser_spent
              FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
-            WHERE c.id = ANY($1::text[])
+            WHERE c.id = ANY(${campaignIds}::text[])
             ORDER BY adv.id
               FOR UPDATE OF adv`,
-    values: [campaignIds, days],
-  });
+    ),
+  );
   const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
   const spentSoFar = new Map<string, bigint>();
   for (const c of campaigns) {
@@ -190,19 +174,21 @@ function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
   };
 }
 
-// The batch's counts join the report rows (src/server/pipeline/rollups/) in the transaction that stores
-// the events, so a report never counts an event twice or misses one.
+// The batch's counts join the report rows (rollup-upserts.sql.ts) in the transaction that stores
+// the events, so a report never counts an event twice or misses one. A fixed fragment built from
+// the list of report tables (no values), so raw() is safe with it.
 const TRAFFIC_UPSERTS = trafficUpserts();
 
 async function writeEventsAndSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: bigint[]): Promise<void> {
   const totals = spendTotals(batch, spend);
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
-  await client.query({
-    name: "beacons-write",
-    text: `WITH input AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                                  $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::bigint[], $17::text[], $18::timestamptz[],
-                                  $27::text[])
+  await client.query(
+    prepared(
+      "beacons-write",
+      sql`WITH input AS (
+             SELECT * FROM unnest(${batch.map((b) => b.eventId)}::uuid[], ${batch.map((b) => b.claims.kind)}::text[], ${statuses}::text[], ${batch.map((b) => b.sessionId)}::text[], ${batch.map((b) => b.userId)}::text[], ${batch.map((b) => b.claims.adId)}::text[], ${batch.map((b) => b.claims.campaignId)}::text[], ${batch.map((b) => b.claims.advertiserId)}::text[], ${batch.map((b) => b.claims.publisherId)}::text[],
+                                  ${batch.map((b) => b.claims.requestId)}::text[], ${batch.map((b) => b.claims.adType)}::text[], ${batch.map((b) => b.claims.adSize)}::text[], ${batch.map((b) => b.claims.placementName)}::text[], ${batch.map((b) => b.claims.context)}::text[], ${batch.map((b) => b.claims.site)}::text[], ${spend.map(String)}::bigint[], ${batch.map((b) => b.userAgent)}::text[], ${batch.map((b) => b.createdAt)}::timestamptz[],
+                                  ${batch.map((b) => b.clientHash)}::text[])
                     AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                          request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
            ), events AS (
@@ -211,44 +197,21 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: readonly Logged
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                     request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash
                FROM input
-           ), ${TRAFFIC_UPSERTS}, wallets AS (
+           ), ${raw(TRAFFIC_UPSERTS)}, wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
-               FROM unnest($19::text[], $20::bigint[]) AS d(id, amount) WHERE a.id = d.id
+               FROM unnest(${totals.advertisers[0]}::text[], ${totals.advertisers[1]}::bigint[]) AS d(id, amount) WHERE a.id = d.id
            ), campaign_spend AS (
              INSERT INTO campaign_daily_spend (campaign_id, day, spend_micros)
-             SELECT * FROM unnest($21::text[], $22::date[], $23::bigint[])
+             SELECT * FROM unnest(${totals.campaignDays[0]}::text[], ${totals.campaignDays[1]}::date[], ${totals.campaignDays[2]}::bigint[])
              ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = campaign_daily_spend.spend_micros + EXCLUDED.spend_micros
            ), advertiser_spend AS (
              INSERT INTO advertiser_daily_spend (advertiser_id, day, spend_micros)
-             SELECT * FROM unnest($24::text[], $25::date[], $26::bigint[])
+             SELECT * FROM unnest(${totals.advertiserDays[0]}::text[], ${totals.advertiserDays[1]}::date[], ${totals.advertiserDays[2]}::bigint[])
              ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros
            )
            SELECT 1`,
-    values: [
-      batch.map((b) => b.eventId),
-      batch.map((b) => b.claims.kind),
-      statuses,
-      batch.map((b) => b.sessionId),
-      batch.map((b) => b.userId),
-      batch.map((b) => b.claims.adId),
-      batch.map((b) => b.claims.campaignId),
-      batch.map((b) => b.claims.advertiserId),
-      batch.map((b) => b.claims.publisherId),
-      batch.map((b) => b.claims.requestId),
-      batch.map((b) => b.claims.adType),
-      batch.map((b) => b.claims.adSize),
-      batch.map((b) => b.claims.placementName),
-      batch.map((b) => b.claims.context),
-      batch.map((b) => b.claims.site),
-      spend.map(String),
-      batch.map((b) => b.userAgent),
-      batch.map((b) => b.createdAt),
-      ...totals.advertisers,
-      ...totals.campaignDays,
-      ...totals.advertiserDays,
-      batch.map((b) => b.clientHash),
-    ],
-  });
+    ),
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import { addDays } from "@/server/core/days";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
+import { setLocalStatementTimeout } from "@/server/db/transaction.sql";
 import { adRowCountsRecount } from "@/server/store/postgres/ad-row-counts.sql";
 import {
   CREDIT_MEASURES,
@@ -198,7 +199,7 @@ async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<num
       // An operator's repair (or the benchmark's seed) recounts a day's millions of rows in one
       // statement per table: it may run past the bulk pool's statement limit, which is there for
       // requests and jobs.
-      await client.query("SET LOCAL statement_timeout = 0");
+      await client.query(setLocalStatementTimeout(0));
       let finest = 0;
       for (const spec of REPORT_TABLES) {
         const table = raw(spec.table);

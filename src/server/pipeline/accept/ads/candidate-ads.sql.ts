@@ -1,5 +1,6 @@
 // Hand-written SQL: the ad query runs on every page view of every publisher, so eligibility is
 // one round trip that the database answers from indexes, not a chain of ORM calls.
+import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
 
 export interface CandidateProduct {
@@ -24,7 +25,7 @@ export interface CandidateAd {
   products: CandidateProduct[];
 }
 
-const PRODUCT_JSON = `json_build_object('sku', p.sku, 'product_id', p.product_id, 'name', p.name, 'category', p.category, 'image_url', p.image_url)`;
+const PRODUCT_JSON = sql`json_build_object('sku', p.sku, 'product_id', p.product_id, 'name', p.name, 'category', p.category, 'image_url', p.image_url)`;
 
 /**
  * Ads that may be served today on these publishers (a publisher and its network): ad and campaign
@@ -33,7 +34,7 @@ const PRODUCT_JSON = `json_build_object('sku', p.sku, 'product_id', p.product_id
  */
 export async function findCandidateAds(publisherIds: string[], day: string, adTypes: readonly string[]): Promise<CandidateAd[]> {
   const { rows } = await pgPool().query<CandidateAd>(
-    `SELECT a.id AS ad_id, a.type::text AS ad_type, a.size, a.media_url, a.destination_url,
+    sql`SELECT a.id AS ad_id, a.type::text AS ad_type, a.size, a.media_url, a.destination_url,
             c.id AS campaign_id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros,
             coalesce(
               (SELECT json_agg(${PRODUCT_JSON} ORDER BY p.sku) FROM ad_products ap JOIN products p ON p.id = ap.product_ref WHERE ap.ad_id = a.id),
@@ -42,16 +43,15 @@ export async function findCandidateAds(publisherIds: string[], day: string, adTy
        FROM ads a
        JOIN campaigns c ON c.id = a.campaign_id
        JOIN accounts adv ON adv.id = c.advertiser_id
-       LEFT JOIN campaign_daily_spend cs ON cs.campaign_id = c.id AND cs.day = $2::date
-       LEFT JOIN advertiser_daily_spend s ON s.advertiser_id = adv.id AND s.day = $2::date
+       LEFT JOIN campaign_daily_spend cs ON cs.campaign_id = c.id AND cs.day = ${day}::date
+       LEFT JOIN advertiser_daily_spend s ON s.advertiser_id = adv.id AND s.day = ${day}::date
       WHERE a.status = 'active' AND c.status = 'active'
-        AND c.start_date <= $2::date AND (c.end_date IS NULL OR c.end_date >= $2::date)
+        AND c.start_date <= ${day}::date AND (c.end_date IS NULL OR c.end_date >= ${day}::date)
         AND adv.wallet_balance_micros > 0
         AND (c.daily_budget_micros IS NULL OR coalesce(cs.spend_micros, 0) < c.daily_budget_micros)
         AND (adv.daily_budget_micros IS NULL OR coalesce(s.spend_micros, 0) < adv.daily_budget_micros)
-        AND a.type::text = ANY($3::text[])
-        AND EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY($1::text[]))`,
-    [publisherIds, day, adTypes],
+        AND a.type::text = ANY(${adTypes}::text[])
+        AND EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY(${publisherIds}::text[]))`,
   );
   return rows;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
-import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher.sql";
 import { utcDay } from "@/server/core/days";
 import { TallyError, type ValidationEntry } from "@/server/core/errors";
 import { type SigningKey, sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";

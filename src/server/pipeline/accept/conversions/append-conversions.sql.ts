@@ -14,7 +14,9 @@
 // verified orders, a verified copy replaces the receipt an unverified copy took first: otherwise
 // anyone who guessed an order id could send it unverified and have the real, verified order
 // ignored as a repeat (docs/conversions.md, "Verified orders").
+import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
+import { prepared } from "@/server/db/prepared";
 import type { ConversionOutcome, ConversionToStore } from "@/server/store/conversion-rows";
 
 /**
@@ -42,10 +44,10 @@ export function orderToAppend(order: ConversionToAppend, supersedes = false): Or
 
 export const ORDER_DEDUP_WINDOW = "30 days";
 
-const APPEND_SQL = `
+const appendSql = (batchJson: string) => sql`
 WITH incoming AS (
   SELECT t.*, coalesce(t.received_at, now()) AS receipt_at
-    FROM ROWS FROM (json_to_recordset($1::json) AS (event_id uuid, publisher_id text, order_id text, received_at timestamptz, bytes int,
+    FROM ROWS FROM (json_to_recordset(${batchJson}::json) AS (event_id uuid, publisher_id text, order_id text, received_at timestamptz, bytes int,
                                                    verified boolean, supersedes boolean, conversion jsonb))
          WITH ORDINALITY AS t(event_id, publisher_id, order_id, received_at, bytes, verified, supersedes, conversion, n)
 ), receipts AS (
@@ -53,7 +55,7 @@ WITH incoming AS (
   SELECT publisher_id, order_id, event_id, receipt_at, verified FROM incoming ORDER BY n
   ON CONFLICT (publisher_id, order_id) DO UPDATE
      SET conversion_id = EXCLUDED.conversion_id, first_received_at = EXCLUDED.first_received_at, verified = EXCLUDED.verified
-   WHERE order_receipts.first_received_at <= EXCLUDED.first_received_at - interval '${ORDER_DEDUP_WINDOW}'
+   WHERE order_receipts.first_received_at <= EXCLUDED.first_received_at - ${ORDER_DEDUP_WINDOW}::interval
       OR (NOT order_receipts.verified AND EXISTS (SELECT 1 FROM incoming i WHERE i.event_id = EXCLUDED.conversion_id AND i.supersedes))
   RETURNING conversion_id
 )
@@ -83,7 +85,7 @@ export async function appendConversionBatch(batch: OrderToAppend[]): Promise<Con
       `{"event_id":${JSON.stringify(order.event_id)},"publisher_id":${JSON.stringify(order.publisher_id)},"order_id":${JSON.stringify(order.order_id)},` +
       `"received_at":${JSON.stringify(order.received_at)},"bytes":${bytes},"verified":${order.verified_by !== null},"supersedes":${supersedes},"conversion":${json}}`,
   );
-  const { rows: appended } = await pgPool().query<{ event_id: string }>({ name: "conversions-append", text: APPEND_SQL, values: [`[${rows.join(",")}]`] });
+  const { rows: appended } = await pgPool().query<{ event_id: string }>(prepared("conversions-append", appendSql(`[${rows.join(",")}]`)));
   const stored = new Set(appended.map((row) => row.event_id));
   return batch.map(({ order }) => (stored.has(order.event_id) ? "stored" : "duplicate"));
 }

@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from "uuid";
 import { orderTotalMicros } from "@/contracts/order-token";
 import { env } from "@/env";
 import type { ApiKeyCaller } from "@/server/accounts/api-keys";
-import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher";
+import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher.sql";
 import { toEntries } from "@/server/core/ajv";
 import { countOrderProof } from "@/server/core/counters";
 import { TallyError, type ValidationEntry } from "@/server/core/errors";

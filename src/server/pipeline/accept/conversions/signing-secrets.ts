@@ -12,6 +12,7 @@ import { logger } from "@/server/core/log";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
+import { lockAccountRow } from "./signing-secrets.sql";
 
 const SECRET_PREFIX = "tss_";
 // What lists show of a secret: enough to tell two apart, useless for signing.
@@ -73,7 +74,7 @@ export async function rotateSigningSecret(
   const retiresAt = retirePreviousNow ? now : new Date(now.getTime() + env().TALLY_SIGNING_SECRET_GRACE_HOURS * HOUR_MS);
   const result = await db.$transaction(async (tx) => {
     // One rotation at a time per publisher: two at once would each keep "the previous" live.
-    await tx.$queryRaw`SELECT 1 FROM accounts WHERE id = ${publisherId} FOR UPDATE`;
+    await lockAccountRow(tx, publisherId);
     await tx.conversionSigningSecret.deleteMany({ where: { publisherId, retiresAt: { not: null } } });
     const replaced = await tx.conversionSigningSecret.findFirst({ where: { publisherId, retiresAt: null }, select: { id: true } });
     let previous: SigningSecretSummary | null = null;

@@ -6,6 +6,7 @@
 // run delivered. Small queries, on the request pool; the batch's reads are on the bulk pool
 // (batch-rows.ts).
 import type pg from "pg";
+import sql from "sql-template-tag";
 import type { ExportType } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
@@ -33,8 +34,8 @@ export interface RunRow {
 /** The active destinations (or the one asked for, if active) with their types, oldest first. */
 export async function activeDestinations(destinationId: string | null): Promise<{ id: string; types: ExportType[] }[]> {
   const { rows } = await pgPool().query<{ id: string; types: ExportType[] }>(
-    `SELECT id, types::text[] AS types FROM export_destinations WHERE status = 'active' AND ($1::text IS NULL OR id = $1) ORDER BY created_at, id`,
-    [destinationId],
+    sql`SELECT id, types::text[] AS types FROM export_destinations WHERE status = 'active' AND (${destinationId}::text IS NULL OR id = ${destinationId})
+         ORDER BY created_at, id`,
   );
   return rows;
 }
@@ -62,7 +63,7 @@ export async function destinationPositions(): Promise<DestinationPosition[]> {
     created_at: Date;
     delivered_to: Date | null;
   }>(
-    `SELECT d.id, d.name, d.account_id, d.status::text AS status, t.type::text AS type, d.created_at, w.delivered_to
+    sql`SELECT d.id, d.name, d.account_id, d.status::text AS status, t.type::text AS type, d.created_at, w.delivered_to
        FROM export_destinations d
       CROSS JOIN LATERAL unnest(d.types) AS t(type)
        LEFT JOIN export_watermarks w ON w.destination_id = d.id AND w.type = t.type
@@ -83,8 +84,7 @@ export async function destinationPositions(): Promise<DestinationPosition[]> {
 /** How far a destination's type has been delivered; null before its first scheduled batch. */
 export async function watermarkOf(destinationId: string, type: ExportType): Promise<Date | null> {
   const { rows } = await pgPool().query<{ delivered_to: Date }>(
-    'SELECT delivered_to FROM export_watermarks WHERE destination_id = $1 AND type = $2::"ExportType"',
-    [destinationId, type],
+    sql`SELECT delivered_to FROM export_watermarks WHERE destination_id = ${destinationId} AND type = ${type}::"ExportType"`,
   );
   return rows[0]?.delivered_to ?? null;
 }
@@ -92,9 +92,8 @@ export async function watermarkOf(destinationId: string, type: ExportType): Prom
 /** The oldest scheduled run of a destination's type that has not succeeded (failed, or left running by a worker that died). */
 export async function unfinishedRun(destinationId: string, type: ExportType): Promise<RunRow | null> {
   const { rows } = await pgPool().query<RunRow>(
-    `SELECT * FROM export_runs WHERE destination_id = $1 AND type = $2::"ExportType" AND NOT backfill AND status <> 'succeeded'
-      ORDER BY started_at ASC LIMIT 1`,
-    [destinationId, type],
+    sql`SELECT * FROM export_runs WHERE destination_id = ${destinationId} AND type = ${type}::"ExportType" AND NOT backfill AND status <> 'succeeded'
+         ORDER BY started_at ASC LIMIT 1`,
   );
   return rows[0] ?? null;
 }
@@ -102,9 +101,8 @@ export async function unfinishedRun(destinationId: string, type: ExportType): Pr
 /** Another attempt at a run: running again, its last error and retry time cleared. */
 export async function resumeRun(runId: string): Promise<RunRow> {
   const { rows } = await pgPool().query<RunRow>(
-    `UPDATE export_runs SET status = 'running', attempt = attempt + 1, started_at = now(), finished_at = NULL, error = NULL, next_attempt_at = NULL
-      WHERE id = $1 RETURNING *`,
-    [runId],
+    sql`UPDATE export_runs SET status = 'running', attempt = attempt + 1, started_at = now(), finished_at = NULL, error = NULL, next_attempt_at = NULL
+         WHERE id = ${runId} RETURNING *`,
   );
   return rows[0]!;
 }
@@ -121,9 +119,10 @@ export interface PlannedRun {
 
 export async function insertRun(plan: PlannedRun): Promise<RunRow> {
   const { rows } = await pgPool().query<RunRow>(
-    `INSERT INTO export_runs (id, destination_id, type, status, range_start, range_end, keys, planned_rows, backfill, started_at)
-     VALUES ($1, $2, $3::"ExportType", 'running', $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [newId("exr"), plan.destinationId, plan.type, plan.range.start, plan.range.end, plan.keys, plan.rows, plan.backfill, plan.startedAt],
+    sql`INSERT INTO export_runs (id, destination_id, type, status, range_start, range_end, keys, planned_rows, backfill, started_at)
+        VALUES (${newId("exr")}, ${plan.destinationId}, ${plan.type}::"ExportType", 'running', ${plan.range.start}, ${plan.range.end}, ${plan.keys},
+                ${plan.rows}, ${plan.backfill}, ${plan.startedAt})
+        RETURNING *`,
   );
   return rows[0]!;
 }
@@ -131,16 +130,16 @@ export async function insertRun(plan: PlannedRun): Promise<RunRow> {
 /** New keys for `rows` rows; the old keys kept as stale until a delivery has deleted them and succeeded. */
 export async function replanRun(runId: string, keys: string[], rows: number): Promise<RunRow> {
   const { rows: updated } = await pgPool().query<RunRow>(
-    `UPDATE export_runs SET keys = $2, planned_rows = $3, stale_keys = coalesce(stale_keys, '{}') || coalesce(keys, '{}') WHERE id = $1 RETURNING *`,
-    [runId, keys, rows],
+    sql`UPDATE export_runs SET keys = ${keys}, planned_rows = ${rows}, stale_keys = coalesce(stale_keys, '{}') || coalesce(keys, '{}')
+         WHERE id = ${runId} RETURNING *`,
   );
   return updated[0]!;
 }
 
 export async function recordSetAside(runId: string, found: SetAsideRow[]): Promise<RunRow> {
   const { rows: updated } = await pgPool().query<RunRow>(
-    `UPDATE export_runs SET set_aside = set_aside || $2::jsonb, set_aside_rows = set_aside_rows + $3 WHERE id = $1 RETURNING *`,
-    [runId, JSON.stringify(found), found.reduce((sum, row) => sum + row.rows, 0)],
+    sql`UPDATE export_runs SET set_aside = set_aside || ${JSON.stringify(found)}::jsonb, set_aside_rows = set_aside_rows + ${found.reduce((sum, row) => sum + row.rows, 0)}
+         WHERE id = ${runId} RETURNING *`,
   );
   return updated[0]!;
 }
@@ -149,17 +148,15 @@ export async function recordSetAside(runId: string, found: SetAsideRow[]): Promi
 export async function finishRun(run: RunRow, result: { rows: number; files: number; bytes: number }, durationMs: number): Promise<void> {
   return inTransaction(async (client) => {
     await client.query(
-      `UPDATE export_runs SET status = 'succeeded', rows = $2, files = $3, bytes = $4, finished_at = now(), duration_ms = $5, error = NULL, next_attempt_at = NULL,
-              stale_keys = NULL
-        WHERE id = $1`,
-      [run.id, result.rows, result.files, result.bytes, durationMs],
+      sql`UPDATE export_runs SET status = 'succeeded', rows = ${result.rows}, files = ${result.files}, bytes = ${result.bytes}, finished_at = now(),
+                 duration_ms = ${durationMs}, error = NULL, next_attempt_at = NULL, stale_keys = NULL
+           WHERE id = ${run.id}`,
     );
     if (!run.backfill) {
       // Compare and set: the watermark moves from this batch's start to its end, or not at all.
       const moved = await client.query(
-        `INSERT INTO export_watermarks AS w (destination_id, type, delivered_to, updated_at) VALUES ($1, $2::"ExportType", $4, now())
-         ON CONFLICT (destination_id, type) DO UPDATE SET delivered_to = EXCLUDED.delivered_to, updated_at = now() WHERE w.delivered_to = $3`,
-        [run.destination_id, run.type, run.range_start, run.range_end],
+        sql`INSERT INTO export_watermarks AS w (destination_id, type, delivered_to, updated_at) VALUES (${run.destination_id}, ${run.type}::"ExportType", ${run.range_end}, now())
+            ON CONFLICT (destination_id, type) DO UPDATE SET delivered_to = EXCLUDED.delivered_to, updated_at = now() WHERE w.delivered_to = ${run.range_start}`,
       );
       if (moved.rowCount !== 1) throw new Error(`the watermark of ${run.destination_id}/${run.type} is no longer at ${run.range_start.toISOString()}`);
     }
@@ -167,12 +164,10 @@ export async function finishRun(run: RunRow, result: { rows: number; files: numb
 }
 
 export async function failRun(runId: string, message: string, durationMs: number, nextAttemptAt: Date | null): Promise<void> {
-  await pgPool().query(`UPDATE export_runs SET status = 'failed', error = $2, finished_at = now(), duration_ms = $3, next_attempt_at = $4 WHERE id = $1`, [
-    runId,
-    message,
-    durationMs,
-    nextAttemptAt,
-  ]);
+  await pgPool().query(
+    sql`UPDATE export_runs SET status = 'failed', error = ${message}, finished_at = now(), duration_ms = ${durationMs}, next_attempt_at = ${nextAttemptAt}
+         WHERE id = ${runId}`,
+  );
 }
 
 /**
@@ -182,15 +177,14 @@ export async function failRun(runId: string, message: string, durationMs: number
  */
 export async function withLock<T>(destinationId: string, type: ExportType, work: () => Promise<T>): Promise<T | "locked"> {
   const client: pg.PoolClient = await pgPool().connect();
+  const lock = `tally-export:${destinationId}:${type}`;
   try {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked", [
-      `tally-export:${destinationId}:${type}`,
-    ]);
+    const { rows } = await client.query<{ locked: boolean }>(sql`SELECT pg_try_advisory_lock(hashtextextended(${lock}, 0)) AS locked`);
     if (!rows[0]!.locked) return "locked";
     try {
       return await work();
     } finally {
-      await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`tally-export:${destinationId}:${type}`]);
+      await client.query(sql`SELECT pg_advisory_unlock(hashtextextended(${lock}, 0))`);
     }
   } finally {
     client.release();

@@ -13,7 +13,7 @@ import { makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";
 import { isolateBadRows } from "./poison";
 import { runDueExports } from "./run-exports";
-import { setAsideExportRows } from "./set-aside-rows";
+import { setAsideExportRows } from "./set-aside-rows.sql";
 
 const HOUR_MS = 3_600_000;
 const { bucket, BUCKET, YESTERDAY, later: LATER, destinationFor } = exportTestBed();

@@ -50,7 +50,7 @@ function addressOf(n: number): string {
 
 async function runCase(which: Case): Promise<void> {
   const { limitAddress, limitPublisher } = await import("@/server/http/rate-limits");
-  const { metricsText } = await import("@/server/upkeep/metrics");
+  const { metricsText } = await import("@/server/upkeep/prometheus");
   const sources = Array.from({ length: Math.min(requests, 1_000_000) }, (_, n) => which.source(n));
   let admitted = 0;
   let refused = 0;

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { TopNav } from "../top-nav";
-import { allProducts, searchProducts, searchTerm } from "./catalog";
 import styles from "./demo.module.css";
 import { requireDemo } from "./demo-enabled";
+import { allProducts, searchProducts, searchTerm } from "./product-lookups";
 import { formatPrice, productHref } from "./products";
 import { SponsoredAds } from "./sponsored-ads";
 

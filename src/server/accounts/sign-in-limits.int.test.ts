@@ -16,7 +16,7 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { createCaller } from "@/server/trpc/root";
-import { metricsText } from "@/server/upkeep/metrics";
+import { metricsText } from "@/server/upkeep/prometheus";
 import { deleteExpiredBackoff } from "./sign-in-limits";
 
 afterAll(() => {

@@ -1,6 +1,6 @@
 // Every count Tally keeps of what happened in a process (prom-client counters): requests by
 // outcome, refusals by limit, leases, downloads cut, what proved each order, failed pipeline steps.
-// The code where it happens counts here; src/server/upkeep/metrics.ts registers them all
+// The code where it happens counts here; src/server/upkeep/prometheus.ts registers them all
 // beside its gauges and serves them at /api/metrics, so counting never imports the reads of
 // the database that the gauges need. What to alert on is in docs/operations.md.
 import { Counter } from "prom-client";
@@ -81,7 +81,7 @@ function counters() {
   return holder.tallyCounters;
 }
 
-/** Every counter, for the registry that serves them (observability/metrics.ts). */
+/** Every counter, for the registry that serves them (upkeep/prometheus.ts). */
 export const allCounters = (): Counter<string>[] => Object.values(counters()) as Counter<string>[];
 
 export function countRequest(route: CountedRoute, status: number): void {

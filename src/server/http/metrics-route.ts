@@ -2,7 +2,7 @@
 // counts and lags of a public deployment are not public.
 import { env } from "@/env";
 import { TallyError } from "@/server/core/errors";
-import { metricsText } from "@/server/upkeep/metrics";
+import { metricsText } from "@/server/upkeep/prometheus";
 import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";
 

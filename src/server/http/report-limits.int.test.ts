@@ -18,7 +18,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn } from "@/server/accounts/sessions";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
-import { metricsText } from "@/server/upkeep/metrics";
+import { metricsText } from "@/server/upkeep/prometheus";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type LargeReport, seedLargeAdsReport } from "@/testing/large-report";
 import { resetReportRateLimit } from "./report-rate-limit";

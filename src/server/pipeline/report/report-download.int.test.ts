@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TallyError } from "@/server/core/errors";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { reportStatement } from "@/server/store/postgres/report-runner";
-import { metricsText } from "@/server/upkeep/metrics";
+import { metricsText } from "@/server/upkeep/prometheus";
 import type { Requester, SlotLimits } from "./download-slots";
 import { type DownloadTimeouts, openReportDownload } from "./report-download";
 

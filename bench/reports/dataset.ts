@@ -131,8 +131,10 @@ SELECT uuidv7(), g.kind, g.status,
 // Secondary indexes of ad_events, dropped while loading and built once afterwards (building an
 // index over 10M rows is much cheaper than maintaining it row by row). As in the migrations.
 const EVENT_INDEXES = [
-  `CREATE INDEX "ad_events_session_id_created_at_idx" ON "ad_events"("session_id", "created_at")`,
-  `CREATE INDEX "ad_events_user_id_created_at_idx" ON "ad_events"("user_id", "created_at")`,
+  `CREATE INDEX "ad_events_counted_window_idx" ON "ad_events" ("session_id", "ad_id", "kind", "created_at") WHERE "status" = 'counted'`,
+  `CREATE INDEX "ad_events_counted_token_idx" ON "ad_events" ("request_id", "ad_id", "kind") WHERE "status" = 'counted'`,
+  `CREATE INDEX "ad_events_counted_user_idx" ON "ad_events" ("user_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NOT NULL`,
+  `CREATE INDEX "ad_events_counted_session_idx" ON "ad_events" ("session_id", "created_at") WHERE "status" = 'counted' AND "user_id" IS NULL`,
   `CREATE INDEX "ad_events_campaign_id_created_at_idx" ON "ad_events"("campaign_id", "created_at")`,
   `CREATE INDEX "ad_events_created_at_idx" ON "ad_events"("created_at")`,
 ];
@@ -145,18 +147,20 @@ SELECT e.*, gen_random_uuid() AS conversion_id, 'bench-report-' || row_number() 
        (2 + floor(random() * 40))::bigint * 1000000 AS price_micros, 1 + floor(random() * 3)::int AS quantity
   FROM ad_events e
  WHERE e.kind = 'click' AND e.status = 'counted' AND random() < 0.08 AND e.created_at < $1::timestamptz - interval '10 minutes';
-INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, email_hashed, received_at, attributed_at, items)
+INSERT INTO conversions (event_id, publisher_id, order_id, user_id, session_id, channel, site, placed_at, email_hashed, received_at, attributed_at, items,
+                         line_count, verified_by, credited)
 SELECT conversion_id, publisher_id, order_id, buyer, session_id, 'web', site, placed_at,
        encode(sha256(convert_to(buyer || '@example.com', 'UTF8')), 'hex'), placed_at + interval '2 seconds', placed_at + interval '10 seconds',
        jsonb_build_array(jsonb_build_object('sku', 'SKU-' || ad_id, 'product_id', NULL, 'seller_id', NULL, 'quantity', quantity,
-                                            'price_micros', price_micros, 'promotional_price_micros', price_micros))
+                                            'price_micros', price_micros, 'promotional_price_micros', price_micros)),
+       1, 'api_key', true
   FROM bench_sales;
-INSERT INTO order_receipts (publisher_id, order_id, conversion_id, first_received_at)
-SELECT publisher_id, order_id, conversion_id, placed_at + interval '2 seconds' FROM bench_sales;
-INSERT INTO attributions (conversion_id, item_position, publisher_id, order_id, session_id, user_id, product_sku, event_id, event_kind,
+INSERT INTO order_receipts (publisher_id, order_id, conversion_id, first_received_at, verified)
+SELECT publisher_id, order_id, conversion_id, placed_at + interval '2 seconds', true FROM bench_sales;
+INSERT INTO attributions (conversion_id, conversion_received_at, verified, credited, item_position, publisher_id, order_id, session_id, user_id, product_sku, event_id, event_kind,
                           ad_id, campaign_id, advertiser_id, request_id, ad_size, ad_type, placement_name, context, site,
                           event_created_at, placed_at, price_micros, promotional_price_micros, quantity, total_value_micros)
-SELECT conversion_id, 0, publisher_id, order_id, session_id, buyer, 'SKU-' || ad_id, event_id, 'click',
+SELECT conversion_id, placed_at + interval '2 seconds', true, true, 0, publisher_id, order_id, session_id, buyer, 'SKU-' || ad_id, event_id, 'click',
        ad_id, campaign_id, advertiser_id, request_id, ad_size, ad_type, placement_name, context, site,
        created_at, placed_at, price_micros, price_micros, quantity, price_micros * quantity
   FROM bench_sales;
@@ -220,7 +224,12 @@ export async function loadReportDataset(pool: pg.Pool, options: ReportDatasetOpt
   await Promise.all(Array.from({ length: options.workers }, worker));
 
   started = Date.now();
-  await Promise.all(EVENT_INDEXES.map((sql) => pool.query(sql)));
+  // As many at once as the loading workers had connections: more would wait past the pool's timeout.
+  const indexes = [...EVENT_INDEXES];
+  const builder = async () => {
+    for (let sql = indexes.shift(); sql !== undefined; sql = indexes.shift()) await pool.query(sql);
+  };
+  await Promise.all(Array.from({ length: options.workers }, builder));
   progress(`ad_events indexes built (${seconds(started)})`);
 
   started = Date.now();

@@ -1,8 +1,9 @@
-// Where settled events, their rollups and the report reads live: the one seam between what Tally
-// decides (src/server/pipeline/settle, attribution, the routes and procedures) and the tables that hold
-// the results. Routes, procedures and jobs reach these only through `store()`, so a column store
-// (ClickHouse) can take settled events, rollups and report reads later without a change to any of
-// them; Postgres is the default and the only store built (docs/decisions/0005-store-seam.md).
+// Where settled events, their rollups, the report and export reads and the rollup check live: the
+// one seam between what Tally decides (src/server/pipeline/, the routes and procedures) and the
+// tables that hold the results. Everything reaches these only through `store()`, with the types
+// defined beside this file (no SQL text and no pg type crosses it), so a column store (ClickHouse)
+// can take them later without a change to any caller; Postgres is the default and the only store
+// built, in store/postgres/ (docs/decisions/0005-store-seam.md).
 //
 // What stays in Postgres whatever the store: the logs of accepted beacons and orders, the settle
 // cursors, wallets, spend and budgets, accounts, campaigns and the export's books. A settle

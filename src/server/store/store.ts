@@ -45,8 +45,8 @@ export interface SettledEvents {
    * rules to decide against, looked up within their `limits`, inside the settle transaction `tx`.
    */
   beaconHistory(tx: DbConnection, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]>;
-  /** Records a stretch of one shard's beacons with the statuses the rules decided (one each): events, spend and rollups, inside `tx`. */
-  storeBeacons(tx: DbConnection, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<SettledBeacon[]>;
+  /** Records a stretch of one shard's beacons with the statuses the rules decided and the spend settling priced (one each): events, spend and rollups, inside `tx`. */
+  storeBeacons(tx: DbConnection, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: readonly bigint[]): Promise<SettledBeacon[]>;
   /** Stores a stretch of accepted orders (the attribution queue), inside the settle transaction `tx`. */
   storeConversions(tx: DbConnection, batch: ConversionToStore[]): Promise<void>;
   /** Attributes up to `limit` orders received at or before `receivedBefore` and writes their credit to the rollups. */

@@ -5,6 +5,7 @@ import { store } from "@/server/store";
 import type { LoggedBeacon, SettledBeacon, StoredHistory } from "@/server/store/settle-types";
 import { recordIntake } from "./publisher-intake.sql";
 import { moveShardCursor, readShardStretch, takeShardCursor } from "./settle-shard.sql";
+import { chargeSpend } from "./spend";
 import { type LogPosition, settleNextStretch } from "./stretch";
 import { recordSetAside } from "./stretch.sql";
 import { decideStatuses, screenBeacon, trafficLimits } from "./traffic-rules";
@@ -99,7 +100,8 @@ export function beaconBytes(beacon: LoggedBeacon): number {
 /**
  * Decides a stretch by the invalid-traffic rules (traffic-rules.ts) and has the store write it,
  * inside the settle transaction `tx`: the store is asked what it holds only about the beacons the
- * rules cannot decide alone, in one look-up, then writes statuses, spend and rollups.
+ * rules cannot decide alone, in one look-up; the counted events are priced (spend.ts), then the store
+ * writes statuses, spend and rollups.
  */
 async function settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<SettledBeacon[]> {
   const limits = trafficLimits();
@@ -113,7 +115,8 @@ async function settleBeacons(tx: pg.PoolClient, batch: LoggedBeacon[]): Promise<
   asked.forEach((index, k) => {
     stored[index] = answers[k];
   });
-  return store().settled.storeBeacons(tx, batch, decideStatuses(batch, stored, limits));
+  const statuses = decideStatuses(batch, stored, limits);
+  return store().settled.storeBeacons(tx, batch, statuses, await chargeSpend(tx, batch, statuses));
 }
 
 /** Settles up to `limit` events of one shard's log, if no other worker holds the shard. */

@@ -1,15 +1,16 @@
 // Hand-written SQL: this is the settle step of every beacon, the hottest write path behind the
 // log. A worker that holds a shard's cursor (settle-shard.ts) hands the store a stretch of that
-// shard's log in order, inside one transaction, and the store answers in three round trips:
+// shard's log in order, inside one transaction; settling a stretch takes three round trips:
 //   1. beaconHistory: one query asks what the database already counted for the stretch's
 //      (ad, session) pairs and tokens, and how many clicks each address made in the minute before
 //      (from the log: every accepted click, settled or not, in accept order), for the beacons the
 //      invalid-traffic rules cannot decide alone; the rules (pipeline/settle/traffic-rules.ts)
 //      then decide each status from that answer;
-//   2. storeBeacons, with those statuses, locks the advertiser rows of billable events (in id
-//      order), so wallet and daily budgets are read and lowered by one batch at a time, event by
-//      event, whichever shard it comes from;
-//   3. and writes events, spend and rollups in one statement (data-modifying CTEs over unnest arrays).
+//   2. settling prices the counted events under the advertisers' row locks
+//      (pipeline/settle/spend.ts);
+//   3. storeBeacons writes events, spend and rollups in one statement (data-modifying CTEs over
+//      unnest arrays): wallets and daily spend are Postgres's whatever the store, and this store
+//      writes them in the same statement as the events.
 // Nothing else writes ad_events, and a shard's events are settled by one worker at a time, so
 // decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
@@ -73,82 +74,6 @@ export async function beaconHistory(client: pg.PoolClient, beacons: readonly Log
   });
 }
 
-interface BillingRow {
-  id: string;
-  advertiser_id: string;
-  bid_model: "cpm" | "cpc";
-  bid_micros: bigint;
-  campaign_daily_budget: bigint | null;
-  wallet_balance_micros: bigint;
-  advertiser_daily_budget: bigint | null;
-  /** Spend so far per UTC day of the batch, in micro-units as strings. */
-  campaign_spent: Record<string, string>;
-  advertiser_spent: Record<string, string>;
-}
-
-/**
- * Spend of counted impressions (CPM: bid / 1000) and clicks (CPC: bid). An event is charged only
- * while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
- * at most one event. Events past the budget stay counted (they were shown) but cost nothing.
- */
-async function chargeSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<bigint[]> {
-  const spend = batch.map(() => 0n);
-  const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => statuses[i] === "counted" && b.claims.kind !== "view");
-  if (billable.length === 0) return spend;
-
-  const campaignIds = [...new Set(billable.map(({ b }) => b.claims.campaignId))];
-  const days = [...new Set(billable.map(({ b }) => utcDay(b.createdAt)))];
-  // Spend rows are read under the advertiser locks: every writer of those rows holds them too.
-  const { rows: campaigns } = await client.query<BillingRow>(
-    prepared(
-      "beacons-billing",
-      sql`SELECT c.id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros, c.daily_budget_micros AS campaign_daily_budget,
-                  adv.wallet_balance_micros, adv.daily_budget_micros AS advertiser_daily_budget,
-                  coalesce((SELECT json_object_agg(cs.day::text, cs.spend_micros::text) FROM campaign_daily_spend cs
-                             WHERE cs.campaign_id = c.id AND cs.day = ANY(${days}::date[])), '{}') AS campaign_spent,
-                  coalesce((SELECT json_object_agg(s.day::text, s.spend_micros::text) FROM advertiser_daily_spend s
-                             WHERE s.advertiser_id = adv.id AND s.day = ANY(${days}::date[])), '{}') AS advertiser_spent
-             FROM campaigns c JOIN accounts adv ON adv.id = c.advertiser_id
-            WHERE c.id = ANY(${campaignIds}::text[])
-            ORDER BY adv.id
-              FOR UPDATE OF adv`,
-    ),
-  );
-  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
-  const spentSoFar = new Map<string, bigint>();
-  for (const c of campaigns) {
-    for (const [day, amount] of Object.entries(c.campaign_spent)) spentSoFar.set(`campaign:${c.id}:${day}`, BigInt(amount));
-    for (const [day, amount] of Object.entries(c.advertiser_spent)) spentSoFar.set(`advertiser:${c.advertiser_id}:${day}`, BigInt(amount));
-  }
-  const wallets = new Map(campaigns.map((c) => [c.advertiser_id, c.wallet_balance_micros]));
-
-  for (const { b, i } of billable) {
-    const campaign = byCampaign.get(b.claims.campaignId);
-    if (!campaign) continue; // the campaign was deleted after the ad was served: nothing to bill
-    const price =
-      campaign.bid_model === "cpm" && b.claims.kind === "impression"
-        ? campaign.bid_micros / 1000n
-        : campaign.bid_model === "cpc" && b.claims.kind === "click"
-          ? campaign.bid_micros
-          : 0n;
-    if (price === 0n) continue;
-    const day = utcDay(b.createdAt);
-    const campaignKey = `campaign:${campaign.id}:${day}`;
-    const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
-    const wallet = wallets.get(campaign.advertiser_id) ?? 0n;
-    const campaignSpent = spentSoFar.get(campaignKey) ?? 0n;
-    const advertiserSpent = spentSoFar.get(advertiserKey) ?? 0n;
-    if (wallet <= 0n) continue;
-    if (campaign.campaign_daily_budget !== null && campaignSpent >= campaign.campaign_daily_budget) continue;
-    if (campaign.advertiser_daily_budget !== null && advertiserSpent >= campaign.advertiser_daily_budget) continue;
-    spend[i] = price;
-    wallets.set(campaign.advertiser_id, wallet - price);
-    spentSoFar.set(campaignKey, campaignSpent + price);
-    spentSoFar.set(advertiserKey, advertiserSpent + price);
-  }
-  return spend;
-}
-
 /** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
 function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
   const byAdvertiser = new Map<string, bigint>();
@@ -179,7 +104,12 @@ function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
 // the list of report tables (no values), so raw() is safe with it.
 const TRAFFIC_UPSERTS = trafficUpserts();
 
-async function writeEventsAndSpend(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: bigint[]): Promise<void> {
+async function writeEventsAndSpend(
+  client: pg.PoolClient,
+  batch: readonly LoggedBeacon[],
+  statuses: readonly EventStatus[],
+  spend: readonly bigint[],
+): Promise<void> {
   const totals = spendTotals(batch, spend);
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query(
@@ -218,8 +148,12 @@ async function writeEventsAndSpend(client: pg.PoolClient, batch: readonly Logged
  * Writes a stretch of one shard's log with the statuses settling decided, on `client`, inside the
  * caller's transaction (which also moves the shard's cursor): spend, ad_events and the rollups.
  */
-export async function storeBeacons(client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<SettledBeacon[]> {
-  const spend = await chargeSpend(client, batch, statuses);
+export async function storeBeacons(
+  client: pg.PoolClient,
+  batch: readonly LoggedBeacon[],
+  statuses: readonly EventStatus[],
+  spend: readonly bigint[],
+): Promise<SettledBeacon[]> {
   await writeEventsAndSpend(client, batch, statuses, spend);
   return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
 }

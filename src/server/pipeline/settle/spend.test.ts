@@ -1,0 +1,124 @@
+// What each settled event costs (spend.ts), case by case, without a database: the bid by model and
+// kind, nothing for what is not counted, and the wallet and both daily budgets, each overspent by at
+// most one event.
+import { describe, expect, it } from "vitest";
+import type { EventStatus } from "@/server/core/event-status";
+import type { EventKind, LoggedBeacon } from "@/server/store/settle-types";
+import { priceEvents } from "./spend";
+import type { BillingRow } from "./spend.sql";
+
+const DAY = "2026-03-02";
+const AT = new Date(`${DAY}T12:00:00Z`);
+
+let next = 0;
+function event(kind: EventKind, campaignId = "campaign-1", createdAt = AT): LoggedBeacon {
+  next += 1;
+  return {
+    acceptedXid: "1000",
+    seq: String(next),
+    receivedAt: createdAt,
+    eventId: `event-${next}`,
+    claims: {
+      kind,
+      requestId: `request-${next}`,
+      adId: "ad-1",
+      campaignId,
+      advertiserId: "advertiser-1",
+      publisherId: "publisher-1",
+      site: "shop.example",
+      placementName: "home",
+      context: "home",
+      adType: "banner",
+      adSize: "300x250",
+    },
+    sessionId: "session-1",
+    userId: null,
+    userAgent: "Mozilla/5.0",
+    isBot: false,
+    sessionMatches: true,
+    clientHash: null,
+    createdAt,
+  };
+}
+
+function billing(given: Partial<BillingRow> = {}): BillingRow {
+  return {
+    id: "campaign-1",
+    advertiser_id: "advertiser-1",
+    bid_model: "cpm",
+    bid_micros: 2_500_000n,
+    campaign_daily_budget: null,
+    wallet_balance_micros: 1_000_000_000n,
+    advertiser_daily_budget: null,
+    campaign_spent: {},
+    advertiser_spent: {},
+    ...given,
+  };
+}
+
+const counted = (count: number): EventStatus[] => Array.from({ length: count }, () => "counted");
+
+describe("the price of one event", () => {
+  it.each([
+    { name: "a CPM campaign's counted impression: bid / 1000", kind: "impression", model: "cpm", status: "counted", price: 2_500n },
+    { name: "a CPM campaign's click: nothing", kind: "click", model: "cpm", status: "counted", price: 0n },
+    { name: "a CPC campaign's counted click: the bid", kind: "click", model: "cpc", status: "counted", price: 2_500_000n },
+    { name: "a CPC campaign's impression: nothing", kind: "impression", model: "cpc", status: "counted", price: 0n },
+    { name: "a view: nothing, whatever the model", kind: "view", model: "cpm", status: "counted", price: 0n },
+    { name: "a duplicate: nothing", kind: "impression", model: "cpm", status: "duplicate", price: 0n },
+    { name: "a bot's click: nothing", kind: "click", model: "cpc", status: "bot", price: 0n },
+  ] as const)("$name", ({ kind, model, status, price }) => {
+    expect(priceEvents([event(kind)], [status], [billing({ bid_model: model })])).toEqual([price]);
+  });
+
+  it("is nothing for a campaign deleted after its ad was served (no billing row)", () => {
+    expect(priceEvents([event("click")], ["counted"], [])).toEqual([0n]);
+  });
+});
+
+describe("the limits of spend", () => {
+  const clicks = (count: number) => Array.from({ length: count }, () => event("click"));
+  const cpc = (given: Partial<BillingRow>) => [billing({ bid_model: "cpc", bid_micros: 1_000_000n, ...given })];
+
+  it.each([
+    { name: "a wallet runs out: the event that takes it below zero is the last charged", given: { wallet_balance_micros: 2_500_000n }, charged: 3 },
+    { name: "an empty wallet charges nothing", given: { wallet_balance_micros: 0n }, charged: 0 },
+    { name: "the campaign's daily budget: reached within the stretch", given: { campaign_daily_budget: 3_000_000n }, charged: 3 },
+    {
+      name: "the campaign's daily budget: partly spent earlier that day",
+      given: { campaign_daily_budget: 3_000_000n, campaign_spent: { [DAY]: "2500000" } },
+      charged: 1,
+    },
+    { name: "the advertiser's daily budget", given: { advertiser_daily_budget: 2_000_000n }, charged: 2 },
+    {
+      name: "the advertiser's daily budget already spent that day",
+      given: { advertiser_daily_budget: 2_000_000n, advertiser_spent: { [DAY]: "2000000" } },
+      charged: 0,
+    },
+    { name: "no limit reached", given: {}, charged: 5 },
+  ])("$name", ({ given, charged }) => {
+    const spend = priceEvents(clicks(5), counted(5), cpc(given));
+    expect(spend.filter((price) => price > 0n)).toHaveLength(charged);
+    // The charged events are the first ones: earlier events use the budget first.
+    expect(spend.slice(0, charged).every((price) => price === 1_000_000n)).toBe(true);
+  });
+
+  it("counts a budget per UTC day: yesterday's spend does not stop today's events", () => {
+    const yesterday = new Date(AT.getTime() - 86_400_000);
+    const spend = priceEvents(
+      [event("click", "campaign-1", yesterday), event("click", "campaign-1", AT)],
+      counted(2),
+      cpc({ campaign_daily_budget: 1_000_000n, campaign_spent: { "2026-03-01": "1000000" } }),
+    );
+    expect(spend).toEqual([0n, 1_000_000n]);
+  });
+
+  it("shares one wallet between an advertiser's campaigns", () => {
+    const rows = [
+      billing({ id: "campaign-1", bid_model: "cpc", bid_micros: 1_000_000n, wallet_balance_micros: 1_500_000n }),
+      billing({ id: "campaign-2", bid_model: "cpc", bid_micros: 1_000_000n, wallet_balance_micros: 1_500_000n }),
+    ];
+    const spend = priceEvents([event("click", "campaign-1"), event("click", "campaign-2"), event("click", "campaign-1")], counted(3), rows);
+    expect(spend).toEqual([1_000_000n, 1_000_000n, 0n]);
+  });
+});

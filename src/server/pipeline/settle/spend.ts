@@ -1,0 +1,59 @@
+// What each settled event costs: counted impressions of a CPM campaign bid / 1000, counted clicks
+// of a CPC campaign its bid, views and everything not counted nothing. An event is charged only
+// while the wallet is above zero and neither daily budget is reached, so a budget is overspent by
+// at most one event; events past it stay counted (they were shown) but cost nothing.
+import type pg from "pg";
+import { utcDay } from "@/server/core/days";
+import type { EventStatus } from "@/server/core/event-status";
+import type { LoggedBeacon } from "@/server/store/settle-types";
+import { type BillingRow, lockedBilling } from "./spend.sql";
+
+const isBillable = (beacon: LoggedBeacon, status: EventStatus | undefined) => status === "counted" && beacon.claims.kind !== "view";
+
+/** The price of each event of `batch` (0n where none), from its campaign's billing row; in order, so earlier events use the budget first. */
+export function priceEvents(batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], campaigns: readonly BillingRow[]): bigint[] {
+  const spend = batch.map(() => 0n);
+  const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => isBillable(b, statuses[i]));
+  const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
+  const spentSoFar = new Map<string, bigint>();
+  for (const c of campaigns) {
+    for (const [day, amount] of Object.entries(c.campaign_spent)) spentSoFar.set(`campaign:${c.id}:${day}`, BigInt(amount));
+    for (const [day, amount] of Object.entries(c.advertiser_spent)) spentSoFar.set(`advertiser:${c.advertiser_id}:${day}`, BigInt(amount));
+  }
+  const wallets = new Map(campaigns.map((c) => [c.advertiser_id, c.wallet_balance_micros]));
+
+  for (const { b, i } of billable) {
+    const campaign = byCampaign.get(b.claims.campaignId);
+    if (!campaign) continue; // the campaign was deleted after the ad was served: nothing to bill
+    const price =
+      campaign.bid_model === "cpm" && b.claims.kind === "impression"
+        ? campaign.bid_micros / 1000n
+        : campaign.bid_model === "cpc" && b.claims.kind === "click"
+          ? campaign.bid_micros
+          : 0n;
+    if (price === 0n) continue;
+    const day = utcDay(b.createdAt);
+    const campaignKey = `campaign:${campaign.id}:${day}`;
+    const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
+    const wallet = wallets.get(campaign.advertiser_id) ?? 0n;
+    const campaignSpent = spentSoFar.get(campaignKey) ?? 0n;
+    const advertiserSpent = spentSoFar.get(advertiserKey) ?? 0n;
+    if (wallet <= 0n) continue;
+    if (campaign.campaign_daily_budget !== null && campaignSpent >= campaign.campaign_daily_budget) continue;
+    if (campaign.advertiser_daily_budget !== null && advertiserSpent >= campaign.advertiser_daily_budget) continue;
+    spend[i] = price;
+    wallets.set(campaign.advertiser_id, wallet - price);
+    spentSoFar.set(campaignKey, campaignSpent + price);
+    spentSoFar.set(advertiserKey, advertiserSpent + price);
+  }
+  return spend;
+}
+
+/** Prices a stretch's events under its advertisers' row locks, inside the settle transaction `tx`; no query when nothing is billable. */
+export async function chargeSpend(tx: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[]): Promise<bigint[]> {
+  const billable = batch.filter((b, i) => isBillable(b, statuses[i]));
+  if (billable.length === 0) return batch.map(() => 0n);
+  const campaignIds = [...new Set(billable.map((b) => b.claims.campaignId))];
+  const days = [...new Set(billable.map((b) => utcDay(b.createdAt)))];
+  return priceEvents(batch, statuses, await lockedBilling(tx, campaignIds, days));
+}

@@ -4,42 +4,14 @@
 import { describe, expect, it } from "vitest";
 import type { EventStatus } from "@/server/core/event-status";
 import type { EventKind, LoggedBeacon } from "@/server/store/settle-types";
+import { loggedBeacon } from "@/testing/logged-beacon";
 import { priceEvents } from "./spend";
 import type { BillingRow } from "./spend.sql";
 
 const DAY = "2026-03-02";
 const AT = new Date(`${DAY}T12:00:00Z`);
 
-let next = 0;
-function event(kind: EventKind, campaignId = "campaign-1", createdAt = AT): LoggedBeacon {
-  next += 1;
-  return {
-    acceptedXid: "1000",
-    seq: String(next),
-    receivedAt: createdAt,
-    eventId: `event-${next}`,
-    claims: {
-      kind,
-      requestId: `request-${next}`,
-      adId: "ad-1",
-      campaignId,
-      advertiserId: "advertiser-1",
-      publisherId: "publisher-1",
-      site: "shop.example",
-      placementName: "home",
-      context: "home",
-      adType: "banner",
-      adSize: "300x250",
-    },
-    sessionId: "session-1",
-    userId: null,
-    userAgent: "Mozilla/5.0",
-    isBot: false,
-    sessionMatches: true,
-    clientHash: null,
-    createdAt,
-  };
-}
+const event = (kind: EventKind, campaignId = "campaign-1", createdAt = AT): LoggedBeacon => loggedBeacon({ createdAt, claims: { kind, campaignId } });
 
 function billing(given: Partial<BillingRow> = {}): BillingRow {
   return {

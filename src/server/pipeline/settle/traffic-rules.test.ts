@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventStatus } from "@/server/core/event-status";
 import type { EventKind, LoggedBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
+import { BROWSER_AGENT, loggedBeacon } from "@/testing/logged-beacon";
 import {
   DEDUP_WINDOW_SECONDS,
   decideStatuses,
@@ -14,7 +15,6 @@ import {
   screenBeacon,
 } from "./traffic-rules";
 
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 const T0 = Date.parse("2026-03-02T12:00:00Z");
 
 const LIMITS: TrafficLimits = {
@@ -41,36 +41,17 @@ interface BeaconCase {
   clientHash?: string | null;
 }
 
-let nextSeq = 0;
 function beacon(given: BeaconCase = {}): LoggedBeacon {
-  nextSeq += 1;
-  const createdAt = new Date(T0 + (given.at ?? 0) * 1000);
-  return {
-    acceptedXid: "1000",
-    seq: String(nextSeq),
-    receivedAt: createdAt,
-    eventId: `event-${nextSeq}`,
-    claims: {
-      kind: given.kind ?? "impression",
-      requestId: given.requestId ?? `request-${nextSeq}`,
-      adId: given.adId ?? "ad-1",
-      campaignId: "campaign-1",
-      advertiserId: "advertiser-1",
-      publisherId: "publisher-1",
-      site: "shop.example",
-      placementName: "home",
-      context: "home",
-      adType: "banner",
-      adSize: "300x250",
-    },
+  const kind = given.kind ?? "impression";
+  return loggedBeacon({
+    createdAt: new Date(T0 + (given.at ?? 0) * 1000),
     sessionId: given.sessionId ?? "session-1",
-    userId: null,
-    userAgent: given.userAgent === undefined ? CHROME : given.userAgent,
+    userAgent: given.userAgent === undefined ? BROWSER_AGENT : given.userAgent,
     isBot: given.isBot ?? false,
     sessionMatches: given.sessionMatches ?? true,
-    clientHash: given.clientHash === undefined ? (given.kind === "click" ? "address-1" : null) : given.clientHash,
-    createdAt,
-  };
+    clientHash: given.clientHash === undefined ? (kind === "click" ? "address-1" : null) : given.clientHash,
+    claims: { kind, adId: given.adId ?? "ad-1", ...(given.requestId === undefined ? {} : { requestId: given.requestId }) },
+  });
 }
 
 describe("the rules that need nothing stored", () => {

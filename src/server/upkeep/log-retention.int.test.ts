@@ -4,16 +4,12 @@ import { describe, expect, it } from "vitest";
 import { DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
-import { store } from "@/server/store";
-import type { ReportQuery, ReportScope } from "@/server/store/report-query";
-import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
+import { campaignListing } from "@/testing/campaign-listing";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { settleAll } from "@/testing/settle";
 import { createDayPartitions, dayPartitions, PARTITION_DAYS_AHEAD } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
-
-const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>) => store().reports.campaigns(scope, query).page(query);
 
 const createLogPartitions = (from: Date) => createDayPartitions(from, "beacon_log");
 const logPartitions = () => dayPartitions(["beacon_log"]);

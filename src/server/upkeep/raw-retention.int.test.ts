@@ -13,15 +13,12 @@ import { attributePendingConversions } from "@/server/pipeline/attribute/attribu
 import { listDestinations } from "@/server/pipeline/export/destinations/destinations";
 import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job/retention-holds";
 import { store } from "@/server/store";
-import type { ReportQuery, ReportScope } from "@/server/store/report-query";
-import type { CampaignListingOrderBy } from "@/server/store/report-rows";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
+import { campaignListing } from "@/testing/campaign-listing";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createDayPartitions, dayPartitions } from "./day-partitions.sql";
 import { dropExpiredRawDays } from "./raw-retention.sql";
-
-const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>) => store().reports.campaigns(scope, query).page(query);
 
 const NOW = new Date();
 const dayOf = (offset: number) => utcDay(NOW.getTime() + offset * DAY_MS);

@@ -9,12 +9,9 @@ import { db } from "@/server/db/client";
 import { MAX_COUNTED_PER_TOKEN } from "@/server/pipeline/settle/traffic-rules";
 import { store } from "@/server/store";
 import { invalidTrafficByDay } from "@/server/store/postgres/invalid-traffic.sql";
-import type { ReportQuery, ReportScope } from "@/server/store/report-query";
-import type { CampaignListingOrderBy } from "@/server/store/report-rows";
+import { campaignListing } from "@/testing/campaign-listing";
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
-
-const campaignListing = (scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>) => store().reports.campaigns(scope, query).page(query);
 
 async function setup(bidModel: "cpm" | "cpc", bid: number) {
   const publisher = await makePublisher();

@@ -42,10 +42,11 @@ const paged = (query: Sql, limit: number | null, offset: number): Sql => {
 
 // Report queries aggregate tens of thousands of rollup rows and sort the result; the default
 // 4 MB of work memory sends those sorts and hashes to disk. Each report transaction gets more.
-export const REPORT_WORK_MEM = "32MB";
+const REPORT_WORK_MEM = "32MB";
+const REPORT_SETTINGS = [`work_mem = '${REPORT_WORK_MEM}'`];
 
 async function inReportTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(work, { begin: beginReadOnly([`work_mem = '${REPORT_WORK_MEM}'`]) });
+  return inTransaction(work, { begin: beginReadOnly(REPORT_SETTINGS) });
 }
 
 /** One page of a report. A page past the end has no row to carry the count, so the first row is asked for instead. */
@@ -65,7 +66,7 @@ function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; 
  * bench/results.md).
  */
 async function openReportCursor<Row>(statement: ReportStatement<Row>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
-  const cursor = await openCursor<object>(statement.sql(null, 0), { batch, settings: [`work_mem = '${REPORT_WORK_MEM}'`], ...(claim ? { claim } : {}) });
+  const cursor = await openCursor<object>(statement.sql(null, 0), { batch, settings: REPORT_SETTINGS, ...(claim ? { claim } : {}) });
   async function* rows(): AsyncGenerator<Row[]> {
     for await (const raw of cursor.batches) yield raw.map((r) => statement.row(r));
   }

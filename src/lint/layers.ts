@@ -14,7 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /** The store's engine implementations: only the seam (src/server/store/*.ts) may import them. */
-const STORE_ENGINES = /^store\/(postgres)\//;
+const STORE_ENGINES = /^store\/(postgres|clickhouse)\//;
 /** Outside src/server/: what the server must never import. */
 const FORBIDDEN_OUTSIDE = ["app", "cli", "collector", "testing"];
 

@@ -15,12 +15,20 @@ import { prepared } from "@/server/db/prepared";
 import { inTransaction } from "@/server/db/transaction";
 import { type AttributedBatch, type AttributionCounts, DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 import { creditUpserts } from "./rollup-upserts.sql";
+import type { ReportRowsTarget } from "./settle-beacons.sql";
 
 // Attributions written by the statement join the report rows (store/postgres/rollup-upserts.sql.ts) in the same
 // transaction, on the day the order was placed. Every order is attributed, verified or not, so an
 // unverified order's items are kept and counted apart (credited or not: the order's `credited`).
 // A fixed fragment built from the list of report tables (no values): raw() is safe here.
 const CREDIT_UPSERTS = creditUpserts();
+
+// With ClickHouse as the store, the attributions carry an outbox batch id instead (settle-beacons.sql.ts).
+const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
+const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
+  INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at)
+  SELECT (SELECT id FROM outbox_id), 'attributions', count(*), min(conversion_received_at), max(conversion_received_at) FROM attributed HAVING count(*) > 0
+)`;
 
 // - batch: the orders of `ids`, taken and locked by attributeBatch.
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
@@ -37,8 +45,8 @@ const CREDIT_UPSERTS = creditUpserts();
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
-export const attributeSql = (ids: readonly string[], now: Date): Sql => sql`
-WITH batch AS (
+export const attributeSql = (ids: readonly string[], now: Date, target: ReportRowsTarget = "rollups"): Sql => sql`
+WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
   SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited
     FROM conversions
    WHERE event_id = ANY(${ids}::uuid[])
@@ -91,16 +99,17 @@ WITH batch AS (
   INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
-                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, created_at)
+                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, created_at, clickhouse_batch)
   SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, ${now}
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, ${now},
+         ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
-  RETURNING conversion_id, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
-), ${raw(CREDIT_UPSERTS)}, done AS (
+  RETURNING conversion_id, conversion_received_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
+), ${raw(target === "outbox" ? ATTRIBUTION_OUTBOX_ROW : CREDIT_UPSERTS)}, done AS (
   UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,
@@ -127,12 +136,12 @@ export function ordersWithinLines(lineCounts: readonly number[], maxLines = ATTR
 }
 
 /** Attributes the orders `ids` (locked by the caller's transaction) in one statement. */
-async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date): Promise<AttributionCounts> {
+async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date, target: ReportRowsTarget): Promise<AttributionCounts> {
   // Not a named (prepared) statement: after five runs Postgres would keep a generic plan for
   // any array of ids, which took four times as long per batch as the plan made for the batch at
   // hand (npm run bench:conversions: 39 s against 9.4 s for 100,000 orders). Planning costs a
   // few milliseconds a batch.
-  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>(attributeSql(ids, now));
+  const { rows } = await client.query<{ orders: number; items: number; attributed_orders: number }>(attributeSql(ids, now, target));
   const row = rows[0]!;
   return { orders: row.orders, items: row.items, attributedOrders: row.attributed_orders, setAside: 0 };
 }
@@ -145,7 +154,15 @@ async function attributeOrders(client: pg.PoolClient, ids: string[], now: Date):
  * is marked done with its reason (set aside); past the step's time, the orders handled so far are
  * committed and the rest wait in the queue.
  */
-export async function attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
+export const attributionWriter =
+  (target: ReportRowsTarget) =>
+  (limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> =>
+    attributeBatchTo(target, limit, receivedBefore, now);
+
+/** Postgres as the store: attributions and their report rows, in Postgres. */
+export const attributeBatch = attributionWriter("rollups");
+
+async function attributeBatchTo(target: ReportRowsTarget, limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch> {
   return inTransaction(async (client) => {
     const { rows } = await client.query<{ event_id: string; line_count: number }>(
       prepared(
@@ -163,7 +180,7 @@ export async function attributeBatch(limit: number, receivedBefore: Date, now: D
     const outcome = await isolateFailures(
       client,
       taken.map((row) => row.event_id),
-      async (ids) => [await attributeOrders(client, ids, now)],
+      async (ids) => [await attributeOrders(client, ids, now, target)],
       async (id, error) => {
         await client.query(
           prepared(

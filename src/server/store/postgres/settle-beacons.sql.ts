@@ -104,18 +104,35 @@ function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
 // the list of report tables (no values), so raw() is safe with it.
 const TRAFFIC_UPSERTS = trafficUpserts();
 
+/**
+ * Where a stretch's counts go besides its events: the Postgres report tables, or (with ClickHouse
+ * as the store) an outbox batch whose id the events carry, which the shipper sends to ClickHouse's
+ * own rollups (store/clickhouse/ship-batches.ts). Postgres's rollups are then left alone.
+ */
+export type ReportRowsTarget = "rollups" | "outbox";
+
+// The outbox's share of the statement: one batch id drawn once (a CTE referenced twice is
+// evaluated once), the events stamped with it, and its row when the stretch has any.
+const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
+const OUTBOX_ROW = `outbox AS (
+             INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at)
+             SELECT (SELECT id FROM outbox_id), 'ad_events', count(*), min(created_at), max(created_at) FROM input HAVING count(*) > 0
+           )`;
+
 async function writeEventsAndSpend(
   client: pg.PoolClient,
   batch: readonly LoggedBeacon[],
   statuses: readonly EventStatus[],
   spend: readonly bigint[],
+  target: ReportRowsTarget,
 ): Promise<void> {
   const totals = spendTotals(batch, spend);
+  const outbox = target === "outbox";
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query(
     prepared(
-      "beacons-write",
-      sql`WITH input AS (
+      outbox ? "beacons-write-outbox" : "beacons-write",
+      sql`WITH ${raw(outbox ? `${OUTBOX_BATCH}, ` : "")}input AS (
              SELECT * FROM unnest(${batch.map((b) => b.eventId)}::uuid[], ${batch.map((b) => b.claims.kind)}::text[], ${statuses}::text[], ${batch.map((b) => b.sessionId)}::text[], ${batch.map((b) => b.userId)}::text[], ${batch.map((b) => b.claims.adId)}::text[], ${batch.map((b) => b.claims.campaignId)}::text[], ${batch.map((b) => b.claims.advertiserId)}::text[], ${batch.map((b) => b.claims.publisherId)}::text[],
                                   ${batch.map((b) => b.claims.requestId)}::text[], ${batch.map((b) => b.claims.adType)}::text[], ${batch.map((b) => b.claims.adSize)}::text[], ${batch.map((b) => b.claims.placementName)}::text[], ${batch.map((b) => b.claims.context)}::text[], ${batch.map((b) => b.claims.site)}::text[], ${spend.map(String)}::bigint[], ${batch.map((b) => b.userAgent)}::text[], ${batch.map((b) => b.createdAt)}::timestamptz[],
                                   ${batch.map((b) => b.clientHash)}::text[])
@@ -123,11 +140,12 @@ async function writeEventsAndSpend(
                          request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
            ), events AS (
              INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
+                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash, clickhouse_batch)
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash
+                    request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash,
+                    ${raw(outbox ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
                FROM input
-           ), ${raw(TRAFFIC_UPSERTS)}, wallets AS (
+           ), ${raw(outbox ? OUTBOX_ROW : TRAFFIC_UPSERTS)}, wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()
                FROM unnest(${totals.advertisers[0]}::text[], ${totals.advertisers[1]}::bigint[]) AS d(id, amount) WHERE a.id = d.id
            ), campaign_spend AS (
@@ -145,15 +163,16 @@ async function writeEventsAndSpend(
 }
 
 /**
- * Writes a stretch of one shard's log with the statuses settling decided, on `client`, inside the
- * caller's transaction (which also moves the shard's cursor): spend, ad_events and the rollups.
+ * A writer of a stretch of one shard's log with the statuses settling decided, on `client`, inside
+ * the caller's transaction (which also moves the shard's cursor): spend, ad_events and the
+ * report rows `target` says.
  */
-export async function storeBeacons(
-  client: pg.PoolClient,
-  batch: readonly LoggedBeacon[],
-  statuses: readonly EventStatus[],
-  spend: readonly bigint[],
-): Promise<SettledBeacon[]> {
-  await writeEventsAndSpend(client, batch, statuses, spend);
-  return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
-}
+export const beaconWriter =
+  (target: ReportRowsTarget) =>
+  async (client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: readonly bigint[]): Promise<SettledBeacon[]> => {
+    await writeEventsAndSpend(client, batch, statuses, spend, target);
+    return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
+  };
+
+/** Postgres as the store: the events and their report rows, in Postgres. */
+export const storeBeacons = beaconWriter("rollups");

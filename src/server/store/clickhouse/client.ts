@@ -1,0 +1,91 @@
+// The one ClickHouse client of a process, made from CLICKHOUSE_URL: the HTTP interface in
+// production (ClickHouse Cloud or a server of one's own), or an in-process ClickHouse (chdb) for
+// `npm run dev -- --clickhouse` and the tests, through the same client API. chdb is a development
+// dependency and loaded only for a `chdb:` URL, so a production install never carries its engine.
+import path from "node:path";
+import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
+import { env } from "@/env";
+
+const holder = globalThis as unknown as { tallyClickhouse?: Promise<ClickHouseClient>; tallyClickhouseUrl?: string };
+
+/** What CLICKHOUSE_URL names: a server's HTTP interface, or a data folder of an in-process engine. */
+export type ClickhouseTarget = { kind: "http"; url: string; database: string } | { kind: "chdb"; folder: string };
+
+export function clickhouseTarget(url: string): ClickhouseTarget {
+  if (url.startsWith("chdb:")) return { kind: "chdb", folder: path.resolve(url.slice("chdb:".length)) };
+  const parsed = new URL(url);
+  const database = decodeURIComponent(parsed.pathname.replace(/^\/+/, "")) || "default";
+  return { kind: "http", url, database };
+}
+
+// Every call sends these: through chdb a call's settings stay on the session for the calls after
+// it, so a setting any call needs is set by every call (../shared/recipes.md: a token left set
+// silently dropped later inserts as duplicates).
+const EVERY_CALL: ClickHouseSettings = { insert_deduplication_token: "", date_time_output_format: "iso", output_format_json_quote_64bit_integers: 1 };
+
+async function connect(url: string): Promise<ClickHouseClient> {
+  const target = clickhouseTarget(url);
+  if (target.kind === "http") {
+    const parsed = new URL(target.url);
+    return createClient({
+      url: `${parsed.protocol}//${parsed.host}`,
+      username: decodeURIComponent(parsed.username) || "default",
+      password: decodeURIComponent(parsed.password),
+      database: target.database,
+      clickhouse_settings: EVERY_CALL,
+      request_timeout: 60_000,
+    });
+  }
+  // A specifier the bundler cannot follow: chdb's engine is hundreds of megabytes.
+  const moduleName = "chdb/connection";
+  const { createChdbConnection } = (await import(/* webpackIgnore: true */ moduleName)) as typeof import("chdb/connection");
+  // chdb declares the client's Connection type from @clickhouse/client-common, which the client
+  // itself now bundles: the same interface declared twice, so TypeScript needs telling.
+  const connection = createChdbConnection({ path: target.folder }) as unknown as NonNullable<Parameters<typeof createClient>[0]>["connection"];
+  return createClient({ connection, clickhouse_settings: EVERY_CALL });
+}
+
+/** The process's client for CLICKHOUSE_URL (which must be set). */
+export function clickhouse(): Promise<ClickHouseClient> {
+  const url = env().CLICKHOUSE_URL;
+  if (!url) throw new Error("CLICKHOUSE_URL is not set");
+  if (holder.tallyClickhouse && holder.tallyClickhouseUrl !== url) {
+    throw new Error("CLICKHOUSE_URL changed while a client was open; one ClickHouse per process");
+  }
+  holder.tallyClickhouseUrl = url;
+  holder.tallyClickhouse ??= connect(url);
+  return holder.tallyClickhouse;
+}
+
+/** Closes the client, for CLIs and tests that must let the process exit. */
+export async function closeClickhouse(): Promise<void> {
+  const open = holder.tallyClickhouse;
+  holder.tallyClickhouse = undefined;
+  holder.tallyClickhouseUrl = undefined;
+  if (open) await (await open).close();
+}
+
+/** The settings of one insert: always a deduplication token, '' when the insert has none. */
+export function insertSettings(token: string): ClickHouseSettings {
+  return { ...EVERY_CALL, insert_deduplication_token: token, async_insert: 0 };
+}
+
+/** Rows of a query with `{name:Type}` parameters, as JSON objects (64-bit integers as strings). */
+export async function selectRows<Row>(query: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+  const client = await clickhouse();
+  const result = await client.query({ query, query_params: params, format: "JSONEachRow", clickhouse_settings: EVERY_CALL });
+  return result.json<Row>();
+}
+
+/** A statement without rows (DDL, ALTER). */
+export async function runCommand(query: string, params: Record<string, unknown> = {}): Promise<void> {
+  const client = await clickhouse();
+  await client.command({ query, query_params: params, clickhouse_settings: EVERY_CALL });
+}
+
+/** Inserts `rows` into `table` as one block with the deduplication token `token` ('' for none). */
+export async function insertRows(table: string, rows: readonly object[], token: string): Promise<void> {
+  if (rows.length === 0) return;
+  const client = await clickhouse();
+  await client.insert({ table, values: rows as object[], format: "JSONEachRow", clickhouse_settings: insertSettings(token) });
+}

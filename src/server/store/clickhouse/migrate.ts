@@ -1,0 +1,77 @@
+// ClickHouse's schema, applied at start as Prisma's migrations are for Postgres: numbered
+// migrations (migrations/NNNN-*.ts), each applied once and recorded in tally_clickhouse_migrations,
+// then the events' TTL set to what CLICKHOUSE_TTL_DAYS says now. Statements are idempotent
+// (IF NOT EXISTS), so a migration cut short by a crash is applied again whole.
+import { env } from "@/env";
+import { logger } from "@/server/core/log";
+import { runCommand, selectRows } from "./client";
+import * as settledEvents from "./migrations/0001-settled-events";
+import { type Schema, schemaOf } from "./schema";
+
+interface Migration {
+  version: number;
+  name: string;
+  statements(schema: Schema): string[];
+}
+
+/** Every migration, in order; a new one is appended with the next number. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "settled-events", ...settledEvents }];
+
+/** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */
+const EXPIRING: readonly { table: string; column: string }[] = [
+  { table: "ad_events", column: "created_at" },
+  { table: "attributions", column: "placed_at" },
+];
+
+export function currentSchema(): Schema {
+  const settings = env();
+  return schemaOf({ cluster: settings.CLICKHOUSE_CLUSTER, deduplicationWindow: settings.CLICKHOUSE_DEDUPLICATION_WINDOW });
+}
+
+/** Applies the migrations not yet applied, then the TTL; returns the versions applied now. */
+export async function migrateClickhouse(schema: Schema = currentSchema()): Promise<number[]> {
+  const book = schema.local("tally_clickhouse_migrations");
+  await runCommand(
+    `CREATE TABLE IF NOT EXISTS ${book}${schema.onCluster} (version UInt32, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
+     ENGINE = ${schema.engine("ReplacingMergeTree", "tally_clickhouse_migrations")} ORDER BY version`,
+  );
+  const done = new Set((await selectRows<{ version: number }>(`SELECT DISTINCT version FROM ${book}`)).map((row) => Number(row.version)));
+  const applied: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    for (const statement of migration.statements(schema)) await runCommand(statement);
+    await runCommand(`INSERT INTO ${book} (version, name) VALUES ({version:UInt32}, {name:String})`, {
+      version: migration.version,
+      name: migration.name,
+    });
+    applied.push(migration.version);
+    logger().info({ version: migration.version, name: migration.name }, "clickhouse migration applied");
+  }
+  await applyTtl(schema, env().CLICKHOUSE_TTL_DAYS);
+  return applied;
+}
+
+/**
+ * Sets each expiring table's TTL to `days` (0: none), altering only a table whose TTL differs, so
+ * a restart costs nothing. Parts already written are dropped as merges reach them, not at once.
+ */
+export async function applyTtl(schema: Schema, days: number): Promise<void> {
+  for (const { table, column } of EXPIRING) {
+    const local = schema.local(table);
+    const [row] = await selectRows<{ create_table_query: string }>(
+      "SELECT create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {name:String}",
+      { name: local },
+    );
+    const current = /\bTTL\s+\S+\s*\+\s*(?:toIntervalDay\((\d+)\)|INTERVAL\s+(\d+)\s+DAY)/i.exec(row?.create_table_query ?? "");
+    const currentDays = current ? Number(current[1] ?? current[2]) : 0;
+    if (currentDays === days) continue;
+    if (days === 0) {
+      await runCommand(`ALTER TABLE ${local}${schema.onCluster} REMOVE TTL`);
+    } else {
+      await runCommand(
+        `ALTER TABLE ${local}${schema.onCluster} MODIFY TTL toDateTime(${column}) + INTERVAL ${days} DAY SETTINGS materialize_ttl_after_modify = 0`,
+      );
+    }
+    logger().info({ table, days }, "clickhouse ttl set");
+  }
+}

@@ -98,6 +98,8 @@ export async function seedAcme() {
     otherId: other.id,
     shopAId: shopA.id,
     shopBId: shopB.id,
+    shopA,
+    shopB,
     cpc,
     cpm,
     othersCampaign,

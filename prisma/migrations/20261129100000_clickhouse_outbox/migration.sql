@@ -1,6 +1,6 @@
 -- The outbox of settled rows bound for ClickHouse (docs/decisions/0042-clickhouse-behind-the-store-seam.md).
 -- With CLICKHOUSE_URL set, settling and attribution stamp their rows with a batch id written here
--- in the same transaction; the shipper sends each batch once and marks it shipped. Unused (and
+-- in the same transaction, and the shipper sends each batch once and marks it shipped. Unused (and
 -- empty) without ClickHouse.
 
 ALTER TABLE "ad_events" ADD COLUMN "clickhouse_batch" BIGINT;
@@ -32,8 +32,8 @@ CREATE TABLE "clickhouse_set_aside" (
     CONSTRAINT "clickhouse_set_aside_pkey" PRIMARY KEY ("batch_id","row_key")
 );
 
--- Hand-written (prisma/hand-written.sql): the shipper reads the batches not yet shipped, and a
--- batch's rows; rows settled without ClickHouse (null) are in neither index.
+-- Hand-written (prisma/hand-written.sql): the shipper reads the batches not yet shipped, and the
+-- rows of a batch. Rows settled without ClickHouse (null) are in neither index.
 CREATE INDEX "clickhouse_batches_waiting_idx" ON "clickhouse_batches" ("id") WHERE "shipped_at" IS NULL;
 CREATE INDEX "ad_events_clickhouse_batch_idx" ON "ad_events" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;
 CREATE INDEX "attributions_clickhouse_batch_idx" ON "attributions" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;

@@ -35,6 +35,7 @@ import type {
 } from "./report-rows";
 import type { RollupChecks } from "./rollup-checks";
 import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
+import type { Shipping } from "./shipping";
 
 type DayRange = { startDate: string; endDate: string };
 
@@ -74,4 +75,6 @@ export interface TallyStore {
   reports: ReportReads;
   exports: ExportReads;
   rollups: RollupChecks;
+  /** Present when settled rows live outside Postgres: the outbox's shipper. */
+  shipping?: Shipping;
 }

@@ -7,6 +7,7 @@ import { postgresStore } from "@/server/store/postgres/postgres-store";
 import { beaconHistory, beaconWriter } from "@/server/store/postgres/settle-beacons.sql";
 import { storeConversions } from "@/server/store/postgres/store-conversions.sql";
 import type { TallyStore } from "@/server/store/store";
+import { shipBatches, shipperState, unshippedSince } from "./ship-batches";
 
 export const clickhouseStore: TallyStore = {
   name: "clickhouse",
@@ -14,4 +15,5 @@ export const clickhouseStore: TallyStore = {
   reports: postgresStore.reports,
   exports: postgresStore.exports,
   rollups: postgresStore.rollups,
+  shipping: { ship: shipBatches, state: shipperState, unshippedSince },
 };

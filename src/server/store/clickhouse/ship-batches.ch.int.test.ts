@@ -1,0 +1,127 @@
+// Exactly once across Postgres and ClickHouse: settled batches shipped twice, by two shippers at
+// once, by a shipper killed between its insert and its mark, past the deduplication window, and
+// with a row ClickHouse refuses; and the chdb session-settings leak.
+import { beforeAll, describe, expect, it } from "vitest";
+import { pgPool } from "@/server/db/pg-pool";
+import { store } from "@/server/store";
+import { insertRows, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { beacon, seedAcme } from "@/testing/report-fixture";
+import { shipBatches } from "./ship-batches";
+
+const count = async (query: string) => Number((await selectRows<{ n: string }>(query))[0]!.n);
+const eventsInClickhouse = () => count("SELECT count() AS n FROM ad_events");
+const impressionsInRollups = () => count("SELECT sum(impressions) AS n FROM report_rollups");
+const postgresCounted = async () =>
+  Number((await pgPool().query<{ n: string }>("SELECT count(*) AS n FROM ad_events WHERE status = 'counted' AND kind = 'impression'")).rows[0]!.n);
+
+let fixture: Awaited<ReturnType<typeof seedAcme>>;
+
+beforeAll(async () => {
+  fixture = await seedAcme();
+});
+
+describe("the ClickHouse store's settling", () => {
+  it("is the store in use, writes no Postgres rollup rows, and stamps every settled row with an outbox batch", async () => {
+    expect(store().name).toBe("clickhouse");
+    const rollups = await pgPool().query("SELECT count(*)::int AS n FROM daily_rollups");
+    expect(rollups.rows[0].n).toBe(0);
+    const unstamped = await pgPool().query(
+      "SELECT (SELECT count(*) FROM ad_events WHERE clickhouse_batch IS NULL) + (SELECT count(*) FROM attributions WHERE clickhouse_batch IS NULL) AS n",
+    );
+    expect(Number(unstamped.rows[0].n)).toBe(0);
+    const batches = await pgPool().query("SELECT kind, sum(rows)::int AS rows FROM clickhouse_batches GROUP BY kind ORDER BY kind");
+    const events = await pgPool().query("SELECT count(*)::int AS n FROM ad_events");
+    const attributions = await pgPool().query("SELECT count(*)::int AS n FROM attributions");
+    expect(batches.rows).toEqual([
+      { kind: "ad_events", rows: events.rows[0].n },
+      { kind: "attributions", rows: attributions.rows[0].n },
+    ]);
+    expect(attributions.rows[0].n).toBeGreaterThan(0);
+  });
+});
+
+describe("shipping", () => {
+  it("ships every batch once, and a batch shipped again counts once in events and rollups", async () => {
+    const first = await shipBatches();
+    expect(first.error).toBeNull();
+    expect(first.batches).toBeGreaterThan(0);
+    const events = await eventsInClickhouse();
+    expect(events).toBe(Number((await pgPool().query("SELECT count(*) AS n FROM ad_events")).rows[0].n));
+    expect(await impressionsInRollups()).toBe(await postgresCounted());
+    expect((await shipBatches()).batches).toBe(0);
+
+    // As if every mark were lost: each batch is sent again with its token.
+    await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL, leased_until = NULL, attempts = 0");
+    const again = await shipBatches();
+    expect(again.batches).toBe(first.batches);
+    expect(await eventsInClickhouse()).toBe(events);
+    expect(await impressionsInRollups()).toBe(await postgresCounted());
+  });
+
+  it("counts once when a shipper died between the insert and the mark, past what the deduplication window remembers", async () => {
+    const events = await eventsInClickhouse();
+    // A tried-before batch is looked up by its batch column: with the tokens forgotten (the window
+    // emptied by a table rebuild is out of reach here, so the retry carries another attempt count)
+    // nothing is sent twice.
+    await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL, leased_until = NULL, attempts = 5");
+    const retry = await shipBatches();
+    expect(retry.error).toBeNull();
+    expect(retry.rows).toBe(0);
+    expect(await eventsInClickhouse()).toBe(events);
+    expect(await impressionsInRollups()).toBe(await postgresCounted());
+  });
+
+  it("shares the work between two shippers at once without sending a batch twice", async () => {
+    for (let i = 0; i < 6; i++) await beacon("impression", fixture.cpc, fixture.shopA, `two-shippers-${i}`, new Date("2026-11-11T10:00:00Z"));
+    const [a, b] = await Promise.all([shipBatches(), shipBatches()]);
+    expect(a.error ?? b.error).toBeNull();
+    expect(a.rows + b.rows).toBe(6);
+    expect(await eventsInClickhouse()).toBe(Number((await pgPool().query("SELECT count(*) AS n FROM ad_events")).rows[0].n));
+  });
+
+  it("sets aside a row ClickHouse refuses, with its reason, and ships the rest of its batch", async () => {
+    for (let i = 0; i < 3; i++) await beacon("impression", fixture.cpc, fixture.shopA, `refused-${i}`, new Date("2026-11-12T10:00:00Z"));
+    // A row only ClickHouse's own constraint refuses: negative spend.
+    const { rows } = await pgPool().query<{ event_id: string }>(
+      "UPDATE ad_events SET spend_micros = -1 WHERE event_id = (SELECT event_id FROM ad_events WHERE session_id = 'refused-1') RETURNING event_id::text",
+    );
+    const shipped = await shipBatches();
+    expect(shipped.error).toBeNull();
+    expect(shipped.setAside).toBe(1);
+    const aside = await pgPool().query("SELECT row_key, reason FROM clickhouse_set_aside");
+    expect(aside.rows).toEqual([{ row_key: rows[0]!.event_id, reason: expect.stringContaining("spend_not_negative") }]);
+    expect(await count("SELECT count() AS n FROM ad_events WHERE session_id LIKE 'refused-%'")).toBe(2);
+    const batch = await pgPool().query("SELECT set_aside, shipped_at FROM clickhouse_batches WHERE set_aside > 0");
+    expect(batch.rows).toEqual([{ set_aside: 1, shipped_at: expect.any(Date) }]);
+
+    // Shipped again, the refused row is not tried again and the others are not doubled.
+    await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL WHERE set_aside > 0");
+    expect((await shipBatches()).setAside).toBe(0);
+    expect(await count("SELECT count() AS n FROM ad_events WHERE session_id LIKE 'refused-%'")).toBe(2);
+  });
+
+  it("leaves a batch waiting, with the error, when ClickHouse itself fails", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "offline", new Date("2026-11-13T10:00:00Z"));
+    await runCommand("RENAME TABLE ad_events TO ad_events_away");
+    try {
+      const failed = await shipBatches();
+      expect(failed.batches).toBe(0);
+      expect(failed.error).toMatch(/ad_events/);
+      const state = await store().shipping!.state();
+      expect(state.waiting).toBe(1);
+      expect(state.lastError).toMatch(/ad_events/);
+    } finally {
+      await runCommand("RENAME TABLE ad_events_away TO ad_events");
+    }
+    expect((await shipBatches()).batches).toBe(1);
+    expect((await store().shipping!.state()).waiting).toBe(0);
+  });
+
+  it("does not let one insert's token drop the next insert without one (chdb keeps a call's settings on its session)", async () => {
+    await runCommand("CREATE TABLE leak_check (n UInt32) ENGINE = MergeTree ORDER BY n SETTINGS non_replicated_deduplication_window = 100");
+    await insertRows("leak_check", [{ n: 1 }], "a-token");
+    await insertRows("leak_check", [{ n: 2 }], "");
+    await insertRows("leak_check", [{ n: 3 }], "");
+    expect(await count("SELECT count() AS n FROM leak_check")).toBe(3);
+  });
+});

@@ -20,37 +20,18 @@ import ExcelJS from "exceljs";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { nextServerArgs } from "@/cli/next-server";
-import { OPERATOR } from "@/server/accounts/actor";
-import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "./database";
-import { CATALOGUE_ADVERTISER, LARGE_ADVERTISER, LARGE_PUBLISHER, NETWORK } from "./dataset";
+
+import { LARGE_ADVERTISER } from "./dataset";
+import { reportKeys, reportRoutes, round, timeRequests } from "./timing";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200" } } });
 const REQUESTS = Number(values.requests);
 const TARGET = { p95Ms: 50, xlsxSeconds: 10, xlsxPeakMb: 300, xlsxRows: 100_000 };
 const DOWNLOAD = "bench/results/ads-detailed.xlsx";
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-async function timeRequests(url: string, key: string | null, count: number): Promise<{ p50: number; p95: number; status: number }> {
-  const headers = key ? { Authorization: `Bearer ${key}` } : undefined;
-  let status = 0;
-  const times: number[] = [];
-  for (let i = 0; i < 10 + count; i += 1) {
-    const started = performance.now();
-    const response = await fetch(url, { headers });
-    await response.arrayBuffer();
-    status = response.status;
-    if (status !== 200) throw new Error(`${url} answered ${status}`);
-    if (i >= 10) times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), status };
-}
 
 /** The pid and every descendant of it (next start may fork workers). */
 function processTree(pid: number): number[] {
@@ -102,12 +83,7 @@ async function main(): Promise<number> {
     postgres = database.postgres;
     log(`migrations: ${await migrateDeploy(database.url)}`);
     process.env.DATABASE_URL = database.url;
-    const keys = {
-      advertiser: (await createApiKey({ actor: OPERATOR, accountId: LARGE_ADVERTISER, name: "bench:reports" })).key,
-      catalogue: (await createApiKey({ actor: OPERATOR, accountId: CATALOGUE_ADVERTISER, name: "bench:reports" })).key,
-      publisher: (await createApiKey({ actor: OPERATOR, accountId: LARGE_PUBLISHER, name: "bench:reports" })).key,
-      network: (await createApiKey({ actor: OPERATOR, accountId: NETWORK, name: "bench:reports" })).key,
-    };
+    const keys = await reportKeys();
     const { rows } = await pgPool().query<{ rows: number }>(
       "SELECT count(*)::int AS rows FROM daily_rollups WHERE advertiser_id = $1 AND day BETWEEN $2::date AND $3::date",
       [LARGE_ADVERTISER, note.firstDay, note.lastDay],
@@ -131,16 +107,7 @@ async function main(): Promise<number> {
     const range = `start_date=${note.firstDay}&end_date=${note.lastDay}`;
     const baseline = await timeRequests(`${origin}/api/health`, null, REQUESTS);
     log(`GET /api/health (baseline): p50 ${baseline.p50} ms, p95 ${baseline.p95} ms`);
-    const routes: [string, string, string][] = [
-      ["/campaign/v2", `/campaign/v2?${range}`, keys.advertiser],
-      ["/campaign/:id", `/campaign/bcmp-large-001?${range}`, keys.advertiser],
-      ["/ad/results/v2", `/ad/results/v2?${range}`, keys.advertiser],
-      ["/report/v2/publishers", `/report/v2/publishers?${range}`, keys.advertiser],
-      ["/report/advertisers/campaigns-detailed", `/report/advertisers/campaigns-detailed?${range}`, keys.advertiser],
-      ["/report/advertisers/ads-detailed", `/report/advertisers/ads-detailed?${range}`, keys.advertiser],
-      ["/report/v2/advertisers (publisher key)", `/report/v2/advertisers?${range}`, keys.publisher],
-      ["/report/network/publishers (network key)", `/report/network/publishers?${range}`, keys.network],
-    ];
+    const routes = reportRoutes(range, keys);
     const results = [];
     for (const [name, path, key] of routes) {
       const timing = await timeRequests(`${origin}${path}`, key, REQUESTS);

@@ -3,6 +3,7 @@
 // `npm run dev -- --clickhouse` and the tests, through the same client API. chdb is a development
 // dependency and loaded only for a `chdb:` URL, so a production install never carries its engine.
 import path from "node:path";
+import { Readable } from "node:stream";
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
 import { env } from "@/env";
 
@@ -88,4 +89,38 @@ export async function insertRows(table: string, rows: readonly object[], token: 
   if (rows.length === 0) return;
   const client = await clickhouse();
   await client.insert({ table, values: rows as object[], format: "JSONEachRow", clickhouse_settings: insertSettings(token) });
+}
+
+// TabSeparated escapes: a value's backslash, tab, newline and carriage return; null is \N.
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const tabSeparatedValue = (value: string | null) =>
+  value === null ? "\\N" : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : value;
+
+/** `rows` (text or null per column, in `columns` order) as TabSeparated text. */
+export function tabSeparated(rows: readonly (readonly (string | null)[])[]): string {
+  let text = "";
+  for (const row of rows) text += `${row.map(tabSeparatedValue).join("\t")}\n`;
+  return text;
+}
+
+/**
+ * Inserts `rows` (text or null per column of `columns`) into `table` as one block of
+ * TabSeparated text, with the deduplication token `token` ('' for none).
+ */
+export async function insertTabSeparated(
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly (string | null)[])[],
+  token: string,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const client = await clickhouse();
+  await client.insert({
+    table,
+    columns: columns as [string, ...string[]],
+    values: Readable.from([Buffer.from(tabSeparated(rows))], { objectMode: false }),
+    format: "TabSeparated",
+    clickhouse_settings: insertSettings(token),
+  });
 }

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
-import { insertRows, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { insertRows, insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
 import { beacon, seedAcme } from "@/testing/report-fixture";
 import { shipBatches } from "./ship-batches";
 
@@ -123,5 +123,18 @@ describe("shipping", () => {
     await insertRows("leak_check", [{ n: 2 }], "");
     await insertRows("leak_check", [{ n: 3 }], "");
     expect(await count("SELECT count() AS n FROM leak_check")).toBe(3);
+  });
+
+  it("carries any text through the TabSeparated rows it sends: tabs, line ends, backslashes, a literal \\N, and null", async () => {
+    await runCommand("CREATE TABLE text_check (n UInt32, s Nullable(String)) ENGINE = MergeTree ORDER BY n");
+    const values = ["tab\there", "line\nend", "cr\rhere", "back\\slash\\", "\\N", "", "émoji 🛒", null];
+    await insertTabSeparated(
+      "text_check",
+      ["n", "s"],
+      values.map((value, n) => [String(n), value]),
+      "text-check",
+    );
+    const rows = await selectRows<{ s: string | null }>("SELECT s FROM text_check ORDER BY n");
+    expect(rows.map((row) => row.s)).toEqual(values);
   });
 });

@@ -18,8 +18,8 @@ import { env } from "@/env";
 import { storableText } from "@/server/db/failures";
 import { pgPool } from "@/server/db/pg-pool";
 import type { ShipOutcome, ShippedTable, ShipperState } from "@/server/store/shipping";
-import { insertRows, selectRows } from "./client";
-import { batchRowsSql, rowKey } from "./postgres-rows.sql";
+import { insertTabSeparated, selectRows } from "./client";
+import { batchRowsSql, columnsOf, rowKey, type ShippedRow } from "./postgres-rows.sql";
 
 interface TakenBatch {
   id: string;
@@ -87,10 +87,10 @@ async function keysHeld(batch: TakenBatch): Promise<Set<string>> {
  * Sends `rows` of `batch`; a rows' fault is halved down to the row, which is set aside. Returns
  * the rows sent and the rows set aside; throws on a failure of ClickHouse itself.
  */
-async function sendIsolating(batch: TakenBatch, rows: Record<string, unknown>[], whole: boolean): Promise<{ sent: number; setAside: number }> {
+async function sendIsolating(batch: TakenBatch, rows: ShippedRow[], whole: boolean): Promise<{ sent: number; setAside: number }> {
   const keys = rows.map((row) => rowKey(batch.kind, row));
   try {
-    await insertRows(batch.kind, rows, tokenOf(batch, keys, whole));
+    await insertTabSeparated(batch.kind, columnsOf(batch.kind), rows, tokenOf(batch, keys, whole));
     return { sent: rows.length, setAside: 0 };
   } catch (error) {
     if (!isRowsFault(error)) throw error;
@@ -109,7 +109,8 @@ async function sendIsolating(batch: TakenBatch, rows: Record<string, unknown>[],
 }
 
 async function shipOne(batch: TakenBatch): Promise<{ sent: number; setAside: number }> {
-  const { rows } = await pgPool().query<Record<string, unknown>>(batchRowsSql(batch.kind, batch.id, batch.first_at, batch.last_at));
+  const query = batchRowsSql(batch.kind, batch.id, batch.first_at, batch.last_at);
+  const { rows } = await pgPool().query<ShippedRow>({ text: query.text, values: query.values, rowMode: "array" });
   let pending = rows;
   let whole = true;
   if (batch.attempts > 1) {

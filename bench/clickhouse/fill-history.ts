@@ -1,0 +1,50 @@
+// A bench child: fills a chdb folder (CLICKHOUSE_URL) with the report dataset's settled rows read
+// straight from its Postgres (DATABASE_URL) by ClickHouse's postgresql() table function, then
+// copies them `copies - 1` more times, each copy 30 days further back with fresh ids: the stored
+// history of a network that has run for copies × 30 days. The materialized views build the
+// rollups as the shipper's inserts would. Prints one JSON line: rows and seconds.
+import { closeClickhouse, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+
+const copies = Number(process.argv[2] ?? "5");
+const source = new URL(process.env.DATABASE_URL!);
+const started = Date.now();
+const postgres = (table: string) =>
+  `postgresql('${source.hostname}:${source.port}', '${source.pathname.slice(1)}', '${table}', '${decodeURIComponent(source.username)}', '${decodeURIComponent(source.password)}')`;
+
+await migrateClickhouse();
+const say = (line: string) => console.error(`bench: fill: ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+await runCommand(`INSERT INTO ad_events SELECT event_id, toString(kind), toString(status), session_id, user_id, ad_id, campaign_id, advertiser_id,
+                    publisher_id, request_id, toString(ad_type), ad_size, placement_name, context, site, spend_micros, user_agent, client_hash,
+                    created_at, 0 FROM ${postgres("ad_events")}`);
+say("ad_events copied from Postgres");
+await runCommand(`INSERT INTO attributions SELECT conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
+                    product_sku, event_id, toString(event_kind), ad_id, campaign_id, advertiser_id, request_id, ad_size, toString(ad_type),
+                    placement_name, context, site, event_created_at, placed_at, price_micros, promotional_price_micros, quantity,
+                    total_value_micros, verified, credited, created_at, 0 FROM ${postgres("attributions")}`);
+say("attributions copied from Postgres");
+for (let copy = 1; copy < copies; copy++) {
+  await runCommand(`INSERT INTO ad_events SELECT generateUUIDv4(number), kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id,
+                      publisher_id, request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, client_hash,
+                      created_at - INTERVAL ${copy * 30} DAY, 0
+                      FROM (SELECT *, rowNumberInAllBlocks() AS number FROM ad_events WHERE batch_id = 0 AND created_at >= (SELECT max(created_at) - INTERVAL 30 DAY FROM ad_events))`);
+  await runCommand(`INSERT INTO attributions SELECT generateUUIDv4(number), conversion_received_at - INTERVAL ${copy * 30} DAY, item_position, publisher_id,
+                      order_id, session_id, user_id, product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id, ad_size, ad_type,
+                      placement_name, context, site, event_created_at - INTERVAL ${copy * 30} DAY, placed_at - INTERVAL ${copy * 30} DAY, price_micros,
+                      promotional_price_micros, quantity, total_value_micros, verified, credited, created_at - INTERVAL ${copy * 30} DAY, 0
+                      FROM (SELECT *, rowNumberInAllBlocks() AS number FROM attributions WHERE placed_at >= (SELECT max(placed_at) - INTERVAL 30 DAY FROM attributions))`);
+  say(`copy ${copy + 1} of ${copies}`);
+}
+await runCommand("OPTIMIZE TABLE report_rollups FINAL");
+const [counts] = await selectRows<{ events: string; attributions: string; rollup_rows: string }>(
+  "SELECT (SELECT count() FROM ad_events) AS events, (SELECT count() FROM attributions) AS attributions, (SELECT count() FROM report_rollups) AS rollup_rows",
+);
+console.log(
+  JSON.stringify({
+    events: Number(counts!.events),
+    attributions: Number(counts!.attributions),
+    rollupRows: Number(counts!.rollup_rows),
+    seconds: (Date.now() - started) / 1000,
+  }),
+);
+await closeClickhouse();

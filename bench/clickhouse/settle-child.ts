@@ -1,0 +1,21 @@
+// A bench child: settles (the default) or ships (`ship`) in a loop until killed, with nothing else
+// of the worker (no attribution, export or upkeep), so the two stores' runs differ only in where
+// settled rows go. With CLICKHOUSE_URL set, settling writes the outbox; `ship` sends it.
+import { settlePending } from "@/server/pipeline/settle/settle-pending";
+import { store } from "@/server/store";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+
+const role = process.argv[2] ?? "settle";
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+if (role === "ship") await migrateClickhouse();
+for (;;) {
+  if (role === "ship") {
+    const shipped = await store().shipping!.ship({ deadline: Date.now() + 5_000 });
+    if (shipped.error) console.error(`bench: ship: ${shipped.error}`);
+    if (shipped.batches === 0 || shipped.error) await pause();
+  } else {
+    const done = await settlePending();
+    if (done.events === 0 && done.orders === 0) await pause();
+  }
+}

@@ -4,7 +4,7 @@
 // history of a network that has run for copies × 30 days. The materialized views build the
 // rollups as the shipper's inserts would. Prints one JSON line: rows and seconds.
 import { closeClickhouse, runCommand, selectRows } from "@/server/store/clickhouse/client";
-import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
 const copies = Number(process.argv[2] ?? "5");
 const source = new URL(process.env.DATABASE_URL!);

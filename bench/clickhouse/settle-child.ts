@@ -3,7 +3,7 @@
 // settled rows go. With CLICKHOUSE_URL set, settling writes the outbox; `ship` sends it.
 import { settlePending } from "@/server/pipeline/settle/settle-pending";
 import { store } from "@/server/store";
-import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
 const role = process.argv[2] ?? "settle";
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { closeClickhouse } from "@/server/store/clickhouse/client";
-import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
 const folder = mkdtempSync(path.join(tmpdir(), "tally-chdb-"));
 process.env.CLICKHOUSE_URL = `chdb:${folder}`;

@@ -7,7 +7,7 @@ import { postgresStore } from "@/server/store/postgres/postgres-store";
 import { beaconHistory, beaconWriter } from "@/server/store/postgres/settle-beacons.sql";
 import { storeConversions } from "@/server/store/postgres/store-conversions.sql";
 import type { TallyStore } from "@/server/store/store";
-import { shipBatches, shipperState, unshippedSince } from "./ship-batches";
+import { shipBatches, shipperState, unshippedSince } from "./ship-batches.sql";
 
 export const clickhouseStore: TallyStore = {
   name: "clickhouse",

@@ -6,7 +6,7 @@ import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { insertRows, insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
 import { beacon, seedAcme } from "@/testing/report-fixture";
-import { shipBatches } from "./ship-batches";
+import { shipBatches } from "./ship-batches.sql";
 
 const count = async (query: string) => Number((await selectRows<{ n: string }>(query))[0]!.n);
 const eventsInClickhouse = () => count("SELECT count() AS n FROM ad_events");

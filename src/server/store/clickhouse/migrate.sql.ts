@@ -1,11 +1,11 @@
-// ClickHouse's schema, applied at start as Prisma's migrations are for Postgres: numbered
-// migrations (migrations/NNNN-*.ts), each applied once and recorded in tally_clickhouse_migrations,
+// Hand-written SQL: ClickHouse's schema, applied at start as Prisma's migrations are for Postgres: numbered
+// migrations (migrations/NNNN-*.sql.ts), each applied once and recorded in tally_clickhouse_migrations,
 // then the events' TTL set to what CLICKHOUSE_TTL_DAYS says now. Statements are idempotent
 // (IF NOT EXISTS), so a migration cut short by a crash is applied again whole.
 import { env } from "@/env";
 import { logger } from "@/server/core/log";
 import { runCommand, selectRows } from "./client";
-import * as settledEvents from "./migrations/0001-settled-events";
+import * as settledEvents from "./migrations/0001-settled-events.sql";
 import { type Schema, schemaOf } from "./schema";
 
 interface Migration {

@@ -1,4 +1,4 @@
-// The shipper: settled batches from Postgres's outbox (clickhouse_batches) into ClickHouse, each
+// Hand-written SQL: the shipper, settled batches from Postgres's outbox (clickhouse_batches) into ClickHouse, each
 // counted once however often it is sent (docs/decisions/0042-clickhouse-behind-the-store-seam.md).
 //   1. A run takes waiting batches under a lease (committed at once, attempts counted), so two
 //      shippers never send the same batch at the same time, and one killed mid-way leaves its

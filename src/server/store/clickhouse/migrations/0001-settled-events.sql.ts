@@ -1,4 +1,4 @@
-// Settled ad events and attributions as Postgres settled them (one row each, stamped with the
+// Hand-written SQL: settled ad events and attributions as Postgres settled them (one row each, stamped with the
 // outbox batch that shipped it), and the report rollups that materialized views keep from them.
 // Tenant first in every ORDER BY (reports ask for one advertiser or publisher), months as
 // partitions, times as DateTime64(3, 'UTC'), money as Int64 micros (sums as Int128), days in UTC.
@@ -7,6 +7,7 @@
 // sent again (store/clickhouse/ship-batches.ts).
 import type { Schema } from "../schema";
 
+// Over 80 lines on purpose: the migration's statements, one per table and view, in the order they are applied.
 export function statements(s: Schema): string[] {
   const events = s.local("ad_events");
   const attributions = s.local("attributions");

@@ -2,7 +2,8 @@
 // builder each, all built from one plan of the request. Rows are one campaign (or ad) and day
 // with every publisher together ('' as publisher_id: the total row), and, for campaigns bought
 // through a network, one per sub-publisher and day. Both come from the grain's coarse table
-// (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row.
+// (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row,
+// or, with ClickHouse as the store, from both kinds of rows summed there and passed in (`given`).
 
 import sql, { empty, raw, type Sql } from "sql-template-tag";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
@@ -79,7 +80,7 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
  * campaign and day) unless one ad is asked for; counting daily_ad_totals' keys for a large
  * advertiser cost most of a request's time (bench/results.md). Otherwise the keys are counted: a row of daily_ad_totals
  * is one ad (or one ad on one publisher) on one day, and a row of daily_campaign_totals one
- * campaign on one publisher, so only campaign totals need DISTINCT.
+ * campaign on one publisher, so only campaign totals need DISTINCT. Given rows are the rows.
  */
 function dayRowCounts(plan: DetailedPlan): Sql {
   const { range, advertiserId, ids } = plan;

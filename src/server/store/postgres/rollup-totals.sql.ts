@@ -1,6 +1,8 @@
 // The totals every report row is built from, as SQL fragments shared by the report queries:
 // traffic, spend and sales summed from the report tables, and distinct credited orders from a
-// table kept at the row's own grain (distinct counts do not add up across finer rows).
+// table kept at the row's own grain (distinct counts do not add up across finer rows). With
+// ClickHouse as the store these tables stay empty: the same CTEs are then built from figures
+// ClickHouse summed, passed in (`given`), so every listing statement serves both stores.
 import sql, { empty, join, raw, type Sql } from "sql-template-tag";
 import type { TotalsRow } from "@/server/store/metrics";
 import type { ReportScope } from "@/server/store/report-query";

@@ -7,7 +7,7 @@ import { metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { AdResultsOrderBy, AdResultsRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
-import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+import { type KeyedFigures, METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE: Record<AdResultsOrderBy, string> = { ...METRIC_SORTS, name: "name" };
 
@@ -26,14 +26,14 @@ type Row = TotalsRow & {
   total: number;
 };
 
-/** Ads in scope with their totals over the range, one page of them (ad layout fields). */
-export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportStatement<AdResultsRow> {
+/** Ads in scope with their totals over the range, one page of them (ad layout fields); `given`: figures summed elsewhere (totalsCtes). */
+export function adResultsStatement(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>, given?: readonly KeyedFigures[]): ReportStatement<AdResultsRow> {
   const { advertiserId, publisherIds, targetedPublisherIds } = scope;
   const advertiserFilter = query.ids.advertiser_id ?? null;
   const campaignFilter = query.ids.campaign_id ?? null;
   const adFilter = query.ids.ad_id ?? null;
   const listing = sql`
-    WITH ${totalsCtes("ad_id", { range: query, scope })}, listed AS (
+    WITH ${totalsCtes("ad_id", { range: query, scope }, given)}, listed AS (
       SELECT a.id, a.name, a.campaign_id, c.advertiser_id, a.type::text AS ad_type, a.size AS ad_size, a.status::text AS ad_status,
              a.media_url AS ad_media_url, c.bid_model::text AS bid_model, c.bid_micros::float8 AS bid_micros,
              coalesce((SELECT string_agg(p.sku, ',' ORDER BY p.sku) FROM ad_products ap JOIN products p ON p.id = ap.product_ref WHERE ap.ad_id = a.id),

@@ -7,7 +7,7 @@ import { metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { AdvertiserReportOrderBy, AdvertiserReportRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
-import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+import { type KeyedFigures, METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE: Record<AdvertiserReportOrderBy, string> = { ...METRIC_SORTS, advertiser: "name" };
 
@@ -24,13 +24,17 @@ type Row = TotalsRow & {
 /**
  * Advertisers in scope with their totals over the range: for a publisher (or network), those
  * with traffic on its inventory in the range or a campaign that targets it; for an advertiser,
- * itself.
+ * itself. `given`: figures summed elsewhere instead of the report tables (totalsCtes).
  */
-export function advertiserReportStatement(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportStatement<AdvertiserReportRow> {
+export function advertiserReportStatement(
+  scope: ReportScope,
+  query: ReportQuery<AdvertiserReportOrderBy>,
+  given?: readonly KeyedFigures[],
+): ReportStatement<AdvertiserReportRow> {
   const { advertiserId, publisherIds, targetedPublisherIds } = scope;
   const advertiserFilter = query.ids.advertiser_id ?? null;
   const listing = sql`
-    WITH ${totalsCtes("advertiser_id", { range: query, scope })}, listed AS (
+    WITH ${totalsCtes("advertiser_id", { range: query, scope }, given)}, listed AS (
       SELECT adv.id, adv.name, adv.seller_id, adv.wallet_balance_micros::float8 AS wallet_balance_micros,
              adv.daily_budget_micros::float8 AS daily_budget_micros, adv.currency, ${TOTALS_COLUMNS}
         FROM accounts adv

@@ -6,7 +6,7 @@ import { metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { CampaignListingOrderBy, CampaignListingRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
-import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+import { type KeyedFigures, METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 // order_by names → SQL over the listed rows; the first is the default.
 const SORTABLE: Record<CampaignListingOrderBy, string> = { ...METRIC_SORTS, name: "name", start_date: "start_date" };
@@ -25,14 +25,18 @@ type Row = TotalsRow & {
 /**
  * Campaigns in scope with their totals over the range (docs/interface-decisions.md §4 metrics), one page of them.
  * Campaigns without traffic in the range are listed with zeros; for a publisher, those that
- * target it (or its network).
+ * target it (or its network). `given`: figures summed elsewhere instead of the report tables (totalsCtes).
  */
-export function campaignListingStatement(scope: ReportScope, query: ReportQuery<CampaignListingOrderBy>): ReportStatement<CampaignListingRow> {
+export function campaignListingStatement(
+  scope: ReportScope,
+  query: ReportQuery<CampaignListingOrderBy>,
+  given?: readonly KeyedFigures[],
+): ReportStatement<CampaignListingRow> {
   const { advertiserId, publisherIds, targetedPublisherIds } = scope;
   const advertiserFilter = query.ids.advertiser_id ?? null;
   const campaignFilter = query.ids.campaign_id ?? null;
   const listing = sql`
-    WITH ${totalsCtes("campaign_id", { range: query, scope })}, listed AS (
+    WITH ${totalsCtes("campaign_id", { range: query, scope }, given)}, listed AS (
       SELECT c.id, c.name, c.type::text AS campaign_type, c.status::text AS campaign_status, c.advertiser_id,
              c.start_date::text AS start_date, c.end_date::text AS end_date, ${TOTALS_COLUMNS}
         FROM campaigns c

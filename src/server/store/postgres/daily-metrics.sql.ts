@@ -7,15 +7,16 @@ import { pgPool } from "@/server/db/pg-pool";
 import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportScope } from "@/server/store/report-query";
 import type { DayMetrics } from "@/server/store/report-rows";
-import { TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+import { type KeyedFigures, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 async function dailyRows(
   scope: ReportScope,
   range: { startDate: string; endDate: string },
   campaignId: string | null,
+  given: readonly KeyedFigures[] | undefined,
 ): Promise<(TotalsRow & { day: string })[]> {
   const daily = sql`
-  WITH ${totalsCtes("day", { range, scope, campaignId: campaignId ?? undefined })}
+  WITH ${totalsCtes("day", { range, scope, campaignId: campaignId ?? undefined }, given)}
   SELECT d.day::date::text AS day, ${TOTALS_COLUMNS}
     FROM generate_series(${range.startDate}::date, ${range.endDate}::date, interval '1 day') AS d(day)
     LEFT JOIN totals t ON t.key = d.day::date
@@ -24,17 +25,29 @@ async function dailyRows(
   return (await pgPool().query<TotalsRow & { day: string }>(daily)).rows;
 }
 
-/** One row per day of the range, in scope; `campaignId` narrows it to one campaign. */
-export async function dailyMetrics(scope: ReportScope, range: { startDate: string; endDate: string }, campaignId: string | null = null): Promise<DayMetrics[]> {
-  return (await dailyRows(scope, range, campaignId)).map((r) => ({ day: r.day, ...metricsOf(r) }));
+/**
+ * One row per day of the range, in scope; `campaignId` narrows it to one campaign. `given`: the
+ * days' figures summed elsewhere instead of the report tables (totalsCtes).
+ */
+export async function dailyMetrics(
+  scope: ReportScope,
+  range: { startDate: string; endDate: string },
+  campaignId: string | null = null,
+  given?: readonly KeyedFigures[],
+): Promise<DayMetrics[]> {
+  return (await dailyRows(scope, range, campaignId, given)).map((r) => ({ day: r.day, ...metricsOf(r) }));
 }
 
 /**
  * The days of the range and their total, in scope. Every figure adds up over days, orders too
- * (an order has one day), so the total is exact.
+ * (an order has one day), so the total is exact. `given`: as for dailyMetrics.
  */
-export async function metricsOverRange(scope: ReportScope, range: { startDate: string; endDate: string }): Promise<{ total: Metrics; daily: DayMetrics[] }> {
-  const rows = await dailyRows(scope, range, null);
+export async function metricsOverRange(
+  scope: ReportScope,
+  range: { startDate: string; endDate: string },
+  given?: readonly KeyedFigures[],
+): Promise<{ total: Metrics; daily: DayMetrics[] }> {
+  const rows = await dailyRows(scope, range, null, given);
   const sum: TotalsRow = {
     impressions: 0,
     views: 0,

@@ -2,13 +2,22 @@
 // builder each, all built from one plan of the request. Rows are one campaign (or ad) and day
 // with every publisher together ('' as publisher_id: the total row), and, for campaigns bought
 // through a network, one per sub-publisher and day. Both come from the grain's coarse table
-// (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row.
+// (daily_campaign_totals or daily_ad_totals), whose order counts are exact for each kind of row,
+// or, with ClickHouse as the store, from both kinds of rows summed there and passed in (`given`).
 
 import sql, { empty, raw, type Sql } from "sql-template-tag";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import { invalidEventsSum } from "./rollup-tables";
+import { FIGURE_NAMES, figureArrays, type GivenFigures } from "./rollup-totals.sql";
 
 export type DetailedGrain = "campaign" | "ad";
+
+/**
+ * A detailed report row's figures summed by another store (ClickHouse): one campaign (or ad) on
+ * one day over every publisher (publisher_id ''), or on one sub-publisher of a network-bought
+ * campaign, with distinct orders exact for that row.
+ */
+export type MeasuredFigures = GivenFigures & { day: string; key: string; publisher_id: string };
 
 /** What every part is built from. SQL members are identifiers and sorts from fixed lists. */
 export interface DetailedPlan {
@@ -31,6 +40,8 @@ export interface DetailedPlan {
   advertiserId: string | null;
   /** The request's id filters (ad_id for the ad grain only). */
   ids: { advertiserId: string | null; campaignId: string | null; adId: string | null };
+  /** The measured rows of the whole range, summed elsewhere and already filtered, instead of the report tables. */
+  given?: readonly MeasuredFigures[];
 }
 
 const LIMIT = sql`${PAGE_LIMIT}::int`;
@@ -69,10 +80,11 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
  * campaign and day) unless one ad is asked for; counting daily_ad_totals' keys for a large
  * advertiser cost most of a request's time (bench/results.md). Otherwise the keys are counted: a row of daily_ad_totals
  * is one ad (or one ad on one publisher) on one day, and a row of daily_campaign_totals one
- * campaign on one publisher, so only campaign totals need DISTINCT.
+ * campaign on one publisher, so only campaign totals need DISTINCT. Given rows are the rows.
  */
 function dayRowCounts(plan: DetailedPlan): Sql {
   const { range, advertiserId, ids } = plan;
+  if (plan.given) return sql`SELECT day, count(*)::bigint AS n FROM given GROUP BY day`;
   if (plan.countedRows) {
     return sql`SELECT c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n
         FROM daily_ad_row_counts c LEFT JOIN networks n ON n.campaign_id = c.campaign_id
@@ -87,6 +99,16 @@ function dayRowCounts(plan: DetailedPlan): Sql {
         SELECT r.day, r.${plan.key}, r.publisher_id FROM ${plan.table} r JOIN networks n ON n.campaign_id = r.campaign_id
          WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rowFilters(plan)}${publisherRowsOnly(plan)}
       ) row_keys GROUP BY day`;
+}
+
+/** The CTE `given` (and its comma) when the rows were summed elsewhere: one row per measured row. */
+export function givenCte({ given }: DetailedPlan): Sql {
+  if (!given) return empty;
+  const column = (name: "day" | "key" | "publisher_id") => given.map((row) => row[name]);
+  return sql`given AS (
+      SELECT * FROM unnest(${column("day")}::date[], ${column("key")}::text[], ${column("publisher_id")}::text[], ${figureArrays(given)})
+          AS g(day, key, publisher_id, ${FIGURE_NAMES})
+    ), `;
 }
 
 /**
@@ -119,6 +141,7 @@ function daysRead(plan: DetailedPlan): Sql {
  * a publisher.
  */
 export function measuredCte(plan: DetailedPlan): Sql {
+  if (plan.given) return sql`measured AS (SELECT r.* FROM given r WHERE ${daysRead(plan)})`;
   return sql`measured AS (
       SELECT r.day, r.${plan.key} AS key, '' AS publisher_id, ${SUMS}, ${ORDER_SUMS}
         FROM ${plan.table} r

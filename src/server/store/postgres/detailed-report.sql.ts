@@ -4,6 +4,7 @@
 // row and its total row can never disagree. The statement's parts: detailed-report-parts.sql.ts.
 
 import sql, { raw } from "sql-template-tag";
+import { pgPool } from "@/server/db/pg-pool";
 import { metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { AdsDetailedRow, CampaignsDetailedRow, DetailedReportOrderBy } from "@/server/store/report-rows";
@@ -11,8 +12,10 @@ import {
   type DetailedGrain,
   type DetailedPlan,
   dayWindowCtes,
+  givenCte,
   groupOrder,
   listedCte,
+  type MeasuredFigures,
   measuredCte,
   networksCte,
   objectsCte,
@@ -22,7 +25,7 @@ import {
 import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS } from "./rollup-totals.sql";
 
-export type { DetailedGrain } from "./detailed-report-parts.sql";
+export type { DetailedGrain, MeasuredFigures } from "./detailed-report-parts.sql";
 
 const SORTABLE: Record<DetailedReportOrderBy, string> = { day: "day", ...METRIC_SORTS, name: "name" };
 
@@ -40,7 +43,7 @@ type Row = TotalsRow & {
   total: number;
 };
 
-function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>): DetailedPlan {
+function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]): DetailedPlan {
   const whole = query.download;
   return {
     grain,
@@ -54,6 +57,7 @@ function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<Det
     range: { startDate: query.startDate, endDate: query.endDate },
     advertiserId: scope.advertiserId,
     ids: { advertiserId: query.ids.advertiser_id ?? null, campaignId: query.ids.campaign_id ?? null, adId: grain === "ad" ? (query.ids.ad_id ?? null) : null },
+    ...(given ? { given } : {}),
   };
 }
 
@@ -97,15 +101,17 @@ const detailedRow =
  * The detailed report at the campaign or ad grain, for an advertiser's scope. Groups sort by
  * their total row, and sub-publisher rows follow it. The last SELECT returns only what a report
  * row needs, dates as text and no sort keys: parsing those cost a download more than writing them.
+ * `given`: the measured rows summed elsewhere (the ClickHouse store's) instead of the report tables.
  */
 export function detailedReportStatement(
   grain: DetailedGrain,
   scope: ReportScope,
   query: ReportQuery<DetailedReportOrderBy>,
+  given?: readonly MeasuredFigures[],
 ): ReportStatement<CampaignsDetailedRow | AdsDetailedRow> {
-  const plan = planOf(grain, scope, query);
+  const plan = planOf(grain, scope, query, given);
   const statement = sql`
-    WITH ${networksCte()}, ${dayWindowCtes(plan)}${measuredCte(plan)}, ${objectsCte(plan)}, ${listedCte(plan)}, ${pageCte(plan)}
+    WITH ${networksCte()}, ${givenCte(plan)}${dayWindowCtes(plan)}${measuredCte(plan)}, ${objectsCte(plan)}, ${listedCte(plan)}, ${pageCte(plan)}
     SELECT page.key, page.publisher_id, page.impressions, page.views, page.clicks, page.spend_micros, page.duplicate_events,
            page.bot_events, page.invalid_events, page.sales_revenue_micros, page.conversions, page.unverified_sales_revenue_micros,
            page.unverified_conversions, page.uncredited_sales_revenue_micros, page.uncredited_conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
@@ -118,7 +124,23 @@ export function detailedReportStatement(
   return reportStatement(statement, detailedRow(grain));
 }
 
-export const campaignsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
-  detailedReportStatement("campaign", scope, query) as ReportStatement<CampaignsDetailedRow>;
-export const adsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>) =>
-  detailedReportStatement("ad", scope, query) as ReportStatement<AdsDetailedRow>;
+export const campaignsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]) =>
+  detailedReportStatement("campaign", scope, query, given) as ReportStatement<CampaignsDetailedRow>;
+export const adsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]) =>
+  detailedReportStatement("ad", scope, query, given) as ReportStatement<AdsDetailedRow>;
+
+/**
+ * The campaigns of a detailed report's scope and filters bought through a network: those whose
+ * rows break down by sub-publisher. For a store that sums the rows elsewhere and fetches only those.
+ */
+export async function networkBoughtCampaigns(scope: ReportScope, ids: ReportQuery<DetailedReportOrderBy>["ids"]): Promise<string[]> {
+  const { advertiserId } = scope;
+  const advertiserFilter = ids.advertiser_id ?? null;
+  const campaignFilter = ids.campaign_id ?? null;
+  const { rows } = await pgPool().query<{ campaign_id: string }>(sql`
+    WITH ${networksCte()}
+    SELECT n.campaign_id FROM networks n JOIN campaigns c ON c.id = n.campaign_id
+     WHERE (${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId}) AND (${advertiserFilter}::text IS NULL OR c.advertiser_id = ${advertiserFilter})
+       AND (${campaignFilter}::text IS NULL OR c.id = ${campaignFilter})`);
+  return rows.map((row) => row.campaign_id);
+}

@@ -6,7 +6,7 @@ import { metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { PublisherReportOrderBy, PublisherReportRow } from "@/server/store/report-rows";
 import { type ReportStatement, reportStatement } from "./report-runner";
-import { METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
+import { type KeyedFigures, METRIC_SORTS, pagedSelect, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 const SORTABLE: Record<PublisherReportOrderBy, string> = { ...METRIC_SORTS, publisher: "name" };
 
@@ -16,17 +16,19 @@ type Row = TotalsRow & { id: string; name: string; network_id: string | null; si
  * Publishers in scope with their totals over the range. An advertiser sees the publishers where
  * it had traffic in the range or that its campaigns target (directly or through their network),
  * with its own figures; a publisher sees itself, a network itself and its sub-publishers. With
- * `networkId`, only that network's sub-publishers are listed.
+ * `networkId`, only that network's sub-publishers are listed. `given`: figures summed elsewhere
+ * instead of the report tables (totalsCtes).
  */
 export function publisherReportStatement(
   scope: ReportScope,
   query: ReportQuery<PublisherReportOrderBy>,
   networkId: string | null = null,
+  given?: readonly KeyedFigures[],
 ): ReportStatement<PublisherReportRow> {
   const { advertiserId, publisherIds } = scope;
   const publisherFilter = query.ids.publisher_id ?? null;
   const listing = sql`
-    WITH ${totalsCtes("publisher_id", { range: query, scope })}, listed AS (
+    WITH ${totalsCtes("publisher_id", { range: query, scope }, given)}, listed AS (
       SELECT p.id, p.name, p.network_id,
              coalesce((SELECT string_agg(s.name, ',' ORDER BY s.name) FROM sites s WHERE s.publisher_id = p.id), '') AS sites,
              ${TOTALS_COLUMNS}

@@ -1,7 +1,10 @@
 // The totals every report row is built from, as SQL fragments shared by the report queries:
 // traffic, spend and sales summed from the report tables, and distinct credited orders from a
-// table kept at the row's own grain (distinct counts do not add up across finer rows).
-import sql, { empty, raw, type Sql } from "sql-template-tag";
+// table kept at the row's own grain (distinct counts do not add up across finer rows). With
+// ClickHouse as the store these tables stay empty: the same CTEs are then built from figures
+// ClickHouse summed, passed in (`given`), so every listing statement serves both stores.
+import sql, { empty, join, raw, type Sql } from "sql-template-tag";
+import type { TotalsRow } from "@/server/store/metrics";
 import type { ReportScope } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import { invalidEventsSum } from "./rollup-tables";
@@ -71,8 +74,60 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { 
 /** Only the one campaign's rows, when the totals are one campaign's. */
 const oneCampaign = (campaignId: string | undefined) => (campaignId !== undefined ? sql`AND r.campaign_id = ${campaignId}` : empty);
 
-/** Two CTEs, `totals` and `orders`, keyed by `dimension`. */
-export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter): Sql {
+/** The figures of a report row, in the order the given-figures arrays are passed. */
+export const FIGURES = [
+  "impressions",
+  "views",
+  "clicks",
+  "spend_micros",
+  "duplicate_events",
+  "bot_events",
+  "invalid_events",
+  "sales_revenue_micros",
+  "conversions",
+  "unverified_sales_revenue_micros",
+  "unverified_conversions",
+  "uncredited_sales_revenue_micros",
+  "uncredited_conversions",
+] as const satisfies readonly (keyof TotalsRow)[];
+export type Figure = (typeof FIGURES)[number];
+
+/**
+ * A report row's figures summed by another store (ClickHouse), each as its decimal text (sums
+ * can pass 2^53) or a number, with the distinct order counts exact for the row's own grain.
+ */
+export type GivenFigures = Record<Figure, string | number>;
+/** Given figures of one key of a report's grain (an id, or a day as YYYY-MM-DD). */
+export type KeyedFigures = GivenFigures & { key: string };
+
+/**
+ * Given figures as one array parameter per figure (numeric, whatever their size), in FIGURES'
+ * order, for `unnest(...)` beside the arrays of their keys.
+ */
+export const figureArrays = (rows: readonly GivenFigures[]): Sql => join(FIGURES.map((figure) => sql`${rows.map((r) => String(r[figure]))}::numeric[]`));
+
+/** The column names of figureArrays' arrays. */
+export const FIGURE_NAMES = raw(FIGURES.join(", "));
+
+/**
+ * `totals` and `orders` from figures summed elsewhere, one row per key: the same CTEs the report
+ * tables give, so a listing reads them alike whichever store counted.
+ */
+function givenTotalsCtes(dimension: TotalsDimension, rows: readonly KeyedFigures[]): Sql {
+  const keyType = raw(dimension === "day" ? "date" : "text");
+  return sql`totals AS (
+      SELECT * FROM unnest(${rows.map((r) => r.key)}::${keyType}[], ${figureArrays(rows)}) AS given(key, ${FIGURE_NAMES})
+    ), orders AS (
+      SELECT key, conversions, unverified_conversions, uncredited_conversions FROM totals
+    )`;
+}
+
+/**
+ * Two CTEs, `totals` and `orders`, keyed by `dimension`: from the report tables, or from `given`
+ * figures (the ClickHouse store's, already narrowed to the filter) when those are passed.
+ */
+export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter, given?: readonly KeyedFigures[]): Sql {
+  if (given) return givenTotalsCtes(dimension, given);
   const { range, scope, campaignId } = filter;
   const { advertiserId, publisherIds } = scope;
   const source = sourceOf(dimension, filter);

@@ -1,0 +1,336 @@
+// One file over 300 lines on purpose: every report read of the two stores side by side over the same traffic, each with its scopes, ranges, sorts and pages.
+// The ClickHouse store's reports against the Postgres store's over the same events: traffic of
+// every kind (report-parity-traffic.ts) settled, attributed and shipped in ClickHouse mode, then
+// Postgres's report tables recounted from the same raw rows. Every read, for every kind of
+// caller, over several ranges, sorts, pages and downloads, must answer the same rows.
+import ExcelJS from "exceljs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { pgPool } from "@/server/db/pg-pool";
+import { handleAdsDetailed, handleCampaignListing, handlePublisherReport } from "@/server/http/report-routes";
+import { reportScope, STAFF_CALLER, scopeOfAccount } from "@/server/pipeline/report/report-scope";
+import { store } from "@/server/store";
+import { postgresStore } from "@/server/store/postgres/postgres-store";
+import { parseReportQuery, type ReportQuery, type ReportScope } from "@/server/store/report-query";
+import {
+  AD_RESULTS_ORDER_BY,
+  ADVERTISER_REPORT_ORDER_BY,
+  CAMPAIGN_LISTING_ORDER_BY,
+  DETAILED_REPORT_ORDER_BY,
+  PUBLISHER_REPORT_ORDER_BY,
+  type ReportRows,
+} from "@/server/store/report-rows";
+import type { ReportReads } from "@/server/store/store";
+import { seedParityTraffic } from "@/testing/report-parity-traffic";
+import { clickhouseStore } from "./clickhouse-store";
+
+type Traffic = Awaited<ReturnType<typeof seedParityTraffic>>;
+type DayRange = { startDate: string; endDate: string };
+
+let traffic: Traffic;
+/** Every kind of caller: staff, each advertiser, a direct publisher, a sub-publisher, the network. */
+let scopes: [string, ReportScope][];
+let advertiserScopes: [string, ReportScope][];
+let ranges: DayRange[];
+
+const postgres = postgresStore.reports;
+// Hundreds of reads of each store in one test, on a machine shared with other work.
+const MANY_READS_MS = 300_000;
+const clickhouse = clickhouseStore.reports;
+
+beforeAll(async () => {
+  expect(store().name).toBe("clickhouse");
+  traffic = await seedParityTraffic();
+  for (;;) {
+    const shipped = await store().shipping!.ship();
+    expect(shipped.error).toBeNull();
+    if (shipped.batches === 0) break;
+  }
+  expect((await store().shipping!.state()).waiting).toBe(0);
+  // In ClickHouse mode Postgres keeps no report rows; recounted from its raw rows, they describe
+  // the events ClickHouse was sent.
+  const empty = await pgPool().query<{ n: number }>("SELECT (SELECT count(*) FROM daily_campaign_totals) + (SELECT count(*) FROM daily_ad_totals)::int AS n");
+  expect(Number(empty.rows[0]!.n)).toBe(0);
+  await postgresStore.rollups.rebuild(traffic.range.startDate, traffic.range.endDate);
+  expect(await postgresStore.rollups.verify(traffic.range.startDate, traffic.range.endDate)).toEqual([]);
+
+  advertiserScopes = [
+    ["acme", await scopeOfAccount(traffic.acme.id)],
+    ["bolt", await scopeOfAccount(traffic.bolt.id)],
+    ["idle", await scopeOfAccount(traffic.idle.id)],
+  ];
+  scopes = [
+    ["staff", await reportScope(STAFF_CALLER)],
+    ...advertiserScopes,
+    ["shop one", await scopeOfAccount(traffic.shopOne.id)],
+    ["strict shop", await scopeOfAccount(traffic.strictShop.id)],
+    ["sub-publisher", await scopeOfAccount(traffic.subOne.id)],
+    ["network", await scopeOfAccount(traffic.network.id)],
+  ];
+  const [first, middle, last] = [traffic.range.startDate, "2026-11-10", traffic.range.endDate];
+  ranges = [
+    { startDate: first, endDate: last },
+    { startDate: middle, endDate: middle },
+    { startDate: "2026-11-01", endDate: middle },
+    { startDate: "2026-10-01", endDate: "2026-10-03" },
+  ];
+}, 300_000);
+
+const queryOf = <OrderBy extends string>(range: DayRange, orderBy: OrderBy, more: Partial<ReportQuery<OrderBy>> = {}): ReportQuery<OrderBy> => ({
+  ...range,
+  page: 1,
+  perPage: 1000,
+  orderBy,
+  order: "desc",
+  download: false,
+  ids: {},
+  ...more,
+});
+
+async function everyRow<Row>(rows: ReportRows<Row>): Promise<Row[]> {
+  const cursor = await rows.open({ batch: 4 });
+  const all: Row[] = [];
+  for await (const batch of cursor.batches) all.push(...batch);
+  expect(await cursor.ended).toBe("done");
+  return all;
+}
+
+/**
+ * The same read of both stores, compared: the whole list in one page, pages of 3 up to one past
+ * the end, and every row through a download's read. Returns Postgres's rows.
+ */
+async function compare<Row>(label: string, read: (reports: ReportReads, query: { download: boolean }) => ReportRows<Row>): Promise<Row[]> {
+  const whole = await read(postgres, { download: false }).page({ page: 1, perPage: 1000 });
+  expect(await read(clickhouse, { download: false }).page({ page: 1, perPage: 1000 }), label).toEqual(whole);
+  const pages = Math.ceil(whole.total / 3) + 1;
+  for (let page = 1; page <= pages; page++) {
+    const expected = await read(postgres, { download: false }).page({ page, perPage: 3 });
+    expect(await read(clickhouse, { download: false }).page({ page, perPage: 3 }), `${label}, page ${page} of 3`).toEqual(expected);
+  }
+  const downloaded = await everyRow(read(postgres, { download: true }));
+  expect(await everyRow(read(clickhouse, { download: true })), `${label}, download`).toEqual(downloaded);
+  return whole.data;
+}
+
+/** Sorts to try: over the whole range every one, each way; over the other ranges the default. */
+const sorts = <OrderBy extends string>(orderBys: readonly [OrderBy, ...OrderBy[]], range: DayRange) =>
+  range === ranges[0]
+    ? orderBys.flatMap((orderBy) => (["desc", "asc"] as const).map((order) => ({ orderBy, order })))
+    : [{ orderBy: orderBys[0], order: "desc" as const }];
+
+describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
+  it("list advertisers as the Postgres store does, for every caller, range and sort", async () => {
+    let figures = 0;
+    for (const [name, scope] of scopes) {
+      for (const range of ranges) {
+        for (const { orderBy, order } of sorts(ADVERTISER_REPORT_ORDER_BY, range)) {
+          const rows = await compare(`advertisers for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+            reports.advertisers(scope, queryOf(range, orderBy, { order, download })),
+          );
+          figures += rows.reduce((sum, row) => sum + row.impressions_total + row.conversions_total, 0);
+        }
+      }
+      const filtered = queryOf(ranges[0]!, "advertiser" as const, { ids: { advertiser_id: traffic.bolt.id } });
+      await compare(`advertisers for ${name}, bolt only`, (reports) => reports.advertisers(scope, filtered));
+    }
+    expect(figures).toBeGreaterThan(0);
+  });
+
+  it("list publishers, and a network's sub-publishers, as the Postgres store does", async () => {
+    for (const [name, scope] of scopes) {
+      for (const range of ranges) {
+        for (const { orderBy, order } of sorts(PUBLISHER_REPORT_ORDER_BY, range)) {
+          await compare(`publishers for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+            reports.publishers(scope, queryOf(range, orderBy, { order, download })),
+          );
+        }
+      }
+      const filtered = queryOf(ranges[0]!, "publisher" as const, { ids: { publisher_id: traffic.subOne.id } });
+      await compare(`publishers for ${name}, sub-publisher only`, (reports) => reports.publishers(scope, filtered));
+    }
+    const network = scopes.find(([name]) => name === "network")![1];
+    for (const range of ranges) {
+      const rows = await compare(`the network's publishers ${range.startDate}..${range.endDate}`, (reports, { download }) =>
+        reports.publishers(network, queryOf(range, "conversions_total" as const, { download }), traffic.network.id),
+      );
+      if (range === ranges[0]) expect(rows.map((row) => row.publisher_id).sort()).toEqual([traffic.subOne.id, traffic.subTwo.id].sort());
+    }
+  });
+
+  it("list campaigns and ads as the Postgres store does, with their id filters", async () => {
+    for (const [name, scope] of scopes) {
+      for (const range of ranges) {
+        for (const { orderBy, order } of sorts(CAMPAIGN_LISTING_ORDER_BY, range)) {
+          await compare(`campaigns for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+            reports.campaigns(scope, queryOf(range, orderBy, { order, download })),
+          );
+        }
+        for (const { orderBy, order } of sorts(AD_RESULTS_ORDER_BY, range)) {
+          await compare(`ads for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+            reports.adResults(scope, queryOf(range, orderBy, { order, download })),
+          );
+        }
+      }
+      const full = ranges[0]!;
+      const { acmeDirect } = traffic.campaigns;
+      await compare(`campaigns for ${name}, one campaign`, (reports) =>
+        reports.campaigns(scope, queryOf(full, "name" as const, { ids: { campaign_id: acmeDirect } })),
+      );
+      await compare(`campaigns for ${name}, one advertiser`, (reports) =>
+        reports.campaigns(scope, queryOf(full, "name" as const, { ids: { advertiser_id: traffic.acme.id } })),
+      );
+      await compare(`ads for ${name}, one campaign`, (reports) =>
+        reports.adResults(scope, queryOf(full, "ctr" as const, { ids: { campaign_id: acmeDirect } })),
+      );
+      await compare(`ads for ${name}, one ad`, (reports) => reports.adResults(scope, queryOf(full, "ctr" as const, { ids: { ad_id: traffic.ads.bulb } })));
+    }
+  });
+
+  it("answer the detailed reports row for row, sub-publisher rows and pages by day included", async () => {
+    let subPublisherRows = 0;
+    for (const [name, scope] of [scopes[0]!, ...advertiserScopes]) {
+      for (const range of ranges) {
+        for (const { orderBy, order } of sorts(DETAILED_REPORT_ORDER_BY, range)) {
+          const label = `${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`;
+          const campaigns = await compare(`campaigns detailed for ${label}`, (reports, { download }) =>
+            reports.campaignsDetailed(scope, queryOf(range, orderBy, { order, download })),
+          );
+          await compare(`ads detailed for ${label}`, (reports, { download }) => reports.adsDetailed(scope, queryOf(range, orderBy, { order, download })));
+          subPublisherRows += campaigns.filter((row) => row.level === "sub_publisher").length;
+        }
+      }
+      const full = ranges[0]!;
+      const { acmeNetwork } = traffic.campaigns;
+      await compare(`campaigns detailed for ${name}, one campaign`, (reports, { download }) =>
+        reports.campaignsDetailed(scope, queryOf(full, "day" as const, { download, ids: { campaign_id: acmeNetwork } })),
+      );
+      await compare(`ads detailed for ${name}, one ad`, (reports, { download }) =>
+        reports.adsDetailed(scope, queryOf(full, "day" as const, { download, ids: { ad_id: traffic.ads.tea } })),
+      );
+      await compare(`ads detailed for ${name}, one advertiser`, (reports, { download }) =>
+        reports.adsDetailed(scope, queryOf(full, "clicks_total" as const, { download, ids: { advertiser_id: traffic.bolt.id } })),
+      );
+    }
+    expect(subPublisherRows).toBeGreaterThan(0);
+  });
+
+  it("show each campaign's page alike, or neither when it is out of the caller's scope", async () => {
+    let shown = 0;
+    for (const [name, scope] of scopes) {
+      for (const range of ranges) {
+        for (const campaignId of Object.values(traffic.campaigns)) {
+          for (const withAds of [true, false]) {
+            const query = queryOf(range, "day");
+            const expected = await postgres.campaign(scope, campaignId, query, { withAds });
+            expect(await clickhouse.campaign(scope, campaignId, query, { withAds }), `campaign ${campaignId} for ${name}`).toEqual(expected);
+            if (expected) shown += 1;
+          }
+        }
+      }
+    }
+    expect(shown).toBeGreaterThan(0);
+  });
+
+  it("give the dashboard the same days, totals and invalid traffic", async () => {
+    for (const [name, scope] of scopes) {
+      for (const range of ranges) {
+        expect(await clickhouse.metricsOverRange(scope, range), `metrics for ${name}`).toEqual(await postgres.metricsOverRange(scope, range));
+        expect(await clickhouse.invalidTrafficByDay(scope, range), `invalid traffic for ${name}`).toEqual(await postgres.invalidTrafficByDay(scope, range));
+      }
+    }
+  });
+
+  it("are compared over figures that can differ: orders of every kind, filtered traffic of every reason", async () => {
+    const staff = scopes[0]![1];
+    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
+    expect(total.conversions_total).toBeGreaterThan(0);
+    expect(total.unverified_conversions).toBeGreaterThan(0);
+    expect(total.uncredited_conversions).toBeGreaterThan(0);
+    expect(total.sales_revenue).toBeGreaterThan(0);
+    expect(total.duplicate_events).toBeGreaterThan(0);
+    expect(total.bot_events).toBeGreaterThan(0);
+    expect(total.invalid_events).toBeGreaterThan(0);
+    const days = await clickhouse.invalidTrafficByDay(staff, traffic.range);
+    for (const reason of ["session_mismatch_events", "token_reuse_events", "no_user_agent_events", "click_velocity_events"] as const) {
+      expect(
+        days.reduce((sum, day) => sum + day[reason], 0),
+        reason,
+      ).toBeGreaterThan(0);
+    }
+    // Shop one's verified order credits both advertisers: each counts it, the publisher once.
+    const shopOne = scopes.find(([name]) => name === "shop one")![1];
+    const advertisers = await clickhouse.advertisers(shopOne, queryOf(traffic.range, "advertiser")).page({ page: 1, perPage: 10 });
+    const publisher = await clickhouse.publishers(shopOne, queryOf(traffic.range, "publisher")).page({ page: 1, perPage: 10 });
+    const byAdvertisers = advertisers.data.reduce((sum, row) => sum + row.conversions_total, 0);
+    expect(publisher.data.map((row) => row.conversions_total)).toEqual([byAdvertisers - 1]);
+    // Credit on another day than its click: the order's day counts it.
+    const late = await pgPool().query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM attributions WHERE credited AND (event_created_at AT TIME ZONE 'UTC')::date < (placed_at AT TIME ZONE 'UTC')::date",
+    );
+    expect(late.rows[0]!.n).toBeGreaterThan(0);
+  });
+
+  it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {
+    const staff = scopes[0]![1];
+    const acme = advertiserScopes[0]![1];
+    const range = traffic.range;
+    const reads = async () => ({
+      advertisers: await clickhouse.advertisers(staff, queryOf(range, "advertiser")).page({ page: 1, perPage: 50 }),
+      publishers: await clickhouse.publishers(staff, queryOf(range, "publisher")).page({ page: 1, perPage: 50 }),
+      campaigns: await clickhouse.campaigns(staff, queryOf(range, "name")).page({ page: 1, perPage: 50 }),
+      ads: await clickhouse.adResults(staff, queryOf(range, "name")).page({ page: 1, perPage: 50 }),
+      campaignsDetailed: await everyRow(clickhouse.campaignsDetailed(acme, queryOf(range, "day", { download: true }))),
+      adsDetailed: await clickhouse.adsDetailed(acme, queryOf(range, "day")).page({ page: 1, perPage: 50 }),
+      campaign: await clickhouse.campaign(acme, traffic.campaigns.acmeNetwork, queryOf(range, "day")),
+      metrics: await clickhouse.metricsOverRange(staff, range),
+      invalid: await clickhouse.invalidTrafficByDay(staff, range),
+    });
+    const before = await reads();
+    await pgPool().query("TRUNCATE daily_rollups, daily_campaign_totals, daily_ad_totals, daily_publisher_orders, daily_ad_row_counts");
+    expect(await reads()).toEqual(before);
+    expect(before.metrics.total.impressions_total).toBeGreaterThan(0);
+    // Postgres's rows are back for the route tests below.
+    await postgresStore.rollups.rebuild(range.startDate, range.endDate);
+  });
+});
+
+describe("the report routes in ClickHouse mode", () => {
+  const get = (handler: (request: Request) => Promise<Response>, key: string, query: string) =>
+    handler(new Request(`http://tally.test/report?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
+
+  it("answer the JSON the Postgres store's rows make", async () => {
+    const key = (await createApiKey({ actor: OPERATOR, accountId: traffic.acme.id, name: "reports" })).key;
+    const query = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&order_by=clicks_total&order=asc&per_page=1&page=2`;
+    const response = await get(handleCampaignListing, key, query);
+    expect(response.status).toBe(200);
+    const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id"], orderBy: CAMPAIGN_LISTING_ORDER_BY });
+    const expected = await postgres.campaigns(advertiserScopes[0]![1], parsed).page(parsed);
+    expect(expected.data.length).toBeGreaterThan(0);
+    expect(await response.json()).toEqual(JSON.parse(JSON.stringify(expected)));
+
+    const networkKey = (await createApiKey({ actor: OPERATOR, accountId: traffic.network.id, name: "reports" })).key;
+    const publishersQuery = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&order_by=conversions_total`;
+    const publishers = await get(handlePublisherReport, networkKey, publishersQuery);
+    const parsedPublishers = parseReportQuery(new URLSearchParams(publishersQuery), { ids: ["publisher_id"], orderBy: PUBLISHER_REPORT_ORDER_BY });
+    const network = scopes.find(([name]) => name === "network")![1];
+    expect(await publishers.json()).toEqual(JSON.parse(JSON.stringify(await postgres.publishers(network, parsedPublishers).page(parsedPublishers))));
+  });
+
+  it("download the XLSX file of the Postgres store's rows", async () => {
+    const key = (await createApiKey({ actor: OPERATOR, accountId: traffic.acme.id, name: "downloads" })).key;
+    const query = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&download=true`;
+    const response = await get(handleAdsDetailed, key, query);
+    expect(response.status).toBe(200);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+    const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id", "ad_id"], orderBy: DETAILED_REPORT_ORDER_BY });
+    const expected = await everyRow(postgres.adsDetailed(advertiserScopes[0]![1], parsed));
+    expect(expected.some((row) => row.level === "sub_publisher")).toBe(true);
+    expect(sheet.rowCount).toBe(1 + expected.length);
+    const fromSheet = expected.map((_, i) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(i + 2).values as unknown[])[c + 1] ?? null])));
+    expect(fromSheet).toEqual(expected.map((row) => ({ ...row, day: new Date(`${row.day}T00:00:00Z`) })));
+  });
+});

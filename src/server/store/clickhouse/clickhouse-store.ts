@@ -6,14 +6,17 @@ import { attributionWriter } from "@/server/store/postgres/attribute-batch.sql";
 import { postgresStore } from "@/server/store/postgres/postgres-store";
 import { beaconHistory, beaconWriter } from "@/server/store/postgres/settle-beacons.sql";
 import { storeConversions } from "@/server/store/postgres/store-conversions.sql";
-import type { TallyStore } from "@/server/store/store";
+import type { ReportReads, TallyStore } from "@/server/store/store";
+import { clickhouseExportReads } from "./export-reads";
 import { shipBatches, shipperState, unshippedSince } from "./ship-batches";
+
+const reports: ReportReads = postgresStore.reports;
 
 export const clickhouseStore: TallyStore = {
   name: "clickhouse",
   settled: { beaconHistory, storeBeacons: beaconWriter("outbox"), storeConversions, attributeBatch: attributionWriter("outbox") },
-  reports: postgresStore.reports,
-  exports: postgresStore.exports,
+  reports,
+  exports: clickhouseExportReads(reports),
   rollups: postgresStore.rollups,
   shipping: { ship: shipBatches, state: shipperState, unshippedSince },
 };

@@ -8,6 +8,8 @@ import { beaconHistory, beaconWriter } from "@/server/store/postgres/settle-beac
 import { storeConversions } from "@/server/store/postgres/store-conversions.sql";
 import type { ReportReads, TallyStore } from "@/server/store/store";
 import { clickhouseExportReads } from "./export-reads";
+import { clickhouseRollups } from "./rollup-checks";
+import { asRollupWriter } from "./rollup-writers.sql";
 import { shipBatches, shipperState, unshippedSince } from "./ship-batches";
 
 const reports: ReportReads = postgresStore.reports;
@@ -17,6 +19,15 @@ export const clickhouseStore: TallyStore = {
   settled: { beaconHistory, storeBeacons: beaconWriter("outbox"), storeConversions, attributeBatch: attributionWriter("outbox") },
   reports,
   exports: clickhouseExportReads(reports),
-  rollups: postgresStore.rollups,
-  shipping: { ship: shipBatches, state: shipperState, unshippedSince },
+  rollups: clickhouseRollups,
+  shipping: {
+    // A rollup rebuild replaces whole months of rollups: batches wait until it is done (the next
+    // run ships them), so no shipped row is counted twice or lost (rollup-checks.ts).
+    ship: async (options) => {
+      const outcome = await asRollupWriter(() => shipBatches(options));
+      return outcome === "rebuilding" ? { batches: 0, rows: 0, setAside: 0, error: null } : outcome;
+    },
+    state: shipperState,
+    unshippedSince,
+  },
 };

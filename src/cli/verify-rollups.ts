@@ -11,7 +11,7 @@ import { disconnectDb } from "@/server/db/client";
 import { setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { setAsideExportRows } from "@/server/pipeline/export/job/set-aside-rows.sql";
 import { setAsideEvents } from "@/server/pipeline/settle/set-aside-events";
-import { store } from "@/server/store";
+import { closeStore, store } from "@/server/store";
 
 try {
   env();
@@ -30,7 +30,7 @@ if (!DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number
 try {
   const kept = await store().rollups.firstDayWithRawRows(from);
   if (kept > from) console.log(`tally: rollups: days before ${kept} are not recounted: retention has dropped their raw rows (the report rows stay)`);
-  if (kept <= to) console.log(`tally: rollups: recounting ${kept} to ${to} from ad_events and attributions`);
+  if (kept <= to) console.log(`tally: rollups: recounting ${kept} to ${to} from ad_events and attributions (${store().name})`);
   const started = Date.now();
   const differences = await store().rollups.verify(from, to);
   for (const d of differences) {
@@ -69,5 +69,6 @@ try {
   console.log(`tally: rollups: ${differences.length === 0 ? "every figure matches" : `${differences.length} figures differ`} (${seconds} s)`);
   if (differences.length > 0) process.exitCode = 1;
 } finally {
+  await closeStore();
   await disconnectDb();
 }

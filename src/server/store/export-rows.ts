@@ -126,3 +126,19 @@ export interface ExportReads {
    */
   cappedEnd(type: EventType, scope: ReportScope, range: { start: Date; end: Date }, maxRows: number): Promise<Date>;
 }
+
+/**
+ * Where a capped event batch over (start, end] ends, given `next`, the time of the first row past
+ * the cap (null: the batch holds no more than the cap): just before it, or, when that would leave
+ * the batch empty (one millisecond holds more rows than the cap), at it.
+ */
+export function cappedEndAt(next: Date | null, range: { start: Date; end: Date }): Date {
+  if (!next) return range.end;
+  const before = new Date(next.getTime() - 1);
+  return before > range.start ? before : next;
+}
+
+/** The report query of one UTC day that a daily aggregate file holds: every row, in `orderBy` order. */
+export function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy) {
+  return { startDate: day, endDate: day, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
+}

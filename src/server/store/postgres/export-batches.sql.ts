@@ -10,14 +10,14 @@ import { cursorBatches } from "@/server/db/cursor";
 import { bulkPool } from "@/server/db/pg-pool";
 import type { CsvValue } from "@/server/formats/csv";
 import type { ExportBatch, ExportReads, RowFilter } from "@/server/store/export-rows";
-import { AGGREGATE_COLUMNS } from "@/server/store/export-rows";
+import { AGGREGATE_COLUMNS, cappedEndAt, dayQuery } from "@/server/store/export-rows";
 import type { ReportScope } from "@/server/store/report-query";
 import { adResultsStatement } from "./ad-results.sql";
 import { advertiserReportStatement } from "./advertiser-report.sql";
 import { campaignListingStatement } from "./campaign-listing.sql";
 import type { ReportStatement } from "./report-runner";
 
-const FETCH_ROWS = 5_000;
+export const FETCH_ROWS = 5_000;
 
 /** A batch's rows: `SELECT select FROM from WHERE where ORDER BY order`, each row identified by `id`. */
 export interface BatchParts {
@@ -56,7 +56,10 @@ const creditedIn = (scope: ReportScope, range: Range) =>
 const publisherOrdersWhere = (scope: ReportScope, range: Range) =>
   sql`c.received_at > ${range.start} AND c.received_at <= ${range.end} AND ${scope.advertiserId}::text IS NULL AND c.publisher_id = ANY(${scope.publisherIds})`;
 
-const EVENT_PARTS: Record<EventType, (scope: ReportScope, range: Range) => BatchParts> = {
+/** Layout B's columns, of `conversions c`. */
+export const ORDER_COLUMNS = sql`c.event_id::text, c.session_id, c.user_id, c.order_id, c.channel, c.placed_at, c.site`;
+
+export const EVENT_PARTS: Record<EventType, (scope: ReportScope, range: Range) => BatchParts> = {
   ad_events: (scope, range) => ({
     select: sql`e.event_id::text, e.session_id, e.user_id, e.ad_id, e.campaign_id, e.request_id, e.ad_type::text, e.placement_name, e.context, e.created_at, e.site`,
     from: sql`ad_events e`,
@@ -67,7 +70,7 @@ const EVENT_PARTS: Record<EventType, (scope: ReportScope, range: Range) => Batch
     cells: asCells,
   }),
   orders: (scope, range) => ({
-    select: sql`c.event_id::text, c.session_id, c.user_id, c.order_id, c.channel, c.placed_at, c.site`,
+    select: ORDER_COLUMNS,
     from: sql`conversions c`,
     where:
       scope.advertiserId === null
@@ -94,7 +97,7 @@ const EVENT_PARTS: Record<EventType, (scope: ReportScope, range: Range) => Batch
 };
 
 /** One row per exported row with the time that places it in a batch, as `at`: where a capped batch ends. */
-const EVENT_TIMES: Record<EventType, (scope: ReportScope, range: Range) => Sql> = {
+export const EVENT_TIMES: Record<EventType, (scope: ReportScope, range: Range) => Sql> = {
   ad_events: (scope, range) => sql`SELECT e.created_at AS at FROM ad_events e WHERE ${adEventsWhere(scope, range)}`,
   // An advertiser's orders fall in batches by the time they were credited (one time per order).
   orders: (scope, range) =>
@@ -103,10 +106,6 @@ const EVENT_TIMES: Record<EventType, (scope: ReportScope, range: Range) => Sql> 
       : sql`SELECT max(a.created_at) AS at FROM attributions a WHERE ${creditedIn(scope, range)} GROUP BY a.conversion_id`,
   order_items: (scope, range) => sql`SELECT a.created_at AS at FROM attributions a WHERE ${creditedIn(scope, range)}`,
 };
-
-function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy) {
-  return { startDate: day, endDate: day, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
-}
 
 /** The report statement of one UTC day for the scope; its rows hold every column but `day`. */
 const AGGREGATE_STATEMENTS: Record<AggregateType, (scope: ReportScope, day: string) => ReportStatement<object>> = {
@@ -181,9 +180,6 @@ export const postgresExportReads: ExportReads = {
     ),
   cappedEnd: async (type, scope, range, maxRows) => {
     const { rows } = await bulkPool().query<{ at: Date }>(sql`SELECT at FROM (${EVENT_TIMES[type](scope, range)}) t ORDER BY at OFFSET ${maxRows} LIMIT 1`);
-    const next = rows[0]?.at;
-    if (!next) return range.end;
-    const before = new Date(next.getTime() - 1);
-    return before > range.start ? before : next;
+    return cappedEndAt(rows[0]?.at ?? null, range);
   },
 };

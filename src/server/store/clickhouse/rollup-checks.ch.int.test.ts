@@ -1,0 +1,108 @@
+// The consistency check and repair of ClickHouse's report rollups: no difference once the pipeline's
+// rows are shipped; a rollup row nobody counted, or a figure off by one, is found; a rebuild of a
+// day recounts it and leaves the month's other days as they were; writers wait for a rebuild; and
+// how far back the raw rows are kept comes from ClickHouse's TTL.
+import { beforeAll, describe, expect, it } from "vitest";
+import { addDays, DAY_MS, utcDay } from "@/server/core/days";
+import { pgPool } from "@/server/db/pg-pool";
+import { store } from "@/server/store";
+import { beacon, seedAcme } from "@/testing/report-fixture";
+import { insertRows, runCommand, selectRows } from "./client";
+import { applyTtl, currentSchema } from "./migrate.sql";
+import { asRollupRebuilder } from "./rollup-writers.sql";
+
+let acme: Awaited<ReturnType<typeof seedAcme>>;
+
+/** report_rollups per day, as reads see it (merged or not). */
+const figuresByDay = () =>
+  selectRows<Record<string, string>>(
+    `SELECT toString(day) AS day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend,
+            uniqExactMerge(conversions) AS conversions, sum(sales_revenue_micros) AS sales
+       FROM report_rollups GROUP BY day ORDER BY day`,
+  );
+
+beforeAll(async () => {
+  acme = await seedAcme();
+  // Another day of the same month, which a rebuild of 10 November must leave as it is.
+  await beacon("impression", acme.cpc, acme.shopA, "later-in-month", new Date("2026-11-20T09:00:00Z"));
+  expect((await store().shipping!.ship()).error).toBeNull();
+});
+
+describe("the ClickHouse store's rollup check", () => {
+  it("finds no difference once the settled rows are shipped", async () => {
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+    const figures = await figuresByDay();
+    expect(figures).toEqual([
+      { day: "2026-11-10", impressions: "8", clicks: "2", spend: expect.any(String), conversions: "1", sales: "23000000" },
+      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", conversions: "0", sales: "0" },
+    ]);
+  });
+
+  it("reports a rollup row no raw row accounts for, a figure off by one and raw rows no rollup counts, in the shape Postgres's check reports them", async () => {
+    const key = { publisher_id: acme.shopAId, advertiser_id: acme.acmeId, campaign_id: acme.cpc.campaign.id, ad_id: acme.cpc.ad.id };
+    const site = acme.shopA.sites[0]!.name;
+    await insertRows("report_rollups", [{ day: "2026-11-10", ...key, site: "nowhere.example", placement_name: "p", impressions: 3 }], "");
+    await insertRows("report_rollups", [{ day: "2026-11-10", ...key, site, placement_name: "p", clicks: 1 }], "");
+    await runCommand("ALTER TABLE report_rollups DELETE WHERE day = '2026-11-20' SETTINGS mutations_sync = 2");
+    const differences = (await store().rollups.verify("2026-11-01", "2026-11-30")).sort(
+      (a, b) => a.day.localeCompare(b.day) || a.measure.localeCompare(b.measure),
+    );
+    const where = { table: "report_rollups", ...key, placement_name: "p" };
+    expect(differences).toEqual([
+      { ...where, day: "2026-11-10", site, measure: "clicks", stored: "3", recounted: "2" },
+      { ...where, day: "2026-11-10", site: "nowhere.example", measure: "impressions", stored: "3", recounted: "0" },
+      { ...where, day: "2026-11-20", site, measure: "impressions", stored: "0", recounted: "1" },
+    ]);
+    // Days outside the check are not looked at.
+    expect(await store().rollups.verify("2026-11-11", "2026-11-19")).toEqual([]);
+  });
+
+  it("rebuilds days from the raw rows, leaving the month's other days as they were", async () => {
+    const before = await figuresByDay();
+    expect(before.map((figures) => figures.day)).toEqual(["2026-11-10"]);
+    const written = await store().rollups.rebuild("2026-11-10", "2026-11-10");
+    // One row per key: the CPC ad on each shop and the CPM and other advertiser's ads on shop A.
+    expect(written).toBe(4);
+    expect(await store().rollups.verify("2026-11-10", "2026-11-10")).toEqual([]);
+    expect(await figuresByDay()).toEqual([{ ...before[0], impressions: "8", clicks: "2" }]);
+    // The 20th, left out of that rebuild, is still missing; a rebuild of the month brings it back.
+    expect((await store().rollups.verify("2026-11-01", "2026-11-30")).map((d) => d.day)).toEqual(["2026-11-20"]);
+    expect(await store().rollups.rebuild("2026-11-01", "2026-11-30")).toBe(5);
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+    expect(await figuresByDay()).toEqual([
+      { ...before[0], impressions: "8", clicks: "2" },
+      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", conversions: "0", sales: "0" },
+    ]);
+  });
+
+  it("holds the shipper back while a rebuild runs, and ships once it is done", async () => {
+    await beacon("impression", acme.cpm, acme.shopA, "during-rebuild", new Date("2026-11-21T09:00:00Z"));
+    await asRollupRebuilder(async () => {
+      const held = await store().shipping!.ship();
+      expect(held).toEqual({ batches: 0, rows: 0, setAside: 0, error: null });
+      expect((await store().shipping!.state()).waiting).toBe(1);
+    });
+    expect((await store().shipping!.ship()).batches).toBe(1);
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+  });
+
+  it("knows how far back its raw rows are kept from ClickHouse's TTL", async () => {
+    expect(await store().rollups.rawRowsKeptFrom()).toEqual({ adEvents: null, orders: null });
+    expect(await store().rollups.firstDayWithRawRows("2026-11-01")).toBe("2026-11-01");
+    // Long enough that nothing here expires while the test looks.
+    await applyTtl(currentSchema(), 3000);
+    try {
+      const keptFrom = addDays(utcDay(Date.now() - 3000 * DAY_MS), 1);
+      expect(await store().rollups.rawRowsKeptFrom()).toEqual({ adEvents: keptFrom, orders: keptFrom });
+      expect(await store().rollups.firstDayWithRawRows("2000-01-01")).toBe(keptFrom);
+      expect(await store().rollups.firstDayWithRawRows("2026-11-01")).toBe("2026-11-01");
+    } finally {
+      await applyTtl(currentSchema(), 0);
+    }
+  });
+
+  it("keeps Postgres's rollup tables empty in ClickHouse mode", async () => {
+    const { rows } = await pgPool().query<{ n: number }>("SELECT count(*)::int AS n FROM daily_rollups");
+    expect(rows[0]!.n).toBe(0);
+  });
+});

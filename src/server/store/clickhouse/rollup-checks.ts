@@ -1,0 +1,90 @@
+// The consistency check and repair of ClickHouse's report rollups (RollupChecks), from its own raw
+// ad_events and attributions, over the days whose raw rows its TTL has kept all of.
+//
+// A rebuild swaps whole months: for each month the days fall in, a staging table shaped as
+// report_rollups is filled with the recount of the days asked plus the month's other days copied
+// as they are, then takes that month's place with REPLACE PARTITION, one atomic step. Reads see
+// the old month or the new one, never a day emptied and not yet refilled (as dropping the days
+// and inserting them again would show), and nothing is deleted row by row (a mutation, rewriting
+// parts in the background while reads go on). While it runs, nothing else may add to the rollups
+// (rollup-writers.sql.ts): the shipper's batches and the backfill wait for it.
+import { addDays, DAY_MS, utcDay } from "@/server/core/days";
+import type { RollupChecks, RollupDifference } from "@/server/store/rollup-checks";
+import { runCommand, selectRows } from "./client";
+import { currentSchema } from "./migrate.sql";
+import { asRollupRebuilder } from "./rollup-writers.sql";
+import { copyOtherDays, createStaging, dropTable, keysOnDays, recountInto, replacePartition, TABLE_DEFINITION, VERIFY_ROLLUPS } from "./verify-rollups.ch.sql";
+
+const STAGING = "report_rollups_rebuild";
+
+// As migrate.ts's applyTtl reads a table's TTL back from its definition.
+const TTL_DAYS = /\bTTL\s+\S+\s*\+\s*(?:toIntervalDay\((\d+)\)|INTERVAL\s+(\d+)\s+DAY)/i;
+
+/**
+ * The first day all of whose rows of `table` its TTL still keeps, or null without a TTL. A row
+ * goes once its time plus the TTL has passed, so the day after the one `days` ago is the first
+ * whole one.
+ */
+async function keptFrom(table: "ad_events" | "attributions"): Promise<string | null> {
+  const [row] = await selectRows<{ create_table_query: string }>(TABLE_DEFINITION, { name: currentSchema().local(table) });
+  const ttl = TTL_DAYS.exec(row?.create_table_query ?? "");
+  if (!ttl) return null;
+  return addDays(utcDay(Date.now() - Number(ttl[1] ?? ttl[2]) * DAY_MS), 1);
+}
+
+async function rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }> {
+  return { adEvents: await keptFrom("ad_events"), orders: await keptFrom("attributions") };
+}
+
+async function firstDayWithRawRows(firstDay: string): Promise<string> {
+  const kept = await rawRowsKeptFrom();
+  return [firstDay, kept.adEvents ?? firstDay, kept.orders ?? firstDay].sort().at(-1)!;
+}
+
+async function verify(from: string, lastDay: string): Promise<RollupDifference[]> {
+  const firstDay = await firstDayWithRawRows(from);
+  if (firstDay > lastDay) return [];
+  return selectRows<RollupDifference>(VERIFY_ROLLUPS, { firstDay, lastDay });
+}
+
+/** The days from `first` to `last` split by month: each month's first and last day asked, and its partition (YYYYMM). */
+function months(first: string, last: string): { firstDay: string; lastDay: string; partition: string }[] {
+  const spans: { firstDay: string; lastDay: string; partition: string }[] = [];
+  for (let day = first; day <= last; ) {
+    const nextMonth = addDays(`${day.slice(0, 7)}-01`, 32).slice(0, 7);
+    const monthEnd = addDays(`${nextMonth}-01`, -1);
+    const lastDay = monthEnd < last ? monthEnd : last;
+    spans.push({ firstDay: day, lastDay, partition: day.slice(0, 7).replace("-", "") });
+    day = addDays(lastDay, 1);
+  }
+  return spans;
+}
+
+async function rebuild(from: string, lastDay: string): Promise<number> {
+  const firstDay = await firstDayWithRawRows(from);
+  if (firstDay > lastDay) return 0;
+  const schema = currentSchema();
+  const staging = schema.local(STAGING);
+  const dropStaging = async () => {
+    // The Distributed table first (a cluster's), then the table under it.
+    for (const name of new Set([STAGING, staging])) await runCommand(dropTable(name, schema.onCluster));
+  };
+  return asRollupRebuilder(async () => {
+    let written = 0;
+    for (const month of months(firstDay, lastDay)) {
+      // A staging table of its own for each month, so no earlier insert's block is taken for a duplicate.
+      await dropStaging();
+      await runCommand(createStaging(staging, schema.local("report_rollups"), schema.onCluster, schema.engine("AggregatingMergeTree", STAGING)));
+      for (const statement of schema.distributed(STAGING, "cityHash64(advertiser_id)")) await runCommand(statement);
+      const days = { firstDay: month.firstDay, lastDay: month.lastDay };
+      await runCommand(copyOtherDays(STAGING), days);
+      for (const insert of recountInto(STAGING)) await runCommand(insert, days);
+      written += Number((await selectRows<{ n: string }>(keysOnDays(STAGING), days))[0]!.n);
+      await runCommand(replacePartition(schema.local("report_rollups"), staging, schema.onCluster), { partition: month.partition });
+    }
+    await dropStaging();
+    return written;
+  });
+}
+
+export const clickhouseRollups: RollupChecks = { verify, rebuild, firstDayWithRawRows, rawRowsKeptFrom };

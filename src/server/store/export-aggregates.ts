@@ -1,0 +1,75 @@
+// The daily aggregate files (advertisers, campaigns, ads) of a store whose report reads are not
+// SQL the export can wrap: the day's report rows read through the store's own report reads, so a
+// file holds exactly what the reports show for that day, in the report's order. A report row's id
+// is its advertiser, campaign or ad id, as with Postgres (store/postgres/export-batches.sql.ts);
+// the batch's filters are applied to the rows as they stream by, ids compared byte by byte (as
+// COLLATE "C"). A day's report is one row per advertiser, campaign or ad in scope, so the id lists
+// idAt sorts stay small.
+import type { AggregateType } from "@/server/core/export-types";
+import type { CsvValue } from "@/server/formats/csv";
+import { AGGREGATE_COLUMNS, dayQuery, type ExportBatch, type RowFilter } from "./export-rows";
+import type { ReportScope } from "./report-query";
+import type { ReportRows } from "./report-rows";
+import type { ReportReads } from "./store";
+
+const BATCH_ROWS = 5_000;
+
+interface DayRows {
+  rows(): ReportRows<object>;
+  id(row: object): string;
+}
+
+const field = (name: string) => (row: object) => String((row as Record<string, unknown>)[name]);
+
+const SOURCES: Record<AggregateType, (reports: ReportReads, scope: ReportScope, day: string) => DayRows> = {
+  advertisers: (reports, scope, day) => ({ rows: () => reports.advertisers(scope, dayQuery(day, "advertiser")), id: field("advertiser_id") }),
+  campaigns: (reports, scope, day) => ({ rows: () => reports.campaigns(scope, dayQuery(day, "name")), id: field("campaign_id") }),
+  ads: (reports, scope, day) => ({ rows: () => reports.adResults(scope, dayQuery(day, "name")), id: field("ad_id") }),
+};
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+function passes(id: string, filter: RowFilter, excluded: ReadonlySet<string>): boolean {
+  if (excluded.has(id)) return false;
+  if (filter.after != null && byteOrder(id, filter.after) <= 0) return false;
+  if (filter.upTo != null && byteOrder(id, filter.upTo) > 0) return false;
+  return true;
+}
+
+/** One day's aggregate batch of `type`, read through `reports`. */
+export function aggregateBatch(reports: ReportReads, type: AggregateType, scope: ReportScope, day: string): ExportBatch {
+  const source = SOURCES[type](reports, scope, day);
+  const columns = AGGREGATE_COLUMNS[type];
+  async function* filtered(filter: RowFilter): AsyncGenerator<object[]> {
+    const excluded = new Set(filter.exclude ?? []);
+    const cursor = await source.rows().open({ batch: BATCH_ROWS });
+    try {
+      for await (const batch of cursor.batches) {
+        const kept = batch.filter((row) => passes(source.id(row), filter, excluded));
+        if (kept.length > 0) yield kept;
+      }
+    } finally {
+      await cursor.close();
+    }
+  }
+  const ids = async (filter: RowFilter) => {
+    const found: string[] = [];
+    for await (const batch of filtered(filter)) found.push(...batch.map(source.id));
+    return found.sort(byteOrder);
+  };
+  return {
+    type,
+    cells: (raw) => {
+      const row = raw as Record<string, CsvValue>;
+      return columns.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));
+    },
+    count: async (filter = {}) => {
+      let rows = 0;
+      for await (const batch of filtered(filter)) rows += batch.length;
+      return rows;
+    },
+    read: (filter = {}) => filtered(filter),
+    idAt: async (filter, offset) => (await ids(filter))[offset] ?? null,
+    idBefore: async (filter, id) => (await ids(filter)).filter((found) => byteOrder(found, id) < 0).at(-1) ?? null,
+  };
+}

@@ -30,7 +30,8 @@ const exportSeconds = config.TALLY_EXPORT_INTERVAL_SECONDS || 60;
 // here, saying why, rather than settle into an outbox nothing ships.
 try {
   const applied = await migrateStore();
-  if (applied !== null) console.log(`tally: worker ${process.pid}: ClickHouse migrations ${applied.length > 0 ? `applied: ${applied.join(", ")}` : "up to date"}`);
+  if (applied !== null)
+    console.log(`tally: worker ${process.pid}: ClickHouse migrations ${applied.length > 0 ? `applied: ${applied.join(", ")}` : "up to date"}`);
 } catch (error) {
   console.error(`tally: worker ${process.pid}: ClickHouse migrations failed: ${(error as Error).message}`);
   process.exit(1);

@@ -173,7 +173,8 @@ async function migrateTheStore(): Promise<void> {
   }
   const where = url.startsWith("chdb:") ? `in-process (chdb), data in ${url.slice("chdb:".length)}` : new URL(url).host;
   log(`store: ClickHouse, ${where}: settled events shipped from Postgres's outbox, reports read from ClickHouse`);
-  const { closeStore, migrateStore } = await import("@/server/store/start-store");
+  const { migrateStore } = await import("@/server/store/start-store");
+  const { closeStore } = await import("@/server/store");
   const applied = await migrateStore();
   log(`ClickHouse migrations: ${applied && applied.length > 0 ? `applied ${applied.join(", ")}` : "up to date"}`);
   await closeStore();

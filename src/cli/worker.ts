@@ -11,7 +11,8 @@ import { startAttributionLoop } from "@/server/pipeline/attribute/attribution-lo
 import { startExportLoop } from "@/server/pipeline/export/job/export-loop";
 import { startSettleLoop } from "@/server/pipeline/settle/settle-loop";
 import { startShipLoop } from "@/server/pipeline/ship/ship-loop";
-import { closeStore, migrateStore } from "@/server/store/start-store";
+import { closeStore } from "@/server/store";
+import { migrateStore } from "@/server/store/start-store";
 import { startUpkeepLoop } from "@/server/upkeep/upkeep-loop";
 
 let config: ReturnType<typeof env>;

@@ -3,7 +3,6 @@
 // Prisma's migrations of Postgres, so a deploy needs no step of its own for it. Migrations are
 // idempotent and recorded, so every web process and worker may run them at start.
 import { env } from "@/env";
-import { closeClickhouse } from "@/server/store/clickhouse/client";
 import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
 
 const holder = globalThis as unknown as { tallyStoreMigrated?: Promise<number[] | null> };
@@ -25,13 +24,4 @@ export function ensureStoreMigrated(): Promise<number[] | null> {
     throw error;
   });
   return holder.tallyStoreMigrated;
-}
-
-/**
- * Lets go of the store's connection in this process. An in-process ClickHouse (chdb) lets one
- * process at a time open its folder: the launcher migrates it, then closes it for the server.
- */
-export async function closeStore(): Promise<void> {
-  holder.tallyStoreMigrated = undefined;
-  if (env().CLICKHOUSE_URL) await closeClickhouse();
 }

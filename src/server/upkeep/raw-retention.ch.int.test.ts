@@ -136,7 +136,8 @@ describe("raw retention with ClickHouse as the store", () => {
     expect(shipped.dropped).not.toContain(named("conversions", -20));
     expect(shipped.dropped).not.toContain(named("ad_events", -5));
     const left = await partitions();
-    for (const name of [named("conversions", -20), named("attributions", -20), named("ad_events", -5), named("ad_events", -15)]) expect(left.has(name)).toBe(true);
+    for (const name of [named("conversions", -20), named("attributions", -20), named("ad_events", -5), named("ad_events", -15)])
+      expect(left.has(name)).toBe(true);
     expect(left.has(named("ad_events", -16))).toBe(false);
   });
 });

@@ -3,6 +3,9 @@ import { defineConfig, devices } from "@playwright/test";
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 /** The e2e database's port; tests read what the browser caused through it (e2e/database.ts). */
 export const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54339);
+/** The second server's ports: ClickHouse as the store (in-process chdb), its own embedded Postgres. */
+const CLICKHOUSE_PORT = Number(process.env.E2E_CLICKHOUSE_PORT ?? 3101);
+export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 54340);
 
 // Debian's Chromium: Playwright cannot download its own browser on this kind of machine.
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -33,21 +36,47 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
+      testIgnore: /\.ch\.spec\.ts$/,
       use: { ...devices["Desktop Chrome"], launchOptions: { executablePath: chromiumPath, args: chromiumArgs } },
+    },
+    {
+      // The same app with ClickHouse as the store: one spec, traffic to the dashboard's figures.
+      name: "clickhouse",
+      testMatch: /\.ch\.spec\.ts$/,
+      use: {
+        ...devices["Desktop Chrome"],
+        baseURL: `http://127.0.0.1:${CLICKHOUSE_PORT}`,
+        launchOptions: { executablePath: chromiumPath, args: chromiumArgs },
+      },
     },
   ],
   // The production build (`next build` runs first in `npm run test:e2e`) on a throwaway embedded
-  // Postgres with migrations and demo data, stopped (Next.js, then Postgres) when the run ends.
-  webServer: {
-    command: `node --import tsx src/cli/app.ts start --ephemeral --port ${PORT} --pg-port ${E2E_PG_PORT}`,
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
-    // The specs shop in the demo store, which a production server serves only when asked; the
-    // launcher generates the production keys itself (start mode).
-    env: { TALLY_DEMO: "1" },
-  },
+  // Postgres with migrations and demo data, stopped (Next.js, then Postgres) when the run ends;
+  // and the same build with ClickHouse as the store (--clickhouse: chdb in a temporary folder,
+  // migrated by the launcher, opened by that server alone) on its own ports.
+  webServer: [
+    {
+      command: `node --import tsx src/cli/app.ts start --ephemeral --port ${PORT} --pg-port ${E2E_PG_PORT}`,
+      url: `http://127.0.0.1:${PORT}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+      // The specs shop in the demo store, which a production server serves only when asked; the
+      // launcher generates the production keys itself (start mode).
+      env: { TALLY_DEMO: "1", CLICKHOUSE_URL: "" },
+    },
+    {
+      command: `node --import tsx src/cli/app.ts start --ephemeral --clickhouse --no-s3 --port ${CLICKHOUSE_PORT} --pg-port ${E2E_CLICKHOUSE_PG_PORT}`,
+      url: `http://127.0.0.1:${CLICKHOUSE_PORT}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+      // Health's details (the store, the shipper's lag) need the metrics token.
+      env: { TALLY_DEMO: "1", CLICKHOUSE_URL: "", TALLY_METRICS_TOKEN: "e2e-clickhouse-metrics-token" },
+    },
+  ],
 });

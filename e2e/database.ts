@@ -1,10 +1,15 @@
 // What the browser's actions stored, read straight from the e2e database.
 import pg from "pg";
 
-const url = `postgresql://tally:tally@127.0.0.1:${process.env.E2E_PG_PORT ?? 54339}/tally`;
+const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54339);
+/** The database of the server with ClickHouse as the store (playwright.config.ts). */
+export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 54340);
 
-export async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
+export const query = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => queryAt<T>(E2E_PG_PORT, sql, params);
+
+/** A query of the e2e database on `port`. */
+export async function queryAt<T extends pg.QueryResultRow>(port: number, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: `postgresql://tally:tally@127.0.0.1:${port}/tally` });
   await client.connect();
   try {
     return (await client.query<T>(sql, params)).rows;

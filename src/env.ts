@@ -119,6 +119,8 @@ const serverSchema = z
     /** Lags past which /api/health says `degraded` (docs/operations.md, "What to alert on"). */
     TALLY_SETTLE_LAG_ALERT_SECONDS: z.coerce.number().int().min(1).default(60),
     TALLY_ATTRIBUTION_LAG_ALERT_SECONDS: z.coerce.number().int().min(1).default(900),
+    /** With ClickHouse as the store: the age of the oldest settled batch not yet shipped past which health says `degraded`. */
+    TALLY_SHIP_LAG_ALERT_SECONDS: z.coerce.number().int().min(1).default(60),
     TALLY_EXPORT_LAG_ALERT_SECONDS: z.coerce
       .number()
       .int()

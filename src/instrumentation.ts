@@ -2,8 +2,9 @@
 // problem, instead of failing on the first request. A long-running server also starts the
 // settle, attribution and export loops and the log's upkeep here (TALLY_SETTLE_INTERVAL_SECONDS,
 // TALLY_ATTRIBUTION_INTERVAL_SECONDS, TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron
-// routes, and `npm run worker` runs them apart from the web tier). A server that cannot tell
-// clients' addresses apart says so here (client-address.ts).
+// routes, and `npm run worker` runs them apart from the web tier). With ClickHouse as the store
+// (CLICKHOUSE_URL) its schema is migrated here and the shipper runs beside settling. A server that
+// cannot tell clients' addresses apart says so here (client-address.ts).
 export async function register(): Promise<void> {
   // biome-ignore lint/style/noProcessEnv: Next.js sets NEXT_RUNTIME to tell its runtimes apart; the edge runtime must not load env.ts.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -25,10 +26,22 @@ export async function register(): Promise<void> {
     const { logger } = await import("@/server/core/log");
     logger().warn({ setting: "TALLY_TRUSTED_PROXY_HOPS" }, warning);
   }
+  if (env().CLICKHOUSE_URL) {
+    // Before the first request, so reports find their tables; a ClickHouse away now does not stop
+    // the server (beacons and orders do not need it): the shipper migrates once it answers.
+    const { ensureStoreMigrated } = await import("@/server/store/start-store");
+    const { logger } = await import("@/server/core/log");
+    await ensureStoreMigrated().then(
+      (applied) => logger().info({ store: "clickhouse", applied }, "clickhouse migrations up to date"),
+      (error: unknown) => logger().error({ store: "clickhouse", cause: (error as Error).message }, "clickhouse migrations failed; the shipper tries again"),
+    );
+  }
   if (settleSeconds > 0) {
     const { startSettleLoop } = await import("@/server/pipeline/settle/settle-loop");
+    const { startShipLoop } = await import("@/server/pipeline/ship/ship-loop");
     const { startUpkeepLoop } = await import("@/server/upkeep/upkeep-loop");
     startSettleLoop(settleSeconds * 1000);
+    startShipLoop(settleSeconds * 1000);
     startUpkeepLoop();
   }
   if (intervalSeconds > 0) {

@@ -2,8 +2,12 @@
 // Without DATABASE_URL it starts an embedded Postgres (data in .data/postgres, or a temporary
 // directory with --ephemeral), applies migrations, seeds the demo data once, starts a local S3
 // (s3rver, files in .data/s3) as the demo publisher's export destination, then runs Next.js.
+// With --clickhouse (and no CLICKHOUSE_URL) ClickHouse is the store, in-process (chdb, data in
+// .data/clickhouse): the launcher migrates it, lets go of it, and the Next.js server alone opens it
+// (chdb lets one process at a time open a folder; the seed writes Postgres only).
 // Ctrl-C (or SIGTERM) stops Next.js first, then the local S3 and Postgres, so the data stays clean.
 import { type ChildProcess, spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { exitOnEnvError, type LauncherEnv, parseLauncherEnv } from "@/env";
@@ -26,6 +30,8 @@ const { values, positionals } = parseArgs({
     "no-s3": { type: "boolean", default: false },
     /** Port of the embedded Postgres (the e2e tests read the database they drive). */
     "pg-port": { type: "string" },
+    /** ClickHouse as the store: an in-process one (chdb) in <TALLY_DATA_DIR>/clickhouse, unless CLICKHOUSE_URL names one. */
+    clickhouse: { type: "boolean", default: false },
   },
 });
 const requestedMode = positionals[0] ?? "dev";
@@ -51,6 +57,14 @@ try {
   exitOnEnvError(error);
 }
 
+// Set before any server module reads the environment (env() reads it once), and passed to Next.js.
+let ephemeralClickhouse: string | undefined;
+if (values.clickhouse && !process.env.CLICKHOUSE_URL) {
+  const folder = values.ephemeral ? temporaryDataDir(`${mode}-clickhouse`) : path.resolve(config.TALLY_DATA_DIR, "clickhouse");
+  if (values.ephemeral) ephemeralClickhouse = folder;
+  process.env.CLICKHOUSE_URL = `chdb:${folder}`;
+}
+
 let postgres: LocalPostgres | undefined;
 let s3: LocalS3 | undefined;
 let next: ChildProcess | undefined;
@@ -73,6 +87,7 @@ async function shutdown(code: number): Promise<never> {
       log("stopping Postgres");
       await postgres.stop();
     }
+    if (ephemeralClickhouse) await rm(ephemeralClickhouse, { recursive: true, force: true }).catch(() => {});
   }
   process.exit(code);
 }
@@ -131,6 +146,7 @@ async function main(): Promise<void> {
       `local S3 at ${s3.endpoint} (${directory})${destination ? `: export destination ${destination} of the demo publisher writes to bucket tally-demo` : ""}`,
     );
   }
+  await migrateTheStore();
   await disconnectDb();
   await (await import("@/server/db/pg-pool")).closePgPool();
   const port = values.port ?? process.env.PORT ?? "3000";
@@ -146,6 +162,22 @@ async function main(): Promise<void> {
       void shutdown(code ?? 1);
     }
   });
+}
+
+/** Says which store serves the reports, and with ClickHouse migrates it and lets go of it for the server. */
+async function migrateTheStore(): Promise<void> {
+  const url = process.env.CLICKHOUSE_URL;
+  if (!url) {
+    log("store: Postgres (settled events and reports in Postgres; --clickhouse puts them in ClickHouse)");
+    return;
+  }
+  const where = url.startsWith("chdb:") ? `in-process (chdb), data in ${url.slice("chdb:".length)}` : new URL(url).host;
+  log(`store: ClickHouse, ${where}: settled events shipped from Postgres's outbox, reports read from ClickHouse`);
+  const { migrateStore } = await import("@/server/store/start-store");
+  const { closeStore } = await import("@/server/store");
+  const applied = await migrateStore();
+  log(`ClickHouse migrations: ${applied && applied.length > 0 ? `applied ${applied.join(", ")}` : "up to date"}`);
+  await closeStore();
 }
 
 main().catch(async (error: unknown) => {

@@ -1,5 +1,6 @@
 // `npm run worker`: the background work in one process, for operators who run it apart from the
-// web tier (docs/operations.md): settle, attribution, export and the log's partition upkeep.
+// web tier (docs/operations.md): settle, attribution, export, the log's partition upkeep, and with
+// ClickHouse as the store (CLICKHOUSE_URL) the shipper, whose schema it migrates at start.
 // Start as many as the load needs, on any machines: settle shards, attribution batches and export
 // destinations are each taken under a lock, so workers share the work without doing it twice.
 // Set TALLY_SETTLE_INTERVAL_SECONDS=0 (and the other intervals) on the web tier to leave it to them.
@@ -9,6 +10,9 @@ import { disconnectDb } from "@/server/db/client";
 import { startAttributionLoop } from "@/server/pipeline/attribute/attribution-loop";
 import { startExportLoop } from "@/server/pipeline/export/job/export-loop";
 import { startSettleLoop } from "@/server/pipeline/settle/settle-loop";
+import { startShipLoop } from "@/server/pipeline/ship/ship-loop";
+import { closeStore } from "@/server/store";
+import { migrateStore } from "@/server/store/start-store";
 import { startUpkeepLoop } from "@/server/upkeep/upkeep-loop";
 
 let config: ReturnType<typeof env>;
@@ -22,20 +26,34 @@ try {
 const settleSeconds = config.TALLY_SETTLE_INTERVAL_SECONDS || 1;
 const attributionSeconds = config.TALLY_ATTRIBUTION_INTERVAL_SECONDS || 10;
 const exportSeconds = config.TALLY_EXPORT_INTERVAL_SECONDS || 60;
+
+// ClickHouse's schema before the first batch is shipped; a worker that cannot reach it stops
+// here, saying why, rather than settle into an outbox nothing ships.
+try {
+  const applied = await migrateStore();
+  if (applied !== null)
+    console.log(`tally: worker ${process.pid}: ClickHouse migrations ${applied.length > 0 ? `applied: ${applied.join(", ")}` : "up to date"}`);
+} catch (error) {
+  console.error(`tally: worker ${process.pid}: ClickHouse migrations failed: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+const shipLoop = startShipLoop(settleSeconds * 1000);
 const jobs: IntervalJob[] = [
   startSettleLoop(settleSeconds * 1000),
   startAttributionLoop(attributionSeconds * 1000),
   startExportLoop(exportSeconds * 1000),
   startUpkeepLoop(),
+  ...(shipLoop ? [shipLoop] : []),
 ];
 console.log(
-  `tally: worker ${process.pid}: settling every ${settleSeconds} s, attributing every ${attributionSeconds} s, exporting every ${exportSeconds} s, partition upkeep hourly`,
+  `tally: worker ${process.pid}: settling every ${settleSeconds} s, attributing every ${attributionSeconds} s, exporting every ${exportSeconds} s, partition upkeep hourly${shipLoop ? `, shipping to ClickHouse every ${settleSeconds} s` : ""}`,
 );
 
 const stop = (signal: string) => {
   console.log(`tally: worker ${process.pid}: ${signal}, stopping (work under way is rolled back and taken up by the next worker)`);
   for (const job of jobs) job.stop();
-  void disconnectDb().finally(() => process.exit(0));
+  void Promise.allSettled([disconnectDb(), closeStore()]).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 10_000).unref();
 };
 process.on("SIGINT", () => stop("SIGINT"));

@@ -10,7 +10,7 @@ import { createDestination } from "@/server/pipeline/export/destinations/destina
 import { postBeacon, serveOneAd } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";
-import { handleAttributionCron, handleExportCron, handleSettleCron } from "./cron";
+import { handleAttributionCron, handleExportCron, handleSettleCron, handleShipCron } from "./cron";
 
 // Read by env() on first use, which no import above makes.
 process.env.CRON_SECRET = "cron-secret-for-this-test-file";
@@ -76,6 +76,17 @@ describe("GET /api/cron/settle", () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
     expect(created).toEqual(expect.arrayContaining([`beacon_log_${day(1)}`, `beacon_log_${day(7)}`, `conversion_log_${day(1)}`, `conversion_log_${day(7)}`]));
     expect(created).not.toContain(`beacon_log_${day(0)}`);
+  });
+});
+
+describe("GET /api/cron/ship", () => {
+  it("refuses calls without the cron secret; with Postgres as the store, has nothing to ship and says so", async () => {
+    const shipCall = (authorization?: string) =>
+      handleShipCron(new Request("http://tally.test/api/cron/ship", { headers: authorization ? { Authorization: authorization } : {} }));
+    expect((await shipCall()).status).toBe(401);
+    const response = await shipCall("Bearer cron-secret-for-this-test-file");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ store: "postgres", batches: 0, rows: 0, set_aside: 0, duration_ms: expect.any(Number) });
   });
 });
 

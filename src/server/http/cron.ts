@@ -7,6 +7,7 @@ import { logger } from "@/server/core/log";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { runDueExports } from "@/server/pipeline/export/job/run-exports";
 import { settlePending } from "@/server/pipeline/settle/settle-pending";
+import { shipPending } from "@/server/pipeline/ship/ship-pending";
 import { upkeep as runUpkeep } from "@/server/upkeep/upkeep";
 import { bearerMatches } from "./bearer";
 import { errorResponse } from "./respond";
@@ -57,6 +58,18 @@ export const handleSettleCron = cronRoute(async () => {
     partitions_dropped: upkeep?.dropped ?? [],
     ...(upkeepError ? { upkeep_error: upkeepError } : {}),
   };
+});
+
+// Every minute with ClickHouse as the store: settled rows to ClickHouse for at most 45 s, the
+// next call taking what is left. A failure of ClickHouse is counted (/api/metrics) and answered
+// with what was shipped before it; the batches wait, and /api/health shows the lag growing.
+export const handleShipCron = cronRoute(async () => {
+  const done = await shipPending({ budgetMs: 45_000 });
+  if (done.error !== null) {
+    countStepFailure("ship");
+    logger().error({ job: "ship", cause: done.error }, "shipping to ClickHouse failed; the next run tries again");
+  }
+  return { store: done.store, batches: done.batches, rows: done.rows, set_aside: done.setAside, ...(done.error !== null ? { error: done.error } : {}) };
 });
 
 /** The export route's maximum duration on Vercel (seconds); its budget leaves a minute to spare. */

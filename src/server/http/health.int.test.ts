@@ -12,7 +12,7 @@ const publicProbe = (headers: Record<string, string> = {}) => handleHealth(new R
 const withToken = () => publicProbe({ Authorization: "Bearer health-token-for-this-test-file" });
 
 describe("GET /api/health", () => {
-  it("answers 200 ok and nothing more to anyone, and the lags with the metrics token", async () => {
+  it("answers 200 ok and nothing more to anyone, and the store (Postgres) and the lags with the metrics token", async () => {
     forgetHealthLags();
     const response = await publicProbe();
     expect(response.status).toBe(200);
@@ -26,6 +26,7 @@ describe("GET /api/health", () => {
     expect(await detailed.json()).toEqual({
       status: "ok",
       database: "ok",
+      store: "postgres",
       lags: { settle_seconds: 0, settle_backlog: 0, attribution_seconds: 0, attribution_backlog: 0 },
     });
   });

@@ -1,10 +1,12 @@
 // GET /api/health, for load balancers and monitors. The public answer says only whether Tally is
 // up: {"status":"ok"|"degraded"}, or 503 {"status":"error"} when the database does not answer.
 // How far behind each job is (lags, backlogs, the reasons for `degraded`) tells an outsider how
-// busy a deployment is, so it comes only with the metrics token, as /api/metrics does.
+// busy a deployment is, so it comes only with the metrics token, as /api/metrics does; so does
+// the store in use, and with ClickHouse as the store the shipper's lag and batches waiting.
 import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { pingDatabase } from "@/server/db/ping.sql";
+import { store } from "@/server/store";
 import { type Lags, lagProblems, readLags } from "@/server/upkeep/lags.sql";
 import { bearerMatches } from "./bearer";
 
@@ -22,10 +24,10 @@ async function cachedLags(): Promise<Lags> {
 
 /**
  * 503 `error` when the database does not answer; otherwise 200, `ok`, or `degraded` when a
- * background job (settle, attribution, an export) is behind its threshold. Degraded still answers
+ * background job (settle, attribution, an export, the shipper to ClickHouse) is behind its threshold. Degraded still answers
  * 200: the web tier can serve, and taking it out of the balancer would not make a worker catch up.
  * With `Authorization: Bearer <TALLY_METRICS_TOKEN>` the answer adds the database's state, the
- * reasons and the lags.
+ * store in use (`postgres` or `clickhouse`), the reasons and the lags.
  */
 export async function handleHealth(request: Request): Promise<Response> {
   const headers = { "Cache-Control": "no-store" };
@@ -40,12 +42,21 @@ export async function handleHealth(request: Request): Promise<Response> {
     {
       status,
       database: "ok",
+      store: store().name,
       ...(problems.length > 0 ? { problems } : {}),
       lags: {
         settle_seconds: Math.round(lags.settleLagSeconds),
         settle_backlog: lags.settleBacklog,
         attribution_seconds: Math.round(lags.attributionLagSeconds),
         attribution_backlog: lags.attributionBacklog,
+        ...(lags.shipper
+          ? {
+              ship_seconds: Math.round(lags.shipper.lagSeconds),
+              ship_waiting_batches: lags.shipper.waiting,
+              ship_set_aside_rows: lags.shipper.setAside,
+              ...(lags.shipper.lastError !== null ? { ship_last_error: lags.shipper.lastError } : {}),
+            }
+          : {}),
       },
     },
     { status: 200, headers },

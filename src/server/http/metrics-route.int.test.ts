@@ -50,6 +50,8 @@ describe("GET /api/metrics", () => {
     expect(value(during, "tally_settle_lag_seconds")).toBeGreaterThanOrEqual(30);
     expect(value(during, "tally_log_partitions")).toBeGreaterThanOrEqual(1);
     expect(value(during, 'tally_write_queue_depth{writer="beacons"}')).toBe(0);
+    // With Postgres as the store nothing is shipped, and no shipper's gauge is served.
+    expect(during).not.toContain("tally_ship_");
 
     await settleAll();
     // A destination that has delivered nothing since it was created 200 days ago holds the raw rows since then.

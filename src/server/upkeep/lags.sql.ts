@@ -12,6 +12,8 @@ import { pgPool } from "@/server/db/pg-pool";
 import { holdsOf, type RetentionHold } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
 import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon.sql";
+import { store } from "@/server/store";
+import type { ShipperState } from "@/server/store/shipping";
 import { dayPartitions } from "./day-partitions.sql";
 
 /** Beacons waiting to be settled are counted up to this many; past it the figure says "at least". */
@@ -49,6 +51,8 @@ export interface Lags {
   publisherStorage: PublisherStorage[];
   /** How many publishers stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today. */
   publishersOverStorageAlert: number;
+  /** The shipper of settled rows to ClickHouse: batches waiting, the oldest one's age, rows refused; null with Postgres as the store. */
+  shipper: ShipperState | null;
 }
 
 /** What one publisher's traffic made Tally store in a day (publisher_daily_intake). */
@@ -72,7 +76,8 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
   const storageAlertBytes = env().TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024;
-  const [oldest, backlog, attribution, positions, partitions, setAside, storage, byRule] = await Promise.all([
+  const [shipper, oldest, backlog, attribution, positions, partitions, setAside, storage, byRule] = await Promise.all([
+    store().shipping?.state() ?? null,
     oldestUnsettled(),
     pool.query<{ n: number }>(
       sql`SELECT (SELECT count(*) FROM (
@@ -131,6 +136,7 @@ export async function readLags(now = new Date()): Promise<Lags> {
     setAsideByRule: SETTLE_RULES.map((rule) => ({ rule, orders: ruleCounts.get(rule) ?? 0 })),
     publisherStorage: storage.rows.map(({ over: _over, ...row }) => row),
     publishersOverStorageAlert: storage.rows[0]?.over ?? 0,
+    shipper,
   };
 }
 
@@ -142,6 +148,8 @@ export interface LagThresholds {
   exportSeconds: number;
   /** Bytes one publisher's traffic may store in a UTC day. */
   publisherDailyBytes: number;
+  /** Age of the oldest batch waiting to be shipped to ClickHouse. */
+  shipSeconds: number;
 }
 
 /** The configured thresholds (TALLY_*_LAG_ALERT_SECONDS), shared by /api/health and the dashboard. */
@@ -152,6 +160,7 @@ export function alertThresholds(): LagThresholds {
     attributionSeconds: config.TALLY_ATTRIBUTION_LAG_ALERT_SECONDS,
     exportSeconds: config.TALLY_EXPORT_LAG_ALERT_SECONDS,
     publisherDailyBytes: config.TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024,
+    shipSeconds: config.TALLY_SHIP_LAG_ALERT_SECONDS,
   };
 }
 
@@ -160,6 +169,9 @@ export function lagProblems(lags: Lags, thresholds: LagThresholds = alertThresho
   const problems: string[] = [];
   if (lags.settleLagSeconds > thresholds.settleSeconds) problems.push(`settle is ${Math.round(lags.settleLagSeconds)} s behind`);
   if (lags.attributionLagSeconds > thresholds.attributionSeconds) problems.push(`attribution is ${Math.round(lags.attributionLagSeconds)} s behind`);
+  // Reports read ClickHouse: what waits to be shipped is missing from them.
+  if (lags.shipper && lags.shipper.lagSeconds > thresholds.shipSeconds)
+    problems.push(`shipping to ClickHouse is ${Math.round(lags.shipper.lagSeconds)} s behind, ${lags.shipper.waiting} batches waiting`);
   for (const lag of lags.exports) {
     const limit = thresholds.exportSeconds + (isEventType(lag.type) ? 0 : 86_400);
     if (lag.lagSeconds !== null && lag.lagSeconds > limit) problems.push(`export ${lag.name} (${lag.type}) is ${Math.round(lag.lagSeconds / 3600)} h behind`);

@@ -6,6 +6,7 @@ import { Gauge, Registry } from "prom-client";
 import { allCounters } from "@/server/core/counters";
 import { beaconWriterDepth } from "@/server/pipeline/accept/beacons/record-beacon";
 import { conversionWriterDepth } from "@/server/pipeline/accept/conversions/record-conversion";
+import { store } from "@/server/store";
 import { type Lags, readLags } from "./lags.sql";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
@@ -44,6 +45,22 @@ function createMetrics() {
   gauge("tally_settle_backlog_events", "Accepted beacons and orders waiting to be settled (each counted up to 1,000,000).", (l) => l.settleBacklog);
   gauge("tally_attribution_lag_seconds", "Age of the oldest order waiting for attribution (0 when none waits).", (l) => l.attributionLagSeconds);
   gauge("tally_attribution_backlog_orders", "Orders waiting for attribution.", (l) => l.attributionBacklog);
+  // With ClickHouse as the store only (a process's store never changes): reports miss what waits to be shipped.
+  if (store().shipping) {
+    const shipper = (name: string, help: string, read: (state: NonNullable<Lags["shipper"]>) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          const state = (await lags()).shipper;
+          if (state) this.set(read(state));
+        },
+      });
+    shipper("tally_ship_lag_seconds", "Age of the oldest settled batch not yet shipped to ClickHouse (0 when none waits).", (s) => s.lagSeconds);
+    shipper("tally_ship_waiting_batches", "Settled batches waiting to be shipped to ClickHouse.", (s) => s.waiting);
+    shipper("tally_ship_set_aside_rows", "Settled rows ClickHouse refused, set aside (clickhouse_set_aside), over all time.", (s) => s.setAside);
+  }
   gauge("tally_log_partitions", "Partitions of the logs of accepted beacons and orders, the default ones included.", (l) => l.logPartitions.count);
   gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
   gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);

@@ -1,6 +1,7 @@
 import sql from "sql-template-tag";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
+import { TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
 import { attributionWindows } from "@/server/pipeline/attribute/attribution-windows";
 import {
   MIN_RAW_RETENTION_DAYS,
@@ -8,6 +9,7 @@ import {
   rawPositions,
   rawRetentionPolicy,
   retentionCutoff,
+  typesHeldInPostgres,
 } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
 import { store } from "@/server/store";
@@ -16,6 +18,9 @@ import { type DayPartition, dayPartitions, dropPartition } from "./day-partition
 const earliest = (moments: (Date | null | undefined)[]): number =>
   Math.min(Number.POSITIVE_INFINITY, ...moments.filter((m): m is Date => m instanceof Date).map((m) => m.getTime()));
 
+/** Days settling looks back on ad events for a token's earlier beacons (its whole life), and a day. */
+const TOKEN_LOOK_BACK_DAYS = Math.ceil(Math.max(...Object.values(TOKEN_SPAN_SECONDS)) / 86_400) + 1;
+
 interface Horizons {
   /** The start of the first day retention alone keeps. */
   cutoff: number;
@@ -23,24 +28,38 @@ interface Horizons {
   adEvents: number;
   /** Orders (and their items) last changed before this instant are delivered to every destination. */
   ordersDelivered: number;
+  /** Orders and their attributions received before this instant may go, as far as retention, holds and the shipper go. */
+  orders: number;
 }
 
 async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons> {
   const cutoff = retentionCutoff(now, Math.max(policy.days, MIN_RAW_RETENTION_DAYS)).getTime();
-  // A destination holds nothing older than the longest hold.
+  // A destination holds nothing older than the longest hold, and only what it exports from Postgres.
   const floor = cutoff - policy.maxHoldDays * DAY_MS;
-  const positions = rawPositions(await destinationPositions()).map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
+  const held = typesHeldInPostgres(policy);
+  const positions = rawPositions(await destinationPositions())
+    .filter((p) => held.includes(p.type))
+    .map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
   const { rows } = await pgPool().query<{ placed_at: Date | null }>(sql`SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL`);
   const waitingOrder = rows[0]?.placed_at ?? null;
   // Orders placed now look back the longest window (up to 90 days, set per campaign type), and
   // those still waiting look back from when they were placed; a day more for orders placed late.
   const window = (Math.max(...Object.values(await attributionWindows())) + 1) * DAY_MS;
   const touchesFrom = [new Date(retentionCutoff(now, 0).getTime() - window), waitingOrder === null ? null : new Date(waitingOrder.getTime() - window)];
-  return {
-    cutoff,
-    adEvents: Math.min(cutoff, earliest([...positions.filter((p) => p.type === "ad_events").map((p) => p.deliveredTo), ...touchesFrom])),
-    ordersDelivered: earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo)),
-  };
+  const ordersDelivered = earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo));
+  // With ClickHouse as the store, nothing goes before the shipper has sent it, whatever the policy.
+  const shipping = store().shipping;
+  const [eventsUnshipped, attributionsUnshipped] = shipping
+    ? await Promise.all([shipping.unshippedSince("ad_events"), shipping.unshippedSince("attributions")])
+    : [null, null];
+  const orders = Math.min(cutoff, ordersDelivered, earliest([attributionsUnshipped]));
+  if (!policy.clickhouse) {
+    const exported = positions.filter((p) => p.type === "ad_events").map((p) => p.deliveredTo);
+    return { cutoff, adEvents: Math.min(cutoff, earliest([...exported, ...touchesFrom, eventsUnshipped])), ordersDelivered, orders };
+  }
+  // ClickHouse keeps the settled rows for reports and the exports of events and credited items:
+  // Postgres keeps ad events only for attribution's window and a token's life.
+  return { cutoff, adEvents: earliest([retentionCutoff(now, TOKEN_LOOK_BACK_DAYS), ...touchesFrom, eventsUnshipped]), ordersDelivered, orders };
 }
 
 // A day of orders may go once none of its orders waits for attribution and every destination has
@@ -70,7 +89,8 @@ async function dropDay(partitions: DayPartition[], table: DayPartition["table"],
 /**
  * Drops the days of ad_events, conversions and attributions that retention and every hold allow,
  * deletes such rows from the default partitions, and records where each family's raw rows now
- * start (raw_retention, read by rollups:verify).
+ * start (raw_retention, read by rollups:verify). With ClickHouse as the store, a day holding a row
+ * not yet shipped is never dropped, whatever the policy.
  */
 export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy = rawRetentionPolicy()): Promise<RawRetentionResult> {
   const horizon = await horizons(now, policy);
@@ -83,7 +103,7 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
   const orderDays = new Set(partitions.filter((p) => p.table !== "ad_events").map((p) => p.day!));
   for (const day of [...orderDays].sort()) {
     const start = Date.parse(`${day}T00:00:00Z`);
-    if (start + DAY_MS > Math.min(horizon.cutoff, horizon.ordersDelivered)) continue;
+    if (start + DAY_MS > horizon.orders) continue;
     const { rows } = await pgPool().query<{ waiting: boolean | null; last_attributed: Date | null }>(ordersDay(new Date(start), new Date(start + DAY_MS)));
     const { waiting, last_attributed: last } = rows[0]!;
     if (waiting === true || (last !== null && last.getTime() > horizon.ordersDelivered)) continue;
@@ -92,7 +112,7 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
   }
 
   // The default partitions hold rows of days upkeep had not made: the same rules, row by row.
-  const ordersBefore = new Date(Math.min(horizon.cutoff, horizon.ordersDelivered));
+  const ordersBefore = new Date(horizon.orders);
   // Far in the future stands for "no destination": Postgres' infinity is not a JS Date.
   const delivered = new Date(Math.min(horizon.ordersDelivered, 8.64e15));
   const [adEvents, attributions, conversions] = await Promise.all([

@@ -3,7 +3,7 @@
 // Prisma's migrations of Postgres, so a deploy needs no step of its own for it. Migrations are
 // idempotent and recorded, so every web process and worker may run them at start.
 import { env } from "@/env";
-import { migrateClickhouse } from "@/server/store/clickhouse/migrate";
+import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
 const holder = globalThis as unknown as { tallyStoreMigrated?: Promise<number[] | null> };
 

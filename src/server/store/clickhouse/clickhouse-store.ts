@@ -4,7 +4,6 @@
 // keep the report rollups. Settling and attribution write no Postgres rollup rows in this mode, so
 // every report takes its figures from ClickHouse (clickhouse-reports.ts).
 import { attributionWriter } from "@/server/store/postgres/attribute-batch.sql";
-import { postgresStore } from "@/server/store/postgres/postgres-store";
 import { beaconHistory, beaconWriter } from "@/server/store/postgres/settle-beacons.sql";
 import { storeConversions } from "@/server/store/postgres/store-conversions.sql";
 import type { ReportReads, TallyStore } from "@/server/store/store";

@@ -20,7 +20,7 @@ test("the landing page says what Tally is and links to the dashboard, the demo s
 test("health answers ok with the seeded database behind it, and nothing of its backlogs without the metrics token", async ({ request }) => {
   const response = await request.get("/api/health");
   expect(response.status()).toBe(200);
-  expect(await response.json()).toEqual({ status: "ok" });
+  expect(await response.json()).toEqual({ status: "ok", store: "postgres" });
 });
 
 test("the /v1 routes answer a wrong method with the same JSON 405 as the collector", async ({ request }) => {

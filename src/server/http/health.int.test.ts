@@ -17,9 +17,9 @@ describe("GET /api/health", () => {
     const response = await publicProbe();
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ status: "ok" });
+    expect(await response.json()).toEqual({ status: "ok", store: "postgres" });
     for (const wrong of ["Bearer health-token-for-this-test-filX", "Bearer ", "health-token-for-this-test-file"])
-      expect(await (await publicProbe({ Authorization: wrong })).json()).toEqual({ status: "ok" });
+      expect(await (await publicProbe({ Authorization: wrong })).json()).toEqual({ status: "ok", store: "postgres" });
 
     const detailed = await withToken();
     expect(detailed.status).toBe(200);
@@ -41,7 +41,7 @@ describe("GET /api/health", () => {
     forgetHealthLags();
     const behind = await publicProbe();
     expect(behind.status).toBe(200);
-    expect(await behind.json()).toEqual({ status: "degraded" });
+    expect(await behind.json()).toEqual({ status: "degraded", store: "postgres" });
     const body = (await (await withToken()).json()) as { status: string; problems: string[]; lags: { settle_seconds: number; settle_backlog: number } };
     expect(body.status).toBe("degraded");
     expect(body.problems).toEqual([expect.stringMatching(/^settle is 1[23]\d s behind$/)]);
@@ -49,7 +49,7 @@ describe("GET /api/health", () => {
 
     await settleAll();
     forgetHealthLags();
-    expect(await (await publicProbe()).json()).toEqual({ status: "ok" });
+    expect(await (await publicProbe()).json()).toEqual({ status: "ok", store: "postgres" });
     expect(await (await withToken()).json()).toMatchObject({ status: "ok", lags: { settle_seconds: 0, settle_backlog: 0 } });
   });
 });

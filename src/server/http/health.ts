@@ -1,8 +1,9 @@
-// GET /api/health, for load balancers and monitors. The public answer says only whether Tally is
-// up: {"status":"ok"|"degraded"}, or 503 {"status":"error"} when the database does not answer.
-// How far behind each job is (lags, backlogs, the reasons for `degraded`) tells an outsider how
-// busy a deployment is, so it comes only with the metrics token, as /api/metrics does; so does
-// the store in use, and with ClickHouse as the store the shipper's lag and batches waiting.
+// GET /api/health, for load balancers and monitors. The public answer says whether Tally is up
+// and which store serves its reports: {"status":"ok"|"degraded","store":"postgres"|"clickhouse"},
+// or 503 {"status":"error"} when the database does not answer. How far behind each job is (lags,
+// backlogs, the reasons for `degraded`, and with ClickHouse as the store the shipper's lag and
+// batches waiting) tells an outsider how busy a deployment is, so it comes only with the metrics
+// token, as /api/metrics does.
 import { env } from "@/env";
 import { db } from "@/server/db/client";
 import { pingDatabase } from "@/server/db/ping.sql";
@@ -27,7 +28,7 @@ async function cachedLags(): Promise<Lags> {
  * background job (settle, attribution, an export, the shipper to ClickHouse) is behind its threshold. Degraded still answers
  * 200: the web tier can serve, and taking it out of the balancer would not make a worker catch up.
  * With `Authorization: Bearer <TALLY_METRICS_TOKEN>` the answer adds the database's state, the
- * store in use (`postgres` or `clickhouse`), the reasons and the lags.
+ * reasons and the lags.
  */
 export async function handleHealth(request: Request): Promise<Response> {
   const headers = { "Cache-Control": "no-store" };
@@ -37,7 +38,7 @@ export async function handleHealth(request: Request): Promise<Response> {
   const lags = await cachedLags();
   const problems = lagProblems(lags);
   const status = problems.length === 0 ? "ok" : "degraded";
-  if (!detailed) return Response.json({ status }, { status: 200, headers });
+  if (!detailed) return Response.json({ status, store: store().name }, { status: 200, headers });
   return Response.json(
     {
       status,

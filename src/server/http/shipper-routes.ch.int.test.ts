@@ -59,7 +59,7 @@ describe("with ClickHouse as the store", () => {
     await settledImpression("shipper-health");
     // Settled two minutes ago, as if no shipper had run since (the threshold is 60 s).
     await pgPool().query("UPDATE clickhouse_batches SET created_at = created_at - interval '2 minutes' WHERE shipped_at IS NULL");
-    expect(await health()).toEqual({ status: 200, body: { status: "degraded" } });
+    expect(await health()).toEqual({ status: 200, body: { status: "degraded", store: "clickhouse" } });
     const behind = await health(TOKEN);
     expect(behind.body.problems).toEqual([expect.stringMatching(/^shipping to ClickHouse is 1[23]\d s behind, 1 batches waiting$/)]);
     expect(behind.body.lags).toMatchObject({ ship_waiting_batches: 1, ship_seconds: expect.any(Number) });
@@ -75,7 +75,7 @@ describe("with ClickHouse as the store", () => {
     expect(shipped).toEqual({ status: 200, body: { store: "clickhouse", batches: 1, rows: 1, set_aside: 0, duration_ms: expect.any(Number) } });
     expect(await eventsInClickhouse("shipper-health")).toBe(1);
 
-    expect((await health()).body).toEqual({ status: "ok" });
+    expect((await health()).body).toEqual({ status: "ok", store: "clickhouse" });
     expect((await health(TOKEN)).body.lags).toMatchObject({ ship_seconds: 0, ship_waiting_batches: 0 });
     expect(await metric("tally_ship_waiting_batches")).toBe(0);
     expect(await metric("tally_ship_lag_seconds")).toBe(0);

@@ -33,4 +33,8 @@ export interface Shipping {
   state(): Promise<ShipperState>;
   /** The earliest time whose rows of `table` Postgres must keep until they ship; null when all have. */
   unshippedSince(table: ShippedTable): Promise<Date | null>;
+  /** The earliest created_at (receipt of events, credit of attributions) of a settled row not yet in ClickHouse; null when all are. */
+  oldestUnshippedRow(): Promise<Date | null>;
+  /** Forgets shipped batches whose rows Postgres no longer keeps (their partition key before `before`); returns how many. */
+  forgetShipped(before: Date): Promise<number>;
 }

@@ -137,6 +137,9 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
     ],
   });
   const deletedFromDefault = (adEvents.rowCount ?? 0) + (attributions.rowCount ?? 0) + (conversions.rowCount ?? 0);
+  // The outbox forgets what it shipped of days Postgres no longer keeps: it grows with the days
+  // kept, not with history.
+  await store().shipping?.forgetShipped(new Date(Math.min(horizon.adEvents, horizon.orders)));
   return { dropped, deletedFromDefault, keptFrom };
 }
 

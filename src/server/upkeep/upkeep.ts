@@ -17,8 +17,8 @@ export interface UpkeepResult {
   dropped: string[];
   /** Rows deleted from the default partitions. */
   deletedFromDefault: number;
-  /** Set-aside records and set-aside orders deleted past their retention. */
-  setAsideDeleted: { records: number; orders: number };
+  /** Set-aside records, set-aside orders and rows ClickHouse refused, deleted past their retention. */
+  setAsideDeleted: { records: number; orders: number; refused: number };
 }
 
 export interface RetentionPolicy {

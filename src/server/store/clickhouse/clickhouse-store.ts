@@ -11,7 +11,7 @@ import { clickhouseReports } from "./clickhouse-reports";
 import { clickhouseExportReads } from "./export-reads";
 import { clickhouseRollups } from "./rollup-checks";
 import { asRollupWriter } from "./rollup-writers.sql";
-import { shipBatches, shipperState, unshippedSince } from "./ship-batches.sql";
+import { forgetShipped, oldestUnshippedRow, shipBatches, shipperState, unshippedSince } from "./ship-batches.sql";
 
 const reports: ReportReads = clickhouseReports;
 
@@ -30,5 +30,7 @@ export const clickhouseStore: TallyStore = {
     },
     state: shipperState,
     unshippedSince,
+    oldestUnshippedRow,
+    forgetShipped,
   },
 };

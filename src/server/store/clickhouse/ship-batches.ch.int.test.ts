@@ -6,7 +6,7 @@ import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { insertRows, insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
 import { beacon, seedAcme } from "@/testing/report-fixture";
-import { shipBatches } from "./ship-batches.sql";
+import { forgetShipped, oldestUnshippedRow, shipBatches } from "./ship-batches.sql";
 
 const count = async (query: string) => Number((await selectRows<{ n: string }>(query))[0]!.n);
 const eventsInClickhouse = () => count("SELECT count() AS n FROM ad_events");
@@ -136,5 +136,23 @@ describe("shipping", () => {
     );
     const rows = await selectRows<{ s: string | null }>("SELECT s FROM text_check ORDER BY n");
     expect(rows.map((row) => row.s)).toEqual(values);
+  });
+
+  it("knows the earliest row not yet in ClickHouse, by the time the export reads it by, until it ships", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "horizon-1", new Date("2026-11-14T09:00:00Z"));
+    await beacon("impression", fixture.cpc, fixture.shopA, "horizon-2", new Date("2026-11-14T08:00:00Z"));
+    expect(await oldestUnshippedRow()).toEqual(new Date("2026-11-14T08:00:00Z"));
+    await shipBatches();
+    expect(await oldestUnshippedRow()).toBeNull();
+  });
+
+  it("forgets shipped batches of days Postgres no longer keeps, and never one still waiting", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "forget-waiting", new Date("2026-11-01T08:00:00Z"));
+    const before = Number((await pgPool().query("SELECT count(*) AS n FROM clickhouse_batches")).rows[0].n);
+    const old = Number((await pgPool().query("SELECT count(*) AS n FROM clickhouse_batches WHERE shipped_at IS NOT NULL AND last_at < '2026-11-12'")).rows[0].n);
+    expect(old).toBeGreaterThan(0);
+    expect(await forgetShipped(new Date("2026-11-12T00:00:00Z"))).toBe(old);
+    const left = await pgPool().query("SELECT count(*)::int AS n, count(*) FILTER (WHERE shipped_at IS NULL)::int AS waiting FROM clickhouse_batches");
+    expect(left.rows[0]).toEqual({ n: before - old, waiting: 1 });
   });
 });

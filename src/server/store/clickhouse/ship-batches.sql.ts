@@ -185,3 +185,27 @@ export async function unshippedSince(table: ShippedTable): Promise<Date | null> 
   );
   return rows[0]?.first_at ?? null;
 }
+
+/** The earliest created_at of a settled row not yet shipped (see Shipping.oldestUnshippedRow). */
+export async function oldestUnshippedRow(): Promise<Date | null> {
+  const { rows } = await pgPool().query<{ at: Date | null }>(
+    sql`SELECT min(coalesce(rows_created_from, first_at)) AS at FROM clickhouse_batches WHERE shipped_at IS NULL`,
+  );
+  return rows[0]?.at ?? null;
+}
+
+/**
+ * Deletes shipped batches whose rows' partition keys all lie before `before` (retention has
+ * dropped those days, or will), in chunks: the outbox stays as small as the days Postgres keeps.
+ */
+export async function forgetShipped(before: Date): Promise<number> {
+  let forgotten = 0;
+  for (;;) {
+    const { rowCount } = await pgPool().query(
+      sql`DELETE FROM clickhouse_batches WHERE id IN (
+            SELECT id FROM clickhouse_batches WHERE shipped_at IS NOT NULL AND last_at < ${before} LIMIT 10000)`,
+    );
+    forgotten += rowCount ?? 0;
+    if ((rowCount ?? 0) < 10_000) return forgotten;
+  }
+}

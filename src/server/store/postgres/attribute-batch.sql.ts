@@ -26,8 +26,9 @@ const CREDIT_UPSERTS = creditUpserts();
 // With ClickHouse as the store, the attributions carry an outbox batch id instead (settle-beacons.sql.ts).
 const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
 const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
-  INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at)
-  SELECT (SELECT id FROM outbox_id), 'attributions', count(*), min(conversion_received_at), max(conversion_received_at) FROM attributed HAVING count(*) > 0
+  INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at, rows_created_from)
+  SELECT (SELECT id FROM outbox_id), 'attributions', count(*), min(conversion_received_at), max(conversion_received_at), min(created_at)
+    FROM attributed HAVING count(*) > 0
 )`;
 
 // - batch: the orders of `ids`, taken and locked by attributeBatch.
@@ -108,7 +109,7 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
          ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
-  RETURNING conversion_id, conversion_received_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
+  RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
 ), ${raw(target === "outbox" ? ATTRIBUTION_OUTBOX_ROW : CREDIT_UPSERTS)}, done AS (
   UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )

@@ -115,8 +115,8 @@ export type ReportRowsTarget = "rollups" | "outbox";
 // evaluated once), the events stamped with it, and its row when the stretch has any.
 const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
 const OUTBOX_ROW = `outbox AS (
-             INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at)
-             SELECT (SELECT id FROM outbox_id), 'ad_events', count(*), min(created_at), max(created_at) FROM input HAVING count(*) > 0
+             INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at, rows_created_from)
+             SELECT (SELECT id FROM outbox_id), 'ad_events', count(*), min(created_at), max(created_at), min(created_at) FROM input HAVING count(*) > 0
            )`;
 
 async function writeEventsAndSpend(

@@ -18,7 +18,8 @@ import type { ExportType } from "@/server/db/generated/enums";
 import { type DestinationWithSecret, destinationWithSecret, getDestination, markNeedsAttention } from "@/server/pipeline/export/destinations/destinations";
 import { describeS3Error } from "@/server/pipeline/export/destinations/s3";
 import { scopeOfAccount } from "@/server/pipeline/report/report-scope";
-import { settledBefore } from "@/server/pipeline/settle/settled-horizon";
+import { SETTLE_HORIZON_MARGIN_MS, settledBefore } from "@/server/pipeline/settle/settled-horizon";
+import { store } from "@/server/store";
 import type { ReportScope } from "@/server/store/report-query";
 import type { FileDelivered } from "./deliver-batch";
 import { deliverRun, type PlanOptions, planRun, type RunDelivery } from "./deliver-run";
@@ -151,6 +152,18 @@ async function nextScheduledRun(
 }
 
 /**
+ * Everything before this time is settled and where the export reads it: with ClickHouse as the
+ * store, a batch not shipped yet holds the export back to a margin before its earliest row, so a
+ * closed batch never misses a row that arrives in ClickHouse later.
+ */
+async function readableBefore(now: Date): Promise<Date> {
+  const settled = await settledBefore(now);
+  const unshipped = await store().shipping?.oldestUnshippedRow();
+  if (!unshipped) return settled;
+  return new Date(Math.min(settled.getTime(), unshipped.getTime() - SETTLE_HORIZON_MARGIN_MS));
+}
+
+/**
  * Delivers every due batch, whole, until the budget is nearly spent. Returns the runs it did and
  * whether due work is left for the next call.
  */
@@ -158,7 +171,7 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
   // One "now" for the whole call: it delivers what was due when it started, so a call ends even
   // when batches keep arriving (and an eager call does not chase its own tail).
   const now = (options.now ?? (() => new Date()))();
-  const settled = await settledBefore(now);
+  const settled = await readableBefore(now);
   const began = Date.now();
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
   const runs: ExportRunSummary[] = [];

@@ -7,8 +7,8 @@ import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { beacon, seedAcme } from "@/testing/report-fixture";
 import { type BackfillDay, backfillClickhouse } from "./backfill";
-import { insertRows, selectRows } from "./client";
-import { unbatchedRowsSql } from "./postgres-rows.sql";
+import { insertTabSeparated, selectRows } from "./client";
+import { columnsOf, type ShippedRow, unbatchedRowsSql } from "./postgres-rows.sql";
 
 const count = async (query: string) => Number((await selectRows<{ n: string }>(query))[0]!.n);
 const postgresNumber = async (query: string) => Number((await pgPool().query<{ n: string }>(query)).rows[0]!.n);
@@ -85,9 +85,10 @@ describe("the ClickHouse backfill", () => {
     for (let i = 0; i < 5; i++) await beacon("impression", acme.cpc, acme.shopB, `half-${i}`, new Date(`2026-11-12T0${i}:00:00Z`));
     await asIfSettledBeforeClickhouse();
     // The run that stopped: two of the day's rows sent, in a chunk of another size than this run's.
-    const { rows } = await pgPool().query<Record<string, unknown>>(unbatchedRowsSql("ad_events", new Date("2026-11-12"), new Date("2026-11-13")));
+    const query = unbatchedRowsSql("ad_events", new Date("2026-11-12"), new Date("2026-11-13"));
+    const { rows } = await pgPool().query<ShippedRow>({ text: query.text, values: query.values, rowMode: "array" });
     expect(rows).toHaveLength(5);
-    await insertRows("ad_events", rows.slice(0, 2), "an-earlier-run");
+    await insertTabSeparated("ad_events", columnsOf("ad_events"), rows.slice(0, 2), "an-earlier-run");
     const outcome = await backfillClickhouse({ from: "2026-11-12", to: "2026-11-12" });
     expect(outcome.days).toEqual([{ table: "ad_events", day: "2026-11-12", postgresRows: 5, heldBefore: 2, sent: 3, chunks: 1 }]);
     const { rollups, postgres } = await rollupsAgainstPostgres();

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
-import { insertRows, insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
 import { beacon, seedAcme } from "@/testing/report-fixture";
 import { forgetShipped, oldestUnshippedRow, shipBatches } from "./ship-batches.sql";
 
@@ -119,9 +119,9 @@ describe("shipping", () => {
 
   it("does not let one insert's token drop the next insert without one (chdb keeps a call's settings on its session)", async () => {
     await runCommand("CREATE TABLE leak_check (n UInt32) ENGINE = MergeTree ORDER BY n SETTINGS non_replicated_deduplication_window = 100");
-    await insertRows("leak_check", [{ n: 1 }], "a-token");
-    await insertRows("leak_check", [{ n: 2 }], "");
-    await insertRows("leak_check", [{ n: 3 }], "");
+    await insertTabSeparated("leak_check", ["n"], [["1"]], "a-token");
+    await insertTabSeparated("leak_check", ["n"], [["2"]], "");
+    await insertTabSeparated("leak_check", ["n"], [["3"]], "");
     expect(await count("SELECT count() AS n FROM leak_check")).toBe(3);
   });
 
@@ -149,7 +149,9 @@ describe("shipping", () => {
   it("forgets shipped batches of days Postgres no longer keeps, and never one still waiting", async () => {
     await beacon("impression", fixture.cpc, fixture.shopA, "forget-waiting", new Date("2026-11-01T08:00:00Z"));
     const before = Number((await pgPool().query("SELECT count(*) AS n FROM clickhouse_batches")).rows[0].n);
-    const old = Number((await pgPool().query("SELECT count(*) AS n FROM clickhouse_batches WHERE shipped_at IS NOT NULL AND last_at < '2026-11-12'")).rows[0].n);
+    const old = Number(
+      (await pgPool().query("SELECT count(*) AS n FROM clickhouse_batches WHERE shipped_at IS NOT NULL AND last_at < '2026-11-12'")).rows[0].n,
+    );
     expect(old).toBeGreaterThan(0);
     expect(await forgetShipped(new Date("2026-11-12T00:00:00Z"))).toBe(old);
     const left = await pgPool().query("SELECT count(*)::int AS n, count(*) FILTER (WHERE shipped_at IS NULL)::int AS waiting FROM clickhouse_batches");

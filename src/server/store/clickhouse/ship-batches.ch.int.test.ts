@@ -59,16 +59,37 @@ describe("shipping", () => {
   });
 
   it("counts once when a shipper died between the insert and the mark, past what the deduplication window remembers", async () => {
-    const events = await eventsInClickhouse();
-    // A tried-before batch is looked up by its batch column: with the tokens forgotten (the window
-    // emptied by a table rebuild is out of reach here, so the retry carries another attempt count)
-    // nothing is sent twice.
-    await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL, leased_until = NULL, attempts = 5");
-    const retry = await shipBatches();
-    expect(retry.error).toBeNull();
-    expect(retry.rows).toBe(0);
-    expect(await eventsInClickhouse()).toBe(events);
-    expect(await impressionsInRollups()).toBe(await postgresCounted());
+    // A window of one insert: every later insert pushes a batch's token out of it.
+    for (const table of ["ad_events", "attributions", "report_rollups"]) {
+      await runCommand(`ALTER TABLE ${table} MODIFY SETTING non_replicated_deduplication_window = 1`);
+    }
+    try {
+      await beacon("impression", fixture.cpc, fixture.shopA, "window-1", new Date("2026-11-10T20:00:00Z"));
+      await beacon("impression", fixture.cpc, fixture.shopA, "window-2", new Date("2026-11-10T20:01:00Z"));
+      expect((await shipBatches()).batches).toBe(2);
+      const events = await eventsInClickhouse();
+      // The shipper that sent both was killed before its marks: both batches wait again, tried
+      // before, their tokens long forgotten (the second insert pushed out the first's, and a
+      // token-less insert the second's).
+      await insertTabSeparated(
+        "ad_events",
+        ["event_id", "batch_id", "created_at", "advertiser_id", "spend_micros"],
+        [["00000000-0000-4000-8000-00000000f111", "0", "2026-01-01 00:00:00.000", "filler", "0"]],
+        "",
+      );
+      await pgPool().query(
+        "UPDATE clickhouse_batches SET shipped_at = NULL, leased_until = NULL WHERE id IN (SELECT id FROM clickhouse_batches ORDER BY id DESC LIMIT 2)",
+      );
+      const retry = await shipBatches();
+      expect(retry).toMatchObject({ batches: 2, rows: 0, error: null });
+      expect(await eventsInClickhouse()).toBe(events + 1);
+      expect(await impressionsInRollups()).toBe(await postgresCounted());
+    } finally {
+      for (const table of ["ad_events", "attributions", "report_rollups"]) {
+        await runCommand(`ALTER TABLE ${table} MODIFY SETTING non_replicated_deduplication_window = 10000`);
+      }
+      await runCommand("ALTER TABLE ad_events DELETE WHERE advertiser_id = 'filler' SETTINGS mutations_sync = 1");
+    }
   });
 
   it("shares the work between two shippers at once without sending a batch twice", async () => {

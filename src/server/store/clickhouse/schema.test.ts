@@ -1,0 +1,32 @@
+// The one text of ClickHouse's schema for a single server and for a cluster: no server of either
+// kind runs here, so the cluster's statements are checked as text (the single-server ones run in
+// every ClickHouse test).
+import { describe, expect, it } from "vitest";
+import { statements } from "./migrations/0001-settled-events.sql";
+import { schemaOf } from "./schema";
+
+describe("ClickHouse's schema", () => {
+  it("on one server: plain MergeTree engines, the deduplication window on every table a token reaches, no Distributed table", () => {
+    const text = statements(schemaOf({ deduplicationWindow: 500 })).join("\n");
+    expect(text).not.toMatch(/ON CLUSTER|Replicated|Distributed|_local/);
+    expect(text.match(/non_replicated_deduplication_window = 500/g)).toHaveLength(3);
+    expect(text).toMatch(/CREATE MATERIALIZED VIEW IF NOT EXISTS ad_events_to_rollups TO report_rollups/);
+  });
+
+  it("on a cluster: Replicated engines ON CLUSTER on local tables, Distributed tables over them, views writing the local rollups", () => {
+    const list = statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const text = list.join("\n");
+    for (const table of ["ad_events", "attributions", "report_rollups"]) {
+      expect(text).toContain(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER tally`);
+      expect(text).toMatch(
+        new RegExp(
+          `CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER tally AS ${table}_local\\s+ENGINE = Distributed\\(tally, currentDatabase\\(\\), ${table}_local, cityHash64\\(advertiser_id\\)\\)`,
+        ),
+      );
+    }
+    expect(text).toContain("ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/report_rollups_local', '{replica}')");
+    expect(text.match(/replicated_deduplication_window = 500/g)).toHaveLength(3);
+    expect(text).toMatch(/ad_events_to_rollups ON CLUSTER tally TO report_rollups_local AS[\s\S]*FROM ad_events_local/);
+    expect(text).not.toMatch(/non_replicated/);
+  });
+});

@@ -9,7 +9,7 @@ import path from "node:path";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { nextServerArgs } from "@/cli/next-server";
-import { pgPool } from "@/server/db/pg-pool";
+import { disconnectDb } from "@/server/db/client";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "../reports/database";
@@ -124,9 +124,8 @@ export async function measureReports(options: { requests: number; copies: number
       })),
     };
   } finally {
-    await pgPool()
-      .end()
-      .catch(() => {});
+    // The next phase points this process at another database: let go of this one's clients.
+    await disconnectDb();
     await postgres?.stop();
   }
 }

@@ -36,6 +36,7 @@ for (let copy = 1; copy < copies; copy++) {
   say(`copy ${copy + 1} of ${copies}`);
 }
 await runCommand("OPTIMIZE TABLE report_rollups FINAL");
+await runCommand("OPTIMIZE TABLE order_rollups FINAL");
 const [counts] = await selectRows<{ events: string; attributions: string; rollup_rows: string }>(
   "SELECT (SELECT count() FROM ad_events) AS events, (SELECT count() FROM attributions) AS attributions, (SELECT count() FROM report_rollups) AS rollup_rows",
 );

@@ -17,7 +17,8 @@ const postgresNumber = async (query: string) => Number((await pgPool().query<{ n
 async function rollupsAgainstPostgres() {
   const [rollups] = await selectRows<Record<string, string>>(
     `SELECT sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(duplicate_events) AS duplicates,
-            sum(attributed_items) AS items, uniqExactMerge(conversions) AS orders, sum(sales_revenue_micros) AS sales FROM report_rollups`,
+            sum(attributed_items) AS items, (SELECT uniqExactMerge(conversions) FROM order_rollups) AS orders, sum(sales_revenue_micros) AS sales
+       FROM report_rollups`,
   );
   const { rows } = await pgPool().query<Record<string, string>>(
     `SELECT (SELECT count(*) FROM ad_events WHERE status = 'counted' AND kind = 'impression')::text AS impressions,

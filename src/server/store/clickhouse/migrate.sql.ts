@@ -6,6 +6,7 @@ import { env } from "@/env";
 import { logger } from "@/server/core/log";
 import { runCommand, selectRows } from "./client";
 import * as settledEvents from "./migrations/0001-settled-events.sql";
+import * as orderRollups from "./migrations/0002-order-rollups.sql";
 import { type Schema, schemaOf } from "./schema";
 
 interface Migration {
@@ -15,7 +16,10 @@ interface Migration {
 }
 
 /** Every migration, in order; a new one is appended with the next number. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "settled-events", ...settledEvents }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "settled-events", ...settledEvents },
+  { version: 2, name: "order-rollups", ...orderRollups },
+];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */
 const EXPIRING: readonly { table: string; column: string }[] = [

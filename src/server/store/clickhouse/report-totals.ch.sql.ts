@@ -1,19 +1,23 @@
-// Hand-written SQL: the report figures summed from ClickHouse's report_rollups for a range and a
-// scope, one row per key of a report's grain, for the Postgres listing statements to join to
-// their accounts, campaigns and ads (store/postgres/rollup-totals.sql.ts, `given`). Traffic,
-// spend and sales are sums; distinct orders are uniqExactMerge of the rows' states, which is the
-// exact count of distinct orders for whatever rows are merged: so each grain's order count is the
-// one Postgres keeps a table of its own for (an advertiser's, a publisher's across advertisers, a
-// day's, an ad's within a publisher's scope). Parts may still be unmerged: every read groups.
+// Hand-written SQL: the report figures summed from ClickHouse's rollups for a range and a scope,
+// one row per key of a report's grain, for the Postgres listing statements to join to their
+// accounts, campaigns and ads (store/postgres/rollup-totals.sql.ts, `given`). Traffic, spend and
+// sales are sums of report_rollups; distinct orders are uniqExactMerge of order_rollups' states,
+// which is the exact count of distinct orders for whatever rows are merged: so each grain's order
+// count is the one Postgres keeps a table of its own for (an advertiser's, a publisher's across
+// advertisers, a day's, an ad's within a publisher's scope). The two tables are read at once with
+// the same conditions and joined per key here. Parts may still be unmerged: every read groups.
 // Column names and conditions are fixed text from the lists below; every value is a parameter.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { MeasuredFigures } from "@/server/store/postgres/detailed-report.sql";
 import { invalidEventsSum } from "@/server/store/postgres/rollup-tables";
-import type { Figure, KeyedFigures, TotalsDimension } from "@/server/store/postgres/rollup-totals.sql";
+import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/server/store/postgres/rollup-totals.sql";
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
 
-const FIGURE_SUMS: Record<Figure, string> = {
+type OrderFigure = "conversions" | "unverified_conversions" | "uncredited_conversions";
+type SumFigure = Exclude<Figure, OrderFigure>;
+
+const FIGURE_SUMS: Record<SumFigure, string> = {
   impressions: "sum(r.impressions)",
   views: "sum(r.views)",
   clicks: "sum(r.clicks)",
@@ -22,20 +26,54 @@ const FIGURE_SUMS: Record<Figure, string> = {
   bot_events: "sum(r.bot_events)",
   invalid_events: `sum(${invalidEventsSum("r")})`,
   sales_revenue_micros: "sum(r.sales_revenue_micros)",
-  conversions: "uniqExactMerge(r.conversions)",
   unverified_sales_revenue_micros: "sum(r.unverified_sales_revenue_micros)",
-  unverified_conversions: "uniqExactMerge(r.unverified_conversions)",
   uncredited_sales_revenue_micros: "sum(r.uncredited_sales_revenue_micros)",
-  uncredited_conversions: "uniqExactMerge(r.uncredited_conversions)",
 };
-const FIGURES_SELECTED = Object.entries(FIGURE_SUMS)
-  .map(([figure, sum]) => `${sum} AS ${figure}`)
-  .join(", ");
+const ORDER_FIGURES: readonly OrderFigure[] = ["conversions", "unverified_conversions", "uncredited_conversions"];
+
+/** What a report reads of each rollup table, and the figures of the other that a key it lacks there reads as 0. */
+const READS = [
+  {
+    table: "report_rollups",
+    selected: Object.entries(FIGURE_SUMS)
+      .map(([figure, sum]) => `${sum} AS ${figure}`)
+      .join(", "),
+    absent: ORDER_FIGURES,
+  },
+  {
+    table: "order_rollups",
+    selected: ORDER_FIGURES.map((figure) => `uniqExactMerge(r.${figure}) AS ${figure}`).join(", "),
+    absent: Object.keys(FIGURE_SUMS) as SumFigure[],
+  },
+] as const;
+
+/**
+ * `statement` over each rollup table (as `r`) with its figures selected, both run at once, their
+ * rows joined by `keyOf`. Every key of order_rollups has a report_rollups row too (both views
+ * read the same attributions), but a key either side lacks still comes out, its missing figures 0.
+ */
+async function fromBothTables<Row extends GivenFigures>(
+  statement: (table: string, selected: string) => string,
+  params: Record<string, unknown>,
+  keyOf: (row: Row) => string,
+): Promise<Row[]> {
+  const sides = await Promise.all(READS.map(({ table, selected }) => selectRows<Row>(statement(table, selected), params)));
+  const joined = new Map<string, Row>();
+  sides.forEach((rows, side) => {
+    for (const row of rows) {
+      const key = keyOf(row);
+      const other = joined.get(key);
+      if (other) Object.assign(other, row);
+      else joined.set(key, { ...row, ...Object.fromEntries(READS[side]!.absent.map((figure) => [figure, "0"])) });
+    }
+  });
+  return [...joined.values()];
+}
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
 
 /**
- * Which rows of report_rollups to sum: the days of a range (inclusive, UTC) and conditions on
+ * Which rows of the rollups to sum: the days of a range (inclusive, UTC) and conditions on
  * key columns, each one value or a list of values; a null or undefined value is no condition.
  * Several conditions on one column must all hold (a scope's advertiser and a requested one).
  */
@@ -44,7 +82,7 @@ export interface RollupRows {
   where: readonly (readonly [NarrowedColumn, string | readonly string[] | null | undefined])[];
 }
 
-/** The WHERE clause of `rows` over report_rollups as `r`, and its parameters. */
+/** The WHERE clause of `rows` over a rollup table as `r`, and its parameters. */
 function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): { clause: string; params: Record<string, unknown> } {
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}"];
   const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate };
@@ -68,12 +106,10 @@ const KEY_OF: Record<TotalsDimension, string> = {
 /** Each key of `dimension` with rows among `rows`, and its figures. */
 export async function keyedFigures(dimension: TotalsDimension, rows: RollupRows): Promise<KeyedFigures[]> {
   const { clause, params } = whereOf(rows);
-  return selectRows<KeyedFigures>(
-    `SELECT ${KEY_OF[dimension]} AS key, ${FIGURES_SELECTED}
-       FROM report_rollups AS r
-      WHERE ${clause}
-      GROUP BY key`,
+  return fromBothTables<KeyedFigures>(
+    (table, selected) => `SELECT ${KEY_OF[dimension]} AS key, ${selected} FROM ${table} AS r WHERE ${clause} GROUP BY key`,
     params,
+    (row) => row.key,
   );
 }
 
@@ -84,13 +120,17 @@ export async function keyedFigures(dimension: TotalsDimension, rows: RollupRows)
 export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]): Promise<MeasuredFigures[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
   const totals = whereOf(rows);
-  const totalRows = `SELECT r.day AS day, ${key} AS key, '' AS row_publisher, ${FIGURES_SELECTED}
-       FROM report_rollups AS r WHERE ${totals.clause} GROUP BY day, key, row_publisher`;
-  if (networkCampaigns.length === 0) return rename(await selectRows<Measured>(totalRows, totals.params));
+  const totalRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, '' AS row_publisher, ${selected}
+       FROM ${table} AS r WHERE ${totals.clause} GROUP BY day, key, row_publisher`;
   const shares = whereOf(rows, [["campaign_id", networkCampaigns]]);
-  const shareRows = `SELECT r.day AS day, ${key} AS key, r.publisher_id AS row_publisher, ${FIGURES_SELECTED}
-       FROM report_rollups AS r WHERE ${shares.clause} GROUP BY day, key, row_publisher`;
-  return rename(await selectRows<Measured>(`${totalRows} UNION ALL ${shareRows}`, { ...totals.params, ...shares.params }));
+  const shareRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, r.publisher_id AS row_publisher, ${selected}
+       FROM ${table} AS r WHERE ${shares.clause} GROUP BY day, key, row_publisher`;
+  const measured = await fromBothTables<Measured>(
+    (table, selected) => (networkCampaigns.length === 0 ? totalRows(table, selected) : `${totalRows(table, selected)} UNION ALL ${shareRows(table, selected)}`),
+    networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params },
+    (row) => JSON.stringify([row.day, row.key, row.row_publisher]),
+  );
+  return rename(measured);
 }
 
 // The publisher of a measured row is named apart in ClickHouse: an alias publisher_id would stand

@@ -1,7 +1,7 @@
 // The consistency check and repair of ClickHouse's report rollups: no difference once the pipeline's
-// rows are shipped; a rollup row nobody counted, or a figure off by one, is found; a rebuild of a
-// day recounts it and leaves the month's other days as they were; writers wait for a rebuild; and
-// how far back the raw rows are kept comes from ClickHouse's TTL.
+// rows are shipped; a rollup row nobody counted, a figure off by one, or an order state nobody
+// placed, is found; a rebuild of a day recounts it and leaves the month's other days as they were;
+// writers wait for a rebuild; and how far back the raw rows are kept comes from ClickHouse's TTL.
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
@@ -13,12 +13,14 @@ import { asRollupRebuilder } from "./rollup-writers.sql";
 
 let acme: Awaited<ReturnType<typeof seedAcme>>;
 
-/** report_rollups per day, as reads see it (merged or not). */
+/** report_rollups per day with order_rollups' distinct orders, as reads see them (merged or not). */
 const figuresByDay = () =>
   selectRows<Record<string, string>>(
-    `SELECT toString(day) AS day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend,
-            uniqExactMerge(conversions) AS conversions, sum(sales_revenue_micros) AS sales
-       FROM report_rollups GROUP BY day ORDER BY day`,
+    `SELECT toString(r.day) AS day, r.impressions, r.clicks, r.spend, o.conversions, r.sales
+       FROM (SELECT day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(sales_revenue_micros) AS sales
+               FROM report_rollups GROUP BY day) AS r
+       LEFT JOIN (SELECT day, uniqExactMerge(conversions) AS conversions FROM order_rollups GROUP BY day) AS o USING day
+      ORDER BY day`,
   );
 
 beforeAll(async () => {
@@ -38,11 +40,17 @@ describe("the ClickHouse store's rollup check", () => {
     ]);
   });
 
-  it("reports a rollup row no raw row accounts for, a figure off by one and raw rows no rollup counts, in the shape Postgres's check reports them", async () => {
+  it("reports a rollup row no raw row accounts for, a figure off by one, an order nobody placed and raw rows no rollup counts, in the shape Postgres's check reports them", async () => {
     const key = { publisher_id: acme.shopAId, advertiser_id: acme.acmeId, campaign_id: acme.cpc.campaign.id, ad_id: acme.cpc.ad.id };
     const site = acme.shopA.sites[0]!.name;
     await insertRows("report_rollups", [{ day: "2026-11-10", ...key, site: "nowhere.example", placement_name: "p", impressions: 3 }], "");
     await insertRows("report_rollups", [{ day: "2026-11-10", ...key, site, placement_name: "p", clicks: 1 }], "");
+    await runCommand(
+      `INSERT INTO order_rollups (day, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, conversions)
+       SELECT toDate('2026-11-10'), {publisher_id:String}, 'nowhere.example', {advertiser_id:String}, {campaign_id:String}, {ad_id:String}, 'p',
+              uniqExactState(toUUID('00000000-0000-4000-8000-0000000000aa'))`,
+      key,
+    );
     await runCommand("ALTER TABLE report_rollups DELETE WHERE day = '2026-11-20' SETTINGS mutations_sync = 2");
     const differences = (await store().rollups.verify("2026-11-01", "2026-11-30")).sort(
       (a, b) => a.day.localeCompare(b.day) || a.measure.localeCompare(b.measure),
@@ -50,6 +58,7 @@ describe("the ClickHouse store's rollup check", () => {
     const where = { table: "report_rollups", ...key, placement_name: "p" };
     expect(differences).toEqual([
       { ...where, day: "2026-11-10", site, measure: "clicks", stored: "3", recounted: "2" },
+      { ...where, table: "order_rollups", day: "2026-11-10", site: "nowhere.example", measure: "conversions", stored: "1", recounted: "0" },
       { ...where, day: "2026-11-10", site: "nowhere.example", measure: "impressions", stored: "3", recounted: "0" },
       { ...where, day: "2026-11-20", site, measure: "impressions", stored: "0", recounted: "1" },
     ]);
@@ -60,17 +69,19 @@ describe("the ClickHouse store's rollup check", () => {
   it("rebuilds days from the raw rows, leaving the month's other days as they were", async () => {
     const before = await figuresByDay();
     expect(before.map((figures) => figures.day)).toEqual(["2026-11-10"]);
+    // The order nobody placed counts until the rebuild.
+    expect(before[0]!.conversions).toBe("2");
     const written = await store().rollups.rebuild("2026-11-10", "2026-11-10");
     // One row per key: the CPC ad on each shop and the CPM and other advertiser's ads on shop A.
     expect(written).toBe(4);
     expect(await store().rollups.verify("2026-11-10", "2026-11-10")).toEqual([]);
-    expect(await figuresByDay()).toEqual([{ ...before[0], impressions: "8", clicks: "2" }]);
+    expect(await figuresByDay()).toEqual([{ ...before[0], impressions: "8", clicks: "2", conversions: "1" }]);
     // The 20th, left out of that rebuild, is still missing; a rebuild of the month brings it back.
     expect((await store().rollups.verify("2026-11-01", "2026-11-30")).map((d) => d.day)).toEqual(["2026-11-20"]);
     expect(await store().rollups.rebuild("2026-11-01", "2026-11-30")).toBe(5);
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
     expect(await figuresByDay()).toEqual([
-      { ...before[0], impressions: "8", clicks: "2" },
+      { ...before[0], impressions: "8", clicks: "2", conversions: "1" },
       { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", conversions: "0", sales: "0" },
     ]);
   });

@@ -1,9 +1,10 @@
 // The consistency check and repair of ClickHouse's report rollups (RollupChecks), from its own raw
 // ad_events and attributions, over the days whose raw rows its TTL has kept all of.
 //
-// A rebuild swaps whole months: for each month the days fall in, a staging table shaped as
-// report_rollups is filled with the recount of the days asked plus the month's other days copied
-// as they are, then takes that month's place with REPLACE PARTITION, one atomic step. Reads see
+// A rebuild swaps whole months of both rollup tables (report_rollups' sums, order_rollups' order
+// states): for each month the days fall in and each table, a staging table shaped as it is filled
+// with the recount of the days asked plus the month's other days copied as they are, then takes
+// that month's place with REPLACE PARTITION, one atomic step per table. Reads see
 // the old month or the new one, never a day emptied and not yet refilled (as dropping the days
 // and inserting them again would show), and nothing is deleted row by row (a mutation, rewriting
 // parts in the background while reads go on). While it runs, nothing else may add to the rollups
@@ -13,9 +14,20 @@ import type { RollupChecks, RollupDifference } from "@/server/store/rollup-check
 import { runCommand, selectRows } from "./client";
 import { currentSchema } from "./migrate.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
-import { copyOtherDays, createStaging, dropTable, keysOnDays, recountInto, replacePartition, TABLE_DEFINITION, VERIFY_ROLLUPS } from "./verify-rollups.ch.sql";
+import {
+  copyOtherDays,
+  createStaging,
+  dropTable,
+  keysOnDays,
+  ROLLUP_TABLES,
+  type RollupTable,
+  recountInto,
+  replacePartition,
+  TABLE_DEFINITION,
+  VERIFY_ROLLUPS,
+} from "./verify-rollups.ch.sql";
 
-const STAGING = "report_rollups_rebuild";
+const stagingOf = (target: RollupTable) => `${target}_rebuild`;
 
 // As migrate.ts's applyTtl reads a table's TTL back from its definition.
 const TTL_DAYS = /\bTTL\s+\S+\s*\+\s*(?:toIntervalDay\((\d+)\)|INTERVAL\s+(\d+)\s+DAY)/i;
@@ -60,30 +72,45 @@ function months(first: string, last: string): { firstDay: string; lastDay: strin
   return spans;
 }
 
+/**
+ * Rebuilds the days of `target` month by month; returns how many keys the rebuilt days hold.
+ * A staging table of its own for each month, so no earlier insert's block is taken for a duplicate.
+ */
+async function rebuildTable(target: RollupTable, spans: ReturnType<typeof months>): Promise<number> {
+  const schema = currentSchema();
+  const name = stagingOf(target);
+  const staging = schema.local(name);
+  const dropStaging = async () => {
+    // The Distributed table first (a cluster's), then the table under it.
+    for (const table of new Set([name, staging])) await runCommand(dropTable(table, schema.onCluster));
+  };
+  let written = 0;
+  for (const month of spans) {
+    await dropStaging();
+    await runCommand(createStaging(staging, schema.local(target), schema.onCluster, schema.engine("AggregatingMergeTree", name)));
+    for (const statement of schema.distributed(name, "cityHash64(advertiser_id)")) await runCommand(statement);
+    const days = { firstDay: month.firstDay, lastDay: month.lastDay };
+    await runCommand(copyOtherDays(target, name), days);
+    for (const insert of recountInto(target, name)) await runCommand(insert, days);
+    written += Number((await selectRows<{ n: string }>(keysOnDays(name), days))[0]!.n);
+    await runCommand(replacePartition(schema.local(target), staging, schema.onCluster), { partition: month.partition });
+  }
+  await dropStaging();
+  return written;
+}
+
+/** Rebuilds both rollup tables over the days; returns how many report rows (report_rollups' keys) the days hold. */
 async function rebuild(from: string, lastDay: string): Promise<number> {
   const firstDay = await firstDayWithRawRows(from);
   if (firstDay > lastDay) return 0;
-  const schema = currentSchema();
-  const staging = schema.local(STAGING);
-  const dropStaging = async () => {
-    // The Distributed table first (a cluster's), then the table under it.
-    for (const name of new Set([STAGING, staging])) await runCommand(dropTable(name, schema.onCluster));
-  };
+  const spans = months(firstDay, lastDay);
   return asRollupRebuilder(async () => {
-    let written = 0;
-    for (const month of months(firstDay, lastDay)) {
-      // A staging table of its own for each month, so no earlier insert's block is taken for a duplicate.
-      await dropStaging();
-      await runCommand(createStaging(staging, schema.local("report_rollups"), schema.onCluster, schema.engine("AggregatingMergeTree", STAGING)));
-      for (const statement of schema.distributed(STAGING, "cityHash64(advertiser_id)")) await runCommand(statement);
-      const days = { firstDay: month.firstDay, lastDay: month.lastDay };
-      await runCommand(copyOtherDays(STAGING), days);
-      for (const insert of recountInto(STAGING)) await runCommand(insert, days);
-      written += Number((await selectRows<{ n: string }>(keysOnDays(STAGING), days))[0]!.n);
-      await runCommand(replacePartition(schema.local("report_rollups"), staging, schema.onCluster), { partition: month.partition });
+    let reportRows = 0;
+    for (const { table } of ROLLUP_TABLES) {
+      const written = await rebuildTable(table, spans);
+      if (table === "report_rollups") reportRows = written;
     }
-    await dropStaging();
-    return written;
+    return reportRows;
   });
 }
 

@@ -3,6 +3,7 @@
 // every ClickHouse test).
 import { describe, expect, it } from "vitest";
 import { statements } from "./migrations/0001-settled-events.sql";
+import { statements as orderRollupStatements } from "./migrations/0002-order-rollups.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -27,6 +28,23 @@ describe("ClickHouse's schema", () => {
     expect(text).toContain("ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/report_rollups_local', '{replica}')");
     expect(text.match(/replicated_deduplication_window = 500/g)).toHaveLength(3);
     expect(text).toMatch(/ad_events_to_rollups ON CLUSTER tally TO report_rollups_local AS[\s\S]*FROM ad_events_local/);
+    expect(text).not.toMatch(/non_replicated/);
+  });
+
+  it("moves the order states to order_rollups on a cluster: its local table, Distributed table and view, and the states dropped from both report_rollups tables", () => {
+    const list = orderRollupStatements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const text = list.join("\n");
+    expect(text).toContain("CREATE TABLE IF NOT EXISTS order_rollups_local ON CLUSTER tally");
+    expect(text).toContain("ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/order_rollups_local', '{replica}')");
+    expect(text).toMatch(/replicated_deduplication_window = 500/);
+    expect(text).toMatch(/CREATE TABLE IF NOT EXISTS order_rollups ON CLUSTER tally AS order_rollups_local\s+ENGINE = Distributed/);
+    expect(text).toMatch(/attributions_to_order_rollups ON CLUSTER tally TO order_rollups_local AS[\s\S]*FROM attributions_local/);
+    expect(text).toMatch(/ALTER TABLE attributions_to_rollups ON CLUSTER tally MODIFY QUERY[\s\S]*FROM attributions_local/);
+    // The view stops writing the states before the columns go.
+    const modify = list.findIndex((statement) => statement.includes("MODIFY QUERY"));
+    const drops = list.flatMap((statement, index) => (statement.includes("DROP COLUMN") ? [{ statement, index }] : []));
+    expect(drops.map(({ statement }) => statement.match(/ALTER TABLE (\S+) ON CLUSTER tally/)?.[1])).toEqual(["report_rollups_local", "report_rollups"]);
+    expect(drops.every(({ index }) => index > modify)).toBe(true);
     expect(text).not.toMatch(/non_replicated/);
   });
 });

@@ -60,7 +60,7 @@ describe("shipping", () => {
 
   it("counts once when a shipper died between the insert and the mark, past what the deduplication window remembers", async () => {
     // A window of one insert: every later insert pushes a batch's token out of it.
-    for (const table of ["ad_events", "attributions", "report_rollups"]) {
+    for (const table of ["ad_events", "attributions", "report_rollups", "order_rollups"]) {
       await runCommand(`ALTER TABLE ${table} MODIFY SETTING non_replicated_deduplication_window = 1`);
     }
     try {
@@ -85,7 +85,7 @@ describe("shipping", () => {
       expect(await eventsInClickhouse()).toBe(events + 1);
       expect(await impressionsInRollups()).toBe(await postgresCounted());
     } finally {
-      for (const table of ["ad_events", "attributions", "report_rollups"]) {
+      for (const table of ["ad_events", "attributions", "report_rollups", "order_rollups"]) {
         await runCommand(`ALTER TABLE ${table} MODIFY SETTING non_replicated_deduplication_window = 10000`);
       }
       await runCommand("ALTER TABLE ad_events DELETE WHERE advertiser_id = 'filler' SETTINGS mutations_sync = 1");

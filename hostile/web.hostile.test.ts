@@ -179,14 +179,15 @@ describe("security headers", () => {
 });
 
 describe("GET /api/health", () => {
-  it("tells the public ok or degraded and nothing more; the lags and backlogs need the metrics token", async () => {
+  it("tells the public ok or degraded and the store serving reports, nothing more; the lags and backlogs need the metrics token", async () => {
     const open = await get(`${stack.nextUrl}/api/health`);
     expect(open.status).toBe(200);
-    expect(Object.keys(open.json() as object)).toEqual(["status"]);
+    expect(Object.keys(open.json() as object)).toEqual(["status", "store"]);
     expect(["ok", "degraded"]).toContain((open.json() as { status: string }).status);
+    expect((open.json() as { store: string }).store).toBe("postgres");
     expect(open.text).not.toMatch(/backlog|lag|settle|database/);
     const wrong = await get(`${stack.nextUrl}/api/health`, { Authorization: `Bearer ${HOSTILE_ENV.TALLY_METRICS_TOKEN.slice(0, -1)}x` });
-    expect(Object.keys(wrong.json() as object)).toEqual(["status"]);
+    expect(Object.keys(wrong.json() as object)).toEqual(["status", "store"]);
     const detailed = await get(`${stack.nextUrl}/api/health`, { Authorization: `Bearer ${HOSTILE_ENV.TALLY_METRICS_TOKEN}` });
     expect(detailed.json()).toMatchObject({
       database: "ok",

@@ -12,6 +12,8 @@ import { store } from "@/server/store";
 import { createDayPartitions } from "@/server/upkeep/day-partitions.sql";
 import { upkeep } from "@/server/upkeep/upkeep";
 
+const { seedDemoData } = await import("../../prisma/seed");
+await seedDemoData(() => {});
 const days = Number(process.argv[2]);
 const perDay = Number(process.argv[3]);
 const clickhouse = store().shipping !== undefined;
@@ -21,7 +23,8 @@ const today = utcDay();
 const say = (line: string) =>
   console.error(`bench: bound (${clickhouse ? "clickhouse" : "postgres"}, ${days} days): ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 
-await pool.query(`CREATE TEMPORARY TABLE bench_ads AS
+// A table, not a temporary one: the pool hands out several connections.
+await pool.query(`CREATE TABLE bench_ads AS
   SELECT (row_number() OVER (ORDER BY a.id)) - 1 AS i, a.id AS ad_id, c.id AS campaign_id, c.advertiser_id, cp.publisher_id, s.name AS site,
          a.type::text AS ad_type, a.size AS ad_size
     FROM ads a JOIN campaigns c ON c.id = a.campaign_id JOIN campaign_publishers cp ON cp.campaign_id = c.id JOIN sites s ON s.publisher_id = cp.publisher_id`);
@@ -67,6 +70,7 @@ for (let n = days; n >= 1; n--) {
     say(`${days - n + 1} of ${days} days generated`);
   }
 }
+await pool.query("DROP TABLE bench_ads");
 await pool.query("VACUUM ANALYZE");
 const { rows } = await pool.query<{ size: string; events: string; batches: string }>(
   "SELECT pg_database_size(current_database())::text AS size, (SELECT count(*) FROM ad_events)::text AS events, (SELECT count(*) FROM clickhouse_batches)::text AS batches",

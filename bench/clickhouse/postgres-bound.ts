@@ -2,7 +2,7 @@
 // traffic per day, `horizonDays` of it (all inside the decision horizon) against `horizonDays ×
 // growth` days, each case generated into a database of its own by bound-child.ts.
 import { spawnSync } from "node:child_process";
-import { log, startSeededDatabase } from "../lib/stack";
+import { log, startDatabase } from "../lib/stack";
 
 export interface BoundCase {
   days: number;
@@ -18,7 +18,8 @@ export interface BoundFigures {
 }
 
 async function oneCase(mode: "clickhouse" | "postgres", days: number, perDay: number): Promise<BoundCase> {
-  const { postgres, url } = await startSeededDatabase(`bound-${mode}-${days}`);
+  // Migrated here, seeded by the child: this process reads no database itself.
+  const { postgres, url } = await startDatabase(`bound-${mode}-${days}`);
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, NODE_ENV: "test", TALLY_LOG_LEVEL: "warn" };
     // The mode is whether CLICKHOUSE_URL is set; the child never opens it.

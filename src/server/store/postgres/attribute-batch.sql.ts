@@ -15,7 +15,7 @@ import { prepared } from "@/server/db/prepared";
 import { inTransaction } from "@/server/db/transaction";
 import { type AttributedBatch, type AttributionCounts, DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 import { creditUpserts } from "./rollup-upserts.sql";
-import type { ReportRowsTarget } from "./settle-beacons.sql";
+import { OUTBOX_BATCH, type ReportRowsTarget } from "./settle-beacons.sql";
 
 // Attributions written by the statement join the report rows (store/postgres/rollup-upserts.sql.ts) in the same
 // transaction, on the day the order was placed. Every order is attributed, verified or not, so an
@@ -24,7 +24,6 @@ import type { ReportRowsTarget } from "./settle-beacons.sql";
 const CREDIT_UPSERTS = creditUpserts();
 
 // With ClickHouse as the store, the attributions carry an outbox batch id instead (settle-beacons.sql.ts).
-const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
 const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
   INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at, rows_created_from)
   SELECT (SELECT id FROM outbox_id), 'attributions', count(*), min(conversion_received_at), max(conversion_received_at), min(created_at)

@@ -112,8 +112,9 @@ const TRAFFIC_UPSERTS = trafficUpserts();
 export type ReportRowsTarget = "rollups" | "outbox";
 
 // The outbox's share of the statement: one batch id drawn once (a CTE referenced twice is
-// evaluated once), the events stamped with it, and its row when the stretch has any.
-const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
+// evaluated once), the events stamped with it, and its row when the stretch has any. Attribution's
+// statement draws its id the same way (attribute-batch.sql.ts).
+export const OUTBOX_BATCH = "outbox_id AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('clickhouse_batches', 'id')) AS id)";
 const OUTBOX_ROW = `outbox AS (
              INSERT INTO clickhouse_batches (id, kind, rows, first_at, last_at, rows_created_from)
              SELECT (SELECT id FROM outbox_id), 'ad_events', count(*), min(created_at), max(created_at), min(created_at) FROM input HAVING count(*) > 0

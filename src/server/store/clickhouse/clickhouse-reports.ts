@@ -12,13 +12,13 @@ import { advertiserReportStatement } from "@/server/store/postgres/advertiser-re
 import { campaignDetailOf } from "@/server/store/postgres/campaign-detail.sql";
 import { campaignListingStatement } from "@/server/store/postgres/campaign-listing.sql";
 import { dailyMetrics, metricsOverRange } from "@/server/store/postgres/daily-metrics.sql";
-import { adsDetailedStatement, campaignsDetailedStatement, networkBoughtCampaigns } from "@/server/store/postgres/detailed-report.sql";
+import { adsDetailedStatement, campaignsDetailedStatement, type GivenDetailedRows, networkBoughtCampaigns } from "@/server/store/postgres/detailed-report.sql";
 import { publisherReportStatement } from "@/server/store/postgres/publisher-report.sql";
 import type { ReportStatement } from "@/server/store/postgres/report-runner";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
-import type { InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
+import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
-import { invalidTrafficDays, keyedFigures, measuredFigures, type RollupRows } from "./report-totals.ch.sql";
+import { invalidTrafficDays, keyedFigures, keyedFiguresOfEach, measuredFigures, measuredRowsPerDay, type RollupRows } from "./report-totals.ch.sql";
 
 type DayRange = { startDate: string; endDate: string };
 
@@ -50,23 +50,66 @@ const scoped = (scope: ReportScope, range: DayRange, ...more: RollupRows["where"
   where: [["advertiser_id", scope.advertiserId], ["publisher_id", scope.publisherIds], ...more],
 });
 
+/** The rollup rows a detailed report reads: an advertiser's report, which Postgres reads without the publisher scope too. */
+const detailedRollupRows = (grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>, range: DayRange = query): RollupRows => ({
+  range: { startDate: range.startDate, endDate: range.endDate },
+  where: [
+    ["advertiser_id", scope.advertiserId],
+    ["advertiser_id", query.ids.advertiser_id],
+    ["campaign_id", query.ids.campaign_id],
+    ["ad_id", grain === "ad" ? query.ids.ad_id : undefined],
+  ],
+});
+
 /**
- * The detailed reports' rows: an advertiser's report, which Postgres reads without the publisher
- * scope too. Sub-publisher rows are fetched only for campaigns bought through a network.
+ * The days a page sorted by day covers, chosen as the detailed statement chooses them
+ * (dayWindowCtes): the days in the report's order, each holding its rows, those with a row from
+ * `offset` to `offset + limit`. null past the last row.
  */
-const detailedRows = async (grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>) => {
-  const rows: RollupRows = {
-    range: { startDate: query.startDate, endDate: query.endDate },
-    where: [
-      ["advertiser_id", scope.advertiserId],
-      ["advertiser_id", query.ids.advertiser_id],
-      ["campaign_id", query.ids.campaign_id],
-      ["ad_id", grain === "ad" ? query.ids.ad_id : undefined],
-    ],
+export function daysOfPage(rowsPerDay: readonly { day: string; n: number }[], order: "asc" | "desc", offset: number, limit: number): DayRange | null {
+  const days = [...rowsPerDay].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  if (order === "desc") days.reverse();
+  const chosen: string[] = [];
+  let before = 0;
+  for (const { day, n } of days) {
+    if (before + n > offset && before < offset + limit) chosen.push(day);
+    before += n;
+  }
+  if (chosen.length === 0) return null;
+  chosen.sort();
+  return { startDate: chosen[0]!, endDate: chosen.at(-1)! };
+}
+
+/**
+ * A detailed report: sub-publisher rows are fetched only for campaigns bought through a network.
+ * A page sorted by day (the default) sums only the days it shows, after counting each day's rows
+ * by their keys, as the Postgres store does from its tables: a month of a large advertiser's ad
+ * rows is thousands of rows to sum and hand over, a page fifty. Other sorts, and downloads, need
+ * every row's figures.
+ */
+function detailedReport<Row>(
+  grain: "campaign" | "ad",
+  scope: ReportScope,
+  query: ReportQuery<DetailedReportOrderBy>,
+  statement: (given: GivenDetailedRows) => ReportStatement<Row>,
+): ReportRows<Row> {
+  const wholeRange = afterFetch(async () => {
+    const networkCampaigns = await networkBoughtCampaigns(scope, query.ids);
+    return { rows: await measuredFigures(grain, detailedRollupRows(grain, scope, query), networkCampaigns) };
+  }, statement);
+  if (query.orderBy !== "day" || query.download) return wholeRange;
+  return {
+    ...wholeRange,
+    page: async (page) => {
+      const networkCampaigns = await networkBoughtCampaigns(scope, query.ids);
+      const rowsPerDay = await measuredRowsPerDay(grain, detailedRollupRows(grain, scope, query), networkCampaigns);
+      const days = daysOfPage(rowsPerDay, query.order, (page.page - 1) * page.perPage, page.perPage);
+      if (!days) return wholeRange.page(page);
+      const rows = await measuredFigures(grain, detailedRollupRows(grain, scope, query, days), networkCampaigns);
+      return statement({ rows, rowsPerDay }).page(page);
+    },
   };
-  const networkCampaigns = await networkBoughtCampaigns(scope, query.ids);
-  return measuredFigures(grain, rows, networkCampaigns);
-};
+}
 
 const campaigns: ReportReads["campaigns"] = (scope, query) =>
   afterFetch(
@@ -84,6 +127,10 @@ const adResults: ReportReads["adResults"] = (scope, query) =>
     (figures) => adResultsStatement(scope, query, figures),
   );
 
+/** What a campaign's page shows of its figures: its totals, each ad's and each day's, in scope. */
+const campaignFigures = (scope: ReportScope, campaignId: string, range: DayRange) =>
+  keyedFiguresOfEach(["campaign_id", "ad_id", "day"] as const, scoped(scope, range, ["campaign_id", campaignId]));
+
 const zeroDay = (day: string): InvalidTrafficDay =>
   ({ day, counted_events: 0, ...Object.fromEntries(FILTERED_STATUSES.map(({ column }) => [column, 0])) }) as InvalidTrafficDay;
 
@@ -100,22 +147,29 @@ export const clickhouseReports: ReportReads = {
     ),
   campaigns,
   adResults,
-  campaignsDetailed: (scope, query) =>
-    afterFetch(
-      () => detailedRows("campaign", scope, query),
-      (rows) => campaignsDetailedStatement(scope, query, rows),
-    ),
-  adsDetailed: (scope, query) =>
-    afterFetch(
-      () => detailedRows("ad", scope, query),
-      (rows) => adsDetailedStatement(scope, query, rows),
-    ),
-  campaign: campaignDetailOf({
-    campaigns,
-    adResults,
-    days: async (scope, campaignId, range) =>
-      dailyMetrics(scope, range, campaignId, await keyedFigures("day", scoped(scope, range, ["campaign_id", campaignId]))),
-  }),
+  campaignsDetailed: (scope, query) => detailedReport("campaign", scope, query, (given) => campaignsDetailedStatement(scope, query, given)),
+  adsDetailed: (scope, query) => detailedReport("ad", scope, query, (given) => adsDetailedStatement(scope, query, given)),
+  campaign: (scope, campaignId, query, options) => {
+    // The campaign's totals, days and ads are groupings of the same rows: summed at once.
+    let fetched: ReturnType<typeof campaignFigures> | undefined;
+    const figures = () => {
+      fetched ??= campaignFigures(scope, campaignId, query);
+      return fetched;
+    };
+    return campaignDetailOf({
+      campaigns: (scope, query) =>
+        afterFetch(
+          async () => (await figures()).campaign_id,
+          (keyed) => campaignListingStatement(scope, query, keyed),
+        ),
+      adResults: (scope, query) =>
+        afterFetch(
+          async () => (await figures()).ad_id,
+          (keyed) => adResultsStatement(scope, query, keyed),
+        ),
+      days: async (scope, campaignId, range) => dailyMetrics(scope, range, campaignId, (await figures()).day),
+    })(scope, campaignId, query, options);
+  },
   metricsOverRange: async (scope, range) => metricsOverRange(scope, range, await keyedFigures("day", scoped(scope, range))),
   invalidTrafficByDay: async (scope, range) => {
     const found = new Map((await invalidTrafficDays(scoped(scope, range))).map((day) => [day.day, day]));

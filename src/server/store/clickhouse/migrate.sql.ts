@@ -7,6 +7,7 @@ import { logger } from "@/server/core/log";
 import { runCommand, selectRows } from "./client";
 import * as settledEvents from "./migrations/0001-settled-events.sql";
 import * as orderRollups from "./migrations/0002-order-rollups.sql";
+import * as publisherProjections from "./migrations/0003-publisher-projections.sql";
 import { type Schema, schemaOf } from "./schema";
 
 interface Migration {
@@ -19,6 +20,7 @@ interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "settled-events", ...settledEvents },
   { version: 2, name: "order-rollups", ...orderRollups },
+  { version: 3, name: "publisher-projections", ...publisherProjections },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

@@ -7,9 +7,8 @@
 // advertisers, a day's, an ad's within a publisher's scope). The two tables are read at once with
 // the same conditions and joined per key here. Parts may still be unmerged: every read groups.
 // Column names and conditions are fixed text from the lists below; every value is a parameter.
-import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { FILTERED_STATUSES, INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
 import type { MeasuredFigures } from "@/server/store/postgres/detailed-report.sql";
-import { invalidEventsSum } from "@/server/store/postgres/rollup-tables";
 import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/server/store/postgres/rollup-totals.sql";
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
@@ -24,50 +23,42 @@ const FIGURE_SUMS: Record<SumFigure, string> = {
   spend_micros: "sum(r.spend_micros)",
   duplicate_events: "sum(r.duplicate_events)",
   bot_events: "sum(r.bot_events)",
-  invalid_events: `sum(${invalidEventsSum("r")})`,
+  // Each column summed on its own: the publisher_days projection holds sums of columns, not of their total.
+  invalid_events: INVALID_TRAFFIC_REASONS.map((reason) => `sum(r.${reason}_events)`).join(" + "),
   sales_revenue_micros: "sum(r.sales_revenue_micros)",
   unverified_sales_revenue_micros: "sum(r.unverified_sales_revenue_micros)",
   uncredited_sales_revenue_micros: "sum(r.uncredited_sales_revenue_micros)",
 };
 const ORDER_FIGURES: readonly OrderFigure[] = ["conversions", "unverified_conversions", "uncredited_conversions"];
+const ALL_FIGURES: readonly Figure[] = [...(Object.keys(FIGURE_SUMS) as SumFigure[]), ...ORDER_FIGURES];
 
-/** What a report reads of each rollup table, and the figures of the other that a key it lacks there reads as 0. */
+/** What a report reads of each rollup table. */
 const READS = [
   {
     table: "report_rollups",
     selected: Object.entries(FIGURE_SUMS)
       .map(([figure, sum]) => `${sum} AS ${figure}`)
       .join(", "),
-    absent: ORDER_FIGURES,
   },
   {
     table: "order_rollups",
     selected: ORDER_FIGURES.map((figure) => `uniqExactMerge(r.${figure}) AS ${figure}`).join(", "),
-    absent: Object.keys(FIGURE_SUMS) as SumFigure[],
   },
 ] as const;
 
 /**
- * `statement` over each rollup table (as `r`) with its figures selected, both run at once, their
- * rows joined by `keyOf`. Every key of order_rollups has a report_rollups row too (both views
- * read the same attributions), but a key either side lacks still comes out, its missing figures 0.
+ * `statement` over each rollup table (as `r`) with its figures selected, joined by their `keys`
+ * columns in one query: each call to ClickHouse costs milliseconds of its own, whatever it reads.
+ * Every key of order_rollups has a report_rollups row too (both views read the same
+ * attributions), but a key either side lacks still comes out (FULL JOIN), its missing figures 0.
  */
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
-  params: Record<string, unknown>,
-  keyOf: (row: Row) => string,
+  keys: readonly string[],
+  where: Pick<Where, "params" | "settings">,
 ): Promise<Row[]> {
-  const sides = await Promise.all(READS.map(({ table, selected }) => selectRows<Row>(statement(table, selected), params)));
-  const joined = new Map<string, Row>();
-  sides.forEach((rows, side) => {
-    for (const row of rows) {
-      const key = keyOf(row);
-      const other = joined.get(key);
-      if (other) Object.assign(other, row);
-      else joined.set(key, { ...row, ...Object.fromEntries(READS[side]!.absent.map((figure) => [figure, "0"])) });
-    }
-  });
-  return [...joined.values()];
+  const [sums, orders] = READS.map(({ table, selected }) => statement(table, selected));
+  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
 }
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
@@ -82,17 +73,30 @@ export interface RollupRows {
   where: readonly (readonly [NarrowedColumn, string | readonly string[] | null | undefined])[];
 }
 
-/** The WHERE clause of `rows` over a rollup table as `r`, and its parameters. */
-function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): { clause: string; params: Record<string, unknown> } {
+interface Where {
+  clause: string;
+  params: Record<string, unknown>;
+  /** The SETTINGS clause the statement ends with, or nothing. */
+  settings: string;
+}
+
+/**
+ * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. Rows narrowed to an
+ * advertiser are read in the tables' own order (advertiser first): weighing the publisher
+ * projections against it cost such a read a third of its time, and they never win it.
+ */
+function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): Where {
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}"];
   const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate };
+  let advertiserFirst = false;
   [...rows.where, ...extra].forEach(([column, value], index) => {
     if (value === null || value === undefined) return;
     const name = `where${index}`;
     conditions.push(typeof value === "string" ? `r.${column} = {${name}:String}` : `r.${column} IN {${name}:Array(String)}`);
     params[name] = value;
+    if (column === "advertiser_id") advertiserFirst = true;
   });
-  return { clause: conditions.join(" AND "), params };
+  return { clause: conditions.join(" AND "), params, settings: advertiserFirst ? " SETTINGS optimize_use_projections = 0" : "" };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -105,32 +109,92 @@ const KEY_OF: Record<TotalsDimension, string> = {
 
 /** Each key of `dimension` with rows among `rows`, and its figures. */
 export async function keyedFigures(dimension: TotalsDimension, rows: RollupRows): Promise<KeyedFigures[]> {
-  const { clause, params } = whereOf(rows);
+  const where = whereOf(rows);
   return fromBothTables<KeyedFigures>(
-    (table, selected) => `SELECT ${KEY_OF[dimension]} AS key, ${selected} FROM ${table} AS r WHERE ${clause} GROUP BY key`,
-    params,
-    (row) => row.key,
+    (table, selected) => `SELECT ${KEY_OF[dimension]} AS key, ${selected} FROM ${table} AS r WHERE ${where.clause} GROUP BY key`,
+    ["key"],
+    where,
   );
 }
 
 /**
- * The detailed report's rows among `rows`: each campaign (or ad) and day over every publisher
- * (publisher_id ''), and for the campaigns of `networkCampaigns` each sub-publisher's share too.
+ * Each key of each of `dimensions` with rows among `rows`, and its figures, from one scan of each
+ * table (GROUPING SETS): a page that shows several groupings of the same rows (a campaign's
+ * totals, its days and its ads) asks ClickHouse once, where each call costs milliseconds of its
+ * own whatever it reads.
  */
-export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]): Promise<MeasuredFigures[]> {
+export async function keyedFiguresOfEach<Dimension extends TotalsDimension>(
+  dimensions: readonly Dimension[],
+  rows: RollupRows,
+): Promise<Record<Dimension, KeyedFigures[]>> {
+  const where = whereOf(rows);
+  const columns = dimensions.map((dimension, index) => `grouping(${KEY_OF[dimension]}) AS grouped_out${index}, ${KEY_OF[dimension]} AS key${index}`);
+  const sets = dimensions.map((dimension) => `(${KEY_OF[dimension]})`).join(", ");
+  type SetRow = KeyedFigures & Record<string, string>;
+  // grouping() is 0 for the column a row is grouped by, 1 for the others.
+  const setOf = (row: SetRow) => dimensions.findIndex((_, index) => String(row[`grouped_out${index}`]) === "0");
+  // A row's grouping flags and keys are its identity: the columns it is not grouped by hold defaults.
+  const identity = dimensions.flatMap((_, index) => [`grouped_out${index}`, `key${index}`]);
+  const found = await fromBothTables<SetRow>(
+    (table, selected) => `SELECT ${columns.join(", ")}, ${selected} FROM ${table} AS r WHERE ${where.clause} GROUP BY GROUPING SETS (${sets})`,
+    identity,
+    where,
+  );
+  const figures = Object.fromEntries(dimensions.map((dimension) => [dimension, [] as KeyedFigures[]])) as Record<Dimension, KeyedFigures[]>;
+  for (const row of found) {
+    const set = setOf(row);
+    const keyed = Object.fromEntries(ALL_FIGURES.map((figure) => [figure, row[figure]]));
+    figures[dimensions[set]!].push({ ...keyed, key: String(row[`key${set}`]) } as KeyedFigures);
+  }
+  return figures;
+}
+
+/**
+ * The detailed report's rows among `rows` as one statement over a rollup table: each campaign (or
+ * ad) and day over every publisher (publisher_id ''), and for the campaigns of `networkCampaigns`
+ * each sub-publisher's share too; `selected` is what each row selects beside its key.
+ */
+function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]) {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
   const totals = whereOf(rows);
-  const totalRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, '' AS row_publisher, ${selected}
-       FROM ${table} AS r WHERE ${totals.clause} GROUP BY day, key, row_publisher`;
   const shares = whereOf(rows, [["campaign_id", networkCampaigns]]);
-  const shareRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, r.publisher_id AS row_publisher, ${selected}
+  const totalRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, '' AS row_publisher${selected}
+       FROM ${table} AS r WHERE ${totals.clause} GROUP BY day, key, row_publisher`;
+  const shareRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, r.publisher_id AS row_publisher${selected}
        FROM ${table} AS r WHERE ${shares.clause} GROUP BY day, key, row_publisher`;
+  return {
+    text: (table: string, selected: string) =>
+      networkCampaigns.length === 0 ? totalRows(table, selected) : `${totalRows(table, selected)} UNION ALL ${shareRows(table, selected)}`,
+    where: { params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params }, settings: totals.settings },
+  };
+}
+
+/** The detailed report's rows among `rows` with their figures (see measuredRowsStatement). */
+export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]): Promise<MeasuredFigures[]> {
+  const statement = measuredRowsStatement(grain, rows, networkCampaigns);
   const measured = await fromBothTables<Measured>(
-    (table, selected) => (networkCampaigns.length === 0 ? totalRows(table, selected) : `${totalRows(table, selected)} UNION ALL ${shareRows(table, selected)}`),
-    networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params },
-    (row) => JSON.stringify([row.day, row.key, row.row_publisher]),
+    (table, selected) => statement.text(table, `, ${selected}`),
+    ["day", "key", "row_publisher"],
+    statement.where,
   );
   return rename(measured);
+}
+
+/**
+ * How many of the detailed report's rows among `rows` each day holds, keys only: every key with
+ * order states has traffic rows too, so report_rollups alone has every row.
+ */
+export async function measuredRowsPerDay(
+  grain: "campaign" | "ad",
+  rows: RollupRows,
+  networkCampaigns: readonly string[],
+): Promise<{ day: string; n: number }[]> {
+  const statement = measuredRowsStatement(grain, rows, networkCampaigns);
+  const days = await selectRows<{ day: string; n: string }>(
+    `SELECT day, count() AS n FROM (${statement.text("report_rollups", "")}) GROUP BY day${statement.where.settings}`,
+    statement.where.params,
+  );
+  return days.map((row) => ({ day: row.day, n: Number(row.n) }));
 }
 
 // The publisher of a measured row is named apart in ClickHouse: an alias publisher_id would stand
@@ -142,12 +206,12 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params } = whereOf(rows);
+  const { clause, params, settings } = whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
        FROM report_rollups AS r
       WHERE ${clause}
-      GROUP BY day`,
+      GROUP BY day${settings}`,
     params,
   );
   return found.map((row) => {

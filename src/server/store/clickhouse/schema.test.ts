@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { statements } from "./migrations/0001-settled-events.sql";
 import { statements as orderRollupStatements } from "./migrations/0002-order-rollups.sql";
+import { statements as projectionStatements } from "./migrations/0003-publisher-projections.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -46,5 +47,21 @@ describe("ClickHouse's schema", () => {
     expect(drops.map(({ statement }) => statement.match(/ALTER TABLE (\S+) ON CLUSTER tally/)?.[1])).toEqual(["report_rollups_local", "report_rollups"]);
     expect(drops.every(({ index }) => index > modify)).toBe(true);
     expect(text).not.toMatch(/non_replicated/);
+  });
+
+  it("adds the publisher projections to each node's local rollup tables on a cluster, and waits for them to be built", () => {
+    const list = projectionStatements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    for (const table of ["report_rollups_local", "order_rollups_local"]) {
+      const own = list.filter((statement) => statement.startsWith(`ALTER TABLE ${table} ON CLUSTER tally `));
+      expect(own.map((statement) => /PROJECTION IF NOT EXISTS (\w+)|MATERIALIZE PROJECTION (\w+)/.exec(statement)?.slice(1).find(Boolean))).toEqual([
+        undefined,
+        "by_publisher",
+        "publisher_days",
+        "by_publisher",
+        "publisher_days",
+      ]);
+      expect(own.filter((statement) => statement.includes("MATERIALIZE")).every((statement) => statement.includes("mutations_sync = 2"))).toBe(true);
+    }
+    expect(list.join("\n")).not.toMatch(/ALTER TABLE (report|order)_rollups ON/);
   });
 });

@@ -128,12 +128,14 @@ export const keysOnDays = (table: string) =>
 /**
  * A staging table `local` shaped as the rollup table `targetLocal` (columns, partitions, sorting
  * key; both rollup tables have the same), for a rebuild to fill and swap in with REPLACE
- * PARTITION, which needs all three the same; `engine`: the schema's engine for it (Replicated on
- * a cluster, with a path of its own).
+ * PARTITION, which needs all three the same, and the projections too, which CREATE ... AS copies
+ * (their tables' setting for them is not copied, hence SETTINGS); `engine`: the schema's engine for
+ * it (Replicated on a cluster, with a path of its own).
  */
 export const createStaging = (local: string, targetLocal: string, onCluster: string, engine: string) =>
   `CREATE TABLE ${local}${onCluster} AS ${targetLocal} ENGINE = ${engine}
-   PARTITION BY toYYYYMM(day) ORDER BY (advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name)`;
+   PARTITION BY toYYYYMM(day) ORDER BY (advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name)
+   SETTINGS deduplicate_merge_projection_mode = 'rebuild'`;
 
 export const dropTable = (name: string, onCluster: string) => `DROP TABLE IF EXISTS ${name}${onCluster} SYNC`;
 

@@ -19,6 +19,17 @@ export type DetailedGrain = "campaign" | "ad";
  */
 export type MeasuredFigures = GivenFigures & { day: string; key: string; publisher_id: string };
 
+/**
+ * A detailed report's rows summed by another store: `rows`, and, for a page sorted by day, how many
+ * rows each day of the whole range holds (`rowsPerDay`), so that only the days of the page need
+ * their figures summed and passed in while the page's place and the report's total still count
+ * every day.
+ */
+export interface GivenDetailedRows {
+  rows: readonly MeasuredFigures[];
+  rowsPerDay?: readonly { day: string; n: number }[];
+}
+
 /** What every part is built from. SQL members are identifiers and sorts from fixed lists. */
 export interface DetailedPlan {
   grain: DetailedGrain;
@@ -40,8 +51,8 @@ export interface DetailedPlan {
   advertiserId: string | null;
   /** The request's id filters (ad_id for the ad grain only). */
   ids: { advertiserId: string | null; campaignId: string | null; adId: string | null };
-  /** The measured rows of the whole range, summed elsewhere and already filtered, instead of the report tables. */
-  given?: readonly MeasuredFigures[];
+  /** The measured rows summed elsewhere and already filtered, instead of the report tables: the whole range's, or with rowsPerDay at least the page's days'. */
+  given?: GivenDetailedRows;
 }
 
 const LIMIT = sql`${PAGE_LIMIT}::int`;
@@ -84,6 +95,10 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
  */
 function dayRowCounts(plan: DetailedPlan): Sql {
   const { range, advertiserId, ids } = plan;
+  if (plan.given?.rowsPerDay) {
+    const { rowsPerDay } = plan.given;
+    return sql`SELECT * FROM unnest(${rowsPerDay.map((d) => d.day)}::date[], ${rowsPerDay.map((d) => d.n)}::bigint[]) AS d(day, n)`;
+  }
   if (plan.given) return sql`SELECT day, count(*)::bigint AS n FROM given GROUP BY day`;
   if (plan.countedRows) {
     return sql`SELECT c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n
@@ -104,9 +119,9 @@ function dayRowCounts(plan: DetailedPlan): Sql {
 /** The CTE `given` (and its comma) when the rows were summed elsewhere: one row per measured row. */
 export function givenCte({ given }: DetailedPlan): Sql {
   if (!given) return empty;
-  const column = (name: "day" | "key" | "publisher_id") => given.map((row) => row[name]);
+  const column = (name: "day" | "key" | "publisher_id") => given.rows.map((row) => row[name]);
   return sql`given AS (
-      SELECT * FROM unnest(${column("day")}::date[], ${column("key")}::text[], ${column("publisher_id")}::text[], ${figureArrays(given)})
+      SELECT * FROM unnest(${column("day")}::date[], ${column("key")}::text[], ${column("publisher_id")}::text[], ${figureArrays(given.rows)})
           AS g(day, key, publisher_id, ${FIGURE_NAMES})
     ), `;
 }

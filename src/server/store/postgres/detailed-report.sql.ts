@@ -12,10 +12,10 @@ import {
   type DetailedGrain,
   type DetailedPlan,
   dayWindowCtes,
+  type GivenDetailedRows,
   givenCte,
   groupOrder,
   listedCte,
-  type MeasuredFigures,
   measuredCte,
   networksCte,
   objectsCte,
@@ -25,7 +25,7 @@ import {
 import { type ReportStatement, reportStatement } from "./report-runner";
 import { METRIC_SORTS } from "./rollup-totals.sql";
 
-export type { DetailedGrain, MeasuredFigures } from "./detailed-report-parts.sql";
+export type { DetailedGrain, GivenDetailedRows, MeasuredFigures } from "./detailed-report-parts.sql";
 
 const SORTABLE: Record<DetailedReportOrderBy, string> = { day: "day", ...METRIC_SORTS, name: "name" };
 
@@ -43,7 +43,7 @@ type Row = TotalsRow & {
   total: number;
 };
 
-function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]): DetailedPlan {
+function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: GivenDetailedRows): DetailedPlan {
   const whole = query.download;
   return {
     grain,
@@ -107,7 +107,7 @@ export function detailedReportStatement(
   grain: DetailedGrain,
   scope: ReportScope,
   query: ReportQuery<DetailedReportOrderBy>,
-  given?: readonly MeasuredFigures[],
+  given?: GivenDetailedRows,
 ): ReportStatement<CampaignsDetailedRow | AdsDetailedRow> {
   const plan = planOf(grain, scope, query, given);
   const statement = sql`
@@ -124,9 +124,9 @@ export function detailedReportStatement(
   return reportStatement(statement, detailedRow(grain));
 }
 
-export const campaignsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]) =>
+export const campaignsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: GivenDetailedRows) =>
   detailedReportStatement("campaign", scope, query, given) as ReportStatement<CampaignsDetailedRow>;
-export const adsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: readonly MeasuredFigures[]) =>
+export const adsDetailedStatement = (scope: ReportScope, query: ReportQuery<DetailedReportOrderBy>, given?: GivenDetailedRows) =>
   detailedReportStatement("ad", scope, query, given) as ReportStatement<AdsDetailedRow>;
 
 /**

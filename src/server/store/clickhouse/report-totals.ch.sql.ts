@@ -181,18 +181,21 @@ export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows
 }
 
 /**
- * How many of the detailed report's rows among `rows` each day holds, keys only: every key with
- * order states has traffic rows too, so report_rollups alone has every row.
+ * How many of the detailed report's rows among `rows` each day holds (see measuredRowsStatement),
+ * counted by key in one scan: every key with order states has traffic rows too, so
+ * report_rollups alone has every row.
  */
 export async function measuredRowsPerDay(
   grain: "campaign" | "ad",
   rows: RollupRows,
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
-  const statement = measuredRowsStatement(grain, rows, networkCampaigns);
+  const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
+  const { clause, params, settings } = whereOf(rows);
+  const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT day, count() AS n FROM (${statement.text("report_rollups", "")}) GROUP BY day${statement.where.settings}`,
-    statement.where.params,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM report_rollups AS r WHERE ${clause} GROUP BY day${settings}`,
+    { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
 }

@@ -8,6 +8,8 @@ import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 const role = process.argv[2] ?? "settle";
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
+// An interrupt ends the process normally, so a --cpu-prof profile is written (ship-alone.ts).
+process.on("SIGINT", () => process.exit(0));
 if (role === "ship") await migrateClickhouse();
 for (;;) {
   if (role === "ship") {

@@ -2,6 +2,7 @@
 // of the worker (no attribution, export or upkeep), so the two stores' runs differ only in where
 // settled rows go. With CLICKHOUSE_URL set, settling writes the outbox; `ship` sends it.
 import { settlePending } from "@/server/pipeline/settle/settle-pending";
+import { SHIP_GATHER_SECONDS } from "@/server/pipeline/ship/ship-pending";
 import { store } from "@/server/store";
 import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
@@ -13,7 +14,8 @@ process.on("SIGINT", () => process.exit(0));
 if (role === "ship") await migrateClickhouse();
 for (;;) {
   if (role === "ship") {
-    const shipped = await store().shipping!.ship({ deadline: Date.now() + 5_000 });
+    // Gathering batches as the worker's ship loop does (ship-pending.ts).
+    const shipped = await store().shipping!.ship({ deadline: Date.now() + 5_000, gatherSeconds: SHIP_GATHER_SECONDS });
     if (shipped.error) console.error(`bench: ship: ${shipped.error}`);
     if (shipped.batches === 0 || shipped.error) await pause();
   } else {

@@ -183,6 +183,18 @@ describe("shipping", () => {
     expect(await impressionsInRollups()).toBe(impressions);
   });
 
+  it("lets new batches gather when asked to, until the oldest has waited long enough or a span's worth wait", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "gather-0", new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0, error: null });
+    await pgPool().query("UPDATE clickhouse_batches SET created_at = now() - interval '61 seconds' WHERE shipped_at IS NULL");
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 1, rows: 1, error: null });
+
+    for (let i = 1; i <= 31; i++) await beacon("impression", fixture.cpc, fixture.shopA, `gather-${i}`, new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0 });
+    await beacon("impression", fixture.cpc, fixture.shopA, "gather-32", new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 32, rows: 32, error: null });
+  });
+
   it("ships any text Postgres holds as it is: tabs, line ends, backslashes, control characters, a literal \\N, and null", async () => {
     await beacon("impression", fixture.cpc, fixture.shopA, "odd-text", new Date("2026-11-11T13:00:00Z"));
     const odd = "tab\there line\nend cr\rhere back\\slash\\ \\N vt\vff\fbs\b émoji 🛒";

@@ -88,11 +88,20 @@ function tokenOf(shipment: Shipment, keys: readonly string[], whole: boolean): s
   return whole ? token : `${token}:${digest(keys.join("\n"))}`;
 }
 
-async function takeBatches(limit: number, leaseSeconds: number): Promise<TakenBatch[]> {
+/**
+ * Takes up to `limit` waiting batches under a lease; with `gatherSeconds` > 0, none until the
+ * oldest waiting batch has waited that long or a span's worth of batches wait.
+ */
+async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: number): Promise<TakenBatch[]> {
+  const SPAN = Number(GROUP_SPAN);
   const { rows } = await pgPool().query<TakenBatch>(
     sql`UPDATE clickhouse_batches b SET leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = b.attempts + 1
          WHERE b.id IN (SELECT id FROM clickhouse_batches
                          WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
+                           AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8) OR count(*) >= ${SPAN}
+                                                                   FROM (SELECT created_at FROM clickhouse_batches
+                                                                          WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
+                                                                          ORDER BY id LIMIT ${SPAN}) AS takeable))
                          ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING b.id::text AS id, b.kind, b.rows, b.first_at, b.last_at, b.attempts`,
   );
@@ -211,11 +220,13 @@ async function ship(shipment: Shipment): Promise<{ sent: number; setAside: numbe
 
 /**
  * Ships waiting batches, up to CLICKHOUSE_SHIP_BATCHES_PER_RUN of them (`limit`) and until
- * `deadline` (ms since the epoch) passes; an insert under way when it passes is finished.
+ * `deadline` (ms since the epoch) passes; an insert under way when it passes is finished. With
+ * `gatherSeconds`, nothing until the oldest has waited that long or a span's worth wait.
  */
-export async function shipBatches(options: { limit?: number; deadline?: number } = {}): Promise<ShipOutcome> {
+export async function shipBatches(options: { limit?: number; deadline?: number; gatherSeconds?: number } = {}): Promise<ShipOutcome> {
   const settings = env();
-  const batches = await takeBatches(options.limit ?? settings.CLICKHOUSE_SHIP_BATCHES_PER_RUN, settings.CLICKHOUSE_SHIP_LEASE_SECONDS);
+  const limit = options.limit ?? settings.CLICKHOUSE_SHIP_BATCHES_PER_RUN;
+  const batches = await takeBatches(limit, settings.CLICKHOUSE_SHIP_LEASE_SECONDS, options.gatherSeconds ?? 0);
   const outcome: ShipOutcome = { batches: 0, rows: 0, setAside: 0, error: null };
   const shipped = new Set<string>();
   const release = async () => {

@@ -3,7 +3,7 @@
 // one database. A run's rate is events from the first settled stretch until the last event is
 // settled and, with ClickHouse, shipped (every outbox batch marked and its rows in ClickHouse).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -25,11 +25,24 @@ function child(url: string, role: "settle" | "ship", clickhouseUrl: string | nul
   });
 }
 
+/** CPU seconds (user + system) a child has used so far, or 0 once it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 interface RunResult {
   eventsPerSecond: number;
   seconds: number;
   /** Seconds until the last event was settled (before the shipper caught up, with ClickHouse). */
   settledSeconds: number;
+  /** CPU seconds of the settle processes and of the shipper (0 without ClickHouse). */
+  settleCpu: number;
+  shipCpu: number;
 }
 
 async function run(client: pg.Client, url: string, workers: number, events: number, clickhouseUrl: string | null): Promise<RunResult> {
@@ -47,7 +60,14 @@ async function run(client: pg.Client, url: string, workers: number, events: numb
       if (n - before >= events) settledAt ??= Date.now();
       if (n - before >= events && (clickhouseUrl === null || (await unshipped()) === 0)) {
         const seconds = (Date.now() - first!.at) / 1000;
-        return { eventsPerSecond: Math.round((n - first!.n) / seconds), seconds, settledSeconds: (settledAt! - first!.at) / 1000 };
+        const shipper = clickhouseUrl ? processes.at(-1) : undefined;
+        return {
+          eventsPerSecond: Math.round((n - first!.n) / seconds),
+          seconds,
+          settledSeconds: (settledAt! - first!.at) / 1000,
+          settleCpu: processes.filter((process) => process !== shipper).reduce((sum, process) => sum + cpuSeconds(process.pid), 0),
+          shipCpu: shipper ? cpuSeconds(shipper.pid) : 0,
+        };
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -83,7 +103,7 @@ export async function measureSettling(options: { events: number; advertisers: nu
         const result = await run(client, url, options.workers, options.events, mode === "clickhouse" ? clickhouseUrl : null);
         figures[mode].push(result.eventsPerSecond);
         log(
-          `settle, ${mode} as the store, round ${round}: ${result.eventsPerSecond.toLocaleString("en")} events/s (${result.seconds.toFixed(1)} s; all settled after ${result.settledSeconds.toFixed(1)} s)`,
+          `settle, ${mode} as the store, round ${round}: ${result.eventsPerSecond.toLocaleString("en")} events/s (${result.seconds.toFixed(1)} s; all settled after ${result.settledSeconds.toFixed(1)} s; CPU s: settling ${result.settleCpu.toFixed(1)}, shipping ${result.shipCpu.toFixed(1)})`,
         );
       }
     }

@@ -33,3 +33,17 @@ export function settingLiteral(setting: string): Sql {
   if (!SETTING.test(setting)) throw new Error(`not a setting Tally makes: ${JSON.stringify(setting)}`);
   return raw(setting);
 }
+
+const BIGINT = /^(?:0|[1-9]\d{0,18})$/;
+
+/** Ids (bigint, as text) as a bigint[] literal, for a statement that takes no parameters (COPY). */
+export function bigintArrayLiteral(ids: readonly string[]): Sql {
+  for (const id of ids) if (!BIGINT.test(id)) throw new Error(`not a bigint: ${JSON.stringify(id)}`);
+  return raw(`'{${ids.join(",")}}'::bigint[]`);
+}
+
+/** A time as a timestamptz literal (ISO 8601, UTC), for a statement that takes no parameters (COPY). */
+export function timestampLiteral(at: Date): Sql {
+  if (Number.isNaN(at.getTime())) throw new Error("not a time");
+  return raw(`'${at.toISOString()}'::timestamptz`);
+}

@@ -28,8 +28,13 @@ export interface ShipperState {
 }
 
 export interface Shipping {
-  /** Ships waiting batches, up to `limit` and until `deadline` (ms since the epoch). */
-  ship(options?: { limit?: number; deadline?: number }): Promise<ShipOutcome>;
+  /**
+   * Ships waiting batches, up to `limit` and until `deadline` (ms since the epoch). With
+   * `gatherSeconds`, ships nothing until the oldest waiting batch has waited that long or enough
+   * wait to fill an insert: fewer, larger inserts, for a loop that would otherwise send each as
+   * soon as it is settled.
+   */
+  ship(options?: { limit?: number; deadline?: number; gatherSeconds?: number }): Promise<ShipOutcome>;
   state(): Promise<ShipperState>;
   /** The earliest time whose rows of `table` Postgres must keep until they ship; null when all have. */
   unshippedSince(table: ShippedTable): Promise<Date | null>;

@@ -7,6 +7,13 @@ import { store } from "@/server/store";
 import type { ShipOutcome } from "@/server/store/shipping";
 import { ensureStoreMigrated } from "@/server/store/start-store";
 
+/**
+ * Seconds a loop lets a settled batch wait for others before it ships (unless enough wait to fill
+ * an insert): a batch a second costs ClickHouse a few times what one insert of many does, and
+ * reports stay within a second or two of settling.
+ */
+export const SHIP_GATHER_SECONDS = 1;
+
 export interface ShipSummary extends ShipOutcome {
   /** The store's name: whether anything was there to ship. */
   store: string;
@@ -14,9 +21,10 @@ export interface ShipSummary extends ShipOutcome {
 
 /**
  * Ships waiting batches, a store's run after another, until none waits, one fails, or `budgetMs`
- * is spent (a batch under way then is finished). Returns what it shipped and the failure, if any.
+ * is spent (a batch under way then is finished). With `gatherSeconds`, batches younger than that
+ * wait for more to join them (Shipping.ship). Returns what it shipped and the failure, if any.
  */
-export async function shipPending(options: { budgetMs: number }): Promise<ShipSummary> {
+export async function shipPending(options: { budgetMs: number; gatherSeconds?: number }): Promise<ShipSummary> {
   const current = store();
   const summary: ShipSummary = { store: current.name, batches: 0, rows: 0, setAside: 0, error: null };
   const shipping = current.shipping;
@@ -30,7 +38,7 @@ export async function shipPending(options: { budgetMs: number }): Promise<ShipSu
   }
   const deadline = Date.now() + options.budgetMs;
   while (Date.now() < deadline) {
-    const run = await shipping.ship({ deadline });
+    const run = await shipping.ship({ deadline, gatherSeconds: options.gatherSeconds ?? 0 });
     summary.batches += run.batches;
     summary.rows += run.rows;
     summary.setAside += run.setAside;

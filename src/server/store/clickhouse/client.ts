@@ -4,10 +4,11 @@
 // dependency and loaded only for a `chdb:` URL, so a production install never carries its engine.
 import path from "node:path";
 import { Readable } from "node:stream";
-import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
+import { type ClickHouseClient, type ClickHouseSettings, createClient, parseError } from "@clickhouse/client";
+import type { ChdbConnection } from "chdb/connection";
 import { env } from "@/env";
 
-const holder = globalThis as unknown as { tallyClickhouse?: Promise<ClickHouseClient>; tallyClickhouseUrl?: string };
+const holder = globalThis as unknown as { tallyClickhouse?: Promise<ClickHouseClient>; tallyClickhouseUrl?: string; tallyChdb?: ChdbConnection };
 
 /** What CLICKHOUSE_URL names: a server's HTTP interface, or a data folder of an in-process engine. */
 export type ClickhouseTarget = { kind: "http"; url: string; database: string } | { kind: "chdb"; folder: string };
@@ -42,7 +43,9 @@ async function connect(url: string): Promise<ClickHouseClient> {
   const { createChdbConnection } = (await import(/* webpackIgnore: true */ moduleName)) as typeof import("chdb/connection");
   // chdb declares the client's Connection type from @clickhouse/client-common, which the client
   // itself now bundles: the same interface declared twice, so TypeScript needs telling.
-  const connection = createChdbConnection({ path: target.folder }) as unknown as NonNullable<Parameters<typeof createClient>[0]>["connection"];
+  const chdb = createChdbConnection({ path: target.folder });
+  holder.tallyChdb = chdb;
+  const connection = chdb as unknown as NonNullable<Parameters<typeof createClient>[0]>["connection"];
   return createClient({ connection, clickhouse_settings: EVERY_CALL });
 }
 
@@ -63,6 +66,7 @@ export async function closeClickhouse(): Promise<void> {
   const open = holder.tallyClickhouse;
   holder.tallyClickhouse = undefined;
   holder.tallyClickhouseUrl = undefined;
+  holder.tallyChdb = undefined;
   if (open) await (await open).close();
 }
 
@@ -115,11 +119,35 @@ export async function insertTabSeparated(
   token: string,
 ): Promise<void> {
   if (rows.length === 0) return;
+  await insertTabSeparatedText(table, columns, Buffer.from(tabSeparated(rows)), token);
+}
+
+/**
+ * Inserts `text` (TabSeparated rows of `columns`, each ended by a line end) into `table` as one
+ * block, with the deduplication token `token` ('' for none).
+ */
+export async function insertTabSeparatedText(table: string, columns: readonly string[], text: Buffer, token: string): Promise<void> {
+  if (text.length === 0) return;
   const client = await clickhouse();
+  const chdb = holder.tallyChdb;
+  if (chdb) {
+    // Through chdb the client would turn the rows into statement text, and each of its settings into
+    // a statement of its own; handed over as bytes with the settings in the insert itself (so none
+    // stays on the session), an insert costs about 6 ms of CPU less, and its rows a quarter less.
+    const settings = { insert_deduplication_token: token, async_insert: 0 };
+    try {
+      await chdb.chdb.rawInsert({ table, columns, values: text, format: "TabSeparated", settings });
+    } catch (error) {
+      // The same error the client gives (a ClickHouseError with the server's code), so callers tell a
+      // refused row from a failing ClickHouse alike through either.
+      throw parseError(error instanceof Error ? error.message : String(error));
+    }
+    return;
+  }
   await client.insert({
     table,
     columns: columns as [string, ...string[]],
-    values: Readable.from([Buffer.from(tabSeparated(rows))], { objectMode: false }),
+    values: Readable.from([text], { objectMode: false }),
     format: "TabSeparated",
     clickhouse_settings: insertSettings(token),
   });

@@ -5,6 +5,7 @@
 // (client.ts insertTabSeparated): against JSON objects, a third of the time to build and insert
 // (bench/results.md, bench:clickhouse).
 import sql, { raw, type Sql } from "sql-template-tag";
+import { bigintArrayLiteral, timestampLiteral } from "@/server/db/sql-literals";
 import type { ShippedTable } from "@/server/store/shipping";
 
 const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')`;
@@ -82,11 +83,27 @@ export function rowKey(table: ShippedTable, row: ShippedRow): string {
   return table === "ad_events" ? row[0]! : `${row[0]!}:${row[2]!}`;
 }
 
-/** The rows of outbox batch `batchId`, whose partition keys lie between `firstAt` and `lastAt`. */
-export function batchRowsSql(table: ShippedTable, batchId: string, firstAt: Date, lastAt: Date): Sql {
+/** A row's outbox batch: the last column of either table. */
+export const batchOf = (row: ShippedRow): string => row[row.length - 1]!;
+
+/** The rows of outbox batches `batchIds`, whose partition keys lie between `firstAt` and `lastAt`. */
+export function batchRowsSql(table: ShippedTable, batchIds: readonly string[], firstAt: Date, lastAt: Date): Sql {
   const key = raw(PARTITION_KEY[table]);
   return sql`SELECT ${selectList(table)} FROM ${raw(table)}
-              WHERE clickhouse_batch = ${batchId}::bigint AND ${key} >= ${firstAt} AND ${key} <= ${lastAt}`;
+              WHERE clickhouse_batch = ANY(${batchIds}::bigint[]) AND ${key} >= ${firstAt} AND ${key} <= ${lastAt}`;
+}
+
+/**
+ * The same rows as TabSeparated text, written by Postgres itself (db/copy-out.ts): COPY's text
+ * format escapes a value's backslash, tab, line end and carriage return as ClickHouse reads them,
+ * and writes null as \N, so the shipper hands the text on as it comes. COPY takes no parameters:
+ * the ids and times are checked literals.
+ */
+export function batchRowsCopySql(table: ShippedTable, batchIds: readonly string[], firstAt: Date, lastAt: Date): Sql {
+  const key = raw(PARTITION_KEY[table]);
+  return sql`COPY (SELECT ${selectList(table)} FROM ${raw(table)}
+                    WHERE clickhouse_batch = ANY(${bigintArrayLiteral(batchIds)})
+                      AND ${key} >= ${timestampLiteral(firstAt)} AND ${key} <= ${timestampLiteral(lastAt)}) TO STDOUT`;
 }
 
 /**

@@ -159,6 +159,53 @@ describe("shipping", () => {
     expect(rows.map((row) => row.s)).toEqual(values);
   });
 
+  it("sends the waiting batches of a span of ids in one insert, and counts them once when that insert is sent again", async () => {
+    // Each insert into a table takes the next block number; the parts say the last one taken.
+    const lastBlock = async () => count("SELECT max(max_block_number) AS n FROM system.parts WHERE database = currentDatabase() AND table = 'ad_events'");
+    // Six batches from the start of a span of ids, so they share one.
+    await pgPool().query("SELECT setval(pg_get_serial_sequence('clickhouse_batches', 'id'), (SELECT (max(id) / 32 + 1) * 32 FROM clickhouse_batches))");
+    for (let i = 0; i < 6; i++) await beacon("impression", fixture.cpc, fixture.shopA, `span-${i}`, new Date("2026-11-11T12:00:00Z"));
+    const before = await lastBlock();
+    const shipped = await shipBatches();
+    expect(shipped).toMatchObject({ batches: 6, rows: 6, error: null });
+    expect(await lastBlock()).toBe(before + 1);
+    const events = await eventsInClickhouse();
+    const impressions = await impressionsInRollups();
+
+    // As if the insert's answer were lost before any mark: the same six go again as the same
+    // insert, with the same token, and count once.
+    const { rows } = await pgPool().query<{ id: string }>("SELECT b.id::text AS id FROM clickhouse_batches b ORDER BY b.id DESC LIMIT 6");
+    await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL, leased_until = NULL, attempts = 0 WHERE id = ANY($1::bigint[])", [
+      rows.map((row) => row.id),
+    ]);
+    expect(await shipBatches()).toMatchObject({ batches: 6, rows: 6, error: null });
+    expect(await eventsInClickhouse()).toBe(events);
+    expect(await impressionsInRollups()).toBe(impressions);
+  });
+
+  it("lets new batches gather when asked to, until the oldest has waited long enough or a span's worth wait", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "gather-0", new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0, error: null });
+    await pgPool().query("UPDATE clickhouse_batches SET created_at = now() - interval '61 seconds' WHERE shipped_at IS NULL");
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 1, rows: 1, error: null });
+
+    for (let i = 1; i <= 31; i++) await beacon("impression", fixture.cpc, fixture.shopA, `gather-${i}`, new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0 });
+    await beacon("impression", fixture.cpc, fixture.shopA, "gather-32", new Date("2026-11-11T14:00:00Z"));
+    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 32, rows: 32, error: null });
+  });
+
+  it("ships any text Postgres holds as it is: tabs, line ends, backslashes, control characters, a literal \\N, and null", async () => {
+    await beacon("impression", fixture.cpc, fixture.shopA, "odd-text", new Date("2026-11-11T13:00:00Z"));
+    const odd = "tab\there line\nend cr\rhere back\\slash\\ \\N vt\vff\fbs\b émoji 🛒";
+    await pgPool().query("UPDATE ad_events SET user_agent = $1, client_hash = NULL WHERE session_id = 'odd-text'", [odd]);
+    expect((await shipBatches()).error).toBeNull();
+    const [row] = await selectRows<{ user_agent: string; client_hash: string | null }>(
+      "SELECT user_agent, client_hash FROM ad_events WHERE session_id = 'odd-text'",
+    );
+    expect(row).toEqual({ user_agent: odd, client_hash: null });
+  });
+
   it("knows the earliest row not yet in ClickHouse, by the time the export reads it by, until it ships", async () => {
     await beacon("impression", fixture.cpc, fixture.shopA, "horizon-1", new Date("2026-11-14T09:00:00Z"));
     await beacon("impression", fixture.cpc, fixture.shopA, "horizon-2", new Date("2026-11-14T08:00:00Z"));

@@ -1,8 +1,7 @@
 // Postgres's size against stored history, with ClickHouse and with Postgres as the store: the same
 // traffic per day, `horizonDays` of it (all inside the decision horizon) against `horizonDays ×
 // growth` days, each case generated into a database of its own by bound-child.ts.
-import { spawnSync } from "node:child_process";
-import { log, startDatabase } from "../lib/stack";
+import { log, runBenchChild, startDatabase } from "../lib/stack";
 
 export interface BoundCase {
   days: number;
@@ -25,11 +24,7 @@ async function oneCase(mode: "clickhouse" | "postgres", days: number, perDay: nu
     // The mode is whether CLICKHOUSE_URL is set; the child never opens it.
     if (mode === "clickhouse") env.CLICKHOUSE_URL = "chdb:/nonexistent/never-opened";
     else delete env.CLICKHOUSE_URL;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "bench/clickhouse/bound-child.ts", String(days), String(perDay)], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-      encoding: "utf8",
-    });
+    const child = await runBenchChild("bench/clickhouse/bound-child.ts", [String(days), String(perDay)], env);
     if (child.status !== 0) throw new Error(`bound-child ${mode} ${days} failed`);
     const result = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Omit<BoundCase, "days" | "events">;
     log(

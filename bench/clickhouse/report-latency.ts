@@ -11,7 +11,7 @@ import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { nextServerArgs } from "@/cli/next-server";
 import { disconnectDb } from "@/server/db/client";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
-import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
+import { ensureProductionBuild, log, runBenchChild, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "../reports/database";
 import { reportKeys, reportRoutes, round, timeRequests } from "../reports/timing";
 
@@ -43,15 +43,17 @@ export interface ReportFigures {
   routes: RouteFigures[];
 }
 
-function fill(url: string, seed: SeedNote, copies: number): FillNote {
+async function fill(url: string, seed: SeedNote, copies: number): Promise<FillNote> {
   const existing = existsSync(NOTE) ? (JSON.parse(readFileSync(NOTE, "utf8")) as FillNote) : null;
   if (existing && existing.from === seed.seededAt && existing.copies === copies && existsSync(FOLDER)) return existing;
   rmSync(FOLDER, { recursive: true, force: true });
   log(`filling ClickHouse with ${copies} × ${seed.events.toLocaleString("en")} events (bench/results/reports-ch)`);
-  const child = spawnSync(process.execPath, ["--import", "tsx", "bench/clickhouse/fill-history.ts", String(copies)], {
-    env: { ...process.env, DATABASE_URL: url, CLICKHOUSE_URL: `chdb:${FOLDER}`, NODE_ENV: "test", TALLY_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "inherit"],
-    encoding: "utf8",
+  const child = await runBenchChild("bench/clickhouse/fill-history.ts", [String(copies)], {
+    ...process.env,
+    DATABASE_URL: url,
+    CLICKHOUSE_URL: `chdb:${FOLDER}`,
+    NODE_ENV: "test",
+    TALLY_LOG_LEVEL: "warn",
   });
   if (child.status !== 0) throw new Error("filling ClickHouse failed");
   const filled = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Omit<FillNote, "from" | "copies">;
@@ -104,7 +106,7 @@ export async function measureReports(options: { requests: number; copies: number
     postgres = database.postgres;
     log(`migrations: ${await migrateDeploy(database.url)}`);
     process.env.DATABASE_URL = database.url;
-    const filled = fill(database.url, seed, options.copies);
+    const filled = await fill(database.url, seed, options.copies);
     log(
       `ClickHouse holds ${filled.events.toLocaleString("en")} events, ${filled.attributions.toLocaleString("en")} attributions, ${filled.rollupRows.toLocaleString("en")} rollup rows`,
     );

@@ -53,6 +53,24 @@ process.on("exit", () => {
 });
 
 /** Starts a server process (in `cwd`, by default this one's) and resolves once `readyUrl` answers (any status). */
+/**
+ * A child bench script (`node --import tsx <script> ...args`) run to its end, its stdout collected
+ * and its stderr passed through. Never spawnSync while this process runs an embedded Postgres:
+ * the Postgres writes its log to pipes this process drains, and a blocked event loop leaves them
+ * full, which stalls every Postgres backend that logs (a DROP TABLE waited ten minutes on it).
+ */
+export function runBenchChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { env, stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout }));
+  });
+}
+
 export async function startServer(name: string, command: string[], env: Record<string, string>, readyUrl: string, cwd?: string): Promise<ChildProcess> {
   // Production mode needs a secrets key; benchmarks store no secrets worth keeping.
   const child = spawn(process.execPath, command, {

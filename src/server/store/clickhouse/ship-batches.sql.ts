@@ -90,7 +90,8 @@ function tokenOf(shipment: Shipment, keys: readonly string[], whole: boolean): s
 
 /**
  * Takes up to `limit` waiting batches under a lease; with `gatherSeconds` > 0, none until the
- * oldest waiting batch has waited that long or a span's worth of batches wait.
+ * oldest waiting batch has waited that long, a span's worth of batches wait, or settling has
+ * paused (no batch for a quarter of that): the last batches of a burst need not wait for more.
  */
 async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: number): Promise<TakenBatch[]> {
   const SPAN = Number(GROUP_SPAN);
@@ -98,7 +99,9 @@ async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: n
     sql`UPDATE clickhouse_batches b SET leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = b.attempts + 1
          WHERE b.id IN (SELECT id FROM clickhouse_batches
                          WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
-                           AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8) OR count(*) >= ${SPAN}
+                           AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8)
+                                                                         OR max(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8 / 4)
+                                                                         OR count(*) >= ${SPAN}
                                                                    FROM (SELECT created_at FROM clickhouse_batches
                                                                           WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
                                                                           ORDER BY id LIMIT ${SPAN}) AS takeable))

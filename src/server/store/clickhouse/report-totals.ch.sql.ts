@@ -23,7 +23,7 @@ const FIGURE_SUMS: Record<SumFigure, string> = {
   spend_micros: "sum(r.spend_micros)",
   duplicate_events: "sum(r.duplicate_events)",
   bot_events: "sum(r.bot_events)",
-  // Each column summed on its own: the publisher_days projection holds sums of columns, not of their total.
+  // Each column summed on its own: the publisher_days projection (migration 3) holds sums of columns, not of their total.
   invalid_events: INVALID_TRAFFIC_REASONS.map((reason) => `sum(r.${reason}_events)`).join(" + "),
   sales_revenue_micros: "sum(r.sales_revenue_micros)",
   unverified_sales_revenue_micros: "sum(r.unverified_sales_revenue_micros)",
@@ -83,7 +83,7 @@ interface Where {
 /**
  * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. Rows narrowed to an
  * advertiser are read in the tables' own order (advertiser first): weighing the publisher
- * projections against it cost such a read a third of its time, and they never win it.
+ * projection against it cost such a read a third of its time, and it never wins it.
  */
 function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): Where {
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}"];

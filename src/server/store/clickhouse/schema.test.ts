@@ -49,15 +49,13 @@ describe("ClickHouse's schema", () => {
     expect(text).not.toMatch(/non_replicated/);
   });
 
-  it("adds the publisher projections to each node's local rollup tables on a cluster, and waits for them to be built", () => {
+  it("adds the publisher projection to each node's local rollup tables on a cluster, and waits for it to be built", () => {
     const list = projectionStatements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
     for (const table of ["report_rollups_local", "order_rollups_local"]) {
       const own = list.filter((statement) => statement.startsWith(`ALTER TABLE ${table} ON CLUSTER tally `));
       expect(own.map((statement) => /PROJECTION IF NOT EXISTS (\w+)|MATERIALIZE PROJECTION (\w+)/.exec(statement)?.slice(1).find(Boolean))).toEqual([
         undefined,
-        "by_publisher",
         "publisher_days",
-        "by_publisher",
         "publisher_days",
       ]);
       expect(own.filter((statement) => statement.includes("MATERIALIZE")).every((statement) => statement.includes("mutations_sync = 2"))).toBe(true);

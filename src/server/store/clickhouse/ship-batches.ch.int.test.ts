@@ -183,7 +183,7 @@ describe("shipping", () => {
     expect(await impressionsInRollups()).toBe(impressions);
   });
 
-  it("lets new batches gather when asked to, until the oldest has waited long enough, a span's worth wait or no new one comes", async () => {
+  it("lets new batches gather when asked to, until the oldest has waited long enough or a span's worth wait", async () => {
     await beacon("impression", fixture.cpc, fixture.shopA, "gather-0", new Date("2026-11-11T14:00:00Z"));
     expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0, error: null });
     await pgPool().query("UPDATE clickhouse_batches SET created_at = now() - interval '61 seconds' WHERE shipped_at IS NULL");
@@ -193,13 +193,6 @@ describe("shipping", () => {
     expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0 });
     await beacon("impression", fixture.cpc, fixture.shopA, "gather-32", new Date("2026-11-11T14:00:00Z"));
     expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 32, rows: 32, error: null });
-
-    // Settling paused: the newest waiting batch is a quarter of the gathering time old, though the oldest is younger than all of it.
-    for (let i = 33; i <= 35; i++) await beacon("impression", fixture.cpc, fixture.shopA, `gather-${i}`, new Date("2026-11-11T14:00:00Z"));
-    await pgPool().query("UPDATE clickhouse_batches SET created_at = now() - interval '14 seconds' WHERE shipped_at IS NULL");
-    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 0 });
-    await pgPool().query("UPDATE clickhouse_batches SET created_at = now() - interval '16 seconds' WHERE shipped_at IS NULL");
-    expect(await shipBatches({ gatherSeconds: 60 })).toMatchObject({ batches: 3, rows: 3, error: null });
   });
 
   it("ships any text Postgres holds as it is: tabs, line ends, backslashes, control characters, a literal \\N, and null", async () => {

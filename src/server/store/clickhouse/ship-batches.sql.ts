@@ -90,8 +90,7 @@ function tokenOf(shipment: Shipment, keys: readonly string[], whole: boolean): s
 
 /**
  * Takes up to `limit` waiting batches under a lease; with `gatherSeconds` > 0, none until the
- * oldest waiting batch has waited that long, a span's worth of batches wait, or settling has
- * paused (no batch for a quarter of that): the last batches of a burst need not wait for more.
+ * oldest waiting batch has waited that long or a span's worth of batches wait.
  */
 async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: number): Promise<TakenBatch[]> {
   const SPAN = Number(GROUP_SPAN);
@@ -100,7 +99,6 @@ async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: n
          WHERE b.id IN (SELECT id FROM clickhouse_batches
                          WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
                            AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8)
-                                                                         OR max(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8 / 4)
                                                                          OR count(*) >= ${SPAN}
                                                                    FROM (SELECT created_at FROM clickhouse_batches
                                                                           WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())

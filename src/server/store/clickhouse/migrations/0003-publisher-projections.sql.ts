@@ -1,16 +1,15 @@
-// Hand-written SQL: projections of both rollup tables for the reports of a publisher or a network,
-// which ask for one publisher's rows (or a network's eleven) across every advertiser. Sorted
+// Hand-written SQL: a projection of each rollup table for the reports of a publisher or a network,
+// which ask for one publisher's rows (or a network's eleven) across every advertiser: sorted
 // advertiser first, such a read opened every granule of the range and merged every advertiser's
-// order states to keep a few of them. ClickHouse picks a projection by itself when it answers a
-// query from fewer granules; a read never names one.
-// - `by_publisher`: every row again, sorted publisher first, for publisher-scoped reads by
-//   campaign, ad or day.
-// - `publisher_days`: the sums (and merged order states) per publisher, day and advertiser, for
-//   the reports grouped by publisher or advertiser: a tenth of report_rollups' rows. It answers
-//   only reads whose aggregates it holds, so reads sum each column (sum(a) + sum(b), not sum(a + b)).
-// Figures: bench/results.md (bench:clickhouse, reports). An aggregating table's projections are
-// rebuilt when merges combine rows, hence the setting; parts written before this migration get
-// theirs from the MATERIALIZE, which waits until it is done.
+// order states to keep a few of them. `publisher_days` holds the sums (and merged order states)
+// per publisher, day and advertiser, sorted publisher first: a twentieth of report_rollups' rows.
+// ClickHouse picks it by itself for a read it can answer from fewer granules; a read never names
+// it, and it answers only reads whose aggregates it holds, so reads sum each column on its own
+// (sum(a) + sum(b), not sum(a + b)). A projection of every row sorted publisher first was tried
+// too and left out: it doubled the rollups' insert work for reads by campaign or ad of a
+// publisher, which no measured report needed (bench/results.md). An aggregating table's
+// projections are rebuilt when merges combine rows, hence the setting; parts written before this
+// migration get theirs from the MATERIALIZE, which waits until it is done.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { Schema } from "../schema";
 
@@ -37,11 +36,8 @@ export function statements(s: Schema): string[] {
     const table = `${s.local(name)}${s.onCluster}`;
     return [
       `ALTER TABLE ${table} MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild'`,
-      `ALTER TABLE ${table} ADD PROJECTION IF NOT EXISTS by_publisher
-         (SELECT * ORDER BY publisher_id, day, advertiser_id, campaign_id, ad_id, site, placement_name)`,
       `ALTER TABLE ${table} ADD PROJECTION IF NOT EXISTS publisher_days
          (SELECT publisher_id, day, advertiser_id, ${aggregates.join(", ")} GROUP BY publisher_id, day, advertiser_id)`,
-      `ALTER TABLE ${table} MATERIALIZE PROJECTION by_publisher SETTINGS mutations_sync = 2`,
       `ALTER TABLE ${table} MATERIALIZE PROJECTION publisher_days SETTINGS mutations_sync = 2`,
     ];
   });

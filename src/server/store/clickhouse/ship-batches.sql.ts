@@ -98,8 +98,7 @@ async function takeBatches(limit: number, leaseSeconds: number, gatherSeconds: n
     sql`UPDATE clickhouse_batches b SET leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = b.attempts + 1
          WHERE b.id IN (SELECT id FROM clickhouse_batches
                          WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
-                           AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8)
-                                                                         OR count(*) >= ${SPAN}
+                           AND (${gatherSeconds}::float8 <= 0 OR (SELECT min(created_at) <= now() - make_interval(secs => ${gatherSeconds}::float8) OR count(*) >= ${SPAN}
                                                                    FROM (SELECT created_at FROM clickhouse_batches
                                                                           WHERE shipped_at IS NULL AND (leased_until IS NULL OR leased_until < now())
                                                                           ORDER BY id LIMIT ${SPAN}) AS takeable))

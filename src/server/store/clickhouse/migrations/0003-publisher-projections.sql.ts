@@ -6,8 +6,8 @@
 // ClickHouse picks it by itself for a read it can answer from fewer granules; a read never names
 // it, and it answers only reads whose aggregates it holds, so reads sum each column on its own
 // (sum(a) + sum(b), not sum(a + b)). A projection of every row sorted publisher first was tried
-// too and left out: it doubled the rollups' insert work for reads by campaign or ad of a
-// publisher, which no measured report needed (bench/results.md). An aggregating table's
+// too and left out: a second full copy of the rollups, written on every insert and merge, for
+// reads by campaign or ad of a publisher, which no measured report needed. An aggregating table's
 // projections are rebuilt when merges combine rows, hence the setting; parts written before this
 // migration get theirs from the MATERIALIZE, which waits until it is done.
 import { FILTERED_STATUSES } from "@/server/core/event-status";

@@ -150,24 +150,21 @@ export const clickhouseReports: ReportReads = {
   campaignsDetailed: (scope, query) => detailedReport("campaign", scope, query, (given) => campaignsDetailedStatement(scope, query, given)),
   adsDetailed: (scope, query) => detailedReport("ad", scope, query, (given) => adsDetailedStatement(scope, query, given)),
   campaign: (scope, campaignId, query, options) => {
-    // The campaign's totals, days and ads are groupings of the same rows: summed at once.
-    let fetched: ReturnType<typeof campaignFigures> | undefined;
-    const figures = () => {
-      fetched ??= campaignFigures(scope, campaignId, query);
-      return fetched;
-    };
+    // The campaign's totals, days and ads are groupings of the same rows: summed at once. Every
+    // page reads the campaign's totals first, so the figures are always wanted.
+    const figures = campaignFigures(scope, campaignId, query);
     return campaignDetailOf({
       campaigns: (scope, query) =>
         afterFetch(
-          async () => (await figures()).campaign_id,
+          async () => (await figures).campaign_id,
           (keyed) => campaignListingStatement(scope, query, keyed),
         ),
       adResults: (scope, query) =>
         afterFetch(
-          async () => (await figures()).ad_id,
+          async () => (await figures).ad_id,
           (keyed) => adResultsStatement(scope, query, keyed),
         ),
-      days: async (scope, campaignId, range) => dailyMetrics(scope, range, campaignId, (await figures()).day),
+      days: async (scope, campaignId, range) => dailyMetrics(scope, range, campaignId, (await figures).day),
     })(scope, campaignId, query, options);
   },
   metricsOverRange: async (scope, range) => metricsOverRange(scope, range, await keyedFigures("day", scoped(scope, range))),

@@ -11,7 +11,10 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 // An interrupt ends the process normally, so a --cpu-prof profile is written (ship-alone.ts).
 process.on("SIGINT", () => process.exit(0));
-if (role === "ship") await migrateClickhouse();
+if (role === "ship") {
+  await migrateClickhouse();
+  process.stdout.write("ready\n");
+}
 for (;;) {
   if (role === "ship") {
     // Gathering batches as the worker's ship loop does (ship-pending.ts).

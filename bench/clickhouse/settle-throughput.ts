@@ -3,7 +3,7 @@
 // one database. A run's rate is events from the first settled stretch until the last event is
 // settled and, with ClickHouse, shipped (every outbox batch marked and its rows in ClickHouse).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -21,7 +21,7 @@ function child(url: string, role: "settle" | "ship", clickhouseUrl: string | nul
       BEACON_SIGNING_KEYS: "bench:tally-bench-signing-key-0123456789abcdef",
       TALLY_SECRETS_KEY: Buffer.from("tally-bench-secrets-key-32-bytes").toString("base64"),
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", role === "ship" ? "pipe" : "ignore", "inherit"],
   });
 }
 
@@ -35,6 +35,21 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds of every postgres process now, by pid; ones that start or end during a round count what they used. */
+function postgresCpu(): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      seconds.set(Number(pid), cpuSeconds(Number(pid)));
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return seconds;
+}
+const postgresCpuSince = (before: Map<number, number>) => [...postgresCpu()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0);
+
 interface RunResult {
   eventsPerSecond: number;
   seconds: number;
@@ -43,15 +58,34 @@ interface RunResult {
   /** CPU seconds of the settle processes and of the shipper (0 without ClickHouse). */
   settleCpu: number;
   shipCpu: number;
+  /** CPU seconds of Postgres's processes during the run. */
+  postgresCpu: number;
+}
+
+/** Resolves once the shipper says it is ready (chdb loaded, migrations applied). */
+function ready(shipper: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    shipper.stdout!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) resolve();
+    });
+    shipper.once("exit", (code) => reject(new Error(`the shipper ended (${code}) before it was ready`)));
+  });
 }
 
 async function run(client: pg.Client, url: string, workers: number, events: number, clickhouseUrl: string | null): Promise<RunResult> {
   const settled = async () => Number((await client.query("SELECT coalesce(sum(settled_events), 0)::bigint AS n FROM settle_cursors")).rows[0].n);
   const unshipped = async () => Number((await client.query("SELECT count(*)::int AS n FROM clickhouse_batches WHERE shipped_at IS NULL")).rows[0].n);
   const before = await settled();
-  const processes = Array.from({ length: workers }, () => child(url, "settle", clickhouseUrl));
-  if (clickhouseUrl) processes.push(child(url, "ship", clickhouseUrl));
+  // The shipper is a standing process, as in the worker: it starts (loads chdb, applies migrations)
+  // before settling does, and its CPU is counted from then on.
+  const shipper = clickhouseUrl ? child(url, "ship", clickhouseUrl) : undefined;
+  const processes: ChildProcess[] = shipper ? [shipper] : [];
   try {
+    if (shipper) await ready(shipper);
+    const shipCpuAtStart = cpuSeconds(shipper?.pid);
+    const postgresAtStart = postgresCpu();
+    const settlers = Array.from({ length: workers }, () => child(url, "settle", clickhouseUrl));
+    processes.push(...settlers);
     let first: { at: number; n: number } | null = null;
     let settledAt: number | null = null;
     for (;;) {
@@ -60,13 +94,13 @@ async function run(client: pg.Client, url: string, workers: number, events: numb
       if (n - before >= events) settledAt ??= Date.now();
       if (n - before >= events && (clickhouseUrl === null || (await unshipped()) === 0)) {
         const seconds = (Date.now() - first!.at) / 1000;
-        const shipper = clickhouseUrl ? processes.at(-1) : undefined;
         return {
           eventsPerSecond: Math.round((n - first!.n) / seconds),
           seconds,
           settledSeconds: (settledAt! - first!.at) / 1000,
-          settleCpu: processes.filter((process) => process !== shipper).reduce((sum, process) => sum + cpuSeconds(process.pid), 0),
-          shipCpu: shipper ? cpuSeconds(shipper.pid) : 0,
+          settleCpu: settlers.reduce((sum, process) => sum + cpuSeconds(process.pid), 0),
+          shipCpu: shipper ? cpuSeconds(shipper.pid) - shipCpuAtStart : 0,
+          postgresCpu: postgresCpuSince(postgresAtStart),
         };
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -87,7 +121,7 @@ export interface SettleFigures {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Rounds of both modes in turns (Postgres, ClickHouse, Postgres, ...) on one database. */
+/** Rounds of both modes on one database, the first mode of a round alternating (Postgres then ClickHouse, ClickHouse then Postgres, ...). */
 export async function measureSettling(options: { events: number; advertisers: number; workers: number; rounds: number }): Promise<SettleFigures> {
   const { postgres, url } = await startSeededDatabase("clickhouse-settle");
   const folder = mkdtempSync(path.join(tmpdir(), "tally-bench-chdb-"));
@@ -98,12 +132,15 @@ export async function measureSettling(options: { events: number; advertisers: nu
     const ads = await prepareAds(client, options.advertisers);
     const figures: SettleFigures = { postgres: [], clickhouse: [], ratio: 0, shippedRowsInClickhouse: 0, eventsInPostgres: 0 };
     for (let round = 1; round <= options.rounds; round++) {
-      for (const mode of ["postgres", "clickhouse"] as const) {
+      // Each round adds its events to the history the next round's decisions read: the modes take
+      // turns going first, so neither always settles against the larger history.
+      const order = round % 2 === 1 ? (["postgres", "clickhouse"] as const) : (["clickhouse", "postgres"] as const);
+      for (const mode of order) {
         await appendBacklog(url, ads, options.events, `${mode} round ${round}`);
         const result = await run(client, url, options.workers, options.events, mode === "clickhouse" ? clickhouseUrl : null);
         figures[mode].push(result.eventsPerSecond);
         log(
-          `settle, ${mode} as the store, round ${round}: ${result.eventsPerSecond.toLocaleString("en")} events/s (${result.seconds.toFixed(1)} s; all settled after ${result.settledSeconds.toFixed(1)} s; CPU s: settling ${result.settleCpu.toFixed(1)}, shipping ${result.shipCpu.toFixed(1)})`,
+          `settle, ${mode} as the store, round ${round}: ${result.eventsPerSecond.toLocaleString("en")} events/s (${result.seconds.toFixed(1)} s; all settled after ${result.settledSeconds.toFixed(1)} s; CPU s: settling ${result.settleCpu.toFixed(1)}, shipping ${result.shipCpu.toFixed(1)}, Postgres ${result.postgresCpu.toFixed(1)})`,
         );
       }
     }

@@ -1,6 +1,8 @@
 // Exactly once across Postgres and ClickHouse: settled batches shipped twice, by two shippers at
 // once, by a shipper killed between its insert and its mark, past the deduplication window, and
 // with a row ClickHouse refuses; and the chdb session-settings leak.
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
@@ -13,6 +15,12 @@ const eventsInClickhouse = () => count("SELECT count() AS n FROM ad_events");
 const impressionsInRollups = () => count("SELECT sum(impressions) AS n FROM report_rollups");
 const postgresCounted = async () =>
   Number((await pgPool().query<{ n: string }>("SELECT count(*) AS n FROM ad_events WHERE status = 'counted' AND kind = 'impression'")).rows[0]!.n);
+
+// Through chdb, an insert's rows pass through a file in the data folder (client.ts): none may stay.
+const insertFilesLeft = () => {
+  const folder = path.join(process.env.CLICKHOUSE_URL!.slice("chdb:".length), "tally-inserts");
+  return existsSync(folder) ? readdirSync(folder) : [];
+};
 
 let fixture: Awaited<ReturnType<typeof seedAcme>>;
 
@@ -119,6 +127,7 @@ describe("shipping", () => {
     await pgPool().query("UPDATE clickhouse_batches SET shipped_at = NULL WHERE set_aside > 0");
     expect((await shipBatches()).setAside).toBe(0);
     expect(await count("SELECT count() AS n FROM ad_events WHERE session_id LIKE 'refused-%'")).toBe(2);
+    expect(insertFilesLeft()).toEqual([]);
   });
 
   it("leaves a batch waiting, with the error, when ClickHouse itself fails", async () => {
@@ -131,6 +140,7 @@ describe("shipping", () => {
       const state = await store().shipping!.state();
       expect(state.waiting).toBe(1);
       expect(state.lastError).toMatch(/ad_events/);
+      expect(insertFilesLeft()).toEqual([]);
     } finally {
       await runCommand("RENAME TABLE ad_events_away TO ad_events");
     }

@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { type ClickHouseClient, type ClickHouseSettings, createClient, parseError } from "@clickhouse/client";
 import type { ChdbConnection } from "chdb/connection";
 import { env } from "@/env";
+import { fileInsertStatement } from "./file-insert.sql";
 
 const holder = globalThis as unknown as {
   tallyClickhouse?: Promise<ClickHouseClient>;
@@ -149,8 +150,6 @@ export async function insertTabSeparatedText(table: string, columns: readonly st
   });
 }
 
-const settingValue = (value: unknown) => (typeof value === "number" ? String(value) : `'${String(value).replace(/[\\']/g, (c) => `\\${c}`)}'`);
-
 /**
  * An insert through chdb: the rows written to a file in its data folder and read by `file()`,
  * with the insert's settings in the statement, so none stays on the session. chdb parses rows
@@ -170,13 +169,8 @@ async function insertThroughFile(
   const file = path.join(folder, `${randomUUID()}.tsv`);
   await mkdir(folder, { recursive: true });
   await writeFile(file, text);
-  const settings = Object.entries(insertSettings(token))
-    .map(([name, value]) => `${name} = ${settingValue(value)}`)
-    .join(", ");
   try {
-    await chdb.connection.chdb.queryAsync(
-      `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings} SELECT * FROM file(${settingValue(file)}, 'TabSeparated')`,
-    );
+    await chdb.connection.chdb.queryAsync(fileInsertStatement(table, columns, insertSettings(token), file));
   } catch (error) {
     // The same error the client gives (a ClickHouseError with the server's code), so callers tell a
     // refused row from a failing ClickHouse alike through either.

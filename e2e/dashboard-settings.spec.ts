@@ -80,27 +80,60 @@ test("exports: the demo bucket passes its connection test, run now delivers, and
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports-390.png", fullPage: true });
 });
 
-test("settings: an account manager changes a campaign type's attribution window", async ({ page }) => {
+test("settings: an account manager changes a campaign type's click and view windows, and the change is logged", async ({ page }) => {
   await signInAsStaff(page);
   await page.getByRole("link", { name: "Settings" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
   const display = page.getByRole("form", { name: "display campaigns" });
-  await expect(display.getByLabel("Display campaigns (days)")).toHaveValue("14");
-  await display.getByLabel("Display campaigns (days)").fill("120");
+  await expect(display.getByLabel("Click window (days)")).toHaveValue("14");
+  await expect(display.getByLabel("View window (days)")).toHaveValue("14");
+  await display.getByLabel("Click window (days)").fill("120");
   await display.getByRole("button", { name: "Save" }).click();
-  await expect(page.locator("main").getByRole("alert")).toHaveText("The display window must be a whole number of days from 1 to 90");
-  await display.getByLabel("Display campaigns (days)").fill("7");
+  await expect(page.locator("main").getByRole("alert")).toHaveText("The display click window must be a whole number of days from 1 to 90");
+  await display.getByLabel("Click window (days)").fill("7");
+  await display.getByLabel("View window (days)").fill("1");
+  await display.getByLabel("View-through credit").selectOption("views_only");
   await display.getByRole("button", { name: "Save" }).click();
   // The button is disabled while the save is under way as well as after it: wait for the row.
-  const storedWindow = async () =>
-    (await query<{ window_seconds: number }>("SELECT window_seconds FROM attribution_windows WHERE campaign_type = 'display'"))[0]!.window_seconds;
-  await expect.poll(storedWindow).toBe(7 * 86_400);
+  const stored = async () =>
+    (
+      await query<{ click: number; view: number; through: string }>(
+        "SELECT click_window_seconds AS click, view_window_seconds AS view, view_through::text AS through FROM attribution_windows WHERE campaign_type = 'display'",
+      )
+    )[0]!;
+  await expect.poll(stored).toEqual({ click: 7 * 86_400, view: 86_400, through: "views_only" });
   await expect(display.getByRole("button", { name: "Save" })).toBeDisabled();
+  const changes = page.getByRole("table", { name: "Recent changes" });
+  await expect(changes.getByRole("row").nth(1)).toContainText("display campaigns");
+  await expect(changes.getByRole("row").nth(1)).toContainText("click 7 d, view 1 d, views only");
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-settings.png", fullPage: true });
   // Back to the interface's 14 days for the tests that follow.
-  await display.getByLabel("Display campaigns (days)").fill("14");
+  await display.getByLabel("Click window (days)").fill("14");
+  await display.getByLabel("View window (days)").fill("14");
+  await display.getByLabel("View-through credit").selectOption("views_and_impressions");
   await display.getByRole("button", { name: "Save" }).click();
-  await expect.poll(storedWindow).toBe(14 * 86_400);
+  await expect.poll(stored).toEqual({ click: 14 * 86_400, view: 14 * 86_400, through: "views_and_impressions" });
+});
+
+test("campaign page: the windows in force are named beside the figures, and an account manager gives the campaign its own", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.goto("/dashboard/campaigns/cmp_northwind_display");
+  const windows = page.getByRole("region", { name: "Attribution windows of this campaign" });
+  await expect(windows).toContainText("latest click in the last 14 days (display campaigns' click window)");
+  await windows.getByRole("button", { name: "Change this campaign's windows" }).click();
+  const form = page.getByRole("form", { name: "This campaign's windows" });
+  await form.getByLabel("Click window (days; blank: the type's)").fill("3");
+  await form.getByRole("button", { name: "Save windows" }).click();
+  await expect(windows).toContainText("latest click in the last 3 days (this campaign's own click window)");
+  await expect(windows).toContainText("in the last 14 days (display campaigns' view window)");
+  const own = async () =>
+    (await query<{ click: number | null }>("SELECT click_window_seconds AS click FROM campaigns WHERE id = 'cmp_northwind_display'"))[0]!.click;
+  expect(await own()).toBe(3 * 86_400);
+  await windows.getByRole("button", { name: "Change this campaign's windows" }).click();
+  await form.getByLabel("Click window (days; blank: the type's)").fill("");
+  await form.getByRole("button", { name: "Save windows" }).click();
+  await expect(windows).toContainText("latest click in the last 14 days (display campaigns' click window)");
+  expect(await own()).toBeNull();
 });
 
 test("exports: a destination far behind says it holds raw rows past retention, and what it has lost", async ({ page }) => {

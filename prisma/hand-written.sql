@@ -149,3 +149,11 @@ ALTER TABLE "conversions" ADD CONSTRAINT "conversions_verified_by_check" CHECK (
 CREATE INDEX "clickhouse_batches_waiting_idx" ON "clickhouse_batches" ("id") WHERE "shipped_at" IS NULL;
 CREATE INDEX "ad_events_clickhouse_batch_idx" ON "ad_events" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;
 CREATE INDEX "attributions_clickhouse_batch_idx" ON "attributions" ("clickhouse_batch") WHERE "clickhouse_batch" IS NOT NULL;
+
+-- Click and view windows (20261130000000_click_and_view_windows): a window is a day to 90 days,
+-- set for a campaign type or overridden for one campaign.
+ALTER TABLE "attribution_windows" ADD CONSTRAINT "attribution_windows_days" CHECK (
+  "click_window_seconds" BETWEEN 86400 AND 7776000 AND "view_window_seconds" BETWEEN 86400 AND 7776000);
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_window_days" CHECK (
+  ("click_window_seconds" IS NULL OR "click_window_seconds" BETWEEN 86400 AND 7776000) AND
+  ("view_window_seconds" IS NULL OR "view_window_seconds" BETWEEN 86400 AND 7776000));

@@ -1,28 +1,41 @@
-// `npm run attribution:window [-- <product|display|video> <days>]`: prints the attribution window
-// of each campaign type, or sets one (from then on; attributed orders keep their credit).
+// `npm run attribution:window [-- <product|display|video> <click days> [<view days>] [views_only|views_and_impressions]]`:
+// prints each campaign type's click and view windows and which touches earn view-through credit,
+// or sets a type's (one number sets both windows; from then on: attributed orders keep their credit).
 import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
-import { attributionWindows, setAttributionWindow } from "@/server/pipeline/attribute/attribution-windows";
+import { attributionWindows, setAttributionWindows, type ViewThrough } from "@/server/pipeline/attribute/attribution-windows";
 
 try {
   env();
 } catch (error) {
   exitOnEnvError(error);
 }
-const [type, days] = process.argv.slice(2);
+const USAGE = "npm run attribution:window -- <product|display|video> <click days> [<view days>] [views_only|views_and_impressions]";
+const [type, click, view, viewThrough] = process.argv.slice(2);
 try {
   if (type !== undefined) {
-    await setAttributionWindow({ actor: OPERATOR, campaignType: type as "product", days: Number(days) });
-    console.log(`tally: attribution window of ${type} campaigns set to ${days} days`);
+    const current = (await attributionWindows())[type as "product"];
+    if (!current) throw new TallyError("bad_request", `no campaign type ${JSON.stringify(type)}`);
+    const clickDays = Number(click);
+    const viewDays = view === undefined ? clickDays : Number(view);
+    await setAttributionWindows({
+      actor: OPERATOR,
+      campaignType: type as "product",
+      clickDays,
+      viewDays,
+      viewThrough: (viewThrough ?? current.viewThrough) as ViewThrough,
+    });
+    console.log(`tally: ${type} campaigns: click window ${clickDays} days, view window ${viewDays} days, from now on`);
   }
-  for (const [campaignType, windowDays] of Object.entries(await attributionWindows())) {
-    console.log(`tally: ${campaignType}: ${windowDays} days`);
+  for (const [campaignType, windows] of Object.entries(await attributionWindows())) {
+    const touches = windows.viewThrough === "views_only" ? "viewable views only" : "views and impressions";
+    console.log(`tally: ${campaignType}: click ${windows.clickDays} days, view ${windows.viewDays} days (view-through: ${touches})`);
   }
 } catch (error) {
   if (!(error instanceof TallyError)) throw error;
-  console.error(`tally: ${error.message} (usage: npm run attribution:window -- <product|display|video> <days>)`);
+  console.error(`tally: ${error.message} (usage: ${USAGE})`);
   process.exitCode = 1;
 } finally {
   await disconnectDb();

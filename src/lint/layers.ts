@@ -9,7 +9,18 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["core"],
   ["db", "formats"],
   ["store"],
-  ["accounts", "campaigns", "pipeline/accept", "pipeline/settle", "pipeline/attribute", "pipeline/report", "pipeline/export", "pipeline/ship", "upkeep"],
+  [
+    "accounts",
+    "activity",
+    "campaigns",
+    "pipeline/accept",
+    "pipeline/settle",
+    "pipeline/attribute",
+    "pipeline/report",
+    "pipeline/export",
+    "pipeline/ship",
+    "upkeep",
+  ],
   ["http", "trpc"],
 ];
 

@@ -89,12 +89,21 @@ describe("migrations", () => {
     expect(defs).toContainEqual(expect.stringMatching(/UNIQUE INDEX order_receipts_pkey ON public\.order_receipts USING btree \(publisher_id, order_id\)/));
   });
 
-  it("default every campaign type's attribution window to the interface's 14 days", async () => {
+  it("default every campaign type's click and view windows to the interface's 14 days, with impressions earning view-through credit", async () => {
     const windows = await db.attributionWindow.findMany({ orderBy: { campaignType: "asc" } });
-    expect(windows.map((w) => [w.campaignType, w.windowSeconds])).toEqual([
-      ["product", 14 * 86_400],
-      ["display", 14 * 86_400],
-      ["video", 14 * 86_400],
+    expect(windows.map((w) => [w.campaignType, w.clickWindowSeconds, w.viewWindowSeconds, w.viewThrough])).toEqual([
+      ["product", 14 * 86_400, 14 * 86_400, "views_and_impressions"],
+      ["display", 14 * 86_400, 14 * 86_400, "views_and_impressions"],
+      ["video", 14 * 86_400, 14 * 86_400, "views_and_impressions"],
     ]);
+  });
+
+  it("refuse a campaign type's window shorter than a day or longer than 90", async () => {
+    await expect(db.$executeRawUnsafe("UPDATE attribution_windows SET view_window_seconds = 86399 WHERE campaign_type = 'video'")).rejects.toThrow(
+      /attribution_windows_days/,
+    );
+    await expect(db.$executeRawUnsafe("UPDATE attribution_windows SET click_window_seconds = 7776001 WHERE campaign_type = 'video'")).rejects.toThrow(
+      /attribution_windows_days/,
+    );
   });
 });

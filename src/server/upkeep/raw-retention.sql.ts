@@ -2,7 +2,7 @@ import sql from "sql-template-tag";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { TOKEN_SPAN_SECONDS } from "@/server/pipeline/accept/beacons/beacon-token";
-import { attributionWindows } from "@/server/pipeline/attribute/attribution-windows";
+import { longestWindowDays } from "@/server/pipeline/attribute/attribution-windows";
 import {
   MIN_RAW_RETENTION_DAYS,
   type RawRetentionPolicy,
@@ -42,9 +42,10 @@ async function horizons(now: Date, policy: RawRetentionPolicy): Promise<Horizons
     .map((p) => ({ ...p, deliveredTo: new Date(Math.max(p.deliveredTo.getTime(), floor)) }));
   const { rows } = await pgPool().query<{ placed_at: Date | null }>(sql`SELECT min(placed_at) AS placed_at FROM conversions WHERE attributed_at IS NULL`);
   const waitingOrder = rows[0]?.placed_at ?? null;
-  // Orders placed now look back the longest window (up to 90 days, set per campaign type), and
-  // those still waiting look back from when they were placed; a day more for orders placed late.
-  const window = (Math.max(...Object.values(await attributionWindows())) + 1) * DAY_MS;
+  // Orders placed now look back the longest window (up to 90 days: a campaign type's or a
+  // campaign's own, click or view), and those still waiting look back from when they were placed;
+  // a day more for orders placed late.
+  const window = ((await longestWindowDays()) + 1) * DAY_MS;
   const touchesFrom = [new Date(retentionCutoff(now, 0).getTime() - window), waitingOrder === null ? null : new Date(waitingOrder.getTime() - window)];
   const ordersDelivered = earliest(positions.filter((p) => p.type !== "ad_events").map((p) => p.deliveredTo));
   // With ClickHouse as the store, nothing goes before the shipper has sent it, whatever the policy.

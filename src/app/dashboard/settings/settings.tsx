@@ -1,44 +1,41 @@
 "use client";
-// Platform settings: the attribution window of each campaign type (account managers change it).
+// Platform settings: each campaign type's click and view windows and which touches earn
+// view-through credit (account managers change them), and who changed them last.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { useTRPC } from "../../trpc-client";
 
 const TYPES = ["product", "display", "video"] as const;
+type CampaignType = (typeof TYPES)[number];
+type ViewThrough = "views_and_impressions" | "views_only";
+interface Edit {
+  click?: string;
+  view?: string;
+  viewThrough?: ViewThrough;
+}
+
+const title = (type: CampaignType) => type[0]!.toUpperCase() + type.slice(1);
+const describeWindows = (value: unknown) => {
+  if (!value || typeof value !== "object") return "—";
+  const w = value as { clickDays?: number | null; viewDays?: number | null; viewThrough?: ViewThrough };
+  const days = (n: number | null | undefined) => (n === null || n === undefined ? "type's" : `${n} d`);
+  return `click ${days(w.clickDays)}, view ${days(w.viewDays)}${w.viewThrough ? (w.viewThrough === "views_only" ? ", views only" : ", views and impressions") : ""}`;
+};
 
 export function Settings() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
-  const windows = useQuery(trpc.attribution.windows.queryOptions());
-  const [edits, setEdits] = useState<Partial<Record<(typeof TYPES)[number], string>>>({});
-  const [problem, setProblem] = useState<string | null>(null);
-  const save = useMutation(
-    trpc.attribution.setWindow.mutationOptions({
-      onSuccess: () => {
-        setEdits({});
-        void queryClient.invalidateQueries({ queryKey: trpc.attribution.pathKey() });
-      },
-    }),
-  );
   const staff = me.data?.role === "staff";
-
-  const submit = (type: (typeof TYPES)[number]) => (event: FormEvent) => {
-    event.preventDefault();
-    const days = Number(edits[type]);
-    if (!Number.isInteger(days) || days < 1 || days > 90) return setProblem(`The ${type} window must be a whole number of days from 1 to 90`);
-    setProblem(null);
-    save.mutate({ campaignType: type, days });
-  };
-
+  const windows = useQuery(trpc.attribution.windows.queryOptions());
   return (
     <>
       <h1>Settings</h1>
       <section className="panel" aria-label="Attribution windows">
         <h2>Attribution windows</h2>
         <p className="muted">
-          How long before an order an ad&apos;s impression, view or click can win its items. Changes apply to orders attributed from then on.
+          How long before an order an ad&apos;s click, or its view, can win the order&apos;s items: the latest click inside the click window wins; with none,
+          the latest view inside the view window. A campaign may have windows of its own (on its page). Changes apply to orders attributed from then on.
         </p>
         {windows.error ? (
           <p role="alert" className="error">
@@ -49,31 +46,135 @@ export function Settings() {
             Loading…
           </p>
         ) : (
-          TYPES.map((type) => (
-            <form key={type} className="toolbar" noValidate onSubmit={submit(type)} aria-label={`${type} campaigns`}>
-              <label>
-                {type[0]!.toUpperCase() + type.slice(1)} campaigns (days)
-                <input
-                  type="number"
-                  min={1}
-                  max={90}
-                  disabled={!staff}
-                  value={edits[type] ?? String(windows.data[type])}
-                  onChange={(e) => setEdits({ ...edits, [type]: e.target.value })}
-                />
-              </label>
-              {staff ? (
-                <button type="submit" className="button" disabled={save.isPending || edits[type] === undefined}>
-                  Save
-                </button>
-              ) : null}
-            </form>
-          ))
+          TYPES.map((type) => <TypeWindowsForm key={type} type={type} current={windows.data[type]} staff={staff} />)
         )}
-        <Problem message={problem} />
-        <Problem message={save.error?.message} />
         {!staff && me.data ? <p className="muted">Account managers change these.</p> : null}
       </section>
+      {staff ? <RecentChanges /> : null}
     </>
+  );
+}
+
+/** One campaign type's windows: read by everyone, changed by account managers. */
+function TypeWindowsForm({
+  type,
+  current,
+  staff,
+}: {
+  type: CampaignType;
+  current: { clickDays: number; viewDays: number; viewThrough: ViewThrough };
+  staff: boolean;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState<Edit | undefined>(undefined);
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useMutation(
+    trpc.attribution.setWindows.mutationOptions({
+      onSuccess: () => {
+        setPending(undefined);
+        void queryClient.invalidateQueries({ queryKey: trpc.attribution.pathKey() });
+      },
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const clickDays = Number(pending?.click ?? current.clickDays);
+    const viewDays = Number(pending?.view ?? current.viewDays);
+    for (const [name, days] of [
+      ["click", clickDays],
+      ["view", viewDays],
+    ] as const) {
+      if (!Number.isInteger(days) || days < 1 || days > 90) return setProblem(`The ${type} ${name} window must be a whole number of days from 1 to 90`);
+    }
+    setProblem(null);
+    save.mutate({ campaignType: type, clickDays, viewDays, viewThrough: pending?.viewThrough ?? current.viewThrough });
+  };
+  const edit = (change: Edit) => setPending({ ...pending, ...change });
+  return (
+    <form className="toolbar" noValidate onSubmit={submit} aria-label={`${type} campaigns`}>
+      <strong>{title(type)} campaigns</strong>
+      <label>
+        Click window (days)
+        <input
+          type="number"
+          min={1}
+          max={90}
+          disabled={!staff}
+          value={pending?.click ?? String(current.clickDays)}
+          onChange={(e) => edit({ click: e.target.value })}
+        />
+      </label>
+      <label>
+        View window (days)
+        <input
+          type="number"
+          min={1}
+          max={90}
+          disabled={!staff}
+          value={pending?.view ?? String(current.viewDays)}
+          onChange={(e) => edit({ view: e.target.value })}
+        />
+      </label>
+      <label>
+        View-through credit
+        <select disabled={!staff} value={pending?.viewThrough ?? current.viewThrough} onChange={(e) => edit({ viewThrough: e.target.value as ViewThrough })}>
+          <option value="views_and_impressions">Views and impressions</option>
+          <option value="views_only">Viewable views only</option>
+        </select>
+      </label>
+      {staff ? (
+        <button type="submit" className="button" disabled={save.isPending || pending === undefined}>
+          Save
+        </button>
+      ) : null}
+      <Problem message={problem} />
+      <Problem message={save.error?.message} />
+    </form>
+  );
+}
+
+/** The activity log's latest entries: who changed a window, when, from what to what. For account managers. */
+function RecentChanges() {
+  const trpc = useTRPC();
+  const changes = useQuery(trpc.attribution.changes.queryOptions());
+  return (
+    <section className="panel" aria-label="Recent changes">
+      <h2>Recent changes</h2>
+      {changes.error ? (
+        <p role="alert" className="error">
+          {changes.error.message}
+        </p>
+      ) : !changes.data ? (
+        <p aria-busy="true" className="muted">
+          Loading…
+        </p>
+      ) : changes.data.length === 0 ? (
+        <p className="muted">Nobody has changed a window yet.</p>
+      ) : (
+        <table aria-label="Recent changes">
+          <thead>
+            <tr>
+              <th scope="col">When (UTC)</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+              <th scope="col">Before</th>
+              <th scope="col">After</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.data.map((entry) => (
+              <tr key={entry.id}>
+                <td>{new Date(entry.at).toISOString().slice(0, 16).replace("T", " ")}</td>
+                <td>{entry.actor}</td>
+                <td>{entry.subject}</td>
+                <td>{describeWindows(entry.before)}</td>
+                <td>{describeWindows(entry.after)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }

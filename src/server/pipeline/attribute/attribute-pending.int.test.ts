@@ -4,61 +4,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
 import { db } from "@/server/db/client";
-import type { EventKind } from "@/server/store/settle-types";
-import { CHROME, servedClaims } from "@/testing/beacon-log";
+import { attribute, attributionsOf, before, type Campaign, DAY, HOUR, ORDER_TIME, placeOrder, touch } from "@/testing/attribution-fixture";
+import { servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { attributePendingConversions } from "./attribute-pending";
-import { attributionWindows, setAttributionWindow } from "./attribution-windows";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-// 15:00 UTC five days ago: orders must lie within the 30 days before their receipt, which is now.
-const ORDER_TIME = new Date(Math.floor(Date.now() / 86_400_000 - 5) * 86_400_000 + 15 * 3_600_000);
-const before = (ms: number) => new Date(ORDER_TIME.getTime() - ms);
-
-type Campaign = Awaited<ReturnType<typeof makeCampaignWithAd>>;
-
-/** A counted ad event, stored by the beacon path as if it had arrived at `at`. */
-async function touch(
-  kind: EventKind,
-  { campaign, ad }: Campaign,
-  publisher: { id: string; sites: { name: string }[] },
-  who: { session: string; user?: string },
-  at: Date,
-) {
-  const stored = await recordAndSettle({
-    claims: servedClaims({ ad, campaign, publisher }, who.session, { kind, at, placementName: "search-sponsored", context: "search" }),
-    body: { session_id: who.session, user_id: who.user },
-    userAgent: CHROME,
-    now: at,
-  });
-  expect(stored.status).toBe("counted");
-  return stored.eventId;
-}
-
-let sequence = 0;
-async function placeOrder(
-  publisherId: string,
-  who: { session: string; user: string },
-  items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[],
-  orderId = `order-${++sequence}`,
-) {
-  const result = await recordAndSettleConversion({
-    publisher_id: publisherId,
-    user_id: who.user,
-    session_id: who.session,
-    order_id: orderId,
-    created_at: ORDER_TIME.toISOString(),
-    channel: "online store",
-    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
-    items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
-  });
-  return { orderId, outcome: result.outcome };
-}
-
-const attributionsOf = (orderId: string) => db.attribution.findMany({ where: { orderId }, orderBy: { productSku: "asc" } });
-const attribute = () => attributePendingConversions({ settleMs: 0 });
+import { attributionWindows, setAttributionWindows } from "./attribution-windows";
 
 let publisher: Awaited<ReturnType<typeof makePublisher>>;
 let advertiser: Awaited<ReturnType<typeof makeAdvertiser>>;
@@ -243,22 +194,25 @@ describe("attribution of order items", () => {
     expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([anonymous]);
   });
 
-  it("uses the window of the campaign's type from attribution_windows", async () => {
+  it("uses the windows of the campaign's type from attribution_windows", async () => {
     const display = await makeCampaignWithAd({
       advertiserId: advertiser.id,
       publisherIds: [publisher.id],
       type: "display",
       products: [{ sku: `DISPLAY-${randomUUID()}`, name: "Shown" }],
     });
-    expect(await attributionWindows()).toEqual({ product: 14, display: 14, video: 14 });
-    await setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 7 });
-    expect(await attributionWindows()).toEqual({ product: 14, display: 7, video: 14 });
-    await expect(setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 0 })).rejects.toThrow("days: Too small");
-    await expect(setAttributionWindow({ actor: OPERATOR, campaignType: "banner" as "display", days: 7 })).rejects.toMatchObject({ code: "bad_request" });
+    const interfaceDefault = { clickDays: 14, viewDays: 14, viewThrough: "views_and_impressions" };
+    expect(await attributionWindows()).toEqual({ product: interfaceDefault, display: interfaceDefault, video: interfaceDefault });
+    const week = { campaignType: "display" as const, clickDays: 7, viewDays: 7, viewThrough: "views_and_impressions" as const };
+    await setAttributionWindows({ actor: OPERATOR, ...week });
+    expect((await attributionWindows()).display).toEqual({ clickDays: 7, viewDays: 7, viewThrough: "views_and_impressions" });
+    await expect(setAttributionWindows({ actor: OPERATOR, ...week, viewDays: 0 })).rejects.toThrow("viewDays: Too small");
+    await expect(setAttributionWindows({ actor: OPERATOR, ...week, clickDays: 91 })).rejects.toThrow("clickDays: Too big");
+    await expect(setAttributionWindows({ actor: OPERATOR, ...week, campaignType: "banner" as "display" })).rejects.toMatchObject({ code: "bad_request" });
     // A member of an advertiser may not change how every advertiser is credited; nothing changes.
     const member = { userId: "u", email: "m@brand.test", name: "M", role: "member" as const, accountId: display.campaign.advertiserId };
-    await expect(setAttributionWindow({ actor: member, campaignType: "display", days: 30 })).rejects.toMatchObject({ code: "forbidden" });
-    expect((await attributionWindows()).display).toBe(7);
+    await expect(setAttributionWindows({ actor: member, ...week, clickDays: 30 })).rejects.toMatchObject({ code: "forbidden" });
+    expect((await attributionWindows()).display.clickDays).toBe(7);
     try {
       const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
       await touch("impression", display, publisher, shopper, before(8 * DAY));
@@ -267,7 +221,7 @@ describe("attribution of order items", () => {
       await attribute();
       expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([productTouch]);
     } finally {
-      await setAttributionWindow({ actor: OPERATOR, campaignType: "display", days: 14 });
+      await setAttributionWindows({ actor: OPERATOR, ...week, clickDays: 14, viewDays: 14 });
     }
   });
 

@@ -1,39 +1,143 @@
+// How far back an order looks for the touch it credits (docs/conversions.md, "Windows"): a click
+// window and a view window per campaign type, which touches may earn view-through credit, and a
+// campaign's own windows where an account manager set them. Changes apply to orders attributed
+// from then on; each is written to the activity log with the values before and after.
 import { z } from "zod";
 import { type Actor, assertAccountManager } from "@/server/accounts/actor";
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
 
-const CAMPAIGN_TYPES = ["product", "display", "video"] as const;
+export const CAMPAIGN_TYPES = ["product", "display", "video"] as const;
+export type CampaignTypeName = (typeof CAMPAIGN_TYPES)[number];
+export const VIEW_THROUGH_TOUCHES = ["views_and_impressions", "views_only"] as const;
+export type ViewThrough = (typeof VIEW_THROUGH_TOUCHES)[number];
 
-export const ZSetAttributionWindowInput = z.object({
+const DAY_SECONDS = 86_400;
+// A day to 90 days: shorter windows lose real conversions, longer ones credit ads for purchases
+// they had no part in.
+const ZWindowDays = z.number().int().min(1).max(90);
+
+export const ZSetAttributionWindowsInput = z.object({
   campaignType: z.enum(CAMPAIGN_TYPES),
-  // A day to 90 days: shorter windows lose real conversions, longer ones credit ads for
-  // purchases they had no part in.
-  days: z.number().int().min(1).max(90),
+  clickDays: ZWindowDays,
+  viewDays: ZWindowDays,
+  viewThrough: z.enum(VIEW_THROUGH_TOUCHES),
 });
-export type TSetAttributionWindowInput = z.input<typeof ZSetAttributionWindowInput>;
+export type TSetAttributionWindowsInput = z.input<typeof ZSetAttributionWindowsInput>;
 
-/** The window of every campaign type, in days; 14 (the interface's) where none is set. */
-export async function attributionWindows(): Promise<Record<(typeof CAMPAIGN_TYPES)[number], number>> {
+export const ZSetCampaignWindowsInput = z.object({
+  campaignId: z.string().min(1).max(256),
+  /** null: the campaign type's window. */
+  clickDays: ZWindowDays.nullable(),
+  viewDays: ZWindowDays.nullable(),
+});
+export type TSetCampaignWindowsInput = z.input<typeof ZSetCampaignWindowsInput>;
+
+export interface TypeWindows {
+  clickDays: number;
+  viewDays: number;
+  viewThrough: ViewThrough;
+}
+
+/** The windows in force for one campaign, and where each comes from. */
+export interface CampaignWindows {
+  click: { days: number; from: "campaign" | "type" };
+  view: { days: number; from: "campaign" | "type" };
+  viewThrough: ViewThrough;
+}
+
+const DEFAULT_DAYS = DEFAULT_WINDOW_SECONDS / DAY_SECONDS;
+
+function badRequest(error: z.ZodError): TallyError {
+  return new TallyError("bad_request", error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+}
+
+/** The windows of every campaign type; the interface's 14 days and both touch kinds where none is set. */
+export async function attributionWindows(): Promise<Record<CampaignTypeName, TypeWindows>> {
   const rows = await db.attributionWindow.findMany();
-  const days = (type: string) => (rows.find((row) => row.campaignType === type)?.windowSeconds ?? DEFAULT_WINDOW_SECONDS) / 86_400;
-  return { product: days("product"), display: days("display"), video: days("video") };
+  const of = (type: CampaignTypeName): TypeWindows => {
+    const row = rows.find((candidate) => candidate.campaignType === type);
+    return row
+      ? { clickDays: row.clickWindowSeconds / DAY_SECONDS, viewDays: row.viewWindowSeconds / DAY_SECONDS, viewThrough: row.viewThrough }
+      : { clickDays: DEFAULT_DAYS, viewDays: DEFAULT_DAYS, viewThrough: "views_and_impressions" };
+  };
+  return { product: of("product"), display: of("display"), video: of("video") };
 }
 
 /**
- * Sets how long before an order a touch of a campaign of this type may be credited. Applies to
- * orders attributed from then on; orders already attributed keep their credit. For account
- * managers (and the operator): it changes how every advertiser's sales are credited.
+ * Sets a campaign type's click and view windows and which touches earn view-through credit. For
+ * account managers (and the operator): it changes how every advertiser's sales are credited.
  */
-export async function setAttributionWindow({ actor, ...input }: TSetAttributionWindowInput & { actor: Actor }): Promise<void> {
+export async function setAttributionWindows({ actor, ...input }: TSetAttributionWindowsInput & { actor: Actor }): Promise<void> {
   assertAccountManager(actor);
-  const parsed = ZSetAttributionWindowInput.safeParse(input);
-  if (!parsed.success) throw new TallyError("bad_request", parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
-  const { campaignType, days } = parsed.data;
-  await db.attributionWindow.upsert({
-    where: { campaignType },
-    create: { campaignType, windowSeconds: days * 86_400 },
-    update: { windowSeconds: days * 86_400 },
+  const parsed = ZSetAttributionWindowsInput.safeParse(input);
+  if (!parsed.success) throw badRequest(parsed.error);
+  const { campaignType, clickDays, viewDays, viewThrough } = parsed.data;
+  const before = (await attributionWindows())[campaignType];
+  const values = { clickWindowSeconds: clickDays * DAY_SECONDS, viewWindowSeconds: viewDays * DAY_SECONDS, viewThrough };
+  await db.$transaction(async (tx) => {
+    await tx.attributionWindow.upsert({ where: { campaignType }, create: { campaignType, ...values }, update: values });
+    await recordActivity(tx, actor, {
+      action: "attribution.windows.set",
+      subject: `${campaignType} campaigns`,
+      accountId: null,
+      before: { ...before },
+      after: { clickDays, viewDays, viewThrough },
+    });
   });
+}
+
+/** The windows in force for `campaignId` (which the caller may see), or null when there is no such campaign. */
+export async function windowsOfCampaign(campaignId: string): Promise<CampaignWindows | null> {
+  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: { type: true, clickWindowSeconds: true, viewWindowSeconds: true } });
+  if (!campaign) return null;
+  const type = (await attributionWindows())[campaign.type];
+  const pick = (own: number | null, ofType: number) =>
+    own === null ? { days: ofType, from: "type" as const } : { days: own / DAY_SECONDS, from: "campaign" as const };
+  return { click: pick(campaign.clickWindowSeconds, type.clickDays), view: pick(campaign.viewWindowSeconds, type.viewDays), viewThrough: type.viewThrough };
+}
+
+/**
+ * Sets (a number of days) or clears (null: its type's) one campaign's own click and view windows.
+ * For account managers: an advertiser could otherwise lengthen the windows its own sales are
+ * credited by.
+ */
+export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindowsInput & { actor: Actor }): Promise<CampaignWindows> {
+  assertAccountManager(actor);
+  const parsed = ZSetCampaignWindowsInput.safeParse(input);
+  if (!parsed.success) throw badRequest(parsed.error);
+  const { campaignId, clickDays, viewDays } = parsed.data;
+  await db.$transaction(async (tx) => {
+    const campaign = await tx.campaign.findUnique({
+      where: { id: campaignId },
+      select: { name: true, advertiserId: true, clickWindowSeconds: true, viewWindowSeconds: true },
+    });
+    if (!campaign) throw new TallyError("not_found", "no such campaign");
+    const days = (seconds: number | null) => (seconds === null ? null : seconds / DAY_SECONDS);
+    await tx.campaign.update({
+      where: { id: campaignId },
+      data: { clickWindowSeconds: clickDays === null ? null : clickDays * DAY_SECONDS, viewWindowSeconds: viewDays === null ? null : viewDays * DAY_SECONDS },
+    });
+    await recordActivity(tx, actor, {
+      action: "campaign.windows.set",
+      subject: `campaign ${campaign.name} (${campaignId})`,
+      accountId: campaign.advertiserId,
+      before: { clickDays: days(campaign.clickWindowSeconds), viewDays: days(campaign.viewWindowSeconds) },
+      after: { clickDays, viewDays },
+    });
+  });
+  return (await windowsOfCampaign(campaignId))!;
+}
+
+/**
+ * The longest window any order may look back now, in days: a type's or a campaign's, click or
+ * view. Retention keeps counted events this long (upkeep/raw-retention.sql.ts).
+ */
+export async function longestWindowDays(): Promise<number> {
+  const types = Object.values(await attributionWindows()).flatMap((w) => [w.clickDays, w.viewDays]);
+  const overrides = await db.campaign.aggregate({ _max: { clickWindowSeconds: true, viewWindowSeconds: true } });
+  const own = [overrides._max.clickWindowSeconds, overrides._max.viewWindowSeconds].flatMap((seconds) => (seconds === null ? [] : [seconds / DAY_SECONDS]));
+  return Math.max(...types, ...own);
 }

@@ -38,8 +38,12 @@ const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
 //   a client sent that was not counted never lengthens them, and however many counted touches one
 //   shopper gathers, an order reads no more than the cap.
 // - lines: the order lines (conversions.items) of orders that have any touch at all.
+// - longest: how far back any touch may count: the longest click or view window of a campaign
+//   type or of a campaign of its own (pipeline/attribute/attribution-windows.ts).
 // - winners: per line, touches of campaigns whose products include the item's SKU (or its
-//   product_id, when given) inside that campaign type's window. A click beats a view, a view an
+//   product_id, when given), each inside its own window: a click inside the campaign's click
+//   window, a view (and an impression, unless the type takes views only) inside its view window;
+//   the campaign's own window where it has one, else its type's. A click beats a view, a view an
 //   impression; the latest wins within a class; the event id settles exact ties. A line whose SKU
 //   (else product id) the publisher's catalogue lists goes only to that advertiser's touches.
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
@@ -51,7 +55,11 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
     FROM conversions
    WHERE event_id = ANY(${ids}::uuid[])
 ), longest AS (
-  SELECT make_interval(secs => greatest(coalesce(max(window_seconds), 0), ${DEFAULT_WINDOW_SECONDS})) AS span FROM attribution_windows
+  SELECT make_interval(secs => greatest(
+           (SELECT coalesce(max(greatest(click_window_seconds, view_window_seconds)), 0) FROM attribution_windows),
+           (SELECT coalesce(max(greatest(coalesce(click_window_seconds, 0), coalesce(view_window_seconds, 0))), 0) FROM campaigns
+             WHERE click_window_seconds IS NOT NULL OR view_window_seconds IS NOT NULL),
+           ${DEFAULT_WINDOW_SECONDS})) AS span
 ), touches AS (
   SELECT b.event_id AS conversion_id, b.placed_at, e.*
     FROM batch b CROSS JOIN longest
@@ -89,7 +97,11 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
     JOIN touches t ON t.conversion_id = i.conversion_id
     JOIN campaigns c ON c.id = t.campaign_id
     LEFT JOIN attribution_windows w ON w.campaign_type = c.type
-   WHERE t.created_at >= t.placed_at - make_interval(secs => coalesce(w.window_seconds, ${DEFAULT_WINDOW_SECONDS}))
+   WHERE CASE WHEN t.kind = 'click'
+              THEN t.created_at >= t.placed_at - make_interval(secs => coalesce(c.click_window_seconds, w.click_window_seconds, ${DEFAULT_WINDOW_SECONDS}))
+              WHEN t.kind = 'view' OR coalesce(w.view_through, 'views_and_impressions') = 'views_and_impressions'
+              THEN t.created_at >= t.placed_at - make_interval(secs => coalesce(c.view_window_seconds, w.view_window_seconds, ${DEFAULT_WINDOW_SECONDS}))
+              ELSE false END
      AND (i.owner_id IS NULL OR t.advertiser_id = i.owner_id)
      AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                   WHERE cp.campaign_id = t.campaign_id

@@ -59,13 +59,21 @@ describe("accounts procedures", () => {
 });
 
 describe("attribution procedures", () => {
-  it("let everyone signed in read the windows and only staff change them", async () => {
+  it("let everyone signed in read the windows and only staff change them, or read who changed them", async () => {
     const someone = await member("reader@accounts.test", (await as(staff).accounts.create({ kind: "advertiser", name: "Reader Co" })).id);
-    expect(await as(someone).attribution.windows()).toEqual({ product: 14, display: 14, video: 14 });
-    expect(await as(staff).attribution.setWindow({ campaignType: "display", days: 7 })).toEqual({ product: 14, display: 7, video: 14 });
-    await expect(as(someone).attribution.setWindow({ campaignType: "display", days: 30 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(staff).attribution.setWindow({ campaignType: "display", days: 91 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const fortnight = { clickDays: 14, viewDays: 14, viewThrough: "views_and_impressions" };
+    expect(await as(someone).attribution.windows()).toEqual({ product: fortnight, display: fortnight, video: fortnight });
+    const week = { campaignType: "display" as const, clickDays: 7, viewDays: 1, viewThrough: "views_only" as const };
+    expect((await as(staff).attribution.setWindows(week)).display).toEqual({ clickDays: 7, viewDays: 1, viewThrough: "views_only" });
+    await expect(as(someone).attribution.setWindows({ ...week, clickDays: 30 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(staff).attribution.setWindows({ ...week, clickDays: 91 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(as(null).attribution.windows()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    expect((await as(someone).attribution.windows()).display).toBe(7);
+    expect((await as(someone).attribution.windows()).display.clickDays).toBe(7);
+    expect((await as(staff).attribution.changes())[0]).toMatchObject({
+      action: "attribution.windows.set",
+      subject: "display campaigns",
+      after: { clickDays: 7 },
+    });
+    await expect(as(someone).attribution.changes()).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

@@ -8,6 +8,7 @@ import { Problem } from "@/app/problem";
 import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
 import { AdForm } from "./ad-form";
+import { CampaignWindows } from "./campaign-windows";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function CampaignPage({ id }: { id: string }) {
@@ -76,6 +77,7 @@ export function CampaignPage({ id }: { id: string }) {
       </form>
       <Problem message={setStatus.error?.message} />
       <KpiCards total={c} />
+      <CampaignWindows campaignId={id} campaignType={c.campaign_type} />
       <DailyCharts daily={c.daily} />
       <h2>Ads</h2>
       {adForm === null ? (

@@ -19,9 +19,15 @@ export interface AttributionFigures {
   loadSeconds: number;
 }
 
+// A touch's window: a click's is its campaign's click window, a view's (or an impression's) its
+// view window, each the campaign's own or its type's (docs/conversions.md, "Windows"); an
+// impression earns nothing when the type takes viewable views only.
+const WINDOW = `make_interval(secs => CASE WHEN e.kind = 'click' THEN coalesce(k.click_window_seconds, w.click_window_seconds, 1209600)
+                                      ELSE coalesce(k.view_window_seconds, w.view_window_seconds, 1209600) END)`;
+const MAY_EARN = `(e.kind <> 'impression' OR coalesce(w.view_through::text, 'views_and_impressions') = 'views_and_impressions')`;
+
 // An attribution breaks the rules when its touch is not a counted event of the order's
-// publisher by the same shopper inside the campaign type's window, or its campaign does not sell
-// the line's SKU.
+// publisher by the same shopper inside its window, or its campaign does not sell the line's SKU.
 const INVALID_SQL = `
 SELECT count(*)::int AS invalid FROM attributions a
   JOIN conversions c ON c.event_id = a.conversion_id
@@ -31,7 +37,7 @@ SELECT count(*)::int AS invalid FROM attributions a
   LEFT JOIN attribution_windows w ON w.campaign_type = k.type
  WHERE c.order_id LIKE $1
    AND (e.status <> 'counted' OR e.publisher_id <> c.publisher_id OR i.sku IS NULL OR a.product_sku <> i.sku
-        OR e.created_at > c.placed_at OR e.created_at < c.placed_at - make_interval(secs => coalesce(w.window_seconds, 1209600))
+        OR e.created_at > c.placed_at OR e.created_at < c.placed_at - ${WINDOW} OR NOT ${MAY_EARN}
         OR NOT (e.user_id = c.user_id OR (e.user_id IS NULL AND e.session_id = c.session_id))
         OR NOT EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                         WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
@@ -42,7 +48,7 @@ const TOUCH = (match: string) => `EXISTS (
       JOIN campaigns k ON k.id = e.campaign_id
       LEFT JOIN attribution_windows w ON w.campaign_type = k.type
      WHERE ${match} AND e.status = 'counted' AND e.publisher_id = c.publisher_id
-       AND e.created_at <= c.placed_at AND e.created_at >= c.placed_at - make_interval(secs => coalesce(w.window_seconds, 1209600))
+       AND e.created_at <= c.placed_at AND e.created_at >= c.placed_at - ${WINDOW} AND ${MAY_EARN}
        AND EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
                     WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
 const MISSED_SQL = `

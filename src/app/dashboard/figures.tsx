@@ -57,6 +57,11 @@ export function KpiCards({ total }: { total: Metrics }) {
           ["Conversions", whole.format(total.conversions_total)],
           ["Sales revenue", money.format(total.sales_revenue)],
           ["ROAS", `${money.format(total.roas)}×`],
+          // Cost metrics: "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
+          ["eCPM", total.ecpm === null ? "—" : money.format(total.ecpm)],
+          ["Avg. CPC", total.avg_cpc === null ? "—" : money.format(total.avg_cpc)],
+          ["CPA", total.cpa === null ? "—" : money.format(total.cpa)],
+          ["ACoS", total.acos === null ? "—" : percent.format(total.acos)],
           // Orders that came with no proof, counted apart from the credited ones (docs/conversions.md).
           ["Unverified conversions", whole.format(total.unverified_conversions)],
           ["Unverified sales", money.format(total.unverified_sales_revenue)],

@@ -75,6 +75,10 @@ const METRIC_COLUMNS = [
   "unverified_sales_revenue",
   "uncredited_conversions",
   "uncredited_sales_revenue",
+  "ecpm",
+  "avg_cpc",
+  "cpa",
+  "acos",
 ] as const satisfies readonly (keyof Metrics)[];
 const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
 

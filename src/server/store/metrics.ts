@@ -43,11 +43,28 @@ export interface Metrics {
   uncredited_conversions: number;
   /** The value of those orders' attributed items, left out of sales_revenue and ROAS. */
   uncredited_sales_revenue: number;
+  /** Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
+  ecpm: number | null;
+  /** Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
+  avg_cpc: number | null;
+  /** Cost per conversion: ad_revenue / conversions_total; null without conversions. */
+  cpa: number | null;
+  /** Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
+  acos: number | null;
 }
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
 
-/** The metrics of docs/interface-decisions.md §4 from a row's totals; a ratio over zero is 0. */
+/**
+ * Money per unit, in the currency's units to the micro: null, not 0 or infinity, where nothing was
+ * bought to divide by (docs/reports.md, "Cost metrics").
+ */
+const costPer = (micros: number, units: number) => (units === 0 ? null : fromMicros(Math.round(micros / units)));
+
+/**
+ * The metrics of docs/interface-decisions.md §4 from a row's totals, where a ratio over zero is
+ * 0; then the cost metrics, where it is null.
+ */
 export function metricsOf(r: TotalsRow): Metrics {
   const adRevenue = fromMicros(r.spend_micros);
   const salesRevenue = fromMicros(r.sales_revenue_micros);
@@ -68,5 +85,9 @@ export function metricsOf(r: TotalsRow): Metrics {
     unverified_sales_revenue: fromMicros(r.unverified_sales_revenue_micros),
     uncredited_conversions: r.uncredited_conversions,
     uncredited_sales_revenue: fromMicros(r.uncredited_sales_revenue_micros),
+    ecpm: costPer(r.spend_micros * 1000, r.impressions),
+    avg_cpc: costPer(r.spend_micros, r.clicks),
+    cpa: costPer(r.spend_micros, r.conversions),
+    acos: r.sales_revenue_micros === 0 ? null : r.spend_micros / r.sales_revenue_micros,
   };
 }

@@ -52,6 +52,11 @@ describe("GET /report/v2/advertisers", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
+        // 1.02 spent on 6 impressions, 2 clicks, 1 order of 23.00.
+        ecpm: 170,
+        avg_cpc: 0.51,
+        cpa: 1.02,
+        acos: 1_020_000 / 23_000_000, // spend over sales, both in micros
       },
       expect.objectContaining({ advertiser_id: otherId, impressions_total: 1, ad_revenue: 0.003, wallet_balance: 999.997 }),
     ]);

@@ -51,6 +51,11 @@ describe("GET /ad/results/v2", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
+        // 1.00 spent on 5 impressions, 2 clicks, 1 order of 23.00.
+        ecpm: 200,
+        avg_cpc: 0.5,
+        cpa: 1,
+        acos: 1 / 23,
       },
       expect.objectContaining({
         ad_id: cpm.ad.id,

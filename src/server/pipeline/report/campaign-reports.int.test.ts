@@ -46,6 +46,11 @@ describe("GET /campaign/v2", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
+        // 1.00 spent on 5 impressions, 2 clicks, 1 order of 23.00.
+        ecpm: 200,
+        avg_cpc: 0.5,
+        cpa: 1,
+        acos: 1 / 23,
       },
       expect.objectContaining({
         campaign_id: cpm.campaign.id,
@@ -57,6 +62,11 @@ describe("GET /campaign/v2", () => {
         conversion_rate: 0,
         sales_revenue: 0,
         roas: 0,
+        // 0.02 on 2 impressions; nothing clicked or bought: no cost per click, order or sale.
+        ecpm: 10,
+        avg_cpc: null,
+        cpa: null,
+        acos: null,
       }),
     ]);
   });
@@ -119,6 +129,8 @@ describe("GET /campaign/v2", () => {
       header.forEach((column, c) => {
         const expected = row[column as string];
         if (column === "start_date" || column === "end_date") expect(cells[c]).toEqual(new Date(`${expected as string}T00:00:00Z`));
+        // A figure with nothing to divide by (null in the JSON) is an empty cell.
+        else if (expected === null) expect(cells[c]).toBeUndefined();
         else expect(cells[c]).toEqual(expected);
       });
     });
@@ -167,6 +179,10 @@ describe("GET /campaign/:id", () => {
     unverified_sales_revenue: 0,
     uncredited_conversions: 0,
     uncredited_sales_revenue: 0,
+    ecpm: null,
+    avg_cpc: null,
+    cpa: null,
+    acos: null,
   };
 
   it("answers the campaign's totals, a row for every day of the range, and its ads", async () => {
@@ -195,6 +211,10 @@ describe("GET /campaign/:id", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
+        ecpm: 200,
+        avg_cpc: 0.5,
+        cpa: 1,
+        acos: 1 / 23,
       },
       { day: "2026-11-11", ...zeros },
     ]);

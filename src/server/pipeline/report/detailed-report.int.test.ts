@@ -93,6 +93,10 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     unverified_sales_revenue: m.sales ?? 0,
     uncredited_conversions: 0,
     uncredited_sales_revenue: 0,
+    ecpm: (m.spend * 1000) / m.impressions,
+    avg_cpc: m.clicks === 0 ? null : m.spend / m.clicks,
+    cpa: m.conversions ? m.spend / m.conversions : null,
+    acos: m.sales ? m.spend / m.sales : null,
   });
   const ratiosOver = (row: Record<string, unknown>) => ({ ...row, conversion_rate: Number.isFinite(row.conversion_rate) ? row.conversion_rate : 0 });
 

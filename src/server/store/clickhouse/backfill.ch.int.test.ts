@@ -98,6 +98,25 @@ describe("the ClickHouse backfill", () => {
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
   });
 
+  it("runs one at a time: a backfill started while another holds the lock does nothing and says so", async () => {
+    await beacon("impression", acme.cpc, acme.shopB, "while-another-runs", new Date("2026-11-12T09:00:00Z"));
+    await asIfSettledBeforeClickhouse();
+    // Another backfill, as another process would hold it: the lock on a connection of its own.
+    const other = await pgPool().connect();
+    try {
+      await other.query("SELECT pg_advisory_lock(hashtextextended('tally-clickhouse-backfill', 0))");
+      await expect(backfillClickhouse()).rejects.toThrow("another backfill is running");
+      expect(await count("SELECT count() AS n FROM ad_events WHERE session_id = 'while-another-runs'")).toBe(0);
+    } finally {
+      await other.query("SELECT pg_advisory_unlock_all()");
+      other.release();
+    }
+    // Once it is done, the next run goes ahead.
+    const outcome = await backfillClickhouse();
+    expect(outcome.days.reduce((sum, day) => sum + day.sent, 0)).toBe(1);
+    expect((await rollupsAgainstPostgres()).rollups).toEqual((await rollupsAgainstPostgres()).postgres);
+  });
+
   it("leaves rows the shipper sends alone", async () => {
     await beacon("impression", acme.cpc, acme.shopA, "after-the-switch", new Date("2026-11-13T09:00:00Z"));
     const outcome = await backfillClickhouse();

@@ -25,7 +25,7 @@ import { EXPIRY_COLUMN, firstBatchedSql, unbatchedDaysSql } from "./backfill.sql
 import { insertTabSeparated, selectRows } from "./client";
 import { columnsOf, rowKey, type ShippedRow, unbatchedRowsSql } from "./postgres-rows.sql";
 import { clickhouseRollups } from "./rollup-checks";
-import { asRollupWriter } from "./rollup-writers.sql";
+import { asOnlyBackfill, asRollupWriter } from "./rollup-writers.sql";
 
 export const BACKFILL_CHUNK_ROWS = 50_000;
 export const BACKFILL_CHUNK_BYTES = 32 * 1024 * 1024;
@@ -121,8 +121,17 @@ async function copyDay(
   return { sent, chunks };
 }
 
-/** Copies the rows settled before ClickHouse was the store into it, day by day; see the top of this file. */
+/**
+ * Copies the rows settled before ClickHouse was the store into it, day by day; see the top of this
+ * file. One backfill at a time, on any machine: a second one started meanwhile stops at once.
+ */
 export async function backfillClickhouse(options: BackfillOptions = {}): Promise<BackfillOutcome> {
+  const outcome = await asOnlyBackfill(() => backfillEveryDay(options));
+  if (outcome === "busy") throw new Error("another backfill is running: this one did nothing; run it again once that one is done");
+  return outcome;
+}
+
+async function backfillEveryDay(options: BackfillOptions): Promise<BackfillOutcome> {
   const limits = { rows: options.chunkRows ?? BACKFILL_CHUNK_ROWS, bytes: options.chunkBytes ?? BACKFILL_CHUNK_BYTES };
   const clickhouseKeptFrom = await clickhouseRollups.rawRowsKeptFrom();
   const days: BackfillDay[] = [];

@@ -4,7 +4,7 @@
 // between the recount and the swap would be lost, one inserted before the recount but after the
 // old rollups were read would count twice. Writers share the lock, a rebuild takes it alone. Each
 // holder keeps a connection of its own for the lock's life: if the process dies, the lock goes
-// with its connection.
+// with its connection. The backfill also holds a lock of its own, so only one runs at a time.
 import type pg from "pg";
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
@@ -51,4 +51,20 @@ export async function asRollupRebuilder<T>(work: () => Promise<T>): Promise<T> {
     return true;
   }, work);
   return held!.value;
+}
+
+const BACKFILL_LOCK = "tally-clickhouse-backfill";
+
+/**
+ * `work` as the only backfill at work (the lock is Postgres's, so processes on other machines
+ * count too); "busy" (and `work` not run) while another holds it. Two backfills at once would each
+ * decide from what ClickHouse held when it began, and could send the same rows in chunks the
+ * deduplication tokens do not match up.
+ */
+export async function asOnlyBackfill<T>(work: () => Promise<T>): Promise<T | "busy"> {
+  const held = await holding(async (client) => {
+    const { rows } = await client.query<{ locked: boolean }>(sql`SELECT pg_try_advisory_lock(hashtextextended(${BACKFILL_LOCK}, 0)) AS locked`);
+    return rows[0]!.locked;
+  }, work);
+  return held ? held.value : "busy";
 }

@@ -35,11 +35,12 @@ export interface Cursor<Row> {
 /**
  * Takes a bulk connection, begins the transaction and declares the cursor: a caller that must
  * answer before the first row (a download's status) learns here that it cannot have one. The
- * caller must close() it, whether or not it reads any batch.
+ * caller must close() it, whether or not it reads any batch. `query` may be built only once the
+ * claim has been granted (a function), for a query whose making costs something a refused reader
+ * should not get (another store's read).
  */
 // Over 80 lines on purpose: the connection's whole life (take, begin, claim, declare, fetch, end) in one place, so every way out gives it back.
-export async function openCursor<Row>(query: Sql, options: CursorOptions): Promise<Cursor<Row>> {
-  const declare = declareCursor(query);
+export async function openCursor<Row>(query: Sql | (() => Promise<Sql>), options: CursorOptions): Promise<Cursor<Row>> {
   const client = await bulkPool().connect();
   let closed = false;
   let markEnded: (how: "done" | "closed" | "failed") => void = () => {};
@@ -81,7 +82,7 @@ export async function openCursor<Row>(query: Sql, options: CursorOptions): Promi
     throw refusal;
   }
   try {
-    await client.query(declare);
+    await client.query(declareCursor(typeof query === "function" ? await query() : query));
   } catch (error) {
     await close(error);
     throw error;

@@ -14,7 +14,7 @@ import { campaignListingStatement } from "@/server/store/postgres/campaign-listi
 import { dailyMetrics, metricsOverRange } from "@/server/store/postgres/daily-metrics.sql";
 import { adsDetailedStatement, campaignsDetailedStatement, type GivenDetailedRows, networkBoughtCampaigns } from "@/server/store/postgres/detailed-report.sql";
 import { publisherReportStatement } from "@/server/store/postgres/publisher-report.sql";
-import type { ReportStatement } from "@/server/store/postgres/report-runner";
+import { openStatementCursor, type ReportStatement } from "@/server/store/postgres/report-runner";
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
@@ -25,7 +25,8 @@ type DayRange = { startDate: string; endDate: string };
 /**
  * A report's rows once its figures are fetched. The fetch runs once for the rows however often
  * they are read: a download that waits for its slots opens them again, and ClickHouse is not
- * asked again for it. A failed fetch is tried afresh by the next read.
+ * asked again for it. A download asks ClickHouse only once its slots are granted, so one refused
+ * costs ClickHouse nothing. A failed fetch is tried afresh by the next read.
  */
 function afterFetch<Figures, Row>(fetch: () => Promise<Figures>, statement: (figures: Figures) => ReportStatement<Row>): ReportRows<Row> {
   let built: Promise<ReportStatement<Row>> | undefined;
@@ -40,7 +41,7 @@ function afterFetch<Figures, Row>(fetch: () => Promise<Figures>, statement: (fig
   };
   return {
     page: async (page) => (await ready()).page(page),
-    open: async (options) => (await ready()).open(options),
+    open: (options) => openStatementCursor(ready, options.batch, options.claim),
   };
 }
 

@@ -66,9 +66,23 @@ function reportPage<Row>(statement: ReportStatement<Row>, page: { page: number; 
  * bench/results.md).
  */
 async function openReportCursor<Row>(statement: ReportStatement<Row>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
-  const cursor = await openCursor<object>(statement.sql(null, 0), { batch, settings: REPORT_SETTINGS, ...(claim ? { claim } : {}) });
+  return openStatementCursor(async () => statement, batch, claim);
+}
+
+/**
+ * openReportCursor of a statement that is made only once the read's claim is granted: a store
+ * whose figures come from elsewhere (ClickHouse) reads them after a download has its slots, so a
+ * download refused for want of one costs that store nothing.
+ */
+export async function openStatementCursor<Row>(statement: () => Promise<ReportStatement<Row>>, batch: number, claim?: ReadClaim): Promise<RowCursor<Row>> {
+  let made: ReportStatement<Row> | undefined;
+  const query = async () => {
+    made = await statement();
+    return made.sql(null, 0);
+  };
+  const cursor = await openCursor<object>(query, { batch, settings: REPORT_SETTINGS, ...(claim ? { claim } : {}) });
   async function* rows(): AsyncGenerator<Row[]> {
-    for await (const raw of cursor.batches) yield raw.map((r) => statement.row(r));
+    for await (const raw of cursor.batches) yield raw.map((r) => made!.row(r));
   }
   return { batches: rows(), close: () => cursor.close(), ended: cursor.ended };
 }

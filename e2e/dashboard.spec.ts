@@ -46,15 +46,22 @@ test("an account manager sees the overview's totals and charts for an account, a
   await expect(processing.locator('[data-lag="settle"]')).toHaveText(/^(up to date|[\d,]+ beacons waiting, the oldest for \d+ (s|min|h))$/);
   await expect(processing.locator('[data-lag="attribution"]')).toBeVisible();
   const kpis = page.getByRole("region", { name: "Totals" });
-  // Eight figures, then the unverified orders apart from them.
-  await expect(kpis.locator(".kpi")).toHaveCount(10);
+  // Eight figures, the four cost metrics, then the unverified orders apart from them.
+  await expect(kpis.locator(".kpi")).toHaveCount(14);
   // The impressions card shows what the rollups hold for the demo publisher over the last 30 days.
-  const [stored] = await query<{ impressions: string }>(
-    "SELECT coalesce(sum(impressions), 0)::text AS impressions FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day BETWEEN $1 AND $2",
+  const [stored] = await query<{ impressions: string; spend: string }>(
+    "SELECT coalesce(sum(impressions), 0)::text AS impressions, coalesce(sum(spend_micros), 0)::text AS spend FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day BETWEEN $1 AND $2",
     [daysAgo(29), today()],
   );
   expect(Number(stored!.impressions)).toBeGreaterThan(0);
   await expect(kpis.locator('[data-kpi="Impressions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.impressions)));
+  // eCPM: spend per thousand impressions, to the cent on the card.
+  const ecpm = Math.round((Number(stored!.spend) * 1000) / Number(stored!.impressions)) / 1_000_000;
+  await expect(kpis.locator('[data-kpi="eCPM"] .kpi-value')).toHaveText(
+    new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(ecpm),
+  );
+  // The windows sales are credited by, named beside the figures.
+  await expect(page.getByTestId("windows-in-force")).toContainText("product: click 14 d, view 14 d");
   const [unverified] = await query<{ orders: string }>(
     "SELECT coalesce(sum(unverified_conversions), 0)::text AS orders FROM daily_publisher_orders WHERE publisher_id = 'pub_demo_market' AND advertiser_id = '' AND day BETWEEN $1 AND $2",
     [daysAgo(29), today()],

@@ -7,6 +7,7 @@ import { useTRPC } from "../trpc-client";
 import { AccountPicker } from "./account-picker";
 import { DailyCharts, KpiCards, lastDays, RangePicker } from "./figures";
 import { PipelineStatus } from "./pipeline-status";
+import { WindowsInForce } from "./windows-in-force";
 
 /** The rules settling sets orders aside by, in words. */
 const RULES: Record<string, string> = {
@@ -42,6 +43,7 @@ export function Overview() {
       ) : (
         <>
           <KpiCards total={stats.data.total} />
+          <WindowsInForce />
           {stats.data.total.impressions_total === 0 && stats.data.total.conversions_total === 0 ? (
             <p className="empty">No traffic in this range yet. Once the stores show ads, impressions, clicks and sales appear here by day.</p>
           ) : null}

@@ -12,6 +12,7 @@ try {
 } catch (error) {
   exitOnEnvError(error);
 }
+const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
 const USAGE = "npm run attribution:window -- <product|display|video> <click days> [<view days>] [views_only|views_and_impressions]";
 const [type, click, view, viewThrough] = process.argv.slice(2);
 try {
@@ -27,11 +28,11 @@ try {
       viewDays,
       viewThrough: (viewThrough ?? current.viewThrough) as ViewThrough,
     });
-    console.log(`tally: ${type} campaigns: click window ${clickDays} days, view window ${viewDays} days, from now on`);
+    console.log(`tally: ${type} campaigns: click window ${days(clickDays)}, view window ${days(viewDays)}, from now on`);
   }
   for (const [campaignType, windows] of Object.entries(await attributionWindows())) {
     const touches = windows.viewThrough === "views_only" ? "viewable views only" : "views and impressions";
-    console.log(`tally: ${campaignType}: click ${windows.clickDays} days, view ${windows.viewDays} days (view-through: ${touches})`);
+    console.log(`tally: ${campaignType}: click ${days(windows.clickDays)}, view ${days(windows.viewDays)} (view-through: ${touches})`);
   }
 } catch (error) {
   if (!(error instanceof TallyError)) throw error;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
+import { makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
 
 let staff: Viewer;
@@ -75,5 +76,21 @@ describe("attribution procedures", () => {
       after: { clickDays: 7 },
     });
     await expect(as(someone).attribution.changes()).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("show a campaign's windows to its own advertiser and to staff, and to no other account, as if it did not exist", async () => {
+    const brand = await as(staff).accounts.create({ kind: "advertiser", name: "Windowed Brand" });
+    const outsider = await member("outsider@accounts.test", (await as(staff).accounts.create({ kind: "advertiser", name: "Outsider Co" })).id);
+    const insider = await member("insider@accounts.test", brand.id);
+    const { campaign } = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [(await makePublisher()).id], type: "video" });
+    await as(staff).attribution.setCampaignWindows({ campaignId: campaign.id, clickDays: 2, viewDays: null });
+    const expected = { click: { days: 2, from: "campaign" }, view: { days: 14, from: "type" }, viewThrough: "views_and_impressions" };
+    expect(await as(insider).attribution.campaignWindows({ campaignId: campaign.id })).toEqual(expected);
+    expect(await as(staff).attribution.campaignWindows({ campaignId: campaign.id })).toEqual(expected);
+    await expect(as(outsider).attribution.campaignWindows({ campaignId: campaign.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(outsider).attribution.campaignWindows({ campaignId: "cmp_missing" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(insider).attribution.setCampaignWindows({ campaignId: campaign.id, clickDays: 90, viewDays: 90 })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 });

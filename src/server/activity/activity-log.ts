@@ -46,16 +46,16 @@ export async function recordActivity(tx: Tx, actor: Actor, change: ActivityChang
   });
 }
 
-/** The latest entries, newest first (up to `limit`, at most 200), optionally of one action's prefix; for account managers. */
+/** The latest entries, newest first (in the order they were written) (up to `limit`, at most 200), optionally of one action's prefix; for account managers. */
 export async function listActivity({ actor, actionPrefix, limit = 50 }: { actor: Actor; actionPrefix?: string; limit?: number }): Promise<ActivityEntry[]> {
   assertAccountManager(actor);
   const rows = await db.activityEntry.findMany({
     where: actionPrefix ? { action: { startsWith: actionPrefix } } : {},
-    orderBy: [{ at: "desc" }, { id: "desc" }],
+    orderBy: { id: "desc" },
     take: Math.min(Math.max(1, Math.trunc(limit)), 200),
   });
   return rows.map((row) => ({
-    id: row.id,
+    id: String(row.id),
     at: row.at,
     actor: row.actorName,
     action: row.action,

@@ -81,8 +81,16 @@ export async function openCursor<Row>(query: Sql | (() => Promise<Sql>), options
     await close();
     throw refusal;
   }
+  let text: Sql;
   try {
-    await client.query(declareCursor(typeof query === "function" ? await query() : query));
+    text = typeof query === "function" ? await query() : query;
+  } catch (failure) {
+    // Nothing ran on the connection: it goes back whole, and the maker's failure goes to the caller.
+    await close();
+    throw failure;
+  }
+  try {
+    await client.query(declareCursor(text));
   } catch (error) {
     await close(error);
     throw error;

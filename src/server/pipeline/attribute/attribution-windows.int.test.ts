@@ -2,6 +2,7 @@
 // a view inside its own, the view-through setting, a campaign's own windows; and who may change
 // them, with the activity log that says who did.
 import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { listActivity } from "@/server/activity/activity-log";
@@ -161,6 +162,29 @@ describe("click and view windows", () => {
     const { orderId } = await placeOrder(publisher.id, shopper, [{ sku: coffee.products[0]!.sku }]);
     await attribute();
     expect((await attributionsOf(orderId)).map((a) => a.eventId)).toEqual([[...ids].sort().at(-1)]);
+  });
+});
+
+describe("changes at the same moment", () => {
+  it("take turns, so the log's entries chain: each one's before is the other's after", async () => {
+    await setAttributionWindows({ actor: OPERATOR, campaignType: "video", clickDays: 14, viewDays: 14, viewThrough: "views_and_impressions" });
+    await Promise.all([
+      setAttributionWindows({ actor: OPERATOR, campaignType: "video", clickDays: 3, viewDays: 3, viewThrough: "views_only" }),
+      setAttributionWindows({ actor: OPERATOR, campaignType: "video", clickDays: 9, viewDays: 9, viewThrough: "views_and_impressions" }),
+      setCampaignWindows({ actor: OPERATOR, campaignId: pods.campaign.id, clickDays: 5, viewDays: null }),
+      setCampaignWindows({ actor: OPERATOR, campaignId: pods.campaign.id, clickDays: 6, viewDays: null }),
+    ]);
+    // Whichever went first, the other logged what the first left.
+    const chained = (entries: { before: unknown; after: unknown }[], start: unknown) => {
+      const first = entries.find((entry) => isDeepStrictEqual(entry.before, start));
+      const second = entries.find((entry) => entry !== first);
+      return first !== undefined && isDeepStrictEqual(second?.before, first.after);
+    };
+    const video = (await listActivity({ actor: OPERATOR, actionPrefix: "attribution.windows" })).filter((e) => e.subject === "video campaigns").slice(0, 2);
+    expect(chained(video, { clickDays: 14, viewDays: 14, viewThrough: "views_and_impressions" })).toBe(true);
+    const own = (await listActivity({ actor: OPERATOR, actionPrefix: "campaign.windows" })).slice(0, 2);
+    expect(chained(own, { clickDays: null, viewDays: null })).toBe(true);
+    await setCampaignWindows({ actor: OPERATOR, campaignId: pods.campaign.id, clickDays: null, viewDays: null });
   });
 });
 

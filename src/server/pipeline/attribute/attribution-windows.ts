@@ -3,11 +3,12 @@
 // campaign's own windows where an account manager set them. Changes apply to orders attributed
 // from then on; each is written to the activity log with the values before and after.
 import { z } from "zod";
-import { type Actor, assertAccountManager } from "@/server/accounts/actor";
+import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
 import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
+import { lockCampaignWindows, lockTypeWindows } from "./attribution-windows.sql";
 
 export const CAMPAIGN_TYPES = ["product", "display", "video"] as const;
 export type CampaignTypeName = (typeof CAMPAIGN_TYPES)[number];
@@ -75,15 +76,18 @@ export async function setAttributionWindows({ actor, ...input }: TSetAttribution
   const parsed = ZSetAttributionWindowsInput.safeParse(input);
   if (!parsed.success) throw badRequest(parsed.error);
   const { campaignType, clickDays, viewDays, viewThrough } = parsed.data;
-  const before = (await attributionWindows())[campaignType];
   const values = { clickWindowSeconds: clickDays * DAY_SECONDS, viewWindowSeconds: viewDays * DAY_SECONDS, viewThrough };
   await db.$transaction(async (tx) => {
+    const [row] = await lockTypeWindows(tx, campaignType);
+    const before = row
+      ? { clickDays: row.click_window_seconds / DAY_SECONDS, viewDays: row.view_window_seconds / DAY_SECONDS, viewThrough: row.view_through }
+      : { clickDays: DEFAULT_DAYS, viewDays: DEFAULT_DAYS, viewThrough: "views_and_impressions" };
     await tx.attributionWindow.upsert({ where: { campaignType }, create: { campaignType, ...values }, update: values });
     await recordActivity(tx, actor, {
       action: "attribution.windows.set",
       subject: `${campaignType} campaigns`,
       accountId: null,
-      before: { ...before },
+      before,
       after: { clickDays, viewDays, viewThrough },
     });
   });
@@ -100,6 +104,17 @@ export async function windowsOfCampaign(campaignId: string): Promise<CampaignWin
 }
 
 /**
+ * The windows in force for a campaign, for its advertiser's users and account managers; "no such
+ * campaign" to anyone else, as for an id that does not exist.
+ */
+export async function campaignWindowsFor({ actor, campaignId }: { actor: Actor; campaignId: string }): Promise<CampaignWindows> {
+  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: { advertiserId: true } });
+  if (!campaign) throw new TallyError("not_found", "no such campaign");
+  assertMayAccess(actor, campaign.advertiserId, "campaign");
+  return (await windowsOfCampaign(campaignId))!;
+}
+
+/**
  * Sets (a number of days) or clears (null: its type's) one campaign's own click and view windows.
  * For account managers: an advertiser could otherwise lengthen the windows its own sales are
  * credited by.
@@ -110,10 +125,7 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
   if (!parsed.success) throw badRequest(parsed.error);
   const { campaignId, clickDays, viewDays } = parsed.data;
   await db.$transaction(async (tx) => {
-    const campaign = await tx.campaign.findUnique({
-      where: { id: campaignId },
-      select: { name: true, advertiserId: true, clickWindowSeconds: true, viewWindowSeconds: true },
-    });
+    const [campaign] = await lockCampaignWindows(tx, campaignId);
     if (!campaign) throw new TallyError("not_found", "no such campaign");
     const days = (seconds: number | null) => (seconds === null ? null : seconds / DAY_SECONDS);
     await tx.campaign.update({
@@ -123,8 +135,8 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
     await recordActivity(tx, actor, {
       action: "campaign.windows.set",
       subject: `campaign ${campaign.name} (${campaignId})`,
-      accountId: campaign.advertiserId,
-      before: { clickDays: days(campaign.clickWindowSeconds), viewDays: days(campaign.viewWindowSeconds) },
+      accountId: campaign.advertiser_id,
+      before: { clickDays: days(campaign.click_window_seconds), viewDays: days(campaign.view_window_seconds) },
       after: { clickDays, viewDays },
     });
   });

@@ -11,6 +11,9 @@ import type { ChdbConnection } from "chdb/connection";
 import { env } from "@/env";
 import { fileInsertStatement } from "./file-insert.sql";
 
+/** Where an insert's rows wait for chdb to read them, inside its data folder (insertThroughFile). */
+const INSERTS_FOLDER = "tally-inserts";
+
 const holder = globalThis as unknown as {
   tallyClickhouse?: Promise<ClickHouseClient>;
   tallyClickhouseUrl?: string;
@@ -50,6 +53,8 @@ async function connect(url: string): Promise<ClickHouseClient> {
   const { createChdbConnection } = (await import(/* webpackIgnore: true */ moduleName)) as typeof import("chdb/connection");
   // chdb declares the client's Connection type from @clickhouse/client-common, which the client
   // itself now bundles: the same interface declared twice, so TypeScript needs telling.
+  // Rows of inserts a process died in the middle of: only the one process holding the folder writes there.
+  await rm(path.join(target.folder, INSERTS_FOLDER), { recursive: true, force: true });
   const chdb = createChdbConnection({ path: target.folder });
   holder.tallyChdb = { connection: chdb, folder: target.folder };
   const connection = chdb as unknown as NonNullable<Parameters<typeof createClient>[0]>["connection"];
@@ -165,11 +170,11 @@ async function insertThroughFile(
   text: Buffer,
   token: string,
 ): Promise<void> {
-  const folder = path.join(chdb.folder, "tally-inserts");
+  const folder = path.join(chdb.folder, INSERTS_FOLDER);
   const file = path.join(folder, `${randomUUID()}.tsv`);
   await mkdir(folder, { recursive: true });
-  await writeFile(file, text);
   try {
+    await writeFile(file, text);
     await chdb.connection.chdb.queryAsync(fileInsertStatement(table, columns, insertSettings(token), file));
   } catch (error) {
     // The same error the client gives (a ClickHouseError with the server's code), so callers tell a

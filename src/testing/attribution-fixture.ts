@@ -20,7 +20,7 @@ export type Campaign = Awaited<ReturnType<typeof makeCampaignWithAd>>;
 /** A counted ad event, stored by the beacon path as if it had arrived at `at`; its event id. */
 export async function touch(
   kind: EventKind,
-  { campaign, ad }: Campaign,
+  { campaign, ad }: Pick<Campaign, "campaign" | "ad">,
   publisher: { id: string; sites: { name: string }[] },
   who: { session: string; user?: string },
   at: Date,

@@ -2,18 +2,15 @@
 // The SKU ownership rule against a real database: an advertiser cannot put a SKU (or product id)
 // into a campaign on a publisher where another advertiser's campaign promotes it, unless the
 // publisher's catalogue lists it as theirs; and attribution credits a listed SKU to its brand only.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAccount } from "@/server/accounts/create-account";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
-import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
-import type { EventKind } from "@/server/store/settle-types";
-import { CHROME, servedClaims } from "@/testing/beacon-log";
+import { attribute, before, HOUR, placeOrder, touch } from "@/testing/attribution-fixture";
 import { daysFromToday, makeAdvertiser, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { createAd } from "./create-ad";
 import { createCampaign } from "./create-campaign";
 import { createProduct } from "./create-product";
@@ -313,44 +310,15 @@ describe("two advertisers claiming one SKU at the same moment", () => {
 
 // ---------------------------------------------------------------- attribution
 
-const ORDER_TIME = new Date(Math.floor(Date.now() / 86_400_000 - 3) * 86_400_000 + 15 * 3_600_000);
-
 async function withAd(advertiserId: string, publisherIds: string[], productRefs: string[]) {
   const made = await campaign(advertiserId, publisherIds, productRefs);
   const ad = await createAd({ actor: OPERATOR, campaignId: made.id, name: `Ad ${tag()}`, type: "product" });
   return { campaign: made, ad };
 }
 
-async function touch(
-  kind: EventKind,
-  { campaign: c, ad }: Awaited<ReturnType<typeof withAd>>,
-  publisher: { id: string; sites: { name: string }[] },
-  who: { session: string; user: string },
-  hoursBefore: number,
-) {
-  const at = new Date(ORDER_TIME.getTime() - hoursBefore * 3_600_000);
-  const stored = await recordAndSettle({
-    claims: servedClaims({ campaign: c, ad, publisher }, who.session, { kind, at, placementName: "search-sponsored", context: "search" }),
-    body: { session_id: who.session, user_id: who.user },
-    userAgent: CHROME,
-    now: at,
-  });
-  expect(stored.status).toBe("counted");
-}
-
 async function creditedAdvertisers(publisherId: string, who: { session: string; user: string }, items: { sku: string; product_id?: string }[]) {
-  const orderId = `order-${randomUUID()}`;
-  await recordAndSettleConversion({
-    publisher_id: publisherId,
-    user_id: who.user,
-    session_id: who.session,
-    order_id: orderId,
-    created_at: ORDER_TIME.toISOString(),
-    channel: "online store",
-    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
-    items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
-  });
-  await attributePendingConversions({ settleMs: 0 });
+  const { orderId } = await placeOrder(publisherId, who, items);
+  await attribute();
   const rows = await db.attribution.findMany({ where: { orderId }, orderBy: { itemPosition: "asc" } });
   return items.map((_, position) => rows.find((r) => r.itemPosition === position)?.advertiserId ?? null);
 }
@@ -391,18 +359,18 @@ describe("attribution and the catalogue", () => {
 
     // The squatter's click is later than the brand's view and wins: unsettled, it is credited as before.
     const shopper = () => ({ session: `s-${randomUUID()}`, user: `u-${randomUUID()}` });
-    const before = shopper();
-    await touch("view", brands, shop, before, 3);
-    await touch("click", squatters, shop, before, 1);
-    expect(await creditedAdvertisers(shop.id, before, [{ sku }])).toEqual([squatter.id]);
+    const beforeListing = shopper();
+    await touch("view", brands, shop, beforeListing, before(3 * HOUR));
+    await touch("click", squatters, shop, beforeListing, before(HOUR));
+    expect(await creditedAdvertisers(shop.id, beforeListing, [{ sku }])).toEqual([squatter.id]);
 
     // Listed, the SKU and every SKU of its product id go to the brand's touch, however weaker.
     await setCatalogueEntry({ actor: OPERATOR, publisherId: shop.id, sku, productId: group, advertiserId: brand.id });
     expect((await skuConflicts({ actor: OPERATOR, publisherId: shop.id })).map((c) => c.ownerId)).toEqual([brand.id, brand.id]);
-    const after = shopper();
-    await touch("impression", brands, shop, after, 3);
-    await touch("click", squatters, shop, after, 1);
-    expect(await creditedAdvertisers(shop.id, after, [{ sku }, { sku: `${sku}-REFILL`, product_id: group }, { sku: "UNRELATED" }])).toEqual([
+    const afterListing = shopper();
+    await touch("impression", brands, shop, afterListing, before(3 * HOUR));
+    await touch("click", squatters, shop, afterListing, before(HOUR));
+    expect(await creditedAdvertisers(shop.id, afterListing, [{ sku }, { sku: `${sku}-REFILL`, product_id: group }, { sku: "UNRELATED" }])).toEqual([
       brand.id,
       brand.id,
       null,
@@ -410,14 +378,14 @@ describe("attribution and the catalogue", () => {
 
     // Without a touch of the brand's, the listed SKU is credited to nobody.
     const squattersOnly = shopper();
-    await touch("click", squatters, shop, squattersOnly, 1);
+    await touch("click", squatters, shop, squattersOnly, before(HOUR));
     expect(await creditedAdvertisers(shop.id, squattersOnly, [{ sku }])).toEqual([null]);
 
     // The catalogue is the publisher's own: on another shop the squatter's campaign is still credited.
     const other = await makePublisher();
     await db.campaignPublisher.create({ data: { campaignId: squatters.campaign.id, publisherId: other.id } });
     const there = shopper();
-    await touch("click", squatters, other, there, 1);
+    await touch("click", squatters, other, there, before(HOUR));
     expect(await creditedAdvertisers(other.id, there, [{ sku }])).toEqual([squatter.id]);
   });
 });

@@ -9,8 +9,8 @@ type Tx = Prisma.TransactionClient;
 export async function lockTypeWindows(
   tx: Tx,
   campaignType: string,
-): Promise<{ click_window_seconds: number; view_window_seconds: number; view_through: string }[]> {
-  return tx.$queryRaw`SELECT click_window_seconds, view_window_seconds, view_through::text AS view_through
+): Promise<{ clickWindowSeconds: number; viewWindowSeconds: number; viewThrough: "views_and_impressions" | "views_only" }[]> {
+  return tx.$queryRaw`SELECT click_window_seconds AS "clickWindowSeconds", view_window_seconds AS "viewWindowSeconds", view_through::text AS "viewThrough"
                         FROM attribution_windows WHERE campaign_type = ${campaignType}::"CampaignType" FOR UPDATE`;
 }
 

@@ -49,7 +49,15 @@ export interface CampaignWindows {
   viewThrough: ViewThrough;
 }
 
-const DEFAULT_DAYS = DEFAULT_WINDOW_SECONDS / DAY_SECONDS;
+/** Days of a window stored in seconds (null: none of its own), and back. */
+const toDays = <T extends number | null>(seconds: T) => (seconds === null ? null : seconds / DAY_SECONDS) as T;
+const toSeconds = <T extends number | null>(days: T) => (days === null ? null : days * DAY_SECONDS) as T;
+
+/** A type's windows as stored, in days; the interface's 14 days and both touch kinds for a type without a row. */
+const typeWindows = (row: { clickWindowSeconds: number; viewWindowSeconds: number; viewThrough: ViewThrough } | undefined): TypeWindows =>
+  row
+    ? { clickDays: toDays(row.clickWindowSeconds), viewDays: toDays(row.viewWindowSeconds), viewThrough: row.viewThrough }
+    : { clickDays: toDays(DEFAULT_WINDOW_SECONDS), viewDays: toDays(DEFAULT_WINDOW_SECONDS), viewThrough: "views_and_impressions" };
 
 function badRequest(error: z.ZodError): TallyError {
   return new TallyError("bad_request", error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
@@ -58,12 +66,7 @@ function badRequest(error: z.ZodError): TallyError {
 /** The windows of every campaign type; the interface's 14 days and both touch kinds where none is set. */
 export async function attributionWindows(): Promise<Record<CampaignTypeName, TypeWindows>> {
   const rows = await db.attributionWindow.findMany();
-  const of = (type: CampaignTypeName): TypeWindows => {
-    const row = rows.find((candidate) => candidate.campaignType === type);
-    return row
-      ? { clickDays: row.clickWindowSeconds / DAY_SECONDS, viewDays: row.viewWindowSeconds / DAY_SECONDS, viewThrough: row.viewThrough }
-      : { clickDays: DEFAULT_DAYS, viewDays: DEFAULT_DAYS, viewThrough: "views_and_impressions" };
-  };
+  const of = (type: CampaignTypeName) => typeWindows(rows.find((row) => row.campaignType === type));
   return { product: of("product"), display: of("display"), video: of("video") };
 }
 
@@ -76,31 +79,38 @@ export async function setAttributionWindows({ actor, ...input }: TSetAttribution
   const parsed = ZSetAttributionWindowsInput.safeParse(input);
   if (!parsed.success) throw badRequest(parsed.error);
   const { campaignType, clickDays, viewDays, viewThrough } = parsed.data;
-  const values = { clickWindowSeconds: clickDays * DAY_SECONDS, viewWindowSeconds: viewDays * DAY_SECONDS, viewThrough };
+  const values = { clickWindowSeconds: toSeconds(clickDays), viewWindowSeconds: toSeconds(viewDays), viewThrough };
   await db.$transaction(async (tx) => {
-    const [row] = await lockTypeWindows(tx, campaignType);
-    const before = row
-      ? { clickDays: row.click_window_seconds / DAY_SECONDS, viewDays: row.view_window_seconds / DAY_SECONDS, viewThrough: row.view_through }
-      : { clickDays: DEFAULT_DAYS, viewDays: DEFAULT_DAYS, viewThrough: "views_and_impressions" };
+    const before = typeWindows((await lockTypeWindows(tx, campaignType))[0]);
     await tx.attributionWindow.upsert({ where: { campaignType }, create: { campaignType, ...values }, update: values });
     await recordActivity(tx, actor, {
       action: "attribution.windows.set",
       subject: `${campaignType} campaigns`,
       accountId: null,
-      before,
+      before: { ...before },
       after: { clickDays, viewDays, viewThrough },
     });
   });
 }
 
-/** The windows in force for `campaignId` (which the caller may see), or null when there is no such campaign. */
-export async function windowsOfCampaign(campaignId: string): Promise<CampaignWindows | null> {
-  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: { type: true, clickWindowSeconds: true, viewWindowSeconds: true } });
-  if (!campaign) return null;
+const CAMPAIGN_WINDOWS = { advertiserId: true, type: true, clickWindowSeconds: true, viewWindowSeconds: true } as const;
+
+/** The windows in force for a campaign (its own, else its type's), and where each comes from. */
+async function windowsInForce(campaign: {
+  type: CampaignTypeName;
+  clickWindowSeconds: number | null;
+  viewWindowSeconds: number | null;
+}): Promise<CampaignWindows> {
   const type = (await attributionWindows())[campaign.type];
   const pick = (own: number | null, ofType: number) =>
-    own === null ? { days: ofType, from: "type" as const } : { days: own / DAY_SECONDS, from: "campaign" as const };
+    own === null ? { days: ofType, from: "type" as const } : { days: toDays(own), from: "campaign" as const };
   return { click: pick(campaign.clickWindowSeconds, type.clickDays), view: pick(campaign.viewWindowSeconds, type.viewDays), viewThrough: type.viewThrough };
+}
+
+/** The windows in force for `campaignId` (which the caller may see), or null when there is no such campaign. */
+export async function windowsOfCampaign(campaignId: string): Promise<CampaignWindows | null> {
+  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: CAMPAIGN_WINDOWS });
+  return campaign ? windowsInForce(campaign) : null;
 }
 
 /**
@@ -108,10 +118,10 @@ export async function windowsOfCampaign(campaignId: string): Promise<CampaignWin
  * campaign" to anyone else, as for an id that does not exist.
  */
 export async function campaignWindowsFor({ actor, campaignId }: { actor: Actor; campaignId: string }): Promise<CampaignWindows> {
-  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: { advertiserId: true } });
+  const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: CAMPAIGN_WINDOWS });
   if (!campaign) throw new TallyError("not_found", "no such campaign");
   assertMayAccess(actor, campaign.advertiserId, "campaign");
-  return (await windowsOfCampaign(campaignId))!;
+  return windowsInForce(campaign);
 }
 
 /**
@@ -127,16 +137,12 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
   await db.$transaction(async (tx) => {
     const [campaign] = await lockCampaignWindows(tx, campaignId);
     if (!campaign) throw new TallyError("not_found", "no such campaign");
-    const days = (seconds: number | null) => (seconds === null ? null : seconds / DAY_SECONDS);
-    await tx.campaign.update({
-      where: { id: campaignId },
-      data: { clickWindowSeconds: clickDays === null ? null : clickDays * DAY_SECONDS, viewWindowSeconds: viewDays === null ? null : viewDays * DAY_SECONDS },
-    });
+    await tx.campaign.update({ where: { id: campaignId }, data: { clickWindowSeconds: toSeconds(clickDays), viewWindowSeconds: toSeconds(viewDays) } });
     await recordActivity(tx, actor, {
       action: "campaign.windows.set",
       subject: `campaign ${campaign.name} (${campaignId})`,
       accountId: campaign.advertiser_id,
-      before: { clickDays: days(campaign.click_window_seconds), viewDays: days(campaign.view_window_seconds) },
+      before: { clickDays: toDays(campaign.click_window_seconds), viewDays: toDays(campaign.view_window_seconds) },
       after: { clickDays, viewDays },
     });
   });
@@ -150,6 +156,6 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
 export async function longestWindowDays(): Promise<number> {
   const types = Object.values(await attributionWindows()).flatMap((w) => [w.clickDays, w.viewDays]);
   const overrides = await db.campaign.aggregate({ _max: { clickWindowSeconds: true, viewWindowSeconds: true } });
-  const own = [overrides._max.clickWindowSeconds, overrides._max.viewWindowSeconds].flatMap((seconds) => (seconds === null ? [] : [seconds / DAY_SECONDS]));
+  const own = [overrides._max.clickWindowSeconds, overrides._max.viewWindowSeconds].flatMap((seconds) => (seconds === null ? [] : [toDays(seconds)]));
   return Math.max(...types, ...own);
 }

@@ -1,6 +1,5 @@
 // How far back a conversion looks for a touch: per campaign type (everyone signed in may read it),
 // per campaign, and the log of who changed them. Account managers change them.
-import { z } from "zod";
 import { listActivity } from "@/server/activity/activity-log";
 import {
   attributionWindows,
@@ -19,7 +18,7 @@ export const attributionRouter = router({
     return attributionWindows();
   }),
   campaignWindows: signedInProcedure
-    .input(z.object({ campaignId: z.string().min(1).max(256) }))
+    .input(ZSetCampaignWindowsInput.pick({ campaignId: true }))
     .query(({ ctx, input }) => campaignWindowsFor({ actor: ctx.viewer, campaignId: input.campaignId })),
   setCampaignWindows: staffProcedure.input(ZSetCampaignWindowsInput).mutation(({ ctx, input }) => setCampaignWindows({ actor: ctx.viewer, ...input })),
   changes: staffProcedure.query(({ ctx }) => listActivity({ actor: ctx.viewer, limit: 20 })),

@@ -11,6 +11,8 @@ export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(d
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
+/** A moment to the minute, in UTC: "2026-11-27 15:04". */
+export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).replace("T", " ");
 
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../trpc-client";
 import { AccountPicker } from "./account-picker";
-import { DailyCharts, KpiCards, lastDays, RangePicker } from "./figures";
+import { DailyCharts, KpiCards, lastDays, RangePicker, utcMinute } from "./figures";
 import { PipelineStatus } from "./pipeline-status";
 import { WindowsInForce } from "./windows-in-force";
 
@@ -58,8 +58,7 @@ export function Overview() {
               <ul>
                 {setAside.data.latest.map((order) => (
                   <li key={`${order.publisher_id}/${order.order_id}`}>
-                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
-                    {order.received_at.toISOString().slice(0, 16).replace("T", " ")} UTC: {order.reason}
+                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC: {order.reason}
                   </li>
                 ))}
               </ul>
@@ -79,8 +78,8 @@ export function Overview() {
               <ul>
                 {setAsideByRule.data.latest.map((order) => (
                   <li key={`${order.publisher_id}/${order.order_id}/${order.received_at.toISOString()}`}>
-                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received{" "}
-                    {order.received_at.toISOString().slice(0, 16).replace("T", " ")} UTC ({RULES[order.rule] ?? order.rule}): {order.reason}
+                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC (
+                    {RULES[order.rule] ?? order.rule}): {order.reason}
                   </li>
                 ))}
               </ul>

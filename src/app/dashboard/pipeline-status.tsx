@@ -3,6 +3,7 @@
 // destination's delivery, from stats.pipeline (refreshed every 15 s).
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-client";
+import { utcMinute } from "./figures";
 
 const number = new Intl.NumberFormat("en");
 
@@ -42,7 +43,7 @@ export function PipelineStatus() {
             <dd data-lag="export">
               {lag.deliveredTo === null || lag.lagSeconds === null
                 ? "nothing delivered yet"
-                : `delivered up to ${lag.deliveredTo.toISOString().slice(0, 16).replace("T", " ")} UTC (${spoken(lag.lagSeconds)} ago)`}
+                : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
             </dd>
           </div>
         ))}

@@ -6,9 +6,10 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZConversionTrustInput } from "@/server/pipeline/accept/conversions/trust-input";
 import { useTRPC } from "../../trpc-client";
+import { utcMinute } from "../figures";
 import { firstProblem } from "./first-problem";
 
-const when = (value: Date) => `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const when = (value: Date) => `${utcMinute(value)} UTC`;
 const number = new Intl.NumberFormat("en", { maximumFractionDigits: 6 });
 
 interface Edits {

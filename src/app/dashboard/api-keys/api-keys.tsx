@@ -6,8 +6,9 @@ import { Problem } from "@/app/problem";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
+import { utcMinute } from "../figures";
 
-const when = (value: Date | null) => (value ? `${value.toISOString().slice(0, 16).replace("T", " ")} UTC` : "never");
+const when = (value: Date | null) => (value ? `${utcMinute(value)} UTC` : "never");
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function ApiKeys() {

@@ -9,6 +9,7 @@ import { Problem } from "@/app/problem";
 import type { TDestinationInput } from "@/server/pipeline/export/destinations/destination-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
+import { utcMinute } from "../figures";
 import { DestinationForm, type DestinationFormValue, EMPTY_DESTINATION } from "./destination-form";
 
 type View = {
@@ -43,7 +44,7 @@ const formOf = (d: View): DestinationFormValue => ({
   externalId: d.credentials.kind === "assume_role" ? d.credentials.externalId : "",
 });
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
-const time = (value: Date | null) => (value ? value.toISOString().slice(0, 16).replace("T", " ") : "");
+const time = (value: Date | null) => (value ? utcMinute(value) : "");
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Exports() {
@@ -135,18 +136,16 @@ export function Exports() {
   );
 }
 
-const utcMinute = (moment: Date) => `${moment.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-
 /** A destination far behind holds raw rows past retention, up to a ceiling: say how long, and what is already gone. */
 function RetentionNotice({ hold }: { hold: NonNullable<View["retentionHold"]> }) {
   const lost = hold.deliveredTo < hold.droppedBefore;
   return (
     <p role="status" className="notice">
-      Far behind: Tally keeps the raw events and orders from {utcMinute(hold.deliveredTo)} on for this destination until it has delivered them, past the{" "}
+      Far behind: Tally keeps the raw events and orders from {utcMinute(hold.deliveredTo)} UTC on for this destination until it has delivered them, past the{" "}
       {hold.retentionDays} days it keeps them otherwise
       {lost
-        ? `. Rows before ${utcMinute(hold.droppedBefore)} were not kept any longer: the files of those hours will lack them.`
-        : `, but not before ${utcMinute(hold.droppedBefore)}: older rows go even undelivered.`}{" "}
+        ? `. Rows before ${utcMinute(hold.droppedBefore)} UTC were not kept any longer: the files of those hours will lack them.`
+        : `, but not before ${utcMinute(hold.droppedBefore)} UTC: older rows go even undelivered.`}{" "}
       Let it catch up, or disable it to release them.
     </p>
   );

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { useTRPC } from "../../trpc-client";
+import { utcMinute } from "../figures";
 
 const TYPES = ["product", "display", "video"] as const;
 type CampaignType = (typeof TYPES)[number];
@@ -165,7 +166,7 @@ function RecentChanges() {
           <tbody>
             {changes.data.map((entry) => (
               <tr key={entry.id}>
-                <td>{new Date(entry.at).toISOString().slice(0, 16).replace("T", " ")}</td>
+                <td>{utcMinute(entry.at)}</td>
                 <td>{entry.actor}</td>
                 <td>{entry.subject}</td>
                 <td>{describeWindows(entry.before)}</td>

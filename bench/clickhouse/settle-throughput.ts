@@ -3,10 +3,11 @@
 // one database. A run's rate is events from the first settled stretch until the last event is
 // settled and, with ClickHouse, shipped (every outbox batch marked and its rows in ClickHouse).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { cpuSecondsIfAlive, postgresCpuSeconds, postgresCpuSecondsSince } from "../lib/cpu";
 import { log, startSeededDatabase } from "../lib/stack";
 import { appendBacklog, prepareAds } from "../settle/traffic";
 
@@ -24,31 +25,6 @@ function child(url: string, role: "settle" | "ship", clickhouseUrl: string | nul
     stdio: ["ignore", role === "ship" ? "pipe" : "ignore", "inherit"],
   });
 }
-
-/** CPU seconds (user + system) a child has used so far, or 0 once it is gone. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds of every postgres process now, by pid; ones that start or end during a round count what they used. */
-function postgresCpu(): Map<number, number> {
-  const seconds = new Map<number, number>();
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
-      seconds.set(Number(pid), cpuSeconds(Number(pid)));
-    } catch {
-      // The process ended while it was read.
-    }
-  }
-  return seconds;
-}
-const postgresCpuSince = (before: Map<number, number>) => [...postgresCpu()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0);
 
 interface RunResult {
   eventsPerSecond: number;
@@ -82,8 +58,8 @@ async function run(client: pg.Client, url: string, workers: number, events: numb
   const processes: ChildProcess[] = shipper ? [shipper] : [];
   try {
     if (shipper) await ready(shipper);
-    const shipCpuAtStart = cpuSeconds(shipper?.pid);
-    const postgresAtStart = postgresCpu();
+    const shipCpuAtStart = cpuSecondsIfAlive(shipper?.pid);
+    const postgresAtStart = postgresCpuSeconds();
     const settlers = Array.from({ length: workers }, () => child(url, "settle", clickhouseUrl));
     processes.push(...settlers);
     let first: { at: number; n: number } | null = null;
@@ -98,9 +74,9 @@ async function run(client: pg.Client, url: string, workers: number, events: numb
           eventsPerSecond: Math.round((n - first!.n) / seconds),
           seconds,
           settledSeconds: (settledAt! - first!.at) / 1000,
-          settleCpu: settlers.reduce((sum, process) => sum + cpuSeconds(process.pid), 0),
-          shipCpu: shipper ? cpuSeconds(shipper.pid) - shipCpuAtStart : 0,
-          postgresCpu: postgresCpuSince(postgresAtStart),
+          settleCpu: settlers.reduce((sum, process) => sum + cpuSecondsIfAlive(process.pid), 0),
+          shipCpu: shipper ? cpuSecondsIfAlive(shipper.pid) - shipCpuAtStart : 0,
+          postgresCpu: postgresCpuSecondsSince(postgresAtStart),
         };
       }
       await new Promise((resolve) => setTimeout(resolve, 20));

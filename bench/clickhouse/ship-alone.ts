@@ -5,11 +5,12 @@
 // `--trickle-ms N` lets the batches go one every N ms instead of all at once, as settling makes them.
 //   node --import tsx bench/clickhouse/ship-alone.ts --events 200000 --rounds 3 [--cpu-prof DIR] [--trickle-ms N]
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { cpuSeconds } from "../lib/cpu";
 import { log, startSeededDatabase } from "../lib/stack";
 import { appendBacklog, prepareAds } from "../settle/traffic";
 import { selectCount } from "./clickhouse-count";
@@ -36,12 +37,6 @@ function child(url: string, role: "settle" | "ship", clickhouseUrl: string, node
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-}
-
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const events = Number(values.events);

@@ -8,11 +8,12 @@
 // Postgres's (every postgres process), and the load generator's (this process). For changes
 // whose effect is smaller than the spread between runs of `bench:ingest`.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { freePort } from "@/cli/local/embedded-postgres";
+import { CLOCK_TICKS, cpuTicks, postgresCpuSeconds, postgresCpuSecondsSince } from "../lib/cpu";
 import { BENCH_RATE_LIMITS, load, log, type RequestSource, startSeededDatabase, startServer, stopServer } from "../lib/stack";
 import { BENCH_SIGNING_KEYS, BROWSER_HEADERS, beaconStream } from "./beacons";
 
@@ -25,29 +26,6 @@ const { values } = parseArgs({
   },
 });
 if (values.rev.length + values.dir.length === 0) throw new Error("name at least one --rev or --dir to compare");
-
-const CLOCK_TICKS = 100;
-const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-/** User and system CPU ticks of a process (fields 14 and 15 of /proc/<pid>/stat). */
-const ticksOf = (pid: number) => {
-  const fields = stat(pid);
-  return { user: Number(fields[11]), system: Number(fields[12]) };
-};
-/** CPU ticks of every postgres process now; ones that start or end during a round count what they used. */
-function postgresTicks(): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
-      const { user, system } = ticksOf(Number(pid));
-      ticks.set(Number(pid), user + system);
-    } catch {
-      // The process ended while it was read.
-    }
-  }
-  return ticks;
-}
-const postgresSince = (before: Map<number, number>) => [...postgresTicks()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0);
 
 const temporary = mkdtempSync(path.join(os.tmpdir(), "tally-side-by-side-"));
 const worktrees: string[] = [];
@@ -98,19 +76,19 @@ try {
     await load(`${contender.name} (warm-up)`, `http://127.0.0.1:${contender.port}`, contender.next, { ...options, seconds: 3 });
   for (let round = 1; round <= Number(values.rounds); round += 1) {
     for (const contender of contenders) {
-      const server = ticksOf(contender.pid);
-      const postgresBefore = postgresTicks();
+      const server = cpuTicks(contender.pid);
+      const postgresBefore = postgresCpuSeconds();
       const loadGenerator = process.cpuUsage();
       const run = await load(`${contender.name}, round ${round}`, `http://127.0.0.1:${contender.port}`, contender.next, options);
       if (run.other > 0 || run.errors > 0) throw new Error(`${contender.name} answered ${run.other} requests with another status, ${run.errors} errors`);
       const perBeacon = (ticks: number) => ((ticks / CLOCK_TICKS) * 1e6) / run.accepted;
-      const serverNow = ticksOf(contender.pid);
+      const serverNow = cpuTicks(contender.pid);
       const used = process.cpuUsage(loadGenerator);
       contender.rates.push(run.requestsPerSecond);
       contender.cpu.push({
         server: perBeacon(serverNow.user + serverNow.system - server.user - server.system),
         kernel: perBeacon(serverNow.system - server.system),
-        postgres: perBeacon(postgresSince(postgresBefore)),
+        postgres: perBeacon(postgresCpuSecondsSince(postgresBefore) * CLOCK_TICKS),
         loadGenerator: (used.user + used.system) / run.accepted,
       });
     }

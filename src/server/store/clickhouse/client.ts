@@ -159,9 +159,8 @@ export async function insertTabSeparatedText(table: string, columns: readonly st
  * An insert through chdb: the rows written to a file in its data folder and read by `file()`,
  * with the insert's settings in the statement, so none stays on the session. chdb parses rows
  * handed over inline with a statement (its rawInsert, or the client's statement text) at a fraction
- * of the speed it reads the same bytes from a file: for 200,000 settled events, 3.0–3.4 s of CPU
- * inline against 2.0–2.7 s through a file, materialized view and projection included
- * (bench/results.md). ClickHouse's HTTP interface streams the request's body and needs none of this.
+ * of the speed it reads the same bytes from a file (bench/clickhouse/insert-paths.ts; figures in
+ * bench/results.md). ClickHouse's HTTP interface streams the request's body and needs none of this.
  */
 async function insertThroughFile(
   chdb: NonNullable<typeof holder.tallyChdb>,

@@ -70,7 +70,8 @@ let offset = 0;
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const table of ["ad_events_null", "ad_events"]) {
     for (const way of ["inline", "file"] as const) {
-      const chunks = Array.from({ length: INSERTS }, () => chunk((offset += perInsert)));
+      const chunks = Array.from({ length: INSERTS }, (_, n) => chunk(offset + n * perInsert));
+      offset += INSERTS * perInsert;
       const seconds = await cpu(async () => {
         for (const [n, rows] of chunks.entries()) {
           const token = `insert-paths:${round}:${table}:${way}:${n}`;

@@ -125,8 +125,10 @@ describe("raw retention", () => {
     const before = await report();
 
     // Never delivered anything: it holds everything since the day it was created.
+    expect(await countOf("converted_clicks")).toBe(3);
     const held = await dropExpiredRawDays(NOW, POLICY);
     expect(held.dropped).not.toContain(named("ad_events", OLD));
+    expect(await countOf("converted_clicks")).toBe(3);
     expect(held.dropped).not.toContain(named("conversions", OLD));
     expect(await countOf(named("ad_events", OLD))).toBe(1);
     expect(await countOf(named("attributions", OLD))).toBe(1);
@@ -166,6 +168,8 @@ describe("raw retention", () => {
     expect(left).toEqual(
       expect.arrayContaining([named("ad_events", -RETENTION_DAYS), named("ad_events", -5), named("conversions", -5), named("attributions", 0)]),
     );
+    // The old click's mark of having converted goes with it; the others stay.
+    expect(await countOf("converted_clicks")).toBe(2);
     expect(await retentionHolds(NOW, POLICY)).toEqual([]);
     expect((await listDestinations(advertiser.id, { actor: OPERATOR }))[0]!.retentionHold).toBeNull();
 

@@ -138,6 +138,9 @@ export async function dropExpiredRawDays(now: Date, policy: RawRetentionPolicy =
     ],
   });
   const deletedFromDefault = (adEvents.rowCount ?? 0) + (attributions.rowCount ?? 0) + (conversions.rowCount ?? 0);
+  // A click older than the ad events kept can no longer be credited: its mark of having converted
+  // goes with it (indexed by the click's time, so this reads only what it deletes).
+  await pgPool().query(sql`DELETE FROM converted_clicks WHERE event_created_at < ${new Date(horizon.adEvents)}`);
   // The outbox forgets what it shipped of days Postgres no longer keeps: it grows with the days
   // kept, not with history.
   await store().shipping?.forgetShipped(new Date(Math.min(horizon.adEvents, horizon.orders)));

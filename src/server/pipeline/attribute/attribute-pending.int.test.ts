@@ -3,7 +3,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createAd } from "@/server/campaigns/create-ad";
+import { addDays } from "@/server/core/days";
 import { db } from "@/server/db/client";
+import { verifyRollups } from "@/server/store/postgres/verify-rollups.sql";
 import { attribute, attributionsOf, before, type Campaign, DAY, HOUR, ORDER_TIME, placeOrder, touch } from "@/testing/attribution-fixture";
 import { servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
@@ -272,6 +274,29 @@ describe("attribution of order items", () => {
     expect(a.orders + b.orders).toBe(30);
     expect(a.items + b.items).toBe(30);
     expect(await db.attribution.count({ where: { orderId: { in: orders } } })).toBe(30);
+  });
+
+  it("two workers at once count a click that leads to many orders as converted once", async () => {
+    const campaign = await makeCampaignWithAd({
+      advertiserId: advertiser.id,
+      publisherIds: [publisher.id],
+      type: "product",
+      bidModel: "cpc",
+      bid: 0.1,
+      products: [{ sku: `TEA-${randomUUID()}`, name: "Tea" }],
+    });
+    const sku = campaign.products[0]!.sku;
+    for (let shopper = 0; shopper < 3; shopper += 1) {
+      const who = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
+      await touch("click", campaign, publisher, who, before(HOUR));
+      for (let i = 0; i < 8; i += 1) await placeOrder(publisher.id, who, [{ sku }]);
+    }
+    await Promise.all([attributePendingConversions({ settleMs: 0, batchSize: 3 }), attributePendingConversions({ settleMs: 0, batchSize: 3 })]);
+    const rows = await db.dailyRollup.findMany({ where: { campaignId: campaign.campaign.id } });
+    const sum = (pick: (r: (typeof rows)[number]) => bigint) => rows.reduce((total, r) => total + pick(r), 0n);
+    expect([sum((r) => r.clicks), sum((r) => r.convertedClicks), sum((r) => r.conversions), sum((r) => r.conversionsClick)]).toEqual([3n, 3n, 24n, 24n]);
+    const day = ORDER_TIME.toISOString().slice(0, 10);
+    expect(await verifyRollups(addDays(day, -1), day)).toEqual([]);
   });
 
   it("gives the result of the worked example in docs/conversions.md", async () => {

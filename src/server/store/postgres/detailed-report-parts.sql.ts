@@ -8,7 +8,7 @@
 import sql, { empty, raw, type Sql } from "sql-template-tag";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
 import { invalidEventsSum } from "./rollup-tables";
-import { FIGURE_NAMES, figureArrays, type GivenFigures } from "./rollup-totals.sql";
+import { FIGURE_NAMES, FIGURES, figureArrays, type GivenFigures, ORDER_FIGURES } from "./rollup-totals.sql";
 
 export type DetailedGrain = "campaign" | "ad";
 
@@ -61,11 +61,14 @@ const OFFSET = sql`${PAGE_OFFSET}::int`;
 const SUMS = raw(`sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend_micros,
              sum(r.duplicate_events) AS duplicate_events, sum(r.bot_events) AS bot_events, sum(${invalidEventsSum("r")}) AS invalid_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros,
-             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros`);
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.sales_revenue_click_micros) AS sales_revenue_click_micros,
+             sum(r.units_sold_micros) AS units_sold_micros, sum(r.converted_clicks) AS converted_clicks`);
 
 /** Distinct orders: exact for each kind of row of the grain's table (see measuredCte). */
-const ORDER_SUMS = raw(`sum(r.conversions) AS conversions, sum(r.unverified_conversions) AS unverified_conversions,
-             sum(r.uncredited_conversions) AS uncredited_conversions`);
+const ORDER_SUMS = raw(ORDER_FIGURES.map((figure) => `sum(r.${figure}) AS ${figure}`).join(", "));
+
+/** Every figure of a measured row `m`, as the numbers a report row is computed from. */
+const MEASURED_FIGURES = raw(FIGURES.map((figure) => `m.${figure}::float8 AS ${figure}`).join(", "));
 
 /** The networks each campaign is bought through, comma-separated (campaigns without one have no row). */
 export const networksCte = (): Sql => sql`networks AS (
@@ -182,12 +185,7 @@ export function objectsCte({ grain, advertiserId }: DetailedPlan): Sql {
 /** The CTE `listed`: every measured row of an object in scope, with its networks and sort value. */
 export function listedCte(plan: DetailedPlan): Sql {
   return sql`listed AS MATERIALIZED (
-      SELECT m.day, m.key, m.publisher_id,
-             m.impressions::float8 AS impressions, m.views::float8 AS views, m.clicks::float8 AS clicks, m.spend_micros::float8 AS spend_micros,
-             m.duplicate_events::float8 AS duplicate_events, m.bot_events::float8 AS bot_events, m.invalid_events::float8 AS invalid_events,
-             m.sales_revenue_micros::float8 AS sales_revenue_micros, m.conversions::float8 AS conversions,
-             m.unverified_sales_revenue_micros::float8 AS unverified_sales_revenue_micros, m.unverified_conversions::float8 AS unverified_conversions,
-             m.uncredited_sales_revenue_micros::float8 AS uncredited_sales_revenue_micros, m.uncredited_conversions::float8 AS uncredited_conversions,
+      SELECT m.day, m.key, m.publisher_id, ${MEASURED_FIGURES},
              n.network_ids, ${plan.sort} AS sort_value
         FROM measured m
         JOIN objects x ON x.key = m.key

@@ -23,7 +23,7 @@ import {
   rowsTotal,
 } from "./detailed-report-parts.sql";
 import { type ReportStatement, reportStatement } from "./report-runner";
-import { METRIC_SORTS } from "./rollup-totals.sql";
+import { FIGURES, METRIC_SORTS } from "./rollup-totals.sql";
 
 export type { DetailedGrain, GivenDetailedRows, MeasuredFigures } from "./detailed-report-parts.sql";
 
@@ -97,6 +97,8 @@ const detailedRow =
         };
   };
 
+const PAGE_FIGURES = raw(FIGURES.map((figure) => `page.${figure}`).join(", "));
+
 /**
  * The detailed report at the campaign or ad grain, for an advertiser's scope. Groups sort by
  * their total row, and sub-publisher rows follow it. The last SELECT returns only what a report
@@ -112,9 +114,7 @@ export function detailedReportStatement(
   const plan = planOf(grain, scope, query, given);
   const statement = sql`
     WITH ${networksCte()}, ${givenCte(plan)}${dayWindowCtes(plan)}${measuredCte(plan)}, ${objectsCte(plan)}, ${listedCte(plan)}, ${pageCte(plan)}
-    SELECT page.key, page.publisher_id, page.impressions, page.views, page.clicks, page.spend_micros, page.duplicate_events,
-           page.bot_events, page.invalid_events, page.sales_revenue_micros, page.conversions, page.unverified_sales_revenue_micros,
-           page.unverified_conversions, page.uncredited_sales_revenue_micros, page.uncredited_conversions, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
+    SELECT page.key, page.publisher_id, ${PAGE_FIGURES}, page.day::text AS day_text, x.campaign_id, x.name, x.object_type, x.campaign, x.advertiser_id,
            CASE WHEN page.publisher_id = '' THEN page.network_ids ELSE coalesce(p.network_id, CASE WHEN p.kind = 'network' THEN p.id END) END AS network_id,
            p.name AS publisher, ${rowsTotal(plan)}::int AS total
       FROM page

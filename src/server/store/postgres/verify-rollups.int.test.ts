@@ -77,11 +77,40 @@ describe("daily rollups", () => {
         items: r.attributedItems,
         conversions: r.conversions,
         sales: BigInt(r.salesRevenueMicros.toFixed()),
+        click: [r.conversionsClick, BigInt(r.salesRevenueClickMicros.toFixed()), r.convertedClicks],
+        units: BigInt(r.unitsSoldMicros.toFixed()),
       })),
     ).toEqual([
-      { day: "2026-11-20", impressions: 1n, views: 0n, clicks: 0n, spend: 8_000n, duplicate: 0n, bot: 0n, items: 0n, conversions: 0n, sales: 0n },
-      // CPM 8: 0.008 per counted impression, two of them; two lines credited to the click, one order.
-      { day: "2026-11-21", impressions: 2n, views: 1n, clicks: 1n, spend: 16_000n, duplicate: 1n, bot: 1n, items: 2n, conversions: 1n, sales: 81_000_000n },
+      {
+        day: "2026-11-20",
+        impressions: 1n,
+        views: 0n,
+        clicks: 0n,
+        spend: 8_000n,
+        duplicate: 0n,
+        bot: 0n,
+        items: 0n,
+        conversions: 0n,
+        sales: 0n,
+        click: [0n, 0n, 0n],
+        units: 0n,
+      },
+      // CPM 8: 0.008 per counted impression, two of them; two lines (three units) credited to the
+      // click, one order: a click-through order, and a converted click.
+      {
+        day: "2026-11-21",
+        impressions: 2n,
+        views: 1n,
+        clicks: 1n,
+        spend: 16_000n,
+        duplicate: 1n,
+        bot: 1n,
+        items: 2n,
+        conversions: 1n,
+        sales: 81_000_000n,
+        click: [1n, 81_000_000n, 1n],
+        units: 3_000_000n,
+      },
     ]);
     expect(rows.every((r) => r.publisherId === publisher.id && r.site === site && r.adId === ad.id && r.placementName === "search-sponsored")).toBe(true);
     expect(await verifyRollups("2026-11-01", "2026-11-30")).toEqual([]);
@@ -90,22 +119,30 @@ describe("daily rollups", () => {
     await db.attribution.deleteMany({ where: { orderId: "o-1", itemPosition: 1 } });
     // The clicks were changed in daily_rollups only; the deleted line is missing from all three tables.
     const drift = await verifyRollups("2026-11-01", "2026-11-30");
-    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual(["", "", "", publisher.id, publisher.id, publisher.id]);
+    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual([...Array(5).fill(""), ...Array(5).fill(publisher.id)]);
     // The order came without proof: its sales are unverified sales too.
     expect(drift.map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
       ["daily_rollups", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "clicks", "2", "1"],
+      ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_rollups", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_campaign_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       // The ad's row over every publisher (''), then its row for the publisher.
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
     ]);
     // Outside the days asked, nothing is compared.
@@ -125,8 +162,10 @@ describe("daily rollups", () => {
     const orders = (await verifyRollups("2026-11-21", "2026-11-21")).filter((d) => d.table === "daily_publisher_orders");
     expect(orders.map((d) => [d.publisher_id, d.advertiser_id, d.measure, d.stored, d.recounted])).toEqual([
       [publisher.id, "", "conversions", "1", "0"],
+      [publisher.id, "", "conversions_click", "1", "0"],
       [publisher.id, "", "unverified_conversions", "1", "0"],
       [publisher.id, advertiser.id, "conversions", "1", "0"],
+      [publisher.id, advertiser.id, "conversions_click", "1", "0"],
       [publisher.id, advertiser.id, "unverified_conversions", "1", "0"],
     ]);
   });

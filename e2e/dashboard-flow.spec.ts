@@ -71,6 +71,11 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await expect(page.locator('[data-kpi="Conversions"] .kpi-value')).toHaveText("1");
   await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("12.50");
   await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText("3.00");
+  // Bought after a click: click-through, and the one click converted.
+  await expect(page.locator('[data-kpi="Click-through sales"] .kpi-value')).toHaveText("12.50");
+  await expect(page.locator('[data-kpi="View-through sales"] .kpi-value')).toHaveText("0.00");
+  await expect(page.locator('[data-kpi="Click conversion rate"] .kpi-value')).toHaveText("100%");
+  await expect(page.getByRole("figure", { name: "Click- and view-through sales by day" }).locator(".recharts-bar-rectangle").first()).toBeAttached();
   await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line-curve")).toHaveCount(2);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-flow-campaign.png", fullPage: true });
 
@@ -84,7 +89,7 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
     Object.fromEntries(header.map((h, c) => [h, (sheet.getRow(i + 2).values as unknown[])[c + 1]])),
   );
   const todays = rows.find((r) => (r.day as Date).toISOString().slice(0, 10) === today);
-  expect(todays).toMatchObject({ clicks_total: 1, conversions_total: 1, sales_revenue: 12.5, ad_revenue: 3 });
+  expect(todays).toMatchObject({ clicks_total: 1, conversions_total: 1, sales_revenue: 12.5, ad_revenue: 3, conversions_click: 1, sales_revenue_click: 12.5 });
   expect(rows.filter((r) => r !== todays).every((r) => r.clicks_total === 0)).toBe(true);
 
   // Paused, it leaves the store's slots to the other campaigns.

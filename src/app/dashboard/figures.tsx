@@ -10,6 +10,7 @@ export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(d
 
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const units = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
 /** A moment to the minute, in UTC: "2026-11-27 15:04". */
 export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).replace("T", " ");
@@ -59,6 +60,13 @@ export function KpiCards({ total }: { total: Metrics }) {
           ["Conversions", whole.format(total.conversions_total)],
           ["Sales revenue", money.format(total.sales_revenue)],
           ["ROAS", `${money.format(total.roas)}×`],
+          // Each order goes to the touch that won it: a click, else a view or an impression (docs/conversions.md).
+          ["Click-through conversions", whole.format(total.conversions_click)],
+          ["View-through conversions", whole.format(total.conversions_view)],
+          ["Click-through sales", money.format(total.sales_revenue_click)],
+          ["View-through sales", money.format(total.sales_revenue_view)],
+          ["Units sold", units.format(total.units_sold)],
+          ["Click conversion rate", total.click_conversion_rate === null ? "—" : percent.format(total.click_conversion_rate)],
           // Cost metrics: "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
           ["eCPM", total.ecpm === null ? "—" : money.format(total.ecpm)],
           ["Avg. CPC", total.avg_cpc === null ? "—" : money.format(total.avg_cpc)],
@@ -114,6 +122,20 @@ export function DailyCharts({ daily }: { daily: (Metrics & { day: string })[] })
             <Legend />
             <Bar dataKey="ad_revenue" name="Spend" fill="#94a3b8" isAnimationActive={false} />
             <Line type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" dot={false} isAnimationActive={false} />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </figure>
+      <figure className="chart" aria-label="Click- and view-through sales by day">
+        <figcaption>Sales by the touch that won them</figcaption>
+        <ResponsiveContainer width="100%" height={260}>
+          <ComposedChart data={daily} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
+            <YAxis tick={{ fontSize: 12 }} />
+            <Tooltip formatter={(value) => money.format(Number(value))} />
+            <Legend />
+            <Bar dataKey="sales_revenue_click" name="Click-through" stackId="sales" fill="#16a34a" isAnimationActive={false} />
+            <Bar dataKey="sales_revenue_view" name="View-through" stackId="sales" fill="#86efac" isAnimationActive={false} />
           </ComposedChart>
         </ResponsiveContainer>
       </figure>

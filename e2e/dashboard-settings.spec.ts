@@ -63,12 +63,15 @@ test("exports: the demo bucket passes its connection test, run now delivers, and
   await form.getByLabel("Path-style addresses").check();
   await form.getByLabel("Access key id").fill("S3RVER");
   await form.getByLabel("Secret access key").fill("S3RVER-second-lake-secret");
+  await form.getByLabel("Columns of the daily CSV files").selectOption("extended");
   await form.getByRole("button", { name: "Add destination" }).click();
   await expect(form.getByText("Bucket must be an S3 bucket name")).toBeVisible();
   await form.getByLabel("Bucket").fill("tally-demo");
   await form.getByRole("button", { name: "Add destination" }).click();
   const second = page.getByRole("region", { name: "Destination Second lake" });
   await expect(second).toContainText("secret ••••••••");
+  await expect(second).toContainText("extended CSV columns");
+  expect(await query("SELECT 1 FROM export_destinations WHERE name = 'Second lake' AND aggregate_layout = 'extended'")).toHaveLength(1);
   expect(await page.content()).not.toContain("S3RVER-second-lake-secret");
   await second.getByRole("button", { name: "Edit" }).click();
   await expect(page.getByRole("form", { name: "Save changes" }).getByLabel("Secret access key")).toHaveValue("••••••••");

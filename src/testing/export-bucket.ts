@@ -86,7 +86,15 @@ export async function duckdb(): Promise<(sql: string) => Promise<Record<string, 
 export const fileList = (files: string[]) => `[${files.map((f) => `'${f}'`).join(", ")}]`;
 
 /** A destination in `bucket` of the local S3, made (as far as its watermarks know) two days before `t0`. */
-export async function twoDayOldDestination(options: { accountId: string; bucket: string; endpoint: string; prefix: string; types?: string[]; t0: number }) {
+export async function twoDayOldDestination(options: {
+  accountId: string;
+  bucket: string;
+  endpoint: string;
+  prefix: string;
+  types?: string[];
+  t0: number;
+  aggregateLayout?: "interface" | "extended";
+}) {
   const destination = await createDestination(
     {
       accountId: options.accountId,
@@ -98,6 +106,7 @@ export async function twoDayOldDestination(options: { accountId: string; bucket:
       prefix: options.prefix,
       credentials: { kind: "access_key", ...LOCAL_S3_CREDENTIALS },
       ...(options.types ? { types: options.types } : {}),
+      ...(options.aggregateLayout ? { aggregateLayout: options.aggregateLayout } : {}),
     },
     { actor: OPERATOR },
   );
@@ -119,6 +128,7 @@ export async function editable(id: string) {
     prefix: view.prefix,
     credentials,
     writeSuccessMarker: view.writeSuccessMarker,
+    aggregateLayout: view.aggregateLayout,
     types: view.types,
   };
 }

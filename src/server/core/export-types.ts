@@ -10,6 +10,13 @@ export type ExportTypeName = (typeof EXPORT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 export type AggregateType = (typeof AGGREGATE_TYPES)[number];
 
+/**
+ * Which columns a destination's aggregate files hold: the interface's, or those followed by every
+ * other metric of the report rows (docs/export.md, "Extended layout").
+ */
+export const AGGREGATE_LAYOUTS = ["interface", "extended"] as const;
+export type AggregateLayout = (typeof AGGREGATE_LAYOUTS)[number];
+
 export const isEventType = (type: ExportTypeName): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
 
 /** The ending of a file's key. */

@@ -7,7 +7,7 @@ import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx"
 import { openReportDownload } from "@/server/pipeline/report/report-download";
 import { type ReportCaller, reportScope } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
-import type { Metrics } from "@/server/store/metrics";
+import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
 import { parseReportQuery, type ReportIdParameter, type ReportQuery, type ReportScope } from "@/server/store/report-query";
 import {
   AD_RESULTS_ORDER_BY,
@@ -58,36 +58,7 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
 const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ header: key, key, type: "text", width });
 const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "number" });
 const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
-const METRIC_COLUMNS = [
-  "impressions_total",
-  "views_total",
-  "clicks_total",
-  "ctr",
-  "ad_revenue",
-  "conversions_total",
-  "conversion_rate",
-  "sales_revenue",
-  "roas",
-  "duplicate_events",
-  "bot_events",
-  "invalid_events",
-  "unverified_conversions",
-  "unverified_sales_revenue",
-  "uncredited_conversions",
-  "uncredited_sales_revenue",
-  "conversions_click",
-  "conversions_view",
-  "sales_revenue_click",
-  "sales_revenue_view",
-  "units_sold",
-  "converted_clicks",
-  "click_conversion_rate",
-  "ecpm",
-  "avg_cpc",
-  "cpa",
-  "acos",
-] as const satisfies readonly (keyof Metrics)[];
-const metricColumns = <Row extends Metrics>() => METRIC_COLUMNS.map((key) => number<Row>(key));
+const metricColumns = <Row extends Metrics>() => METRIC_FIELDS.map((key) => number<Row>(key));
 
 // GET /campaign/v2: campaigns in the caller's scope with their totals over the range.
 export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeof CAMPAIGN_LISTING_ORDER_BY)[number]>({

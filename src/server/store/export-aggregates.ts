@@ -5,9 +5,9 @@
 // the batch's filters are applied to the rows as they stream by, ids compared byte by byte (as
 // COLLATE "C"). A day's report is one row per advertiser, campaign or ad in scope, so the id lists
 // idAt sorts stay small.
-import type { AggregateType } from "@/server/core/export-types";
+import type { AggregateLayout, AggregateType } from "@/server/core/export-types";
 import type { CsvValue } from "@/server/formats/csv";
-import { AGGREGATE_COLUMNS, dayQuery, type ExportBatch, type RowFilter } from "./export-rows";
+import { aggregateColumns, dayQuery, type ExportBatch, type RowFilter } from "./export-rows";
 import type { ReportScope } from "./report-query";
 import type { ReportRows } from "./report-rows";
 import type { ReportReads } from "./store";
@@ -37,9 +37,9 @@ function passes(id: string, filter: RowFilter, excluded: ReadonlySet<string>): b
 }
 
 /** One day's aggregate batch of `type`, read through `reports`. */
-export function aggregateBatch(reports: ReportReads, type: AggregateType, scope: ReportScope, day: string): ExportBatch {
+export function aggregateBatch(reports: ReportReads, type: AggregateType, scope: ReportScope, day: string, layout?: AggregateLayout): ExportBatch {
   const source = SOURCES[type](reports, scope, day);
-  const columns = AGGREGATE_COLUMNS[type];
+  const columns = aggregateColumns(type, layout);
   async function* filtered(filter: RowFilter): AsyncGenerator<object[]> {
     const excluded = new Set(filter.exclude ?? []);
     const cursor = await source.rows().open({ batch: BATCH_ROWS });
@@ -59,6 +59,7 @@ export function aggregateBatch(reports: ReportReads, type: AggregateType, scope:
   };
   return {
     type,
+    columns,
     cells: (raw) => {
       const row = raw as Record<string, CsvValue>;
       return columns.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));

@@ -5,8 +5,9 @@
 // (events) or a day (aggregates); each row has an identity, text unique in the batch and read from
 // stored columns only, so a row the export cannot read or encode is found by splitting the batch
 // into ranges of ids and set aside by its id (pipeline/export/job/poison.ts).
-import type { AggregateType, EventType, ExportTypeName } from "@/server/core/export-types";
+import type { AggregateLayout, AggregateType, EventType, ExportTypeName } from "@/server/core/export-types";
 import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";
+import { METRIC_FIELDS } from "./metrics";
 import type { ReportScope } from "./report-query";
 
 const text = (name: string, nullable = false): ParquetColumn => ({ name, type: "string", nullable });
@@ -89,6 +90,12 @@ export const AGGREGATE_COLUMNS: Record<AggregateType, string[]> = {
   ],
 };
 
+/** The CSV columns of `type` in `layout`: the extended layout appends the metrics the interface's lacks, in the reports' order. */
+export function aggregateColumns(type: AggregateType, layout: AggregateLayout = "interface"): readonly string[] {
+  const columns = AGGREGATE_COLUMNS[type];
+  return layout === "interface" ? columns : [...columns, ...METRIC_FIELDS.filter((field) => !columns.includes(field))];
+}
+
 export interface BatchRange {
   rangeStart: Date;
   rangeEnd: Date;
@@ -104,6 +111,8 @@ export interface RowFilter {
 /** One batch's rows, as the store reads them for the export. */
 export interface ExportBatch {
   type: ExportTypeName;
+  /** An aggregate batch's CSV columns, in file order (the cells `cells` gives); none for events. */
+  columns?: readonly string[];
   count(filter?: RowFilter): Promise<number>;
   /** The rows, page by page, in the file's order (or any order, for a probe), as the store returns them. */
   read(filter?: RowFilter, options?: { ordered?: boolean }): AsyncGenerator<unknown[]>;
@@ -117,8 +126,8 @@ export interface ExportBatch {
 
 /** The export's reads. */
 export interface ExportReads {
-  /** The rows of one batch of `type` for the scope of the destination's account. */
-  batch(type: ExportTypeName, scope: ReportScope, range: BatchRange): ExportBatch;
+  /** The rows of one batch of `type` for the scope of the destination's account (aggregates in `layout`). */
+  batch(type: ExportTypeName, scope: ReportScope, range: BatchRange, layout?: AggregateLayout): ExportBatch;
   /**
    * Where an event batch over (start, end] must end to hold at most `maxRows` rows: `end` itself
    * when it holds no more; otherwise just before the first row past the cap, so that rows of one

@@ -75,6 +75,37 @@ export interface Metrics {
   acos: number | null;
 }
 
+/** Every metric of a report row, in the order reports and files give them: the interface's first. */
+export const METRIC_FIELDS = [
+  "impressions_total",
+  "views_total",
+  "clicks_total",
+  "ctr",
+  "ad_revenue",
+  "conversions_total",
+  "conversion_rate",
+  "sales_revenue",
+  "roas",
+  "duplicate_events",
+  "bot_events",
+  "invalid_events",
+  "unverified_conversions",
+  "unverified_sales_revenue",
+  "uncredited_conversions",
+  "uncredited_sales_revenue",
+  "conversions_click",
+  "conversions_view",
+  "sales_revenue_click",
+  "sales_revenue_view",
+  "units_sold",
+  "converted_clicks",
+  "click_conversion_rate",
+  "ecpm",
+  "avg_cpc",
+  "cpa",
+  "acos",
+] as const satisfies readonly (keyof Metrics)[];
+
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
 
 /**

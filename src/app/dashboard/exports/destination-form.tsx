@@ -4,7 +4,7 @@
 // A role's external id is Tally's (generated when the destination is saved): shown, never edited.
 // The server's problems (`endpoint must be a public address: ...`) go on their fields too.
 import { type FormEvent, useState } from "react";
-import { EXPORT_TYPES } from "@/server/core/export-types";
+import { type AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { SECRET_MASK, type TDestinationInput, ZDestinationInput } from "@/server/pipeline/export/destinations/destination-input";
 
 export interface DestinationFormValue {
@@ -22,6 +22,7 @@ export interface DestinationFormValue {
   externalId: string;
   types: string[];
   writeSuccessMarker: boolean;
+  aggregateLayout: AggregateLayout;
 }
 
 export const EMPTY_DESTINATION: DestinationFormValue = {
@@ -38,6 +39,7 @@ export const EMPTY_DESTINATION: DestinationFormValue = {
   externalId: "",
   types: [...EXPORT_TYPES],
   writeSuccessMarker: true,
+  aggregateLayout: "interface",
 };
 
 // Fields with an input (or, for types, a message) of their own.
@@ -89,6 +91,7 @@ export function DestinationForm(props: {
       forcePathStyle: value.forcePathStyle,
       prefix: value.prefix,
       writeSuccessMarker: value.writeSuccessMarker,
+      aggregateLayout: value.aggregateLayout,
       types: value.types,
       credentials:
         value.kind === "access_key"
@@ -190,6 +193,13 @@ export function DestinationForm(props: {
         ))}
         {errors.types ? <span className="error">Types {errors.types}</span> : null}
       </fieldset>
+      <label>
+        Columns of the daily CSV files (advertisers, campaigns, ads)
+        <select value={value.aggregateLayout} onChange={(e) => set("aggregateLayout", e.target.value as AggregateLayout)}>
+          <option value="interface">The interface&apos;s columns</option>
+          <option value="extended">Extended: every report metric after them (click- and view-through, units, cost metrics…)</option>
+        </select>
+      </label>
       <label className="check">
         <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty{" "}
         <code>_SUCCESS</code> object after each batch

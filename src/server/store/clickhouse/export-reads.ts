@@ -116,8 +116,8 @@ function creditedOrdersBatch(scope: ReportScope, range: Range): ExportBatch {
 /** The export's reads of the ClickHouse store; the daily aggregates through `reports`, the store's report reads. */
 export function clickhouseExportReads(reports: ReportReads): ExportReads {
   return {
-    batch: (type, scope, range) => {
-      if (!isEventType(type)) return aggregateBatch(reports, type, scope, utcDay(range.rangeStart));
+    batch: (type, scope, range, layout) => {
+      if (!isEventType(type)) return aggregateBatch(reports, type, scope, utcDay(range.rangeStart), layout);
       const span = { start: range.rangeStart, end: range.rangeEnd };
       if (type !== "orders") return eventBatch(type, EVENT_LAYOUTS[type](scope, span));
       // A publisher's orders are its conversions by receipt time: Postgres alone answers.

@@ -5,12 +5,12 @@
 // so all of them go to the bulk pool (pg-pool.ts), never to the connections requests wait for.
 import sql, { empty, join, raw, type Sql } from "sql-template-tag";
 import { utcDay } from "@/server/core/days";
-import { type AggregateType, type EventType, isEventType } from "@/server/core/export-types";
+import { type AggregateLayout, type AggregateType, type EventType, isEventType } from "@/server/core/export-types";
 import { cursorBatches } from "@/server/db/cursor";
 import { bulkPool } from "@/server/db/pg-pool";
 import type { CsvValue } from "@/server/formats/csv";
 import type { ExportBatch, ExportReads, RowFilter } from "@/server/store/export-rows";
-import { AGGREGATE_COLUMNS, cappedEndAt, dayQuery } from "@/server/store/export-rows";
+import { aggregateColumns, cappedEndAt, dayQuery } from "@/server/store/export-rows";
 import type { ReportScope } from "@/server/store/report-query";
 import { adResultsStatement } from "./ad-results.sql";
 import { advertiserReportStatement } from "./advertiser-report.sql";
@@ -31,6 +31,8 @@ export interface BatchParts {
   /** Rows as arrays in the select's column order (no object per row). */
   rowMode?: "array";
   cells: (raw: unknown) => unknown[];
+  /** An aggregate's CSV columns (ExportBatch.columns). */
+  columns?: readonly string[];
 }
 
 type Range = { start: Date; end: Date };
@@ -114,10 +116,11 @@ const AGGREGATE_STATEMENTS: Record<AggregateType, (scope: ReportScope, day: stri
   ads: (scope, day) => adResultsStatement(scope, dayQuery(day, "name")),
 };
 
-function aggregateParts(type: AggregateType, scope: ReportScope, day: string): BatchParts {
+function aggregateParts(type: AggregateType, scope: ReportScope, day: string, layout?: AggregateLayout): BatchParts {
   const statement = AGGREGATE_STATEMENTS[type](scope, day);
-  const columns = AGGREGATE_COLUMNS[type];
+  const columns = aggregateColumns(type, layout);
   return {
+    columns,
     // The report statement as a subquery: a filter over it keeps the statement's own sort (a
     // subquery scan emits rows in the order its sorted input has), and `id` is each report row's.
     select: sql`r.*`,
@@ -145,6 +148,7 @@ function filtered(parts: BatchParts, filter: RowFilter): Sql {
 export function exportBatch(parts: BatchParts, type: ExportBatch["type"]): ExportBatch {
   return {
     type,
+    columns: parts.columns,
     cells: parts.cells,
     count: async (filter = {}) => {
       const { rows } = await bulkPool().query<{ rows: number }>(sql`SELECT count(*)::int AS rows FROM ${parts.from} WHERE ${filtered(parts, filter)}`);
@@ -171,11 +175,11 @@ export function exportBatch(parts: BatchParts, type: ExportBatch["type"]): Expor
 }
 
 export const postgresExportReads: ExportReads = {
-  batch: (type, scope, range) =>
+  batch: (type, scope, range, layout) =>
     exportBatch(
       isEventType(type)
         ? EVENT_PARTS[type](scope, { start: range.rangeStart, end: range.rangeEnd })
-        : aggregateParts(type as AggregateType, scope, utcDay(range.rangeStart)),
+        : aggregateParts(type as AggregateType, scope, utcDay(range.rangeStart), layout),
       type,
     ),
   cappedEnd: async (type, scope, range, maxRows) => {

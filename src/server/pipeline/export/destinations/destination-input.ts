@@ -1,7 +1,7 @@
 // The export destination form's schema, shared by the server (tRPC, CLI) and the dashboard's
 // forms: zod only, nothing that needs the server.
 import { z } from "zod";
-import { EXPORT_TYPES } from "@/server/core/export-types";
+import { AGGREGATE_LAYOUTS, EXPORT_TYPES } from "@/server/core/export-types";
 
 /** What every view shows in place of a stored secret; sent back in an update, it keeps the secret. */
 export const SECRET_MASK = "••••••••";
@@ -51,6 +51,8 @@ export const ZDestinationInput = z.object({
     .default(""),
   credentials: ZCredentialsInput,
   writeSuccessMarker: z.boolean().default(true),
+  /** The daily aggregate files' columns (docs/export.md, "Extended layout"). */
+  aggregateLayout: z.enum(AGGREGATE_LAYOUTS).default("interface"),
   types: z
     .array(z.enum(EXPORT_TYPES))
     .min(1, "pick at least one")

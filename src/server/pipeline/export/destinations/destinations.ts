@@ -5,11 +5,12 @@
 // endpoint must be a public address unless the operator allows private ones (endpoint-guard.ts).
 // A destination belongs to one account: an actor that may not see the account (accounts/actor.ts;
 // the operator when none is given) finds neither, exactly as if they did not exist.
+
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
-import type { EXPORT_TYPES } from "@/server/core/export-types";
+import type { AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
 import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
@@ -35,6 +36,8 @@ export interface DestinationView {
   prefix: string;
   credentials: CredentialsView;
   writeSuccessMarker: boolean;
+  /** The daily aggregate files' columns: the interface's, or every report metric after them. */
+  aggregateLayout: AggregateLayout;
   types: (typeof EXPORT_TYPES)[number][];
   status: "active" | "needs_attention" | "disabled";
   statusReason: string | null;
@@ -69,6 +72,7 @@ export function viewOf(row: ExportDestination): DestinationView {
     prefix: row.prefix,
     credentials: credentialsView,
     writeSuccessMarker: row.writeSuccessMarker,
+    aggregateLayout: row.aggregateLayout,
     types: row.types,
     status: row.status,
     statusReason: row.statusReason,
@@ -147,6 +151,7 @@ export async function createDestination(input: unknown, options: SaveOptions): P
       forcePathStyle: data.forcePathStyle,
       prefix: normalisePrefix(data.prefix),
       writeSuccessMarker: data.writeSuccessMarker,
+      aggregateLayout: data.aggregateLayout,
       types: data.types,
       ...credentialColumns(id, data.credentials, null),
     },
@@ -169,6 +174,7 @@ export async function updateDestination(id: string, input: unknown, options: Sav
       forcePathStyle: data.forcePathStyle,
       prefix: normalisePrefix(data.prefix),
       writeSuccessMarker: data.writeSuccessMarker,
+      aggregateLayout: data.aggregateLayout,
       types: data.types,
       status: "active",
       statusReason: null,

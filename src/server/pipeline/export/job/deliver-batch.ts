@@ -69,7 +69,7 @@ export async function deliverBatch(
   options: DeliveryOptions = {},
 ): Promise<Delivery> {
   const rowsPerFile = options.rowsPerFile ?? ROWS_PER_FILE;
-  const source = store().exports.batch(run.type, scope, run);
+  const source = store().exports.batch(run.type, scope, run, destination.aggregateLayout);
   const client = s3ClientFor(destination, { allowPrivateEndpoints: options.allowPrivateEndpoints });
   const dir = await mkdtemp(path.join(tmpdir(), "tally-export-"));
   const contentType = contentTypeOf(run.type);

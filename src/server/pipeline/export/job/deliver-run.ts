@@ -98,7 +98,7 @@ export async function deliverRun(
         );
       } catch (error) {
         if (!isRowDataError(error)) throw error;
-        const found = await isolateBadRows(store().exports.batch(run.type, scope, range), exclude);
+        const found = await isolateBadRows(store().exports.batch(run.type, scope, range, destination.aggregateLayout), exclude);
         if (found.length === 0) throw error; // it did not fail again row by row: a failure like any other
         run = await recordSetAside(run.id, found);
         continue; // fewer rows now: planned again, and delivered without them

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { reportScope } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
+import { AGGREGATE_COLUMNS, aggregateColumns } from "@/server/store/export-rows";
 import { duckdb, fileList, localBucketsForTests, twoDayOldDestination } from "@/testing/export-bucket";
 import { shopWithTraffic as shopAround } from "@/testing/export-traffic";
 import { type ExportRunSummary, runDueExports } from "./run-exports";
@@ -13,7 +14,7 @@ const DAY_MS = 86_400_000;
 const T0 = Date.now();
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const isParquet = (key: string) => key.endsWith(".parquet");
-const bucket = localBucketsForTests(["publisher-data", "brand-data"]);
+const bucket = localBucketsForTests(["publisher-data", "brand-data", "extended-data"]);
 const { listKeys, download } = bucket;
 const shopWithTraffic = () => shopAround(T0);
 const destinationFor = (accountId: string, name: string, types?: string[]) =>
@@ -192,5 +193,46 @@ describe("export to a customer's bucket", () => {
     // The one line credited to its ad; the other shop's credited line is not there.
     const items = await sql(`SELECT ad_id, total_value FROM read_parquet(${await parquetIn("order_items")})`);
     expect(items).toEqual([{ ad_id: shop.ad.id, total_value: 51 }]);
+  });
+
+  it("writes a destination's CSV in the extended layout: the interface's columns unchanged, then every other report metric", async () => {
+    const extended = await twoDayOldDestination({
+      accountId: shop.advertiser.id,
+      bucket: "extended-data",
+      endpoint: bucket.s3.endpoint,
+      prefix: "tally/exports",
+      types: ["campaigns", "ads"],
+      t0: T0,
+      aggregateLayout: "extended",
+    });
+    expect((await runDueExports({ now: later, destinationId: extended.id })).runs.every((r) => r.status === "succeeded")).toBe(true);
+    const sql = await duckdb();
+    const scope = await reportScope({ accountId: shop.advertiser.id, accountKind: "advertiser" });
+    let withOrder = 0;
+    for (const key of (await listKeys("extended-data", "tally/exports/campaigns/")).filter((k) => k.endsWith(".csv"))) {
+      const [file] = await download("extended-data", [key]);
+      const header = await sql(`SELECT column_name FROM (DESCRIBE SELECT * FROM read_csv('${file}', header = true, all_varchar = true))`);
+      const columns = header.map((c) => c.column_name);
+      expect(columns).toEqual(aggregateColumns("campaigns", "extended"));
+      expect(columns.slice(0, AGGREGATE_COLUMNS.campaigns.length)).toEqual(AGGREGATE_COLUMNS.campaigns);
+      expect(columns).toEqual(expect.arrayContaining(["conversions_click", "sales_revenue_view", "units_sold", "click_conversion_rate", "ecpm", "acos"]));
+      const rows = await sql(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
+      const day = String(rows[0]?.day ?? "");
+      if (rows.length === 0) continue;
+      const query = { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name" as const, order: "asc" as const, download: true, ids: {} };
+      const report = (await store().reports.campaigns(scope, query).page(query)).data;
+      // Every cell is the report's, a null (a rate over nothing) an empty cell.
+      expect(rows).toEqual(
+        report.map((r) =>
+          Object.fromEntries(columns.map((c) => [c, c === "day" ? day : r[c as keyof typeof r] === null ? null : String(r[c as keyof typeof r])])),
+        ),
+      );
+      if (rows.some((r) => r.conversions_total === "1")) {
+        withOrder += 1;
+        // The fixture's order: one line of 51.00 credited to a click.
+        expect(rows.find((r) => r.conversions_total === "1")).toMatchObject({ conversions_click: "1", conversions_view: "0", sales_revenue_click: "51" });
+      }
+    }
+    expect(withOrder).toBe(1);
   });
 });

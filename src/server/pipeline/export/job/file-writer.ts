@@ -42,7 +42,7 @@ export function openFileWriter(rows: ExportBatch, sink: (chunk: Uint8Array) => P
   };
   const file: TableWriter<readonly unknown[]> = isEventType(rows.type)
     ? new ParquetWriter(EVENT_COLUMNS[rows.type], guardedSink)
-    : csvWriter(AGGREGATE_COLUMNS[rows.type as AggregateType], guardedSink);
+    : csvWriter([...(rows.columns ?? AGGREGATE_COLUMNS[rows.type as AggregateType])], guardedSink);
   return {
     write: async (raw) => {
       try {

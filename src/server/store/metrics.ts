@@ -17,6 +17,14 @@ export interface TotalsRow {
   unverified_sales_revenue_micros: number;
   uncredited_conversions: number;
   uncredited_sales_revenue_micros: number;
+  /** Credited orders of the row with a line credited to a click (the rest are view-through). */
+  conversions_click: number;
+  /** The value of the credited lines credited to a click. */
+  sales_revenue_click_micros: number;
+  /** Units of the credited lines, in millionths (a quantity may be fractional: 0.5 kg). */
+  units_sold_micros: number;
+  /** Counted clicks of the row (by the click's day) that earned credit for at least one order line. */
+  converted_clicks: number;
 }
 
 export interface Metrics {
@@ -43,6 +51,20 @@ export interface Metrics {
   uncredited_conversions: number;
   /** The value of those orders' attributed items, left out of sales_revenue and ROAS. */
   uncredited_sales_revenue: number;
+  /** Of conversions_total, the orders with a line credited to a click here. */
+  conversions_click: number;
+  /** conversions_total − conversions_click: orders credited here to views and impressions only. */
+  conversions_view: number;
+  /** Of sales_revenue, the value of lines credited to a click. */
+  sales_revenue_click: number;
+  /** sales_revenue − sales_revenue_click. */
+  sales_revenue_view: number;
+  /** Units bought in the credited lines. */
+  units_sold: number;
+  /** Counted clicks that earned credit for at least one order line. */
+  converted_clicks: number;
+  /** converted_clicks / clicks_total: the share of clicks that led to a sale, never above 1; null without clicks. */
+  click_conversion_rate: number | null;
   /** Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
   ecpm: number | null;
   /** Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
@@ -85,6 +107,13 @@ export function metricsOf(r: TotalsRow): Metrics {
     unverified_sales_revenue: fromMicros(r.unverified_sales_revenue_micros),
     uncredited_conversions: r.uncredited_conversions,
     uncredited_sales_revenue: fromMicros(r.uncredited_sales_revenue_micros),
+    conversions_click: r.conversions_click,
+    conversions_view: r.conversions - r.conversions_click,
+    sales_revenue_click: fromMicros(r.sales_revenue_click_micros),
+    sales_revenue_view: fromMicros(r.sales_revenue_micros - r.sales_revenue_click_micros),
+    units_sold: r.units_sold_micros / 1_000_000,
+    converted_clicks: r.converted_clicks,
+    click_conversion_rate: r.clicks === 0 ? null : r.converted_clicks / r.clicks,
     ecpm: costPer(r.spend_micros * 1000, r.impressions),
     avg_cpc: costPer(r.spend_micros, r.clicks),
     cpa: costPer(r.spend_micros, r.conversions),

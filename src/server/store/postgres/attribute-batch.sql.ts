@@ -126,7 +126,8 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
          ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
     FROM winners w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
-  RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name, total_value_micros, verified, credited
+  RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+            total_value_micros, quantity, verified, credited, event_id, event_kind, event_created_at
 ), ${raw(target === "outbox" ? ATTRIBUTION_OUTBOX_ROW : CREDIT_UPSERTS)}, done AS (
   UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )

@@ -47,11 +47,15 @@ export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { 
 export const invalidEventsSum = (alias: string) => INVALID_TRAFFIC_REASONS.map((reason) => `${alias}.${reason}_events`).join(" + ");
 
 /**
- * What attribution adds to a report row, and how a set of attributions (columns verified,
- * credited, conversion_id, total_value_micros) sums to it: the writer and the recount share these,
- * so they cannot disagree. Credited lines, orders and sales are what reports call conversions and
- * sales; unverified orders (no proof) are counted whether credited or not, and uncredited ones
- * (unverified, of a publisher that required proof) are the part of those left out of the credit.
+ * What attribution adds to a report row, and how a set of credit rows (creditRows: attributed
+ * lines, and clicks converted for the first time) sums to it: the writer and the recount share
+ * these, so they cannot disagree. Credited lines, orders and sales are what reports call
+ * conversions and sales; unverified orders (no proof) are counted whether credited or not, and
+ * uncredited ones (unverified, of a publisher that required proof) are the part of those left out
+ * of the credit. An order is click-through for a row when a line credited there came from a
+ * click; units are counted in millionths, as the quantity each line gave (round(quantity × 10⁶)).
+ * A converted click counts on its own row and day, once (converted_clicks), so no row can have
+ * more converted clicks than clicks.
  */
 export const CREDIT_MEASURES = [
   "attributed_items",
@@ -61,15 +65,39 @@ export const CREDIT_MEASURES = [
   "unverified_sales_revenue_micros",
   "uncredited_conversions",
   "uncredited_sales_revenue_micros",
+  "conversions_click",
+  "sales_revenue_click_micros",
+  "units_sold_micros",
+  "converted_clicks",
 ] as const;
 
+// A converted click's credit row has null flags, so no line or order filter counts it.
 export const CREDIT_SUMS = `count(*) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE credited),
          coalesce(sum(total_value_micros) FILTER (WHERE credited), 0),
          count(DISTINCT conversion_id) FILTER (WHERE NOT verified), coalesce(sum(total_value_micros) FILTER (WHERE NOT verified), 0),
-         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), coalesce(sum(total_value_micros) FILTER (WHERE NOT credited), 0)`;
+         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), coalesce(sum(total_value_micros) FILTER (WHERE NOT credited), 0),
+         count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click'),
+         coalesce(sum(total_value_micros) FILTER (WHERE credited AND event_kind = 'click'), 0),
+         coalesce(sum(round(quantity * 1000000)) FILTER (WHERE credited), 0),
+         count(*) FILTER (WHERE converted_click)`;
+
+/**
+ * The rows CREDIT_SUMS adds up, at `at` (a report row's day is its UTC day): each attributed line
+ * of the relation `lines` on the day its order was placed, and each click among the relation
+ * `convertedClickLines` (lines credited to clicks that count as converted) once, on its own day.
+ * Relations are SQL text of the callers' own CTEs and tables, never input.
+ */
+export const creditRows = (lines: string, convertedClickLines: string): string => `
+  SELECT placed_at AS at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+         conversion_id, total_value_micros, quantity, verified, credited, event_kind, false AS converted_click
+    FROM ${lines}
+  UNION ALL
+  (SELECT DISTINCT ON (event_id) event_created_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
+          NULL::uuid, NULL::bigint, NULL::float8, NULL::boolean, NULL::boolean, NULL::"EventKind", true
+     FROM ${convertedClickLines})`;
 
 /** The distinct orders daily_publisher_orders keeps, and how attributions count to them. */
-export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions"] as const;
+export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click"] as const;
 
 export const ORDER_COUNTS = `count(DISTINCT conversion_id) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE NOT verified),
-         count(DISTINCT conversion_id) FILTER (WHERE NOT credited)`;
+         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click')`;

@@ -65,11 +65,15 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { 
       ? sql`o.advertiser_id <> '' AND (${advertiserId}::text IS NULL OR o.advertiser_id = ${advertiserId})`
       : sql`o.advertiser_id = coalesce(${advertiserId}::text, '')`;
   return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions, sum(o.unverified_conversions) AS unverified_conversions,
-             sum(o.uncredited_conversions) AS uncredited_conversions
+             sum(o.uncredited_conversions) AS uncredited_conversions, sum(o.conversions_click) AS conversions_click
         FROM daily_publisher_orders o
        WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
        GROUP BY 1`;
 }
+
+/** The distinct-order figures: exact only from a table of the row's own grain (the `orders` CTE). */
+export const ORDER_FIGURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click"] as const;
+const ORDER_FIGURE_NAMES = raw(ORDER_FIGURES.join(", "));
 
 /** Only the one campaign's rows, when the totals are one campaign's. */
 const oneCampaign = (campaignId: string | undefined) => (campaignId !== undefined ? sql`AND r.campaign_id = ${campaignId}` : empty);
@@ -89,6 +93,10 @@ export const FIGURES = [
   "unverified_conversions",
   "uncredited_sales_revenue_micros",
   "uncredited_conversions",
+  "conversions_click",
+  "sales_revenue_click_micros",
+  "units_sold_micros",
+  "converted_clicks",
 ] as const satisfies readonly (keyof TotalsRow)[];
 export type Figure = (typeof FIGURES)[number];
 
@@ -118,7 +126,7 @@ function givenTotalsCtes(dimension: TotalsDimension, rows: readonly KeyedFigures
   return sql`totals AS (
       SELECT * FROM unnest(${rows.map((r) => r.key)}::${keyType}[], ${figureArrays(rows)}) AS given(key, ${FIGURE_NAMES})
     ), orders AS (
-      SELECT key, conversions, unverified_conversions, uncredited_conversions FROM totals
+      SELECT key, ${ORDER_FIGURE_NAMES} FROM totals
     )`;
 }
 
@@ -139,7 +147,7 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter, giv
         : sql`AND r.publisher_id = ''`;
   const orders =
     source.orders === "table"
-      ? sql`SELECT key, conversions, unverified_conversions, uncredited_conversions FROM totals`
+      ? sql`SELECT key, ${ORDER_FIGURE_NAMES} FROM totals`
       : publisherOrders(dimension as "advertiser_id" | "publisher_id" | "day", filter);
   return sql`totals AS (
       SELECT ${raw(source.key)} AS key, sum(r.impressions) AS impressions, sum(r.views) AS views, sum(r.clicks) AS clicks,
@@ -147,7 +155,9 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter, giv
              sum(${raw(invalidEventsSum("r"))}) AS invalid_events,
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.conversions) AS conversions,
              sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros, sum(r.unverified_conversions) AS unverified_conversions,
-             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.uncredited_conversions) AS uncredited_conversions
+             sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.uncredited_conversions) AS uncredited_conversions,
+             sum(r.conversions_click) AS conversions_click, sum(r.sales_revenue_click_micros) AS sales_revenue_click_micros,
+             sum(r.units_sold_micros) AS units_sold_micros, sum(r.converted_clicks) AS converted_clicks
         FROM ${raw(source.table)} r
        WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
          AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
@@ -167,7 +177,10 @@ export const TOTALS_COLUMNS = raw(`
   coalesce(t.unverified_sales_revenue_micros, 0)::float8 AS unverified_sales_revenue_micros,
   coalesce(o.unverified_conversions, 0)::float8 AS unverified_conversions,
   coalesce(t.uncredited_sales_revenue_micros, 0)::float8 AS uncredited_sales_revenue_micros,
-  coalesce(o.uncredited_conversions, 0)::float8 AS uncredited_conversions`);
+  coalesce(o.uncredited_conversions, 0)::float8 AS uncredited_conversions,
+  coalesce(o.conversions_click, 0)::float8 AS conversions_click,
+  coalesce(t.sales_revenue_click_micros, 0)::float8 AS sales_revenue_click_micros,
+  coalesce(t.units_sold_micros, 0)::float8 AS units_sold_micros, coalesce(t.converted_clicks, 0)::float8 AS converted_clicks`);
 
 /** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
 export const METRIC_SORTS = {

@@ -7,7 +7,7 @@
 // statements are benchmarked hot paths, and their own parameters stay positional around it.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { rowCounting } from "./ad-row-counts.sql";
-import { CREDIT_MEASURES, CREDIT_SUMS, ORDER_COUNTS, ORDER_MEASURES, REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./rollup-tables";
+import { CREDIT_MEASURES, CREDIT_SUMS, creditRows, ORDER_COUNTS, ORDER_MEASURES, REPORT_TABLES, type ReportTableSpec, reportKeyGrouping } from "./rollup-tables";
 
 function trafficUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;
@@ -42,14 +42,14 @@ export const trafficUpserts = (): string => REPORT_TABLES.map(trafficUpsert).joi
 
 function creditUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;
-  const { columns, groupBy } = reportKeyGrouping(spec, "placed_at");
+  const { columns, groupBy } = reportKeyGrouping(spec, "at");
   const positions = keys.map((_, index) => index + 1).join(", ");
   const { returning, countsCte } = rowCounting(spec);
   return `${table} AS (
   INSERT INTO ${table} AS r (${keys.join(", ")}, ${CREDIT_MEASURES.join(", ")})
   SELECT ${columns},
          ${CREDIT_SUMS}
-    FROM attributed
+    FROM credit_rows
    GROUP BY ${groupBy}
    ORDER BY ${positions}
   ON CONFLICT (${keys.join(", ")}) DO UPDATE
@@ -60,15 +60,24 @@ function creditUpsert(spec: ReportTableSpec): string {
 
 /**
  * The attribution writer's CTEs over the lines it attributed, in a CTE named `attributed` (the
- * attributions' RETURNING rows), on the day the order was placed: credited lines, distinct
- * credited orders and sales, and the unverified and uncredited ones apart, per report table, then
- * the distinct orders in daily_publisher_orders. The insert
- * returns no line that was already attributed, so a re-run adds nothing, and an order is
- * attributed in one statement, so its distinct count per row adds up over batches.
+ * attributions' RETURNING rows): the clicks credited for the first time (converted_clicks, taken
+ * in event id order so two batches never wait on each other in a cycle), then per report table
+ * credited lines, distinct credited orders, sales and units on the day the order was placed, the
+ * unverified and uncredited ones apart, and converted clicks on the click's day, in one upsert
+ * per table (two in one statement could not both change a row), then the distinct orders in
+ * daily_publisher_orders. The insert returns no line that was already attributed, so a re-run
+ * adds nothing, and an order is attributed in one statement, so its distinct count per row adds
+ * up over batches.
  */
 export const creditUpserts = (): string =>
-  REPORT_TABLES.map(creditUpsert)
-    .join(", ")
+  `converted AS (
+  INSERT INTO converted_clicks (event_id, event_created_at)
+  SELECT DISTINCT event_id, event_created_at FROM attributed WHERE credited AND event_kind = 'click' ORDER BY event_id
+  ON CONFLICT (event_id) DO NOTHING
+  RETURNING event_id
+), credit_rows AS (${creditRows("attributed", "attributed JOIN converted USING (event_id)")}
+), `
+    .concat(REPORT_TABLES.map(creditUpsert).join(", "))
     .concat(`, daily_publisher_orders AS (
   -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
   -- advertiser and publisher reports' order counts, which do not add up over campaigns.

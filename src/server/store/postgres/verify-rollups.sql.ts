@@ -14,6 +14,7 @@ import { adRowCountsRecount } from "@/server/store/postgres/ad-row-counts.sql";
 import {
   CREDIT_MEASURES,
   CREDIT_SUMS,
+  creditRows,
   ORDER_COUNTS,
   ORDER_MEASURES,
   REPORT_TABLES,
@@ -57,12 +58,13 @@ interface Days {
 const MEASURE_LIST = raw(MEASURES.join(", "));
 
 // The rows of one table as ad_events and attributions say they should be, as the CTE
-// `recounted`: events counted per key, and credited lines, distinct orders and sales per key, with
-// the unverified and uncredited orders and their sales (report-tables.ts, CREDIT_SUMS).
+// `recounted`: events counted per key, and credited lines, distinct orders, sales and units per key,
+// with the unverified and uncredited orders and their sales, and converted clicks on the click's
+// day, each click once however many orders it led to (rollup-tables.ts, CREDIT_SUMS).
 function recountCtes(spec: ReportTableSpec, { firstDay, lastDay }: Days): Sql {
   const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");
-  const credited = reportKeyGrouping(spec, "placed_at");
+  const credited = reportKeyGrouping(spec, "at");
   return sql`
 events AS (
   SELECT ${raw(events.columns)},
@@ -74,10 +76,14 @@ events AS (
     FROM ad_events
    WHERE created_at >= ${firstDay}::date AND created_at < ${lastDay}::date + 1
    GROUP BY ${raw(events.groupBy)}
+), lines_placed AS (
+  SELECT * FROM attributions WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
+), clicks_credited AS (
+  SELECT * FROM attributions
+   WHERE credited AND event_kind = 'click' AND event_created_at >= ${firstDay}::date AND event_created_at < ${lastDay}::date + 1
 ), credited (${key}, ${raw(CREDIT_MEASURES.join(", "))}) AS (
   SELECT ${raw(credited.columns)}, ${raw(CREDIT_SUMS)}
-    FROM attributions
-   WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
+    FROM (${raw(creditRows("lines_placed", "clicks_credited"))}) credit_rows
    GROUP BY ${raw(credited.groupBy)}
 ), recounted AS (
   SELECT ${key},

@@ -62,6 +62,10 @@ export async function metricsOverRange(
     unverified_sales_revenue_micros: 0,
     uncredited_conversions: 0,
     uncredited_sales_revenue_micros: 0,
+    conversions_click: 0,
+    sales_revenue_click_micros: 0,
+    units_sold_micros: 0,
+    converted_clicks: 0,
   };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];

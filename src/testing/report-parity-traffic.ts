@@ -3,7 +3,9 @@
 // advertisers (one with no traffic at all), two direct publishers (one requiring verified
 // orders), a network with two sub-publishers, three days; counted, duplicate, bot, no-user-agent,
 // session-mismatch, token-reuse and click-velocity beacons; verified, unverified and uncredited
-// orders, orders crediting two advertisers, and orders credited on a later day than their click.
+// orders, orders crediting two advertisers, and orders credited on a later day than their click;
+// orders credited to clicks, to views and impressions alone, and to both, a click credited by
+// orders of two days, and fractional quantities (one whose millionths end in a half).
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { authenticateApiKey, createApiKey } from "@/server/accounts/api-keys";
@@ -159,8 +161,15 @@ export async function seedParityTraffic() {
   await shoot(teaTwo, { session: "bot-2", when: at(PARITY_DAYS[2], 12), userAgent: BOT });
   await shoot(acmeStrict, { session: "no-agent", when: at(PARITY_DAYS[2], 13), userAgent: null });
   await shoot(boltSubOne, { session: "token-session", bodySession: "another-session", when: at(PARITY_DAYS[0], 14) });
-  // A shopper who clicks on the first day and buys two days later.
+  // A shopper who clicks on the first day and buys the next day and the day after.
   await shoot(acmeOne, { session: "late", user: "late-buyer", kind: "click", when: at(PARITY_DAYS[0], 10) });
+  // A shopper who only sees bolt's ad on shop one, and one who clicks acme's and sees bolt's.
+  await shoot(boltOne, { session: "viewer", user: "viewer", when: at(PARITY_DAYS[1], 11) });
+  await shoot(boltOne, { session: "viewer", user: "viewer", kind: "view", when: at(PARITY_DAYS[1], 11, 0, 10) });
+  await shoot(acmeOne, { session: "mixed", user: "mixed", when: at(PARITY_DAYS[0], 12) });
+  await shoot(acmeOne, { session: "mixed", user: "mixed", kind: "click", when: at(PARITY_DAYS[0], 12, 0, 10) });
+  await shoot(boltOne, { session: "mixed", user: "mixed", when: at(PARITY_DAYS[0], 12, 5) });
+  await shoot(boltOne, { session: "mixed", user: "mixed", kind: "view", when: at(PARITY_DAYS[0], 12, 5, 10) });
   // One click token counted three times an hour apart; the fourth is token reuse.
   const reused = randomUUID();
   for (let hour = 15; hour <= 18; hour++)
@@ -172,7 +181,8 @@ export async function seedParityTraffic() {
   // Orders, each on the shopper's publisher. A verified order crediting both advertisers on shop one;
   // an unverified one there (credited: shop one requires no proof); on the strict shop one
   // unverified (uncredited) and one verified; on the network's sub-publishers orders of each
-  // advertiser and one of both; and on shop one an order two days after its only click.
+  // advertiser and one of both; and on shop one two orders a day and two days after their only
+  // click, one credited to a view alone, and one crediting a click (acme) and a view (bolt).
   await order(
     shopOne.id,
     { session: "s-1-0-0", user: "u-0" },
@@ -198,7 +208,20 @@ export async function seedParityTraffic() {
     ],
     null,
   );
+  await order(shopOne.id, { session: "late", user: "late-buyer" }, at(PARITY_DAYS[1], 12), [{ sku: kettle, quantity: 2.25, price: 8 }], null);
   await order(shopOne.id, { session: "late", user: "late-buyer" }, at(PARITY_DAYS[2], 9), [{ sku: kettle, quantity: 1, price: 8 }], shopOneKey);
+  await order(shopOne.id, { session: "viewer", user: "viewer" }, at(PARITY_DAYS[2], 10), [{ sku: bulb, quantity: 1.5, price: 2.4 }], null);
+  // 1/128 of a kettle: 7812.5 millionths, which both stores round half to even.
+  await order(
+    shopOne.id,
+    { session: "mixed", user: "mixed" },
+    at(PARITY_DAYS[0], 18),
+    [
+      { sku: kettle, quantity: 0.0078125, price: 30 },
+      { sku: bulb, quantity: 0.75, price: 3 },
+    ],
+    null,
+  );
   await order(subTwo.id, { session: "s-0-4-0", user: "u-0" }, at(PARITY_DAYS[2], 18), [{ sku: tea, quantity: 5, price: 4 }], null);
   await settleAll();
   await attributePendingConversions({ settleMs: 0 });

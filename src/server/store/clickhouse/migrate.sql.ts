@@ -1,19 +1,31 @@
 // Hand-written SQL: ClickHouse's schema, applied at start as Prisma's migrations are for Postgres: numbered
 // migrations (migrations/NNNN-*.sql.ts), each applied once and recorded in tally_clickhouse_migrations,
 // then the events' TTL set to what CLICKHOUSE_TTL_DAYS says now. Statements are idempotent
-// (IF NOT EXISTS), so a migration cut short by a crash is applied again whole.
+// (IF NOT EXISTS), so a migration cut short by a crash is applied again whole. Every process
+// migrates at start (start-store.ts), so two may apply one migration at once: a statement that
+// adds to the rollups what they lack runs among its migration's `alone` statements, as the
+// rollups' only writer (rollup-writers.sql.ts), one process after the other.
 import { env } from "@/env";
 import { logger } from "@/server/core/log";
 import { runCommand, selectRows } from "./client";
 import * as settledEvents from "./migrations/0001-settled-events.sql";
 import * as orderRollups from "./migrations/0002-order-rollups.sql";
 import * as publisherProjections from "./migrations/0003-publisher-projections.sql";
+import * as clickCredit from "./migrations/0004-click-credit.sql";
+import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
-interface Migration {
+export interface Migration {
   version: number;
   name: string;
   statements(schema: Schema): string[];
+  /**
+   * Statements run after `statements` while no shipper, backfill, rebuild or other process's
+   * migration adds to the rollups (rollup-writers.sql.ts), so each may count what the rollups hold
+   * and add what they lack; only when `needed` (a query of one row, `n`) finds n > 0: on a new
+   * database there is nothing to add, and no lock is taken.
+   */
+  alone?: { needed: string; statements(schema: Schema): string[] };
 }
 
 /** Every migration, in order; a new one is appended with the next number. */
@@ -21,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "settled-events", ...settledEvents },
   { version: 2, name: "order-rollups", ...orderRollups },
   { version: 3, name: "publisher-projections", ...publisherProjections },
+  { version: 4, name: "click-credit", ...clickCredit },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */
@@ -45,7 +58,7 @@ export async function migrateClickhouse(schema: Schema = currentSchema()): Promi
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version)) continue;
-    for (const statement of migration.statements(schema)) await runCommand(statement);
+    await applyMigration(migration, schema);
     await runCommand(`INSERT INTO ${book} (version, name) VALUES ({version:UInt32}, {name:String})`, {
       version: migration.version,
       name: migration.name,
@@ -55,6 +68,16 @@ export async function migrateClickhouse(schema: Schema = currentSchema()): Promi
   }
   await applyTtl(schema, env().CLICKHOUSE_TTL_DAYS);
   return applied;
+}
+
+/** One migration's statements, unrecorded: a migration applied again must change nothing. */
+export async function applyMigration(migration: Migration, schema: Schema): Promise<void> {
+  for (const statement of migration.statements(schema)) await runCommand(statement);
+  const { alone } = migration;
+  if (!alone || Number((await selectRows<{ n: string }>(alone.needed))[0]?.n ?? 0) === 0) return;
+  await asRollupRebuilder(async () => {
+    for (const statement of alone.statements(schema)) await runCommand(statement);
+  });
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 import type { ReportReads } from "@/server/store/store";
 import { seedParityTraffic } from "@/testing/report-parity-traffic";
 import { clickhouseStore } from "./clickhouse-store";
+import { selectRows } from "./client";
 
 type Traffic = Awaited<ReturnType<typeof seedParityTraffic>>;
 type DayRange = { startDate: string; endDate: string };
@@ -54,6 +55,8 @@ beforeAll(async () => {
   expect(Number(empty.rows[0]!.n)).toBe(0);
   await postgresStore.rollups.rebuild(traffic.range.startDate, traffic.range.endDate);
   expect(await postgresStore.rollups.verify(traffic.range.startDate, traffic.range.endDate)).toEqual([]);
+  // ClickHouse's rollups, kept by its views, as its own recount of the raw rows says.
+  expect(await clickhouseStore.rollups.verify(traffic.range.startDate, traffic.range.endDate)).toEqual([]);
 
   advertiserScopes = [
     ["acme", await scopeOfAccount(traffic.acme.id)],
@@ -258,17 +261,52 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
         reason,
       ).toBeGreaterThan(0);
     }
-    // Shop one's verified order credits both advertisers: each counts it, the publisher once.
+    // Shop one's verified order and its order of a click and a view credit both advertisers: each
+    // counts them, the publisher once; the second is click-through for acme and the publisher, not for bolt.
     const shopOne = scopes.find(([name]) => name === "shop one")![1];
     const advertisers = await clickhouse.advertisers(shopOne, queryOf(traffic.range, "advertiser")).page({ page: 1, perPage: 10 });
     const publisher = await clickhouse.publishers(shopOne, queryOf(traffic.range, "publisher")).page({ page: 1, perPage: 10 });
     const byAdvertisers = advertisers.data.reduce((sum, row) => sum + row.conversions_total, 0);
-    expect(publisher.data.map((row) => row.conversions_total)).toEqual([byAdvertisers - 1]);
+    expect(publisher.data.map((row) => row.conversions_total)).toEqual([byAdvertisers - 2]);
+    const clickThroughByAdvertisers = advertisers.data.reduce((sum, row) => sum + row.conversions_click, 0);
+    expect(publisher.data.map((row) => row.conversions_click)).toEqual([clickThroughByAdvertisers - 1]);
     // Credit on another day than its click: the order's day counts it.
     const late = await pgPool().query<{ n: number }>(
       "SELECT count(*)::int AS n FROM attributions WHERE credited AND (event_created_at AT TIME ZONE 'UTC')::date < (placed_at AT TIME ZONE 'UTC')::date",
     );
     expect(late.rows[0]!.n).toBeGreaterThan(0);
+  });
+
+  it("are compared over click- and view-through credit, fractional units and clicks credited by orders of several days", async () => {
+    const staff = scopes[0]![1];
+    const { total, daily } = await clickhouse.metricsOverRange(staff, traffic.range);
+    expect(total.conversions_click).toBeGreaterThan(0);
+    expect(total.conversions_view).toBeGreaterThan(0);
+    expect(total.conversions_click + total.conversions_view).toBe(total.conversions_total);
+    expect(total.sales_revenue_click).toBeGreaterThan(0);
+    expect(total.sales_revenue_click).toBeLessThan(total.sales_revenue);
+    expect(total.units_sold % 1).not.toBe(0);
+    expect(total.converted_clicks).toBeGreaterThan(0);
+    expect(total.converted_clicks).toBeLessThanOrEqual(total.clicks_total);
+    // A click that led to orders on two days counts once, on its own day.
+    const credit = await pgPool().query<{ day: string; clicks: number; pairs: number; days: number }>(
+      `SELECT to_char((event_created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS clicks, sum(orders)::int AS pairs,
+              max(placed_days)::int AS days
+         FROM (SELECT event_id, min(event_created_at) AS event_created_at, count(DISTINCT conversion_id) AS orders,
+                      count(DISTINCT (placed_at AT TIME ZONE 'UTC')::date) AS placed_days
+                 FROM attributions WHERE credited AND event_kind = 'click' GROUP BY event_id) credited_clicks
+        GROUP BY 1 ORDER BY 1`,
+    );
+    expect(Math.max(...credit.rows.map((row) => row.days))).toBeGreaterThan(1);
+    expect(credit.rows.reduce((sum, row) => sum + row.pairs, 0)).toBeGreaterThan(total.converted_clicks);
+    const byDay = Object.fromEntries(credit.rows.map((row) => [row.day, row.clicks]));
+    expect(daily.map((day) => day.converted_clicks)).toEqual(daily.map((day) => byDay[day.day] ?? 0));
+    // Half a millionth rounds to even in both stores: the order of 1/128 kettle counts 7812 millionths.
+    const units = await pgPool().query<{ units: string }>("SELECT round(quantity * 1000000)::text AS units FROM attributions WHERE quantity = 0.0078125");
+    expect(units.rows).toEqual([{ units: "7812" }]);
+    expect(await selectRows("SELECT toString(toInt128(round(quantity * 1000000))) AS units FROM attributions WHERE quantity = 0.0078125")).toEqual([
+      { units: "7812" },
+    ]);
   });
 
   it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {

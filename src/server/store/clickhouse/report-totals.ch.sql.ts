@@ -4,7 +4,9 @@
 // sales are sums of report_rollups; distinct orders are uniqExactMerge of order_rollups' states,
 // which is the exact count of distinct orders for whatever rows are merged: so each grain's order
 // count is the one Postgres keeps a table of its own for (an advertiser's, a publisher's across
-// advertisers, a day's, an ad's within a publisher's scope). The two tables are read at once with
+// advertisers, a day's, an ad's within a publisher's scope). Converted clicks are a state there
+// too (each click's id, on its own day and row), though Postgres sums them: a click is counted
+// once however many orders it leads to either way. The two tables are read at once with
 // the same conditions and joined per key here. Parts may still be unmerged: every read groups.
 // Column names and conditions are fixed text from the lists below; every value is a parameter.
 import { FILTERED_STATUSES, INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
@@ -13,7 +15,8 @@ import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/serv
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
 
-type OrderFigure = "conversions" | "unverified_conversions" | "uncredited_conversions";
+const ORDER_FIGURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click", "converted_clicks"] as const;
+type OrderFigure = (typeof ORDER_FIGURES)[number];
 type SumFigure = Exclude<Figure, OrderFigure>;
 
 const FIGURE_SUMS: Record<SumFigure, string> = {
@@ -28,8 +31,9 @@ const FIGURE_SUMS: Record<SumFigure, string> = {
   sales_revenue_micros: "sum(r.sales_revenue_micros)",
   unverified_sales_revenue_micros: "sum(r.unverified_sales_revenue_micros)",
   uncredited_sales_revenue_micros: "sum(r.uncredited_sales_revenue_micros)",
+  sales_revenue_click_micros: "sum(r.sales_revenue_click_micros)",
+  units_sold_micros: "sum(r.units_sold_micros)",
 };
-const ORDER_FIGURES: readonly OrderFigure[] = ["conversions", "unverified_conversions", "uncredited_conversions"];
 const ALL_FIGURES: readonly Figure[] = [...(Object.keys(FIGURE_SUMS) as SumFigure[]), ...ORDER_FIGURES];
 
 /** What a report reads of each rollup table. */
@@ -49,8 +53,9 @@ const READS = [
 /**
  * `statement` over each rollup table (as `r`) with its figures selected, joined by their `keys`
  * columns in one query: each call to ClickHouse costs milliseconds of its own, whatever it reads.
- * Every key of order_rollups has a report_rollups row too (both views read the same
- * attributions), but a key either side lacks still comes out (FULL JOIN), its missing figures 0.
+ * Every key of order_rollups has a report_rollups row too (both read the same attributions, and a
+ * converted click's row is where the click itself counted), but a key either side lacks still
+ * comes out (FULL JOIN), its missing figures 0.
  */
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,

@@ -1,27 +1,32 @@
 // The consistency check and repair of ClickHouse's report rollups: no difference once the pipeline's
 // rows are shipped; a rollup row nobody counted, a figure off by one, or an order state nobody
 // placed, is found; a rebuild of a day recounts it and leaves the month's other days as they were;
-// writers wait for a rebuild; and how far back the raw rows are kept comes from ClickHouse's TTL.
+// writers wait for a rebuild; migration 4 counts the attributions already there once, however
+// often it runs; and how far back the raw rows are kept comes from ClickHouse's TTL.
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { beacon, seedAcme } from "@/testing/report-fixture";
 import { insertRows, runCommand, selectRows } from "./client";
-import { applyTtl, currentSchema } from "./migrate.sql";
+import { applyMigration, applyTtl, currentSchema, MIGRATIONS } from "./migrate.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 
 let acme: Awaited<ReturnType<typeof seedAcme>>;
 
-/** report_rollups per day with order_rollups' distinct orders, as reads see them (merged or not). */
+/** report_rollups per day with order_rollups' distinct orders and converted clicks, as reads see them (merged or not). */
 const figuresByDay = () =>
   selectRows<Record<string, string>>(
-    `SELECT toString(r.day) AS day, r.impressions, r.clicks, r.spend, o.conversions, r.sales
-       FROM (SELECT day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(sales_revenue_micros) AS sales
+    `SELECT toString(r.day) AS day, r.impressions, r.clicks, r.spend, o.conversions, r.sales, o.conversions_click, r.sales_click, r.units, o.converted_clicks
+       FROM (SELECT day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(sales_revenue_micros) AS sales,
+                    sum(sales_revenue_click_micros) AS sales_click, sum(units_sold_micros) AS units
                FROM report_rollups GROUP BY day) AS r
-       LEFT JOIN (SELECT day, uniqExactMerge(conversions) AS conversions FROM order_rollups GROUP BY day) AS o USING day
+       LEFT JOIN (SELECT day, uniqExactMerge(conversions) AS conversions, uniqExactMerge(conversions_click) AS conversions_click,
+                         uniqExactMerge(converted_clicks) AS converted_clicks
+                    FROM order_rollups GROUP BY day) AS o USING day
       ORDER BY day`,
   );
+const NOTHING_CREDITED = { conversions: "0", sales: "0", conversions_click: "0", sales_click: "0", units: "0", converted_clicks: "0" };
 
 beforeAll(async () => {
   acme = await seedAcme();
@@ -34,9 +39,21 @@ describe("the ClickHouse store's rollup check", () => {
   it("finds no difference once the settled rows are shipped", async () => {
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
     const figures = await figuresByDay();
+    // The order's two lines (3 units) are both credited to one click of the same day.
     expect(figures).toEqual([
-      { day: "2026-11-10", impressions: "8", clicks: "2", spend: expect.any(String), conversions: "1", sales: "23000000" },
-      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", conversions: "0", sales: "0" },
+      {
+        day: "2026-11-10",
+        impressions: "8",
+        clicks: "2",
+        spend: expect.any(String),
+        conversions: "1",
+        sales: "23000000",
+        conversions_click: "1",
+        sales_click: "23000000",
+        units: "3000000",
+        converted_clicks: "1",
+      },
+      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", ...NOTHING_CREDITED },
     ]);
   });
 
@@ -82,7 +99,7 @@ describe("the ClickHouse store's rollup check", () => {
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
     expect(await figuresByDay()).toEqual([
       { ...before[0], impressions: "8", clicks: "2", conversions: "1" },
-      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", conversions: "0", sales: "0" },
+      { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", ...NOTHING_CREDITED },
     ]);
   });
 
@@ -95,6 +112,34 @@ describe("the ClickHouse store's rollup check", () => {
     });
     expect((await store().shipping!.ship()).batches).toBe(1);
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+  });
+
+  it("counts the attributions already there into the click credit figures once, however often migration 4 runs, whatever part it had done", async () => {
+    const check = () => store().rollups.verify("2026-11-01", "2026-11-30");
+    const migration = MIGRATIONS.find(({ version }) => version === 4)!;
+    // The rollups as migration 4 finds them: parts written before it hold none of its figures.
+    const empty = "arrayReduce('uniqExactState', CAST([], 'Array(UUID)'))";
+    await runCommand("ALTER TABLE report_rollups UPDATE sales_revenue_click_micros = 0, units_sold_micros = 0 WHERE true SETTINGS mutations_sync = 2");
+    await runCommand(`ALTER TABLE order_rollups UPDATE conversions_click = ${empty}, converted_clicks = ${empty} WHERE true SETTINGS mutations_sync = 2`);
+    expect((await check()).map(({ measure }) => measure).sort()).toEqual([
+      "conversions_click",
+      "converted_clicks",
+      "sales_revenue_click_micros",
+      "units_sold_micros",
+    ]);
+    await applyMigration(migration, currentSchema());
+    expect(await check()).toEqual([]);
+    const counted = await figuresByDay();
+    expect(counted[0]).toMatchObject({ conversions_click: "1", sales_click: "23000000", units: "3000000", converted_clicks: "1" });
+    // Applied again (a crash before it was recorded, or another process at start): nothing changes.
+    await applyMigration(migration, currentSchema());
+    expect(await check()).toEqual([]);
+    expect(await figuresByDay()).toEqual(counted);
+    // Cut short with one of the sums counted and not the other: the rest is added, the first not again.
+    await runCommand("ALTER TABLE report_rollups UPDATE units_sold_micros = 0 WHERE true SETTINGS mutations_sync = 2");
+    await applyMigration(migration, currentSchema());
+    expect(await check()).toEqual([]);
+    expect(await figuresByDay()).toEqual(counted);
   });
 
   it("knows how far back its raw rows are kept from ClickHouse's TTL", async () => {

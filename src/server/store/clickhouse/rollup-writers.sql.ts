@@ -2,9 +2,10 @@
 // rollups (the shipper and the backfill, whose inserts feed the materialized views) and a rollup
 // rebuild, which recounts months of rollups from the raw rows and swaps them in: a row inserted
 // between the recount and the swap would be lost, one inserted before the recount but after the
-// old rollups were read would count twice. Writers share the lock, a rebuild takes it alone. Each
-// holder keeps a connection of its own for the lock's life: if the process dies, the lock goes
-// with its connection. The backfill also holds a lock of its own, so only one runs at a time.
+// old rollups were read would count twice. Writers share the lock, a rebuild takes it alone (as
+// does a migration adding to the rollups what they lack: migrate.sql.ts). Each holder keeps a
+// connection of its own for the lock's life: if the process dies, the lock goes with its
+// connection. The backfill also holds a lock of its own, so only one runs at a time.
 import type pg from "pg";
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";

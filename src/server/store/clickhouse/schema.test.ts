@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { statements } from "./migrations/0001-settled-events.sql";
 import { statements as orderRollupStatements } from "./migrations/0002-order-rollups.sql";
 import { statements as projectionStatements } from "./migrations/0003-publisher-projections.sql";
+import { alone as clickCreditAlone, statements as clickCreditStatements } from "./migrations/0004-click-credit.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -61,5 +62,33 @@ describe("ClickHouse's schema", () => {
       expect(own.filter((statement) => statement.includes("MATERIALIZE")).every((statement) => statement.includes("mutations_sync = 2"))).toBe(true);
     }
     expect(list.join("\n")).not.toMatch(/ALTER TABLE (report|order)_rollups ON/);
+  });
+
+  it("adds the click credit columns to the local and Distributed rollup tables on a cluster, views writing the local tables, history and projections after them", () => {
+    const list = clickCreditStatements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const text = list.join("\n");
+    const added = list.flatMap((statement) => /^ALTER TABLE (\S+) ON CLUSTER tally ADD COLUMN/.exec(statement)?.[1] ?? []);
+    expect(added).toEqual(["report_rollups_local", "report_rollups", "order_rollups_local", "order_rollups"]);
+    expect(text).toMatch(/ALTER TABLE attributions_to_rollups ON CLUSTER tally MODIFY QUERY[\s\S]*units_sold_micros[\s\S]*FROM attributions_local/);
+    expect(text).toMatch(/ALTER TABLE attributions_to_order_rollups ON CLUSTER tally MODIFY QUERY[\s\S]*conversions_click[\s\S]*FROM attributions_local/);
+    expect(text).toMatch(
+      /attributions_to_converted_clicks ON CLUSTER tally TO order_rollups_local AS\s+SELECT toDate\(event_created_at\) AS day[\s\S]*FROM attributions_local/,
+    );
+    // The history goes through the Distributed tables, once the views count what arrives.
+    const history = list.flatMap((statement, index) => (statement.startsWith("INSERT") ? [index] : []));
+    expect(history).toHaveLength(2);
+    expect(history.every((index) => list[index]!.includes("FROM attributions\n") && list[index]!.includes("distributed_foreground_insert = 1"))).toBe(true);
+    const lastView = list.findIndex((statement) => statement.includes("CREATE MATERIALIZED VIEW"));
+    expect(history.every((index) => index > lastView)).toBe(true);
+    for (const table of ["report_rollups_local", "order_rollups_local"]) {
+      const own = list.filter((statement) => statement.startsWith(`ALTER TABLE ${table} ON CLUSTER tally `) && statement.includes("PROJECTION"));
+      expect(own.map((statement) => /(DROP|ADD|MATERIALIZE) PROJECTION/.exec(statement)?.[1])).toEqual(["DROP", "ADD", "MATERIALIZE"]);
+    }
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*sum\(units_sold_micros\)/);
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*uniqExactMerge\(converted_clicks\)/);
+    const fill = clickCreditAlone.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 })).join("\n");
+    expect(fill).toMatch(/INSERT INTO report_rollups \(/);
+    expect(fill).toContain("insert_deduplicate = 0");
+    expect(text + fill).not.toMatch(/non_replicated/);
   });
 });

@@ -1,8 +1,9 @@
 // Hand-written SQL: ClickHouse's report rollups (report_rollups' sums and order_rollups' distinct
 // order states) recounted from its raw ad_events and attributions (the consistency check), rebuilt
 // from them (a repair), and how far back the raw rows are all still there (their TTL). The recount
-// counts what the materialized views of migrations/0001-settled-events.ts and 0002-order-rollups.ts count, with the statuses and credit measures Postgres's check
-// uses (store/postgres/rollup-tables.ts), so both checks report the same measures. Days are
+// counts what the materialized views of migrations/0001-settled-events.ts, 0002-order-rollups.ts
+// and 0004-click-credit.ts count, with the statuses and credit measures Postgres's check uses
+// (store/postgres/rollup-tables.ts), so both checks report the same measures. Days are
 // `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables";
@@ -10,14 +11,21 @@ import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tabl
 const KEY = ROLLUP_KEY.join(", ");
 const NOT_DAY = ROLLUP_KEY.filter((column) => column !== "day").join(", ");
 
-// Each measure of the events' view and of the attributions' view: as a value (the recount) and as
-// what the view inserts into its rollup table (the rebuild); one list, so the two cannot differ.
+// Each measure of the events' and the attributions' views: as a value (the recount) and as what
+// the view inserts into its rollup table (the rebuild); one list, so the two cannot differ.
+// `merged`: a uniqExact state of order_rollups, read with uniqExactMerge; the rest are sums of
+// report_rollups.
 interface Measure {
   name: string;
   value: string;
   state: string;
+  merged: boolean;
 }
-const plain = (name: string, value: string): Measure => ({ name, value, state: value });
+const plain = (name: string, value: string): Measure => ({ name, value, state: value, merged: false });
+const distinct = (name: string, id: string, condition?: string): Measure =>
+  condition === undefined
+    ? { name, value: `uniqExact(${id})`, state: `uniqExactState(${id})`, merged: true }
+    : { name, value: `uniqExactIf(${id}, ${condition})`, state: `uniqExactStateIf(${id}, ${condition})`, merged: true };
 
 const EVENT_MEASURES: readonly Measure[] = [
   plain("impressions", "countIf(status = 'counted' AND kind = 'impression')"),
@@ -27,30 +35,58 @@ const EVENT_MEASURES: readonly Measure[] = [
   ...FILTERED_STATUSES.map(({ status, column }) => plain(column, `countIf(status = '${status}')`)),
 ];
 
-const orders = (condition: string) => ({ value: `uniqExactIf(conversion_id, ${condition})`, state: `uniqExactStateIf(conversion_id, ${condition})` });
+const CLICK_CREDIT = "credited AND event_kind = 'click'";
+const orders = (name: string, condition: string) => distinct(name, "conversion_id", condition);
 const sales = (condition: string) => `sumIf(toInt128(total_value_micros), ${condition})`;
 const CREDIT: Record<(typeof CREDIT_MEASURES)[number], Measure> = {
   attributed_items: plain("attributed_items", "countIf(credited)"),
-  conversions: { name: "conversions", ...orders("credited") },
+  conversions: orders("conversions", "credited"),
   sales_revenue_micros: plain("sales_revenue_micros", sales("credited")),
-  unverified_conversions: { name: "unverified_conversions", ...orders("NOT verified") },
+  unverified_conversions: orders("unverified_conversions", "NOT verified"),
   unverified_sales_revenue_micros: plain("unverified_sales_revenue_micros", sales("NOT verified")),
-  uncredited_conversions: { name: "uncredited_conversions", ...orders("NOT credited") },
+  uncredited_conversions: orders("uncredited_conversions", "NOT credited"),
   uncredited_sales_revenue_micros: plain("uncredited_sales_revenue_micros", sales("NOT credited")),
+  conversions_click: orders("conversions_click", CLICK_CREDIT),
+  sales_revenue_click_micros: plain("sales_revenue_click_micros", sales(CLICK_CREDIT)),
+  // round() of a Float64 rounds half to even, as Postgres's round of a float8 does.
+  units_sold_micros: plain("units_sold_micros", "sumIf(toInt128(round(quantity * 1000000)), credited)"),
+  // Of the clicks source below, whose rows are the credited clicks' lines alone.
+  converted_clicks: distinct("converted_clicks", "event_id"),
 };
-const CREDIT_MEASURES_IN_ORDER: readonly Measure[] = CREDIT_MEASURES.map((name) => CREDIT[name]);
 
-/** The order-count states, which live in order_rollups and are read with uniqExactMerge; every other measure is summed from report_rollups. */
-const STATE_MEASURES = new Set(["conversions", "unverified_conversions", "uncredited_conversions"]);
-export const ALL_MEASURES = [...EVENT_MEASURES, ...CREDIT_MEASURES_IN_ORDER].map((m) => m.name);
-const SUMMED: readonly Measure[] = [...EVENT_MEASURES, ...CREDIT_MEASURES_IN_ORDER].filter((m) => !STATE_MEASURES.has(m.name));
-const STATES: readonly Measure[] = CREDIT_MEASURES_IN_ORDER.filter((m) => STATE_MEASURES.has(m.name));
+/**
+ * Raw rows and what they count to: each row on the UTC day of its `time` (within the days asked),
+ * narrowed by `where`. A converted click counts on its own day, each once however many lines it
+ * earned credit for; every touch precedes its order (attribution looks back from placed_at), so
+ * the lines of the days' clicks were all placed from the first day on, which prunes the
+ * attributions' partitions before it.
+ */
+interface Source {
+  table: "ad_events" | "attributions";
+  time: string;
+  where?: string;
+  measures: readonly Measure[];
+}
+const SOURCES: readonly Source[] = [
+  { table: "ad_events", time: "created_at", measures: EVENT_MEASURES },
+  { table: "attributions", time: "placed_at", measures: CREDIT_MEASURES.filter((name) => name !== "converted_clicks").map((name) => CREDIT[name]) },
+  {
+    table: "attributions",
+    time: "event_created_at",
+    where: `${CLICK_CREDIT} AND placed_at >= toDateTime64({firstDay:Date}, 3, 'UTC')`,
+    measures: [CREDIT.converted_clicks],
+  },
+];
+
+const MEASURES: readonly Measure[] = SOURCES.flatMap((source) => source.measures);
+export const ALL_MEASURES = MEASURES.map((m) => m.name);
 /** Each rollup table and the measures it holds. */
 export const ROLLUP_TABLES = [
-  { table: "report_rollups", measures: SUMMED },
-  { table: "order_rollups", measures: STATES },
+  { table: "report_rollups", merged: false },
+  { table: "order_rollups", merged: true },
 ] as const;
 export type RollupTable = (typeof ROLLUP_TABLES)[number]["table"];
+const measuresOf = (table: RollupTable) => MEASURES.filter((m) => m.merged === (table === "order_rollups"));
 
 /** Raw rows whose `column` falls on the days {firstDay:Date} to {lastDay:Date}, inclusive, UTC. */
 const onDays = (column: string) => `${column} >= toDateTime64({firstDay:Date}, 3, 'UTC') AND ${column} < toDateTime64({lastDay:Date} + 1, 3, 'UTC')`;
@@ -61,13 +97,31 @@ const unpivot = (source: string, measures: readonly Measure[], side: "stored" | 
      FROM (${source})
     ARRAY JOIN [${measures.map((m) => `('${m.name}', toInt128(m_${m.name}))`).join(", ")}] AS m`;
 
-const recountOf = (table: "ad_events" | "attributions", time: string, measures: readonly Measure[]) =>
-  `SELECT toDate(${time}) AS day, ${NOT_DAY}, ${measures.map((m) => `${m.value} AS m_${m.name}`).join(", ")}
-     FROM ${table} WHERE ${onDays(time)} GROUP BY ${KEY}`;
+/** The days' raw rows of `source`, per key, with `measures` (value or state) each named by `as`. */
+const recountOf = ({ table, time, where }: Source, measures: readonly Measure[], expression: "value" | "state", as: (m: Measure) => string) =>
+  `SELECT toDate(${time}) AS day, ${NOT_DAY}, ${measures.map((m) => `${m[expression]} AS ${as(m)}`).join(", ")}
+     FROM ${table} WHERE ${onDays(time)}${where ? ` AND ${where}` : ""} GROUP BY ${KEY}`;
 
-const stored = (table: RollupTable, measures: readonly Measure[]) =>
-  `SELECT ${KEY}, ${measures.map(({ name }) => `${STATE_MEASURES.has(name) ? "uniqExactMerge" : "sum"}(${name}) AS m_${name}`).join(", ")}
+const stored = (table: RollupTable) =>
+  `SELECT ${KEY}, ${measuresOf(table)
+    .map(({ name, merged }) => `${merged ? "uniqExactMerge" : "sum"}(${name}) AS m_${name}`)
+    .join(", ")}
      FROM ${table} WHERE day BETWEEN {firstDay:Date} AND {lastDay:Date} GROUP BY ${KEY}`;
+
+const sides = (parts: readonly string[]) => parts.join("\n    UNION ALL\n    ");
+const STORED = sides(ROLLUP_TABLES.map(({ table }) => unpivot(stored(table), measuresOf(table), "stored")));
+const RECOUNTED = sides(
+  SOURCES.map((source) =>
+    unpivot(
+      recountOf(source, source.measures, "value", (m) => `m_${m.name}`),
+      source.measures,
+      "recounted",
+    ),
+  ),
+);
+const ORDER_MEASURES = measuresOf("order_rollups")
+  .map(({ name }) => `'${name}'`)
+  .join(", ");
 
 /**
  * Every figure of the rollups over the days that differs from the recount, one row each in the
@@ -76,15 +130,13 @@ const stored = (table: RollupTable, measures: readonly Measure[]) =>
  * could hide a key).
  */
 export const VERIFY_ROLLUPS = `
-SELECT if(measure IN (${[...STATE_MEASURES].map((name) => `'${name}'`).join(", ")}), 'order_rollups', 'report_rollups') AS "table",
+SELECT if(measure IN (${ORDER_MEASURES}), 'order_rollups', 'report_rollups') AS "table",
        day_text AS day, ${NOT_DAY}, measure,
        toString(sumIf(value, side = 'stored')) AS stored, toString(sumIf(value, side = 'recounted')) AS recounted
   FROM (
-    ${ROLLUP_TABLES.map(({ table, measures }) => unpivot(stored(table, measures), measures, "stored")).join("\n    UNION ALL\n    ")}
+    ${STORED}
     UNION ALL
-    ${unpivot(recountOf("ad_events", "created_at", EVENT_MEASURES), EVENT_MEASURES, "recounted")}
-    UNION ALL
-    ${unpivot(recountOf("attributions", "placed_at", CREDIT_MEASURES_IN_ORDER), CREDIT_MEASURES_IN_ORDER, "recounted")}
+    ${RECOUNTED}
   )
  GROUP BY day_text, ${NOT_DAY}, measure
 HAVING stored != recounted
@@ -99,20 +151,15 @@ const STAGING_INSERT = "insert_deduplicate = 0, distributed_foreground_insert = 
  * `staging` (a rebuild's staging table shaped as `target`).
  */
 export function recountInto(target: RollupTable, staging: string): string[] {
-  const insert = (source: "ad_events" | "attributions", time: string, measures: readonly Measure[]) =>
-    `INSERT INTO ${staging} (${KEY}, ${measures.map((m) => m.name).join(", ")})
-     SELECT toDate(${time}) AS day, ${NOT_DAY}, ${measures.map((m) => `${m.state} AS ${m.name}`).join(", ")}
-       FROM ${source} WHERE ${onDays(time)} GROUP BY ${KEY}
-     SETTINGS ${STAGING_INSERT}`;
-  if (target === "order_rollups") return [insert("attributions", "placed_at", STATES)];
-  return [
-    insert("ad_events", "created_at", EVENT_MEASURES),
-    insert(
-      "attributions",
-      "placed_at",
-      CREDIT_MEASURES_IN_ORDER.filter((m) => !STATE_MEASURES.has(m.name)),
-    ),
-  ];
+  return SOURCES.flatMap((source) => {
+    const measures = source.measures.filter((m) => m.merged === (target === "order_rollups"));
+    if (measures.length === 0) return [];
+    return [
+      `INSERT INTO ${staging} (${KEY}, ${measures.map((m) => m.name).join(", ")})
+     ${recountOf(source, measures, "state", (m) => m.name)}
+     SETTINGS ${STAGING_INSERT}`,
+    ];
+  });
 }
 
 /** Copies the month's rows of `target` outside the days asked into `staging`, as they are (states included). */

@@ -13,7 +13,8 @@
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { Schema } from "../schema";
 
-const SUMMED = [
+/** The columns publisher_days sums, and the order states it merges (migration 4 makes it again with more). */
+export const PUBLISHER_DAYS_SUMS = [
   "impressions",
   "views",
   "clicks",
@@ -24,11 +25,11 @@ const SUMMED = [
   "unverified_sales_revenue_micros",
   "uncredited_sales_revenue_micros",
 ];
-const ORDER_STATES = ["conversions", "unverified_conversions", "uncredited_conversions"];
+export const PUBLISHER_DAYS_ORDER_STATES = ["conversions", "unverified_conversions", "uncredited_conversions"];
 
 const PROJECTIONS = {
-  report_rollups: SUMMED.map((column) => `sum(${column})`),
-  order_rollups: ORDER_STATES.map((column) => `uniqExactMerge(${column})`),
+  report_rollups: PUBLISHER_DAYS_SUMS.map((column) => `sum(${column})`),
+  order_rollups: PUBLISHER_DAYS_ORDER_STATES.map((column) => `uniqExactMerge(${column})`),
 };
 
 export function statements(s: Schema): string[] {

@@ -25,6 +25,9 @@ export interface TotalsRow {
   units_sold_micros: number;
   /** Counted clicks of the row (by the click's day) that earned credit for at least one order line. */
   converted_clicks: number;
+  /** Credited orders with a halo line here (another SKU of the advertiser, by the publisher's catalogue), and those lines' value. */
+  halo_conversions: number;
+  halo_sales_revenue_micros: number;
 }
 
 export interface Metrics {
@@ -65,6 +68,13 @@ export interface Metrics {
   converted_clicks: number;
   /** converted_clicks / clicks_total: the share of clicks that led to a sale, never above 1; null without clicks. */
   click_conversion_rate: number | null;
+  /**
+   * Credited orders with a line of another SKU of the advertiser credited here as halo (no
+   * campaign had a touch for that SKU itself): apart from conversions_total.
+   */
+  halo_conversions: number;
+  /** The value of those halo lines: apart from sales_revenue and ROAS. */
+  halo_sales_revenue: number;
   /** Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
   ecpm: number | null;
   /** Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
@@ -100,6 +110,8 @@ export const METRIC_FIELDS = [
   "units_sold",
   "converted_clicks",
   "click_conversion_rate",
+  "halo_conversions",
+  "halo_sales_revenue",
   "ecpm",
   "avg_cpc",
   "cpa",
@@ -145,6 +157,8 @@ export function metricsOf(r: TotalsRow): Metrics {
     units_sold: r.units_sold_micros / 1_000_000,
     converted_clicks: r.converted_clicks,
     click_conversion_rate: r.clicks === 0 ? null : r.converted_clicks / r.clicks,
+    halo_conversions: r.halo_conversions,
+    halo_sales_revenue: fromMicros(r.halo_sales_revenue_micros),
     ecpm: costPer(r.spend_micros * 1000, r.impressions),
     avg_cpc: costPer(r.spend_micros, r.clicks),
     cpa: costPer(r.spend_micros, r.conversions),

@@ -48,6 +48,9 @@ const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
 //   its product_id, when given). A click beats a view, a view an impression; the latest wins
 //   within a class; the event id settles exact ties. A line whose SKU (else product id) the
 //   publisher's catalogue lists goes only to that advertiser's touches.
+// - halo: per line the catalogue gives an owner and no campaign's touch won for its SKU, the
+//   owner's eligible touches of any of its campaigns, in the same order: credited as halo,
+//   counted only in the halo figures (store/postgres/rollup-tables.ts).
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
@@ -113,21 +116,34 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
                   WHERE cp.campaign_id = t.campaign_id
                     AND (p.sku = i.sku OR (i.product_id IS NOT NULL AND p.product_id = i.product_id)))
    ORDER BY i.conversion_id, i.ordinal, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
+), halo AS (
+  SELECT DISTINCT ON (i.conversion_id, i.ordinal)
+         i.conversion_id, i.ordinal - 1 AS item_position, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
+         t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
+         t.placement_name, t.context, t.site, t.created_at AS event_created_at
+    FROM lines i
+    JOIN eligible t ON t.conversion_id = i.conversion_id AND t.advertiser_id = i.owner_id
+   WHERE NOT EXISTS (SELECT 1 FROM winners w WHERE w.conversion_id = i.conversion_id AND w.item_position = i.ordinal - 1)
+   ORDER BY i.conversion_id, i.ordinal, CASE t.kind WHEN 'click' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, t.created_at DESC, t.event_id DESC
+), credited_lines AS (
+  SELECT w.*, 'sku'::"AttributionMatch" AS match FROM winners w
+  UNION ALL
+  SELECT h.*, 'halo'::"AttributionMatch" FROM halo h
 ), attributed AS (
   INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
-                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, created_at, clickhouse_batch)
+                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, match, created_at, clickhouse_batch)
   SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, ${now},
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, w.match, ${now},
          ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
-    FROM winners w JOIN batch b ON b.event_id = w.conversion_id
+    FROM credited_lines w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
   RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-            total_value_micros, quantity, verified, credited, event_id, event_kind, event_created_at
+            total_value_micros, quantity, verified, credited, match, event_id, event_kind, event_created_at
 ), ${raw(target === "outbox" ? ATTRIBUTION_OUTBOX_ROW : CREDIT_UPSERTS)}, done AS (
   UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )

@@ -66,6 +66,8 @@ export async function metricsOverRange(
     sales_revenue_click_micros: 0,
     units_sold_micros: 0,
     converted_clicks: 0,
+    halo_conversions: 0,
+    halo_sales_revenue_micros: 0,
   };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];

@@ -52,9 +52,10 @@ const adEventsWhere = (scope: ReportScope, range: Range) =>
 // Layout B: a publisher's orders by receipt time. An advertiser receives the orders credited to
 // its ads, when they are credited: every line of an order is credited in one statement, so the
 // order falls in exactly one batch. An order its publisher's requirement left uncredited (an
-// unverified one) is no advertiser's: its items are attributed, and counted apart, but not sent.
+// unverified one) is no advertiser's: its items are attributed, and counted apart, but not sent. Nor
+// are halo lines (another SKU of the advertiser): the layout holds the campaigns' own SKUs.
 const creditedIn = (scope: ReportScope, range: Range) =>
-  sql`a.created_at > ${range.start} AND a.created_at <= ${range.end} AND a.credited AND ${scoped("a", scope)}`;
+  sql`a.created_at > ${range.start} AND a.created_at <= ${range.end} AND a.credited AND a.match = 'sku' AND ${scoped("a", scope)}`;
 const publisherOrdersWhere = (scope: ReportScope, range: Range) =>
   sql`c.received_at > ${range.start} AND c.received_at <= ${range.end} AND ${scope.advertiserId}::text IS NULL AND c.publisher_id = ANY(${scope.publisherIds})`;
 

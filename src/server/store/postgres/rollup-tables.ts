@@ -55,7 +55,8 @@ export const invalidEventsSum = (alias: string) => INVALID_TRAFFIC_REASONS.map((
  * of the credit. An order is click-through for a row when a line credited there came from a
  * click; units are counted in millionths, as the quantity each line gave (round(quantity × 10⁶)).
  * A converted click counts on its own row and day, once (converted_clicks), so no row can have
- * more converted clicks than clicks.
+ * more converted clicks than clicks. Halo lines (another SKU of the advertiser) count only in the
+ * halo figures, credited orders' alone.
  */
 export const CREDIT_MEASURES = [
   "attributed_items",
@@ -69,9 +70,12 @@ export const CREDIT_MEASURES = [
   "sales_revenue_click_micros",
   "units_sold_micros",
   "converted_clicks",
+  "halo_conversions",
+  "halo_sales_revenue_micros",
 ] as const;
 
-// A converted click's credit row has null flags, so no line or order filter counts it.
+// A halo line's credit row has null `credited` and `verified` and a converted click's has null
+// flags throughout, so only the filters meant for them count them.
 export const CREDIT_SUMS = `count(*) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE credited),
          coalesce(sum(total_value_micros) FILTER (WHERE credited), 0),
          count(DISTINCT conversion_id) FILTER (WHERE NOT verified), coalesce(sum(total_value_micros) FILTER (WHERE NOT verified), 0),
@@ -79,25 +83,33 @@ export const CREDIT_SUMS = `count(*) FILTER (WHERE credited), count(DISTINCT con
          count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click'),
          coalesce(sum(total_value_micros) FILTER (WHERE credited AND event_kind = 'click'), 0),
          coalesce(sum(round(quantity * 1000000)) FILTER (WHERE credited), 0),
-         count(*) FILTER (WHERE converted_click)`;
+         count(*) FILTER (WHERE converted_click),
+         count(DISTINCT conversion_id) FILTER (WHERE halo), coalesce(sum(total_value_micros) FILTER (WHERE halo), 0)`;
+
+/** Of a relation of attributions, the lines that may make a click converted: credited, for the SKU itself, from a click. */
+export const CONVERTING_CLICK_LINES = "credited AND match = 'sku' AND event_kind = 'click'";
 
 /**
  * The rows CREDIT_SUMS adds up, at `at` (a report row's day is its UTC day): each attributed line
- * of the relation `lines` on the day its order was placed, and each click among the relation
+ * of the relation `lines` on the day its order was placed (a halo line flagged `halo` when its
+ * order is credited, and counted in nothing else), and each click among the relation
  * `convertedClickLines` (lines credited to clicks that count as converted) once, on its own day.
  * Relations are SQL text of the callers' own CTEs and tables, never input.
  */
 export const creditRows = (lines: string, convertedClickLines: string): string => `
   SELECT placed_at AS at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-         conversion_id, total_value_micros, quantity, verified, credited, event_kind, false AS converted_click
+         conversion_id, total_value_micros, quantity,
+         CASE WHEN match = 'sku' THEN verified END AS verified, CASE WHEN match = 'sku' THEN credited END AS credited,
+         event_kind, false AS converted_click, match = 'halo' AND credited AS halo
     FROM ${lines}
   UNION ALL
   (SELECT DISTINCT ON (event_id) event_created_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-          NULL::uuid, NULL::bigint, NULL::float8, NULL::boolean, NULL::boolean, NULL::"EventKind", true
+          NULL::uuid, NULL::bigint, NULL::float8, NULL::boolean, NULL::boolean, NULL::"EventKind", true, NULL::boolean
      FROM ${convertedClickLines})`;
 
-/** The distinct orders daily_publisher_orders keeps, and how attributions count to them. */
-export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click"] as const;
+/** The distinct orders daily_publisher_orders keeps, and how credit rows (of lines, not clicks) count to them. */
+export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click", "halo_conversions"] as const;
 
 export const ORDER_COUNTS = `count(DISTINCT conversion_id) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE NOT verified),
-         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click')`;
+         count(DISTINCT conversion_id) FILTER (WHERE NOT credited), count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click'),
+         count(DISTINCT conversion_id) FILTER (WHERE halo)`;

@@ -8,6 +8,7 @@
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { rowCounting } from "./ad-row-counts.sql";
 import {
+  CONVERTING_CLICK_LINES,
   CREDIT_MEASURES,
   CREDIT_SUMS,
   creditRows,
@@ -81,7 +82,7 @@ function creditUpsert(spec: ReportTableSpec): string {
 export const creditUpserts = (): string =>
   `converted AS (
   INSERT INTO converted_clicks (event_id, event_created_at)
-  SELECT DISTINCT event_id, event_created_at FROM attributed WHERE credited AND event_kind = 'click' ORDER BY event_id
+  SELECT DISTINCT event_id, event_created_at FROM attributed WHERE ${CONVERTING_CLICK_LINES} ORDER BY event_id
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id
 ), credit_rows AS (${creditRows("attributed", "attributed JOIN converted USING (event_id)")}
@@ -91,10 +92,11 @@ export const creditUpserts = (): string =>
   -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
   -- advertiser and publisher reports' order counts, which do not add up over campaigns.
   INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, ${ORDER_MEASURES.join(", ")})
-  SELECT (placed_at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
+  SELECT (at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
          ${ORDER_COUNTS}
-    FROM attributed
-   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
+    FROM credit_rows
+   WHERE NOT converted_click
+   GROUP BY GROUPING SETS (((at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((at AT TIME ZONE 'UTC')::date, publisher_id))
    ORDER BY 1, 2, 3
   ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET ${ORDER_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
 )`);

@@ -12,6 +12,7 @@ import { inTransaction } from "@/server/db/transaction";
 import { setLocalStatementTimeout } from "@/server/db/transaction.sql";
 import { adRowCountsRecount } from "@/server/store/postgres/ad-row-counts.sql";
 import {
+  CONVERTING_CLICK_LINES,
   CREDIT_MEASURES,
   CREDIT_SUMS,
   creditRows,
@@ -80,7 +81,7 @@ events AS (
   SELECT * FROM attributions WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
 ), clicks_credited AS (
   SELECT * FROM attributions
-   WHERE credited AND event_kind = 'click' AND event_created_at >= ${firstDay}::date AND event_created_at < ${lastDay}::date + 1
+   WHERE ${raw(CONVERTING_CLICK_LINES)} AND event_created_at >= ${firstDay}::date AND event_created_at < ${lastDay}::date + 1
 ), credited (${key}, ${raw(CREDIT_MEASURES.join(", "))}) AS (
   SELECT ${raw(credited.columns)}, ${raw(CREDIT_SUMS)}
     FROM (${raw(creditRows("lines_placed", "clicks_credited"))}) credit_rows
@@ -116,11 +117,11 @@ SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.
 // for every advertiser ('').
 const publisherOrdersRecount = ({ firstDay, lastDay }: Days) => sql`
 recounted (day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))}) AS (
-  SELECT (placed_at AT TIME ZONE 'UTC')::date AS day, publisher_id,
+  SELECT (at AT TIME ZONE 'UTC')::date AS day, publisher_id,
          CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, ${raw(ORDER_COUNTS)}
-    FROM attributions
-   WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
-   GROUP BY GROUPING SETS (((placed_at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((placed_at AT TIME ZONE 'UTC')::date, publisher_id))
+    FROM (${raw(creditRows("attributions", "(SELECT * FROM attributions WHERE false) no_clicks"))}) credit_rows
+   WHERE at >= ${firstDay}::date AND at < ${lastDay}::date + 1 AND NOT converted_click
+   GROUP BY GROUPING SETS (((at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((at AT TIME ZONE 'UTC')::date, publisher_id))
 )`;
 
 const verifyPublisherOrders = (days: Days) => sql`

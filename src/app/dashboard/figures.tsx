@@ -67,6 +67,9 @@ export function KpiCards({ total }: { total: Metrics }) {
           ["View-through sales", money.format(total.sales_revenue_view)],
           ["Units sold", units.format(total.units_sold)],
           ["Click conversion rate", total.click_conversion_rate === null ? "—" : percent.format(total.click_conversion_rate)],
+          // Another SKU of the brand, bought after its ad: apart from conversions and sales (docs/reports.md, "Halo sales").
+          ["Halo conversions", whole.format(total.halo_conversions)],
+          ["Halo sales", money.format(total.halo_sales_revenue)],
           // Cost metrics: "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
           ["eCPM", total.ecpm === null ? "—" : money.format(total.ecpm)],
           ["Avg. CPC", total.avg_cpc === null ? "—" : money.format(total.avg_cpc)],

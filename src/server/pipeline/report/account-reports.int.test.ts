@@ -60,6 +60,8 @@ describe("GET /report/v2/advertisers", () => {
         units_sold: 3,
         converted_clicks: 1,
         click_conversion_rate: 0.5,
+        halo_conversions: 0,
+        halo_sales_revenue: 0,
         // 1.02 spent on 6 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 170,
         avg_cpc: 0.51,

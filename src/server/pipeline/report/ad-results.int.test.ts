@@ -59,6 +59,8 @@ describe("GET /ad/results/v2", () => {
         units_sold: 3,
         converted_clicks: 1,
         click_conversion_rate: 0.5,
+        halo_conversions: 0,
+        halo_sales_revenue: 0,
         // 1.00 spent on 5 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 200,
         avg_cpc: 0.5,

@@ -101,6 +101,8 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     units_sold: m.conversions ?? 0,
     converted_clicks: m.conversions ?? 0,
     click_conversion_rate: m.clicks === 0 ? null : (m.conversions ?? 0) / m.clicks,
+    halo_conversions: 0,
+    halo_sales_revenue: 0,
     ecpm: (m.spend * 1000) / m.impressions,
     avg_cpc: m.clicks === 0 ? null : m.spend / m.clicks,
     cpa: m.conversions ? m.spend / m.conversions : null,

@@ -75,6 +75,8 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await expect(page.locator('[data-kpi="Click-through sales"] .kpi-value')).toHaveText("12.50");
   await expect(page.locator('[data-kpi="View-through sales"] .kpi-value')).toHaveText("0.00");
   await expect(page.locator('[data-kpi="Click conversion rate"] .kpi-value')).toHaveText("100%");
+  // The shopper's first purchase of the brand at the demo store.
+  await expect(page.locator('[data-kpi="New-to-brand conversions"] .kpi-value')).toHaveText("1");
   await expect(page.getByRole("figure", { name: "Click- and view-through sales by day" }).locator(".recharts-bar-rectangle").first()).toBeAttached();
   await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line-curve")).toHaveCount(2);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-flow-campaign.png", fullPage: true });

@@ -229,6 +229,11 @@ const serverSchema = z
     TALLY_BEACONS_PER_TOKEN_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
     /** Beacons one session may bring in an hour, per events process; past it 429. */
     TALLY_BEACONS_PER_SESSION_PER_HOUR: z.coerce.number().int().min(1).max(10_000_000).default(3_000),
+    /**
+     * Days a shopper's last purchase of a brand keeps a later order's line of that brand from being
+     * new-to-brand (docs/reports.md, "New-to-brand"); brand_purchases keeps rows this long.
+     */
+    TALLY_NEW_TO_BRAND_DAYS: z.coerce.number().int().min(1).max(730).default(365),
     /** Days the records of set-aside beacons and orders (and orders set aside by attribution) are kept. */
     TALLY_SET_ASIDE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Bytes one publisher's traffic may add in a UTC day before /api/health says degraded and the alert metric fires (MiB). */

@@ -70,6 +70,10 @@ export function KpiCards({ total }: { total: Metrics }) {
           // Another SKU of the brand, bought after its ad: apart from conversions and sales (docs/reports.md, "Halo sales").
           ["Halo conversions", whole.format(total.halo_conversions)],
           ["Halo sales", money.format(total.halo_sales_revenue)],
+          // Orders of shoppers who had not bought the brand at the publisher in the look-back (docs/reports.md, "New-to-brand").
+          ["New-to-brand conversions", whole.format(total.ntb_conversions)],
+          ["New-to-brand sales", money.format(total.ntb_sales_revenue)],
+          ["New-to-brand rate", total.ntb_rate === null ? "—" : percent.format(total.ntb_rate)],
           // Cost metrics: "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
           ["eCPM", total.ecpm === null ? "—" : money.format(total.ecpm)],
           ["Avg. CPC", total.avg_cpc === null ? "—" : money.format(total.avg_cpc)],

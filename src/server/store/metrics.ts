@@ -28,6 +28,9 @@ export interface TotalsRow {
   /** Credited orders with a halo line here (another SKU of the advertiser, by the publisher's catalogue), and those lines' value. */
   halo_conversions: number;
   halo_sales_revenue_micros: number;
+  /** Credited orders with a new-to-brand line here, and those lines' value. */
+  ntb_conversions: number;
+  ntb_sales_revenue_micros: number;
 }
 
 export interface Metrics {
@@ -75,6 +78,15 @@ export interface Metrics {
   halo_conversions: number;
   /** The value of those halo lines: apart from sales_revenue and ROAS. */
   halo_sales_revenue: number;
+  /**
+   * Of conversions_total, the orders with a line new to the brand: its shopper had bought none of
+   * the advertiser's SKUs at the publisher in the look-back before (365 days unless set).
+   */
+  ntb_conversions: number;
+  /** The value of those new-to-brand lines (part of sales_revenue). */
+  ntb_sales_revenue: number;
+  /** ntb_conversions / conversions_total; null without conversions. */
+  ntb_rate: number | null;
   /** Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
   ecpm: number | null;
   /** Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
@@ -112,6 +124,9 @@ export const METRIC_FIELDS = [
   "click_conversion_rate",
   "halo_conversions",
   "halo_sales_revenue",
+  "ntb_conversions",
+  "ntb_sales_revenue",
+  "ntb_rate",
   "ecpm",
   "avg_cpc",
   "cpa",
@@ -159,6 +174,9 @@ export function metricsOf(r: TotalsRow): Metrics {
     click_conversion_rate: r.clicks === 0 ? null : r.converted_clicks / r.clicks,
     halo_conversions: r.halo_conversions,
     halo_sales_revenue: fromMicros(r.halo_sales_revenue_micros),
+    ntb_conversions: r.ntb_conversions,
+    ntb_sales_revenue: fromMicros(r.ntb_sales_revenue_micros),
+    ntb_rate: r.conversions === 0 ? null : r.ntb_conversions / r.conversions,
     ecpm: costPer(r.spend_micros * 1000, r.impressions),
     avg_cpc: costPer(r.spend_micros, r.clicks),
     cpa: costPer(r.spend_micros, r.conversions),

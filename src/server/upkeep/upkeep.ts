@@ -1,10 +1,11 @@
 // The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
-// hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), and the
-// shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
+// hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), of
+// shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
 import { env } from "@/env";
 import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
 import { type RawRetentionPolicy, rawRetentionPolicy } from "@/server/pipeline/export/job/retention-holds";
+import { dropExpiredBrandPurchases } from "./brand-purchase-retention.sql";
 import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
 import { dropExpiredRawDays } from "./raw-retention.sql";
@@ -19,12 +20,15 @@ export interface UpkeepResult {
   deletedFromDefault: number;
   /** Set-aside records, set-aside orders and rows ClickHouse refused, deleted past their retention. */
   setAsideDeleted: { records: number; orders: number; refused: number };
+  /** Shoppers' brand purchases deleted past new-to-brand's look-back. */
+  brandPurchasesDeleted: number;
 }
 
 export interface RetentionPolicy {
   logDays: number;
   raw: RawRetentionPolicy;
   setAsideDays: number;
+  newToBrandDays: number;
 }
 
 /** The configured policy: TALLY_LOG_RETENTION_DAYS, TALLY_RAW_*, TALLY_SET_ASIDE_RETENTION_DAYS. */
@@ -32,6 +36,7 @@ export const retentionPolicy = (): RetentionPolicy => ({
   logDays: env().TALLY_LOG_RETENTION_DAYS,
   raw: rawRetentionPolicy(),
   setAsideDays: env().TALLY_SET_ASIDE_RETENTION_DAYS,
+  newToBrandDays: env().TALLY_NEW_TO_BRAND_DAYS,
 });
 
 export async function upkeep(now: Date, retention: RetentionPolicy = retentionPolicy()): Promise<UpkeepResult> {
@@ -39,8 +44,15 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   const logs = await dropSettledLogPartitions(now, retention.logDays);
   const raw = await dropExpiredRawDays(now, retention.raw);
   const setAsideDeleted = await dropExpiredSetAsides(now, retention.setAsideDays);
+  const brandPurchasesDeleted = await dropExpiredBrandPurchases(now, retention.newToBrandDays);
   // Processes forget the shared limits' past windows as they go; a process that stopped taking
   // leases leaves its last ones, which go here.
   await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
-  return { created, dropped: [...logs.dropped, ...raw.dropped], deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault, setAsideDeleted };
+  return {
+    created,
+    dropped: [...logs.dropped, ...raw.dropped],
+    deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault,
+    setAsideDeleted,
+    brandPurchasesDeleted,
+  };
 }

@@ -62,6 +62,10 @@ describe("GET /report/v2/advertisers", () => {
         click_conversion_rate: 0.5,
         halo_conversions: 0,
         halo_sales_revenue: 0,
+        // The shopper's first purchase of the brand.
+        ntb_conversions: 1,
+        ntb_sales_revenue: 23,
+        ntb_rate: 1,
         // 1.02 spent on 6 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 170,
         avg_cpc: 0.51,

@@ -56,6 +56,10 @@ describe("GET /campaign/v2", () => {
         click_conversion_rate: 0.5,
         halo_conversions: 0,
         halo_sales_revenue: 0,
+        // The shopper's first purchase of the brand.
+        ntb_conversions: 1,
+        ntb_sales_revenue: 23,
+        ntb_rate: 1,
         // 1.00 spent on 5 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 200,
         avg_cpc: 0.5,
@@ -198,6 +202,9 @@ describe("GET /campaign/:id", () => {
     click_conversion_rate: null,
     halo_conversions: 0,
     halo_sales_revenue: 0,
+    ntb_conversions: 0,
+    ntb_sales_revenue: 0,
+    ntb_rate: null,
     ecpm: null,
     avg_cpc: null,
     cpa: null,
@@ -240,6 +247,10 @@ describe("GET /campaign/:id", () => {
         click_conversion_rate: 0.5,
         halo_conversions: 0,
         halo_sales_revenue: 0,
+        // The shopper's first purchase of the brand.
+        ntb_conversions: 1,
+        ntb_sales_revenue: 23,
+        ntb_rate: 1,
         ecpm: 200,
         avg_cpc: 0.5,
         cpa: 1,

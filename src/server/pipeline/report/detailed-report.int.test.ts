@@ -103,6 +103,10 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     click_conversion_rate: m.clicks === 0 ? null : (m.conversions ?? 0) / m.clicks,
     halo_conversions: 0,
     halo_sales_revenue: 0,
+    // Every order is its shopper's first of the brand.
+    ntb_conversions: m.conversions ?? 0,
+    ntb_sales_revenue: m.sales ?? 0,
+    ntb_rate: m.conversions ? 1 : null,
     ecpm: (m.spend * 1000) / m.impressions,
     avg_cpc: m.clicks === 0 ? null : m.spend / m.clicks,
     cpa: m.conversions ? m.spend / m.conversions : null,

@@ -31,6 +31,13 @@ const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
 )`;
 
 // - batch: the orders of `ids`, taken and locked by attributeBatch.
+// - shopper_keys, bought, bought_before, purchases: new-to-brand. A credited order's shopper is
+//   known by two keys (user id, hashed e-mail); it bought the brands owning its lines' SKUs (the
+//   publisher's catalogue, else the advertisers whose products have the SKU). A brand was bought
+//   before when brand_purchases holds a purchase of it by either key inside the look-back (first
+//   before the order, last inside the look-back: an order attributed after a later one still
+//   sees it), or an earlier order of the batch did. The batch's purchases are then added, in key
+//   order. Orders of one shopper attributed by two workers at once may both read as new.
 // - longest: how far back any touch may count: the longest click or view window of a campaign
 //   type or of a campaign of its own (pipeline/attribute/attribution-windows.ts).
 // - touches: counted ad events of the order's publisher by the same shopper, up to the longest
@@ -55,11 +62,47 @@ const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
 // again changes nothing.
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.
 // Over 80 lines on purpose: one statement, its steps in the order above.
-export const attributeSql = (ids: readonly string[], now: Date, target: ReportRowsTarget = "rollups"): Sql => sql`
+export const attributeSql = (ids: readonly string[], now: Date, target: ReportRowsTarget = "rollups", lookBack = newToBrandLookBack()): Sql => sql`
 WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
-  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited
+  SELECT event_id, received_at, publisher_id, user_id, session_id, order_id, placed_at, items, verified_by IS NOT NULL AS verified, credited,
+         email_hashed
     FROM conversions
    WHERE event_id = ANY(${ids}::uuid[])
+), shopper_keys AS (
+  SELECT b.event_id AS conversion_id, b.publisher_id, b.placed_at, k.shopper
+    FROM batch b CROSS JOIN LATERAL (VALUES ('user:' || b.user_id), ('email:' || b.email_hashed)) AS k(shopper)
+   WHERE b.credited
+), bought AS (
+  SELECT DISTINCT b.event_id AS conversion_id, o.advertiser_id
+    FROM batch b
+    CROSS JOIN LATERAL jsonb_to_recordset(b.items) AS i(sku text)
+    CROSS JOIN LATERAL (
+      SELECT pc.advertiser_id FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.sku = i.sku
+      UNION ALL
+      SELECT p.advertiser_id FROM products p
+       WHERE p.sku = i.sku AND NOT EXISTS (SELECT 1 FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.sku = i.sku)
+    ) o
+   WHERE b.credited
+), bought_before AS (
+  SELECT k.conversion_id, bp.advertiser_id
+    FROM shopper_keys k
+    JOIN brand_purchases bp ON bp.publisher_id = k.publisher_id AND bp.shopper = k.shopper
+   WHERE bp.first_purchased_at < k.placed_at AND bp.last_purchased_at >= k.placed_at - ${lookBack}::interval
+  UNION
+  SELECT k.conversion_id, o.advertiser_id
+    FROM shopper_keys k
+    JOIN shopper_keys earlier ON earlier.publisher_id = k.publisher_id AND earlier.shopper = k.shopper
+                             AND earlier.placed_at < k.placed_at AND earlier.placed_at >= k.placed_at - ${lookBack}::interval
+    JOIN bought o ON o.conversion_id = earlier.conversion_id
+), purchases AS (
+  INSERT INTO brand_purchases AS bp (publisher_id, advertiser_id, shopper, first_purchased_at, last_purchased_at)
+  SELECT k.publisher_id, o.advertiser_id, k.shopper, min(k.placed_at), max(k.placed_at)
+    FROM bought o JOIN shopper_keys k USING (conversion_id)
+   GROUP BY 1, 2, 3
+   ORDER BY 1, 3, 2
+  ON CONFLICT (publisher_id, shopper, advertiser_id) DO UPDATE
+     SET first_purchased_at = least(bp.first_purchased_at, EXCLUDED.first_purchased_at),
+         last_purchased_at = greatest(bp.last_purchased_at, EXCLUDED.last_purchased_at)
 ), longest AS (
   SELECT make_interval(secs => greatest(
            (SELECT coalesce(max(greatest(click_window_seconds, view_window_seconds)), 0) FROM attribution_windows),
@@ -133,23 +176,30 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
   INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
                             ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
-                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, match, created_at, clickhouse_batch)
+                            price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, match, new_to_brand,
+                            created_at, clickhouse_batch)
   SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
-         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, w.match, ${now},
+         round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, w.match,
+         w.match = 'sku' AND b.credited
+           AND NOT EXISTS (SELECT 1 FROM bought_before p WHERE p.conversion_id = w.conversion_id AND p.advertiser_id = w.advertiser_id),
+         ${now},
          ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
     FROM credited_lines w JOIN batch b ON b.event_id = w.conversion_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
   RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-            total_value_micros, quantity, verified, credited, match, event_id, event_kind, event_created_at
+            total_value_micros, quantity, verified, credited, match, new_to_brand, event_id, event_kind, event_created_at
 ), ${raw(target === "outbox" ? ATTRIBUTION_OUTBOX_ROW : CREDIT_UPSERTS)}, done AS (
   UPDATE conversions c SET attributed_at = ${now} FROM batch b WHERE c.event_id = b.event_id AND c.received_at = b.received_at RETURNING c.event_id
 )
 SELECT (SELECT count(*) FROM done)::int AS orders,
        (SELECT count(*) FROM attributed)::int AS items,
        (SELECT count(DISTINCT conversion_id) FROM attributed)::int AS attributed_orders`;
+
+/** How far back a purchase of a brand makes a line of it not new-to-brand, as an interval parameter. */
+const newToBrandLookBack = () => `${env().TALLY_NEW_TO_BRAND_DAYS} days`;
 
 /** The latest counted touches of one shopper an order looks at, per branch (user, anonymous session). */
 export const MAX_TOUCHES_PER_ORDER = 1_000;

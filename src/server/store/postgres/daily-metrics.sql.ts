@@ -68,6 +68,8 @@ export async function metricsOverRange(
     converted_clicks: 0,
     halo_conversions: 0,
     halo_sales_revenue_micros: 0,
+    ntb_conversions: 0,
+    ntb_sales_revenue_micros: 0,
   };
   for (const r of rows) {
     for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];

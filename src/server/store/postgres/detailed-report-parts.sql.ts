@@ -63,7 +63,7 @@ const SUMS = raw(`sum(r.impressions) AS impressions, sum(r.views) AS views, sum(
              sum(r.sales_revenue_micros) AS sales_revenue_micros, sum(r.unverified_sales_revenue_micros) AS unverified_sales_revenue_micros,
              sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.sales_revenue_click_micros) AS sales_revenue_click_micros,
              sum(r.units_sold_micros) AS units_sold_micros, sum(r.converted_clicks) AS converted_clicks,
-             sum(r.halo_sales_revenue_micros) AS halo_sales_revenue_micros`);
+             sum(r.halo_sales_revenue_micros) AS halo_sales_revenue_micros, sum(r.ntb_sales_revenue_micros) AS ntb_sales_revenue_micros`);
 
 /** Distinct orders: exact for each kind of row of the grain's table (see measuredCte). */
 const ORDER_SUMS = raw(ORDER_FIGURES.map((figure) => `sum(r.${figure}) AS ${figure}`).join(", "));

@@ -56,7 +56,8 @@ export const invalidEventsSum = (alias: string) => INVALID_TRAFFIC_REASONS.map((
  * click; units are counted in millionths, as the quantity each line gave (round(quantity × 10⁶)).
  * A converted click counts on its own row and day, once (converted_clicks), so no row can have
  * more converted clicks than clicks. Halo lines (another SKU of the advertiser) count only in the
- * halo figures, credited orders' alone.
+ * halo figures, credited orders' alone. New-to-brand orders and sales are those of credited lines
+ * marked new_to_brand by the attribution statement.
  */
 export const CREDIT_MEASURES = [
   "attributed_items",
@@ -72,6 +73,8 @@ export const CREDIT_MEASURES = [
   "converted_clicks",
   "halo_conversions",
   "halo_sales_revenue_micros",
+  "ntb_conversions",
+  "ntb_sales_revenue_micros",
 ] as const;
 
 // A halo line's credit row has null `credited` and `verified` and a converted click's has null
@@ -84,7 +87,9 @@ export const CREDIT_SUMS = `count(*) FILTER (WHERE credited), count(DISTINCT con
          coalesce(sum(total_value_micros) FILTER (WHERE credited AND event_kind = 'click'), 0),
          coalesce(sum(round(quantity * 1000000)) FILTER (WHERE credited), 0),
          count(*) FILTER (WHERE converted_click),
-         count(DISTINCT conversion_id) FILTER (WHERE halo), coalesce(sum(total_value_micros) FILTER (WHERE halo), 0)`;
+         count(DISTINCT conversion_id) FILTER (WHERE halo), coalesce(sum(total_value_micros) FILTER (WHERE halo), 0),
+         count(DISTINCT conversion_id) FILTER (WHERE credited AND new_to_brand),
+         coalesce(sum(total_value_micros) FILTER (WHERE credited AND new_to_brand), 0)`;
 
 /** Of a relation of attributions, the lines that may make a click converted: credited, for the SKU itself, from a click. */
 export const CONVERTING_CLICK_LINES = "credited AND match = 'sku' AND event_kind = 'click'";
@@ -100,16 +105,23 @@ export const creditRows = (lines: string, convertedClickLines: string): string =
   SELECT placed_at AS at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
          conversion_id, total_value_micros, quantity,
          CASE WHEN match = 'sku' THEN verified END AS verified, CASE WHEN match = 'sku' THEN credited END AS credited,
-         event_kind, false AS converted_click, match = 'halo' AND credited AS halo
+         event_kind, false AS converted_click, match = 'halo' AND credited AS halo, new_to_brand
     FROM ${lines}
   UNION ALL
   (SELECT DISTINCT ON (event_id) event_created_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
-          NULL::uuid, NULL::bigint, NULL::float8, NULL::boolean, NULL::boolean, NULL::"EventKind", true, NULL::boolean
+          NULL::uuid, NULL::bigint, NULL::float8, NULL::boolean, NULL::boolean, NULL::"EventKind", true, NULL::boolean, NULL::boolean
      FROM ${convertedClickLines})`;
 
 /** The distinct orders daily_publisher_orders keeps, and how credit rows (of lines, not clicks) count to them. */
-export const ORDER_MEASURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click", "halo_conversions"] as const;
+export const ORDER_MEASURES = [
+  "conversions",
+  "unverified_conversions",
+  "uncredited_conversions",
+  "conversions_click",
+  "halo_conversions",
+  "ntb_conversions",
+] as const;
 
 export const ORDER_COUNTS = `count(DISTINCT conversion_id) FILTER (WHERE credited), count(DISTINCT conversion_id) FILTER (WHERE NOT verified),
          count(DISTINCT conversion_id) FILTER (WHERE NOT credited), count(DISTINCT conversion_id) FILTER (WHERE credited AND event_kind = 'click'),
-         count(DISTINCT conversion_id) FILTER (WHERE halo)`;
+         count(DISTINCT conversion_id) FILTER (WHERE halo), count(DISTINCT conversion_id) FILTER (WHERE credited AND new_to_brand)`;

@@ -66,14 +66,21 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { 
       : sql`o.advertiser_id = coalesce(${advertiserId}::text, '')`;
   return sql`SELECT o.${raw(dimension)} AS key, sum(o.conversions) AS conversions, sum(o.unverified_conversions) AS unverified_conversions,
              sum(o.uncredited_conversions) AS uncredited_conversions, sum(o.conversions_click) AS conversions_click,
-             sum(o.halo_conversions) AS halo_conversions
+             sum(o.halo_conversions) AS halo_conversions, sum(o.ntb_conversions) AS ntb_conversions
         FROM daily_publisher_orders o
        WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
        GROUP BY 1`;
 }
 
 /** The distinct-order figures: exact only from a table of the row's own grain (the `orders` CTE). */
-export const ORDER_FIGURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click", "halo_conversions"] as const;
+export const ORDER_FIGURES = [
+  "conversions",
+  "unverified_conversions",
+  "uncredited_conversions",
+  "conversions_click",
+  "halo_conversions",
+  "ntb_conversions",
+] as const;
 const ORDER_FIGURE_NAMES = raw(ORDER_FIGURES.join(", "));
 
 /** Only the one campaign's rows, when the totals are one campaign's. */
@@ -100,6 +107,8 @@ export const FIGURES = [
   "converted_clicks",
   "halo_conversions",
   "halo_sales_revenue_micros",
+  "ntb_conversions",
+  "ntb_sales_revenue_micros",
 ] as const satisfies readonly (keyof TotalsRow)[];
 export type Figure = (typeof FIGURES)[number];
 
@@ -161,7 +170,8 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter, giv
              sum(r.uncredited_sales_revenue_micros) AS uncredited_sales_revenue_micros, sum(r.uncredited_conversions) AS uncredited_conversions,
              sum(r.conversions_click) AS conversions_click, sum(r.sales_revenue_click_micros) AS sales_revenue_click_micros,
              sum(r.units_sold_micros) AS units_sold_micros, sum(r.converted_clicks) AS converted_clicks,
-             sum(r.halo_conversions) AS halo_conversions, sum(r.halo_sales_revenue_micros) AS halo_sales_revenue_micros
+             sum(r.halo_conversions) AS halo_conversions, sum(r.halo_sales_revenue_micros) AS halo_sales_revenue_micros,
+             sum(r.ntb_conversions) AS ntb_conversions, sum(r.ntb_sales_revenue_micros) AS ntb_sales_revenue_micros
         FROM ${raw(source.table)} r
        WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
          AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
@@ -185,7 +195,8 @@ export const TOTALS_COLUMNS = raw(`
   coalesce(o.conversions_click, 0)::float8 AS conversions_click,
   coalesce(t.sales_revenue_click_micros, 0)::float8 AS sales_revenue_click_micros,
   coalesce(t.units_sold_micros, 0)::float8 AS units_sold_micros, coalesce(t.converted_clicks, 0)::float8 AS converted_clicks,
-  coalesce(o.halo_conversions, 0)::float8 AS halo_conversions, coalesce(t.halo_sales_revenue_micros, 0)::float8 AS halo_sales_revenue_micros`);
+  coalesce(o.halo_conversions, 0)::float8 AS halo_conversions, coalesce(t.halo_sales_revenue_micros, 0)::float8 AS halo_sales_revenue_micros,
+  coalesce(o.ntb_conversions, 0)::float8 AS ntb_conversions, coalesce(t.ntb_sales_revenue_micros, 0)::float8 AS ntb_sales_revenue_micros`);
 
 /** order_by names of the metrics, as SQL over rows carrying TOTALS_COLUMNS. */
 export const METRIC_SORTS = {

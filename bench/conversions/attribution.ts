@@ -27,7 +27,8 @@ const WINDOW = `make_interval(secs => CASE WHEN e.kind = 'click' THEN coalesce(k
 const MAY_EARN = `(e.kind <> 'impression' OR coalesce(w.view_through::text, 'views_and_impressions') = 'views_and_impressions')`;
 
 // An attribution breaks the rules when its touch is not a counted event of the order's
-// publisher by the same shopper inside its window, or its campaign does not sell the line's SKU.
+// publisher by the same shopper inside its window, or its campaign does not sell the line's SKU
+// (a halo line: its advertiser is not the one the publisher's catalogue gives the SKU).
 const INVALID_SQL = `
 SELECT count(*)::int AS invalid FROM attributions a
   JOIN conversions c ON c.event_id = a.conversion_id
@@ -39,8 +40,10 @@ SELECT count(*)::int AS invalid FROM attributions a
    AND (e.status <> 'counted' OR e.publisher_id <> c.publisher_id OR i.sku IS NULL OR a.product_sku <> i.sku
         OR e.created_at > c.placed_at OR e.created_at < c.placed_at - ${WINDOW} OR NOT ${MAY_EARN}
         OR NOT (e.user_id = c.user_id OR (e.user_id IS NULL AND e.session_id = c.session_id))
-        OR NOT EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
-                        WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))`;
+        OR (a.match = 'sku' AND NOT EXISTS (SELECT 1 FROM campaign_products cp JOIN products p ON p.id = cp.product_ref
+                                             WHERE cp.campaign_id = e.campaign_id AND p.sku = i.sku))
+        OR (a.match = 'halo' AND NOT EXISTS (SELECT 1 FROM publisher_catalogue pc
+                                              WHERE pc.publisher_id = c.publisher_id AND pc.sku = i.sku AND pc.advertiser_id = e.advertiser_id)))`;
 
 // A line left without an attribution although a touch qualifies for it.
 const TOUCH = (match: string) => `EXISTS (

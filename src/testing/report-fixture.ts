@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
+import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { handleCampaignListing } from "@/server/http/report-routes";
 import { sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
@@ -104,4 +105,31 @@ export async function seedAcme() {
     cpm,
     othersCampaign,
   };
+}
+
+/**
+ * A halo line for seedAcme's data: shop A's catalogue gives acme a SKU (a descaler) that none of
+ * its campaigns sells, and the shopper who clicked the CPC ad on A (s1) buys two of it at 6.00
+ * forty minutes in, with one of the CPC campaign's own SKUs (1 × 9.00) when `withOwnSku`. The
+ * descaler line is credited to that click as halo; the campaign's SKU, if bought, as usual.
+ */
+export async function seedHaloOrder(fixture: Awaited<ReturnType<typeof seedAcme>>, { withOwnSku }: { withOwnSku: boolean }) {
+  const sku = `D-${randomUUID()}`;
+  await setCatalogueEntry({ actor: OPERATOR, publisherId: fixture.shopAId, sku, advertiserId: fixture.acmeId });
+  const ownSku = fixture.cpc.products[0]!.sku;
+  await recordAndSettleConversion(
+    {
+      publisher_id: fixture.shopAId,
+      user_id: "u1",
+      session_id: "s1",
+      order_id: `o-halo-${randomUUID()}`,
+      created_at: at(40).toISOString(),
+      channel: "app",
+      email_hashed: createHash("sha256").update("u1@example.com").digest("hex"),
+      items: [...(withOwnSku ? [{ sku: ownSku, quantity: 1, price: 9, promotional_price: 9 }] : []), { sku, quantity: 2, price: 6, promotional_price: 6 }],
+    },
+    at(41),
+  );
+  await attributePendingConversions({ settleMs: 0 });
+  return { sku, ownSku, haloValueMicros: 12_000_000 };
 }

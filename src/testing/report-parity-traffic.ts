@@ -5,12 +5,15 @@
 // session-mismatch, token-reuse and click-velocity beacons; verified, unverified and uncredited
 // orders, orders crediting two advertisers, and orders credited on a later day than their click;
 // orders credited to clicks, to views and impressions alone, and to both, a click credited by
-// orders of two days, and fractional quantities (one whose millionths end in a half).
+// orders of two days, and fractional quantities (one whose millionths end in a half); halo lines
+// (a SKU the publishers' catalogues give acme, which none of its campaigns sells) in a credited
+// order with lines of acme's own, in an order of nothing else, and in an uncredited order.
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { authenticateApiKey, createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { createAd } from "@/server/campaigns/create-ad";
+import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import { updateConversionTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
@@ -93,6 +96,9 @@ export async function seedParityTraffic() {
   const kettle = `K-${randomUUID()}`;
   const tea = `T-${randomUUID()}`;
   const bulb = `B-${randomUUID()}`;
+  // Acme's by shop one's and the strict shop's catalogues, sold by no campaign: its lines are halo.
+  const descaler = `D-${randomUUID()}`;
+  for (const publisher of [shopOne, strictShop]) await setCatalogueEntry({ actor: OPERATOR, publisherId: publisher.id, sku: descaler, advertiserId: acme.id });
   const acmeDirect = await makeCampaignWithAd({
     advertiserId: acme.id,
     publisherIds: [shopOne.id, strictShop.id],
@@ -170,6 +176,9 @@ export async function seedParityTraffic() {
   await shoot(acmeOne, { session: "mixed", user: "mixed", kind: "click", when: at(PARITY_DAYS[0], 12, 0, 10) });
   await shoot(boltOne, { session: "mixed", user: "mixed", when: at(PARITY_DAYS[0], 12, 5) });
   await shoot(boltOne, { session: "mixed", user: "mixed", kind: "view", when: at(PARITY_DAYS[0], 12, 5, 10) });
+  // A shopper who clicks acme's ad and the next day buys only the descaler: a click with halo credit alone.
+  await shoot(acmeOne, { session: "halo", user: "halo-buyer", when: at(PARITY_DAYS[1], 13) });
+  await shoot(acmeOne, { session: "halo", user: "halo-buyer", kind: "click", when: at(PARITY_DAYS[1], 13, 0, 10) });
   // One click token counted three times an hour apart; the fourth is token reuse.
   const reused = randomUUID();
   for (let hour = 15; hour <= 18; hour++)
@@ -182,7 +191,9 @@ export async function seedParityTraffic() {
   // an unverified one there (credited: shop one requires no proof); on the strict shop one
   // unverified (uncredited) and one verified; on the network's sub-publishers orders of each
   // advertiser and one of both; and on shop one two orders a day and two days after their only
-  // click, one credited to a view alone, and one crediting a click (acme) and a view (bolt).
+  // click, one credited to a view alone, and one crediting a click (acme) and a view (bolt). The
+  // descaler is bought with the strict shop's uncredited order, with the order of a click and a
+  // view, and alone by the shopper who clicked acme's ad the day before: halo each time.
   await order(
     shopOne.id,
     { session: "s-1-0-0", user: "u-0" },
@@ -195,7 +206,16 @@ export async function seedParityTraffic() {
   );
   await order(shopOne.id, { session: "s-2-5-1", user: "u-1" }, at(PARITY_DAYS[2], 21), [{ sku: bulb, quantity: 4, price: 2.25 }], null);
   await order(shopOne.id, { session: "s-2-0-1", user: "u-1" }, at(PARITY_DAYS[2], 21, 30), [{ sku: kettle, quantity: 1, price: 30 }], null);
-  await order(strictShop.id, { session: "s-1-2-0", user: "u-0" }, at(PARITY_DAYS[1], 22), [{ sku: kettle, quantity: 1, price: 19.99 }], null);
+  await order(
+    strictShop.id,
+    { session: "s-1-2-0", user: "u-0" },
+    at(PARITY_DAYS[1], 22),
+    [
+      { sku: kettle, quantity: 1, price: 19.99 },
+      { sku: descaler, quantity: 1, price: 7 },
+    ],
+    null,
+  );
   await order(strictShop.id, { session: "s-2-2-1", user: "u-1" }, at(PARITY_DAYS[2], 22), [{ sku: kettle, quantity: 3, price: 19.99 }], strictKey);
   await order(subOne.id, { session: "s-0-3-0", user: "u-0" }, at(PARITY_DAYS[0], 20), [{ sku: tea, quantity: 2, price: 4 }], subOneKey);
   await order(
@@ -219,9 +239,11 @@ export async function seedParityTraffic() {
     [
       { sku: kettle, quantity: 0.0078125, price: 30 },
       { sku: bulb, quantity: 0.75, price: 3 },
+      { sku: descaler, quantity: 1, price: 6 },
     ],
     null,
   );
+  await order(shopOne.id, { session: "halo", user: "halo-buyer" }, at(PARITY_DAYS[2], 11), [{ sku: descaler, quantity: 3, price: 5 }], null);
   await order(subTwo.id, { session: "s-0-4-0", user: "u-0" }, at(PARITY_DAYS[2], 18), [{ sku: tea, quantity: 5, price: 4 }], null);
   await settleAll();
   await attributePendingConversions({ settleMs: 0 });

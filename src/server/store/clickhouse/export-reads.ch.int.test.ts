@@ -2,11 +2,13 @@
 // real pipeline in ClickHouse mode and shipped, then every read of every layout (counts, rows and
 // cells, rows by id range, ids for splitting, where a capped batch ends) asked of both stores for
 // publishers and advertisers. Postgres keeps the raw rows in ClickHouse mode, so its reads see the
-// same events. Then a whole export run to a real S3 API through each store, read back with DuckDB.
+// same events; two of acme's orders have a halo line, which neither store exports. Then a whole
+// export run to a real S3 API through each store, read back with DuckDB.
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { addDays, DAY_MS, dayStart, utcDay } from "@/server/core/days";
 import { EVENT_TYPES, EXPORT_TYPES, type ExportTypeName } from "@/server/core/export-types";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
 import { runDueExports } from "@/server/pipeline/export/job/run-exports";
 import { scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
@@ -16,7 +18,7 @@ import type { ReportScope } from "@/server/store/report-query";
 import type { TallyStore } from "@/server/store/store";
 import { duckdb, exportTestBed, fileList } from "@/testing/export-bucket";
 import { publisherWithEvents, shopWithTraffic } from "@/testing/export-traffic";
-import { seedAcme } from "@/testing/report-fixture";
+import { seedAcme, seedHaloOrder } from "@/testing/report-fixture";
 import { clickhouseStore } from "./clickhouse-store";
 
 // The export run below goes once through each store: store() answers with the one chosen.
@@ -30,6 +32,8 @@ const bed = exportTestBed("lake");
 const { T0 } = bed;
 
 let acme: Awaited<ReturnType<typeof seedAcme>>;
+let halo: Awaited<ReturnType<typeof seedHaloOrder>>;
+let haloAlone: Awaited<ReturnType<typeof seedHaloOrder>>;
 let shop: Awaited<ReturnType<typeof shopWithTraffic>>;
 let sameMillisecond: Awaited<ReturnType<typeof publisherWithEvents>>;
 
@@ -71,6 +75,8 @@ async function answers(batch: ExportBatch) {
 
 beforeAll(async () => {
   acme = await seedAcme();
+  halo = await seedHaloOrder(acme, { withOwnSku: true });
+  haloAlone = await seedHaloOrder(acme, { withOwnSku: false });
   shop = await shopWithTraffic(T0);
   // Three counted impressions in one millisecond and one after: ties in time, ordered by id.
   const at = T0 - 2 * 3_600_000;
@@ -125,6 +131,24 @@ describe("the ClickHouse store's export reads", () => {
       }
     });
   }
+
+  it("leaves halo lines out of the advertiser's order items and orders, as Postgres does, the campaign's own SKU sent", async () => {
+    const scope = await scopeOfAccount(acme.acmeId);
+    const { rows } = await pgPool().query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM attributions WHERE product_sku = ANY($1) AND match = 'halo' AND credited AND advertiser_id = $2",
+      [[halo.sku, haloAlone.sku], acme.acmeId],
+    );
+    expect(rows[0]!.n).toBe(2);
+    for (const exports of [clickhouseStore.exports, postgresStore.exports]) {
+      const items = exports.batch("order_items", scope, span());
+      const skus = (await allRows(items)).map((row) => items.cells(row)[4]);
+      expect(skus).toContain(halo.ownSku);
+      expect(skus).not.toContain(halo.sku);
+      expect(skus).not.toContain(haloAlone.sku);
+      // seedAcme's order and the one with the campaign's own SKU; not the order of a halo line alone.
+      expect(await exports.batch("orders", scope, span()).count()).toBe(2);
+    }
+  });
 
   it("reads the ties in one millisecond in id order, and a capped batch never splits them", async () => {
     const scope = await scopeOfAccount(sameMillisecond.publisher.id);

@@ -62,6 +62,13 @@ function adEvents(scope: ReportScope, range: Range): ChLayout {
   };
 }
 
+/**
+ * The attributions an advertiser's export holds: lines of credited orders, of the campaign's own
+ * SKU. A halo line (another SKU of the advertiser, by the publisher's catalogue) counts only in
+ * the halo figures, as Postgres's `creditedIn` leaves it out of layouts B and C.
+ */
+const CREDITED_LINE = "credited AND match = 'sku'";
+
 /** Layout C: credited order items by the time they were credited; money as doubles, divided as Postgres divides them. */
 function orderItems(scope: ReportScope, range: Range): ChLayout {
   const { where, params } = inRange("created_at", scope, range);
@@ -69,7 +76,7 @@ function orderItems(scope: ReportScope, range: Range): ChLayout {
     select: `toString(event_id), session_id, user_id, order_id, product_sku, ad_id, campaign_id, request_id, ad_size, ad_type, placement_name,
              context, event_created_at, price_micros / 1e6, promotional_price_micros / 1e6, quantity, total_value_micros / 1e6`,
     table: "attributions",
-    where: [...where, "credited"].join(" AND "),
+    where: [...where, CREDITED_LINE].join(" AND "),
     params,
     order: "created_at, toString(conversion_id), item_position",
     id: "concat(toString(conversion_id), '/', toString(item_position))",
@@ -87,7 +94,7 @@ export function creditedOrders(scope: ReportScope, range: Range): ChLayout {
   return {
     select: "toString(conversion_id) AS id, min(conversion_received_at) AS received_at",
     table: "attributions",
-    where: [...where, "credited"].join(" AND "),
+    where: [...where, CREDITED_LINE].join(" AND "),
     params,
     groupBy: "conversion_id",
     order: "received_at, id",
@@ -160,7 +167,7 @@ export function timePastCapQuery(type: Exclude<EventType, "orders"> | "credited_
       params: withCap,
     };
   }
-  const credited = [...where, "credited"].join(" AND ");
+  const credited = [...where, CREDITED_LINE].join(" AND ");
   if (type === "order_items") {
     return { query: `SELECT created_at AS at FROM attributions WHERE ${credited} ORDER BY at LIMIT 1 OFFSET {maxRows:UInt64}`, params: withCap };
   }

@@ -12,6 +12,7 @@ import * as settledEvents from "./migrations/0001-settled-events.sql";
 import * as orderRollups from "./migrations/0002-order-rollups.sql";
 import * as publisherProjections from "./migrations/0003-publisher-projections.sql";
 import * as clickCredit from "./migrations/0004-click-credit.sql";
+import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "order-rollups", ...orderRollups },
   { version: 3, name: "publisher-projections", ...publisherProjections },
   { version: 4, name: "click-credit", ...clickCredit },
+  { version: 5, name: "halo-credit", ...haloCredit },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

@@ -62,6 +62,7 @@ const COLUMNS: Record<ShippedTable, readonly (readonly [string, string])[]> = {
     ["total_value_micros", "total_value_micros::text"],
     ["verified", "verified::text"],
     ["credited", "credited::text"],
+    ["match", "match::text"],
     ["created_at", utc("created_at")],
     ["batch_id", "coalesce(clickhouse_batch, 0)::text"],
   ],

@@ -294,7 +294,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
               max(placed_days)::int AS days
          FROM (SELECT event_id, min(event_created_at) AS event_created_at, count(DISTINCT conversion_id) AS orders,
                       count(DISTINCT (placed_at AT TIME ZONE 'UTC')::date) AS placed_days
-                 FROM attributions WHERE credited AND event_kind = 'click' GROUP BY event_id) credited_clicks
+                 FROM attributions WHERE credited AND match = 'sku' AND event_kind = 'click' GROUP BY event_id) credited_clicks
         GROUP BY 1 ORDER BY 1`,
     );
     expect(Math.max(...credit.rows.map((row) => row.days))).toBeGreaterThan(1);
@@ -307,6 +307,44 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect(await selectRows("SELECT toString(toInt128(round(quantity * 1000000))) AS units FROM attributions WHERE quantity = 0.0078125")).toEqual([
       { units: "7812" },
     ]);
+  });
+
+  it("are compared over halo credit, which counts apart from every other figure, of credited orders alone", async () => {
+    const staff = scopes[0]![1];
+    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
+    expect(total).toEqual((await postgres.metricsOverRange(staff, traffic.range)).total);
+    // The descaler with the order of a click and a view (6.00) and alone (3 × 5.00); with the uncredited order, nowhere.
+    expect(total.halo_conversions).toBe(2);
+    expect(total.halo_sales_revenue).toBe(21);
+    const lines = await pgPool().query<{ match: string; credited: boolean; orders: number; micros: string }>(
+      `SELECT match::text, credited, count(DISTINCT conversion_id)::int AS orders, sum(total_value_micros)::text AS micros
+         FROM attributions GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const of = (match: string, credited: boolean) => lines.rows.find((row) => row.match === match && row.credited === credited)!;
+    expect([of("halo", true).orders, Number(of("halo", true).micros), of("halo", false).orders]).toEqual([2, 21_000_000, 1]);
+    // Orders and sales are those of the campaigns' own SKUs: the order of the descaler alone is no
+    // conversion, and no halo line adds to sales, credited or not.
+    expect(total.conversions_total).toBe(of("sku", true).orders);
+    expect(total.sales_revenue).toBe(Number(of("sku", true).micros) / 1e6);
+    expect(total.uncredited_conversions).toBe(of("sku", false).orders);
+    expect(total.uncredited_sales_revenue).toBe(Number(of("sku", false).micros) / 1e6);
+    const credited = await pgPool().query<{ orders: number }>("SELECT count(DISTINCT conversion_id)::int AS orders FROM attributions WHERE credited");
+    expect(credited.rows[0]!.orders).toBe(total.conversions_total + 1);
+    // The halo shopper's click earned halo credit alone: no converted click.
+    const haloClick = await pgPool().query<{ converted: number }>(
+      `SELECT count(*)::int AS converted FROM attributions h
+        WHERE h.match = 'halo' AND h.credited AND h.event_kind = 'click'
+          AND NOT EXISTS (SELECT 1 FROM attributions s WHERE s.event_id = h.event_id AND s.match = 'sku' AND s.credited)`,
+    );
+    expect(haloClick.rows[0]!.converted).toBe(1);
+    // Both credited halo lines are acme's, on shop one: acme's totals count them, and its row in shop one's report.
+    const acme = advertiserScopes[0]![1];
+    const acmeTotal = (await clickhouse.metricsOverRange(acme, traffic.range)).total;
+    expect([acmeTotal.halo_conversions, acmeTotal.halo_sales_revenue]).toEqual([2, 21]);
+    const shopOne = scopes.find(([name]) => name === "shop one")![1];
+    const advertisers = await clickhouse.advertisers(shopOne, queryOf(traffic.range, "advertiser")).page({ page: 1, perPage: 10 });
+    const acmeRow = advertisers.data.find((row) => row.advertiser_id === traffic.acme.id)!;
+    expect([acmeRow.halo_conversions, acmeRow.halo_sales_revenue]).toEqual([2, 21]);
   });
 
   it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {

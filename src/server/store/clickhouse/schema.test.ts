@@ -6,6 +6,7 @@ import { statements } from "./migrations/0001-settled-events.sql";
 import { statements as orderRollupStatements } from "./migrations/0002-order-rollups.sql";
 import { statements as projectionStatements } from "./migrations/0003-publisher-projections.sql";
 import { alone as clickCreditAlone, statements as clickCreditStatements } from "./migrations/0004-click-credit.sql";
+import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -90,5 +91,48 @@ describe("ClickHouse's schema", () => {
     expect(fill).toMatch(/INSERT INTO report_rollups \(/);
     expect(fill).toContain("insert_deduplicate = 0");
     expect(text + fill).not.toMatch(/non_replicated/);
+  });
+
+  it("adds match to both attributions tables and the halo columns to both rollup tables on a cluster, every view reading sku lines, no history, projections after them", () => {
+    const list = haloCredit.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const text = list.join("\n");
+    const added = list.flatMap(
+      (statement) => /^ALTER TABLE (\S+) ON CLUSTER tally ADD COLUMN IF NOT EXISTS (\w+)/.exec(statement)?.slice(1, 3).join(" ") ?? [],
+    );
+    expect(added).toEqual([
+      "attributions_local match",
+      "attributions match",
+      "report_rollups_local halo_sales_revenue_micros",
+      "report_rollups halo_sales_revenue_micros",
+      "order_rollups_local halo_conversions",
+      "order_rollups halo_conversions",
+    ]);
+    expect(text).toContain("match LowCardinality(String) DEFAULT 'sku'");
+    const views = list.filter((statement) => statement.includes("MODIFY QUERY"));
+    expect(views.map((statement) => /^ALTER TABLE (\w+) ON CLUSTER tally MODIFY QUERY/.exec(statement)?.[1])).toEqual([
+      "attributions_to_rollups",
+      "attributions_to_order_rollups",
+      "attributions_to_converted_clicks",
+    ]);
+    for (const view of views) {
+      expect(view).toMatch(/FROM attributions_local\s/);
+      // Every condition on the lines (each -If aggregate's, the WHERE) asks their match too.
+      expect(view.match(/match = '(sku|halo)' AND /g)?.length).toBe(view.match(/If\(|WHERE/g)?.length);
+    }
+    expect(views[0]).toMatch(/sumIf\(toInt128\(total_value_micros\), match = 'halo' AND credited\) AS halo_sales_revenue_micros/);
+    expect(views[1]).toMatch(/uniqExactStateIf\(conversion_id, match = 'halo' AND credited\) AS halo_conversions/);
+    expect(text).not.toMatch(/INSERT/);
+    expect(haloCredit).not.toHaveProperty("alone");
+    const lastView = list.findIndex((statement) => statement.includes("attributions_to_converted_clicks"));
+    for (const table of ["report_rollups_local", "order_rollups_local"]) {
+      const own = list.flatMap((statement, index) =>
+        statement.startsWith(`ALTER TABLE ${table} ON CLUSTER tally `) && statement.includes("PROJECTION") ? [{ statement, index }] : [],
+      );
+      expect(own.map(({ statement }) => /(DROP|ADD|MATERIALIZE) PROJECTION/.exec(statement)?.[1])).toEqual(["DROP", "ADD", "MATERIALIZE"]);
+      expect(own.every(({ index }) => index > lastView)).toBe(true);
+    }
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*sum\(units_sold_micros\), sum\(halo_sales_revenue_micros\)/);
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*uniqExactMerge\(converted_clicks\), uniqExactMerge\(halo_conversions\)/);
+    expect(text).not.toMatch(/non_replicated/);
   });
 });

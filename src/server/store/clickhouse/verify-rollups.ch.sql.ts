@@ -1,9 +1,10 @@
 // Hand-written SQL: ClickHouse's report rollups (report_rollups' sums and order_rollups' distinct
 // order states) recounted from its raw ad_events and attributions (the consistency check), rebuilt
 // from them (a repair), and how far back the raw rows are all still there (their TTL). The recount
-// counts what the materialized views of migrations/0001-settled-events.ts, 0002-order-rollups.ts
-// and 0004-click-credit.ts count, with the statuses and credit measures Postgres's check uses
-// (store/postgres/rollup-tables.ts), so both checks report the same measures. Days are
+// counts what the materialized views of migrations/0001-settled-events.ts, 0002-order-rollups.ts,
+// 0004-click-credit.ts and 0005-halo-credit.ts count, with the statuses and credit measures
+// Postgres's check uses (store/postgres/rollup-tables.ts), so both checks report the same
+// measures: halo lines only in the halo measures, and those only of credited orders. Days are
 // `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables";
@@ -35,23 +36,29 @@ const EVENT_MEASURES: readonly Measure[] = [
   ...FILTERED_STATUSES.map(({ status, column }) => plain(column, `countIf(status = '${status}')`)),
 ];
 
-const CLICK_CREDIT = "credited AND event_kind = 'click'";
+// Lines of the campaign's own SKU count in every measure but the halo ones, which count halo lines.
+const SKU = "match = 'sku'";
+const SKU_CREDIT = `${SKU} AND credited`;
+const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
+const HALO_CREDIT = "match = 'halo' AND credited";
 const orders = (name: string, condition: string) => distinct(name, "conversion_id", condition);
 const sales = (condition: string) => `sumIf(toInt128(total_value_micros), ${condition})`;
 const CREDIT: Record<(typeof CREDIT_MEASURES)[number], Measure> = {
-  attributed_items: plain("attributed_items", "countIf(credited)"),
-  conversions: orders("conversions", "credited"),
-  sales_revenue_micros: plain("sales_revenue_micros", sales("credited")),
-  unverified_conversions: orders("unverified_conversions", "NOT verified"),
-  unverified_sales_revenue_micros: plain("unverified_sales_revenue_micros", sales("NOT verified")),
-  uncredited_conversions: orders("uncredited_conversions", "NOT credited"),
-  uncredited_sales_revenue_micros: plain("uncredited_sales_revenue_micros", sales("NOT credited")),
+  attributed_items: plain("attributed_items", `countIf(${SKU_CREDIT})`),
+  conversions: orders("conversions", SKU_CREDIT),
+  sales_revenue_micros: plain("sales_revenue_micros", sales(SKU_CREDIT)),
+  unverified_conversions: orders("unverified_conversions", `${SKU} AND NOT verified`),
+  unverified_sales_revenue_micros: plain("unverified_sales_revenue_micros", sales(`${SKU} AND NOT verified`)),
+  uncredited_conversions: orders("uncredited_conversions", `${SKU} AND NOT credited`),
+  uncredited_sales_revenue_micros: plain("uncredited_sales_revenue_micros", sales(`${SKU} AND NOT credited`)),
   conversions_click: orders("conversions_click", CLICK_CREDIT),
   sales_revenue_click_micros: plain("sales_revenue_click_micros", sales(CLICK_CREDIT)),
   // round() of a Float64 rounds half to even, as Postgres's round of a float8 does.
-  units_sold_micros: plain("units_sold_micros", "sumIf(toInt128(round(quantity * 1000000)), credited)"),
-  // Of the clicks source below, whose rows are the credited clicks' lines alone.
+  units_sold_micros: plain("units_sold_micros", `sumIf(toInt128(round(quantity * 1000000)), ${SKU_CREDIT})`),
+  // Of the clicks source below, whose rows are the lines credited to clicks for their own SKU alone.
   converted_clicks: distinct("converted_clicks", "event_id"),
+  halo_conversions: orders("halo_conversions", HALO_CREDIT),
+  halo_sales_revenue_micros: plain("halo_sales_revenue_micros", sales(HALO_CREDIT)),
 };
 
 /**

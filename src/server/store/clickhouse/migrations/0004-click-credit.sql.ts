@@ -94,15 +94,21 @@ export function statements(s: Schema): string[] {
      ${convertedClicks("attributions")}
      SETTINGS distributed_foreground_insert = 1`,
 
-    ...projections(s),
+    ...projections(s, PUBLISHER_DAYS_COLUMNS),
   ];
 }
 
-/** The publisher_days projection of each rollup table made again over its new columns, and built for the parts already there. */
-function projections(s: Schema): string[] {
+/** The columns of publisher_days as this migration makes it: report_rollups' sums, order_rollups' states (migration 5 adds more). */
+export const PUBLISHER_DAYS_COLUMNS = {
+  report_rollups: [...PUBLISHER_DAYS_SUMS, "sales_revenue_click_micros", "units_sold_micros"],
+  order_rollups: [...PUBLISHER_DAYS_ORDER_STATES, "conversions_click", "converted_clicks"],
+};
+
+/** The publisher_days projection of each rollup table made again over `columns`, and built for the parts already there. */
+export function projections(s: Schema, columns: typeof PUBLISHER_DAYS_COLUMNS): string[] {
   const aggregates = {
-    report_rollups: [...PUBLISHER_DAYS_SUMS, "sales_revenue_click_micros", "units_sold_micros"].map((column) => `sum(${column})`),
-    order_rollups: [...PUBLISHER_DAYS_ORDER_STATES, "conversions_click", "converted_clicks"].map((column) => `uniqExactMerge(${column})`),
+    report_rollups: columns.report_rollups.map((column) => `sum(${column})`),
+    order_rollups: columns.order_rollups.map((column) => `uniqExactMerge(${column})`),
   };
   return Object.entries(aggregates).flatMap(([name, selected]) => {
     const table = `${s.local(name)}${s.onCluster}`;

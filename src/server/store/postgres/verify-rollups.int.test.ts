@@ -119,27 +119,31 @@ describe("daily rollups", () => {
     await db.attribution.deleteMany({ where: { orderId: "o-1", itemPosition: 1 } });
     // The clicks were changed in daily_rollups only; the deleted line is missing from all three tables.
     const drift = await verifyRollups("2026-11-01", "2026-11-30");
-    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual([...Array(5).fill(""), ...Array(5).fill(publisher.id)]);
+    expect(drift.filter((d) => d.table === "daily_ad_totals").map((d) => d.publisher_id)).toEqual([...Array(6).fill(""), ...Array(6).fill(publisher.id)]);
     // The order came without proof: its sales are unverified sales too.
     expect(drift.map((d) => [d.table, d.day, d.campaign_id, d.measure, d.stored, d.recounted])).toEqual([
       ["daily_rollups", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
       ["daily_rollups", "2026-11-21", campaign.id, "clicks", "2", "1"],
+      ["daily_rollups", "2026-11-21", campaign.id, "ntb_sales_revenue_micros", "81000000", "51000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_rollups", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_campaign_totals", "2026-11-21", campaign.id, "ntb_sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_campaign_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       // The ad's row over every publisher (''), then its row for the publisher.
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "ntb_sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "unverified_sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "attributed_items", "2", "1"],
+      ["daily_ad_totals", "2026-11-21", campaign.id, "ntb_sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_click_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "sales_revenue_micros", "81000000", "51000000"],
       ["daily_ad_totals", "2026-11-21", campaign.id, "units_sold_micros", "3000000", "2000000"],
@@ -163,9 +167,11 @@ describe("daily rollups", () => {
     expect(orders.map((d) => [d.publisher_id, d.advertiser_id, d.measure, d.stored, d.recounted])).toEqual([
       [publisher.id, "", "conversions", "1", "0"],
       [publisher.id, "", "conversions_click", "1", "0"],
+      [publisher.id, "", "ntb_conversions", "1", "0"],
       [publisher.id, "", "unverified_conversions", "1", "0"],
       [publisher.id, advertiser.id, "conversions", "1", "0"],
       [publisher.id, advertiser.id, "conversions_click", "1", "0"],
+      [publisher.id, advertiser.id, "ntb_conversions", "1", "0"],
       [publisher.id, advertiser.id, "unverified_conversions", "1", "0"],
     ]);
   });

@@ -3,7 +3,7 @@
 // without counting keys. Both writers add to it in the statement that inserts the rows, and the
 // consistency check recounts it from daily_ad_totals.
 import sql, { type Sql } from "sql-template-tag";
-import type { ReportTableSpec } from "./rollup-tables";
+import type { ReportTableSpec } from "./rollup-tables.sql";
 
 /**
  * For a table whose rows are counted: the RETURNING clause of its upsert, which says which keys

@@ -57,7 +57,7 @@ const ATTRIBUTION_OUTBOX_ROW = `outbox AS (
 //   publisher's catalogue lists goes only to that advertiser's touches.
 // - halo: per line the catalogue gives an owner and no campaign's touch won for its SKU, the
 //   owner's eligible touches of any of its campaigns, in the same order: credited as halo,
-//   counted only in the halo figures (store/postgres/rollup-tables.ts).
+//   counted only in the halo figures (store/postgres/rollup-tables.sql.ts).
 // An item that already has an attribution keeps it (ON CONFLICT DO NOTHING): running a batch
 // again changes nothing.
 // Exported for `npm run bench:conversions -- --explain`, which shows its plan for one batch.

@@ -7,7 +7,7 @@
 
 import sql, { empty, raw, type Sql } from "sql-template-tag";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
-import { invalidEventsSum } from "./rollup-tables";
+import { invalidEventsSum } from "./rollup-tables.sql";
 import { FIGURE_NAMES, FIGURES, figureArrays, type GivenFigures, ORDER_FIGURES } from "./rollup-totals.sql";
 
 export type DetailedGrain = "campaign" | "ad";

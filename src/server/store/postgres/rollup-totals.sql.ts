@@ -7,7 +7,7 @@ import sql, { empty, join, raw, type Sql } from "sql-template-tag";
 import type { TotalsRow } from "@/server/store/metrics";
 import type { ReportScope } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
-import { invalidEventsSum } from "./rollup-tables";
+import { invalidEventsSum } from "./rollup-tables.sql";
 
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 

@@ -17,7 +17,7 @@ import {
   REPORT_TABLES,
   type ReportTableSpec,
   reportKeyGrouping,
-} from "./rollup-tables";
+} from "./rollup-tables.sql";
 
 function trafficUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;

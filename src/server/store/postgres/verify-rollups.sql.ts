@@ -22,7 +22,7 @@ import {
   type ReportTableSpec,
   ROLLUP_KEY,
   reportKeyGrouping,
-} from "@/server/store/postgres/rollup-tables";
+} from "@/server/store/postgres/rollup-tables.sql";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
 const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, ...CREDIT_MEASURES] as const;
@@ -61,7 +61,7 @@ const MEASURE_LIST = raw(MEASURES.join(", "));
 // The rows of one table as ad_events and attributions say they should be, as the CTE
 // `recounted`: events counted per key, and credited lines, distinct orders, sales and units per key,
 // with the unverified and uncredited orders and their sales, and converted clicks on the click's
-// day, each click once however many orders it led to (rollup-tables.ts, CREDIT_SUMS).
+// day, each click once however many orders it led to (rollup-tables.sql.ts, CREDIT_SUMS).
 function recountCtes(spec: ReportTableSpec, { firstDay, lastDay }: Days): Sql {
   const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");

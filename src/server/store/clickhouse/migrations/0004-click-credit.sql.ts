@@ -1,5 +1,5 @@
 // Hand-written SQL: click- and view-through credit, units sold and converted clicks, the figures
-// Postgres's report tables gained (store/postgres/rollup-tables.ts, CREDIT_SUMS). report_rollups
+// Postgres's report tables gained (store/postgres/rollup-tables.sql.ts, CREDIT_SUMS). report_rollups
 // sums the value of lines credited to a click and the units of credited lines (in millionths:
 // round(quantity × 10⁶), which rounds half to even on Float64 as Postgres's float8 round does);
 // order_rollups keeps the distinct orders with a line credited to a click as a uniqExact state,

@@ -1,4 +1,4 @@
-// Hand-written SQL: halo credit, as Postgres's report tables count it (store/postgres/rollup-tables.ts,
+// Hand-written SQL: halo credit, as Postgres's report tables count it (store/postgres/rollup-tables.sql.ts,
 // CREDIT_SUMS). An attribution's `match` says how its line matched the ad: 'sku', the campaign's
 // own SKU, or 'halo', another SKU the publisher's catalogue gives the same advertiser, credited
 // to its latest touch because no campaign had one for the SKU itself. Halo lines count only in

@@ -1,5 +1,5 @@
-// The tables of report rows that the beacon writer and the attribution writer keep in their own
-// transactions (writer-upserts.sql.ts), and the consistency check recounts (verify-rollups.sql.ts):
+// Hand-written SQL: the tables of report rows that the beacon writer and the attribution writer keep
+// in their own transactions (rollup-upserts.sql.ts), and the consistency check recounts (verify-rollups.sql.ts):
 // one list, so the three cannot disagree on a table's key. Writers lock them in this order, rows
 // in key order, so batches cannot deadlock.
 import { INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";

@@ -3,11 +3,11 @@
 // from them (a repair), and how far back the raw rows are all still there (their TTL). The recount
 // counts what the materialized views of migrations/0001-settled-events.ts, 0002-order-rollups.ts,
 // 0004-click-credit.ts and 0005-halo-credit.ts count, with the statuses and credit measures
-// Postgres's check uses (store/postgres/rollup-tables.ts), so both checks report the same
+// Postgres's check uses (store/postgres/rollup-tables.sql.ts), so both checks report the same
 // measures: halo lines only in the halo measures, and those only of credited orders. Days are
 // `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
-import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables";
+import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables.sql";
 
 const KEY = ROLLUP_KEY.join(", ");
 const NOT_DAY = ROLLUP_KEY.filter((column) => column !== "day").join(", ");

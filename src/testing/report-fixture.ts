@@ -133,3 +133,26 @@ export async function seedHaloOrder(fixture: Awaited<ReturnType<typeof seedAcme>
   await attributePendingConversions({ settleMs: 0 });
   return { sku, ownSku, haloValueMicros: 12_000_000 };
 }
+
+/**
+ * A repeat purchase for seedAcme's data: the shopper of its order (u0, s0) buys one kettle again
+ * at 9.00 fifty minutes in. The line is credited to the same click, as a line of the campaign's
+ * own SKU, but is not new to acme's brand: the shopper bought it at shop A twenty minutes before.
+ */
+export async function seedRepeatOrder(fixture: Awaited<ReturnType<typeof seedAcme>>) {
+  await recordAndSettleConversion(
+    {
+      publisher_id: fixture.shopAId,
+      user_id: "u0",
+      session_id: "s0",
+      order_id: `o-repeat-${randomUUID()}`,
+      created_at: at(50).toISOString(),
+      channel: "app",
+      email_hashed: createHash("sha256").update("u0@example.com").digest("hex"),
+      items: [{ sku: fixture.cpc.products[0]!.sku, quantity: 1, price: 9, promotional_price: 9 }],
+    },
+    at(51),
+  );
+  await attributePendingConversions({ settleMs: 0 });
+  return { valueMicros: 9_000_000 };
+}

@@ -7,7 +7,9 @@
 // orders credited to clicks, to views and impressions alone, and to both, a click credited by
 // orders of two days, and fractional quantities (one whose millionths end in a half); halo lines
 // (a SKU the publishers' catalogues give acme, which none of its campaigns sells) in a credited
-// order with lines of acme's own, in an order of nothing else, and in an uncredited order.
+// order with lines of acme's own, in an order of nothing else, and in an uncredited order;
+// new-to-brand orders (a shopper's first of a brand at a publisher) and repeat purchases, known
+// by the same user id or, for a guest checkout, by the same hashed e-mail alone.
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { authenticateApiKey, createApiKey } from "@/server/accounts/api-keys";
@@ -64,7 +66,14 @@ interface Line {
   price: number;
 }
 
-async function order(publisherId: string, shopper: { session: string; user: string }, placed: Date, lines: Line[], key: string | null): Promise<void> {
+/** An order by `shopper`, whose hashed e-mail is of `email`, or of the user's own address. */
+async function order(
+  publisherId: string,
+  shopper: { session: string; user: string; email?: string },
+  placed: Date,
+  lines: Line[],
+  key: string | null,
+): Promise<void> {
   const caller = key ? await authenticateApiKey(key) : null;
   await recordConversion(
     {
@@ -74,7 +83,9 @@ async function order(publisherId: string, shopper: { session: string; user: stri
       order_id: `o-${randomUUID()}`,
       created_at: placed.toISOString(),
       channel: "online store",
-      email_hashed: createHash("sha256").update(`${shopper.user}@example.com`).digest("hex"),
+      email_hashed: createHash("sha256")
+        .update(shopper.email ?? `${shopper.user}@example.com`)
+        .digest("hex"),
       items: lines.map((line) => ({ sku: line.sku, quantity: line.quantity, price: line.price, promotional_price: line.price })),
     },
     new Date(placed.getTime() + 60_000),
@@ -176,6 +187,9 @@ export async function seedParityTraffic() {
   await shoot(acmeOne, { session: "mixed", user: "mixed", kind: "click", when: at(PARITY_DAYS[0], 12, 0, 10) });
   await shoot(boltOne, { session: "mixed", user: "mixed", when: at(PARITY_DAYS[0], 12, 5) });
   await shoot(boltOne, { session: "mixed", user: "mixed", kind: "view", when: at(PARITY_DAYS[0], 12, 5, 10) });
+  // A shopper browsing signed out (no user id on the beacons) who clicks acme's ad, then buys by session.
+  await shoot(acmeOne, { session: "signed-out", when: at(PARITY_DAYS[0], 9, 30) });
+  await shoot(acmeOne, { session: "signed-out", kind: "click", when: at(PARITY_DAYS[0], 9, 30, 10) });
   // A shopper who clicks acme's ad and the next day buys only the descaler: a click with halo credit alone.
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", when: at(PARITY_DAYS[1], 13) });
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", kind: "click", when: at(PARITY_DAYS[1], 13, 0, 10) });
@@ -193,7 +207,10 @@ export async function seedParityTraffic() {
   // advertiser and one of both; and on shop one two orders a day and two days after their only
   // click, one credited to a view alone, and one crediting a click (acme) and a view (bolt). The
   // descaler is bought with the strict shop's uncredited order, with the order of a click and a
-  // view, and alone by the shopper who clicked acme's ad the day before: halo each time.
+  // view, and alone by the shopper who clicked acme's ad the day before: halo each time. Each
+  // shopper's first order of a brand at a publisher is new to it; the late buyer's second kettle is
+  // not (the same user id), nor is the signed-out shopper's second, bought as a guest under another
+  // user id with the same e-mail.
   await order(
     shopOne.id,
     { session: "s-1-0-0", user: "u-0" },
@@ -231,6 +248,9 @@ export async function seedParityTraffic() {
   await order(shopOne.id, { session: "late", user: "late-buyer" }, at(PARITY_DAYS[1], 12), [{ sku: kettle, quantity: 2.25, price: 8 }], null);
   await order(shopOne.id, { session: "late", user: "late-buyer" }, at(PARITY_DAYS[2], 9), [{ sku: kettle, quantity: 1, price: 8 }], shopOneKey);
   await order(shopOne.id, { session: "viewer", user: "viewer" }, at(PARITY_DAYS[2], 10), [{ sku: bulb, quantity: 1.5, price: 2.4 }], null);
+  const signedOut = { session: "signed-out", email: "member@example.com" };
+  await order(shopOne.id, { ...signedOut, user: "member" }, at(PARITY_DAYS[0], 10), [{ sku: kettle, quantity: 1, price: 30 }], null);
+  await order(shopOne.id, { ...signedOut, user: "guest" }, at(PARITY_DAYS[1], 9), [{ sku: kettle, quantity: 2, price: 30 }], null);
   // 1/128 of a kettle: 7812.5 millionths, which both stores round half to even.
   await order(
     shopOne.id,

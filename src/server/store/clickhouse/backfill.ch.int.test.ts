@@ -17,7 +17,8 @@ const postgresNumber = async (query: string) => Number((await pgPool().query<{ n
 async function rollupsAgainstPostgres() {
   const [rollups] = await selectRows<Record<string, string>>(
     `SELECT sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(duplicate_events) AS duplicates,
-            sum(attributed_items) AS items, (SELECT uniqExactMerge(conversions) FROM order_rollups) AS orders, sum(sales_revenue_micros) AS sales
+            sum(attributed_items) AS items, (SELECT uniqExactMerge(conversions) FROM order_rollups) AS orders, sum(sales_revenue_micros) AS sales,
+            (SELECT uniqExactMerge(ntb_conversions) FROM order_rollups) AS ntb_orders, sum(ntb_sales_revenue_micros) AS ntb_sales
        FROM report_rollups`,
   );
   const { rows } = await pgPool().query<Record<string, string>>(
@@ -27,7 +28,9 @@ async function rollupsAgainstPostgres() {
             (SELECT count(*) FROM ad_events WHERE status = 'duplicate')::text AS duplicates,
             (SELECT count(*) FROM attributions WHERE credited)::text AS items,
             (SELECT count(DISTINCT conversion_id) FROM attributions WHERE credited)::text AS orders,
-            (SELECT sum(total_value_micros) FROM attributions WHERE credited)::text AS sales`,
+            (SELECT sum(total_value_micros) FROM attributions WHERE credited)::text AS sales,
+            (SELECT count(DISTINCT conversion_id) FROM attributions WHERE credited AND match = 'sku' AND new_to_brand)::text AS ntb_orders,
+            (SELECT sum(total_value_micros) FROM attributions WHERE credited AND match = 'sku' AND new_to_brand)::text AS ntb_sales`,
   );
   return { rollups, postgres: rows[0]! };
 }
@@ -68,7 +71,9 @@ describe("the ClickHouse backfill", () => {
     expect(await count("SELECT count() AS n FROM attributions WHERE batch_id = 0")).toBe(2);
     const { rollups, postgres } = await rollupsAgainstPostgres();
     expect(rollups).toEqual(postgres);
+    // The order is its shopper's first of acme's brand: new to it, which the backfill carries.
     expect(postgres).toMatchObject({ impressions: "11", clicks: "2", duplicates: "1", items: "2", orders: "1", sales: "23000000" });
+    expect(postgres).toMatchObject({ ntb_orders: "1", ntb_sales: "23000000" });
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
     expect(outcome.postgresKeptFrom).toEqual({ adEvents: null, orders: null });
   });

@@ -13,6 +13,7 @@ import * as orderRollups from "./migrations/0002-order-rollups.sql";
 import * as publisherProjections from "./migrations/0003-publisher-projections.sql";
 import * as clickCredit from "./migrations/0004-click-credit.sql";
 import * as haloCredit from "./migrations/0005-halo-credit.sql";
+import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "publisher-projections", ...publisherProjections },
   { version: 4, name: "click-credit", ...clickCredit },
   { version: 5, name: "halo-credit", ...haloCredit },
+  { version: 6, name: "new-to-brand", ...newToBrand },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

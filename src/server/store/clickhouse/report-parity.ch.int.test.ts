@@ -347,6 +347,45 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect([acmeRow.halo_conversions, acmeRow.halo_sales_revenue]).toEqual([2, 21]);
   });
 
+  it("are compared over new-to-brand orders and sales: a shopper's first purchase of a brand at a publisher, not a repeat by user id or e-mail", async () => {
+    const staff = scopes[0]![1];
+    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
+    expect(total).toEqual((await postgres.metricsOverRange(staff, traffic.range)).total);
+    // Postgres's attribution says which lines are new to their brand; ClickHouse counts what it was sent.
+    const orders = await pgPool().query<{ user_id: string; placed: string; new_to_brand: boolean }>(
+      `SELECT DISTINCT user_id, to_char(placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS placed, new_to_brand
+         FROM attributions WHERE credited AND match = 'sku' AND user_id IN ('late-buyer', 'member', 'guest') ORDER BY 2, 1`,
+    );
+    expect(orders.rows).toEqual([
+      { user_id: "member", placed: "2026-11-09", new_to_brand: true },
+      { user_id: "guest", placed: "2026-11-10", new_to_brand: false },
+      { user_id: "late-buyer", placed: "2026-11-10", new_to_brand: true },
+      { user_id: "late-buyer", placed: "2026-11-11", new_to_brand: false },
+    ]);
+    const ntb = await pgPool().query<{ orders: number; micros: string }>(
+      `SELECT count(DISTINCT conversion_id)::int AS orders, sum(total_value_micros)::text AS micros
+         FROM attributions WHERE credited AND match = 'sku' AND new_to_brand`,
+    );
+    expect([total.ntb_conversions, total.ntb_sales_revenue]).toEqual([ntb.rows[0]!.orders, Number(ntb.rows[0]!.micros) / 1e6]);
+    expect(total.ntb_conversions).toBeGreaterThan(0);
+    expect(total.ntb_conversions).toBeLessThan(total.conversions_total);
+    expect(total.ntb_sales_revenue).toBeLessThan(total.sales_revenue);
+    // Acme's direct campaign, where both repeats were bought: each store's row has new-to-brand orders, fewer than its orders.
+    const campaignRows = async (reports: ReportReads) =>
+      (
+        await reports
+          .campaigns(staff, queryOf(traffic.range, "name" as const, { ids: { campaign_id: traffic.campaigns.acmeDirect } }))
+          .page({ page: 1, perPage: 10 })
+      ).data;
+    const [fromClickhouse, fromPostgres] = [await campaignRows(clickhouse), await campaignRows(postgres)];
+    expect(fromClickhouse).toEqual(fromPostgres);
+    const row = fromClickhouse[0]!;
+    expect(row.ntb_conversions).toBeGreaterThan(0);
+    expect(row.ntb_conversions).toBeLessThan(row.conversions_total);
+    expect(row.ntb_sales_revenue).toBeGreaterThan(0);
+    expect(row.ntb_sales_revenue).toBeLessThan(row.sales_revenue);
+  });
+
   it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {
     const staff = scopes[0]![1];
     const acme = advertiserScopes[0]![1];

@@ -6,9 +6,9 @@
 // count is the one Postgres keeps a table of its own for (an advertiser's, a publisher's across
 // advertisers, a day's, an ad's within a publisher's scope). Converted clicks are a state there
 // too (each click's id, on its own day and row), though Postgres sums them: a click is counted
-// once however many orders it leads to either way. Halo sales are a sum and halo orders a state,
-// as the others (migration 5). The two tables are read at once with the same conditions and
-// joined per key here. Parts may still be unmerged: every read groups.
+// once however many orders it leads to either way. Halo and new-to-brand sales are sums and their
+// orders states, as the others (migrations 5 and 6). The two tables are read at once with the same
+// conditions and joined per key here. Parts may still be unmerged: every read groups.
 // Column names and conditions are fixed text from the lists below; every value is a parameter.
 import { FILTERED_STATUSES, INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
 import type { MeasuredFigures } from "@/server/store/postgres/detailed-report.sql";
@@ -16,7 +16,15 @@ import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/serv
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
 
-const ORDER_FIGURES = ["conversions", "unverified_conversions", "uncredited_conversions", "conversions_click", "converted_clicks", "halo_conversions"] as const;
+const ORDER_FIGURES = [
+  "conversions",
+  "unverified_conversions",
+  "uncredited_conversions",
+  "conversions_click",
+  "converted_clicks",
+  "halo_conversions",
+  "ntb_conversions",
+] as const;
 type OrderFigure = (typeof ORDER_FIGURES)[number];
 type SumFigure = Exclude<Figure, OrderFigure>;
 
@@ -35,6 +43,7 @@ const FIGURE_SUMS: Record<SumFigure, string> = {
   sales_revenue_click_micros: "sum(r.sales_revenue_click_micros)",
   units_sold_micros: "sum(r.units_sold_micros)",
   halo_sales_revenue_micros: "sum(r.halo_sales_revenue_micros)",
+  ntb_sales_revenue_micros: "sum(r.ntb_sales_revenue_micros)",
 };
 const ALL_FIGURES: readonly Figure[] = [...(Object.keys(FIGURE_SUMS) as SumFigure[]), ...ORDER_FIGURES];
 

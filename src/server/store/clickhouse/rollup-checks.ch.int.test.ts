@@ -3,12 +3,14 @@
 // placed, is found; a rebuild of a day recounts it and leaves the month's other days as they were;
 // writers wait for a rebuild; migration 4 counts the attributions already there once, however
 // often it runs; a halo line counts in the halo figures alone, recounted and rebuilt as the
-// views count it; and how far back the raw rows are kept comes from ClickHouse's TTL.
+// views count it; a new-to-brand order counts in the new-to-brand figures and a repeat purchase
+// of the brand does not, recounted and rebuilt alike; and how far back the raw rows are kept
+// comes from ClickHouse's TTL.
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
-import { beacon, seedAcme, seedHaloOrder } from "@/testing/report-fixture";
+import { beacon, seedAcme, seedHaloOrder, seedRepeatOrder } from "@/testing/report-fixture";
 import { insertRows, runCommand, selectRows } from "./client";
 import { applyMigration, applyTtl, currentSchema, MIGRATIONS } from "./migrate.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
@@ -19,17 +21,29 @@ let acme: Awaited<ReturnType<typeof seedAcme>>;
 const figuresByDay = () =>
   selectRows<Record<string, string>>(
     `SELECT toString(r.day) AS day, r.impressions, r.clicks, r.spend, o.conversions, r.sales, o.conversions_click, r.sales_click, r.units, o.converted_clicks,
-            o.halo_conversions, r.halo_sales
+            o.halo_conversions, r.halo_sales, o.ntb_conversions, r.ntb_sales
        FROM (SELECT day, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend, sum(sales_revenue_micros) AS sales,
-                    sum(sales_revenue_click_micros) AS sales_click, sum(units_sold_micros) AS units, sum(halo_sales_revenue_micros) AS halo_sales
+                    sum(sales_revenue_click_micros) AS sales_click, sum(units_sold_micros) AS units, sum(halo_sales_revenue_micros) AS halo_sales,
+                    sum(ntb_sales_revenue_micros) AS ntb_sales
                FROM report_rollups GROUP BY day) AS r
        LEFT JOIN (SELECT day, uniqExactMerge(conversions) AS conversions, uniqExactMerge(conversions_click) AS conversions_click,
-                         uniqExactMerge(converted_clicks) AS converted_clicks, uniqExactMerge(halo_conversions) AS halo_conversions
+                         uniqExactMerge(converted_clicks) AS converted_clicks, uniqExactMerge(halo_conversions) AS halo_conversions,
+                         uniqExactMerge(ntb_conversions) AS ntb_conversions
                     FROM order_rollups GROUP BY day) AS o USING day
       ORDER BY day`,
   );
 const NO_HALO = { halo_conversions: "0", halo_sales: "0" };
-const NOTHING_CREDITED = { conversions: "0", sales: "0", conversions_click: "0", sales_click: "0", units: "0", converted_clicks: "0", ...NO_HALO };
+const NOTHING_CREDITED = {
+  conversions: "0",
+  sales: "0",
+  conversions_click: "0",
+  sales_click: "0",
+  units: "0",
+  converted_clicks: "0",
+  ...NO_HALO,
+  ntb_conversions: "0",
+  ntb_sales: "0",
+};
 
 beforeAll(async () => {
   acme = await seedAcme();
@@ -42,7 +56,7 @@ describe("the ClickHouse store's rollup check", () => {
   it("finds no difference once the settled rows are shipped", async () => {
     expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
     const figures = await figuresByDay();
-    // The order's two lines (3 units) are both credited to one click of the same day.
+    // The order's two lines (3 units) are both credited to one click of the same day, and are its shopper's first purchase of acme's brand there.
     expect(figures).toEqual([
       {
         day: "2026-11-10",
@@ -56,6 +70,8 @@ describe("the ClickHouse store's rollup check", () => {
         units: "3000000",
         converted_clicks: "1",
         ...NO_HALO,
+        ntb_conversions: "1",
+        ntb_sales: "23000000",
       },
       { day: "2026-11-20", impressions: "1", clicks: "0", spend: "0", ...NOTHING_CREDITED },
     ]);
@@ -171,8 +187,44 @@ describe("the ClickHouse store's rollup check", () => {
     await store().rollups.rebuild("2026-11-10", "2026-11-10");
     expect(await check()).toEqual([]);
     expect(await figuresByDay()).toEqual(counted);
+    // Applied again (a crash before it was recorded), and the later ones after it as a start
+    // would: no history to add, nothing changes.
+    for (const again of MIGRATIONS.filter(({ version }) => version >= 5)) await applyMigration(again, currentSchema());
+    expect(await check()).toEqual([]);
+    expect(await figuresByDay()).toEqual(counted);
+  });
+
+  it("counts a new-to-brand order in the new-to-brand figures and a repeat purchase of the brand not, recounts and rebuilds them, and changes nothing when migration 6 runs again", async () => {
+    const check = () => store().rollups.verify("2026-11-01", "2026-11-30");
+    const before = await figuresByDay();
+    const tenth = (figures: Record<string, string>[]) => figures.find((day) => day.day === "2026-11-10")!;
+    // seedAcme's order, the shopper's first of acme's brand at shop A, is new to it (both lines).
+    expect(tenth(before)).toMatchObject({ conversions: "1", ntb_conversions: "1", ntb_sales: "23000000" });
+    const repeat = await seedRepeatOrder(acme);
+    const { rows } = await pgPool().query(
+      "SELECT match::text, credited, new_to_brand, total_value_micros::text FROM attributions WHERE order_id LIKE 'o-repeat-%'",
+    );
+    expect(rows).toEqual([{ match: "sku", credited: true, new_to_brand: false, total_value_micros: String(repeat.valueMicros) }]);
+    expect((await store().shipping!.ship()).error).toBeNull();
+    expect(await check()).toEqual([]);
+    const counted = await figuresByDay();
+    // An order and sales more, no new-to-brand order or sales more.
+    expect(tenth(counted)).toMatchObject({
+      conversions: "2",
+      sales: String(Number(tenth(before).sales) + repeat.valueMicros),
+      ntb_conversions: "1",
+      ntb_sales: "23000000",
+    });
+    // A rollup without them is found wanting, and a rebuild of the day counts them again.
+    const empty = "arrayReduce('uniqExactState', CAST([], 'Array(UUID)'))";
+    await runCommand("ALTER TABLE report_rollups UPDATE ntb_sales_revenue_micros = 0 WHERE true SETTINGS mutations_sync = 2");
+    await runCommand(`ALTER TABLE order_rollups UPDATE ntb_conversions = ${empty} WHERE true SETTINGS mutations_sync = 2`);
+    expect((await check()).map(({ measure, day }) => `${day} ${measure}`)).toEqual(["2026-11-10 ntb_conversions", "2026-11-10 ntb_sales_revenue_micros"]);
+    await store().rollups.rebuild("2026-11-10", "2026-11-10");
+    expect(await check()).toEqual([]);
+    expect(await figuresByDay()).toEqual(counted);
     // Applied again (a crash before it was recorded): no history to add, nothing changes.
-    await applyMigration(MIGRATIONS.find(({ version }) => version === 5)!, currentSchema());
+    await applyMigration(MIGRATIONS.find(({ version }) => version === 6)!, currentSchema());
     expect(await check()).toEqual([]);
     expect(await figuresByDay()).toEqual(counted);
   });

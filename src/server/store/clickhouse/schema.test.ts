@@ -7,6 +7,7 @@ import { statements as orderRollupStatements } from "./migrations/0002-order-rol
 import { statements as projectionStatements } from "./migrations/0003-publisher-projections.sql";
 import { alone as clickCreditAlone, statements as clickCreditStatements } from "./migrations/0004-click-credit.sql";
 import * as haloCredit from "./migrations/0005-halo-credit.sql";
+import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -133,6 +134,50 @@ describe("ClickHouse's schema", () => {
     }
     expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*sum\(units_sold_micros\), sum\(halo_sales_revenue_micros\)/);
     expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*uniqExactMerge\(converted_clicks\), uniqExactMerge\(halo_conversions\)/);
+    expect(text).not.toMatch(/non_replicated/);
+  });
+
+  it("adds new_to_brand to both attributions tables and the new-to-brand columns to both rollup tables on a cluster, the views keeping migration 5's figures, no history, projections after them", () => {
+    const cluster = schemaOf({ cluster: "tally", deduplicationWindow: 500 });
+    const list = newToBrand.statements(cluster);
+    const text = list.join("\n");
+    const added = list.flatMap(
+      (statement) => /^ALTER TABLE (\S+) ON CLUSTER tally ADD COLUMN IF NOT EXISTS (\w+)/.exec(statement)?.slice(1, 3).join(" ") ?? [],
+    );
+    expect(added).toEqual([
+      "attributions_local new_to_brand",
+      "attributions new_to_brand",
+      "report_rollups_local ntb_sales_revenue_micros",
+      "report_rollups ntb_sales_revenue_micros",
+      "order_rollups_local ntb_conversions",
+      "order_rollups ntb_conversions",
+    ]);
+    expect(text).toContain("new_to_brand Bool DEFAULT false AFTER match");
+    const views = list.filter((statement) => statement.includes("MODIFY QUERY"));
+    // The converted clicks view counts no new figure: left as migration 5 made it.
+    expect(views.map((statement) => /^ALTER TABLE (\w+) ON CLUSTER tally MODIFY QUERY/.exec(statement)?.[1])).toEqual([
+      "attributions_to_rollups",
+      "attributions_to_order_rollups",
+    ]);
+    expect(views[0]).toMatch(
+      /sumIf\(toInt128\(total_value_micros\), match = 'sku' AND credited AND new_to_brand\) AS ntb_sales_revenue_micros\s+FROM attributions_local\s/,
+    );
+    expect(views[1]).toMatch(/uniqExactStateIf\(conversion_id, match = 'sku' AND credited AND new_to_brand\) AS ntb_conversions\s+FROM attributions_local\s/);
+    // Without its new figure, each view's query is migration 5's, every figure as it was.
+    const before = haloCredit.statements(cluster).filter((statement) => statement.includes("MODIFY QUERY"));
+    expect(views.map((view) => view.replace(/,\s+\w+\([^\n]*\) AS ntb_\w+/, ""))).toEqual(before.slice(0, 2));
+    expect(text).not.toMatch(/INSERT/);
+    expect(newToBrand).not.toHaveProperty("alone");
+    const lastView = list.findIndex((statement) => statement.includes("attributions_to_order_rollups"));
+    for (const table of ["report_rollups_local", "order_rollups_local"]) {
+      const own = list.flatMap((statement, index) =>
+        statement.startsWith(`ALTER TABLE ${table} ON CLUSTER tally `) && statement.includes("PROJECTION") ? [{ statement, index }] : [],
+      );
+      expect(own.map(({ statement }) => /(DROP|ADD|MATERIALIZE) PROJECTION/.exec(statement)?.[1])).toEqual(["DROP", "ADD", "MATERIALIZE"]);
+      expect(own.every(({ index }) => index > lastView)).toBe(true);
+    }
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*sum\(halo_sales_revenue_micros\), sum\(ntb_sales_revenue_micros\)/);
+    expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*uniqExactMerge\(halo_conversions\), uniqExactMerge\(ntb_conversions\)/);
     expect(text).not.toMatch(/non_replicated/);
   });
 });

@@ -2,10 +2,11 @@
 // order states) recounted from its raw ad_events and attributions (the consistency check), rebuilt
 // from them (a repair), and how far back the raw rows are all still there (their TTL). The recount
 // counts what the materialized views of migrations/0001-settled-events.ts, 0002-order-rollups.ts,
-// 0004-click-credit.ts and 0005-halo-credit.ts count, with the statuses and credit measures
-// Postgres's check uses (store/postgres/rollup-tables.sql.ts), so both checks report the same
-// measures: halo lines only in the halo measures, and those only of credited orders. Days are
-// `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
+// 0004-click-credit.ts, 0005-halo-credit.ts and 0006-new-to-brand.ts count, with the statuses and
+// credit measures Postgres's check uses (store/postgres/rollup-tables.sql.ts), so both checks report
+// the same measures: halo lines only in the halo measures, and those only of credited orders;
+// new-to-brand ones as their lines say (Postgres's attribution decides, the line carries it). Days
+// are `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables.sql";
 
@@ -41,6 +42,7 @@ const SKU = "match = 'sku'";
 const SKU_CREDIT = `${SKU} AND credited`;
 const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
 const HALO_CREDIT = "match = 'halo' AND credited";
+const NEW_TO_BRAND = `${SKU_CREDIT} AND new_to_brand`;
 const orders = (name: string, condition: string) => distinct(name, "conversion_id", condition);
 const sales = (condition: string) => `sumIf(toInt128(total_value_micros), ${condition})`;
 const CREDIT: Record<(typeof CREDIT_MEASURES)[number], Measure> = {
@@ -59,6 +61,8 @@ const CREDIT: Record<(typeof CREDIT_MEASURES)[number], Measure> = {
   converted_clicks: distinct("converted_clicks", "event_id"),
   halo_conversions: orders("halo_conversions", HALO_CREDIT),
   halo_sales_revenue_micros: plain("halo_sales_revenue_micros", sales(HALO_CREDIT)),
+  ntb_conversions: orders("ntb_conversions", NEW_TO_BRAND),
+  ntb_sales_revenue_micros: plain("ntb_sales_revenue_micros", sales(NEW_TO_BRAND)),
 };
 
 /**

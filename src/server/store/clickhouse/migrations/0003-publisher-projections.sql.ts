@@ -13,7 +13,7 @@
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { Schema } from "../schema";
 
-/** The columns publisher_days sums, and the order states it merges (migrations 4 and 5 make it again with more). */
+/** The columns publisher_days sums, and the order states it merges (migrations 4, 5 and 6 make it again with more). */
 export const PUBLISHER_DAYS_SUMS = [
   "impressions",
   "views",

@@ -98,7 +98,7 @@ export function statements(s: Schema): string[] {
   ];
 }
 
-/** The columns of publisher_days as this migration makes it: report_rollups' sums, order_rollups' states (migration 5 adds more). */
+/** The columns of publisher_days as this migration makes it: report_rollups' sums, order_rollups' states (migrations 5 and 6 add more). */
 export const PUBLISHER_DAYS_COLUMNS = {
   report_rollups: [...PUBLISHER_DAYS_SUMS, "sales_revenue_click_micros", "units_sold_micros"],
   order_rollups: [...PUBLISHER_DAYS_ORDER_STATES, "conversions_click", "converted_clicks"],

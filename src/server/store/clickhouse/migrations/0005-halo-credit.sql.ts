@@ -26,6 +26,39 @@ const SKU_CREDIT = `${SKU} AND credited`;
 const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
 const HALO_CREDIT = "match = 'halo' AND credited";
 
+/** What attributions_to_rollups writes as this migration gives it (migration 6 adds to it). */
+export const ROLLUP_VIEW_FIGURES = [
+  `countIf(${SKU_CREDIT}) AS attributed_items`,
+  `sumIf(toInt128(total_value_micros), ${SKU_CREDIT}) AS sales_revenue_micros`,
+  `sumIf(toInt128(total_value_micros), ${SKU} AND NOT verified) AS unverified_sales_revenue_micros`,
+  `sumIf(toInt128(total_value_micros), ${SKU} AND NOT credited) AS uncredited_sales_revenue_micros`,
+  `sumIf(toInt128(total_value_micros), ${CLICK_CREDIT}) AS sales_revenue_click_micros`,
+  `sumIf(toInt128(round(quantity * 1000000)), ${SKU_CREDIT}) AS units_sold_micros`,
+  `sumIf(toInt128(total_value_micros), ${HALO_CREDIT}) AS halo_sales_revenue_micros`,
+];
+
+/** What attributions_to_order_rollups writes as this migration gives it (migration 6 adds to it). */
+export const ORDER_VIEW_FIGURES = [
+  `uniqExactStateIf(conversion_id, ${SKU_CREDIT}) AS conversions`,
+  `uniqExactStateIf(conversion_id, ${SKU} AND NOT verified) AS unverified_conversions`,
+  `uniqExactStateIf(conversion_id, ${SKU} AND NOT credited) AS uncredited_conversions`,
+  `uniqExactStateIf(conversion_id, ${CLICK_CREDIT}) AS conversions_click`,
+  `uniqExactStateIf(conversion_id, ${HALO_CREDIT}) AS halo_conversions`,
+];
+
+/** A view's query writing `figures` per report key from the attributions `source`, on the order's day. */
+export const creditQuery = (source: string, figures: readonly string[]) =>
+  `SELECT toDate(placed_at) AS day, ${NOT_DAY},
+            ${figures.join(",\n            ")}
+       FROM ${source}
+      GROUP BY ${KEY}`;
+
+/** The columns of publisher_days as this migration makes it (migration 6 adds more). */
+export const HALO_PUBLISHER_DAYS_COLUMNS = {
+  report_rollups: [...PUBLISHER_DAYS_COLUMNS.report_rollups, "halo_sales_revenue_micros"],
+  order_rollups: [...PUBLISHER_DAYS_COLUMNS.order_rollups, "halo_conversions"],
+};
+
 // In the order they are applied: the columns before the views that read or write them.
 export function statements(s: Schema): string[] {
   const attributions = s.local("attributions");
@@ -46,26 +79,10 @@ export function statements(s: Schema): string[] {
     ),
 
     `ALTER TABLE attributions_to_rollups${s.onCluster} MODIFY QUERY
-     SELECT toDate(placed_at) AS day, ${NOT_DAY},
-            countIf(${SKU_CREDIT}) AS attributed_items,
-            sumIf(toInt128(total_value_micros), ${SKU_CREDIT}) AS sales_revenue_micros,
-            sumIf(toInt128(total_value_micros), ${SKU} AND NOT verified) AS unverified_sales_revenue_micros,
-            sumIf(toInt128(total_value_micros), ${SKU} AND NOT credited) AS uncredited_sales_revenue_micros,
-            sumIf(toInt128(total_value_micros), ${CLICK_CREDIT}) AS sales_revenue_click_micros,
-            sumIf(toInt128(round(quantity * 1000000)), ${SKU_CREDIT}) AS units_sold_micros,
-            sumIf(toInt128(total_value_micros), ${HALO_CREDIT}) AS halo_sales_revenue_micros
-       FROM ${attributions}
-      GROUP BY ${KEY}`,
+     ${creditQuery(attributions, ROLLUP_VIEW_FIGURES)}`,
 
     `ALTER TABLE attributions_to_order_rollups${s.onCluster} MODIFY QUERY
-     SELECT toDate(placed_at) AS day, ${NOT_DAY},
-            uniqExactStateIf(conversion_id, ${SKU_CREDIT}) AS conversions,
-            uniqExactStateIf(conversion_id, ${SKU} AND NOT verified) AS unverified_conversions,
-            uniqExactStateIf(conversion_id, ${SKU} AND NOT credited) AS uncredited_conversions,
-            uniqExactStateIf(conversion_id, ${CLICK_CREDIT}) AS conversions_click,
-            uniqExactStateIf(conversion_id, ${HALO_CREDIT}) AS halo_conversions
-       FROM ${attributions}
-      GROUP BY ${KEY}`,
+     ${creditQuery(attributions, ORDER_VIEW_FIGURES)}`,
 
     `ALTER TABLE attributions_to_converted_clicks${s.onCluster} MODIFY QUERY
      SELECT toDate(event_created_at) AS day, ${NOT_DAY}, uniqExactState(event_id) AS converted_clicks
@@ -73,9 +90,6 @@ export function statements(s: Schema): string[] {
       WHERE ${CLICK_CREDIT}
       GROUP BY ${KEY}`,
 
-    ...projections(s, {
-      report_rollups: [...PUBLISHER_DAYS_COLUMNS.report_rollups, "halo_sales_revenue_micros"],
-      order_rollups: [...PUBLISHER_DAYS_COLUMNS.order_rollups, "halo_conversions"],
-    }),
+    ...projections(s, HALO_PUBLISHER_DAYS_COLUMNS),
   ];
 }

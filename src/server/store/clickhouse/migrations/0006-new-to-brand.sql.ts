@@ -1,4 +1,4 @@
-// Hand-written SQL: new-to-brand, as Postgres's report tables count it (store/postgres/rollup-tables.ts,
+// Hand-written SQL: new-to-brand, as Postgres's report tables count it (store/postgres/rollup-tables.sql.ts,
 // CREDIT_SUMS). Whether a line is new to its brand is Postgres's to say: its attribution statement
 // marks a credited line of the campaign's own SKU whose shopper had bought none of the
 // advertiser's SKUs at the publisher in the look-back (brand_purchases, which stays in Postgres),

@@ -63,6 +63,7 @@ const COLUMNS: Record<ShippedTable, readonly (readonly [string, string])[]> = {
     ["verified", "verified::text"],
     ["credited", "credited::text"],
     ["match", "match::text"],
+    ["new_to_brand", "new_to_brand::text"],
     ["created_at", utc("created_at")],
     ["batch_id", "coalesce(clickhouse_batch, 0)::text"],
   ],

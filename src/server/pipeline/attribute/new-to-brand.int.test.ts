@@ -144,6 +144,26 @@ describe("new-to-brand", () => {
     expect([await newToBrand(earlier, tea.products[0]!.sku), await newToBrand(later, tea.products[0]!.sku)]).toEqual([true, false]);
   });
 
+  it("ignores an order sent again within 30 days: no second credit, and its first stays new", async () => {
+    const who = await teaShopper(otherShop);
+    const body = {
+      publisher_id: otherShop.id,
+      user_id: who.user,
+      session_id: who.session,
+      order_id: `o-${randomUUID()}`,
+      created_at: new Date(T).toISOString(),
+      channel: "online store",
+      email_hashed: createHash("sha256").update(who.email).digest("hex"),
+      items: [{ sku: tea.products[0]!.sku, quantity: 1, price: 10, promotional_price: 10 }],
+    };
+    expect((await recordAndSettleConversion(body)).outcome).toBe("stored");
+    await attribute();
+    expect((await recordAndSettleConversion({ ...body, created_at: new Date(T + HOUR).toISOString() })).outcome).toBe("duplicate");
+    await attribute();
+    const lines = await db.attribution.findMany({ where: { orderId: body.order_id } });
+    expect(lines.map((line) => line.newToBrand)).toEqual([true]);
+  });
+
   it("reports new-to-brand orders, their sales and their share of conversions, the same on a recount", async () => {
     const day = new Date(T).toISOString().slice(0, 10);
     const query = { startDate: day, endDate: day, page: 1, perPage: 50, orderBy: "name" as const, order: "asc" as const, download: false, ids: {} };

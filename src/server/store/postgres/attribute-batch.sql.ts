@@ -73,21 +73,25 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
     FROM batch b CROSS JOIN LATERAL (VALUES ('user:' || b.user_id), ('email:' || b.email_hashed)) AS k(shopper)
    WHERE b.credited
 ), bought AS (
-  SELECT DISTINCT b.event_id AS conversion_id, o.advertiser_id
+  -- Joined rather than looked up per line, so the planner can hash the catalogue and the products.
+  SELECT DISTINCT b.event_id AS conversion_id, coalesce(pc.advertiser_id, p.advertiser_id) AS advertiser_id
     FROM batch b
     CROSS JOIN LATERAL jsonb_to_recordset(b.items) AS i(sku text)
-    CROSS JOIN LATERAL (
-      SELECT pc.advertiser_id FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.sku = i.sku
-      UNION ALL
-      SELECT p.advertiser_id FROM products p
-       WHERE p.sku = i.sku AND NOT EXISTS (SELECT 1 FROM publisher_catalogue pc WHERE pc.publisher_id = b.publisher_id AND pc.sku = i.sku)
-    ) o
-   WHERE b.credited
+    LEFT JOIN publisher_catalogue pc ON pc.publisher_id = b.publisher_id AND pc.sku = i.sku
+    LEFT JOIN products p ON pc.advertiser_id IS NULL AND p.sku = i.sku
+   WHERE b.credited AND coalesce(pc.advertiser_id, p.advertiser_id) IS NOT NULL
 ), bought_before AS (
+  -- Looked up per shopper key (LATERAL, OFFSET 0 so the planner keeps it a look-up): joined whole,
+  -- the planner merged the batch's keys with every row of brand_purchases, a read that grew with
+  -- every shopper ever seen.
   SELECT k.conversion_id, bp.advertiser_id
     FROM shopper_keys k
-    JOIN brand_purchases bp ON bp.publisher_id = k.publisher_id AND bp.shopper = k.shopper
-   WHERE bp.first_purchased_at < k.placed_at AND bp.last_purchased_at >= k.placed_at - ${lookBack}::interval
+    CROSS JOIN LATERAL (
+      SELECT p.advertiser_id FROM brand_purchases p
+       WHERE p.publisher_id = k.publisher_id AND p.shopper = k.shopper
+         AND p.first_purchased_at < k.placed_at AND p.last_purchased_at >= k.placed_at - ${lookBack}::interval
+      OFFSET 0
+    ) bp
   UNION
   SELECT k.conversion_id, o.advertiser_id
     FROM shopper_keys k
@@ -183,11 +187,14 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
          w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
          round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, w.match,
-         w.match = 'sku' AND b.credited
-           AND NOT EXISTS (SELECT 1 FROM bought_before p WHERE p.conversion_id = w.conversion_id AND p.advertiser_id = w.advertiser_id),
+         w.match = 'sku' AND b.credited AND prior.conversion_id IS NULL,
          ${now},
          ${raw(target === "outbox" ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
     FROM credited_lines w JOIN batch b ON b.event_id = w.conversion_id
+    -- A join, not a NOT EXISTS per line in the select list: that one rescanned bought_before for
+    -- every line, which made a batch several times slower (bench/results.md, "Credit kinds").
+    LEFT JOIN (SELECT DISTINCT conversion_id, advertiser_id FROM bought_before) prior
+           ON prior.conversion_id = w.conversion_id AND prior.advertiser_id = w.advertiser_id
   ON CONFLICT (conversion_id, item_position, conversion_received_at) DO NOTHING
   RETURNING conversion_id, conversion_received_at, created_at, placed_at, publisher_id, site, advertiser_id, campaign_id, ad_id, placement_name,
             total_value_micros, quantity, verified, credited, match, new_to_brand, event_id, event_kind, event_created_at

@@ -46,8 +46,9 @@ test("an account manager sees the overview's totals and charts for an account, a
   await expect(processing.locator('[data-lag="settle"]')).toHaveText(/^(up to date|[\d,]+ beacons waiting, the oldest for \d+ (s|min|h))$/);
   await expect(processing.locator('[data-lag="attribution"]')).toBeVisible();
   const kpis = page.getByRole("region", { name: "Totals" });
-  // Eight figures, the four cost metrics, then the unverified orders apart from them.
-  await expect(kpis.locator(".kpi")).toHaveCount(14);
+  // Eight figures, click- and view-through conversions and sales, units, the click conversion
+  // rate, halo and new-to-brand, the four cost metrics, then the unverified orders apart from them.
+  await expect(kpis.locator(".kpi")).toHaveCount(25);
   // The impressions card shows what the rollups hold for the demo publisher over the last 30 days.
   const [stored] = await query<{ impressions: string; spend: string }>(
     "SELECT coalesce(sum(impressions), 0)::text AS impressions, coalesce(sum(spend_micros), 0)::text AS spend FROM daily_campaign_totals WHERE publisher_id = 'pub_demo_market' AND day BETWEEN $1 AND $2",
@@ -68,8 +69,10 @@ test("an account manager sees the overview's totals and charts for an account, a
   );
   await expect(kpis.locator('[data-kpi="Unverified conversions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(unverified!.orders)));
   await expect(page.getByText("No traffic in this range yet")).toHaveCount(0);
-  // Two charts drawn as SVG: impressions and clicks as two lines, spend as bars beside the sales line.
-  await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(2);
+  // Three charts drawn as SVG: impressions and clicks as two lines, spend as bars beside the sales
+  // line, and each day's sales as click- and view-through bars stacked.
+  await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(3);
+  await expect(page.getByRole("figure", { name: "Click- and view-through sales by day" })).toBeVisible();
   await expect(page.getByRole("figure", { name: "Impressions and clicks by day" }).locator(".recharts-line")).toHaveCount(2);
   await expect(page.getByRole("figure", { name: "Spend and sales revenue by day" }).locator(".recharts-line")).toHaveCount(1);
   await expect(page.getByRole("figure", { name: "Impressions and clicks by day" })).toBeVisible();

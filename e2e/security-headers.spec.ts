@@ -90,7 +90,8 @@ test("signing in works under the policy with a Secure session cookie, and the ov
   expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: "Lax" });
 
   await page.getByLabel("Account").selectOption({ label: "Demo Market (publisher)" });
-  await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(2);
+  // Impressions and clicks, spend and sales, and sales by the touch that won them.
+  await expect(page.locator("figure.chart .recharts-wrapper")).toHaveCount(3);
   await expect(page.locator("figure.chart svg.recharts-surface").first()).toBeVisible();
   await expectPageHeaders(page, "/dashboard/campaigns");
   await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();

@@ -28,6 +28,11 @@ export interface Schema {
    * server, nothing.
    */
   distributed(name: string, shardingKey: string): string[];
+  /**
+   * Every table that has `name`'s columns, for a statement that changes them: `name` on one
+   * server; `name_local` and the Distributed `name` (which keeps a copy of its columns) on a cluster.
+   */
+  withColumns(name: string): string[];
 }
 
 export function schemaOf(options: SchemaOptions): Schema {
@@ -45,5 +50,6 @@ export function schemaOf(options: SchemaOptions): Schema {
                ENGINE = Distributed(${cluster}, currentDatabase(), ${name}_local, ${shardingKey})`,
           ]
         : [],
+    withColumns: (name) => (cluster ? [`${name}_local`, name] : [name]),
   };
 }

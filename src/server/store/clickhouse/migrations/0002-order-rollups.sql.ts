@@ -11,7 +11,6 @@ const KEY = "day, publisher_id, site, advertiser_id, campaign_id, ad_id, placeme
 
 export function statements(s: Schema): string[] {
   const attributions = s.local("attributions");
-  const rollups = s.local("report_rollups");
   const orders = s.local("order_rollups");
   const states = `uniqExactStateIf(conversion_id, credited) AS conversions,
             uniqExactStateIf(conversion_id, NOT verified) AS unverified_conversions,
@@ -19,7 +18,6 @@ export function statements(s: Schema): string[] {
   const dropStates = (table: string) =>
     `ALTER TABLE ${table}${s.onCluster} DROP COLUMN IF EXISTS conversions, DROP COLUMN IF EXISTS unverified_conversions,
        DROP COLUMN IF EXISTS uncredited_conversions`;
-  const onCluster = rollups !== "report_rollups";
   return [
     // report_rollups' key, so a report row's orders are found by the same conditions as its sums.
     `CREATE TABLE IF NOT EXISTS ${orders}${s.onCluster} (
@@ -65,9 +63,8 @@ export function statements(s: Schema): string[] {
        FROM ${attributions}
       GROUP BY ${KEY}`,
 
-    dropStates(rollups),
-    // A Distributed table keeps a copy of its columns: it loses them too, or `SELECT *` through it
-    // would ask the shards for columns they no longer have.
-    ...(onCluster ? [dropStates("report_rollups")] : []),
+    // The Distributed table's copy of the columns goes too, or `SELECT *` through it would ask the
+    // shards for columns they no longer have.
+    ...s.withColumns("report_rollups").map(dropStates),
   ];
 }

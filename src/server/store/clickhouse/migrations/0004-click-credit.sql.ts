@@ -39,11 +39,7 @@ const UNITS = "sumIf(toInt128(round(quantity * 1000000)), credited)";
 // the history, so no attribution is left uncounted.
 export function statements(s: Schema): string[] {
   const attributions = s.local("attributions");
-  const rollups = s.local("report_rollups");
   const orders = s.local("order_rollups");
-  const onCluster = rollups !== "report_rollups";
-  // A Distributed table keeps a copy of its columns: it gains them too, or reads through it could not name them.
-  const bothTables = (local: string, name: string) => (onCluster ? [local, name] : [local]);
   const addSums = (table: string) =>
     `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS sales_revenue_click_micros SimpleAggregateFunction(sum, Int128),
        ADD COLUMN IF NOT EXISTS units_sold_micros SimpleAggregateFunction(sum, Int128)`;
@@ -56,8 +52,8 @@ export function statements(s: Schema): string[] {
       WHERE ${CLICK_CREDIT}
       GROUP BY ${KEY}`;
   return [
-    ...bothTables(rollups, "report_rollups").map(addSums),
-    ...bothTables(orders, "order_rollups").map(addStates),
+    ...s.withColumns("report_rollups").map(addSums),
+    ...s.withColumns("order_rollups").map(addStates),
 
     `ALTER TABLE attributions_to_rollups${s.onCluster} MODIFY QUERY
      SELECT toDate(placed_at) AS day, ${NOT_DAY},

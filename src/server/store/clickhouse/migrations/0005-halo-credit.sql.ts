@@ -62,21 +62,16 @@ export const HALO_PUBLISHER_DAYS_COLUMNS = {
 // In the order they are applied: the columns before the views that read or write them.
 export function statements(s: Schema): string[] {
   const attributions = s.local("attributions");
-  const rollups = s.local("report_rollups");
-  const orders = s.local("order_rollups");
-  const onCluster = rollups !== "report_rollups";
-  // A Distributed table keeps a copy of its columns: it gains them too, or reads and inserts through it could not name them.
-  const bothTables = (local: string, name: string) => (onCluster ? [local, name] : [local]);
   return [
-    ...bothTables(attributions, "attributions").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS match LowCardinality(String) DEFAULT 'sku' AFTER credited`,
-    ),
-    ...bothTables(rollups, "report_rollups").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS halo_sales_revenue_micros SimpleAggregateFunction(sum, Int128)`,
-    ),
-    ...bothTables(orders, "order_rollups").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS halo_conversions AggregateFunction(uniqExact, UUID)`,
-    ),
+    ...s
+      .withColumns("attributions")
+      .map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS match LowCardinality(String) DEFAULT 'sku' AFTER credited`),
+    ...s
+      .withColumns("report_rollups")
+      .map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS halo_sales_revenue_micros SimpleAggregateFunction(sum, Int128)`),
+    ...s
+      .withColumns("order_rollups")
+      .map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS halo_conversions AggregateFunction(uniqExact, UUID)`),
 
     `ALTER TABLE attributions_to_rollups${s.onCluster} MODIFY QUERY
      ${creditQuery(attributions, ROLLUP_VIEW_FIGURES)}`,

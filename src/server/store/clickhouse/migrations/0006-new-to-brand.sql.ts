@@ -31,21 +31,14 @@ export const NTB_PUBLISHER_DAYS_COLUMNS = {
 // In the order they are applied: the columns before the views that read or write them.
 export function statements(s: Schema): string[] {
   const attributions = s.local("attributions");
-  const rollups = s.local("report_rollups");
-  const orders = s.local("order_rollups");
-  const onCluster = rollups !== "report_rollups";
-  // A Distributed table keeps a copy of its columns: it gains them too, or reads and inserts through it could not name them.
-  const bothTables = (local: string, name: string) => (onCluster ? [local, name] : [local]);
   return [
-    ...bothTables(attributions, "attributions").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS new_to_brand Bool DEFAULT false AFTER match`,
-    ),
-    ...bothTables(rollups, "report_rollups").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS ntb_sales_revenue_micros SimpleAggregateFunction(sum, Int128)`,
-    ),
-    ...bothTables(orders, "order_rollups").map(
-      (table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS ntb_conversions AggregateFunction(uniqExact, UUID)`,
-    ),
+    ...s.withColumns("attributions").map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS new_to_brand Bool DEFAULT false AFTER match`),
+    ...s
+      .withColumns("report_rollups")
+      .map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS ntb_sales_revenue_micros SimpleAggregateFunction(sum, Int128)`),
+    ...s
+      .withColumns("order_rollups")
+      .map((table) => `ALTER TABLE ${table}${s.onCluster} ADD COLUMN IF NOT EXISTS ntb_conversions AggregateFunction(uniqExact, UUID)`),
 
     `ALTER TABLE attributions_to_rollups${s.onCluster} MODIFY QUERY
      ${creditQuery(attributions, [...ROLLUP_VIEW_FIGURES, `sumIf(toInt128(total_value_micros), ${NEW_TO_BRAND}) AS ntb_sales_revenue_micros`])}`,

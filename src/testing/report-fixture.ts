@@ -46,6 +46,26 @@ export const get = async (key: string, query: string, handler = handleCampaignLi
 };
 export const RANGE = "start_date=2026-11-01&end_date=2026-11-30";
 
+/**
+ * How seedAcme's one order is credited, as every Acme row holding it reports it (alongside its
+ * clicks, 2): both lines (2 × 9.00 and 1 × 5.00, 3 units) came from a click, so the order is
+ * click-through and 1 of the 2 clicks converted; no halo line; the shopper's first purchase of the brand.
+ */
+export const ACME_ORDER_CREDIT = {
+  conversions_click: 1,
+  conversions_view: 0,
+  sales_revenue_click: 23,
+  sales_revenue_view: 0,
+  units_sold: 3,
+  converted_clicks: 1,
+  click_conversion_rate: 0.5,
+  halo_conversions: 0,
+  halo_sales_revenue: 0,
+  ntb_conversions: 1,
+  ntb_sales_revenue: 23,
+  ntb_rate: 1,
+};
+
 // Acme runs a CPC campaign (bid 0.50) on shops A and B and a CPM one (bid 10) on A. On 10 Nov:
 // CPC: 4 impressions and 2 clicks on A, 1 impression on B; one order on A credits 2 lines
 // (2 × 9.00 and 1 × 5.00) to a click. CPM: 2 impressions on A. Another advertiser has a campaign on A.

@@ -7,7 +7,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
 import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { at, beacon, get, RANGE, seedAcme } from "@/testing/report-fixture";
+import { ACME_ORDER_CREDIT, at, beacon, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;
 let publisherKey: string;
@@ -52,20 +52,7 @@ describe("GET /report/v2/advertisers", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
-        // Both lines (3 units) came from a click: a click-through order, and 1 of the 2 clicks converted.
-        conversions_click: 1,
-        conversions_view: 0,
-        sales_revenue_click: 23,
-        sales_revenue_view: 0,
-        units_sold: 3,
-        converted_clicks: 1,
-        click_conversion_rate: 0.5,
-        halo_conversions: 0,
-        halo_sales_revenue: 0,
-        // The shopper's first purchase of the brand.
-        ntb_conversions: 1,
-        ntb_sales_revenue: 23,
-        ntb_rate: 1,
+        ...ACME_ORDER_CREDIT,
         // 1.02 spent on 6 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 170,
         avg_cpc: 0.51,

@@ -2,7 +2,7 @@
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
-import { type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
+import { ACME_ORDER_CREDIT, type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;
 let otherAdvertiserKey: string;
@@ -46,20 +46,7 @@ describe("GET /campaign/v2", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
-        // Both lines (3 units) came from a click: a click-through order, and 1 of the 2 clicks converted.
-        conversions_click: 1,
-        conversions_view: 0,
-        sales_revenue_click: 23,
-        sales_revenue_view: 0,
-        units_sold: 3,
-        converted_clicks: 1,
-        click_conversion_rate: 0.5,
-        halo_conversions: 0,
-        halo_sales_revenue: 0,
-        // The shopper's first purchase of the brand.
-        ntb_conversions: 1,
-        ntb_sales_revenue: 23,
-        ntb_rate: 1,
+        ...ACME_ORDER_CREDIT,
         // 1.00 spent on 5 impressions, 2 clicks, 1 order of 23.00.
         ecpm: 200,
         avg_cpc: 0.5,
@@ -237,20 +224,7 @@ describe("GET /campaign/:id", () => {
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
         uncredited_sales_revenue: 0,
-        // Both lines (3 units) came from a click: a click-through order, and 1 of the 2 clicks converted.
-        conversions_click: 1,
-        conversions_view: 0,
-        sales_revenue_click: 23,
-        sales_revenue_view: 0,
-        units_sold: 3,
-        converted_clicks: 1,
-        click_conversion_rate: 0.5,
-        halo_conversions: 0,
-        halo_sales_revenue: 0,
-        // The shopper's first purchase of the brand.
-        ntb_conversions: 1,
-        ntb_sales_revenue: 23,
-        ntb_rate: 1,
+        ...ACME_ORDER_CREDIT,
         ecpm: 200,
         avg_cpc: 0.5,
         cpa: 1,

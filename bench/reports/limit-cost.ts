@@ -9,7 +9,7 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { disconnectDb } from "@/server/db/client";
 import { closePgPool } from "@/server/db/pg-pool";
-import { limitReportRequest, resetReportRateLimit } from "@/server/http/report-rate-limit";
+import { countReportRequest, resetReportRateLimit } from "@/server/http/report-rate-limit";
 import { handleCampaignListing } from "@/server/http/report-routes";
 import { DEMO } from "../../prisma/seed";
 import { log, startSeededDatabase } from "../lib/stack";
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       setRate(100_000);
       on.push(...(await time(REQUESTS, call)));
     }
-    const upsert = await time(REQUESTS * ROUNDS, () => limitReportRequest({ caller: `key:${id}`, account: DEMO.publisherId }));
+    const upsert = await time(REQUESTS * ROUNDS, () => countReportRequest({ caller: `key:${id}`, account: DEMO.publisherId }));
 
     setRate(1);
     await time(30, async () => (await request()).arrayBuffer()); // spends the second's point and the burst

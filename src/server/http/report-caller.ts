@@ -3,13 +3,15 @@
 // come with the signed-in session's cookie instead, and only from the dashboard's own pages or
 // an address typed or bookmarked (403 when another site sent them): a member acts as their
 // account, an account manager (staff) sees every account. Without either the answer is 401.
-// Then the caller's request is counted against its rate (report-rate-limit.ts): 429 past it.
+// Then the caller's request is counted against its rate (report-rate-limit.ts): 429 past it, and
+// every answer after that carries the RateLimit fields of where the caller stands.
 import { authenticateApiKey } from "@/server/accounts/api-keys";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import type { Requester } from "@/server/pipeline/report/download-slots";
 import { type ReportCaller, viewerCaller } from "@/server/pipeline/report/report-scope";
-import { limitReportRequest } from "./report-rate-limit";
+import { withRateLimitFields } from "./rate-limit-fields";
+import { countReportRequest } from "./report-rate-limit";
 import { assertSameOrigin } from "./request-origin";
 import { errorResponse } from "./respond";
 
@@ -46,8 +48,13 @@ export function reportRoute(handler: ReportHandler): (request: Request) => Promi
       if (!asker) {
         return errorResponse(new TallyError("unauthorized", "send a live API key as Authorization: Bearer <key>"), CHALLENGE);
       }
-      await limitReportRequest(asker.requester);
-      return await handler(request, asker.caller, asker.requester);
+      const rate = await countReportRequest(asker.requester);
+      if (rate.refusal) return errorResponse(rate.refusal, rate.fields);
+      try {
+        return withRateLimitFields(await handler(request, asker.caller, asker.requester), rate.fields);
+      } catch (error) {
+        return errorResponse(error, rate.fields);
+      }
     } catch (error) {
       return errorResponse(error);
     }

@@ -7,6 +7,7 @@ process.env.TALLY_REPORT_RATE_BURST = "3";
 process.env.TALLY_REPORT_DOWNLOAD_STALL_SECONDS = "10";
 process.env.TALLY_REPORT_DOWNLOAD_WAIT_SECONDS = "0.5";
 
+import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -88,6 +89,68 @@ describe("report requests per caller", () => {
     expect((await listing({ Authorization: `Bearer ${one.key}` })).status).toBe(200);
   });
 
+  it("say where the caller stands on every answer: the second's allowance, then the burst's, and both on a 429", async () => {
+    const advertiser = await makeAdvertiser();
+    const { key } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "fields" });
+    const policy = '"per-second";q=2;w=1, "burst";q=3;w=10';
+    const answers = [];
+    for (let i = 0; i < 8; i += 1) answers.push(await listing({ Authorization: `Bearer ${key}` }));
+    for (const answer of answers) expect(answer.headers.get("ratelimit-policy")).toBe(policy);
+    const fields = answers.map((answer) => answer.headers.get("ratelimit")!);
+    // Within one second: 2 from the second's allowance (1 left, then 0), then the burst's 3.
+    if (answers.filter((answer) => answer.status === 200).length === 5) {
+      expect(fields.slice(0, 6)).toEqual([
+        expect.stringMatching(/^"per-second";r=1;t=1$/),
+        expect.stringMatching(/^"per-second";r=0;t=1$/),
+        expect.stringMatching(/^"per-second";r=0;t=1, "burst";r=2;t=(9|10)$/),
+        expect.stringMatching(/^"per-second";r=0;t=1, "burst";r=1;t=(9|10)$/),
+        expect.stringMatching(/^"per-second";r=0;t=1, "burst";r=0;t=(9|10)$/),
+        expect.stringMatching(/^"per-second";r=0;t=1, "burst";r=0;t=(9|10)$/),
+      ]);
+    }
+    const refused = answers.find((answer) => answer.status === 429)!;
+    expect(refused.headers.get("ratelimit")).toMatch(/"burst";r=0;t=\d+$/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // An answer that is not 200 after counting (here a 404) says it too.
+    const missing = await handleCampaignListing(
+      new Request("http://localhost:3000/campaign/v2?order_by=nope", { headers: { Host: "localhost:3000", Authorization: `Bearer ${key}` } }),
+    );
+    expect([400, 429]).toContain(missing.status);
+    expect(missing.headers.get("ratelimit-policy")).toBe(policy);
+  });
+
+  it("hold across two server processes sharing the database: the burst counts down across both and the 429 comes at the same count", async () => {
+    const advertiser = await makeAdvertiser();
+    const { key } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "two processes" });
+    const { key: warmUp } = await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "warm-up" });
+    const servers = await Promise.all([startReportServer(), startReportServer()]);
+    try {
+      const get = (origin: string, bearer: string) => fetch(`${origin}/campaign/v2`, { headers: { Authorization: `Bearer ${bearer}` } });
+      // Each process compiles its route on its first request, with a key of its own.
+      for (const { origin } of servers) expect((await get(origin, warmUp)).status).toBe(200);
+      const started = Date.now();
+      const statuses: number[] = [];
+      const bursts: number[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        const answer = await get(servers[i % 2]!.origin, key);
+        statuses.push(answer.status);
+        const left = /"burst";r=(\d+)/.exec(answer.headers.get("ratelimit") ?? "");
+        if (left && answer.status === 200) bursts.push(Number(left[1]));
+      }
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      const passed = statuses.indexOf(429);
+      // One process alone lets 2 a second and the burst's 3 through; two processes let no more.
+      expect(passed).toBeGreaterThanOrEqual(5);
+      expect(passed).toBeLessThanOrEqual(2 * seconds + 3);
+      if (seconds === 1) expect(passed).toBe(5);
+      // The burst's count runs down whichever process answered.
+      expect(bursts).toEqual([...bursts].sort((a, b) => b - a));
+      expect(new Set(bursts).size).toBe(bursts.length);
+    } finally {
+      for (const { child } of servers) child.kill();
+    }
+  });
+
   it("count a signed-in person's dashboard requests apart from the account's keys", async () => {
     const advertiser = await makeAdvertiser();
     await createUser({ email: "limits@reports.test", name: "Limits", password: "correct horse battery", role: "member", accountId: advertiser.id });
@@ -99,6 +162,16 @@ describe("report requests per caller", () => {
     expect((await listing({ Authorization: `Bearer ${key}` })).status).toBe(200);
   });
 });
+
+/** Another process serving /campaign/v2 on the test's database, as a second web server would. */
+async function startReportServer(): Promise<{ child: ChildProcess; origin: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/testing/report-server.ts"], { env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim().split("\n")[0]!));
+    child.once("exit", (code) => reject(new Error(`the report server ended with ${code}`)));
+  });
+  return { child, origin };
+}
 
 // A real HTTP server in front of the report routes, piping each answer with backpressure, as
 // next start does: a client that reads nothing stops the rows at the socket.

@@ -50,7 +50,7 @@ export async function limitReportRequest(requester: Requester): Promise<void> {
     const { TALLY_REPORT_RATE_PER_SECOND: rate, TALLY_REPORT_RATE_BURST: burst } = env();
     throw new TallyError(
       "too_many_requests",
-      `too many report requests for this ${requester.caller.startsWith("key:") ? "API key" : "user"}: at most ${rate} a second, with a burst of ${burst} more in 10 s; retry after the wait in Retry-After`,
+      `too many report requests for this ${requester.caller.startsWith("key:") ? "API key" : requester.caller.startsWith("client:") ? "OAuth client" : "user"}: at most ${rate} a second, with a burst of ${burst} more in 10 s; retry after the wait in Retry-After`,
       { retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000) },
     );
   }

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createOauthClient, type OauthScope, revokeOauthClient } from "@/server/accounts/oauth-clients";
-import { purgeExpiredAccessTokens } from "@/server/accounts/oauth-tokens";
 import { db } from "@/server/db/client";
+import { upkeep } from "@/server/upkeep/upkeep";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { answerTokenRequest } from "./oauth-token";
 import { reportRoute } from "./report-caller";
@@ -104,7 +104,7 @@ describe("report routes with an OAuth access token", () => {
     }
     expect((await listing(bearer(live))).status).toBe(200);
 
-    expect(await purgeExpiredAccessTokens(new Date())).toBe(1);
+    expect((await upkeep(new Date())).accessTokensDeleted).toBe(1);
     expect(await db.oauthAccessToken.count({ where: { clientId: client.id } })).toBe(1);
 
     await revokeOauthClient({ actor: OPERATOR, clientId: client.id });

@@ -10,7 +10,8 @@ test("API keys: a key is shown once, works on the report routes, lists as a pref
   await page.getByLabel("Account").selectOption({ label: "Acme Coffee (advertiser)" });
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page.locator("main").getByRole("alert")).toHaveText("Name is required");
-  await page.getByLabel("Name").fill("Looker");
+  // Exact: the OAuth clients' "Client name" is on the same page.
+  await page.getByLabel("Name", { exact: true }).fill("Looker");
   await page.getByRole("button", { name: "Create key" }).click();
   const key = (await page.getByTestId("new-key").textContent())!;
   expect(key).toMatch(/^tly_[A-Za-z0-9_-]{32}$/);
@@ -38,6 +39,60 @@ test("API keys: a key is shown once, works on the report routes, lists as a pref
   await page.getByRole("button", { name: "Revoke Looker" }).click();
   await expect(page.getByRole("cell", { name: /^revoked/ })).toBeVisible();
   expect((await request.get("/campaign/v2", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
+test("OAuth clients: the secret is shown once, trades for a token that reads reports, and stops when rotated or revoked", async ({ page, request }) => {
+  await signInAsStaff(page);
+  await page.getByRole("link", { name: "API keys" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: "Northwind Outdoor (advertiser)" });
+  const section = page.getByRole("region", { name: "OAuth clients" });
+  await section.getByRole("button", { name: "Create client" }).click();
+  await expect(section.getByRole("alert")).toHaveText("Client name is required");
+  await section.getByLabel("Client name").fill("Bid tool");
+  await section.getByRole("button", { name: "Create client" }).click();
+  const clientId = (await section.getByTestId("new-client-id").textContent())!;
+  const secret = (await section.getByTestId("new-client-secret").textContent())!;
+  expect(clientId).toMatch(/^tlc_[A-Za-z0-9_-]{22}$/);
+  expect(secret).toMatch(/^tls_[A-Za-z0-9_-]{32}$/);
+  await expect(section.getByRole("cell", { name: clientId })).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-oauth-clients.png", fullPage: true });
+
+  const token = async (clientSecret: string) =>
+    request.post("/oauth/token", {
+      headers: { Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` },
+      form: { grant_type: "client_credentials" },
+    });
+  const granted = await token(secret);
+  expect(granted.status()).toBe(200);
+  expect(granted.headers()["cache-control"]).toBe("no-store");
+  const { access_token: accessToken, scope } = (await granted.json()) as { access_token: string; scope: string };
+  expect(scope).toBe("reports:read");
+  const reports = (bearer: string) => request.get("/campaign/v2", { headers: { Authorization: `Bearer ${bearer}` } });
+  expect((await reports(accessToken)).status()).toBe(200);
+
+  page.once("dialog", (dialog) => void dialog.accept());
+  await section.getByRole("button", { name: "Rotate secret of Bid tool" }).click();
+  await expect(section.getByTestId("new-client-secret")).not.toHaveText(secret);
+  const newSecret = (await section.getByTestId("new-client-secret").textContent())!;
+  expect(newSecret).toMatch(/^tls_[A-Za-z0-9_-]{32}$/);
+  expect((await reports(accessToken)).status()).toBe(401);
+  expect((await token(secret)).status()).toBe(401);
+  const regranted = await token(newSecret);
+  expect(regranted.status()).toBe(200);
+  const newToken = ((await regranted.json()) as { access_token: string }).access_token;
+
+  // After a reload the secret is gone from the page for good.
+  await page.reload();
+  await page.getByLabel("Account").selectOption({ label: "Northwind Outdoor (advertiser)" });
+  await expect(section.getByRole("cell", { name: "Bid tool", exact: true })).toBeVisible();
+  expect(await page.content()).not.toContain(newSecret);
+
+  page.once("dialog", (dialog) => void dialog.accept());
+  await section.getByRole("button", { name: "Revoke client Bid tool" }).click();
+  await expect(section.getByRole("cell", { name: /^revoked/ })).toBeVisible();
+  expect((await reports(newToken)).status()).toBe(401);
+  expect((await token(newSecret)).status()).toBe(401);
 });
 
 test("exports: the demo bucket passes its connection test, run now delivers, and a new destination never shows its secret", async ({ page }) => {

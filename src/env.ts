@@ -260,6 +260,11 @@ const serverSchema = z
     TALLY_REPORT_RATE_PER_SECOND: z.coerce.number().int().min(0).max(100_000).default(10),
     /** Report requests past that rate one caller may make in any 10 s (a burst). */
     TALLY_REPORT_RATE_BURST: z.coerce.number().int().min(0).max(1_000_000).default(20),
+    /**
+     * Requests to POST /oauth/token a minute per client id, whatever their outcome (a wrong secret
+     * counts too, so guessing one client's secret is slowed); counted in Postgres, shared by every process.
+     */
+    TALLY_OAUTH_TOKEN_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
     /** XLSX downloads one API key, or one signed-in person, may run at once, in every process together. */
     TALLY_REPORT_DOWNLOADS_PER_KEY: z.coerce.number().int().min(1).max(50).default(2),
     /**

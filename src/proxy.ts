@@ -30,10 +30,10 @@ export function proxy(request: NextRequest): Response {
 
 export const config = {
   matcher: [
-    // Pages: everything but the /v1 routes, the API, the SDK, the report routes and Next's files;
+    // Pages: everything but the /v1 routes, the API, the SDK, OAuth, the report routes and Next's files;
     // a prefetch carries no document, so it needs no policy.
     {
-      source: "/((?!(?:v1|api|sdk|campaign|ad|report|_next)(?:/|$)|favicon\\.ico$).*)",
+      source: "/((?!(?:v1|api|sdk|oauth|campaign|ad|report|_next)(?:/|$)|favicon\\.ico$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -7,7 +7,6 @@ process.env.TALLY_REPORT_RATE_BURST = "3";
 process.env.TALLY_REPORT_DOWNLOAD_STALL_SECONDS = "10";
 process.env.TALLY_REPORT_DOWNLOAD_WAIT_SECONDS = "0.5";
 
-import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -22,6 +21,7 @@ import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { metricsText } from "@/server/upkeep/prometheus";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type LargeReport, seedLargeAdsReport } from "@/testing/large-report";
+import { startReportServer } from "@/testing/second-server";
 import { resetReportRateLimit } from "./report-rate-limit";
 import { handleAdsDetailed, handleCampaignListing } from "./report-routes";
 
@@ -162,16 +162,6 @@ describe("report requests per caller", () => {
     expect((await listing({ Authorization: `Bearer ${key}` })).status).toBe(200);
   });
 });
-
-/** Another process serving /campaign/v2 on the test's database, as a second web server would. */
-async function startReportServer(): Promise<{ child: ChildProcess; origin: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/testing/report-server.ts"], { env: process.env, stdio: ["ignore", "pipe", "inherit"] });
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim().split("\n")[0]!));
-    child.once("exit", (code) => reject(new Error(`the report server ended with ${code}`)));
-  });
-  return { child, origin };
-}
 
 // A real HTTP server in front of the report routes, piping each answer with backpressure, as
 // next start does: a client that reads nothing stops the rows at the socket.

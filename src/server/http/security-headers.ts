@@ -8,10 +8,10 @@ import { errorResponse } from "./respond";
 
 /**
  * Paths whose answers are API answers or files, not pages: the /v1 routes, /api, the SDK and
- * Next's static files, and the report routes (JSON and XLSX). next.config.js gives them a policy
- * that lets nothing run.
+ * Next's static files, the OAuth token endpoint and the report routes (JSON and XLSX).
+ * next.config.js gives them a policy that lets nothing run.
  */
-const NOT_PAGES = /^\/(?:v1|api|sdk|campaign|ad|report|_next)(?:\/|$)/;
+const NOT_PAGES = /^\/(?:v1|api|sdk|oauth|campaign|ad|report|_next)(?:\/|$)/;
 
 export function isPagePath(pathname: string): boolean {
   return !NOT_PAGES.test(pathname);

@@ -8,6 +8,7 @@ import { campaignsRouter } from "./routers/campaigns";
 import { catalogueRouter } from "./routers/catalogue";
 import { conversionTrustRouter } from "./routers/conversion-trust";
 import { exportDestinationsRouter } from "./routers/export-destinations";
+import { oauthClientsRouter } from "./routers/oauth-clients";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
 import { createCallerFactory, router } from "./trpc";
@@ -23,6 +24,7 @@ export const appRouter = router({
   conversionTrust: conversionTrustRouter,
   attribution: attributionRouter,
   apiKeys: apiKeysRouter,
+  oauthClients: oauthClientsRouter,
   exportDestinations: exportDestinationsRouter,
 });
 

@@ -1,8 +1,10 @@
 // The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
 // hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), of
-// shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
+// shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), OAuth access tokens past their hour,
+// and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
 import { env } from "@/env";
+import { purgeExpiredAccessTokens } from "@/server/accounts/oauth-tokens";
 import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
 import { type RawRetentionPolicy, rawRetentionPolicy } from "@/server/pipeline/export/job/retention-holds";
 import { dropExpiredBrandPurchases } from "./brand-purchase-retention.sql";
@@ -22,6 +24,8 @@ export interface UpkeepResult {
   setAsideDeleted: { records: number; orders: number; refused: number };
   /** Shoppers' brand purchases deleted past new-to-brand's look-back. */
   brandPurchasesDeleted: number;
+  /** OAuth access tokens deleted once expired. */
+  accessTokensDeleted: number;
 }
 
 export interface RetentionPolicy {
@@ -45,6 +49,7 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   const raw = await dropExpiredRawDays(now, retention.raw);
   const setAsideDeleted = await dropExpiredSetAsides(now, retention.setAsideDays);
   const brandPurchasesDeleted = await dropExpiredBrandPurchases(now, retention.newToBrandDays);
+  const accessTokensDeleted = await purgeExpiredAccessTokens(now);
   // Processes forget the shared limits' past windows as they go; a process that stopped taking
   // leases leaves its last ones, which go here.
   await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
@@ -54,5 +59,6 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
     deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault,
     setAsideDeleted,
     brandPurchasesDeleted,
+    accessTokensDeleted,
   };
 }

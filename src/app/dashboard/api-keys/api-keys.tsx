@@ -1,5 +1,6 @@
 "use client";
-// Report API keys: create (the key is shown here once), list (a prefix only), revoke.
+// Report API keys: create (the key is shown here once), list (a prefix only), revoke; then the
+// same account's OAuth clients (oauth-clients.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
@@ -7,6 +8,7 @@ import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 import { utcMinute } from "../figures";
+import { OauthClients } from "./oauth-clients";
 
 const when = (value: Date | null) => (value ? `${utcMinute(value)} UTC` : "never");
 
@@ -125,6 +127,7 @@ export function ApiKeys() {
           </table>
         </div>
       )}
+      <OauthClients accountId={accountId} />
     </>
   );
 }

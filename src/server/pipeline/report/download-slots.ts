@@ -15,7 +15,7 @@ import { countReportRefusal } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { claimSlotsSql } from "./download-slots.sql";
 
-/** Who asks, for the report limits: `key:<id>` or `user:<id>`, and their account (`staff` for account managers). */
+/** Who asks, for the report limits: `key:<id>`, `client:<OAuth client id>` or `user:<id>`, and their account (`staff` for account managers). */
 export interface Requester {
   caller: string;
   account: string;
@@ -45,7 +45,7 @@ const RETRY_AFTER_SECONDS = 5;
 
 export function keyBusy(requester: Requester, perKey: number): TallyError {
   countReportRefusal("key_downloads");
-  const who = requester.caller.startsWith("key:") ? "key" : "user";
+  const who = requester.caller.startsWith("key:") ? "key" : requester.caller.startsWith("client:") ? "OAuth client" : "user";
   return new TallyError("too_many_requests", `a download for this ${who} is already running; at most ${perKey} at once`, {
     retryAfterSeconds: RETRY_AFTER_SECONDS,
   });

@@ -1,0 +1,191 @@
+// POST /oauth/token as a client meets it: both ways of authenticating, every refusal of RFC 6749
+// §5.2, the same answer for an unknown client as for a wrong secret, rotation and revocation, and
+// the per-client limit counted in Postgres.
+process.env.TALLY_OAUTH_TOKEN_REQUESTS_PER_MINUTE = "6";
+
+import { describe, expect, it } from "vitest";
+import { OPERATOR } from "@/server/accounts/actor";
+import { createOauthClient, revokeOauthClient, rotateOauthClientSecret } from "@/server/accounts/oauth-clients";
+import { authenticateAccessToken } from "@/server/accounts/oauth-tokens";
+import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
+import { makeAdvertiser } from "@/testing/fixtures";
+import { startReportServer } from "@/testing/second-server";
+import { answerTokenRequest, handleTokenRequest } from "./oauth-token";
+
+const FORM = "application/x-www-form-urlencoded";
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+function tokenRequest(body: string, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost:3000/oauth/token", { method: "POST", headers: { "Content-Type": FORM, ...headers }, body });
+}
+
+async function ask(body: string, headers: Record<string, string> = {}) {
+  const response = await handleTokenRequest(tokenRequest(body, headers));
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: (await response.json()) as Record<string, unknown> };
+}
+
+async function makeClient(scopes: ("reports:read" | "reports:jobs")[] = ["reports:read", "reports:jobs"]) {
+  const advertiser = await makeAdvertiser();
+  return createOauthClient({ actor: OPERATOR, accountId: advertiser.id, name: "bid tool", scopes });
+}
+
+describe("POST /oauth/token", () => {
+  it("issues an hour's token by HTTP Basic, uncached, with every scope the client may have", async () => {
+    const client = await makeClient();
+    const answer = await ask("grant_type=client_credentials", { Authorization: basic(client.id, client.secret) });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      access_token: expect.stringMatching(/^tat_[A-Za-z0-9_-]{43}$/),
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: "reports:read reports:jobs",
+    });
+    expect(answer.headers["cache-control"]).toBe("no-store");
+    expect(answer.headers.pragma).toBe("no-cache");
+    const token = answer.body.access_token as string;
+    expect(await authenticateAccessToken(token)).toMatchObject({ clientId: client.id, accountId: client.accountId, scopes: ["reports:read", "reports:jobs"] });
+    // Stored as its hash only, and the client's last use is the issue.
+    expect(JSON.stringify(await db.oauthAccessToken.findMany({ where: { clientId: client.id } }))).not.toContain(token);
+    expect((await db.oauthClient.findUniqueOrThrow({ where: { id: client.id } })).lastUsedAt).not.toBeNull();
+  });
+
+  it("issues a token by client_id and client_secret in the form, narrowed to the scope asked for", async () => {
+    const client = await makeClient();
+    const form = new URLSearchParams({ grant_type: "client_credentials", client_id: client.id, client_secret: client.secret, scope: "reports:jobs" });
+    const answer = await ask(form.toString());
+    expect(answer.status).toBe(200);
+    expect(answer.body.scope).toBe("reports:jobs");
+    expect((await authenticateAccessToken(answer.body.access_token as string))?.scopes).toEqual(["reports:jobs"]);
+  });
+
+  it("answers a wrong secret and an unknown client alike: 401 invalid_client with a Basic challenge", async () => {
+    const client = await makeClient();
+    const wrong = await ask("grant_type=client_credentials", { Authorization: basic(client.id, `${client.secret.slice(0, -1)}x`) });
+    const unknown = await ask("grant_type=client_credentials", { Authorization: basic("tlc_AAAAAAAAAAAAAAAAAAAAAA", client.secret) });
+    const malformed = await ask("grant_type=client_credentials", { Authorization: basic("someone", client.secret) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ error: "invalid_client", error_description: "client authentication failed" });
+    expect(wrong.headers["www-authenticate"]).toBe('Basic realm="tally"');
+    // A well-formed id is counted whether or not it names a client, so both say where it stands;
+    // an id that cannot be one is not counted (it would only fill the limiter's table).
+    expect(wrong.headers.ratelimit).toBe('"token-requests";r=5;t=60');
+    expect(unknown.headers.ratelimit).toBe(wrong.headers.ratelimit);
+    expect(malformed.headers.ratelimit).toBeUndefined();
+    const { ratelimit: _r, "ratelimit-policy": _p, ...wrongHeaders } = wrong.headers;
+    for (const other of [unknown, malformed]) {
+      const { ratelimit: _or, "ratelimit-policy": _op, ...otherHeaders } = other.headers;
+      expect({ ...other, headers: otherHeaders }).toEqual({ ...wrong, headers: { ...wrongHeaders, "content-length": other.headers["content-length"] } });
+    }
+    const inForm = (id: string, secret: string) =>
+      ask(new URLSearchParams({ grant_type: "client_credentials", client_id: id, client_secret: secret }).toString());
+    const wrongInForm = await inForm(client.id, "tls_nope");
+    expect(wrongInForm.status).toBe(401);
+    expect(wrongInForm.body).toEqual(wrong.body);
+    expect((await inForm("tlc_AAAAAAAAAAAAAAAAAAAAAA", "tls_nope")).body).toEqual(wrongInForm.body);
+    // No credentials at all, or Basic that is not id:secret: invalid_client too.
+    expect((await ask("grant_type=client_credentials")).status).toBe(401);
+    expect(await ask("grant_type=client_credentials", { Authorization: "Basic %%%" })).toMatchObject({
+      status: 401,
+      body: { error: "invalid_client" },
+      headers: { "www-authenticate": 'Basic realm="tally"' },
+    });
+  });
+
+  it("refuses malformed requests: 400 invalid_request, unsupported_grant_type or invalid_scope", async () => {
+    const client = await makeClient(["reports:read"]);
+    const auth = { Authorization: basic(client.id, client.secret) };
+    const refusals: [string, Record<string, string>, string][] = [
+      ["grant_type=password&username=a&password=b", auth, "unsupported_grant_type"],
+      ["grant_type=authorization_code&code=x", auth, "unsupported_grant_type"],
+      ["scope=reports:read", auth, "invalid_request"],
+      ["grant_type=client_credentials&grant_type=client_credentials", auth, "invalid_request"],
+      [`grant_type=client_credentials&client_id=${client.id}&client_secret=${client.secret}`, auth, "invalid_request"],
+      [`grant_type=client_credentials&client_id=${client.id}`, auth, "invalid_request"],
+      [JSON.stringify({ grant_type: "client_credentials" }), { ...auth, "Content-Type": "application/json" }, "invalid_request"],
+      ["grant_type=client_credentials", { ...auth, "Content-Type": "text/plain" }, "invalid_request"],
+      [`grant_type=client_credentials&pad=${"x".repeat(5000)}`, auth, "invalid_request"],
+      ["grant_type=client_credentials&scope=reports:jobs", auth, "invalid_scope"],
+      ["grant_type=client_credentials&scope=reports:read%20reports:write", auth, "invalid_scope"],
+    ];
+    for (const [body, headers, error] of refusals) {
+      const answer = await ask(body, headers);
+      expect(answer.status, body.slice(0, 80)).toBe(400);
+      expect(answer.body.error, body.slice(0, 80)).toBe(error);
+      expect(answer.body.error_description).toEqual(expect.any(String));
+      expect(answer.headers["cache-control"]).toBe("no-store");
+    }
+    // A charset parameter on the right type is fine, as is asking for exactly what is allowed.
+    const ok = await ask("grant_type=client_credentials&scope=reports:read", { ...auth, "Content-Type": `${FORM}; charset=UTF-8` });
+    expect(ok).toMatchObject({ status: 200, body: { scope: "reports:read" } });
+    expect(await db.oauthAccessToken.count({ where: { clientId: client.id } })).toBe(1);
+  });
+
+  it("stops a revoked client's secret and tokens, and a rotated client's old secret and tokens, at once", async () => {
+    const client = await makeClient();
+    const grant = async (secret: string) => ask("grant_type=client_credentials", { Authorization: basic(client.id, secret) });
+    const first = (await grant(client.secret)).body.access_token as string;
+    const rotated = await rotateOauthClientSecret({ actor: OPERATOR, clientId: client.id });
+    expect(rotated.secret).not.toBe(client.secret);
+    expect(rotated.secretRotatedAt).not.toBeNull();
+    expect((await grant(client.secret)).status).toBe(401);
+    expect(await authenticateAccessToken(first)).toBeNull();
+    const second = await grant(rotated.secret);
+    expect(second.status).toBe(200);
+    expect(await authenticateAccessToken(second.body.access_token as string)).not.toBeNull();
+
+    await revokeOauthClient({ actor: OPERATOR, clientId: client.id });
+    expect(await authenticateAccessToken(second.body.access_token as string)).toBeNull();
+    expect(await grant(rotated.secret)).toMatchObject({ status: 401, body: { error: "invalid_client", error_description: "client authentication failed" } });
+    await expect(rotateOauthClientSecret({ actor: OPERATOR, clientId: client.id })).rejects.toMatchObject({ code: "bad_request" });
+  });
+
+  it("counts each client's requests in Postgres, wrong secrets too: 429 with Retry-After past the limit, and tells where the client stands", async () => {
+    const [client, other] = [await makeClient(), await makeClient()];
+    const states = [];
+    for (let i = 0; i < 6; i++) {
+      const secret = i % 2 === 0 ? client.secret : "tls_wrong";
+      const answer = await answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, secret) }));
+      expect(answer.status).toBe(i % 2 === 0 ? 200 : 401);
+      states.push(answer.rateLimit);
+    }
+    expect(states.map((state) => state?.remaining)).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(states[0]).toMatchObject({ limit: 6, windowSeconds: 60, refused: false });
+    const refused = await answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret) }));
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: "too_many_requests" });
+    expect(Number(refused.headers["Retry-After"])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers["Retry-After"])).toBeLessThanOrEqual(60);
+    expect(refused.rateLimit).toMatchObject({ refused: true, remaining: 0 });
+    expect(refused.rateLimit?.msBeforeNext).toBeGreaterThan(0);
+    // The count is Postgres's, so every process meets the same one.
+    const { rows } = await pgPool().query<{ points: number }>("SELECT points FROM rate_limits WHERE key = $1", [`oauth-token:${client.id}`]);
+    expect(rows[0]?.points).toBeGreaterThanOrEqual(6);
+    // The answer says so in the RateLimit fields, as every counted answer does.
+    const fields = await handleTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret) }));
+    expect(fields.status).toBe(429);
+    expect(fields.headers.get("ratelimit-policy")).toBe('"token-requests";q=6;w=60');
+    expect(fields.headers.get("ratelimit")).toMatch(/^"token-requests";r=0;t=([1-9]|[1-5]\d|60)$/);
+    // Another client of the same machine is not held back.
+    expect((await ask("grant_type=client_credentials", { Authorization: basic(other.id, other.secret) })).status).toBe(200);
+  });
+
+  it("hold one count across two server processes sharing the database: the 429 comes at the same request", async () => {
+    const client = await makeClient();
+    const servers = await Promise.all([startReportServer(), startReportServer()]);
+    try {
+      const take = (origin: string) =>
+        fetch(`${origin}/oauth/token`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: basic(client.id, client.secret) },
+          body: "grant_type=client_credentials",
+        });
+      const answers = [];
+      for (let i = 0; i < 8; i++) answers.push(await take(servers[i % 2]!.origin));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      expect(answers.map((answer) => /r=(\d+)/.exec(answer.headers.get("ratelimit") ?? "")?.[1])).toEqual(["5", "4", "3", "2", "1", "0", "0", "0"]);
+    } finally {
+      for (const { child } of servers) child.kill();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+// POST /oauth/token (RFC 6749 §4.4, client credentials; docs/oauth.md): read the form, find the
+// client's credentials, count the request against the client's limit, then let the accounts
+// domain check the secret and issue the token. Answers and errors are OAuth's own JSON (§5.1,
+// §5.2), never cached, rather than Tally's error body: OAuth client libraries read them. Once a
+// client id is counted, every answer carries the RateLimit fields of its standing.
+import { CLIENT_ID_PATTERN } from "@/server/accounts/oauth-secrets";
+import { grantClientCredentials } from "@/server/accounts/oauth-tokens";
+import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
+import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
+import { clientCredentialsOf } from "./oauth-client-auth";
+import { limitTokenRequest, type TokenRateLimitState } from "./oauth-token-rate-limit";
+import { rateLimitFields } from "./rate-limit-fields";
+import { readBodyWithin } from "./read-json-body";
+import { toTallyError } from "./respond";
+
+/** A token request's form is a few short parameters. */
+export const TOKEN_BODY_LIMIT_BYTES = 4096;
+const FORM_TYPE = "application/x-www-form-urlencoded";
+const PARAMETERS = ["grant_type", "scope", "client_id", "client_secret"] as const;
+type Form = Partial<Record<(typeof PARAMETERS)[number], string>>;
+
+export interface TokenAnswer extends HttpAnswer {
+  /** Where the client stood against its limit; null when no client id was read (the request was refused before). */
+  rateLimit: TokenRateLimitState | null;
+}
+
+const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="tally"' };
+
+function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): HttpAnswer {
+  return jsonAnswer(status, { error, error_description: description }, { ...NO_STORE, ...headers });
+}
+
+const invalidRequest = (description: string) => oauthError(400, "invalid_request", description);
+// Every 401 challenges Basic, the scheme a client may use; a refused secret reads the same however it came.
+const invalidClient = (description = "client authentication failed") => oauthError(401, "invalid_client", description, BASIC_CHALLENGE);
+
+/** The form's parameters, or the answer to a body that is not one (RFC 6749 §3.2: each at most once; an empty one is absent). */
+async function readForm(request: Request): Promise<Form | HttpAnswer> {
+  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== FORM_TYPE) return invalidRequest(`send the parameters as ${FORM_TYPE}`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(await readBodyWithin(request, TOKEN_BODY_LIMIT_BYTES));
+  } catch (error) {
+    if (error instanceof TallyError && error.code === "payload_too_large") return invalidRequest(`the body is larger than ${TOKEN_BODY_LIMIT_BYTES} bytes`);
+    if (error instanceof TypeError) return invalidRequest("the body is not UTF-8");
+    throw error;
+  }
+  const params = new URLSearchParams(text);
+  const form: Form = {};
+  for (const name of PARAMETERS) {
+    const values = params.getAll(name);
+    if (values.length > 1) return invalidRequest(`${name} is given more than once`);
+    if (values[0]) form[name] = values[0];
+  }
+  return form;
+}
+
+/** The answer to an error of Tally's own (the database, a bug) in OAuth's shape. */
+function failureAnswer(error: unknown): HttpAnswer {
+  const failure = toTallyError(error);
+  if (failure.code === "unavailable") return oauthError(503, "temporarily_unavailable", failure.message, { "Retry-After": "5" });
+  logger().error({ cause: failure.details?.cause instanceof Error ? failure.details.cause.message : String(error) }, "oauth token request failed");
+  return oauthError(500, "server_error", "internal error");
+}
+
+async function tokenAnswer(request: Request, now: Date): Promise<TokenAnswer> {
+  const form = await readForm(request);
+  if ("status" in form) return { ...form, rateLimit: null };
+  if (!form.grant_type) return { ...invalidRequest("grant_type is required"), rateLimit: null };
+  if (form.grant_type !== "client_credentials") {
+    return { ...oauthError(400, "unsupported_grant_type", "only grant_type=client_credentials is supported"), rateLimit: null };
+  }
+  const credentials = clientCredentialsOf(request.headers.get("authorization"), form);
+  if (credentials.found === "both") {
+    return { ...invalidRequest("authenticate with HTTP Basic or with client_id and client_secret in the body, not both"), rateLimit: null };
+  }
+  if (credentials.found !== "credentials") {
+    const description = credentials.basicTried ? "the Basic credentials are not client_id:client_secret" : "send the client's id and secret";
+    return { ...invalidClient(description), rateLimit: null };
+  }
+  // Only ids of the right form are counted: any other string is no client, and would only fill the limiter's table.
+  const rateLimit = CLIENT_ID_PATTERN.test(credentials.clientId) ? await limitTokenRequest(credentials.clientId) : null;
+  if (rateLimit?.refused) {
+    const retryAfter = String(Math.max(1, Math.ceil(rateLimit.msBeforeNext / 1000)));
+    const description = `too many token requests for this client: at most ${rateLimit.limit} a minute; retry after the wait in Retry-After`;
+    return { ...oauthError(429, "too_many_requests", description, { "Retry-After": retryAfter }), rateLimit };
+  }
+  const grant = await grantClientCredentials({ clientId: credentials.clientId, clientSecret: credentials.clientSecret, scope: form.scope ?? null }, now);
+  if (!grant.granted) {
+    return { ...(grant.error === "invalid_client" ? invalidClient() : oauthError(400, grant.error, grant.description)), rateLimit };
+  }
+  const body = { access_token: grant.accessToken, token_type: "Bearer", expires_in: grant.expiresInSeconds, scope: grant.scopes.join(" ") };
+  return { ...jsonAnswer(200, body, NO_STORE), rateLimit };
+}
+
+/** The token endpoint's answer, with the client's standing against its rate limit. */
+export async function answerTokenRequest(request: Request, now = new Date()): Promise<TokenAnswer> {
+  try {
+    return await tokenAnswer(request, now);
+  } catch (error) {
+    return { ...failureAnswer(error), rateLimit: null };
+  }
+}
+
+/** The RateLimit fields of a client's standing: one policy, its requests a minute. */
+export function tokenRateLimitFields(state: TokenRateLimitState): Record<string, string> {
+  const policy = { name: "token-requests", quota: state.limit, windowSeconds: state.windowSeconds };
+  return rateLimitFields({ policies: [policy], states: [{ policy, remaining: state.remaining, msBeforeReset: state.msBeforeNext }] });
+}
+
+export async function handleTokenRequest(request: Request): Promise<Response> {
+  const answer = await answerTokenRequest(request);
+  const fields = answer.rateLimit ? tokenRateLimitFields(answer.rateLimit) : {};
+  return answerResponse({ ...answer, headers: { ...answer.headers, ...fields } });
+}

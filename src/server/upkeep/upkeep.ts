@@ -1,10 +1,12 @@
 // The upkeep job: every partitioned table's days made ahead, then retention of the logs (settled
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
 // hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), of
-// shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
+// shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), report jobs and their files (past 7
+// days), and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
 import { env } from "@/env";
 import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
 import { type RawRetentionPolicy, rawRetentionPolicy } from "@/server/pipeline/export/job/retention-holds";
+import { deleteExpiredReportJobs } from "@/server/pipeline/report/jobs/report-job-retention";
 import { dropExpiredBrandPurchases } from "./brand-purchase-retention.sql";
 import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
@@ -22,6 +24,8 @@ export interface UpkeepResult {
   setAsideDeleted: { records: number; orders: number; refused: number };
   /** Shoppers' brand purchases deleted past new-to-brand's look-back. */
   brandPurchasesDeleted: number;
+  /** Report jobs deleted with their files past their 7 days. */
+  reportJobsDeleted: number;
 }
 
 export interface RetentionPolicy {
@@ -48,11 +52,14 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   // Processes forget the shared limits' past windows as they go; a process that stopped taking
   // leases leaves its last ones, which go here.
   await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
+  // Last: a bucket that cannot be reached stops only this step.
+  const reportJobsDeleted = await deleteExpiredReportJobs(now);
   return {
     created,
     dropped: [...logs.dropped, ...raw.dropped],
     deletedFromDefault: logs.deletedFromDefault + raw.deletedFromDefault,
     setAsideDeleted,
     brandPurchasesDeleted,
+    reportJobsDeleted,
   };
 }

@@ -15,13 +15,14 @@ import { ensureDemoDestination } from "./local/demo-destination";
 import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "./local/embedded-postgres";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "./local/local-s3";
 
-const LOCAL_REPORT_JOBS_BUCKET = "tally-report-jobs";
-
 import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
 import { nextServerArgs } from "./next-server";
 
 const log = (line: string) => console.log(`tally: ${line}`);
+
+/** The local S3 bucket of report jobs' files in `npm run dev`. */
+const LOCAL_REPORT_JOBS_BUCKET = "tally-report-jobs";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

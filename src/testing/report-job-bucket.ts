@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll } from "vitest";
 import { freePort } from "@/cli/local/embedded-postgres";
@@ -41,10 +41,6 @@ export async function reportJobBucketForTests() {
     async listKeys(prefix = ""): Promise<string[]> {
       const page = await bucket().client.send(new ListObjectsV2Command({ Bucket: JOBS_BUCKET, Prefix: prefix }));
       return (page.Contents ?? []).map((o) => o.Key!).sort();
-    },
-    async unfinishedUploads(): Promise<number> {
-      const listed = await bucket().client.send(new ListMultipartUploadsCommand({ Bucket: JOBS_BUCKET }));
-      return (listed.Uploads ?? []).length;
     },
     /** The file at a download address, saved locally (DuckDB reads it there). */
     async fetchFile(url: string): Promise<{ file: string; bytes: Buffer; disposition: string | null }> {

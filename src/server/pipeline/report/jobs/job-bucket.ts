@@ -92,25 +92,38 @@ export interface StreamedUpload {
   abort(): Promise<void>;
 }
 
-/** An object written part by part as its bytes come (CreateMultipartUpload, UploadPart, Complete). */
-export async function streamedUpload(target: JobBucket, key: string, contentType: string, partBytes = PART_BYTES): Promise<StreamedUpload> {
+/**
+ * An object written part by part as its bytes come (CreateMultipartUpload, UploadPart, Complete).
+ * A file smaller than one part is a single put when it ends: no multipart upload to start or abort.
+ */
+export async function streamedUpload(
+  target: JobBucket,
+  key: string,
+  contentType: string,
+  { partBytes = PART_BYTES, onPart }: { partBytes?: number; onPart?: (part: number) => void } = {},
+): Promise<StreamedUpload> {
   const { client, bucket } = target;
-  const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
-  const uploadId = created.UploadId!;
+  let uploadId: string | undefined;
   const parts: { ETag: string; PartNumber: number }[] = [];
   let held: Uint8Array[] = [];
   let heldBytes = 0;
   let bytes = 0;
 
-  const sendPart = async () => {
+  const takeHeld = () => {
     const body = Buffer.concat(held, heldBytes);
     held = [];
     heldBytes = 0;
+    return body;
+  };
+  const sendPart = async () => {
+    uploadId ??= (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }))).UploadId!;
+    const body = takeHeld();
     const PartNumber = parts.length + 1;
     const sent = await client.send(
       new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.byteLength }),
     );
     parts.push({ ETag: sent.ETag!, PartNumber });
+    onPart?.(PartNumber);
   };
 
   return {
@@ -121,12 +134,11 @@ export async function streamedUpload(target: JobBucket, key: string, contentType
       if (heldBytes >= partBytes) await sendPart();
     },
     async complete(beforeComplete) {
-      if (bytes === 0) {
-        // S3 makes no object of zero parts: an empty file (a report of no rows as JSON lines) is one put.
+      if (uploadId === undefined) {
+        const body = takeHeld();
         await beforeComplete?.();
-        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "", ContentLength: 0, ContentType: contentType }));
-        return { bytes, parts: 0 };
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: contentType }));
+        return { bytes, parts: 1 };
       }
       if (heldBytes > 0) await sendPart();
       await beforeComplete?.();
@@ -135,7 +147,8 @@ export async function streamedUpload(target: JobBucket, key: string, contentType
     },
     async abort() {
       held = [];
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+      heldBytes = 0;
+      if (uploadId !== undefined) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
     },
   };
 }

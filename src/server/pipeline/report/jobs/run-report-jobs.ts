@@ -60,6 +60,8 @@ export interface RunReportJobsOptions {
   /** Stop taking jobs once this much time has gone (a job already taken runs to its end). */
   budgetMs?: number;
   maxJobs?: number;
+  /** Called as each part of a file has been uploaded (the tests stop a worker there). */
+  onPart?: (part: number) => void;
 }
 
 /** Runs queued jobs one after another until none is left, the budget is spent or maxJobs have run. */
@@ -75,7 +77,7 @@ export async function runReportJobs(options: RunReportJobsOptions = {}): Promise
     const token = randomUUID();
     const job = await claimJob(now(), new Date(now().getTime() + settings.leaseMs), token, settings.maxAttempts);
     if (!job) break;
-    outcomes.push(await runClaimedJob(job, token, { bucket, now, settings }));
+    outcomes.push(await runClaimedJob(job, token, { bucket, now, settings, onPart: options.onPart }));
   }
   return outcomes;
 }
@@ -108,7 +110,7 @@ function fileWriter(format: keyof typeof FILE_EXTENSIONS, definition: ReportJobD
 export async function runClaimedJob(
   job: ReportJobRow,
   token: string,
-  { bucket, now, settings }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings },
+  { bucket, now, settings, onPart }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings; onPart?: (part: number) => void },
 ): Promise<JobOutcome> {
   const format = job.format as keyof typeof FILE_EXTENSIONS;
   const key = `report-jobs/${job.account_id ?? "staff"}/${job.id}.${FILE_EXTENSIONS[format]}`;
@@ -141,7 +143,7 @@ export async function runClaimedJob(
       ids: job.filters as Partial<Record<ReportIdParameter, string>>,
     };
     read = await definition.open(await reportScope(caller), query, caller, settings.batch);
-    const file = await streamedUpload(bucket, key, CONTENT_TYPES[format], settings.partBytes);
+    const file = await streamedUpload(bucket, key, CONTENT_TYPES[format], { partBytes: settings.partBytes, onPart });
     upload = file;
     const writer = fileWriter(format, definition, (chunk) => file.write(chunk));
     for await (const batch of read.batches) {

@@ -16,7 +16,7 @@ import { openJobBucket } from "./job-bucket";
 import type { ReportJobRequest } from "./report-job-input";
 import { deleteExpiredReportJobs } from "./report-job-retention";
 import { createReportJob, getReportJob } from "./report-jobs";
-import { claimJob, finishJob, renewLease } from "./report-jobs.sql";
+import { claimJob, finishJob, renewLease, reportJobQueue } from "./report-jobs.sql";
 import { runReportJobs } from "./run-report-jobs";
 
 process.env.TALLY_REPORT_JOBS_PER_ACCOUNT = "2";
@@ -119,12 +119,15 @@ describe("a job whose every attempt fails", () => {
     let clock = Date.now();
     const run = () => runReportJobs({ bucket: missing, now: () => new Date(clock) });
     expect((await run()).map((o) => o.status)).toEqual(["queued"]);
+    // /api/metrics shows it waiting.
+    expect(await reportJobQueue(new Date(clock + 10_000))).toMatchObject({ waiting: 1, failedLastDay: 0 });
     // Not again before its pause (30 s after the first attempt, 60 s after the second).
     expect(await run()).toEqual([]);
     clock += 31_000;
     expect((await run()).map((o) => o.status)).toEqual(["queued"]);
     clock += 61_000;
     expect((await run()).map((o) => o.status)).toEqual(["failed"]);
+    expect(await reportJobQueue(new Date(clock))).toEqual({ waiting: 0, lagSeconds: 0, failedLastDay: 1 });
     clock += 3_600_000;
     expect(await run()).toEqual([]);
     const failed = await getReportJob({ caller, id: job.id });

@@ -180,10 +180,22 @@ export async function deleteJobs(ids: string[]): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** The age of the oldest job waiting to be taken, in seconds (0 when none waits). */
-export async function oldestQueuedSeconds(now: Date): Promise<number> {
-  const { rows } = await pgPool().query<{ seconds: number | null }>(
-    sql`SELECT extract(epoch FROM ${now}::timestamptz - min(created_at))::float8 AS seconds FROM report_jobs WHERE status = 'queued'`,
+export interface ReportJobQueue {
+  /** Jobs queued (those waiting out a pause after a failed attempt included). */
+  waiting: number;
+  /** Age of the oldest queued job; 0 when none waits. */
+  lagSeconds: number;
+  /** Jobs that failed for good in the last 24 hours. */
+  failedLastDay: number;
+}
+
+/** How far behind the report jobs are: over report_jobs_status_lease_until_idx and a day of finished jobs. */
+export async function reportJobQueue(now: Date): Promise<ReportJobQueue> {
+  const { rows } = await pgPool().query<{ waiting: number; seconds: number | null; failed: number }>(
+    sql`SELECT count(*)::int AS waiting, extract(epoch FROM ${now}::timestamptz - min(created_at))::float8 AS seconds,
+               (SELECT count(*)::int FROM report_jobs WHERE status = 'failed' AND finished_at > ${now}::timestamptz - interval '24 hours') AS failed
+          FROM report_jobs WHERE status = 'queued'`,
   );
-  return Math.max(0, rows[0]?.seconds ?? 0);
+  const row = rows[0]!;
+  return { waiting: row.waiting, lagSeconds: Math.max(0, row.seconds ?? 0), failedLastDay: row.failed };
 }

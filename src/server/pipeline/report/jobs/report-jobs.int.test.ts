@@ -2,12 +2,15 @@
 // runner into a real S3 API (s3rver), read back through GET /report/jobs/:id's presigned address
 // by readers Tally did not write, and compared with the JSON routes' rows for the same query.
 import { beforeAll, describe, expect, it } from "vitest";
+import { handleReportJobsCron } from "@/server/http/cron";
 import { handleCreateReportJob, handleGetReportJob, handleListReportJobs } from "@/server/http/report-job-routes";
 import { handleAdsDetailed, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
 import { seedAcme } from "@/testing/report-fixture";
 import { csvRows, jsonLinesRows, reportJobBucketForTests, xlsxRows } from "@/testing/report-job-bucket";
 import { runReportJobs } from "./run-report-jobs";
 
+const CRON_SECRET = "report-jobs-cron-secret-for-tests";
+process.env.CRON_SECRET = CRON_SECRET;
 const jobsBucket = await reportJobBucketForTests();
 let acme: Awaited<ReturnType<typeof seedAcme>>;
 
@@ -187,5 +190,23 @@ describe("POST /report/jobs refusals", () => {
     const created = mine.data.map((j) => j.created_at);
     expect(created).toEqual([...created].sort().reverse());
     expect((await list(acme.otherAdvertiserKey)).data.map((j) => j.id)).not.toContain(id);
+  });
+});
+
+describe("GET /api/cron/report-jobs", () => {
+  it("runs the queued jobs for the cron secret only, and says what it did", async () => {
+    const id = await queued(acme.advertiserKey, { report: "advertisers", start_date: "2026-11-01", end_date: "2026-11-30", format: "jsonl" });
+    const cron = (authorization?: string) =>
+      handleReportJobsCron(new Request("http://tally.test/api/cron/report-jobs", { headers: authorization ? { Authorization: authorization } : {} }));
+    expect((await cron()).status).toBe(401);
+    expect((await cron("Bearer not-the-secret")).status).toBe(401);
+    expect((await getJob(acme.advertiserKey, id)).body.data.status).toBe("queued");
+    const response = await cron(`Bearer ${CRON_SECRET}`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { jobs: { id: string; status: string }[] };
+    // The refusals' one accepted job (400 days, no rows) is queued too, and runs first.
+    expect(body.jobs.map((j) => j.status)).toEqual(body.jobs.map(() => "done"));
+    expect(body.jobs.map((j) => j.id)).toContain(id);
+    expect((await getJob(acme.advertiserKey, id)).body.data.status).toBe("done");
   });
 });

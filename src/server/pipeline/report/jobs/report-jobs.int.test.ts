@@ -2,6 +2,8 @@
 // runner into a real S3 API (s3rver), read back through GET /report/jobs/:id's presigned address
 // by readers Tally did not write, and compared with the JSON routes' rows for the same query.
 import { beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/server/accounts/create-user";
+import { signIn } from "@/server/accounts/sessions";
 import { handleReportJobsCron } from "@/server/http/cron";
 import { handleCreateReportJob, handleGetReportJob, handleListReportJobs } from "@/server/http/report-job-routes";
 import { handleAdsDetailed, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
@@ -172,12 +174,23 @@ describe("POST /report/jobs refusals", () => {
     expect((await post("tally_not_a_key", good)).status).toBe(401);
   });
 
-  it("keep a job to its account: another account's key gets 404, the owner's every key sees it", async () => {
+  it("keep a job to its account: its keys and members see it, staff too, another account gets 404", async () => {
     const id = await queued(acme.advertiserKey, good);
     expect((await getJob(acme.otherAdvertiserKey, id)).status).toBe(404);
     expect((await getJob(acme.shopAKey, id)).status).toBe(404);
     expect((await getJob(acme.advertiserKey, id)).body.data).toMatchObject({ id, status: "queued", report: "campaigns", format: "csv" });
     expect((await getJob(acme.advertiserKey, "rjob_nope")).status).toBe(404);
+    // A signed-in member of the account sees it, as staff do; a member of another account does not.
+    await createUser({ email: "member@jobs.test", name: "Member", password: "correct horse battery", role: "member", accountId: acme.acmeId });
+    await createUser({ email: "other@jobs.test", name: "Other", password: "correct horse battery", role: "member", accountId: acme.otherId });
+    await createUser({ email: "staff@jobs.test", name: "Staff", password: "correct horse battery", role: "staff" });
+    const bySession = async (email: string) => {
+      const { token } = await signIn(email, "correct horse battery");
+      return (await handleGetReportJob(new Request(`http://tally.test/report/jobs/${id}`, { headers: { Cookie: `tally_session=${token}` } }))).status;
+    };
+    expect(await bySession("member@jobs.test")).toBe(200);
+    expect(await bySession("staff@jobs.test")).toBe(200);
+    expect(await bySession("other@jobs.test")).toBe(404);
 
     const list = async (key: string) =>
       (await (await handleListReportJobs(new Request("http://tally.test/report/jobs?per_page=100", { headers: auth(key) }))).json()) as {

@@ -280,6 +280,35 @@ const serverSchema = z
     /** The longest one download may run, however steadily its client reads. */
     TALLY_REPORT_DOWNLOAD_MAX_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
     /**
+     * The operator's bucket of report jobs' files (docs/report-jobs.md); unset, POST /report/jobs
+     * answers 503. `npm run dev` points it at its local S3.
+     */
+    TALLY_REPORT_JOBS_BUCKET: z.string().min(3).max(63).optional(),
+    /** An S3-compatible endpoint for that bucket (MinIO, R2, a local S3); unset: AWS S3 in its region. */
+    TALLY_REPORT_JOBS_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    TALLY_REPORT_JOBS_S3_REGION: z.string().min(1).default("us-east-1"),
+    /** Keys of the bucket; unset: the AWS SDK's default chain (an instance role, AWS_* variables). */
+    TALLY_REPORT_JOBS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    TALLY_REPORT_JOBS_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Path-style addresses (endpoint/bucket/key), which most S3-compatible stores want. */
+    TALLY_REPORT_JOBS_S3_FORCE_PATH_STYLE: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((value) => value === "1"),
+    /** Report jobs one account may have queued or running at once; one more is a 429. */
+    TALLY_REPORT_JOBS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Times a report job is started before it is failed (a worker that died counts as a start). */
+    TALLY_REPORT_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+    /** Seconds a worker holds a job without renewing it; a job whose worker died is taken again after it. */
+    TALLY_REPORT_JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+    /** The longest one attempt of a report job may run. */
+    TALLY_REPORT_JOB_MAX_SECONDS: z.coerce.number().int().min(10).max(86_400).default(240),
+    /**
+     * Seconds between looks for queued report jobs inside a long-running server or `npm run worker`;
+     * 0 turns it off. Serverless deployments run GET /api/cron/report-jobs instead (default 0 there).
+     */
+    TALLY_REPORT_JOBS_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
+    /**
      * Lets export destinations' endpoints resolve to loopback, private or link-local addresses
      * (a local S3 for the demo and tests). Off by default: a tenant's endpoint must not reach into
      * Tally's own network.
@@ -300,6 +329,7 @@ const serverSchema = z
     const TALLY_ATTRIBUTION_INTERVAL_SECONDS = env.TALLY_ATTRIBUTION_INTERVAL_SECONDS ?? (VERCEL ? 0 : 10);
     const TALLY_EXPORT_INTERVAL_SECONDS = env.TALLY_EXPORT_INTERVAL_SECONDS ?? (VERCEL ? 0 : 60);
     const TALLY_SETTLE_INTERVAL_SECONDS = env.TALLY_SETTLE_INTERVAL_SECONDS ?? (VERCEL ? 0 : 1);
+    const TALLY_REPORT_JOBS_INTERVAL_SECONDS = env.TALLY_REPORT_JOBS_INTERVAL_SECONDS ?? (VERCEL ? 0 : 5);
     // The development keys are public (they are in this file): a process that does not say it is
     // a development or test one must bring its own, or it would sign and encrypt with them.
     const developmentKeys = env.NODE_ENV === "development" || env.NODE_ENV === "test";
@@ -326,6 +356,7 @@ const serverSchema = z
       TALLY_ATTRIBUTION_INTERVAL_SECONDS,
       TALLY_EXPORT_INTERVAL_SECONDS,
       TALLY_SETTLE_INTERVAL_SECONDS,
+      TALLY_REPORT_JOBS_INTERVAL_SECONDS,
       BEACON_SIGNING_KEYS: env.BEACON_SIGNING_KEYS ?? signingKeys.parse(DEVELOPMENT_SIGNING_KEYS),
       TALLY_SECRETS_KEY: env.TALLY_SECRETS_KEY ?? secretsKey.parse(DEVELOPMENT_SECRETS_KEY),
     };

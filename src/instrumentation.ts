@@ -1,7 +1,8 @@
 // Runs once when a Next.js server starts: a bad environment stops it here, with one line per
 // problem, instead of failing on the first request. A long-running server also starts the
 // settle, attribution and export loops and the log's upkeep here (TALLY_SETTLE_INTERVAL_SECONDS,
-// TALLY_ATTRIBUTION_INTERVAL_SECONDS, TALLY_EXPORT_INTERVAL_SECONDS; serverless uses the cron
+// TALLY_ATTRIBUTION_INTERVAL_SECONDS, TALLY_EXPORT_INTERVAL_SECONDS, and the report jobs'
+// TALLY_REPORT_JOBS_INTERVAL_SECONDS; serverless uses the cron
 // routes, and `npm run worker` runs them apart from the web tier). With ClickHouse as the store
 // (CLICKHOUSE_URL) its schema is migrated here and the shipper runs beside settling. A server that
 // cannot tell clients' addresses apart says so here (client-address.ts).
@@ -12,10 +13,12 @@ export async function register(): Promise<void> {
   let intervalSeconds = 0;
   let exportSeconds = 0;
   let settleSeconds = 0;
+  let reportJobSeconds = 0;
   try {
     intervalSeconds = env().TALLY_ATTRIBUTION_INTERVAL_SECONDS;
     exportSeconds = env().TALLY_EXPORT_INTERVAL_SECONDS;
     settleSeconds = env().TALLY_SETTLE_INTERVAL_SECONDS;
+    reportJobSeconds = env().TALLY_REPORT_JOBS_INTERVAL_SECONDS;
   } catch (error) {
     exitOnEnvError(error);
   }
@@ -51,5 +54,9 @@ export async function register(): Promise<void> {
   if (exportSeconds > 0) {
     const { startExportLoop } = await import("@/server/pipeline/export/job/export-loop");
     startExportLoop(exportSeconds * 1000);
+  }
+  if (reportJobSeconds > 0) {
+    const { startReportJobLoop } = await import("@/server/pipeline/report/jobs/report-job-loop");
+    startReportJobLoop(reportJobSeconds * 1000);
   }
 }

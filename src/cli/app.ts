@@ -13,12 +13,16 @@ import { parseArgs } from "node:util";
 import { exitOnEnvError, type LauncherEnv, parseLauncherEnv } from "@/env";
 import { ensureDemoDestination } from "./local/demo-destination";
 import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "./local/embedded-postgres";
-import { type LocalS3, startLocalS3 } from "./local/local-s3";
+import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "./local/local-s3";
+
 import { localSecrets } from "./local/local-secrets";
 import { migrateDeploy } from "./local/prisma-cli";
 import { nextServerArgs } from "./next-server";
 
 const log = (line: string) => console.log(`tally: ${line}`);
+
+/** The local S3 bucket of report jobs' files in `npm run dev`. */
+const LOCAL_REPORT_JOBS_BUCKET = "tally-report-jobs";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -139,7 +143,18 @@ async function main(): Promise<void> {
     // The local S3 listens on 127.0.0.1: the servers started here may export to private addresses.
     process.env.TALLY_EXPORT_ALLOW_PRIVATE_ENDPOINTS = "1";
     const directory = values.ephemeral ? `${temporaryDataDir(`${mode}-s3`)}` : path.join(config.TALLY_DATA_DIR, "s3");
-    s3 = await startLocalS3({ directory, port: values.ephemeral ? 0 : config.TALLY_LOCAL_S3_PORT, buckets: ["tally-demo"] });
+    s3 = await startLocalS3({ directory, port: values.ephemeral ? 0 : config.TALLY_LOCAL_S3_PORT, buckets: ["tally-demo", LOCAL_REPORT_JOBS_BUCKET] });
+    // Report jobs write to the local S3 too, unless the operator named a bucket of their own.
+    if (!process.env.TALLY_REPORT_JOBS_BUCKET) {
+      Object.assign(process.env, {
+        TALLY_REPORT_JOBS_BUCKET: LOCAL_REPORT_JOBS_BUCKET,
+        TALLY_REPORT_JOBS_S3_ENDPOINT: s3.endpoint,
+        TALLY_REPORT_JOBS_S3_FORCE_PATH_STYLE: "1",
+        TALLY_REPORT_JOBS_S3_ACCESS_KEY_ID: LOCAL_S3_CREDENTIALS.accessKeyId,
+        TALLY_REPORT_JOBS_S3_SECRET_ACCESS_KEY: LOCAL_S3_CREDENTIALS.secretAccessKey,
+      });
+      log(`report jobs write to bucket ${LOCAL_REPORT_JOBS_BUCKET} of the local S3`);
+    }
     const { DEMO } = await import("../../prisma/seed");
     const destination = await ensureDemoDestination(DEMO.publisherId, s3.endpoint);
     log(

@@ -1,5 +1,5 @@
 // `npm run worker`: the background work in one process, for operators who run it apart from the
-// web tier (docs/operations.md): settle, attribution, export, the log's partition upkeep, and with
+// web tier (docs/operations.md): settle, attribution, export, report jobs, the log's partition upkeep, and with
 // ClickHouse as the store (CLICKHOUSE_URL) the shipper, whose schema it migrates at start.
 // Start as many as the load needs, on any machines: settle shards, attribution batches and export
 // destinations are each taken under a lock, so workers share the work without doing it twice.
@@ -9,6 +9,7 @@ import type { IntervalJob } from "@/server/core/interval-job";
 import { disconnectDb } from "@/server/db/client";
 import { startAttributionLoop } from "@/server/pipeline/attribute/attribution-loop";
 import { startExportLoop } from "@/server/pipeline/export/job/export-loop";
+import { startReportJobLoop } from "@/server/pipeline/report/jobs/report-job-loop";
 import { startSettleLoop } from "@/server/pipeline/settle/settle-loop";
 import { startShipLoop } from "@/server/pipeline/ship/ship-loop";
 import { closeStore } from "@/server/store";
@@ -26,6 +27,7 @@ try {
 const settleSeconds = config.TALLY_SETTLE_INTERVAL_SECONDS || 1;
 const attributionSeconds = config.TALLY_ATTRIBUTION_INTERVAL_SECONDS || 10;
 const exportSeconds = config.TALLY_EXPORT_INTERVAL_SECONDS || 60;
+const reportJobSeconds = config.TALLY_REPORT_JOBS_INTERVAL_SECONDS || 5;
 
 // ClickHouse's schema before the first batch is shipped; a worker that cannot reach it stops
 // here, saying why, rather than settle into an outbox nothing ships.
@@ -43,11 +45,12 @@ const jobs: IntervalJob[] = [
   startSettleLoop(settleSeconds * 1000),
   startAttributionLoop(attributionSeconds * 1000),
   startExportLoop(exportSeconds * 1000),
+  startReportJobLoop(reportJobSeconds * 1000),
   startUpkeepLoop(),
   ...(shipLoop ? [shipLoop] : []),
 ];
 console.log(
-  `tally: worker ${process.pid}: settling every ${settleSeconds} s, attributing every ${attributionSeconds} s, exporting every ${exportSeconds} s, partition upkeep hourly${shipLoop ? `, shipping to ClickHouse every ${settleSeconds} s` : ""}`,
+  `tally: worker ${process.pid}: settling every ${settleSeconds} s, attributing every ${attributionSeconds} s, exporting every ${exportSeconds} s, report jobs every ${reportJobSeconds} s, partition upkeep hourly${shipLoop ? `, shipping to ClickHouse every ${settleSeconds} s` : ""}`,
 );
 
 const stop = (signal: string) => {

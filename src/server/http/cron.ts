@@ -6,6 +6,7 @@ import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { runDueExports } from "@/server/pipeline/export/job/run-exports";
+import { runReportJobs } from "@/server/pipeline/report/jobs/run-report-jobs";
 import { settlePending } from "@/server/pipeline/settle/settle-pending";
 import { shipPending } from "@/server/pipeline/ship/ship-pending";
 import { upkeep as runUpkeep } from "@/server/upkeep/upkeep";
@@ -93,4 +94,17 @@ export const handleExportCron = cronRoute(async () => {
     })),
     unfinished,
   };
+});
+
+/** The report jobs route's maximum duration on Vercel (seconds). */
+export const REPORT_JOBS_MAX_DURATION_SECONDS = 300;
+
+// Every minute: a job is taken only while a whole attempt (TALLY_REPORT_JOB_MAX_SECONDS) still
+// fits before Vercel's cut with 20 s to spare, so no attempt is killed by the function's end;
+// the first is always taken. The next minute's call takes what is left.
+export const handleReportJobsCron = cronRoute(async () => {
+  const attemptMs = env().TALLY_REPORT_JOB_MAX_SECONDS * 1000;
+  const budgetMs = Math.max(1, (REPORT_JOBS_MAX_DURATION_SECONDS - 20) * 1000 - attemptMs);
+  const jobs = await runReportJobs({ budgetMs });
+  return { jobs: jobs.map((j) => ({ id: j.id, status: j.status, rows: j.rows, bytes: j.bytes, ...(j.error ? { error: j.error } : {}) })) };
 });

@@ -10,6 +10,7 @@ import { upkeep } from "@/server/upkeep/upkeep";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { answerTokenRequest } from "./oauth-token";
 import { reportRoute } from "./report-caller";
+import { handleCreateReportJob, handleGetReportJob, handleListReportJobs } from "./report-job-routes";
 import { handleCampaignDetail, handleCampaignListing } from "./report-routes";
 
 const HOUR_MS = 3_600_000;
@@ -82,6 +83,16 @@ describe("report routes with an OAuth access token", () => {
     const noJobs = await call(jobsRoute, bearer(readOnly));
     expect(noJobs.status).toBe(403);
     expect(noJobs.headers.get("www-authenticate")).toBe('Bearer realm="tally reports", error="insufficient_scope", scope="reports:jobs"');
+
+    // The report jobs' own routes ask for reports:jobs, reading as well as creating.
+    const jobRequests = [
+      () => handleCreateReportJob(new Request("http://localhost:3000/report/jobs", { method: "POST", headers: bearer(readOnly), body: "{}" })),
+      () => handleListReportJobs(new Request("http://localhost:3000/report/jobs", { headers: bearer(readOnly) })),
+      () => handleGetReportJob(new Request("http://localhost:3000/report/jobs/rjob_x", { headers: bearer(readOnly) })),
+    ];
+    for (const send of jobRequests) expect((await send()).headers.get("www-authenticate")).toContain('scope="reports:jobs"');
+    const listedJobs = await handleListReportJobs(new Request("http://localhost:3000/report/jobs", { headers: bearer(jobsOnly) }));
+    expect(listedJobs.status).toBe(200);
 
     const { key } = await createApiKey({ actor: OPERATOR, accountId: brand.id, name: "old way" });
     expect((await listing(bearer(key))).status).toBe(200);

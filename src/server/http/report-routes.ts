@@ -1,44 +1,26 @@
 // The report routes (docs/interface.md §4.3) as Fetch handlers: parse the query, find the caller's scope,
-// call the report through the store (src/server/store/), answer JSON or the XLSX download (whose
+// call the report through the store (src/server/store/; each report defined once in
+// src/server/pipeline/report/report-definitions.ts), answer JSON or the XLSX download (whose
 // limits, report-download.ts, are met before the answer starts). Next.js route files under
 // src/app/ export these.
 import { TallyError } from "@/server/core/errors";
-import { type XlsxColumn, xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
-import { openReportDownload } from "@/server/pipeline/report/report-download";
-import { type ReportCaller, reportScope } from "@/server/pipeline/report/report-scope";
-import { store } from "@/server/store";
-import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
-import { parseReportQuery, type ReportIdParameter, type ReportQuery, type ReportScope } from "@/server/store/report-query";
+import { xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
 import {
-  AD_RESULTS_ORDER_BY,
-  ADVERTISER_REPORT_ORDER_BY,
-  type AdResultsRow,
-  type AdsDetailedRow,
-  type AdvertiserReportRow,
-  CAMPAIGN_LISTING_ORDER_BY,
-  type CampaignListingRow,
-  type CampaignsDetailedRow,
-  type DayMetrics,
-  DETAILED_REPORT_ORDER_BY,
-  type DetailedReportOrderBy,
-  PUBLISHER_REPORT_ORDER_BY,
-  type PublisherReportRow,
-  type ReportRows,
-} from "@/server/store/report-rows";
+  AD_RESULTS,
+  ADS_DETAILED,
+  ADVERTISER_REPORT,
+  CAMPAIGN_DAILY_COLUMNS,
+  CAMPAIGN_LISTING,
+  CAMPAIGNS_DETAILED,
+  NETWORK_PUBLISHER_REPORT,
+  type PagedReport,
+  PUBLISHER_REPORT,
+} from "@/server/pipeline/report/report-definitions";
+import { openReportDownload } from "@/server/pipeline/report/report-download";
+import { reportScope } from "@/server/pipeline/report/report-scope";
+import { store } from "@/server/store";
+import { parseReportQuery } from "@/server/store/report-query";
 import { reportRoute } from "./report-caller";
-
-interface PagedReport<Row extends object, OrderBy extends string> {
-  /** Account kinds the report is for; others get 404 (default: every kind). */
-  kinds?: readonly ReportCaller["accountKind"][];
-  ids: readonly ReportIdParameter[];
-  orderBy: readonly [OrderBy, ...OrderBy[]];
-  /** Sheet name and the start of the file name of the download. */
-  sheet: string;
-  file: string;
-  /** The download's columns: the JSON rows' fields, in the same order. */
-  columns: XlsxColumn<Row>[];
-  rows: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportRows<Row>;
-}
 
 function pagedReportRoute<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>) {
   return reportRoute(async (request, caller, requester) => {
@@ -55,147 +37,26 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
   });
 }
 
-const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ header: key, key, type: "text", width });
-const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "number" });
-const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
-const metricColumns = <Row extends Metrics>() => METRIC_FIELDS.map((key) => number<Row>(key));
-
 // GET /campaign/v2: campaigns in the caller's scope with their totals over the range.
-export const handleCampaignListing = pagedReportRoute<CampaignListingRow, (typeof CAMPAIGN_LISTING_ORDER_BY)[number]>({
-  ids: ["advertiser_id", "campaign_id"],
-  orderBy: CAMPAIGN_LISTING_ORDER_BY,
-  sheet: "Campaigns",
-  file: "campaigns",
-  columns: [
-    text("campaign_id"),
-    text("name", 36),
-    text("campaign_type", 14),
-    text("campaign_status", 16),
-    text("advertiser_id"),
-    date("start_date"),
-    date("end_date"),
-    ...metricColumns<CampaignListingRow>(),
-  ],
-  rows: (scope, query) => store().reports.campaigns(scope, query),
-});
+export const handleCampaignListing = pagedReportRoute(CAMPAIGN_LISTING);
 
 // GET /ad/results/v2: ads in the caller's scope with their totals over the range.
-export const handleAdResults = pagedReportRoute<AdResultsRow, (typeof AD_RESULTS_ORDER_BY)[number]>({
-  ids: ["advertiser_id", "campaign_id", "ad_id"],
-  orderBy: AD_RESULTS_ORDER_BY,
-  sheet: "Ads",
-  file: "ad-results",
-  columns: [
-    text("ad_id"),
-    text("name", 36),
-    text("campaign_id"),
-    text("advertiser_id"),
-    text("ad_type", 12),
-    text("ad_size", 12),
-    text("ad_status", 12),
-    text("ad_media_url", 36),
-    number("cpm"),
-    number("cpc"),
-    text("product_sku", 36),
-    ...metricColumns<AdResultsRow>(),
-  ],
-  rows: (scope, query) => store().reports.adResults(scope, query),
-});
+export const handleAdResults = pagedReportRoute(AD_RESULTS);
 
 // GET /report/v2/advertisers: the advertisers of the caller's inventory with their totals.
-export const handleAdvertiserReport = pagedReportRoute<AdvertiserReportRow, (typeof ADVERTISER_REPORT_ORDER_BY)[number]>({
-  ids: ["advertiser_id"],
-  orderBy: ADVERTISER_REPORT_ORDER_BY,
-  sheet: "Advertisers",
-  file: "advertisers",
-  columns: [
-    text("advertiser", 32),
-    text("advertiser_id"),
-    text("seller_id"),
-    number("wallet_balance"),
-    number("daily_budget"),
-    text("currency", 10),
-    ...metricColumns<AdvertiserReportRow>(),
-  ],
-  rows: (scope, query) => store().reports.advertisers(scope, query),
-});
-
-const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
-  text("publisher", 32),
-  text("publisher_id"),
-  text("network_id"),
-  text("sites", 36),
-  ...metricColumns<PublisherReportRow>(),
-];
+export const handleAdvertiserReport = pagedReportRoute(ADVERTISER_REPORT);
 
 // GET /report/v2/publishers: the publishers of the caller's campaigns (or the caller itself).
-export const handlePublisherReport = pagedReportRoute<PublisherReportRow, (typeof PUBLISHER_REPORT_ORDER_BY)[number]>({
-  ids: ["publisher_id"],
-  orderBy: PUBLISHER_REPORT_ORDER_BY,
-  sheet: "Publishers",
-  file: "publishers",
-  columns: PUBLISHER_COLUMNS,
-  rows: (scope, query) => store().reports.publishers(scope, query),
-});
+export const handlePublisherReport = pagedReportRoute(PUBLISHER_REPORT);
 
 // GET /report/network/publishers: a network's sub-publishers with their totals.
-export const handleNetworkPublisherReport = pagedReportRoute<PublisherReportRow, (typeof PUBLISHER_REPORT_ORDER_BY)[number]>({
-  kinds: ["network"],
-  ids: ["publisher_id"],
-  orderBy: PUBLISHER_REPORT_ORDER_BY,
-  sheet: "Network publishers",
-  file: "network-publishers",
-  columns: PUBLISHER_COLUMNS,
-  rows: (scope, query, caller) => store().reports.publishers(scope, query, caller.accountId),
-});
+export const handleNetworkPublisherReport = pagedReportRoute(NETWORK_PUBLISHER_REPORT);
 
-// GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows for
-// campaigns bought through a network.
-export const handleCampaignsDetailed = pagedReportRoute<CampaignsDetailedRow, DetailedReportOrderBy>({
-  kinds: ["advertiser"],
-  ids: ["advertiser_id", "campaign_id"],
-  orderBy: DETAILED_REPORT_ORDER_BY,
-  sheet: "Campaigns by day",
-  file: "campaigns-detailed",
-  columns: [
-    date("day"),
-    text("level", 14),
-    text("campaign_id"),
-    text("name", 36),
-    text("campaign_type", 14),
-    text("advertiser_id"),
-    text("network_id"),
-    text("publisher_id"),
-    text("publisher", 32),
-    ...metricColumns<CampaignsDetailedRow>(),
-  ],
-  rows: (scope, query) => store().reports.campaignsDetailed(scope, query),
-});
+// GET /report/advertisers/campaigns-detailed: per campaign and day, with sub-publisher rows.
+export const handleCampaignsDetailed = pagedReportRoute(CAMPAIGNS_DETAILED);
 
-// GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown for
-// campaigns bought through a network.
-export const handleAdsDetailed = pagedReportRoute<AdsDetailedRow, DetailedReportOrderBy>({
-  kinds: ["advertiser"],
-  ids: ["advertiser_id", "campaign_id", "ad_id"],
-  orderBy: DETAILED_REPORT_ORDER_BY,
-  sheet: "Ads by day",
-  file: "ads-detailed",
-  columns: [
-    date("day"),
-    text("level", 14),
-    text("ad_id"),
-    text("name", 36),
-    text("ad_type", 12),
-    text("campaign_id"),
-    text("campaign", 36),
-    text("advertiser_id"),
-    text("network_id"),
-    text("publisher_id"),
-    text("publisher", 32),
-    ...metricColumns<AdsDetailedRow>(),
-  ],
-  rows: (scope, query) => store().reports.adsDetailed(scope, query),
-});
+// GET /report/advertisers/ads-detailed: per ad and day, with the sub-publisher breakdown.
+export const handleAdsDetailed = pagedReportRoute(ADS_DETAILED);
 
 // GET /campaign/:id: one campaign with its totals, daily rows and ads; the download holds the
 // daily rows.
@@ -215,11 +76,12 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const detail = campaignId ? await store().reports.campaign(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
   if (query.download) {
-    const columns: XlsxColumn<DayMetrics>[] = [date("day"), ...metricColumns<DayMetrics>()];
     async function* daily() {
       yield detail!.daily;
     }
-    return new Response(xlsxStream("Daily", columns, daily()), { headers: xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate) });
+    return new Response(xlsxStream("Daily", CAMPAIGN_DAILY_COLUMNS, daily()), {
+      headers: xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate),
+    });
   }
   return Response.json({ data: detail }, { headers: { "Cache-Control": "private, no-store" } });
 });

@@ -11,6 +11,7 @@ import type { ExportType } from "@/server/db/generated/enums";
 import { pgPool } from "@/server/db/pg-pool";
 import { holdsOf, type RetentionHold } from "@/server/pipeline/export/job/retention-holds";
 import { destinationPositions } from "@/server/pipeline/export/job/runs.sql";
+import { type ReportJobQueue, reportJobQueue } from "@/server/pipeline/report/jobs/report-jobs.sql";
 import { oldestUnsettled } from "@/server/pipeline/settle/settled-horizon.sql";
 import { store } from "@/server/store";
 import type { ShipperState } from "@/server/store/shipping";
@@ -53,6 +54,8 @@ export interface Lags {
   publishersOverStorageAlert: number;
   /** The shipper of settled rows to ClickHouse: batches waiting, the oldest one's age, rows refused; null with Postgres as the store. */
   shipper: ShipperState | null;
+  /** Report jobs waiting for a worker, the oldest one's age, and those failed for good in the last day. */
+  reportJobs: ReportJobQueue;
 }
 
 /** What one publisher's traffic made Tally store in a day (publisher_daily_intake). */
@@ -76,7 +79,7 @@ const ageSeconds = (since: Date | null, now: Date) => (since ? Math.max(0, (now.
 export async function readLags(now = new Date()): Promise<Lags> {
   const pool = pgPool();
   const storageAlertBytes = env().TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB * 1024 * 1024;
-  const [shipper, oldest, backlog, attribution, positions, partitions, setAside, storage, byRule] = await Promise.all([
+  const [shipper, oldest, backlog, attribution, positions, partitions, setAside, storage, byRule, reportJobs] = await Promise.all([
     store().shipping?.state() ?? null,
     oldestUnsettled(),
     pool.query<{ n: number }>(
@@ -106,6 +109,7 @@ export async function readLags(now = new Date()): Promise<Lags> {
     pool.query<{ rule: string; n: number }>(
       sql`SELECT rule, count(*)::int AS n FROM settle_set_aside WHERE set_aside_at > ${now}::timestamptz - interval '24 hours' AND rule IS NOT NULL GROUP BY rule`,
     ),
+    reportJobQueue(now),
   ]);
   const ruleCounts = new Map(byRule.rows.map((row) => [row.rule, row.n]));
   const logs = partitions.filter((p) => p.table === "beacon_log" || p.table === "conversion_log");
@@ -137,6 +141,7 @@ export async function readLags(now = new Date()): Promise<Lags> {
     publisherStorage: storage.rows.map(({ over: _over, ...row }) => row),
     publishersOverStorageAlert: storage.rows[0]?.over ?? 0,
     shipper,
+    reportJobs,
   };
 }
 

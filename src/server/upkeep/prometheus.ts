@@ -45,6 +45,9 @@ function createMetrics() {
   gauge("tally_settle_backlog_events", "Accepted beacons and orders waiting to be settled (each counted up to 1,000,000).", (l) => l.settleBacklog);
   gauge("tally_attribution_lag_seconds", "Age of the oldest order waiting for attribution (0 when none waits).", (l) => l.attributionLagSeconds);
   gauge("tally_attribution_backlog_orders", "Orders waiting for attribution.", (l) => l.attributionBacklog);
+  gauge("tally_report_jobs_lag_seconds", "Age of the oldest report job waiting for a worker (0 when none waits).", (l) => l.reportJobs.lagSeconds);
+  gauge("tally_report_jobs_waiting", "Report jobs queued, those waiting out a pause after a failed attempt included.", (l) => l.reportJobs.waiting);
+  gauge("tally_report_jobs_failed_last_day", "Report jobs failed for good (attempts spent) in the last 24 hours.", (l) => l.reportJobs.failedLastDay);
   // With ClickHouse as the store only (a process's store never changes): reports miss what waits to be shipped.
   if (store().shipping) {
     const shipper = (name: string, help: string, read: (state: NonNullable<Lags["shipper"]>) => number) =>

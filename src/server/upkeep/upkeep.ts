@@ -2,11 +2,13 @@
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
 // hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), of
 // shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), OAuth access tokens past their hour,
-// and the shared rate limits' past windows. Run hourly by the server and the worker, and by the cron route.
+// report jobs and their files (past 7 days), and the shared rate limits' past windows. Run hourly
+// by the server and the worker, and by the cron route.
 import { env } from "@/env";
 import { purgeExpiredAccessTokens } from "@/server/accounts/oauth-tokens";
 import { postgresLeaseStore } from "@/server/db/limit-windows.sql";
 import { type RawRetentionPolicy, rawRetentionPolicy } from "@/server/pipeline/export/job/retention-holds";
+import { deleteExpiredReportJobs } from "@/server/pipeline/report/jobs/report-job-retention";
 import { dropExpiredBrandPurchases } from "./brand-purchase-retention.sql";
 import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
@@ -26,6 +28,8 @@ export interface UpkeepResult {
   brandPurchasesDeleted: number;
   /** OAuth access tokens deleted once expired. */
   accessTokensDeleted: number;
+  /** Report jobs deleted with their files past their 7 days. */
+  reportJobsDeleted: number;
 }
 
 export interface RetentionPolicy {
@@ -53,6 +57,8 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   // Processes forget the shared limits' past windows as they go; a process that stopped taking
   // leases leaves its last ones, which go here.
   await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
+  // Last: a bucket that cannot be reached stops only this step.
+  const reportJobsDeleted = await deleteExpiredReportJobs(now);
   return {
     created,
     dropped: [...logs.dropped, ...raw.dropped],
@@ -60,5 +66,6 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
     setAsideDeleted,
     brandPurchasesDeleted,
     accessTokensDeleted,
+    reportJobsDeleted,
   };
 }

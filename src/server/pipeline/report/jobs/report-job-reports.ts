@@ -1,0 +1,98 @@
+// The reports a job may run, one per report route, each read exactly as its route reads it
+// (report-definitions.ts): the same store read, scope, ids, sort and columns.
+import { TallyError } from "@/server/core/errors";
+import type { XlsxColumn } from "@/server/formats/xlsx";
+import { store } from "@/server/store";
+import type { ReportIdParameter, ReportQuery, ReportScope } from "@/server/store/report-query";
+import {
+  AD_RESULTS,
+  ADS_DETAILED,
+  ADVERTISER_REPORT,
+  CAMPAIGN_DAILY_COLUMNS,
+  CAMPAIGN_LISTING,
+  CAMPAIGNS_DETAILED,
+  NETWORK_PUBLISHER_REPORT,
+  type PagedReport,
+  PUBLISHER_REPORT,
+} from "../report-definitions";
+import type { ReportCaller } from "../report-scope";
+
+export const REPORT_JOB_REPORTS = [
+  "campaigns",
+  "ad_results",
+  "advertisers",
+  "publishers",
+  "network_publishers",
+  "campaigns_detailed",
+  "ads_detailed",
+  "campaign_daily",
+] as const;
+export type ReportJobReport = (typeof REPORT_JOB_REPORTS)[number];
+
+/** Every row of a job's report, batch by batch; close() lets go of the read early. */
+export interface JobRows {
+  batches: AsyncIterable<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+export interface ReportJobDefinition {
+  kinds?: readonly ReportCaller["accountKind"][];
+  ids: readonly ReportIdParameter[];
+  /** An id without which the report means nothing (campaign_daily's campaign). */
+  requires?: ReportIdParameter;
+  orderBy: readonly string[];
+  sheet: string;
+  columns: XlsxColumn<Record<string, unknown>>[];
+  open(scope: ReportScope, query: ReportQuery<string>, caller: ReportCaller, batch: number): Promise<JobRows>;
+}
+
+function paged<Row extends object, OrderBy extends string>(report: PagedReport<Row, OrderBy>): ReportJobDefinition {
+  return {
+    kinds: report.kinds,
+    ids: report.ids,
+    orderBy: report.orderBy,
+    sheet: report.sheet,
+    columns: report.columns as unknown as XlsxColumn<Record<string, unknown>>[],
+    async open(scope, query, caller, batch) {
+      const cursor = await report.rows(scope, query as ReportQuery<OrderBy>, caller).open({ batch });
+      return { batches: cursor.batches as AsyncIterable<Record<string, unknown>[]>, close: () => cursor.close() };
+    },
+  };
+}
+
+// GET /campaign/:id reads the campaign's days in one query, so its job does too.
+const CAMPAIGN_DAILY: ReportJobDefinition = {
+  ids: ["campaign_id"],
+  requires: "campaign_id",
+  orderBy: ["day"],
+  sheet: "Daily",
+  columns: CAMPAIGN_DAILY_COLUMNS as unknown as XlsxColumn<Record<string, unknown>>[],
+  async open(scope, query) {
+    const campaignId = query.ids.campaign_id ?? "";
+    const detail = await store().reports.campaign(scope, campaignId, query, { withAds: false });
+    if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
+    async function* batches() {
+      yield detail!.daily as unknown as Record<string, unknown>[];
+    }
+    return { batches: batches(), close: async () => {} };
+  },
+};
+
+const DEFINITIONS: Record<ReportJobReport, ReportJobDefinition> = {
+  campaigns: paged(CAMPAIGN_LISTING),
+  ad_results: paged(AD_RESULTS),
+  advertisers: paged(ADVERTISER_REPORT),
+  publishers: paged(PUBLISHER_REPORT),
+  network_publishers: paged(NETWORK_PUBLISHER_REPORT),
+  campaigns_detailed: paged(CAMPAIGNS_DETAILED),
+  ads_detailed: paged(ADS_DETAILED),
+  campaign_daily: CAMPAIGN_DAILY,
+};
+
+export const reportJobDefinition = (report: ReportJobReport): ReportJobDefinition => DEFINITIONS[report];
+
+/** The account kinds rule of the report's route: 404 for a report that is not for the caller's kind. */
+export function assertReportFor(report: ReportJobReport, caller: ReportCaller): void {
+  const kinds = DEFINITIONS[report].kinds;
+  if (kinds && !kinds.includes(caller.accountKind)) throw new TallyError("not_found", `this report is for ${kinds.join(" or ")} accounts`);
+}

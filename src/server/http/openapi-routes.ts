@@ -47,9 +47,15 @@ function redocOptions(nonce: string | undefined) {
   };
 }
 
-// GET /docs/api: the reference, rendered in the browser from /openapi.json. The nonce is the one
+const GUIDE_STYLE = `
+.guide { max-width: 52rem; margin: 0 auto; padding: 1.5rem 1rem; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }
+.guide pre { background: #f4f6f8; padding: 0.75rem; overflow-x: auto; }
+.guide table { border-collapse: collapse; } .guide td, .guide th { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left; }`;
+
+// GET /docs/api: docs/api.md (`guideHtml`, rendered by the route file like every served doc),
+// then the reference, rendered in the browser from /openapi.json. The nonce is the one
 // src/proxy.ts put in this request's Content-Security-Policy, which Next.js passes on.
-export function handleApiReference(request: Request): Response {
+export function handleApiReference(request: Request, guideHtml = ""): Response {
   const nonce = NONCE.exec(request.headers.get("content-security-policy") ?? "")?.[1];
   const attribute = nonce ? ` nonce="${nonce}"` : "";
   const init = `Redoc.init("/openapi.json", ${JSON.stringify(redocOptions(nonce))}, document.getElementById("reference"));`;
@@ -59,9 +65,10 @@ export function handleApiReference(request: Request): Response {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Tally API reference</title>
-<style${attribute}>body { margin: 0; }</style>
+<style${attribute}>body { margin: 0; }${GUIDE_STYLE}</style>
 </head>
 <body>
+<header class="guide"><p><a href="/">Tally</a> · <a href="/docs">Docs</a> · <a href="/openapi.json">openapi.json</a></p>${guideHtml}</header>
 <div id="reference"><p style="font-family: system-ui, sans-serif; padding: 1rem">Loading the reference of <a href="/openapi.json">/openapi.json</a>…</p></div>
 <script${attribute} src="/redoc/redoc.standalone.js"></script>
 <script${attribute}>${init}</script>

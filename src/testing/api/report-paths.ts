@@ -9,6 +9,7 @@ import {
   handleNetworkPublisherReport,
   handlePublisherReport,
 } from "@/server/http/report-routes";
+import { uncheckedHandler } from "./checked-report-routes";
 
 export type ReportHandler = (request: Request) => Promise<Response>;
 
@@ -23,7 +24,7 @@ const PATHS = new Map<ReportHandler, string>([
 ]);
 
 export function reportPathOf(handler: ReportHandler): string {
-  const path = PATHS.get(handler);
+  const path = PATHS.get(uncheckedHandler(handler));
   if (!path) throw new Error("not a paged report handler: add it to src/testing/api/report-paths.ts");
   return path;
 }

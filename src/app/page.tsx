@@ -50,6 +50,9 @@ export default async function LandingPage() {
             <Link className="button" href="/docs">
               Read the docs
             </Link>
+            <p>
+              Reports over HTTP: the <a href="/docs/api">API reference</a> and its OpenAPI document, <a href="/openapi.json">/openapi.json</a>.
+            </p>
           </section>
         </div>
         <section className="card" style={{ marginTop: "2rem" }}>

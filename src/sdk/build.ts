@@ -1,6 +1,9 @@
 // Bundles the browser SDK (src/sdk/tally.ts) into a minified IIFE at public/sdk/tally.js, which
 // sets window.Tally, and prints its size: `node --import tsx src/sdk/build.ts` (npm run build:sdk).
-import { mkdirSync, writeFileSync } from "node:fs";
+// It also puts Redoc's standalone bundle at public/redoc/, which the API reference (/docs/api)
+// loads from Tally itself: no CDN, so the page works offline and under the page's policy.
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -9,6 +12,8 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const entry = path.join(root, "src/sdk/tally.ts");
 const outfile = path.join(root, "public/sdk/tally.js");
+const redocBundle = createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js");
+const redocOut = path.join(root, "public/redoc/redoc.standalone.js");
 /** The size the SDK should stay under once gzipped. */
 const GZIP_BUDGET = 2048;
 
@@ -34,6 +39,9 @@ try {
   const gzip = gzipSync(file.contents, { level: 9 }).length;
   console.log(`sdk: ${path.relative(root, outfile)} ${kib(file.contents.length)} (${kib(gzip)} gzip)`);
   if (gzip > GZIP_BUDGET) console.warn(`sdk: warning: ${gzip} bytes gzipped, over the ${GZIP_BUDGET}-byte budget`);
+  mkdirSync(path.dirname(redocOut), { recursive: true });
+  copyFileSync(redocBundle, redocOut);
+  console.log(`sdk: ${path.relative(root, redocOut)} (the API reference's renderer)`);
 } catch (error) {
   console.error(`sdk: build failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

@@ -1,15 +1,17 @@
-// Calls the /v1 handlers the way a browser would, with Fetch Requests.
+// Calls the /v1 handlers the way a browser would, with Fetch Requests; every answer is checked
+// against the API document (src/testing/api/contract.ts).
 
 import { handleAdQuery, handleBeacon, handleConversion } from "@/server/http/events-routes";
 import type { AdQueryAnswer, ServedAd } from "@/server/pipeline/accept/ads/query-ads";
+import { checkAnswer } from "./api/contract";
 import { settleAll } from "./settle";
 
 export const ORIGIN = "http://tally.test";
 
 export async function askForAds(body: unknown, headers: Record<string, string> = {}) {
-  const response = await handleAdQuery(
-    new Request(`${ORIGIN}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) }),
-  );
+  const request = new Request(`${ORIGIN}/v1/ads`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const response = await handleAdQuery(request);
+  await checkAnswer(request, response);
   return { status: response.status, body: (await response.json()) as AdQueryAnswer & unknown[] };
 }
 
@@ -31,17 +33,17 @@ export async function postBeacon(
   body: string | object,
   options: { contentType?: string; headers?: Record<string, string>; method?: string; settle?: boolean } = {},
 ): Promise<Response> {
-  const response = await handleBeacon(
-    new Request(url, {
-      method: options.method ?? "POST",
-      headers: {
-        "Content-Type": options.contentType ?? "application/json",
-        "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36",
-        ...options.headers,
-      },
-      body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
+  const request = new Request(url, {
+    method: options.method ?? "POST",
+    headers: {
+      "Content-Type": options.contentType ?? "application/json",
+      "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36",
+      ...options.headers,
+    },
+    body: options.method === "OPTIONS" || options.method === "GET" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const response = await handleBeacon(request);
+  await checkAnswer(request, response);
   if (response.status === 202 && options.settle !== false) await settleAll();
   return response;
 }
@@ -54,13 +56,13 @@ export async function postConversion(
   body: string | object,
   options: { contentType?: string; headers?: Record<string, string>; settle?: boolean } = {},
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const response = await handleConversion(
-    new Request(`${ORIGIN}/v1/beacon/conversion`, {
-      method: "POST",
-      headers: { "Content-Type": options.contentType ?? "application/json", Accept: "application/json", ...options.headers },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
+  const request = new Request(`${ORIGIN}/v1/beacon/conversion`, {
+    method: "POST",
+    headers: { "Content-Type": options.contentType ?? "application/json", Accept: "application/json", ...options.headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const response = await handleConversion(request);
+  await checkAnswer(request, response);
   const text = await response.text();
   if (response.status === 202 && options.settle !== false) await settleAll();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };

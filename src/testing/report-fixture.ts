@@ -11,6 +11,8 @@ import { attributePendingConversions } from "@/server/pipeline/attribute/attribu
 import type { EventKind } from "@/server/store/settle-types";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
+import { checkAnswer } from "./api/contract";
+import { type ReportHandler, reportPathOf } from "./api/report-paths";
 import { CHROME } from "./beacon-log";
 
 const DAY = new Date("2026-11-10T12:00:00Z");
@@ -40,8 +42,11 @@ export async function beacon(kind: EventKind, { campaign, ad }: Fixture, publish
   });
 }
 
-export const get = async (key: string, query: string, handler = handleCampaignListing) => {
-  const response = await handler(new Request(`http://tally.test/report?${query}`, { headers: { Authorization: `Bearer ${key}` } }));
+/** Asks a report route as a client would; its answer is checked against the API document. */
+export const get = async (key: string, query: string, handler: ReportHandler = handleCampaignListing) => {
+  const request = new Request(`http://tally.test${reportPathOf(handler)}?${query}`, { headers: { Authorization: `Bearer ${key}` } });
+  const response = await handler(request);
+  await checkAnswer(request, response);
   return { status: response.status, body: (await response.json()) as { data: Record<string, unknown>[]; page: number; per_page: number; total: number } };
 };
 export const RANGE = "start_date=2026-11-01&end_date=2026-11-30";

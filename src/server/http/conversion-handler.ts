@@ -1,6 +1,7 @@
 // POST /v1/beacon/conversion, with no transport in it: the Next.js route adapts a Fetch Request to
 // it (events-routes.ts), the collector an IncomingMessage (src/collector/direct-routes.ts), so
 // both serve exactly the same rules and answers.
+import { z } from "zod";
 import { type ApiKeyCaller, authenticateApiKey } from "@/server/accounts/api-keys";
 import { TallyError } from "@/server/core/errors";
 import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
@@ -8,6 +9,12 @@ import { type HttpAnswer, jsonAnswer } from "./answer";
 import { eventsRoute, type PlainEventsRequest } from "./events-envelope";
 import { limitKey, limitPublisher } from "./rate-limits";
 import { readJson } from "./read-json-body";
+
+/** The 202 body of an accepted order (the API document's ConversionAccepted). */
+export const ZConversionAccepted = z.object({
+  messages: z.array(z.string()).describe("Notes for the sender: a repeat ignored, a proof that did not hold…"),
+  verified: z.boolean().describe("Whether the order came with proof (an API key or a valid order_token)."),
+});
 
 // An order of a few hundred lines fits; the decisions fix the limit at 256 KiB.
 export const CONVERSION_BODY_LIMIT = 256 * 1024;
@@ -42,6 +49,7 @@ export const handleConversionRequest: (request: PlainEventsRequest) => Promise<H
     if (key) await limitKey(key.keyId);
     else if (typeof publisherId === "string") await limitPublisher(publisherId, request.clientAddress);
     const { messages, verified } = await recordConversion(body, undefined, { key });
-    return jsonAnswer(202, { messages, verified }, { "Cache-Control": "no-store" });
+    const accepted: z.infer<typeof ZConversionAccepted> = { messages, verified };
+    return jsonAnswer(202, accepted, { "Cache-Control": "no-store" });
   },
 );

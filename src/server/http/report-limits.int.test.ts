@@ -19,11 +19,11 @@ import { createUser } from "@/server/accounts/create-user";
 import { signIn } from "@/server/accounts/sessions";
 import { bulkPool, pgPool } from "@/server/db/pg-pool";
 import { metricsText } from "@/server/upkeep/prometheus";
+import { handleAdsDetailed, handleCampaignListing } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { type LargeReport, seedLargeAdsReport } from "@/testing/large-report";
 import { startReportServer } from "@/testing/second-server";
 import { resetReportRateLimit } from "./report-rate-limit";
-import { handleAdsDetailed, handleCampaignListing } from "./report-routes";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const counter = async (name: string, reason: string) =>

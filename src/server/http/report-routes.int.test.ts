@@ -4,9 +4,9 @@ import { createApiKey, revokeApiKey } from "@/server/accounts/api-keys";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, signOut } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
+import { handleAdResults, handleCampaignDetail } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { reportRoute } from "./report-caller";
-import { handleAdResults, handleCampaignDetail } from "./report-routes";
 
 const route = reportRoute(async (request, caller) => {
   if (new URL(request.url).searchParams.has("fail")) throw new TallyError("bad_request", "fail is not a parameter");

@@ -1,5 +1,6 @@
 // The one place where errors become HTTP answers.
-import { TallyError, type TallyErrorCode } from "@/server/core/errors";
+import { z } from "zod";
+import { TallyError, type TallyErrorCode, type ValidationEntry } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
 
@@ -17,6 +18,27 @@ const STATUS: Record<TallyErrorCode, number> = {
   unavailable: 503,
   internal: 500,
 };
+
+const ERROR_CODES = Object.keys(STATUS) as [TallyErrorCode, ...TallyErrorCode[]];
+
+/** The body of every error answer but a 422 (the API document's Error). */
+export const ZErrorBody = z.object({
+  error: z.object({
+    code: z.enum(ERROR_CODES).describe("What went wrong, for a program: one code per status."),
+    message: z.string().describe("What went wrong, for a person: names the parameter or field at fault."),
+  }),
+});
+
+/** One entry of a 422 body, exactly as Ajv 8 reports a violation. */
+export const ZValidationEntry = z.object({
+  instancePath: z.string().describe("JSON Pointer to the value at fault: /items/0/price."),
+  schemaPath: z.string(),
+  keyword: z.string().describe("The rule broken: required, type, maximum, format…"),
+  params: z.record(z.string(), z.unknown()),
+  message: z.string().optional(),
+});
+const sameEntry: [z.infer<typeof ZValidationEntry>, ValidationEntry] extends [ValidationEntry, z.infer<typeof ZValidationEntry>] ? true : never = true;
+void sameEntry;
 
 // Connection-level failures: the database is down or unreachable, not a bug in the request.
 const UNAVAILABLE_CODES = new Set([
@@ -70,7 +92,7 @@ export function errorAnswer(error: unknown, headers: Record<string, string> = {}
     );
   }
   // A 422 body is the validator's array itself (docs/interface.md §7); other errors name a code.
-  const body =
+  const body: ValidationEntry[] | z.infer<typeof ZErrorBody> =
     tallyError.code === "validation_failed" ? (tallyError.details?.entries ?? []) : { error: { code: tallyError.code, message: tallyError.message } };
   return jsonAnswer(status, body, { ...headers, "Cache-Control": "no-store", ...statusHeaders(tallyError, status, headers) });
 }

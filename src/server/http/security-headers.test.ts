@@ -28,9 +28,32 @@ describe("a path that is not valid percent-encoding", () => {
 
 describe("pages and the rest", () => {
   it("tells pages from the /v1 routes, the API, the SDK, the report routes and Next's files", () => {
-    for (const path of ["/", "/dashboard", "/dashboard/campaigns/x", "/sign-in", "/docs/ingest", "/demo", "/demo/product/X", "/advertisers", "/api-docs"])
+    for (const path of [
+      "/",
+      "/dashboard",
+      "/dashboard/campaigns/x",
+      "/sign-in",
+      "/docs/ingest",
+      "/demo",
+      "/demo/product/X",
+      "/advertisers",
+      "/api-docs",
+      "/docs/api",
+      "/openapi.json.html",
+    ])
       expect(isPagePath(path)).toBe(true);
-    for (const path of ["/v1/ads", "/v1", "/api/health", "/sdk/tally.js", "/campaign/v2", "/ad/results/v2", "/report/network/publishers", "/_next/static/x.js"])
+    for (const path of [
+      "/v1/ads",
+      "/v1",
+      "/api/health",
+      "/sdk/tally.js",
+      "/campaign/v2",
+      "/ad/results/v2",
+      "/report/network/publishers",
+      "/_next/static/x.js",
+      "/openapi.json",
+      "/redoc/redoc.standalone.js",
+    ])
       expect(isPagePath(path)).toBe(false);
   });
 });

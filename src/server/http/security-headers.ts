@@ -11,7 +11,10 @@ import { errorResponse } from "./respond";
  * Next's static files, the OAuth token endpoint and the report routes (JSON and XLSX).
  * next.config.js gives them a policy that lets nothing run.
  */
-const NOT_PAGES = /^\/(?:v1|api|sdk|oauth|campaign|ad|report|_next)(?:\/|$)/;
+const NOT_PAGES = /^\/(?:v1|api|sdk|redoc|oauth|campaign|ad|report|_next)(?:\/|$)|^\/openapi\.json$/;
+
+/** The API reference (Redoc): its search index runs in a Worker made from a blob: URL. */
+export const API_REFERENCE_PATH = "/docs/api";
 
 export function isPagePath(pathname: string): boolean {
   return !NOT_PAGES.test(pathname);
@@ -35,9 +38,10 @@ export function isMalformedPath(pathname: string): boolean {
  * style sheets from Tally or with the nonce, style attributes allowed (React and the charts set
  * them; they cannot run code); requests to Tally and to the events host; images from anywhere on
  * https (ads' media). Development adds what `next dev` needs: eval for React's debugging and
- * inline styles for its overlay.
+ * inline styles for its overlay. The API reference page alone may start a Worker from a blob: URL
+ * (Redoc's search); its styles carry the nonce (Redoc's `nonce` option).
  */
-export function pageContentSecurityPolicy(options: { nonce: string; development: boolean; eventsOrigin: string | null }): string {
+export function pageContentSecurityPolicy(options: { nonce: string; development: boolean; eventsOrigin: string | null; pathname?: string }): string {
   const { nonce, development, eventsOrigin } = options;
   const connect = ["'self'", ...(eventsOrigin ? [eventsOrigin] : [])];
   return [
@@ -49,6 +53,7 @@ export function pageContentSecurityPolicy(options: { nonce: string; development:
     "media-src 'self' https:",
     "font-src 'self'",
     `connect-src ${connect.join(" ")}`,
+    ...(options.pathname === API_REFERENCE_PATH ? ["worker-src blob:"] : []),
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

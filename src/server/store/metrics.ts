@@ -1,5 +1,6 @@
 // The figures every report row carries (docs/interface-decisions.md §4), computed from the totals its query sums.
 // No SQL here: the dashboard's pages import these types too.
+import { z } from "zod";
 import { fromMicros } from "@/server/core/money";
 
 /** The sums a report query returns for a row (rollup-totals.sql.ts's TOTALS_COLUMNS). */
@@ -33,69 +34,55 @@ export interface TotalsRow {
   ntb_sales_revenue_micros: number;
 }
 
-export interface Metrics {
-  impressions_total: number;
-  views_total: number;
-  clicks_total: number;
-  ctr: number;
-  ad_revenue: number;
-  conversions_total: number;
-  conversion_rate: number;
-  sales_revenue: number;
-  roas: number;
-  /** Beacons filtered as repeats inside the de-duplication windows. */
-  duplicate_events: number;
-  /** Beacons filtered as known bots (by user agent). */
-  bot_events: number;
-  /** Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
-  invalid_events: number;
-  /** Orders with an item attributed here that came with no proof (no API key, no valid order token), credited or not. */
-  unverified_conversions: number;
-  /** The value of those orders' attributed items. */
-  unverified_sales_revenue: number;
-  /** Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
-  uncredited_conversions: number;
-  /** The value of those orders' attributed items, left out of sales_revenue and ROAS. */
-  uncredited_sales_revenue: number;
-  /** Of conversions_total, the orders with a line credited to a click here. */
-  conversions_click: number;
-  /** conversions_total − conversions_click: orders credited here to views and impressions only. */
-  conversions_view: number;
-  /** Of sales_revenue, the value of lines credited to a click. */
-  sales_revenue_click: number;
-  /** sales_revenue − sales_revenue_click. */
-  sales_revenue_view: number;
-  /** Units bought in the credited lines. */
-  units_sold: number;
-  /** Counted clicks that earned credit for at least one order line. */
-  converted_clicks: number;
-  /** converted_clicks / clicks_total: the share of clicks that led to a sale, never above 1; null without clicks. */
-  click_conversion_rate: number | null;
-  /**
-   * Credited orders with a line of another SKU of the advertiser credited here as halo (no
-   * campaign had a touch for that SKU itself): apart from conversions_total.
-   */
-  halo_conversions: number;
-  /** The value of those halo lines: apart from sales_revenue and ROAS. */
-  halo_sales_revenue: number;
-  /**
-   * Of conversions_total, the orders with a line new to the brand: its shopper had bought none of
-   * the advertiser's SKUs at the publisher in the look-back before (365 days unless set).
-   */
-  ntb_conversions: number;
-  /** The value of those new-to-brand lines (part of sales_revenue). */
-  ntb_sales_revenue: number;
-  /** ntb_conversions / conversions_total; null without conversions. */
-  ntb_rate: number | null;
-  /** Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
-  ecpm: number | null;
-  /** Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
-  avg_cpc: number | null;
-  /** Cost per conversion: ad_revenue / conversions_total; null without conversions. */
-  cpa: number | null;
-  /** Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
-  acos: number | null;
-}
+const count = (description: string) => z.int().describe(description);
+const amount = (description: string) => z.number().describe(description);
+const orNull = (description: string) => z.number().nullable().describe(description);
+
+/**
+ * The figures of a report row: the schema is the source of the type, of the API document
+ * (src/server/http/openapi/) and of the contract tests, so the three cannot drift apart.
+ * Money is in the advertiser's currency units.
+ */
+export const ZMetrics = z.object({
+  impressions_total: count("Counted impressions."),
+  views_total: count("Counted views (the ad was seen)."),
+  clicks_total: count("Counted clicks."),
+  ctr: amount("clicks_total / impressions_total; 0 without impressions."),
+  ad_revenue: amount("What the counted events cost the advertiser (the publisher's ad revenue)."),
+  conversions_total: count("Credited orders: orders with a line credited here."),
+  conversion_rate: amount("conversions_total / clicks_total; 0 without clicks."),
+  sales_revenue: amount("The value of the credited lines."),
+  roas: amount("Return on ad spend: sales_revenue / ad_revenue; 0 without spend."),
+  duplicate_events: count("Beacons filtered as repeats inside the de-duplication windows."),
+  bot_events: count("Beacons filtered as known bots (by user agent)."),
+  invalid_events: count("Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity."),
+  unverified_conversions: count("Orders with an item attributed here that came with no proof (no API key, no valid order token), credited or not."),
+  unverified_sales_revenue: amount("The value of those orders' attributed items."),
+  uncredited_conversions: count("Of the unverified orders, those left out of conversions_total (their publisher requires verified orders)."),
+  uncredited_sales_revenue: amount("The value of those orders' attributed items, left out of sales_revenue and ROAS."),
+  conversions_click: count("Of conversions_total, the orders with a line credited to a click here."),
+  conversions_view: count("conversions_total − conversions_click: orders credited here to views and impressions only."),
+  sales_revenue_click: amount("Of sales_revenue, the value of lines credited to a click."),
+  sales_revenue_view: amount("sales_revenue − sales_revenue_click."),
+  units_sold: amount("Units bought in the credited lines (a quantity may be fractional: 0.5 kg)."),
+  converted_clicks: count("Counted clicks that earned credit for at least one order line."),
+  click_conversion_rate: orNull("converted_clicks / clicks_total: the share of clicks that led to a sale, never above 1; null without clicks."),
+  halo_conversions: count(
+    "Credited orders with a line of another SKU of the advertiser credited here as halo (no campaign had a touch for that SKU itself): apart from conversions_total.",
+  ),
+  halo_sales_revenue: amount("The value of those halo lines: apart from sales_revenue and ROAS."),
+  ntb_conversions: count(
+    "Of conversions_total, the orders with a line new to the brand: its shopper had bought none of the advertiser's SKUs at the publisher in the look-back before (365 days unless set).",
+  ),
+  ntb_sales_revenue: amount("The value of those new-to-brand lines (part of sales_revenue)."),
+  ntb_rate: orNull("ntb_conversions / conversions_total; null without conversions."),
+  ecpm: orNull("Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions."),
+  avg_cpc: orNull("Average cost per counted click: ad_revenue / clicks_total; null without clicks."),
+  cpa: orNull("Cost per conversion: ad_revenue / conversions_total; null without conversions."),
+  acos: orNull("Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales."),
+});
+
+export type Metrics = z.infer<typeof ZMetrics>;
 
 /** Every metric of a report row, in the order reports and files give them: the interface's first. */
 export const METRIC_FIELDS = [
@@ -132,6 +119,10 @@ export const METRIC_FIELDS = [
   "cpa",
   "acos",
 ] as const satisfies readonly (keyof Metrics)[];
+
+// The other way round: a metric added to the schema but not to METRIC_FIELDS fails to compile.
+const everyMetricListed: Exclude<keyof Metrics, (typeof METRIC_FIELDS)[number]> extends never ? true : never = true;
+void everyMetricListed;
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
 

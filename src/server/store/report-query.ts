@@ -13,6 +13,9 @@ export const MAX_PER_PAGE = 1000;
 export const DEFAULT_RANGE_DAYS = 30;
 // A year and a day: reports read daily rows, so longer ranges only cost more without a use.
 export const MAX_RANGE_DAYS = 366;
+export const MAX_PAGE = 1_000_000;
+export const DEFAULT_ORDER = "desc";
+export const MAX_ID_LENGTH = 100;
 
 /** Which rows a report may read: the reader's account's (docs/interface-decisions.md §1); null is no limit on that side. */
 export interface ReportScope {
@@ -58,10 +61,15 @@ function parsePositiveInteger(name: string, value: string, max: number): number 
   return Number(value);
 }
 
+/** Every query parameter a route of this spec takes, in the order its 400 lists them (and the API document, too). */
+export function reportQueryParameterNames(spec: ReportQuerySpec<string>): string[] {
+  const paging = spec.paged === false ? [] : ["page", "per_page", "order_by", "order"];
+  return ["start_date", "end_date", ...paging, "download", ...spec.ids];
+}
+
 /** Parses a report route's query string; 400 naming the parameter for anything wrong. */
 export function parseReportQuery<OrderBy extends string>(params: URLSearchParams, spec: ReportQuerySpec<OrderBy>, now = new Date()): ReportQuery<OrderBy> {
-  const paging = spec.paged === false ? [] : ["page", "per_page", "order_by", "order"];
-  const known = new Set<string>(["start_date", "end_date", ...paging, "download", ...spec.ids]);
+  const known = new Set<string>(reportQueryParameterNames(spec));
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (!known.has(name)) throw bad(`unknown parameter '${name}'; this route takes ${[...known].join(", ")}`);
@@ -77,7 +85,7 @@ export function parseReportQuery<OrderBy extends string>(params: URLSearchParams
 
   const orderByValue = get("order_by") ?? spec.orderBy[0];
   if (!(spec.orderBy as readonly string[]).includes(orderByValue)) throw bad(`order_by must be one of ${spec.orderBy.join(", ")}, not '${orderByValue}'`);
-  const order = get("order") ?? spec.defaultOrder ?? "desc";
+  const order = get("order") ?? spec.defaultOrder ?? DEFAULT_ORDER;
   if (order !== "asc" && order !== "desc") throw bad(`order must be asc or desc, not '${order}'`);
   const download = get("download") ?? "false";
   if (download !== "true" && download !== "false") throw bad(`download must be true or false, not '${download}'`);
@@ -86,13 +94,13 @@ export function parseReportQuery<OrderBy extends string>(params: URLSearchParams
   for (const name of spec.ids) {
     const value = get(name);
     if (value === undefined) continue;
-    if (value.length === 0 || value.length > 100) throw bad(`${name} must be an id of 1 to 100 characters`);
+    if (value.length === 0 || value.length > MAX_ID_LENGTH) throw bad(`${name} must be an id of 1 to ${MAX_ID_LENGTH} characters`);
     ids[name] = value;
   }
   return {
     startDate,
     endDate,
-    page: get("page") !== undefined ? parsePositiveInteger("page", get("page")!, 1_000_000) : 1,
+    page: get("page") !== undefined ? parsePositiveInteger("page", get("page")!, MAX_PAGE) : 1,
     perPage: get("per_page") !== undefined ? parsePositiveInteger("per_page", get("per_page")!, MAX_PER_PAGE) : DEFAULT_PER_PAGE,
     orderBy: orderByValue as OrderBy,
     order,

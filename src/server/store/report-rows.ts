@@ -2,9 +2,11 @@
 // report, the names it may be sorted by, and how its rows are read (a page, or every row through
 // one read for a download). Routes, procedures, jobs and the dashboard's pages use these types;
 // the SQL that fills them is in the engine's folder (store/postgres/).
+
+import { z } from "zod";
 import type { FilteredColumn } from "@/server/core/event-status";
 import type { DbConnection } from "@/server/db/pg-pool";
-import type { Metrics } from "./metrics";
+import { ZMetrics } from "./metrics";
 
 /** What every metric report may be sorted by, beside its own columns. */
 export const METRIC_ORDER_BY = ["impressions_total", "clicks_total", "ad_revenue", "conversions_total", "sales_revenue", "ctr"] as const;
@@ -52,91 +54,103 @@ export interface ReportRows<Row> {
   open(options: { batch: number; claim?: ReadClaim }): Promise<RowCursor<Row>>;
 }
 
-export interface AdvertiserReportRow extends Metrics {
-  advertiser: string;
-  advertiser_id: string;
-  seller_id: string | null;
-  wallet_balance: number;
-  daily_budget: number | null;
-  currency: string;
-}
+// The rows as schemas: the source of their types, of the API document and of the contract tests.
+const id = z.string().describe("Tally's id.");
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
-export interface PublisherReportRow extends Metrics {
-  publisher: string;
-  publisher_id: string;
-  /** The network that resells this publisher's inventory, if any. */
-  network_id: string | null;
-  /** The publisher's sites, comma-separated. */
-  sites: string;
-}
+export const ZAdvertiserReportRow = ZMetrics.extend({
+  advertiser: z.string().describe("The advertiser's name."),
+  advertiser_id: id,
+  seller_id: z.string().nullable().describe("The advertiser's seller id at the retailer, if it has one."),
+  wallet_balance: z.number().describe("What is left in the advertiser's wallet, in its currency."),
+  daily_budget: z.number().nullable().describe("The advertiser's daily budget, or null for none."),
+  currency: z.string().describe("ISO 4217 code of the advertiser's currency."),
+}).meta({ title: "Advertiser report row" });
+export type AdvertiserReportRow = z.infer<typeof ZAdvertiserReportRow>;
 
-export interface CampaignListingRow extends Metrics {
-  campaign_id: string;
-  name: string;
-  campaign_type: string;
-  campaign_status: string;
-  advertiser_id: string;
-  start_date: string;
-  end_date: string | null;
-}
+export const ZPublisherReportRow = ZMetrics.extend({
+  publisher: z.string().describe("The publisher's name."),
+  publisher_id: id,
+  network_id: z.string().nullable().describe("The network that resells this publisher's inventory, if any."),
+  sites: z.string().describe("The publisher's sites, comma-separated."),
+}).meta({ title: "Publisher report row" });
+export type PublisherReportRow = z.infer<typeof ZPublisherReportRow>;
 
-export interface AdResultsRow extends Metrics {
-  ad_id: string;
-  name: string;
-  campaign_id: string;
-  advertiser_id: string;
-  ad_type: string;
-  ad_size: string | null;
-  ad_status: string;
-  ad_media_url: string | null;
-  /** The campaign's bid per thousand impressions when it buys by CPM, else null. */
-  cpm: number | null;
-  /** The campaign's bid per click when it buys by CPC, else null. */
-  cpc: number | null;
-  /** The SKUs the ad promotes (its own products, else its campaign's), comma-separated. */
-  product_sku: string;
-}
+export const ZCampaignListingRow = ZMetrics.extend({
+  campaign_id: id,
+  name: z.string(),
+  campaign_type: z.string().describe("How the campaign buys: for example cpm or cpc."),
+  campaign_status: z.string(),
+  advertiser_id: id,
+  start_date: day.describe("YYYY-MM-DD (UTC)."),
+  end_date: day.nullable().describe("YYYY-MM-DD (UTC), or null for a campaign without an end."),
+}).meta({ title: "Campaign listing row" });
+export type CampaignListingRow = z.infer<typeof ZCampaignListingRow>;
 
-interface DetailedRowBase extends Metrics {
-  /** YYYY-MM-DD (UTC). */
-  day: string;
-  /** `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share. */
-  level: DetailedGrain | "sub_publisher";
-  campaign_id: string;
-  advertiser_id: string;
-  /**
-   * Total rows: the networks the campaign buys through, comma-separated (null for a direct
-   * campaign). Sub-publisher rows: the network the publisher belongs to.
-   */
-  network_id: string | null;
-  /** Sub-publisher rows only (null on total rows). */
-  publisher_id: string | null;
-  publisher: string | null;
-}
+export const ZAdResultsRow = ZMetrics.extend({
+  ad_id: id,
+  name: z.string(),
+  campaign_id: id,
+  advertiser_id: id,
+  ad_type: z.string().describe("product, banner or video."),
+  ad_size: z.string().nullable().describe('"WIDTHxHEIGHT", for example "728x90", or null.'),
+  ad_status: z.string(),
+  ad_media_url: z.string().nullable(),
+  cpm: z.number().nullable().describe("The campaign's bid per thousand impressions when it buys by CPM, else null."),
+  cpc: z.number().nullable().describe("The campaign's bid per click when it buys by CPC, else null."),
+  product_sku: z.string().describe("The SKUs the ad promotes (its own products, else its campaign's), comma-separated."),
+}).meta({ title: "Ad results row" });
+export type AdResultsRow = z.infer<typeof ZAdResultsRow>;
 
-export interface CampaignsDetailedRow extends DetailedRowBase {
-  name: string;
-  campaign_type: string;
-}
+const ZDetailedRowBase = ZMetrics.extend({
+  day: day.describe("YYYY-MM-DD (UTC)."),
+  level: z
+    .enum(["campaign", "ad", "sub_publisher"])
+    .describe("`campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share."),
+  campaign_id: id,
+  advertiser_id: id,
+  network_id: z
+    .string()
+    .nullable()
+    .describe(
+      "Total rows: the networks the campaign buys through, comma-separated (null for a direct campaign). Sub-publisher rows: the network the publisher belongs to.",
+    ),
+  publisher_id: z.string().nullable().describe("Sub-publisher rows only (null on total rows)."),
+  publisher: z.string().nullable().describe("Sub-publisher rows only (null on total rows)."),
+});
 
-export interface AdsDetailedRow extends DetailedRowBase {
-  ad_id: string;
-  name: string;
-  ad_type: string;
-  campaign: string;
-}
+export const ZCampaignsDetailedRow = ZDetailedRowBase.extend({
+  name: z.string(),
+  campaign_type: z.string(),
+}).meta({ title: "Campaign day row" });
+export type CampaignsDetailedRow = z.infer<typeof ZCampaignsDetailedRow>;
 
-export interface DayMetrics extends Metrics {
-  /** YYYY-MM-DD (UTC). */
-  day: string;
-}
+export const ZAdsDetailedRow = ZDetailedRowBase.extend({
+  ad_id: id,
+  name: z.string(),
+  ad_type: z.string(),
+  campaign: z.string().describe("The campaign's name."),
+}).meta({ title: "Ad day row" });
+export type AdsDetailedRow = z.infer<typeof ZAdsDetailedRow>;
 
-export interface CampaignDetail extends CampaignListingRow {
-  daily: DayMetrics[];
-  /** Its ads by impressions, the first 1,000 (/ad/results/v2?campaign_id= pages through all). */
-  ads: AdResultsRow[];
-  /** How many ads the campaign has in scope, listed or not. */
-  ads_total: number;
+export const ZDayMetrics = ZMetrics.extend({ day: day.describe("YYYY-MM-DD (UTC).") }).meta({ title: "Day" });
+export type DayMetrics = z.infer<typeof ZDayMetrics>;
+
+export const ZCampaignDetail = ZCampaignListingRow.extend({
+  daily: z.array(ZDayMetrics).describe("The campaign's figures per day of the range."),
+  ads: z.array(ZAdResultsRow).describe("Its ads by impressions, the first 1,000 (/ad/results/v2?campaign_id= pages through all)."),
+  ads_total: z.int().describe("How many ads the campaign has in scope, listed or not."),
+}).meta({ title: "Campaign detail" });
+export type CampaignDetail = z.infer<typeof ZCampaignDetail>;
+
+/** The JSON answer of a paged report: one page of rows and where it sits. */
+export function reportPageSchema<Row extends z.ZodType>(row: Row) {
+  return z.object({
+    data: z.array(row),
+    page: z.int().min(1).describe("The page answered, from 1."),
+    per_page: z.int().min(1).describe("Rows per page asked for."),
+    total: z.int().min(0).describe("Rows of the whole report over every page."),
+  });
 }
 
 export type InvalidTrafficDay = { day: string; counted_events: number } & Record<FilteredColumn, number>;

@@ -3,8 +3,11 @@ import { notFound } from "next/navigation";
 import { TopNav } from "../../top-nav";
 import { listDocs, readDoc } from "../documents";
 
+/** Docs served by a route of their own: docs/api.md heads the API reference (../api/route.ts). */
+const OWN_ROUTES = new Set(["api"]);
+
 export async function generateStaticParams() {
-  return (await listDocs()).map((doc) => ({ slug: doc.slug }));
+  return (await listDocs()).filter((doc) => !OWN_ROUTES.has(doc.slug)).map((doc) => ({ slug: doc.slug }));
 }
 
 export default async function DocPage({ params }: { params: Promise<{ slug: string }> }) {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
-import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/server/http/report-routes";
+import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { ACME_ORDER_CREDIT, at, beacon, get, RANGE, seedAcme } from "@/testing/report-fixture";
 

@@ -1,7 +1,7 @@
 // GET /ad/results/v2, JSON and XLSX, over the data of seedAcme (report-fixture.ts).
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleAdResults } from "@/server/http/report-routes";
+import { handleAdResults } from "@/testing/api/checked-report-routes";
 import { ACME_ORDER_CREDIT, type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;

@@ -1,7 +1,7 @@
 // GET /campaign/v2 and GET /campaign/:id, JSON and XLSX, over the data of seedAcme (report-fixture.ts).
 import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
+import { handleCampaignDetail, handleCampaignListing } from "@/testing/api/checked-report-routes";
 import { ACME_ORDER_CREDIT, type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
 
 let advertiserKey: string;

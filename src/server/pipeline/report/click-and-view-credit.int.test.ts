@@ -8,6 +8,8 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
+import { store } from "@/server/store";
 import {
   handleAdResults,
   handleAdvertiserReport,
@@ -15,9 +17,7 @@ import {
   handleCampaignListing,
   handleCampaignsDetailed,
   handlePublisherReport,
-} from "@/server/http/report-routes";
-import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
-import { store } from "@/server/store";
+} from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { at, beacon, type Fixture, get } from "@/testing/report-fixture";
 import { recordAndSettleConversion } from "@/testing/settle";

@@ -1,6 +1,7 @@
 // Hand-written SQL: a job is taken with FOR UPDATE SKIP LOCKED and held by a lease whose token every later write compares and sets, and an account's unfinished jobs are counted under an advisory lock; Prisma has neither.
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
+import { BEGIN, COMMIT, ROLLBACK } from "@/server/db/transaction.sql";
 
 export interface ReportJobRow {
   id: string;
@@ -39,14 +40,14 @@ export type NewReportJob = Pick<
 export async function insertJobWithinLimit(job: NewReportJob, limit: number): Promise<ReportJobRow | "full"> {
   const client = await pgPool().connect();
   try {
-    await client.query("BEGIN");
+    await client.query(BEGIN);
     await client.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`report_jobs:${job.account_id ?? "staff"}`}, 0))`);
     const { rows: counted } = await client.query<{ unfinished: number }>(
       sql`SELECT count(*)::int AS unfinished FROM report_jobs
           WHERE account_id IS NOT DISTINCT FROM ${job.account_id} AND status IN ('queued', 'running')`,
     );
     if ((counted[0]?.unfinished ?? 0) >= limit) {
-      await client.query("ROLLBACK");
+      await client.query(ROLLBACK);
       return "full";
     }
     const { rows } = await client.query<ReportJobRow>(
@@ -55,10 +56,10 @@ export async function insertJobWithinLimit(job: NewReportJob, limit: number): Pr
                   ${JSON.stringify(job.filters)}::jsonb, ${job.order_by}, ${job.order}, ${job.created_at}, ${job.expires_at})
           RETURNING *`,
     );
-    await client.query("COMMIT");
+    await client.query(COMMIT);
     return rows[0]!;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
+    await client.query(ROLLBACK).catch(() => {});
     throw error;
   } finally {
     client.release();

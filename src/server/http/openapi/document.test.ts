@@ -1,0 +1,77 @@
+// The document is valid OpenAPI 3.1 by Redocly's recommended rules, and says what the routes do.
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { describe, expect, it } from "vitest";
+import { METRIC_FIELDS } from "@/server/store/metrics";
+import { reportQueryParameterNames } from "@/server/store/report-query";
+import { API_VERSION, buildOpenApiDocument } from "./document";
+
+const document = buildOpenApiDocument({ serverUrl: "https://reports.tally.test", eventsUrl: "https://events.tally.test", version: API_VERSION });
+
+describe("the OpenAPI document", () => {
+  it("passes Redocly's recommended rules with no error and no warning", async () => {
+    const config = await createConfig({
+      extends: ["recommended"],
+      rules: {
+        // Tally's report and /v1 routes are public on purpose, each with its own scheme or none
+        // (a beacon is proved by its signed address, an order by an optional key).
+        "security-defined": "off",
+        // A CORS preflight and this document itself have no client error to answer.
+        "operation-4xx-response": "off",
+      },
+    });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "/openapi.json", config });
+    // The OAuth2 scheme is declared ahead of the token route (POST /oauth/token) that will use it.
+    const awaited = (p: (typeof problems)[number]) => p.ruleId === "no-unused-components" && p.location[0]?.pointer === "#/components/securitySchemes/oauth2";
+    expect(problems.filter((p) => !awaited(p)).map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it("describes every report route, with every metric in each row", () => {
+    const reports = [
+      "/campaign/v2",
+      "/campaign/{id}",
+      "/ad/results/v2",
+      "/report/v2/advertisers",
+      "/report/v2/publishers",
+      "/report/network/publishers",
+      "/report/advertisers/campaigns-detailed",
+      "/report/advertisers/ads-detailed",
+    ];
+    for (const path of reports) expect(document.paths[path]?.get, path).toBeDefined();
+    const rows = [
+      "CampaignListingRow",
+      "AdResultsRow",
+      "AdvertiserReportRow",
+      "PublisherReportRow",
+      "CampaignsDetailedRow",
+      "AdsDetailedRow",
+      "CampaignDetail",
+      "CampaignDetail.daily",
+    ];
+    type Schema = { properties?: Record<string, Schema>; required?: string[]; items?: Schema };
+    const schemas = document.components.schemas as Record<string, Schema>;
+    for (const name of rows) {
+      const row = name === "CampaignDetail.daily" ? schemas.CampaignDetail?.properties?.daily?.items : schemas[name];
+      expect(Object.keys(row?.properties ?? {}), name).toEqual(expect.arrayContaining([...METRIC_FIELDS]));
+      expect(row?.required, name).toEqual(expect.arrayContaining([...METRIC_FIELDS]));
+    }
+  });
+
+  it("gives each report route the parameters its parser takes, with the parser's limits", () => {
+    const operation = document.paths["/report/advertisers/ads-detailed"]?.get as { parameters: { name: string; schema: Record<string, unknown> }[] };
+    expect(operation.parameters.map((p) => p.name)).toEqual(reportQueryParameterNames({ ids: ["advertiser_id", "campaign_id", "ad_id"], orderBy: ["day"] }));
+    expect(operation.parameters.find((p) => p.name === "per_page")?.schema).toMatchObject({ maximum: 1000, default: 50 });
+    expect(operation.parameters.find((p) => p.name === "order_by")?.schema).toMatchObject({ default: "day" });
+    const detail = document.paths["/campaign/{id}"]?.get as { parameters: { name: string }[] };
+    expect(detail.parameters.map((p) => p.name)).toEqual(["id", "start_date", "end_date", "download"]);
+  });
+
+  it("declares the API key and OAuth2 client credentials, and the events host for /v1", () => {
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(document.components.securitySchemes.oauth2.flows.clientCredentials).toEqual({
+      tokenUrl: "https://reports.tally.test/oauth/token",
+      scopes: { "reports:read": "read reports", "reports:jobs": "create and read report jobs" },
+    });
+    expect(document.paths["/v1/beacon/conversion"]?.post).toMatchObject({ servers: [{ url: "https://events.tally.test" }] });
+    expect(document.paths["/campaign/v2"]?.get).not.toHaveProperty("servers");
+  });
+});

@@ -1,0 +1,120 @@
+// Tally's OpenAPI 3.1 document, put together from what each route module contributes
+// (registry.ts). Nothing here describes a payload itself: the shared error answers come from
+// respond.ts's schemas, the rest from the contributions.
+import { EVENTS_API } from "../events-operations";
+import { REPORT_API } from "../report-routes";
+import { ZErrorBody, ZValidationEntry } from "../respond";
+import { API_KEY, type ApiContribution, type ApiHeader, type ApiResponse, jsonSchemaOf, OAUTH2, type SharedResponse, schemaRef } from "./registry";
+
+export const OPENAPI_TAG = "Documentation";
+/** The version of the API this document describes: raised with every change a client would notice. */
+export const API_VERSION = "1.0.0";
+
+const DOCUMENT_API: ApiContribution = {
+  tags: [{ name: OPENAPI_TAG, description: "This document, also rendered at /docs/api." }],
+  schemas: {},
+  operations: [
+    {
+      method: "get",
+      path: "/openapi.json",
+      operationId: "getOpenApiDocument",
+      tags: [OPENAPI_TAG],
+      summary: "This document",
+      description: "Tally's OpenAPI 3.1 document, public, cached for a few minutes, readable from any origin.",
+      responses: { "200": { description: "The document.", content: { "application/json": { schema: { type: "object" } } } } },
+    },
+  ],
+};
+
+/** Every route module's part; a new one is added here. */
+export const API_CONTRIBUTIONS: readonly ApiContribution[] = [EVENTS_API, REPORT_API, DOCUMENT_API];
+
+const retryAfter: ApiHeader = { description: "Seconds to wait before trying again.", required: true, schema: { type: "string", pattern: "^[1-9][0-9]*$" } };
+
+const errorAnswer = (description: string, headers?: ApiResponse["headers"]): ApiResponse => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema: schemaRef("Error") } },
+});
+
+const SHARED_RESPONSES: Record<SharedResponse, ApiResponse> = {
+  BadRequest: errorAnswer("A malformed request: a query parameter, a body that is not JSON. The message names what is wrong."),
+  Unauthorized: errorAnswer("No live API key (or session).", {
+    "WWW-Authenticate": { description: "The scheme expected: Bearer.", required: true, schema: { type: "string" } },
+  }),
+  Forbidden: errorAnswer("The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site."),
+  NotFound: errorAnswer(
+    "Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's.",
+  ),
+  Gone: errorAnswer("The beacon address has expired."),
+  PayloadTooLarge: errorAnswer("The body is larger than the route accepts."),
+  UnsupportedMediaType: errorAnswer("The body is neither application/json nor text/plain."),
+  ValidationFailed: {
+    description: "The body breaks the schema (or a rule that needs the database or the clock): every violation, as Ajv 8 reports it.",
+    content: { "application/json": { schema: { type: "array", items: schemaRef("ValidationEntry") } } },
+  },
+  TooManyRequests: errorAnswer("Past a rate limit.", { "Retry-After": retryAfter }),
+  Unavailable: errorAnswer("The database cannot answer now.", { "Retry-After": retryAfter }),
+};
+
+export interface DocumentOptions {
+  /** Where the report routes are served: the base URL, else the request's origin. */
+  serverUrl: string;
+  /** Where the /v1 routes are served, when another host (TALLY_EVENTS_URL). */
+  eventsUrl?: string | null;
+  version: string;
+}
+
+/** The document for these servers. */
+export function buildOpenApiDocument({ serverUrl, eventsUrl, version }: DocumentOptions) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { method, path, servers, ...operation } of API_CONTRIBUTIONS.flatMap((c) => c.operations)) {
+    paths[path] ??= {};
+    const item = paths[path];
+    if (item[method]) throw new Error(`${method.toUpperCase()} ${path} is described twice`);
+    const eventsServers = eventsUrl && path.startsWith("/v1/") ? [{ url: eventsUrl, description: "The events host." }] : undefined;
+    item[method] = { ...operation, ...((servers ?? eventsServers) ? { servers: servers ?? eventsServers } : {}) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Tally API",
+      version,
+      summary: "Retail media measurement: ads, beacons, orders and reports.",
+      description:
+        "Tally serves ads for a store's pages, records their impressions, views and clicks and the store's orders, attributes the orders to the ads, and reports the figures. Report routes take a Tally API key (`Authorization: Bearer tly_…`). See /docs/api for this document rendered, and docs/api.md for generating a client.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Tally" },
+    },
+    servers: [{ url: serverUrl, description: "This Tally." }],
+    tags: API_CONTRIBUTIONS.flatMap((c) => c.tags),
+    paths,
+    components: {
+      schemas: {
+        Error: jsonSchemaOf(ZErrorBody),
+        ValidationEntry: jsonSchemaOf(ZValidationEntry),
+        ...Object.assign({}, ...API_CONTRIBUTIONS.map((c) => c.schemas)),
+      },
+      responses: SHARED_RESPONSES,
+      securitySchemes: {
+        [API_KEY]: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "tly_…",
+          description: "A Tally API key (tly_ and 32 characters), made on the dashboard's API keys page: Authorization: Bearer tly_….",
+        },
+        [OAUTH2]: {
+          type: "oauth2",
+          description: "OAuth 2.0 client credentials: a client id and secret exchanged at /oauth/token for a short-lived bearer token.",
+          flows: {
+            clientCredentials: {
+              tokenUrl: `${serverUrl}/oauth/token`,
+              scopes: { "reports:read": "read reports", "reports:jobs": "create and read report jobs" },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

@@ -1239,7 +1239,7 @@ export interface components {
             start_date: string;
             end_date: string;
             /** @default {} */
-            filters: {
+            filters?: {
                 advertiser_id?: string;
                 publisher_id?: string;
                 campaign_id?: string;

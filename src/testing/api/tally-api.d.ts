@@ -1253,7 +1253,10 @@ export interface components {
         };
         ReportJob: {
             id: string;
-            /** @enum {string} */
+            /**
+             * @description queued, then running, then done or failed (after its last attempt).
+             * @enum {string}
+             */
             status: "queued" | "running" | "done" | "failed";
             /** @enum {string} */
             report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
@@ -1263,23 +1266,34 @@ export interface components {
             start_date: string;
             /** Format: date */
             end_date: string;
+            /** @description The id parameters asked for. */
             filters: {
                 [key: string]: string;
             };
             order_by: string;
             /** @enum {string} */
             order: "asc" | "desc";
+            /** @description How many times a worker has taken the job. */
             attempts: number;
+            /** @description The file's rows, once done. */
             rows: number | null;
+            /** @description The file's size in bytes, once done. */
             bytes: number | null;
             /** Format: date-time */
             created_at: string;
             started_at: string | null;
             finished_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the job and its file are deleted.
+             */
             expires_at: string;
+            /** @description Why the last attempt failed; null once done. */
             error: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description GET /report/jobs/{id} of a done job only: the file's address, good until download_expires_at.
+             */
             download_url?: string;
             /** Format: date-time */
             download_expires_at?: string;

@@ -25,28 +25,23 @@ const instant = z.iso.datetime();
 /** A job as its account reads it: the answer's shape, and the API document's (src/server/http/report-job-routes.ts). */
 export const ZReportJobView = z.object({
   id: z.string(),
-  status: z.enum(JOB_STATUSES),
+  status: z.enum(JOB_STATUSES).describe("queued, then running, then done or failed (after its last attempt)."),
   report: z.enum(REPORT_JOB_REPORTS),
   format: z.enum(REPORT_JOB_FORMATS),
   start_date: z.iso.date(),
   end_date: z.iso.date(),
-  filters: z.record(z.string(), z.string()),
+  filters: z.record(z.string(), z.string()).describe("The id parameters asked for."),
   order_by: z.string(),
   order: z.enum(["asc", "desc"]),
-  /** How many times a runner has taken the job. */
-  attempts: z.number().int().min(0),
-  /** Rows and bytes of the file, once done. */
-  rows: z.number().int().min(0).nullable(),
-  bytes: z.number().int().min(0).nullable(),
+  attempts: z.number().int().min(0).describe("How many times a worker has taken the job."),
+  rows: z.number().int().min(0).nullable().describe("The file's rows, once done."),
+  bytes: z.number().int().min(0).nullable().describe("The file's size in bytes, once done."),
   created_at: instant,
   started_at: instant.nullable(),
   finished_at: instant.nullable(),
-  /** When the job and its file are deleted. */
-  expires_at: instant,
-  /** Why the last attempt failed; null once done. */
-  error: z.string().nullable(),
-  /** Done jobs read one at a time only: a GET address of the file, good until download_expires_at. */
-  download_url: z.url().optional(),
+  expires_at: instant.describe("When the job and its file are deleted."),
+  error: z.string().nullable().describe("Why the last attempt failed; null once done."),
+  download_url: z.url().optional().describe("GET /report/jobs/{id} of a done job only: the file's address, good until download_expires_at."),
   download_expires_at: instant.optional(),
 });
 export type ReportJobView = z.infer<typeof ZReportJobView>;

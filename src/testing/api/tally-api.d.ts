@@ -1354,7 +1354,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+        /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1712,7 +1712,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1824,7 +1824,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1932,7 +1932,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2040,7 +2040,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2148,7 +2148,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2258,7 +2258,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2370,7 +2370,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2473,7 +2473,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2560,7 +2560,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2651,7 +2651,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2760,7 +2760,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -20,7 +20,9 @@ export const SHARED_RESPONSES: Record<SharedResponse, ApiResponse> = {
       schema: { type: "string" },
     },
   }),
-  Forbidden: errorAnswer("The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site."),
+  Forbidden: errorAnswer(
+    "The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site.",
+  ),
   NotFound: errorAnswer(
     "Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's.",
   ),

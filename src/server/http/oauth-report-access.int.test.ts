@@ -7,11 +7,16 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { createOauthClient, type OauthScope, revokeOauthClient } from "@/server/accounts/oauth-clients";
 import { db } from "@/server/db/client";
 import { upkeep } from "@/server/upkeep/upkeep";
+import {
+  handleCampaignDetail,
+  handleCampaignListing,
+  handleCreateReportJob,
+  handleGetReportJob,
+  handleListReportJobs,
+} from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { answerTokenRequest } from "./oauth-token";
 import { reportRoute } from "./report-caller";
-import { handleCreateReportJob, handleGetReportJob, handleListReportJobs } from "./report-job-routes";
-import { handleCampaignDetail, handleCampaignListing } from "./report-routes";
 
 const HOUR_MS = 3_600_000;
 

@@ -6,7 +6,7 @@ import { RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 
-const WINDOW_SECONDS = 60;
+export const TOKEN_REQUESTS_WINDOW_SECONDS = 60;
 
 /** Where a client stands against the limit after this request: what rate limit headers say. */
 export interface TokenRateLimitState {
@@ -24,7 +24,7 @@ const holder = globalThis as unknown as { tallyOauthTokenLimiter?: ReturnType<ty
 function limiter() {
   holder.tallyOauthTokenLimiter ??= postgresRateLimiter({
     points: env().TALLY_OAUTH_TOKEN_REQUESTS_PER_MINUTE,
-    duration: WINDOW_SECONDS,
+    duration: TOKEN_REQUESTS_WINDOW_SECONDS,
     keyPrefix: "oauth-token",
     blockInMemory: true,
   });
@@ -41,7 +41,7 @@ export async function limitTokenRequest(clientId: string): Promise<TokenRateLimi
   const rates = limiter();
   const state = (result: RateLimiterRes, refused: boolean): TokenRateLimitState => ({
     limit: rates.points,
-    windowSeconds: WINDOW_SECONDS,
+    windowSeconds: TOKEN_REQUESTS_WINDOW_SECONDS,
     remaining: result.remainingPoints,
     msBeforeNext: result.msBeforeNext,
     refused,

@@ -9,9 +9,10 @@ import { createOauthClient, revokeOauthClient, rotateOauthClientSecret } from "@
 import { authenticateAccessToken } from "@/server/accounts/oauth-tokens";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
+import { handleTokenRequest } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { startReportServer } from "@/testing/second-server";
-import { answerTokenRequest, handleTokenRequest } from "./oauth-token";
+import { answerTokenRequest } from "./oauth-token";
 
 const FORM = "application/x-www-form-urlencoded";
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

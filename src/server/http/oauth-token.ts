@@ -3,6 +3,8 @@
 // domain check the secret and issue the token. Answers and errors are OAuth's own JSON (§5.1,
 // §5.2), never cached, rather than Tally's error body: OAuth client libraries read them. Once a
 // client id is counted, every answer carries the RateLimit fields of its standing.
+import { z } from "zod";
+import { OAUTH_SCOPES } from "@/server/accounts/oauth-client-input";
 import { CLIENT_ID_PATTERN } from "@/server/accounts/oauth-secrets";
 import { grantClientCredentials } from "@/server/accounts/oauth-tokens";
 import { TallyError } from "@/server/core/errors";
@@ -16,9 +18,47 @@ import { toTallyError } from "./respond";
 
 /** A token request's form is a few short parameters. */
 export const TOKEN_BODY_LIMIT_BYTES = 4096;
-const FORM_TYPE = "application/x-www-form-urlencoded";
-const PARAMETERS = ["grant_type", "scope", "client_id", "client_secret"] as const;
+export const FORM_TYPE = "application/x-www-form-urlencoded";
+export const GRANT_TYPES = ["client_credentials"] as const;
+const scopeWord = `(${OAUTH_SCOPES.join("|")})`;
+
+/**
+ * The form a token request sends: its parameters are the ones readForm reads, and the API
+ * document's request body (oauth-token-operation.ts). Its checks are the handler's own, in the
+ * order of RFC 6749's errors, so this schema describes rather than validates.
+ */
+export const ZTokenForm = z.object({
+  grant_type: z.enum(GRANT_TYPES).describe("Only client_credentials."),
+  scope: z
+    .string()
+    .regex(new RegExp(`^${scopeWord}( ${scopeWord})*$`))
+    .optional()
+    .describe("Space-separated scopes, each one the client holds; absent: every scope of the client."),
+  client_id: z.string().optional().describe("The client's id, when not sent with HTTP Basic."),
+  client_secret: z.string().optional().describe("The client's secret, with client_id."),
+});
+const PARAMETERS = ZTokenForm.keyof().options;
 type Form = Partial<Record<(typeof PARAMETERS)[number], string>>;
+
+/** A token (RFC 6749 §5.1). */
+export const ZTokenAnswer = z.object({
+  access_token: z.string().describe("The bearer token (tat_…) for the report routes and jobs."),
+  token_type: z.literal("Bearer"),
+  expires_in: z.number().int().positive().describe("Seconds until the token expires."),
+  scope: z.string().describe("The scopes granted, space-separated."),
+});
+
+/** The error codes this endpoint answers with (RFC 6749 §5.2, and RFC 6585's rate limit). */
+export const OAUTH_ERRORS = [
+  "invalid_request",
+  "invalid_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "too_many_requests",
+  "temporarily_unavailable",
+  "server_error",
+] as const;
+export const ZOauthError = z.object({ error: z.enum(OAUTH_ERRORS), error_description: z.string() });
 
 export interface TokenAnswer extends HttpAnswer {
   /** Where the client stood against its limit; null when no client id was read (the request was refused before). */
@@ -28,8 +68,9 @@ export interface TokenAnswer extends HttpAnswer {
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="tally"' };
 
-function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): HttpAnswer {
-  return jsonAnswer(status, { error, error_description: description }, { ...NO_STORE, ...headers });
+function oauthError(status: number, error: (typeof OAUTH_ERRORS)[number], description: string, headers: Record<string, string> = {}): HttpAnswer {
+  const body: z.infer<typeof ZOauthError> = { error, error_description: description };
+  return jsonAnswer(status, body, { ...NO_STORE, ...headers });
 }
 
 const invalidRequest = (description: string) => oauthError(400, "invalid_request", description);
@@ -70,7 +111,7 @@ async function tokenAnswer(request: Request, now: Date): Promise<TokenAnswer> {
   const form = await readForm(request);
   if ("status" in form) return { ...form, rateLimit: null };
   if (!form.grant_type) return { ...invalidRequest("grant_type is required"), rateLimit: null };
-  if (form.grant_type !== "client_credentials") {
+  if (!(GRANT_TYPES as readonly string[]).includes(form.grant_type)) {
     return { ...oauthError(400, "unsupported_grant_type", "only grant_type=client_credentials is supported"), rateLimit: null };
   }
   const credentials = clientCredentialsOf(request.headers.get("authorization"), form);
@@ -92,7 +133,12 @@ async function tokenAnswer(request: Request, now: Date): Promise<TokenAnswer> {
   if (!grant.granted) {
     return { ...(grant.error === "invalid_client" ? invalidClient() : oauthError(400, grant.error, grant.description)), rateLimit };
   }
-  const body = { access_token: grant.accessToken, token_type: "Bearer", expires_in: grant.expiresInSeconds, scope: grant.scopes.join(" ") };
+  const body: z.infer<typeof ZTokenAnswer> = {
+    access_token: grant.accessToken,
+    token_type: "Bearer",
+    expires_in: grant.expiresInSeconds,
+    scope: grant.scopes.join(" "),
+  };
   return { ...jsonAnswer(200, body, NO_STORE), rateLimit };
 }
 

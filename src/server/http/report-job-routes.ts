@@ -9,6 +9,8 @@ import { readJsonBody } from "./read-json-body";
 import { reportRoute } from "./report-caller";
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
+export const MAX_JOBS_PAGE = 1_000_000;
+export const DEFAULT_JOBS_PER_PAGE = 20;
 const JOBS = { scope: "reports:jobs" } as const;
 
 export const handleCreateReportJob = reportRoute(async (request, caller, requester) => {
@@ -30,8 +32,8 @@ export const handleListReportJobs = reportRoute(async (request, caller) => {
   for (const name of params.keys()) {
     if (name !== "page" && name !== "per_page") throw new TallyError("bad_request", `unknown parameter '${name}'; this route takes page, per_page`);
   }
-  const page = pageParameter(params, "page", 1, 1_000_000);
-  const perPage = pageParameter(params, "per_page", 20, MAX_JOBS_PER_PAGE);
+  const page = pageParameter(params, "page", 1, MAX_JOBS_PAGE);
+  const perPage = pageParameter(params, "per_page", DEFAULT_JOBS_PER_PAGE, MAX_JOBS_PER_PAGE);
   return Response.json(await listReportJobs({ caller, page, perPage }), { headers: NO_STORE });
 }, JOBS);
 

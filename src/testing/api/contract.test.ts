@@ -55,6 +55,18 @@ describe("checkAnswer", () => {
     );
   });
 
+  it("checks the shared RateLimit fields and an OAuth error body", async () => {
+    const fields = { "RateLimit-Policy": '"per-second";q=10;w=1, "burst";q=50;w=10', RateLimit: '"per-second";r=9;t=1' };
+    await checkAnswer(get("/report/v2/advertisers"), json(200, PAGE, fields));
+    await expect(checkAnswer(get("/report/v2/advertisers"), json(200, PAGE, { ...fields, RateLimit: "9 left" }))).rejects.toThrow(/header RateLimit/);
+    const token = { method: "POST", url: `${ORIGIN}/oauth/token` };
+    const oauth = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      Response.json(body, { status, headers: { "Cache-Control": "no-store", Pragma: "no-cache", ...headers } });
+    await checkAnswer(token, oauth(400, { error: "invalid_scope", error_description: "no" }));
+    await expect(checkAnswer(token, oauth(400, { error: "unknown_error", error_description: "no" }))).rejects.toThrow(/error must be equal to one of/);
+    await expect(checkAnswer(token, oauth(429, { error: "too_many_requests", error_description: "slow" }))).rejects.toThrow(/Retry-After is missing/);
+  });
+
   it("fails on a body where none is declared, an unknown path not 404, a wrong method not 405", async () => {
     await expect(checkAnswer({ method: "POST", url: `${ORIGIN}/v1/beacon/click/abc` }, new Response("ok", { status: 202 }))).rejects.toThrow(
       /declares no body/,

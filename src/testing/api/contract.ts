@@ -22,7 +22,7 @@ interface Header {
 }
 interface Answer {
   description: string;
-  headers?: Record<string, Header>;
+  headers?: Record<string, Header | Reference>;
   content?: Record<string, unknown>;
 }
 type Reference = { $ref: string };
@@ -54,6 +54,13 @@ function declaredAnswer(template: string, method: string, status: number): { ans
   return { answer: found, pointer: `#/paths/${pointerSegment(template)}/${method}/responses/${key}` };
 }
 
+/** A declared header, a `$ref` followed to the shared one, with the JSON pointer where it sits. */
+function headerOf(declared: Header | Reference, pointer: string): { header: Header; at: string } {
+  if (!("$ref" in declared)) return { header: declared, at: pointer };
+  const name = declared.$ref.replace("#/components/headers/", "");
+  return { header: (contractDocument.components.headers as Record<string, Header>)[name]!, at: `#/components/headers/${pointerSegment(name)}` };
+}
+
 function fail(what: string, request: { method: string; url: string }, status: number, detail: string): never {
   throw new Error(`off the API document: ${request.method} ${new URL(request.url).pathname} answered ${status}: ${what}${detail ? `\n${detail}` : ""}`);
 }
@@ -80,13 +87,14 @@ export async function checkAnswer(request: { method: string; url: string }, resp
   if (!declared) fail("status not in the document", request, status, `documented: ${Object.keys(paths[template]![method]!.responses).join(", ")}`);
   const { answer, pointer } = declared;
 
-  for (const [name, header] of Object.entries(answer.headers ?? {})) {
+  for (const [name, declaredHeader] of Object.entries(answer.headers ?? {})) {
+    const { header, at } = headerOf(declaredHeader, `${pointer}/headers/${pointerSegment(name)}`);
     const value = response.headers.get(name);
     if (value === null) {
       if (header.required) fail(`the required header ${name} is missing`, request, status, "");
       continue;
     }
-    const validate = ajv.getSchema(`${DOCUMENT_ID}${pointer}/headers/${pointerSegment(name)}/schema`);
+    const validate = ajv.getSchema(`${DOCUMENT_ID}${at}/schema`);
     if (validate && !validate(value)) fail(`header ${name}: ${value}`, request, status, ajv.errorsText(validate.errors));
   }
 

@@ -237,6 +237,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/report/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's report jobs
+         * @description Newest first, a page at a time; download addresses only come with GET /report/jobs/{id}.
+         */
+        get: operations["listReportJobs"];
+        put?: never;
+        /**
+         * Ask for a report as a file
+         * @description Queues a job that writes the whole report, every page, for the range and filters. 404 for a report not meant for the caller's kind of account or a campaign outside its scope; 429 once the account has as many unfinished jobs as it may; 503 when no bucket is configured.
+         */
+        post: operations["createReportJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/report/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One report job
+         * @description Its status, and once done the file's download address, good until download_expires_at. 404 for a job of another account.
+         */
+        get: operations["getReportJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access token for a client's id and secret
+         * @description RFC 6749 §4.4. The client authenticates with HTTP Basic, or with client_id and client_secret in the form (not both). Requests are counted per client id (RateLimit fields, a 60-second window); the body is at most 4096 bytes. Errors are OAuth's own JSON, not Tally's error body.
+         */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1169,6 +1233,105 @@ export interface components {
             /** @description How many ads the campaign has in scope, listed or not. */
             ads_total: number;
         };
+        ReportJobRequest: {
+            /** @enum {string} */
+            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
+            start_date: string;
+            end_date: string;
+            /** @default {} */
+            filters?: {
+                advertiser_id?: string;
+                publisher_id?: string;
+                campaign_id?: string;
+                ad_id?: string;
+            };
+            order_by?: string;
+            /** @enum {string} */
+            order?: "asc" | "desc";
+            /** @enum {string} */
+            format: "jsonl" | "csv" | "xlsx";
+        };
+        ReportJob: {
+            id: string;
+            /**
+             * @description queued, then running, then done or failed (after its last attempt).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done" | "failed";
+            /** @enum {string} */
+            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
+            /** @enum {string} */
+            format: "jsonl" | "csv" | "xlsx";
+            /** Format: date */
+            start_date: string;
+            /** Format: date */
+            end_date: string;
+            /** @description The id parameters asked for. */
+            filters: {
+                [key: string]: string;
+            };
+            order_by: string;
+            /** @enum {string} */
+            order: "asc" | "desc";
+            /** @description How many times a worker has taken the job. */
+            attempts: number;
+            /** @description The file's rows, once done. */
+            rows: number | null;
+            /** @description The file's size in bytes, once done. */
+            bytes: number | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the job and its file are deleted.
+             */
+            expires_at: string;
+            /** @description Why the last attempt failed; null once done. */
+            error: string | null;
+            /**
+             * Format: uri
+             * @description GET /report/jobs/{id} of a done job only: the file's address, good until download_expires_at.
+             */
+            download_url?: string;
+            /** Format: date-time */
+            download_expires_at?: string;
+        };
+        ReportJobPage: {
+            data: components["schemas"]["ReportJob"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        TokenRequest: {
+            /**
+             * @description Only client_credentials.
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
+            /** @description Space-separated scopes, each one the client holds; absent: every scope of the client. */
+            scope?: string;
+            /** @description The client's id, when not sent with HTTP Basic. */
+            client_id?: string;
+            /** @description The client's secret, with client_id. */
+            client_secret?: string;
+        };
+        Token: {
+            /** @description The bearer token (tat_…) for the report routes and jobs. */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @description Seconds until the token expires. */
+            expires_in: number;
+            /** @description The scopes granted, space-separated. */
+            scope: string;
+        };
+        OAuthError: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+            error_description: string;
+        };
     };
     responses: {
         /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
@@ -1180,10 +1343,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No live API key (or session). */
+        /** @description No live API key, access token (or session). */
         Unauthorized: {
             headers: {
-                /** @description The scheme expected: Bearer. */
+                /** @description The scheme expected: Bearer (with error="invalid_token" for an unknown, expired or revoked access token). */
                 "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
@@ -1191,7 +1354,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+        /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1248,8 +1411,7 @@ export interface components {
         /** @description Past a rate limit. */
         TooManyRequests: {
             headers: {
-                /** @description Seconds to wait before trying again. */
-                "Retry-After": string;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1259,8 +1421,7 @@ export interface components {
         /** @description The database cannot answer now. */
         Unavailable: {
             headers: {
-                /** @description Seconds to wait before trying again. */
-                "Retry-After": string;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1270,7 +1431,14 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The quotas of the caller's credential (IETF RateLimit fields): each named policy allows q requests in w seconds. Sent on every answer once the request was counted; absent when no limit is set. */
+        "RateLimit-Policy": string;
+        /** @description What this request left of the quotas it was counted against: r requests remain, the count starts again in t seconds. */
+        RateLimit: string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1521,6 +1689,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1530,12 +1700,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAdResults: {
@@ -1579,6 +1801,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1588,12 +1812,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAdvertisers: {
@@ -1633,6 +1909,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1642,12 +1920,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPublishers: {
@@ -1687,6 +2017,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1696,12 +2028,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listNetworkPublishers: {
@@ -1741,6 +2125,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1750,12 +2136,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listCampaignDays: {
@@ -1797,6 +2235,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1806,12 +2246,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAdDays: {
@@ -1855,6 +2347,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1864,12 +2358,64 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCampaign: {
@@ -1902,6 +2448,8 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -1913,12 +2461,461 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReportJobs: {
+        parameters: {
+            query?: {
+                /** @description The page to answer, from 1. */
+                page?: number;
+                /** @description Jobs per page. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of jobs. */
+            200: {
+                headers: {
+                    /** @description Jobs are private and never cached: private, no-store. */
+                    "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportJobPage"];
+                };
+            };
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createReportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The job, as JSON (at most 4096 bytes). The filters and order_by a report takes are its route's. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    /** @description Jobs are private and never cached: private, no-store. */
+                    "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The job's address: /report/jobs/{id}. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReportJob"];
+                    };
+                };
+            };
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the route accepts. */
+            413: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is neither application/json nor text/plain. */
+            415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    /** @description Jobs are private and never cached: private, no-store. */
+                    "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReportJob"];
+                    };
+                };
+            };
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form, each parameter at most once. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            /** @description invalid_request (a body that is not the form, a parameter twice, credentials both ways), unsupported_grant_type, or invalid_scope (a scope the client does not hold). */
+            400: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: no credentials, unreadable ones, or an unknown, revoked or wrong id or secret. */
+            401: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Basic realm="tally". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description too_many_requests: past the client's token requests a minute. */
+            429: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description server_error. */
+            500: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable: the database cannot answer now. */
+            503: {
+                headers: {
+                    /** @description Tokens and their errors are never cached: no-store. */
+                    "Cache-Control": "no-store";
+                    /** @description no-cache, for HTTP/1.0 caches. */
+                    Pragma: "no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     getOpenApiDocument: {

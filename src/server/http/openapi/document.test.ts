@@ -6,6 +6,8 @@ import { reportQueryParameterNames } from "@/server/store/report-query";
 import { API_VERSION, buildOpenApiDocument } from "./document";
 
 const document = buildOpenApiDocument({ serverUrl: "https://reports.tally.test", eventsUrl: "https://events.tally.test", version: API_VERSION });
+type Operation = { security?: unknown; requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
+const operationAt = (path: string, method: "get" | "post") => (document.paths[path]?.[method] ?? { responses: {} }) as Operation;
 
 describe("the OpenAPI document", () => {
   it("passes Redocly's recommended rules with no error and no warning", async () => {
@@ -20,9 +22,7 @@ describe("the OpenAPI document", () => {
       },
     });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "/openapi.json", config });
-    // The OAuth2 scheme is declared ahead of the token route (POST /oauth/token) that will use it.
-    const awaited = (p: (typeof problems)[number]) => p.ruleId === "no-unused-components" && p.location[0]?.pointer === "#/components/securitySchemes/oauth2";
-    expect(problems.filter((p) => !awaited(p)).map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
   it("describes every report route, with every metric in each row", () => {
@@ -73,5 +73,46 @@ describe("the OpenAPI document", () => {
     });
     expect(document.paths["/v1/beacon/conversion"]?.post).toMatchObject({ servers: [{ url: "https://events.tally.test" }] });
     expect(document.paths["/campaign/v2"]?.get).not.toHaveProperty("servers");
+  });
+
+  it("lets every report route take an API key or an OAuth token with reports:read, and the jobs reports:jobs", () => {
+    const either = (scope: string) => [{ apiKey: [] }, { oauth2: [scope] }];
+    expect(operationAt("/campaign/v2", "get").security).toEqual(either("reports:read"));
+    expect(operationAt("/campaign/{id}", "get").security).toEqual(either("reports:read"));
+    for (const [path, method] of [
+      ["/report/jobs", "post"],
+      ["/report/jobs", "get"],
+      ["/report/jobs/{id}", "get"],
+    ] as const) {
+      expect(operationAt(path, method).security, `${method} ${path}`).toEqual(either("reports:jobs"));
+    }
+  });
+
+  it("describes the token endpoint's form from the parser's parameters, and OAuth's errors", () => {
+    const token = document.paths["/oauth/token"]?.post as {
+      security: unknown;
+      requestBody: { content: Record<string, unknown> };
+      responses: Record<string, unknown>;
+    };
+    expect(token.security).toEqual([{ clientBasic: [] }, {}]);
+    expect(Object.keys(token.requestBody?.content ?? {})).toEqual(["application/x-www-form-urlencoded"]);
+    const schemas = document.components.schemas as Record<string, { properties: Record<string, { enum?: string[] }>; required?: string[] }>;
+    expect(Object.keys(schemas.TokenRequest!.properties)).toEqual(["grant_type", "scope", "client_id", "client_secret"]);
+    expect(schemas.TokenRequest!.properties.grant_type!.enum).toEqual(["client_credentials"]);
+    expect(schemas.OAuthError!.properties.error!.enum).toEqual(expect.arrayContaining(["invalid_client", "too_many_requests", "temporarily_unavailable"]));
+    expect(Object.keys(token.responses).sort()).toEqual(["200", "400", "401", "429", "500", "503"]);
+    expect(token.responses["429"]).toMatchObject({
+      headers: { "Retry-After": { $ref: "#/components/headers/Retry-After" }, RateLimit: {}, "RateLimit-Policy": {} },
+    });
+  });
+
+  it("declares the RateLimit fields once and on every counted answer", () => {
+    expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit", "Retry-After"]));
+    const rateLimited = { RateLimit: { $ref: "#/components/headers/RateLimit" }, "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" } };
+    const responsesOf = (path: string, method: "get" | "post") => operationAt(path, method).responses;
+    expect(responsesOf("/report/v2/advertisers", "get")["200"]).toMatchObject({ headers: rateLimited });
+    expect(responsesOf("/report/v2/advertisers", "get")["429"]).toMatchObject({ headers: { ...rateLimited, "Retry-After": {} } });
+    expect(responsesOf("/report/jobs", "post")["202"]).toMatchObject({ headers: { ...rateLimited, Location: { required: true } } });
+    expect(responsesOf("/oauth/token", "post")["200"]).toMatchObject({ headers: rateLimited });
   });
 });

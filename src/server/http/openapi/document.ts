@@ -2,13 +2,16 @@
 // (registry.ts). Nothing here describes a payload itself: the shared error answers come from
 // respond.ts's schemas, the rest from the contributions.
 import { EVENTS_API } from "../events-operations";
+import { OAUTH_API } from "../oauth-token-operation";
+import { REPORT_JOBS_API } from "../report-job-operations";
 import { REPORT_API } from "../report-routes";
 import { ZErrorBody, ZValidationEntry } from "../respond";
-import { API_KEY, type ApiContribution, type ApiHeader, type ApiResponse, jsonSchemaOf, OAUTH2, type SharedResponse, schemaRef } from "./registry";
+import { API_KEY, type ApiContribution, CLIENT_BASIC, jsonSchemaOf, OAUTH2, SHARED_HEADERS } from "./registry";
+import { SHARED_RESPONSES } from "./shared-responses";
 
 export const OPENAPI_TAG = "Documentation";
 /** The version of the API this document describes: raised with every change a client would notice. */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.1.0";
 
 const DOCUMENT_API: ApiContribution = {
   tags: [{ name: OPENAPI_TAG, description: "This document, also rendered at /docs/api." }],
@@ -27,35 +30,7 @@ const DOCUMENT_API: ApiContribution = {
 };
 
 /** Every route module's part; a new one is added here. */
-export const API_CONTRIBUTIONS: readonly ApiContribution[] = [EVENTS_API, REPORT_API, DOCUMENT_API];
-
-const retryAfter: ApiHeader = { description: "Seconds to wait before trying again.", required: true, schema: { type: "string", pattern: "^[1-9][0-9]*$" } };
-
-const errorAnswer = (description: string, headers?: ApiResponse["headers"]): ApiResponse => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { "application/json": { schema: schemaRef("Error") } },
-});
-
-const SHARED_RESPONSES: Record<SharedResponse, ApiResponse> = {
-  BadRequest: errorAnswer("A malformed request: a query parameter, a body that is not JSON. The message names what is wrong."),
-  Unauthorized: errorAnswer("No live API key (or session).", {
-    "WWW-Authenticate": { description: "The scheme expected: Bearer.", required: true, schema: { type: "string" } },
-  }),
-  Forbidden: errorAnswer("The caller may not do this: a key that cannot verify this publisher's orders, a session cookie sent by another site."),
-  NotFound: errorAnswer(
-    "Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's.",
-  ),
-  Gone: errorAnswer("The beacon address has expired."),
-  PayloadTooLarge: errorAnswer("The body is larger than the route accepts."),
-  UnsupportedMediaType: errorAnswer("The body is neither application/json nor text/plain."),
-  ValidationFailed: {
-    description: "The body breaks the schema (or a rule that needs the database or the clock): every violation, as Ajv 8 reports it.",
-    content: { "application/json": { schema: { type: "array", items: schemaRef("ValidationEntry") } } },
-  },
-  TooManyRequests: errorAnswer("Past a rate limit.", { "Retry-After": retryAfter }),
-  Unavailable: errorAnswer("The database cannot answer now.", { "Retry-After": retryAfter }),
-};
+export const API_CONTRIBUTIONS: readonly ApiContribution[] = [EVENTS_API, REPORT_API, REPORT_JOBS_API, OAUTH_API, DOCUMENT_API];
 
 export interface DocumentOptions {
   /** Where the report routes are served: the base URL, else the request's origin. */
@@ -82,7 +57,7 @@ export function buildOpenApiDocument({ serverUrl, eventsUrl, version }: Document
       version,
       summary: "Retail media measurement: ads, beacons, orders and reports.",
       description:
-        "Tally serves ads for a store's pages, records their impressions, views and clicks and the store's orders, attributes the orders to the ads, and reports the figures. Report routes take a Tally API key (`Authorization: Bearer tly_…`). See /docs/api for this document rendered, and docs/api.md for generating a client.",
+        "Tally serves ads for a store's pages, records their impressions, views and clicks and the store's orders, attributes the orders to the ads, and reports the figures. Report routes and report jobs take a Tally API key (`Authorization: Bearer tly_…`) or an OAuth access token from /oauth/token (`Authorization: Bearer tat_…`); their answers carry the RateLimit-Policy and RateLimit fields. See /docs/api for this document rendered, and docs/api.md for generating a client.",
       license: { name: "Proprietary", identifier: "LicenseRef-Tally" },
     },
     servers: [{ url: serverUrl, description: "This Tally." }],
@@ -95,12 +70,18 @@ export function buildOpenApiDocument({ serverUrl, eventsUrl, version }: Document
         ...Object.assign({}, ...API_CONTRIBUTIONS.map((c) => c.schemas)),
       },
       responses: SHARED_RESPONSES,
+      headers: SHARED_HEADERS,
       securitySchemes: {
         [API_KEY]: {
           type: "http",
           scheme: "bearer",
           bearerFormat: "tly_…",
           description: "A Tally API key (tly_ and 32 characters), made on the dashboard's API keys page: Authorization: Bearer tly_….",
+        },
+        [CLIENT_BASIC]: {
+          type: "http",
+          scheme: "basic",
+          description: "An OAuth client's id and secret at /oauth/token (RFC 6749 §2.3.1), each form-urlencoded before the pair is base64-encoded.",
         },
         [OAUTH2]: {
           type: "oauth2",

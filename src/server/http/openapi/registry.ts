@@ -67,6 +67,7 @@ export function jsonSchemaOfContract(schema: object): JsonSchema {
 }
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const headerRef = (name: SharedHeader) => ({ $ref: `#/components/headers/${name}` });
 export const responseRef = (name: SharedResponse) => ({ $ref: `#/components/responses/${name}` });
 
 /** The error answers document.ts declares once (respond.ts makes them). */
@@ -82,6 +83,31 @@ export type SharedResponse =
   | "TooManyRequests"
   | "Unavailable";
 
+/** The header fields document.ts declares once. */
+export type SharedHeader = "RateLimit-Policy" | "RateLimit" | "Retry-After";
+
+const policyItem = '"[^"]*";q=[0-9]+;w=[0-9]+';
+const stateItem = '"[^"]*";r=[0-9]+;t=[0-9]+';
+const listOf = (item: string) => `^${item}(, ${item})*$`;
+
+/** Shared header fields, written the way rate-limit-fields.ts and respond.ts write them. */
+export const SHARED_HEADERS: Record<SharedHeader, ApiHeader> = {
+  "RateLimit-Policy": {
+    description:
+      "The quotas of the caller's credential (IETF RateLimit fields): each named policy allows q requests in w seconds. Sent on every answer once the request was counted; absent when no limit is set.",
+    schema: { type: "string", pattern: listOf(policyItem) },
+  },
+  RateLimit: {
+    description: "What this request left of the quotas it was counted against: r requests remain, the count starts again in t seconds.",
+    schema: { type: "string", pattern: listOf(stateItem) },
+  },
+  "Retry-After": { description: "Seconds to wait before trying again.", required: true, schema: { type: "string", pattern: "^[1-9][0-9]*$" } },
+};
+
+/** The RateLimit fields, as a counted answer declares them. */
+export const RATE_LIMIT_HEADERS = { "RateLimit-Policy": headerRef("RateLimit-Policy"), RateLimit: headerRef("RateLimit") };
+
 /** The scheme names of document.ts's securitySchemes. */
 export const API_KEY = "apiKey";
 export const OAUTH2 = "oauth2";
+export const CLIENT_BASIC = "clientBasic";

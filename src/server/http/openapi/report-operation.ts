@@ -2,6 +2,7 @@
 // (src/server/store/report-query.ts) and the schema of its rows (src/server/store/report-rows.ts):
 // a parameter the parser learns and this file does not describe throws when the document is built.
 import type { z } from "zod";
+import type { OauthScope } from "@/server/accounts/oauth-client-input";
 import {
   DEFAULT_ORDER,
   DEFAULT_PER_PAGE,
@@ -14,12 +15,18 @@ import {
   reportQueryParameterNames,
 } from "@/server/store/report-query";
 import { reportPageSchema } from "@/server/store/report-rows";
-import { API_KEY, type ApiOperation, type ApiParameter, type ApiResponse, jsonSchemaOf, responseRef, schemaRef } from "./registry";
+import { API_KEY, type ApiOperation, type ApiParameter, type ApiResponse, jsonSchemaOf, OAUTH2, RATE_LIMIT_HEADERS, responseRef, schemaRef } from "./registry";
+import { countedError } from "./shared-responses";
 
 export const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 export const REPORTS_TAG = "Reports";
 /** Who may read reports: one place, so the OAuth2 scope joins every report at once. */
-export const REPORT_SECURITY = [{ [API_KEY]: [] }];
+export const REPORT_SECURITY = securityFor("reports:read");
+
+/** An API key, or an OAuth2 access token holding `scope`. */
+export function securityFor(scope: OauthScope): Record<string, string[]>[] {
+  return [{ [API_KEY]: [] }, { [OAUTH2]: [scope] }];
+}
 
 const day = (description: string, example: string): Pick<ApiParameter, "description" | "schema" | "example"> => ({
   description,
@@ -78,6 +85,7 @@ export function reportAnswer(description: string, jsonSchema: object): ApiRespon
     description,
     headers: {
       "Cache-Control": CACHE_CONTROL,
+      ...RATE_LIMIT_HEADERS,
       "Content-Disposition": { description: 'With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx".', schema: { type: "string" } },
     },
     content: {
@@ -87,13 +95,14 @@ export function reportAnswer(description: string, jsonSchema: object): ApiRespon
   };
 }
 
+/** A report route's errors: the RateLimit fields on every one but 401 (asked before counting). */
 export const REPORT_ERRORS = {
-  "400": responseRef("BadRequest"),
+  "400": countedError("BadRequest"),
   "401": responseRef("Unauthorized"),
-  "403": responseRef("Forbidden"),
-  "404": responseRef("NotFound"),
-  "429": responseRef("TooManyRequests"),
-  "503": responseRef("Unavailable"),
+  "403": countedError("Forbidden"),
+  "404": countedError("NotFound"),
+  "429": countedError("TooManyRequests"),
+  "503": countedError("Unavailable"),
 };
 
 export interface PagedReportDoc {

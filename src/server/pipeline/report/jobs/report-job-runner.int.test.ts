@@ -8,7 +8,7 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { DAY_MS } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
-import { handleCreateReportJob } from "@/server/http/report-job-routes";
+import { handleCreateReportJob } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { seedLargeAdsReport } from "@/testing/large-report";
 import { csvRows, reportJobBucketForTests } from "@/testing/report-job-bucket";

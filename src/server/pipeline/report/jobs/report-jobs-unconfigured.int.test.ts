@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
-import { handleCreateReportJob } from "@/server/http/report-job-routes";
+import { handleCreateReportJob } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { runReportJobs } from "./run-report-jobs";
 

@@ -5,8 +5,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn } from "@/server/accounts/sessions";
 import { handleReportJobsCron } from "@/server/http/cron";
-import { handleCreateReportJob, handleGetReportJob, handleListReportJobs } from "@/server/http/report-job-routes";
-import { handleAdsDetailed, handleCampaignDetail, handleCampaignListing } from "@/server/http/report-routes";
+import {
+  handleAdsDetailed,
+  handleCampaignDetail,
+  handleCampaignListing,
+  handleCreateReportJob,
+  handleGetReportJob,
+  handleListReportJobs,
+} from "@/testing/api/checked-report-routes";
 import { seedAcme } from "@/testing/report-fixture";
 import { csvRows, jsonLinesRows, reportJobBucketForTests, xlsxRows } from "@/testing/report-job-bucket";
 import { runReportJobs } from "./run-report-jobs";

@@ -1,6 +1,7 @@
 // Asking for a report job and reading it back (docs/report-jobs.md). A job belongs to its
 // account: every credential of that account sees it, staff see every job, anyone else gets "no
 // such job". Which rows it reads is decided again when it runs, from its account.
+import { z } from "zod";
 import { env } from "@/env";
 import { DAY_MS } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
@@ -9,8 +10,8 @@ import { store } from "@/server/store";
 import type { Requester } from "../download-slots";
 import { type ReportCaller, reportScope } from "../report-scope";
 import { DOWNLOAD_URL_SECONDS, type JobBucket, presignedDownload, requireJobBucket } from "./job-bucket";
-import type { ReportJobRequest } from "./report-job-input";
-import { assertReportFor } from "./report-job-reports";
+import { REPORT_JOB_FORMATS, type ReportJobRequest } from "./report-job-input";
+import { assertReportFor, REPORT_JOB_REPORTS } from "./report-job-reports";
 import { insertJobWithinLimit, type ReportJobRow, selectJob, selectJobs } from "./report-jobs.sql";
 
 /** How long a job and its file are kept after it was asked for. */
@@ -18,29 +19,40 @@ export const REPORT_JOB_RETENTION_DAYS = 7;
 
 export const FILE_EXTENSIONS = { jsonl: "jsonl", csv: "csv", xlsx: "xlsx" } as const;
 
-/** A job as its account reads it. */
-export interface ReportJobView {
-  id: string;
-  status: ReportJobRow["status"];
-  report: string;
-  format: string;
-  start_date: string;
-  end_date: string;
-  filters: Record<string, string>;
-  order_by: string;
-  order: string;
-  attempts: number;
-  rows: number | null;
-  bytes: number | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  expires_at: string;
-  error: string | null;
-  /** Done jobs only: a GET address of the file, good until download_expires_at. */
-  download_url?: string;
-  download_expires_at?: string;
-}
+const JOB_STATUSES = ["queued", "running", "done", "failed"] as const satisfies readonly ReportJobRow["status"][];
+const instant = z.iso.datetime();
+
+/** A job as its account reads it: the answer's shape, and the API document's (src/server/http/report-job-routes.ts). */
+export const ZReportJobView = z.object({
+  id: z.string(),
+  status: z.enum(JOB_STATUSES).describe("queued, then running, then done or failed (after its last attempt)."),
+  report: z.enum(REPORT_JOB_REPORTS),
+  format: z.enum(REPORT_JOB_FORMATS),
+  start_date: z.iso.date(),
+  end_date: z.iso.date(),
+  filters: z.record(z.string(), z.string()).describe("The id parameters asked for."),
+  order_by: z.string(),
+  order: z.enum(["asc", "desc"]),
+  attempts: z.number().int().min(0).describe("How many times a worker has taken the job."),
+  rows: z.number().int().min(0).nullable().describe("The file's rows, once done."),
+  bytes: z.number().int().min(0).nullable().describe("The file's size in bytes, once done."),
+  created_at: instant,
+  started_at: instant.nullable(),
+  finished_at: instant.nullable(),
+  expires_at: instant.describe("When the job and its file are deleted."),
+  error: z.string().nullable().describe("Why the last attempt failed; null once done."),
+  download_url: z.url().optional().describe("GET /report/jobs/{id} of a done job only: the file's address, good until download_expires_at."),
+  download_expires_at: instant.optional(),
+});
+export type ReportJobView = z.infer<typeof ZReportJobView>;
+
+/** A page of the account's jobs, newest first. */
+export const ZReportJobPage = z.object({
+  data: z.array(ZReportJobView),
+  page: z.number().int().min(1),
+  per_page: z.number().int().min(1),
+  total: z.number().int().min(0),
+});
 
 const iso = (moment: Date | null) => (moment ? moment.toISOString() : null);
 
@@ -51,13 +63,13 @@ export async function jobView(row: ReportJobRow, bucket: JobBucket | null, now: 
   const view: ReportJobView = {
     id: row.id,
     status: row.status,
-    report: row.report,
-    format: row.format,
+    report: row.report as ReportJobView["report"],
+    format: row.format as ReportJobView["format"],
     start_date: row.start_date,
     end_date: row.end_date,
     filters: row.filters,
     order_by: row.order_by,
-    order: row.order,
+    order: row.order as ReportJobView["order"],
     attempts: row.attempts,
     rows: row.rows === null ? null : Number(row.rows),
     bytes: row.bytes === null ? null : Number(row.bytes),
@@ -147,7 +159,15 @@ export async function getReportJob({ caller, id, now = new Date() }: { caller: R
 export const MAX_JOBS_PER_PAGE = 100;
 
 /** The caller's account's jobs, newest first, a page at a time; download addresses only on GET of one job. */
-export async function listReportJobs({ caller, page, perPage }: { caller: ReportCaller; page: number; perPage: number }) {
+export async function listReportJobs({
+  caller,
+  page,
+  perPage,
+}: {
+  caller: ReportCaller;
+  page: number;
+  perPage: number;
+}): Promise<z.infer<typeof ZReportJobPage>> {
   const { rows, total } = await selectJobs(ownerOf(caller), { offset: (page - 1) * perPage, limit: perPage });
   const now = new Date();
   return { data: await Promise.all(rows.map((row) => jobView(row, null, now))), page, per_page: perPage, total };

@@ -50,13 +50,17 @@ export interface Answer {
   json: () => unknown;
 }
 
+// The dashboard's own API (/api/trpc), its crons, health and metrics are not the public API: the
+// document describes what other programs may call, so those answers are not held to it.
+const NOT_PUBLIC = /^\/api\//;
+
 /**
  * fetch(), with the answer checked against Tally's API document (src/testing/api/contract.ts):
- * whatever an attack sends, the built app answers only what the document declares.
+ * whatever an attack sends to a public route, the built app answers only what the document declares.
  */
 export async function checkedFetch(url: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(url, init);
-  await checkAnswer({ method: init.method ?? "GET", url }, response);
+  if (!NOT_PUBLIC.test(new URL(url).pathname)) await checkAnswer({ method: init.method ?? "GET", url }, response);
   return response;
 }
 

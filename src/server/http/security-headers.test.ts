@@ -79,6 +79,15 @@ describe("a page's Content-Security-Policy", () => {
     expect(policy).not.toContain("unsafe-eval");
   });
 
+  it("gives the API reference its search worker and no picture from elsewhere, and no other page either", () => {
+    const reference = pageContentSecurityPolicy({ nonce: "n", development: false, eventsOrigin: null, pathname: "/docs/api" });
+    expect(reference).toContain("worker-src blob:");
+    expect(reference).toContain("img-src 'self' data:;");
+    const other = pageContentSecurityPolicy({ nonce: "n", development: false, eventsOrigin: null, pathname: "/docs/reports" });
+    expect(other).not.toContain("worker-src");
+    expect(other).toContain("img-src 'self' data: blob: https:;");
+  });
+
   it("lets pages post to an events host of its own, and gives next dev what it needs", () => {
     expect(pageContentSecurityPolicy({ nonce: "n", development: false, eventsOrigin: "https://events.tally.example" })).toContain(
       "connect-src 'self' https://events.tally.example;",

@@ -54,30 +54,62 @@ async function timeReportJob(
   const asked = await fetch(`${origin}/report/jobs`, {
     method: "POST",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ report: "ads_detailed", start_date: addDays(lastDay, -399), end_date: lastDay, format: "xlsx" }),
+    body: jobBody(lastDay),
   });
   if (asked.status !== 202) throw new Error(`POST /report/jobs answered ${asked.status}: ${await asked.text()}`);
   const { id } = ((await asked.json()) as { data: { id: string } }).data;
-  const worker = await runBenchChild("bench/reports/report-job-worker.ts", [], env);
-  if (worker.status !== 0) throw new Error(`the report job worker exited with ${worker.status}`);
-  const ran = JSON.parse(worker.stdout.trim().split("\n").at(-1)!) as {
-    jobs: { id: string; status: string; rows: number }[];
-    seconds: number;
-    rssBeforeMb: number;
-    peakRssMb: number;
-  };
+  const ran = await runJobWorker(env);
   const done = ran.jobs.find((j) => j.id === id);
   if (done?.status !== "done") throw new Error(`the report job did not finish: ${JSON.stringify(ran.jobs)}`);
+
+  // The same job again with the worker's old generation capped at a size near what its own code
+  // takes before any job (heap_before_mb): it can only finish if the file goes out in parts
+  // rather than being held whole next to that code.
+  const heapCapMb = JOB_HEAP_CAP_FLOOR_MB;
+  const again = await fetch(`${origin}/report/jobs`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: jobBody(lastDay),
+  });
+  const againId = ((await again.json()) as { data: { id: string } }).data.id;
+  const capped = await runJobWorker({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --max-old-space-size=${heapCapMb}`.trim() });
+  const cappedDone = capped.jobs.find((j) => j.id === againId);
   return {
     report: "ads_detailed as XLSX, 400 days",
     rows: done.rows,
+    file_mb: round(done.bytes / 1024 / 1024, 1),
+    capped_heap_mb: heapCapMb,
+    heap_before_mb: Math.round(capped.heapBeforeMb),
+    capped_status: cappedDone?.status ?? "not run",
+    capped_peak_rss_mb: Math.round(capped.peakRssMb),
     seconds: round(ran.seconds, 2),
     seconds_vs_download: round(ran.seconds / download.seconds, 2),
     worker_rss_before_mb: Math.round(ran.rssBeforeMb),
     worker_peak_rss_mb: Math.round(ran.peakRssMb),
     peak_vs_download: round(ran.peakRssMb / download.server_peak_rss_mb, 2),
-    met: ran.seconds < TARGET.xlsxSeconds && ran.peakRssMb < TARGET.xlsxPeakMb && done.rows === download.rows,
+    met: ran.seconds < TARGET.xlsxSeconds && ran.peakRssMb < TARGET.xlsxPeakMb && done.rows === download.rows && cappedDone?.status === "done",
   };
+}
+
+// The old generation's cap for the second run; at 32 MB the worker's own code and its working
+// set no longer fit (bench/results.md).
+const JOB_HEAP_CAP_FLOOR_MB = 48;
+
+const jobBody = (lastDay: string) => JSON.stringify({ report: "ads_detailed", start_date: addDays(lastDay, -399), end_date: lastDay, format: "xlsx" });
+
+interface JobWorkerRun {
+  jobs: { id: string; status: string; rows: number; bytes: number }[];
+  seconds: number;
+  rssBeforeMb: number;
+  heapBeforeMb: number;
+  peakRssMb: number;
+}
+
+/** Runs the queued report jobs in a worker process of its own, as `npm run worker` would. */
+async function runJobWorker(env: NodeJS.ProcessEnv): Promise<JobWorkerRun> {
+  const worker = await runBenchChild("bench/reports/report-job-worker.ts", [], env);
+  if (worker.status !== 0) throw new Error(`the report job worker exited with ${worker.status}`);
+  return JSON.parse(worker.stdout.trim().split("\n").at(-1)!) as JobWorkerRun;
 }
 
 /** The pid and every descendant of it (next start may fork workers). */
@@ -205,7 +237,7 @@ async function main(): Promise<number> {
 
     const job = await timeReportJob(origin, keys.catalogue, note.lastDay, { ...process.env, ...env, NODE_ENV: "production" }, xlsx);
     log(
-      `report job: ${job.rows.toLocaleString("en")} rows as XLSX in ${job.seconds} s (${job.seconds_vs_download}× the download), worker peak ${job.worker_peak_rss_mb} MB (${job.peak_vs_download}× the server's during the download; ${job.worker_rss_before_mb} MB before)${job.met ? "" : "  MISSED"}`,
+      `report job: ${job.rows.toLocaleString("en")} rows as XLSX in ${job.seconds} s (${job.seconds_vs_download}× the download), worker peak ${job.worker_peak_rss_mb} MB (${job.peak_vs_download}× the server's during the download; ${job.worker_rss_before_mb} MB before); a ${job.file_mb} MB file; again with the worker's heap capped at ${job.capped_heap_mb} MB (${job.heap_before_mb} MB used before the job): ${job.capped_status}, peak ${job.capped_peak_rss_mb} MB${job.met ? "" : "  MISSED"}`,
     );
 
     console.log(

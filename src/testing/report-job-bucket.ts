@@ -55,6 +55,18 @@ export async function reportJobBucketForTests() {
   };
 }
 
+/** Rows as another reader gave them (DuckDB, exceljs), in the JSON's terms: whole-day dates as YYYY-MM-DD, big integers as numbers. */
+export function inJsonTerms(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === "bigint" ? Number(value) : value instanceof Date ? value.toISOString().slice(0, 10) : value,
+      ]),
+    ),
+  );
+}
+
 /** A CSV file's rows as DuckDB reads them, every field as text (null when empty). */
 export async function csvRows(file: string): Promise<Record<string, unknown>[]> {
   return (await duckdb())(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);

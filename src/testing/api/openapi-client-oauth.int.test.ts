@@ -14,7 +14,7 @@ import { createOauthClient, type OauthScope } from "@/server/accounts/oauth-clie
 import { runReportJobs } from "@/server/pipeline/report/jobs/run-report-jobs";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { at, beacon, seedAcme } from "@/testing/report-fixture";
-import { jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { inJsonTerms, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { inProcessFetch } from "./in-process-fetch";
 import type { paths } from "./tally-api";
 
@@ -110,17 +110,7 @@ describe("a generated client with an OAuth token", () => {
     const file = await jobsBucket.fetchFile(job!.download_url!);
     expect(job?.bytes).toBe(file.bytes.byteLength);
     const route = await client.GET("/campaign/v2", { params: { query: { ...range, order_by: "name", order: "asc", per_page: 1000 } }, headers });
-    // DuckDB's values in the JSON's terms: whole-day dates as YYYY-MM-DD, big integers as numbers.
-    const plain = (rows: Record<string, unknown>[]) =>
-      rows.map((row) =>
-        Object.fromEntries(
-          Object.entries(row).map(([key, value]) => [
-            key,
-            typeof value === "bigint" ? Number(value) : value instanceof Date ? value.toISOString().slice(0, 10) : value,
-          ]),
-        ),
-      );
-    expect(plain(await jsonLinesRows(file.file))).toEqual(route.data?.data);
+    expect(inJsonTerms(await jsonLinesRows(file.file))).toEqual(route.data?.data);
 
     const unknown = await client.GET("/report/jobs/{id}", { params: { path: { id: "rjob_none" } }, headers });
     expect(unknown.response.status).toBe(404);

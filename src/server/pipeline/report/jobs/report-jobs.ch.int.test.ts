@@ -6,7 +6,7 @@ import { createApiKey } from "@/server/accounts/api-keys";
 import { handleCreateReportJob, handleGetReportJob } from "@/server/http/report-job-routes";
 import { handleAdsDetailed, handleCampaignListing } from "@/server/http/report-routes";
 import { store } from "@/server/store";
-import { csvRows, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { csvRows, inJsonTerms, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { seedParityTraffic } from "@/testing/report-parity-traffic";
 import { runReportJobs } from "./run-report-jobs";
 
@@ -47,16 +47,6 @@ async function routeRows(handler: (request: Request) => Promise<Response>, path:
   return ((await response.json()) as { data: Record<string, unknown>[] }).data;
 }
 
-/** DuckDB's values in the JSON's terms: whole-day dates as YYYY-MM-DD, big integers as numbers. */
-const plain = (rows: Record<string, unknown>[]) =>
-  rows.map((row) =>
-    Object.fromEntries(
-      Object.entries(row).map(([name, value]) => [
-        name,
-        typeof value === "bigint" ? Number(value) : value instanceof Date ? value.toISOString().slice(0, 10) : value,
-      ]),
-    ),
-  );
 const asText = (rows: Record<string, unknown>[]) =>
   rows.map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, value === null ? null : String(value)])));
 
@@ -66,7 +56,7 @@ describe("a report job with ClickHouse as the store", () => {
     const campaigns = await routeRows(handleCampaignListing, `/campaign/v2?start_date=${startDate}&end_date=${endDate}&per_page=1000`);
     expect(campaigns.length).toBeGreaterThan(0);
     const lines = await jsonLinesRows(await jobFile({ report: "campaigns", start_date: startDate, end_date: endDate, format: "jsonl" }));
-    expect(plain(lines)).toEqual(campaigns);
+    expect(inJsonTerms(lines)).toEqual(campaigns);
 
     const detailed = await routeRows(
       handleAdsDetailed,

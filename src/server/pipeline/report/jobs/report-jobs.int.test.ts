@@ -14,7 +14,7 @@ import {
   handleListReportJobs,
 } from "@/testing/api/checked-report-routes";
 import { seedAcme } from "@/testing/report-fixture";
-import { csvRows, jsonLinesRows, reportJobBucketForTests, xlsxRows } from "@/testing/report-job-bucket";
+import { csvRows, inJsonTerms, jsonLinesRows, reportJobBucketForTests, xlsxRows } from "@/testing/report-job-bucket";
 import { runReportJobs } from "./run-report-jobs";
 
 const CRON_SECRET = "report-jobs-cron-secret-for-tests";
@@ -44,16 +44,6 @@ const routeRows = async (handler: (request: Request) => Promise<Response>, path:
   expect(response.status).toBe(200);
   return (await response.json()) as { data: Record<string, unknown>[] & { daily?: Record<string, unknown>[] } };
 };
-/** DuckDB's and exceljs's values in the JSON's terms: whole-day dates as YYYY-MM-DD, big integers as numbers. */
-const plain = (rows: Record<string, unknown>[]) =>
-  rows.map((row) =>
-    Object.fromEntries(
-      Object.entries(row).map(([key, value]) => [
-        key,
-        typeof value === "bigint" ? Number(value) : value instanceof Date ? value.toISOString().slice(0, 10) : value,
-      ]),
-    ),
-  );
 const asText = (rows: Record<string, unknown>[]) =>
   rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, value === null ? null : String(value)])));
 
@@ -109,7 +99,7 @@ describe("a report job of each format", () => {
     const jsonFile = await downloaded(jsonl);
     expect(jsonFile.job.rows).toBe(2);
     expect(jsonFile.disposition).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30.jsonl"');
-    expect(plain(await jsonLinesRows(jsonFile.file))).toEqual(campaigns);
+    expect(inJsonTerms(await jsonLinesRows(jsonFile.file))).toEqual(campaigns);
 
     const detailed = (
       await routeRows(
@@ -129,7 +119,7 @@ describe("a report job of each format", () => {
     expect(daily).toHaveLength(3);
     const xlsxFile = await downloaded(xlsx);
     // A figure with nothing to divide by is null in the JSON and an empty cell in the sheet.
-    expect(plain(await xlsxRows(xlsxFile.bytes))).toEqual(daily);
+    expect(inJsonTerms(await xlsxRows(xlsxFile.bytes))).toEqual(daily);
 
     expect(await jobsBucket.listKeys()).toEqual(
       [`report-jobs/${acme.acmeId}/${jsonl}.jsonl`, `report-jobs/${acme.acmeId}/${csv}.csv`, `report-jobs/${acme.acmeId}/${xlsx}.xlsx`].sort(),

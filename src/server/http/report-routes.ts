@@ -10,6 +10,7 @@ import {
   AD_RESULTS,
   ADS_DETAILED,
   ADVERTISER_REPORT,
+  assertReportKind,
   CAMPAIGN_DAILY_COLUMNS,
   CAMPAIGN_LISTING,
   CAMPAIGNS_DETAILED,
@@ -57,9 +58,7 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
   operations.push(described.operation);
   Object.assign(schemas, described.schemas);
   return reportRoute(async (request, caller, requester) => {
-    if (report.kinds && !report.kinds.includes(caller.accountKind)) {
-      throw new TallyError("not_found", `this report is for ${report.kinds.join(" or ")} accounts`);
-    }
+    assertReportKind(report.kinds, caller);
     const query = parseReportQuery(new URL(request.url).searchParams, spec);
     const scope = await reportScope(caller);
     if (query.download) {

@@ -2,6 +2,7 @@
 // columns it takes, its file's sheet, name and columns (the JSON rows' fields, in order), and its
 // read through the store. The report routes (src/server/http/report-routes.ts) and the report jobs
 // (jobs/) read the same definitions, so a job's file holds exactly the route's rows.
+import { TallyError } from "@/server/core/errors";
 import type { XlsxColumn } from "@/server/formats/xlsx";
 import { store } from "@/server/store";
 import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
@@ -35,6 +36,11 @@ export interface PagedReport<Row extends object, OrderBy extends string> {
   /** The download's columns: the JSON rows' fields, in the same order. */
   columns: XlsxColumn<Row>[];
   rows: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportRows<Row>;
+}
+
+/** A report's account kinds rule, for the route and the job alike: 404 to a caller of another kind. */
+export function assertReportKind(kinds: readonly ReportCaller["accountKind"][] | undefined, caller: ReportCaller): void {
+  if (kinds && !kinds.includes(caller.accountKind)) throw new TallyError("not_found", `this report is for ${kinds.join(" or ")} accounts`);
 }
 
 const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ header: key, key, type: "text", width });

@@ -8,6 +8,7 @@ import {
   AD_RESULTS,
   ADS_DETAILED,
   ADVERTISER_REPORT,
+  assertReportKind,
   CAMPAIGN_DAILY_COLUMNS,
   CAMPAIGN_LISTING,
   CAMPAIGNS_DETAILED,
@@ -93,6 +94,5 @@ export const reportJobDefinition = (report: ReportJobReport): ReportJobDefinitio
 
 /** The account kinds rule of the report's route: 404 for a report that is not for the caller's kind. */
 export function assertReportFor(report: ReportJobReport, caller: ReportCaller): void {
-  const kinds = DEFINITIONS[report].kinds;
-  if (kinds && !kinds.includes(caller.accountKind)) throw new TallyError("not_found", `this report is for ${kinds.join(" or ")} accounts`);
+  assertReportKind(DEFINITIONS[report].kinds, caller);
 }

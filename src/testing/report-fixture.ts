@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
+import { createAccount } from "@/server/accounts/create-account";
 import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { handleCampaignListing } from "@/server/http/report-routes";
 import { sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
@@ -180,4 +181,14 @@ export async function seedRepeatOrder(fixture: Awaited<ReturnType<typeof seedAcm
   );
   await attributePendingConversions({ settleMs: 0 });
   return { valueMicros: 9_000_000 };
+}
+
+/** A network with one sub-publisher that showed one CPM impression of a brand's campaign, for the network's report routes. */
+export async function seedNetworkImpression(): Promise<{ networkId: string }> {
+  const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
+  const sub = await makePublisher({ networkId: network.id });
+  const brand = await makeAdvertiser();
+  const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
+  await beacon("impression", onNetwork, sub, "n0", at(1));
+  return { networkId: network.id };
 }

@@ -5,15 +5,12 @@
 // A report rate high enough never to refuse, so the report answers carry their RateLimit fields.
 process.env.TALLY_REPORT_RATE_PER_SECOND = "1000";
 
-import { randomUUID } from "node:crypto";
 import createClient from "openapi-fetch";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
-import { createAccount } from "@/server/accounts/create-account";
 import { createOauthClient, type OauthScope } from "@/server/accounts/oauth-clients";
 import { runReportJobs } from "@/server/pipeline/report/jobs/run-report-jobs";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { at, beacon, seedAcme } from "@/testing/report-fixture";
+import { seedAcme, seedNetworkImpression } from "@/testing/report-fixture";
 import { inJsonTerms, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { inProcessFetch } from "./in-process-fetch";
 import type { paths } from "./tally-api";
@@ -48,12 +45,7 @@ async function tokenFor(accountId: string, scopes: OauthScope[]): Promise<string
 
 beforeAll(async () => {
   acme = await seedAcme();
-  const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
-  const sub = await makePublisher({ networkId: network.id });
-  const brand = await makeAdvertiser();
-  const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
-  await beacon("impression", onNetwork, sub, "n0", at(1));
-  networkId = network.id;
+  networkId = (await seedNetworkImpression()).networkId;
 });
 
 describe("a generated client with an OAuth token", () => {

@@ -1,14 +1,11 @@
 // A client generated from the API document (openapi-typescript types, openapi-fetch) reads every
 // report route with an API key, through Tally's route handlers in this process; each answer is
 // checked against the document (in-process-fetch.ts) and read through the generated types.
-import { randomUUID } from "node:crypto";
 import createClient from "openapi-fetch";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
-import { createAccount } from "@/server/accounts/create-account";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { at, beacon, seedAcme } from "@/testing/report-fixture";
+import { seedAcme, seedNetworkImpression } from "@/testing/report-fixture";
 import { inProcessFetch } from "./in-process-fetch";
 import type { paths } from "./tally-api";
 
@@ -21,12 +18,8 @@ let networkKey: string;
 
 beforeAll(async () => {
   acme = await seedAcme();
-  const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
-  const sub = await makePublisher({ networkId: network.id });
-  const brand = await makeAdvertiser();
-  const onNetwork = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [network.id], bidModel: "cpm", bid: 4 });
-  await beacon("impression", onNetwork, sub, "n0", at(1));
-  networkKey = (await createApiKey({ actor: OPERATOR, accountId: network.id, name: "t" })).key;
+  const { networkId } = await seedNetworkImpression();
+  networkKey = (await createApiKey({ actor: OPERATOR, accountId: networkId, name: "t" })).key;
 });
 
 describe("a client generated from /openapi.json", () => {

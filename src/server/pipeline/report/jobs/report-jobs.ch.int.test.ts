@@ -5,6 +5,7 @@ import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { handleCreateReportJob, handleGetReportJob } from "@/server/http/report-job-routes";
 import { handleAdsDetailed, handleCampaignListing } from "@/server/http/report-routes";
+import { shipPending } from "@/server/pipeline/ship/ship-pending";
 import { store } from "@/server/store";
 import { csvRows, inJsonTerms, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { seedParityTraffic } from "@/testing/report-parity-traffic";
@@ -17,11 +18,9 @@ let key: string;
 beforeAll(async () => {
   expect(store().name).toBe("clickhouse");
   traffic = await seedParityTraffic();
-  for (;;) {
-    const shipped = await store().shipping!.ship();
-    expect(shipped.error).toBeNull();
-    if (shipped.batches === 0) break;
-  }
+  const shipped = await shipPending({ budgetMs: 120_000 });
+  expect(shipped.error).toBeNull();
+  expect((await store().shipping!.state()).waiting).toBe(0);
   key = (await createApiKey({ actor: OPERATOR, accountId: traffic.acme.id, name: "jobs" })).key;
 }, 300_000);
 

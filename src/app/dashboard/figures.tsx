@@ -14,6 +14,8 @@ const units = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2 });
 /** A moment to the minute, in UTC: "2026-11-27 15:04". */
 export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).replace("T", " ");
+/** When a credential was last used, created or revoked: a UTC minute, or "never". */
+export const whenUtc = (moment: Date | null) => (moment ? `${utcMinute(moment)} UTC` : "never");
 
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (

@@ -7,10 +7,8 @@ import { Problem } from "@/app/problem";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
-import { utcMinute } from "../figures";
+import { whenUtc } from "../figures";
 import { OauthClients } from "./oauth-clients";
-
-const when = (value: Date | null) => (value ? `${utcMinute(value)} UTC` : "never");
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function ApiKeys() {
@@ -106,9 +104,9 @@ export function ApiKeys() {
                   <td>
                     <code>{key.prefix}…</code>
                   </td>
-                  <td>{when(key.createdAt)}</td>
-                  <td>{when(key.lastUsedAt)}</td>
-                  <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : "live"}</td>
+                  <td>{whenUtc(key.createdAt)}</td>
+                  <td>{whenUtc(key.lastUsedAt)}</td>
+                  <td>{key.revokedAt ? `revoked ${whenUtc(key.revokedAt)}` : "live"}</td>
                   <td>
                     {key.revokedAt ? null : (
                       <button

@@ -6,9 +6,7 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server/accounts/oauth-client-input";
 import { useTRPC } from "../../trpc-client";
-import { utcMinute } from "../figures";
-
-const when = (value: Date | null) => (value ? `${utcMinute(value)} UTC` : "never");
+import { whenUtc } from "../figures";
 
 const SCOPE_WORDS: Record<OauthScope, string> = {
   "reports:read": "read the report routes",
@@ -145,10 +143,10 @@ export function OauthClients({ accountId }: { accountId: string }) {
                     <code>{client.id}</code>
                   </td>
                   <td>{client.scopes.join(" ")}</td>
-                  <td>{when(client.createdAt)}</td>
-                  <td>{when(client.lastUsedAt)}</td>
-                  <td>{when(client.secretRotatedAt)}</td>
-                  <td>{client.revokedAt ? `revoked ${when(client.revokedAt)}` : "live"}</td>
+                  <td>{whenUtc(client.createdAt)}</td>
+                  <td>{whenUtc(client.lastUsedAt)}</td>
+                  <td>{whenUtc(client.secretRotatedAt)}</td>
+                  <td>{client.revokedAt ? `revoked ${whenUtc(client.revokedAt)}` : "live"}</td>
                   <td>
                     {client.revokedAt ? null : (
                       <>

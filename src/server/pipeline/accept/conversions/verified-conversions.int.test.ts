@@ -17,7 +17,7 @@ import { store } from "@/server/store";
 import { handleAdvertiserReport, handlePublisherReport } from "@/testing/api/checked-report-routes";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { postConversion } from "@/testing/events-client";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
+import { daysFromToday, makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { get } from "@/testing/report-fixture";
 import { recordAndSettle, settleAll } from "@/testing/settle";
 import { updateConversionTrust } from "./conversion-trust";
@@ -326,7 +326,8 @@ const diff = (after: Row, before: Row) => Object.fromEntries(FIELDS.map((f) => [
 
 /** The publisher report's rows (as the advertiser sees them) for the two publishers, and the advertiser's own row, today. */
 async function figures(): Promise<{ strict: Row; lenient: Row; advertiser: Row }> {
-  const range = `start_date=${today()}&end_date=${today()}`;
+  // From yesterday, so a run that crosses midnight UTC still holds the click made ten minutes before.
+  const range = `start_date=${daysFromToday(-1)}&end_date=${today()}`;
   const publishers = await get(advertiserKey, range, handlePublisherReport);
   const row = (id: string) => publishers.body.data.find((r) => r.publisher_id === id) as unknown as Row;
   const advertiser = (await get(advertiserKey, range, handleAdvertiserReport)).body.data[0] as unknown as Row;

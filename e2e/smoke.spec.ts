@@ -17,6 +17,21 @@ test("the landing page says what Tally is and links to the dashboard, the demo s
   await page.screenshot({ path: "test-results/e2e/screens/docs.png", fullPage: true });
 });
 
+test("pages carry Tally's icon, and the served docs link only to pages that answer", async ({ page, request }) => {
+  await page.goto("/docs/conversions");
+  const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
+  expect(icon).toBeTruthy();
+  const served = await request.get(icon!);
+  expect(served.status()).toBe(200);
+  expect(served.headers()["content-type"]).toContain("image/svg+xml");
+  // Links written as repository files (`reports.md#limits`, `decisions/0028-….md`) lead to pages.
+  const hrefs = await page.locator("main a[href^='/docs/']").evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute("href")!));
+  expect(hrefs.length).toBeGreaterThan(3);
+  for (const href of new Set(hrefs.map((h) => h.split("#")[0]!))) expect((await request.get(href)).status(), href).toBe(200);
+  await page.goto("/docs/decisions/0012-verified-conversions");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+});
+
 test("health answers ok with the seeded database behind it, and nothing of its backlogs without the metrics token", async ({ request }) => {
   const response = await request.get("/api/health");
   expect(response.status()).toBe(200);

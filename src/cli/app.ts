@@ -116,6 +116,9 @@ async function main(): Promise<void> {
     postgres = await startLocalPostgres({ dataDir, port, ephemeral: values.ephemeral, log });
     if (await ensureDatabase(postgres.adminUrl, "tally")) log("created database 'tally'");
     databaseUrl = postgres.urlFor("tally");
+    // The CLIs (keys, users, export, ...) reach this database with the same URL, printed whole: it
+    // is a local server's development login, not a secret.
+    log(`local database: DATABASE_URL=${databaseUrl} (with NODE_ENV=development, for npm run keys, users and the other commands)`);
   } else {
     log(`using DATABASE_URL (${new URL(databaseUrl).host})`);
   }

@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { TopNav } from "../top-nav";
-import { listDocs } from "./documents";
+import { listDecisions, listDocs } from "./documents";
 
 export const metadata: Metadata = { title: "Docs" };
 
 export default async function DocsIndex() {
-  const docs = await listDocs();
+  const [docs, decisions] = await Promise.all([listDocs(), listDecisions()]);
   return (
     <>
       <TopNav />
@@ -16,6 +16,14 @@ export default async function DocsIndex() {
           {docs.map((doc) => (
             <li key={doc.slug}>
               <Link href={`/docs/${doc.slug}`}>{doc.title}</Link>
+            </li>
+          ))}
+        </ul>
+        <h2>Decision records</h2>
+        <ul>
+          {decisions.map((doc) => (
+            <li key={doc.slug}>
+              <Link href={`/docs/decisions/${doc.slug}`}>{doc.title}</Link>
             </li>
           ))}
         </ul>

@@ -36,6 +36,8 @@ const { values, positionals } = parseArgs({
     "pg-port": { type: "string" },
     /** ClickHouse as the store: an in-process one (chdb) in <TALLY_DATA_DIR>/clickhouse, unless CLICKHOUSE_URL names one. */
     clickhouse: { type: "boolean", default: false },
+    /** Days of demo traffic made once after the seed (prisma/demo-history.ts): 60 in dev, none in start; 0 for none. */
+    history: { type: "string" },
   },
 });
 const requestedMode = positionals[0] ?? "dev";
@@ -141,6 +143,12 @@ async function main(): Promise<void> {
   if (!values["no-seed"]) {
     const { seedDemoData } = await import("../../prisma/seed");
     await seedDemoData((line) => log(line));
+    const historyDays = Number(values.history ?? (mode === "dev" ? 60 : 0));
+    if (!Number.isInteger(historyDays) || historyDays < 0 || historyDays > 90) throw new Error("--history takes a number of days from 0 to 90");
+    if (historyDays > 0) {
+      const { seedDemoHistory } = await import("../../prisma/demo-history");
+      await seedDemoHistory({ days: historyDays, log });
+    }
   }
   if (!values["no-s3"]) {
     // The local S3 listens on 127.0.0.1: the servers started here may export to private addresses.

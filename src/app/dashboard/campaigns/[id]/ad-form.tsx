@@ -33,7 +33,6 @@ export function AdForm({
   const options = useQuery(trpc.campaigns.formOptions.queryOptions({ advertiserId }));
   const campaign = useQuery(trpc.campaigns.settings.queryOptions({ id: campaignId }));
   const adTypes = adTypesOf(campaignType);
-  const campaignProducts = (options.data?.products ?? []).filter((p) => campaign.data?.productRefs.includes(p.id));
   const existing = useQuery({ ...trpc.ads.settings.queryOptions({ id: adId ?? "" }), enabled: adId !== undefined });
   const [form, setForm] = useState<Form | null>(adId ? null : { ...NEW_AD, type: adTypesOf(campaignType)[0] ?? "product" });
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -63,6 +62,8 @@ export function AdForm({
         Loading the ad…
       </p>
     );
+  // The campaign's products, and any the ad kept from before the rule, so that it can be unticked.
+  const campaignProducts = (options.data?.products ?? []).filter((p) => campaign.data?.productRefs.includes(p.id) || current.productRefs.includes(p.id));
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm({ ...current, [key]: value });
     setErrors(({ [key]: _dropped, ...rest }) => rest);

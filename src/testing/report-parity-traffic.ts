@@ -122,9 +122,7 @@ export async function seedParityTraffic() {
     actor: OPERATOR,
     campaignId: acmeDirect.campaign.id,
     name: `Second ad ${randomUUID()}`,
-    type: "banner",
-    size: "300x250",
-    mediaUrl: "/demo/media/banner-300x250.svg",
+    type: "product",
     destinationUrl: "https://shop.example/landing",
   });
   const acmeNetwork = await makeCampaignWithAd({
@@ -150,7 +148,7 @@ export async function seedParityTraffic() {
     publisher,
   });
   const acmeOne = on(acmeDirect, shopOne);
-  const acmeSecondOne: ServedTarget = { campaign: acmeDirect.campaign, ad: { id: secondAd.id, type: "banner", size: "300x250" }, publisher: shopOne };
+  const acmeSecondOne: ServedTarget = { campaign: acmeDirect.campaign, ad: { id: secondAd.id, type: "product", size: null }, publisher: shopOne };
   const acmeStrict = on(acmeDirect, strictShop);
   const teaOne = on(acmeNetwork, subOne);
   const teaTwo = on(acmeNetwork, subTwo);

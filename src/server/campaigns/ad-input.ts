@@ -1,6 +1,17 @@
 // The ad form's schemas, shared by the server and the dashboard: zod only.
 import { z } from "zod";
-import { AdStatus, AdType } from "@/server/db/generated/enums";
+import { AdStatus, AdType, type CampaignType } from "@/server/db/generated/enums";
+
+/**
+ * The ads each kind of campaign runs: sponsored products (product campaigns) show products in the
+ * shop's own look, display campaigns banners, video campaigns video; the ad query and the reports
+ * take an ad's kind to be its campaign's.
+ */
+export const AD_TYPES_OF_CAMPAIGN: Record<CampaignType, readonly AdType[]> = {
+  product: ["product"],
+  display: ["banner"],
+  video: ["video"],
+};
 
 const url = z
   .string()

@@ -1,7 +1,10 @@
 // What a campaign and its ads may refer to: a campaign belongs to an advertiser account, runs on
-// publisher or network accounts, and promotes the advertiser's own products, as do its ads. Whose
-// SKU a product is on each publisher is sku-ownership.ts's rule.
+// publisher or network accounts, and promotes the advertiser's own products; its ads are of a kind
+// the campaign runs and promote products of the campaign's. Whose SKU a product is on each
+// publisher is sku-ownership.ts's rule.
 import { TallyError } from "@/server/core/errors";
+import type { AdType, CampaignType } from "@/server/db/generated/enums";
+import { AD_TYPES_OF_CAMPAIGN } from "./ad-input";
 import type { Tx } from "./sku-ownership";
 
 /** Throws bad_request unless every product is one of the advertiser's. */
@@ -20,4 +23,53 @@ export async function assertCampaignReferences(tx: Tx, campaign: { advertiserId:
     throw new TallyError("bad_request", "publisherIds: every publisher must be a publisher or network account");
   }
   await assertOwnProducts(tx, campaign.advertiserId, campaign.productRefs);
+}
+
+/** The refusal of an ad of kind `adType` in a campaign of kind `campaignType`, or null when it fits. */
+export function adTypeRefusal(campaignType: CampaignType, adType: AdType): string | null {
+  const allowed = AD_TYPES_OF_CAMPAIGN[campaignType];
+  if (allowed.includes(adType)) return null;
+  return `type: a ${campaignType} campaign runs ${allowed.join(" or ")} ads, not ${adType} ads`;
+}
+
+/**
+ * Throws bad_request naming the field unless the ad fits its campaign: an ad kind the campaign
+ * runs, and products (each the advertiser's) that are the campaign's own, the first stray SKU named.
+ */
+export async function assertAdFitsCampaign(
+  tx: Tx,
+  campaign: { id: string; advertiserId: string; type: CampaignType },
+  ad: { type: AdType; productRefs: string[] },
+): Promise<void> {
+  const refusal = adTypeRefusal(campaign.type, ad.type);
+  if (refusal) throw new TallyError("bad_request", refusal);
+  await assertOwnProducts(tx, campaign.advertiserId, ad.productRefs);
+  if (ad.productRefs.length === 0) return;
+  const stray = await tx.product.findFirst({
+    where: { id: { in: ad.productRefs }, campaigns: { none: { campaignId: campaign.id } } },
+    select: { sku: true },
+    orderBy: { sku: "asc" },
+  });
+  if (stray) throw new TallyError("bad_request", `productRefs: SKU ${stray.sku} is not one of the campaign's products`);
+}
+
+/**
+ * The same rule from the campaign's side: throws bad_request naming the field when new settings
+ * would leave one of its ads (archived ones aside, which never serve again) of a kind the campaign
+ * no longer runs, or promoting a product the campaign no longer does.
+ */
+export async function assertAdsStillFit(tx: Tx, campaign: { id: string; type: CampaignType; productRefs: string[] }): Promise<void> {
+  const ads = await tx.ad.findMany({
+    where: { campaignId: campaign.id, status: { not: "archived" } },
+    select: { name: true, type: true, products: { select: { productRef: true, product: { select: { sku: true } } } } },
+    orderBy: { name: "asc" },
+  });
+  const kept = new Set(campaign.productRefs);
+  for (const ad of ads) {
+    if (adTypeRefusal(campaign.type, ad.type)) {
+      throw new TallyError("bad_request", `type: a ${campaign.type} campaign cannot keep its ${ad.type} ad "${ad.name}"; archive the ad first`);
+    }
+    const dropped = ad.products.find((p) => !kept.has(p.productRef));
+    if (dropped) throw new TallyError("bad_request", `productRefs: SKU ${dropped.product.sku} is promoted by the campaign's ad "${ad.name}"`);
+  }
 }

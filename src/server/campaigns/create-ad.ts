@@ -3,31 +3,36 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
-import { assertOwnProducts } from "./campaign-references";
+import { assertAdFitsCampaign } from "./campaign-references";
+import { lockCampaignRow } from "./update-campaign.sql";
 
 export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
 
 /**
- * Adds an ad to a campaign the actor may manage (the operator when no actor is given); its
- * products must be the campaign's advertiser's. Only the operator (the seed, fixtures) chooses the id.
+ * Adds an ad to a campaign the actor may manage (the operator when no actor is given): of a kind
+ * the campaign runs, promoting only the campaign's products. Only the operator (the seed, fixtures)
+ * chooses the id. The campaign's row is locked, so an edit of the campaign that would strand the
+ * ad (update-campaign.ts) waits and sees it.
  */
 export async function createAd(input: TCreateAdInput & { actor: Actor }) {
   const actor = input.actor;
   const data = ZCreateAdInput.parse(input);
-  const campaign = await db.campaign.findUnique({ where: { id: data.campaignId }, select: { advertiserId: true } });
-  if (!campaign || !mayAccess(actor, campaign.advertiserId)) throw new TallyError("not_found", "no such campaign");
-  await assertOwnProducts(db, campaign.advertiserId, data.productRefs);
-  return db.ad.create({
-    data: {
-      id: (isOperator(actor) ? data.id : undefined) ?? newId("ad"),
-      campaignId: data.campaignId,
-      name: data.name,
-      type: data.type,
-      size: data.size,
-      mediaUrl: data.mediaUrl,
-      destinationUrl: data.destinationUrl,
-      status: data.status,
-      products: { create: data.productRefs.map((productRef) => ({ productRef })) },
-    },
+  return db.$transaction(async (tx) => {
+    const [campaign] = await lockCampaignRow(tx, data.campaignId);
+    if (!campaign || !mayAccess(actor, campaign.advertiser_id)) throw new TallyError("not_found", "no such campaign");
+    await assertAdFitsCampaign(tx, { id: data.campaignId, advertiserId: campaign.advertiser_id, type: campaign.type }, data);
+    return tx.ad.create({
+      data: {
+        id: (isOperator(actor) ? data.id : undefined) ?? newId("ad"),
+        campaignId: data.campaignId,
+        name: data.name,
+        type: data.type,
+        size: data.size,
+        mediaUrl: data.mediaUrl,
+        destinationUrl: data.destinationUrl,
+        status: data.status,
+        products: { create: data.productRefs.map((productRef) => ({ productRef })) },
+      },
+    });
   });
 }

@@ -3,10 +3,12 @@ import { reportScopeOf } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { MAX_PER_PAGE, type ReportQuery } from "@/server/store/report-query";
 import type { CampaignListingOrderBy } from "@/server/store/report-rows";
+import { campaignPacing } from "./pacing";
 
 /**
  * The campaigns in the actor's scope, or in an account's the actor may see (at most 1,000, by
- * impressions), with their totals over the range: the statement of /campaign/v2.
+ * impressions), with their totals over the range: the statement of /campaign/v2; and today's
+ * pacing of those the actor may manage (null on the others), with their advertisers' wallets.
  */
 export async function listCampaigns({ actor, accountId, startDate, endDate }: { actor: Actor; accountId?: string; startDate: string; endDate: string }) {
   const query: ReportQuery<CampaignListingOrderBy> = {
@@ -22,5 +24,11 @@ export async function listCampaigns({ actor, accountId, startDate, endDate }: { 
   const page = await store()
     .reports.campaigns(await reportScopeOf({ actor, accountId }), query)
     .page(query);
-  return { campaigns: page.data, total: page.total };
+  const pacing = await campaignPacing({ actor, campaignIds: page.data.map((c) => c.campaign_id) });
+  const byCampaign = new Map(pacing.campaigns.map((p) => [p.campaignId, p]));
+  return {
+    campaigns: page.data.map((c) => ({ ...c, pacing: byCampaign.get(c.campaign_id) ?? null })),
+    total: page.total,
+    advertisers: pacing.advertisers,
+  };
 }

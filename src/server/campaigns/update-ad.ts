@@ -6,8 +6,9 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
 import { type TAdSettings, ZAdSettings } from "./ad-input";
-import { assertOwnProducts } from "./campaign-references";
+import { assertAdFitsCampaign } from "./campaign-references";
 import type { Tx } from "./sku-ownership";
+import { lockCampaignRow } from "./update-campaign.sql";
 
 /** The ad's campaign's advertiser; one answer for an ad that does not exist and one the actor may not see. */
 async function advertiserOfAd(tx: Tx, actor: Actor, id: string): Promise<string> {
@@ -16,10 +17,15 @@ async function advertiserOfAd(tx: Tx, actor: Actor, id: string): Promise<string>
   return ad.campaign.advertiserId;
 }
 
+/** Its kind and products must still fit its campaign (create-ad.ts), checked under the campaign's row lock. */
 export async function updateAd({ actor, id, settings }: { actor: Actor; id: string; settings: TAdSettings }) {
   const data = ZAdSettings.parse(settings);
   return db.$transaction(async (tx) => {
-    await assertOwnProducts(tx, await advertiserOfAd(tx, actor, id), data.productRefs);
+    const advertiserId = await advertiserOfAd(tx, actor, id);
+    const { campaignId } = await tx.ad.findUniqueOrThrow({ where: { id }, select: { campaignId: true } });
+    const [campaign] = await lockCampaignRow(tx, campaignId);
+    if (!campaign) throw new TallyError("not_found", "no such ad");
+    await assertAdFitsCampaign(tx, { id: campaignId, advertiserId, type: campaign.type }, data);
     await tx.adProduct.deleteMany({ where: { adId: id } });
     return tx.ad.update({
       where: { id },

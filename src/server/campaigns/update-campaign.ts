@@ -10,7 +10,7 @@ import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
-import { assertCampaignReferences } from "./campaign-references";
+import { assertAdsStillFit, assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
 import { lockCampaignRow } from "./update-campaign.sql";
 
@@ -33,6 +33,7 @@ export async function updateCampaign({ actor, id, settings }: { actor: Actor; id
   return db.$transaction(async (tx) => {
     const existing = await lockCampaign(tx, actor, id);
     await assertCampaignReferences(tx, { advertiserId: existing.advertiserId, publisherIds: data.publisherIds, productRefs: data.productRefs });
+    await assertAdsStillFit(tx, { id, type: data.type, productRefs: data.productRefs });
     await assertCampaignMaySell(tx, {
       id,
       advertiserId: existing.advertiserId,

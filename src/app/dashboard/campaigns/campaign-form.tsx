@@ -1,6 +1,6 @@
 "use client";
 // Create or edit a campaign, checked with the server's own schema before it is sent.
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { type TCampaignSettings, ZCampaignSettings } from "@/server/campaigns/campaign-input";
@@ -60,7 +60,12 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   const [form, setForm] = useState(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const options = useQuery(trpc.campaigns.formOptions.queryOptions({ advertiserId }));
-  const done = (result: { id: string }) => router.push(`/dashboard/campaigns/${encodeURIComponent(result.id)}`);
+  const queryClient = useQueryClient();
+  // The campaign's page and the list may be cached from before the save: they show the bid and budget just saved.
+  const done = (result: { id: string }) => {
+    void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() });
+    router.push(`/dashboard/campaigns/${encodeURIComponent(result.id)}`);
+  };
   const create = useMutation(trpc.campaigns.create.mutationOptions({ onSuccess: done }));
   const update = useMutation(trpc.campaigns.update.mutationOptions({ onSuccess: done }));
   const pending = create.isPending || update.isPending;

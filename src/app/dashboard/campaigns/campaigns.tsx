@@ -6,6 +6,7 @@ import { useMemo, useState } from "react";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
 import { lastDays, money, percent, RangePicker, whole } from "../figures";
+import { PACING_COLUMNS } from "./pacing-cells";
 
 const COLUMNS = [
   ["name", "Campaign"],
@@ -99,6 +100,11 @@ export function Campaigns() {
                     </button>
                   </th>
                 ))}
+                {PACING_COLUMNS.map(({ key, label }) => (
+                  <th key={key} scope="col">
+                    {label}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
@@ -118,6 +124,9 @@ export function Campaigns() {
                   <td>{whole.format(c.conversions_total)}</td>
                   <td>{money.format(c.sales_revenue)}</td>
                   <td>{money.format(c.roas)}</td>
+                  {PACING_COLUMNS.map(({ key, cell }) => (
+                    <td key={key}>{c.pacing ? cell(c.pacing) : "—"}</td>
+                  ))}
                 </tr>
               ))}
             </tbody>

@@ -7,11 +7,21 @@ import { ZCampaignSettings, ZCreateCampaignInput } from "@/server/campaigns/camp
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { getCampaign } from "@/server/campaigns/get-campaign";
 import { listCampaigns } from "@/server/campaigns/list-campaigns";
+import { ZAdvertiserPacing, ZCampaignPacing } from "@/server/campaigns/pacing-output";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "@/server/campaigns/update-campaign";
+import { ZCampaignDetail, ZCampaignListingRow } from "@/server/store/report-rows";
 import { ZAccountRangeInput, ZRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
 
 const byId = z.object({ id: z.string().min(1) });
+
+// Pacing is null on a campaign the viewer sees but does not manage (a publisher's view of the campaigns on its inventory).
+const ZCampaignsList = z.object({
+  campaigns: z.array(ZCampaignListingRow.extend({ pacing: ZCampaignPacing.nullable() })),
+  total: z.int(),
+  advertisers: z.array(ZAdvertiserPacing),
+});
+const ZCampaignPage = ZCampaignDetail.extend({ pacing: ZCampaignPacing.nullable(), wallet: ZAdvertiserPacing.nullable() });
 
 export const campaignsRouter = router({
   /** What the campaign form offers: the publishers to run on and the advertiser's products. */
@@ -37,9 +47,15 @@ export const campaignsRouter = router({
     return { id: input.id, status: input.status };
   }),
 
-  /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range. */
-  list: signedInProcedure.input(ZAccountRangeInput).query(({ ctx, input }) => listCampaigns({ actor: ctx.viewer, ...input })),
+  /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range and today's pacing. */
+  list: signedInProcedure
+    .input(ZAccountRangeInput)
+    .output(ZCampaignsList)
+    .query(({ ctx, input }) => listCampaigns({ actor: ctx.viewer, ...input })),
 
-  /** One campaign: its totals, one row per day and its ads; NOT_FOUND outside the viewer's scope. */
-  get: signedInProcedure.input(byId.and(ZRangeInput)).query(({ ctx, input }) => getCampaign({ actor: ctx.viewer, ...input })),
+  /** One campaign: its totals, one row per day, its ads, today's pacing and its wallet; NOT_FOUND outside the viewer's scope. */
+  get: signedInProcedure
+    .input(byId.and(ZRangeInput))
+    .output(ZCampaignPage)
+    .query(({ ctx, input }) => getCampaign({ actor: ctx.viewer, ...input })),
 });

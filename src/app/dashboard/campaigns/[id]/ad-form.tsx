@@ -1,20 +1,40 @@
 "use client";
-// Create or edit an ad, checked with the server's schema first, with a preview of its media.
+// Create or edit an ad, checked with the server's schema first, with a preview of its media. It
+// offers the ad kinds the campaign runs and the campaign's own products only; the server's
+// refusal of either (src/server/campaigns/campaign-references.ts) is shown beside its field.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { type TAdSettings, ZAdSettings } from "@/server/campaigns/ad-input";
+import { AD_TYPES_OF_CAMPAIGN, type TAdSettings, ZAdSettings } from "@/server/campaigns/ad-input";
 import { useTRPC } from "../../../trpc-client";
 
 type Form = { name: string; type: string; size: string; mediaUrl: string; destinationUrl: string; status: string; productRefs: string[] };
 export const NEW_AD: Form = { name: "", type: "product", size: "", mediaUrl: "", destinationUrl: "", status: "active", productRefs: [] };
+// A refusal that needs the database names its field first ("productRefs: SKU … is not one of the campaign's products").
+const FIELD_REFUSAL = /^(type|productRefs): (.+)$/s;
+const adTypesOf = (campaignType: string): readonly string[] =>
+  AD_TYPES_OF_CAMPAIGN[campaignType as keyof typeof AD_TYPES_OF_CAMPAIGN] ?? ["product", "banner", "video"];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
-export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId: string; advertiserId: string; adId?: string; onDone: () => void }) {
+export function AdForm({
+  campaignId,
+  campaignType,
+  advertiserId,
+  adId,
+  onDone,
+}: {
+  campaignId: string;
+  campaignType: string;
+  advertiserId: string;
+  adId?: string;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const options = useQuery(trpc.campaigns.formOptions.queryOptions({ advertiserId }));
+  const campaign = useQuery(trpc.campaigns.settings.queryOptions({ id: campaignId }));
+  const adTypes = adTypesOf(campaignType);
   const existing = useQuery({ ...trpc.ads.settings.queryOptions({ id: adId ?? "" }), enabled: adId !== undefined });
-  const [form, setForm] = useState<Form | null>(adId ? null : NEW_AD);
+  const [form, setForm] = useState<Form | null>(adId ? null : { ...NEW_AD, type: adTypesOf(campaignType)[0] ?? "product" });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const finish = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() });
@@ -22,6 +42,9 @@ export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId:
   };
   const create = useMutation(trpc.ads.create.mutationOptions({ onSuccess: finish }));
   const update = useMutation(trpc.ads.update.mutationOptions({ onSuccess: finish }));
+  const serverError = create.error?.message ?? update.error?.message;
+  const refusal = serverError?.match(FIELD_REFUSAL);
+  const fieldErrors: Record<string, string> = refusal ? { ...errors, [refusal[1]!]: refusal[2]! } : errors;
   const current: Form | null =
     form ??
     (existing.data
@@ -39,10 +62,22 @@ export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId:
         Loading the ad…
       </p>
     );
+  // The campaign's products, and any the ad kept from before the rule, so that it can be unticked.
+  const campaignProducts = (options.data?.products ?? []).filter((p) => campaign.data?.productRefs.includes(p.id) || current.productRefs.includes(p.id));
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm({ ...current, [key]: value });
     setErrors(({ [key]: _dropped, ...rest }) => rest);
+    if (refusal?.[1] === key) {
+      create.reset();
+      update.reset();
+    }
   };
+  const fieldError = (key: string, label: string) =>
+    fieldErrors[key] ? (
+      <span id={`ad-${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>
+        {label} {fieldErrors[key]}
+      </span>
+    ) : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -84,14 +119,23 @@ export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId:
     <form className="form panel" noValidate onSubmit={submit} aria-label={adId ? "Edit ad" : "New ad"}>
       <div className="row">
         {text("name", "Ad name")}
-        <label>
-          Ad type
-          <select value={current.type} onChange={(e) => set("type", e.target.value)}>
-            {["product", "banner", "video"].map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </label>
+        <div className="field">
+          <label>
+            Ad type
+            <select
+              value={current.type}
+              onChange={(e) => set("type", e.target.value)}
+              aria-invalid={fieldErrors.type ? true : undefined}
+              aria-describedby={fieldErrors.type ? "ad-type-error" : undefined}
+            >
+              {/* An ad kept from before the rule may be of another kind: it stays shown, so that it can be changed. */}
+              {[...new Set([...adTypes, current.type])].map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          </label>
+          {fieldError("type", "Ad type:")}
+        </div>
         <label>
           Ad status
           <select value={current.status} onChange={(e) => set("status", e.target.value)}>
@@ -118,20 +162,25 @@ export function AdForm({ campaignId, advertiserId, adId, onDone }: { campaignId:
       ) : null}
       <fieldset>
         <legend>Products in the ad</legend>
-        {(options.data?.products ?? []).map((p) => (
+        <p className="muted">The campaign&apos;s own products; none ticked: the ad shows the campaign&apos;s.</p>
+        {campaign.data && campaignProducts.length === 0 ? <span className="muted">The campaign promotes no products.</span> : null}
+        {campaignProducts.map((p) => (
           <label key={p.id} className="check">
             <input
               type="checkbox"
               checked={current.productRefs.includes(p.id)}
               onChange={(e) => set("productRefs", e.target.checked ? [...current.productRefs, p.id] : current.productRefs.filter((x) => x !== p.id))}
+              aria-invalid={fieldErrors.productRefs ? true : undefined}
+              aria-describedby={fieldErrors.productRefs ? "ad-productRefs-error" : undefined}
             />{" "}
             {p.name} <code>{p.sku}</code>
           </label>
         ))}
+        {fieldError("productRefs", "Products:")}
       </fieldset>
-      {create.error || update.error ? (
+      {serverError && !refusal ? (
         <p role="alert" className="error">
-          {(create.error ?? update.error)!.message}
+          {serverError}
         </p>
       ) : null}
       <div className="row-buttons">

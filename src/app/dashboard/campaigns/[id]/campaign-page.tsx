@@ -7,6 +7,7 @@ import { useState } from "react";
 import { Problem } from "@/app/problem";
 import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
+import { PacingCards } from "../pacing-cells";
 import { AdForm } from "./ad-form";
 import { CampaignWindows } from "./campaign-windows";
 
@@ -76,6 +77,7 @@ export function CampaignPage({ id }: { id: string }) {
         </Link>
       </form>
       <Problem message={setStatus.error?.message} />
+      <PacingCards pacing={c.pacing} wallet={c.wallet} />
       <KpiCards total={c} />
       <CampaignWindows campaignId={id} campaignType={c.campaign_type} />
       <DailyCharts daily={c.daily} />
@@ -88,7 +90,14 @@ export function CampaignPage({ id }: { id: string }) {
         </div>
       ) : null}
       {adForm !== null ? (
-        <AdForm key={adForm} campaignId={id} advertiserId={c.advertiser_id} adId={adForm === "new" ? undefined : adForm} onDone={() => setAdForm(null)} />
+        <AdForm
+          key={adForm}
+          campaignId={id}
+          campaignType={c.campaign_type}
+          advertiserId={c.advertiser_id}
+          adId={adForm === "new" ? undefined : adForm}
+          onDone={() => setAdForm(null)}
+        />
       ) : null}
       <Problem message={adStatus.error?.message} />
       {c.ads.length === 0 ? (

@@ -64,13 +64,16 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
   await workbook.xlsx.readFile((await download.path())!);
   const sheet = workbook.worksheets[0]!;
   const header = (sheet.getRow(1).values as unknown[]).slice(1);
-  expect(header.slice(0, 3)).toEqual(["day", "impressions_total", "views_total"]);
-  expect(sheet.rowCount).toBe(1 + 30);
+  expect(header.slice(0, 3)).toEqual(["Day", "Impressions", "Views"]);
+  // The header, a row a day, the totals.
+  expect(sheet.rowCount).toBe(1 + 30 + 1);
   let impressions = 0;
   sheet.eachRow((row, n) => {
-    if (n > 1) impressions += Number((row.values as unknown[])[2]);
+    if (n > 1 && n < sheet.rowCount) impressions += Number((row.values as unknown[])[2]);
   });
   expect(impressions).toBe(Number(stored!.impressions));
+  expect(sheet.getRow(sheet.rowCount).getCell(1).value).toBe("Total");
+  expect(sheet.getRow(sheet.rowCount).getCell(2).value).toBe(Number(stored!.impressions));
 });
 
 test("an advertiser's user sees only its own campaigns, through the screens and through tRPC", async ({ page }) => {

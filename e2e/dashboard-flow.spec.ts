@@ -87,12 +87,14 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   const sheet = workbook.worksheets[0]!;
   const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
   const today = new Date().toISOString().slice(0, 10);
-  const rows = Array.from({ length: sheet.rowCount - 1 }, (_, i) =>
+  // The header, a row a day, then the totals row.
+  expect(sheet.getRow(sheet.rowCount).getCell(1).value).toBe("Total");
+  const rows = Array.from({ length: sheet.rowCount - 2 }, (_, i) =>
     Object.fromEntries(header.map((h, c) => [h, (sheet.getRow(i + 2).values as unknown[])[c + 1]])),
   );
-  const todays = rows.find((r) => (r.day as Date).toISOString().slice(0, 10) === today);
-  expect(todays).toMatchObject({ clicks_total: 1, conversions_total: 1, sales_revenue: 12.5, ad_revenue: 3, conversions_click: 1, sales_revenue_click: 12.5 });
-  expect(rows.filter((r) => r !== todays).every((r) => r.clicks_total === 0)).toBe(true);
+  const todays = rows.find((r) => (r.Day as Date).toISOString().slice(0, 10) === today);
+  expect(todays).toMatchObject({ Clicks: 1, Conversions: 1, "Sales revenue": 12.5, Spend: 3, "Click conversions": 1, "Click sales revenue": 12.5 });
+  expect(rows.filter((r) => r !== todays).every((r) => r.Clicks === 0)).toBe(true);
 
   // Paused, it leaves the store's slots to the other campaigns.
   await page.getByRole("button", { name: "Pause", exact: true }).click();

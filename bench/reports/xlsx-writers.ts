@@ -45,9 +45,9 @@ const NUMBERS = [
   "bot_events",
 ];
 const COLUMNS: XlsxColumn<Row>[] = [
-  { header: "day", key: "day", type: "date" },
-  ...TEXT.map((key) => ({ header: key, key, type: "text" as const })),
-  ...NUMBERS.map((key) => ({ header: key, key, type: "number" as const })),
+  { header: "day", key: "day", kind: "date" },
+  ...TEXT.map((key) => ({ header: key, key, kind: "text" as const })),
+  ...NUMBERS.map((key) => ({ header: key, key, kind: "number" as const })),
 ];
 
 async function* pages(): AsyncIterable<Row[]> {
@@ -68,7 +68,7 @@ function exceljsStream(): Readable {
   const output = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet("Ads by day", { views: [{ state: "frozen", ySplit: 1 }] });
-  sheet.columns = COLUMNS.map((c) => ({ header: c.header, key: c.key, width: 16, style: c.type === "date" ? { numFmt: "yyyy-mm-dd" } : {} }));
+  sheet.columns = COLUMNS.map((c) => ({ header: c.header, key: c.key, width: 16, style: c.kind === "date" ? { numFmt: "yyyy-mm-dd" } : {} }));
   sheet.getRow(1).font = { bold: true };
   void (async () => {
     for await (const page of pages()) {

@@ -1,12 +1,11 @@
 // For the report jobs' integration tests: the operator's bucket on a real S3 API (s3rver) on a
 // port chosen before Tally reads its environment, so the jobs find it through the ordinary
 // TALLY_REPORT_JOBS_* settings; its keys listed; files fetched through their presigned address
-// and read by readers Tally did not write (DuckDB for CSV and JSON lines, exceljs for XLSX).
+// and read by readers Tally did not write (DuckDB for CSV and JSON lines, exceljs for XLSX: report-sheet.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import ExcelJS from "exceljs";
 import { afterAll, beforeAll } from "vitest";
 import { freePort } from "@/cli/local/embedded-postgres";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
@@ -75,18 +74,4 @@ export async function csvRows(file: string): Promise<Record<string, unknown>[]> 
 /** A JSON lines file's rows as DuckDB reads them. */
 export async function jsonLinesRows(file: string): Promise<Record<string, unknown>[]> {
   return (await duckdb())(`SELECT * FROM read_json('${file}', format = 'newline_delimited')`);
-}
-
-/** An XLSX file's first sheet as objects keyed by its header row (exceljs's values: Dates, numbers, text). */
-export async function xlsxRows(bytes: Buffer): Promise<Record<string, unknown>[]> {
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  const sheet = workbook.worksheets[0]!;
-  const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
-  const rows: Record<string, unknown>[] = [];
-  for (let index = 2; index <= sheet.rowCount; index += 1) {
-    const cells = (sheet.getRow(index).values as unknown[]).slice(1);
-    rows.push(Object.fromEntries(header.map((column, c) => [column, cells[c] ?? null])));
-  }
-  return rows;
 }

@@ -4,10 +4,7 @@
 
 import { DAY_MS } from "@/server/core/days";
 import type { XlsxColumn } from "./xlsx";
-
-// Style indexes of styles.xml's cellXfs: 0 plain, 1 bold (the header), 2 a yyyy-mm-dd date.
-export const BOLD = 1;
-const DATE = 2;
+import { columnWidth, shownLength, type XlsxKind, type XlsxStyles } from "./xlsx-styles";
 
 export const sheetNumbers = (sheets: number) => Array.from({ length: sheets }, (_, i) => i + 1);
 
@@ -31,9 +28,6 @@ export const workbookRels = (sheets: number) => `<?xml version="1.0" encoding="U
   .join(
     "",
   )}<Relationship Id="rId${sheets + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`;
-
-export const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd"/></numFmts><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 
 export const workbook = (names: string[]) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>${names.map((name, i) => `<sheet name="${escapeXml(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join("")}</sheets></workbook>`;
@@ -73,49 +67,109 @@ function serialDay(value: unknown): number | null {
   return Number.isNaN(ms) ? null : (ms - EXCEL_EPOCH_MS) / DAY_MS;
 }
 
+/** An ISO 8601 time (or a Date) as Excel's serial day with the time of day as its fraction, in UTC; null when not a time. */
+function serialTime(value: unknown): number | null {
+  const ms = value instanceof Date ? value.getTime() : typeof value === "string" && /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? null : (ms - EXCEL_EPOCH_MS) / DAY_MS;
+}
+
 export const inlineString = (ref: string, text: string, style = 0) =>
   `<c r="${ref}"${style ? ` s="${style}"` : ""} t="inlineStr"><is><t xml:space="preserve">${escapeXml(text)}</t></is></c>`;
 
-export function cellXml<Row>(column: XlsxColumn<Row>, ref: string, value: unknown): string {
-  if (value === null || value === undefined || value === "") return "";
-  if (column.type === "date") {
-    const serial = serialDay(value);
-    return serial === null ? inlineString(ref, String(value)) : `<c r="${ref}" s="${DATE}"><v>${serial}</v></c>`;
+/** A column as its cells are written: its kind's style, plain and bold, looked up once. */
+export interface CellLayout {
+  key: string | number;
+  kind: XlsxKind;
+  plain: number;
+  bold: number;
+  /** Money whose currency each row names: that currency's style, plain and bold. */
+  rowCurrency?: { key: string; styles: XlsxStyles; cache: Map<string, [number, number]> };
+}
+
+export function cellLayouts<Row>(columns: readonly XlsxColumn<Row>[], styles: XlsxStyles): CellLayout[] {
+  return columns.map((column) => ({
+    key: column.key,
+    kind: column.kind,
+    plain: styles.style(column.kind, column.currency, false),
+    bold: styles.style(column.kind, column.currency, true),
+    rowCurrency: column.kind === "money" && column.currencyKey ? { key: column.currencyKey, styles, cache: new Map() } : undefined,
+  }));
+}
+
+function styleOf(layout: CellLayout, row: Record<string | number, unknown>, bold: boolean): number {
+  const own = layout.rowCurrency && row[layout.rowCurrency.key];
+  if (typeof own !== "string" || own === "") return bold ? layout.bold : layout.plain;
+  const { styles, cache } = layout.rowCurrency!;
+  let pair = cache.get(own);
+  if (!pair) {
+    pair = [styles.style("money", own, false), styles.style("money", own, true)];
+    cache.set(own, pair);
   }
-  if (column.type === "number" && typeof value === "number" && Number.isFinite(value)) return `<c r="${ref}"><v>${value}</v></c>`;
-  return inlineString(ref, String(value));
+  return pair[bold ? 1 : 0];
+}
+
+function cellXml(layout: CellLayout, ref: string, row: Record<string | number, unknown>, bold: boolean): string {
+  const value = row[layout.key];
+  if (value === null || value === undefined || value === "") return "";
+  const textStyle = bold ? 1 : 0;
+  switch (layout.kind) {
+    case "text":
+      return inlineString(ref, String(value), textStyle);
+    case "date":
+    case "datetime": {
+      const serial = layout.kind === "date" ? serialDay(value) : serialTime(value);
+      return serial === null ? inlineString(ref, String(value), textStyle) : `<c r="${ref}" s="${bold ? layout.bold : layout.plain}"><v>${serial}</v></c>`;
+    }
+    default:
+      return typeof value === "number" && Number.isFinite(value)
+        ? `<c r="${ref}" s="${styleOf(layout, row, bold)}"><v>${value}</v></c>`
+        : inlineString(ref, String(value), textStyle);
+  }
+}
+
+/** Rows a sheet's column widths are measured on: the first ones, so a file of any length streams. */
+export const WIDTH_SAMPLE = 500;
+
+/** Each column's width from its header and the first WIDTH_SAMPLE `rows`. */
+export function columnWidths<Row extends object>(columns: readonly XlsxColumn<Row>[], rows: readonly Row[]): number[] {
+  const sample = rows.slice(0, WIDTH_SAMPLE) as readonly Record<string | number, unknown>[];
+  return columns.map((column) => {
+    if (column.width !== undefined) return column.width;
+    let longest = column.header.length;
+    for (const row of sample) {
+      const currency = column.currencyKey ? row[column.currencyKey] : column.currency;
+      longest = Math.max(longest, shownLength(column.kind, row[column.key], typeof currency === "string" ? currency : null));
+    }
+    return columnWidth(longest);
+  });
 }
 
 /** A sheet up to its first data row: column widths, the bold header row frozen above the rest. */
-export function sheetStart<Row>(columns: readonly XlsxColumn<Row>[], letters: readonly string[]): string {
-  const widths = columns
-    .map((column, index) => `<col min="${index + 1}" max="${index + 1}" width="${column.width ?? Math.max(12, column.header.length + 2)}" customWidth="1"/>`)
-    .join("");
-  const header = columns.map((column, index) => inlineString(`${letters[index]}1`, column.header, BOLD)).join("");
+export function sheetStart<Row>(columns: readonly XlsxColumn<Row>[], letters: readonly string[], widths: readonly number[]): string {
+  const cols = widths.map((width, index) => `<col min="${index + 1}" max="${index + 1}" width="${width}" customWidth="1"/>`).join("");
+  const header = columns.map((column, index) => inlineString(`${letters[index]}1`, column.header, 1)).join("");
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/><cols>${widths}</cols><sheetData><row r="1" s="${BOLD}" customFormat="1">${header}</row>`;
+<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/><cols>${cols}</cols><sheetData><row r="1" s="1" customFormat="1">${header}</row>`;
 }
 
 export const SHEET_END = "</sheetData></worksheet>";
 
-/** Rows [from, to) of `rows` as sheet rows numbered from `firstNumber`. */
+/** Rows [from, to) of `rows` as sheet rows numbered from `firstNumber`; bold for the totals row. */
 export function rowsXml<Row extends object>(
-  columns: readonly XlsxColumn<Row>[],
+  layouts: readonly CellLayout[],
   letters: readonly string[],
   rows: readonly Row[],
   from: number,
   to: number,
   firstNumber: number,
+  bold = false,
 ): string {
   const parts: string[] = [];
   for (let i = from, rowNumber = firstNumber; i < to; i += 1, rowNumber += 1) {
-    const row = rows[i] as Record<string, unknown>;
+    const row = rows[i] as Record<string | number, unknown>;
     let cells = "";
-    for (let index = 0; index < columns.length; index += 1) {
-      const column = columns[index]!;
-      cells += cellXml(column, `${letters[index]}${rowNumber}`, row[column.key]);
-    }
-    parts.push(`<row r="${rowNumber}">${cells}</row>`);
+    for (let index = 0; index < layouts.length; index += 1) cells += cellXml(layouts[index]!, `${letters[index]}${rowNumber}`, row, bold);
+    parts.push(bold ? `<row r="${rowNumber}" s="1" customFormat="1">${cells}</row>` : `<row r="${rowNumber}">${cells}</row>`);
   }
   return parts.join("");
 }

@@ -10,9 +10,9 @@ interface Row {
   clicks: number;
 }
 const COLUMNS: XlsxColumn<Row>[] = [
-  { header: "day", key: "day", type: "date" },
-  { header: "name", key: "name", type: "text" },
-  { header: "clicks", key: "clicks", type: "number" },
+  { header: "day", key: "day", kind: "date" },
+  { header: "name", key: "name", kind: "text" },
+  { header: "clicks", key: "clicks", kind: "number" },
 ];
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => Buffer.from(await new Response(stream).arrayBuffer());
@@ -61,8 +61,8 @@ interface Numbered {
   label: string;
 }
 const NUMBERED: XlsxColumn<Numbered>[] = [
-  { header: "n", key: "n", type: "number" },
-  { header: "label", key: "label", type: "text" },
+  { header: "n", key: "n", kind: "number" },
+  { header: "label", key: "label", kind: "text" },
 ];
 
 /** Rows 1..count in pages of the given sizes (repeated), counting how far the reader pulled and whether it stopped the source. */
@@ -157,16 +157,109 @@ describe("xlsxStream past a sheet's row limit", () => {
   // other work, past the 5 s default: the timeout bounds a hang, it does not time the writer.
   it("holds 1,048,576 rows on a sheet by default, header included", { timeout: 60_000 }, async () => {
     const { pages } = numbered(1_048_576, [50_000]);
-    const columns: XlsxColumn<Numbered>[] = [{ header: "n", key: "n", type: "number" }];
+    const columns: XlsxColumn<Numbered>[] = [{ header: "n", key: "n", kind: "number" }];
     const zip = readZipWithPython(await bytesOf(xlsxStream("Rows", columns, pages)));
     expect(zip.badCrc).toBeNull();
     const first = zip.entries["xl/worksheets/sheet1.xml"]!;
     const second = zip.entries["xl/worksheets/sheet2.xml"]!;
     expect(first.rows).toBe(1_048_576);
-    expect(first.tail.endsWith('<row r="1048576"><c r="A1048576"><v>1048575</v></c></row></sheetData></worksheet>')).toBe(true);
+    expect(first.tail.endsWith('<row r="1048576"><c r="A1048576" s="2"><v>1048575</v></c></row></sheetData></worksheet>')).toBe(true);
     // The one row left: on the second sheet, under its own header.
-    expect(second.text).toContain('<row r="2"><c r="A2"><v>1048576</v></c></row></sheetData>');
+    expect(second.text).toContain('<row r="2"><c r="A2" s="2"><v>1048576</v></c></row></sheetData>');
     expect(second.rows).toBe(2);
     expect(zip.entries["xl/workbook.xml"]!.text).toContain('<sheet name="Rows" sheetId="1" r:id="rId1"/><sheet name="Rows (2)" sheetId="2" r:id="rId2"/>');
+  });
+});
+
+describe("xlsxStream's formats", () => {
+  interface Figures {
+    day: string;
+    at: string;
+    name: string;
+    impressions: number;
+    roas: number;
+    spend: number;
+    wallet: number;
+    currency: string;
+    ctr: number;
+  }
+  const FIGURES: XlsxColumn<Figures>[] = [
+    { header: "Day", key: "day", kind: "date" },
+    { header: "At", key: "at", kind: "datetime" },
+    { header: "Name", key: "name", kind: "text" },
+    { header: "Impressions", key: "impressions", kind: "integer" },
+    { header: "ROAS", key: "roas", kind: "number" },
+    { header: "Spend", key: "spend", kind: "money", currency: "EUR" },
+    { header: "Wallet", key: "wallet", kind: "money", currency: "EUR", currencyKey: "currency" },
+    { header: "CTR", key: "ctr", kind: "percent" },
+  ];
+  const row = (name: string, currency: string): Figures => ({
+    day: "2026-11-10",
+    at: "2026-11-10T13:45:00.000Z",
+    name,
+    impressions: 1234567,
+    roas: 83.5,
+    spend: 1234.5,
+    wallet: 10,
+    currency,
+    ctr: 0.0123,
+  });
+
+  it("gives each kind its number format, money its currency, a bold totals row, and widths from the content", async () => {
+    async function* pages() {
+      yield [row("a name of thirty characters ab", "USD"), row("b", "GBP")];
+    }
+    const totals = { day: "Total", impressions: 2469134, spend: 2469, ctr: 0.5 };
+    const bytes = await bytesOf(xlsxStream("Figures", FIGURES, pages(), { totals: () => totals }));
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet("Figures")!;
+    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(FIGURES.map((c) => c.header));
+    expect([2, 3].map((n) => sheet.getRow(n).getCell(2).value)).toEqual([new Date("2026-11-10T13:45:00Z"), new Date("2026-11-10T13:45:00Z")]);
+    expect(["A", "B", "C", "D", "E", "F", "G", "H"].map((c) => sheet.getCell(`${c}2`).numFmt ?? null)).toEqual([
+      "yyyy-mm-dd",
+      "yyyy-mm-dd hh:mm",
+      null,
+      "#,##0",
+      "#,##0.00",
+      '"EUR "#,##0.00',
+      '"USD "#,##0.00',
+      "0.00%",
+    ]);
+    // The row's own currency wins over the column's.
+    expect(sheet.getCell("G3").numFmt).toBe('"GBP "#,##0.00');
+    expect(sheet.getCell("F2").value).toBe(1234.5);
+    // The totals row: bold, each cell in its column's format, blank where no total was given.
+    const total = sheet.getRow(4);
+    expect(sheet.rowCount).toBe(4);
+    expect((total.values as unknown[]).slice(1)).toEqual(["Total", undefined, undefined, 2469134, undefined, 2469, undefined, 0.5]);
+    expect(total.getCell(1).font?.bold).toBe(true);
+    expect(total.getCell(4).font?.bold).toBe(true);
+    expect(total.getCell(4).numFmt).toBe("#,##0");
+    expect(total.getCell(8).numFmt).toBe("0.00%");
+    expect(sheet.getRow(2).getCell(4).font?.bold).toBeFalsy();
+    // Widths: the longest shown value or header plus a margin, at least 8.
+    expect(sheet.columns.map((c) => c.width)).toEqual([12, 18, 32, 13, 8, 14, 11, 8]);
+  });
+
+  it("bounds a column's width, and puts the totals under a header when the rows filled the last sheet", async () => {
+    async function* pages() {
+      yield [{ n: 1, label: "x".repeat(500) }];
+    }
+    const bytes = await bytesOf(xlsxStream("Rows", NUMBERED, pages(), { rowsPerSheet: 2, totals: () => ({ label: "Total", n: 1 }) }));
+    const sheets = await sheetsOf(bytes);
+    expect(sheets.map((s) => s.rows)).toEqual([
+      [
+        ["n", "label"],
+        [1, "x".repeat(500)],
+      ],
+      [
+        ["n", "label"],
+        [1, "Total"],
+      ],
+    ]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    expect(workbook.worksheets[0]!.columns.map((c) => c.width)).toEqual([8, 60]);
   });
 });

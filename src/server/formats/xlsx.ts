@@ -1,5 +1,7 @@
-// XLSX downloads of the report routes (docs/interface-decisions.md §5): every matching row, numbers as numbers,
-// dates as dates, a bold and frozen header row. The sheet's XML is written into a streaming ZIP
+// XLSX files of the report routes' downloads, the report jobs and the dashboard's tables
+// (docs/interface-decisions.md §5, docs/reports.md "XLSX columns"): every row, numbers as numbers
+// in their kind's format (counts, amounts, money with its currency, percentages), dates as dates, a
+// bold and frozen header row, columns as wide as their first rows need, and a bold totals row. The sheet's XML is written into a streaming ZIP
 // batch by batch as the rows arrive, so memory stays bounded however many rows a report has.
 // Written by hand rather than with exceljs's streaming writer, which took six times as long on
 // the same 100,000 rows (npm run bench:xlsx; docs/decisions/0013-xlsx-writer.md); exceljs reads the files back in
@@ -10,18 +12,20 @@
 // and OPC sets no order (openpyxl writes [Content_Types].xml last).
 import { type ByteSink, type TableWriter, tableStream } from "./table-writer";
 import {
+  cellLayouts,
   columnLetters,
+  columnWidths,
   contentTypes,
   ROOT_RELS,
   rowsXml,
   SHEET_END,
-  STYLES,
   sheetNameOf,
   sheetNumbers,
   sheetStart,
   workbook,
   workbookRels,
 } from "./xlsx-parts";
+import { type XlsxKind, XlsxStyles } from "./xlsx-styles";
 import { type ZipWriter, zipWriter } from "./zip";
 
 /** Rows on one worksheet in Excel, the header row included. */
@@ -32,12 +36,23 @@ export interface XlsxOptions {
   rowsPerSheet?: number;
   /** The archive (zip.ts unless given): `npm run bench:xlsx` passes the writer it is compared with. */
   zip?: (sink: ByteSink) => ZipWriter;
+  /**
+   * The totals row, asked for once every row is written (so it may be summed from them): written
+   * bold under the last row, or left out when null.
+   */
+  totals?: () => object | null;
 }
 
 export interface XlsxColumn<Row> {
   header: string;
-  key: keyof Row & string;
-  type: "text" | "number" | "date";
+  /** The row's field (or, for rows given as arrays, its index). */
+  key: keyof Row & (string | number);
+  kind: XlsxKind;
+  /** Money: the ISO 4217 code shown before the amounts. */
+  currency?: string | null;
+  /** Money: a field of the row naming its own currency, which wins over `currency`. */
+  currencyKey?: keyof Row & string;
+  /** Characters; measured on the first rows unless given. */
   width?: number;
 }
 
@@ -49,12 +64,16 @@ export function xlsxWriter<Row extends object>(sheetName: string, columns: XlsxC
   const dataRows = rowsPerSheet - 1;
   const zip = (options.zip ?? zipWriter)(sink);
   const letters = columns.map((_, index) => columnLetters(index));
-  const start = sheetStart(columns, letters);
+  const styles = new XlsxStyles();
+  const layouts = cellLayouts(columns, styles);
+  /** The start of every sheet, made with the first one from the rows it opens with. */
+  let start: string | null = null;
   let sheets = 0;
   /** Data rows on the open sheet; null when no sheet is open. */
   let onSheet: number | null = null;
 
-  const openSheet = async () => {
+  const openSheet = async (firstRows: readonly Row[]) => {
+    start ??= sheetStart(columns, letters, columnWidths(columns, firstRows));
     sheets += 1;
     onSheet = 0;
     await zip.entry(`xl/worksheets/sheet${sheets}.xml`);
@@ -68,23 +87,26 @@ export function xlsxWriter<Row extends object>(sheetName: string, columns: XlsxC
   return {
     async write(rows) {
       for (let at = 0; at < rows.length; ) {
-        if (onSheet === null) await openSheet();
+        if (onSheet === null) await openSheet(rows);
         const take = Math.min(rows.length - at, dataRows - onSheet!);
-        await zip.write(rowsXml(columns, letters, rows, at, at + take, onSheet! + 2));
+        await zip.write(rowsXml(layouts, letters, rows, at, at + take, onSheet! + 2));
         at += take;
         onSheet! += take;
         if (onSheet === dataRows) await closeSheet();
       }
     },
     async close() {
-      if (sheets === 0) await openSheet(); // no rows: one sheet with the header
+      const totals = options.totals?.() ?? null;
+      // No rows: one sheet with the header (and the totals, if any). A full last sheet puts the totals on a new one.
+      if (onSheet === null && (sheets === 0 || totals)) await openSheet([]);
+      if (totals) await zip.write(rowsXml(layouts, letters, [totals], 0, 1, onSheet! + 2, true));
       if (onSheet !== null) await closeSheet();
       const parts: [string, string][] = [
         ["[Content_Types].xml", contentTypes(sheets)],
         ["_rels/.rels", ROOT_RELS],
         ["xl/workbook.xml", workbook(sheetNumbers(sheets).map((n) => sheetNameOf(sheetName, n)))],
         ["xl/_rels/workbook.xml.rels", workbookRels(sheets)],
-        ["xl/styles.xml", STYLES],
+        ["xl/styles.xml", styles.xml()],
       ];
       for (const [name, xml] of parts) {
         await zip.entry(name);

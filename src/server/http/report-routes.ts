@@ -5,13 +5,14 @@
 // src/app/ export these.
 import type { z } from "zod";
 import { TallyError } from "@/server/core/errors";
-import { xlsxHeaders, xlsxStream } from "@/server/formats/xlsx";
+import { xlsxHeaders } from "@/server/formats/xlsx";
+import { reportCurrency } from "@/server/pipeline/report/report-currency";
 import {
   AD_RESULTS,
   ADS_DETAILED,
   ADVERTISER_REPORT,
   assertReportKind,
-  CAMPAIGN_DAILY_COLUMNS,
+  CAMPAIGN_DAILY_WORKBOOK,
   CAMPAIGN_LISTING,
   CAMPAIGNS_DETAILED,
   NETWORK_PUBLISHER_REPORT,
@@ -20,6 +21,7 @@ import {
 } from "@/server/pipeline/report/report-definitions";
 import { openReportDownload } from "@/server/pipeline/report/report-download";
 import { reportScope } from "@/server/pipeline/report/report-scope";
+import { reportXlsxStream } from "@/server/pipeline/report/report-workbook";
 import { store } from "@/server/store";
 import { parseReportQuery, type ReportQuerySpec } from "@/server/store/report-query";
 import {
@@ -62,8 +64,9 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
     const query = parseReportQuery(new URL(request.url).searchParams, spec);
     const scope = await reportScope(caller);
     if (query.download) {
+      const currency = await reportCurrency(caller, query.ids);
       const rows = await openReportDownload(report.rows(scope, query, caller), requester);
-      return new Response(xlsxStream(report.sheet, report.columns, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
+      return new Response(reportXlsxStream(report, currency, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
     }
     return Response.json(await report.rows(scope, query, caller).page(query), { headers: { "Cache-Control": "private, no-store" } });
   });
@@ -178,7 +181,8 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
     async function* daily() {
       yield detail!.daily;
     }
-    return new Response(xlsxStream("Daily", CAMPAIGN_DAILY_COLUMNS, daily()), {
+    const currency = await reportCurrency(caller, { advertiser_id: detail.advertiser_id });
+    return new Response(reportXlsxStream(CAMPAIGN_DAILY_WORKBOOK, currency, daily()), {
       headers: xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate),
     });
   }

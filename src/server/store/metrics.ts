@@ -124,7 +124,15 @@ export const METRIC_FIELDS = [
 const everyMetricListed: Exclude<keyof Metrics, (typeof METRIC_FIELDS)[number]> extends never ? true : never = true;
 void everyMetricListed;
 
-const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
+/**
+ * A derived ratio to 10 significant digits, where the JSON figure is made: a quotient in floating
+ * point carries a tail no figure means (83.49999999999999 for 83.5), and both stores compute
+ * their ratios here, so they agree to the digit. Stored sums are never rounded.
+ */
+export const significant = (value: number) => Number(value.toPrecision(10));
+
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : significant(numerator / denominator));
+const ratioOrNull = (numerator: number, denominator: number) => (denominator === 0 ? null : significant(numerator / denominator));
 
 /**
  * Money per unit, in the currency's units to the micro: null, not 0 or infinity, where nothing was
@@ -148,7 +156,7 @@ export function metricsOf(r: TotalsRow): Metrics {
     conversions_total: r.conversions,
     conversion_rate: ratio(r.conversions, r.clicks),
     sales_revenue: salesRevenue,
-    roas: ratio(salesRevenue, adRevenue),
+    roas: ratio(r.sales_revenue_micros, r.spend_micros),
     duplicate_events: r.duplicate_events,
     bot_events: r.bot_events,
     invalid_events: r.invalid_events,
@@ -162,15 +170,15 @@ export function metricsOf(r: TotalsRow): Metrics {
     sales_revenue_view: fromMicros(r.sales_revenue_micros - r.sales_revenue_click_micros),
     units_sold: r.units_sold_micros / 1_000_000,
     converted_clicks: r.converted_clicks,
-    click_conversion_rate: r.clicks === 0 ? null : r.converted_clicks / r.clicks,
+    click_conversion_rate: ratioOrNull(r.converted_clicks, r.clicks),
     halo_conversions: r.halo_conversions,
     halo_sales_revenue: fromMicros(r.halo_sales_revenue_micros),
     ntb_conversions: r.ntb_conversions,
     ntb_sales_revenue: fromMicros(r.ntb_sales_revenue_micros),
-    ntb_rate: r.conversions === 0 ? null : r.ntb_conversions / r.conversions,
+    ntb_rate: ratioOrNull(r.ntb_conversions, r.conversions),
     ecpm: costPer(r.spend_micros * 1000, r.impressions),
     avg_cpc: costPer(r.spend_micros, r.clicks),
     cpa: costPer(r.spend_micros, r.conversions),
-    acos: r.sales_revenue_micros === 0 ? null : r.spend_micros / r.sales_revenue_micros,
+    acos: ratioOrNull(r.spend_micros, r.sales_revenue_micros),
   };
 }

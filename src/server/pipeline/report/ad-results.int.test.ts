@@ -1,8 +1,10 @@
 // GET /ad/results/v2, JSON and XLSX, over the data of seedAcme (report-fixture.ts).
-import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { AD_RESULTS } from "@/server/pipeline/report/report-definitions";
+import { significant } from "@/server/store/metrics";
 import { handleAdResults } from "@/testing/api/checked-report-routes";
 import { ACME_ORDER_CREDIT, type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
+import { reportSheet } from "@/testing/report-sheet";
 
 let advertiserKey: string;
 let otherAdvertiserKey: string;
@@ -56,7 +58,7 @@ describe("GET /ad/results/v2", () => {
         ecpm: 200,
         avg_cpc: 0.5,
         cpa: 1,
-        acos: 1 / 23,
+        acos: significant(1 / 23),
       },
       expect.objectContaining({
         ad_id: cpm.ad.id,
@@ -84,13 +86,18 @@ describe("GET /ad/results/v2", () => {
       new Request(`http://tally.test/ad/results/v2?${RANGE}&download=true`, { headers: { Authorization: `Bearer ${advertiserKey}` } }),
     );
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="ad-results_2026-11-01_2026-11-30.xlsx"');
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
-    const sheet = workbook.worksheets[0]!;
-    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const { header, fields, rows: fromSheet, totals } = await reportSheet(await response.arrayBuffer(), AD_RESULTS.columns);
     const json = (await get(advertiserKey, RANGE, handleAdResults)).body.data;
-    expect(header).toEqual(Object.keys(json[0]!));
-    const fromSheet = [2, 3].map((n) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(n).values as unknown[])[c + 1] ?? null])));
+    expect(fields).toEqual(Object.keys(json[0]!));
+    expect(header.slice(0, 2)).toEqual(["Ad ID", "Ad"]);
+    expect(header[header.length - 1]).toBe("ACoS");
+    // Bids are not added up: their totals are blank.
+    expect(totals).toMatchObject({
+      ad_id: "Total",
+      cpm: null,
+      cpc: null,
+      impressions_total: json.reduce((n, row) => n + (row.impressions_total as number), 0),
+    });
     expect(fromSheet).toEqual(json.map((row) => ({ ...row, ad_size: row.ad_size ?? null, product_sku: row.product_sku === "" ? null : row.product_sku })));
   });
 });

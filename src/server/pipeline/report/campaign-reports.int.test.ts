@@ -1,8 +1,10 @@
 // GET /campaign/v2 and GET /campaign/:id, JSON and XLSX, over the data of seedAcme (report-fixture.ts).
-import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CAMPAIGN_DAILY_WORKBOOK, CAMPAIGN_LISTING } from "@/server/pipeline/report/report-definitions";
+import { significant } from "@/server/store/metrics";
 import { handleCampaignDetail, handleCampaignListing } from "@/testing/api/checked-report-routes";
 import { ACME_ORDER_CREDIT, type Fixture, get, RANGE, seedAcme } from "@/testing/report-fixture";
+import { reportSheet } from "@/testing/report-sheet";
 
 let advertiserKey: string;
 let otherAdvertiserKey: string;
@@ -51,7 +53,7 @@ describe("GET /campaign/v2", () => {
         ecpm: 200,
         avg_cpc: 0.5,
         cpa: 1,
-        acos: 1 / 23,
+        acos: significant(1 / 23),
       },
       expect.objectContaining({
         campaign_id: cpm.campaign.id,
@@ -116,26 +118,42 @@ describe("GET /campaign/v2", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30.xlsx"');
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
-    const sheet = workbook.worksheets[0]!;
+    const { sheet, header, fields, rows, totals } = await reportSheet(await response.arrayBuffer(), CAMPAIGN_LISTING.columns);
     expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
-    const header = (sheet.getRow(1).values as unknown[]).slice(1);
     const json = (await get(advertiserKey, RANGE)).body.data;
-    expect(header).toEqual(Object.keys(json[0]!));
-    // per_page is ignored: both campaigns are in the file.
-    expect(sheet.rowCount).toBe(1 + json.length);
+    // The same columns as the JSON, in its order, headed in words.
+    expect(fields).toEqual(Object.keys(json[0]!));
+    expect(header.slice(0, 2)).toEqual(["Campaign ID", "Campaign"]);
+    expect(header.slice(7, 13)).toEqual(["Impressions", "Views", "Clicks", "CTR", "Spend", "Conversions"]);
+    // per_page is ignored: both campaigns are in the file, then the totals.
+    expect(rows.length).toBe(json.length);
+    expect(sheet.rowCount).toBe(1 + json.length + 1);
     json.forEach((row, index) => {
-      const cells = (sheet.getRow(index + 2).values as unknown[]).slice(1);
-      header.forEach((column, c) => {
-        const expected = row[column as string];
-        if (column === "start_date" || column === "end_date") expect(cells[c]).toEqual(new Date(`${expected as string}T00:00:00Z`));
+      for (const column of fields) {
+        const expected = row[column];
+        if (column === "start_date" || column === "end_date") expect(rows[index]![column]).toEqual(new Date(`${expected as string}T00:00:00Z`));
         // A figure with nothing to divide by (null in the JSON) is an empty cell.
-        else if (expected === null) expect(cells[c]).toBeUndefined();
-        else expect(cells[c]).toEqual(expected);
-      });
+        else expect(rows[index]![column]).toEqual(expected);
+      }
     });
-    expect(typeof (sheet.getRow(2).values as unknown[])[header.indexOf("ctr") + 1]).toBe("number");
+    const cellOf = (row: number, field: string) => sheet.getRow(row).getCell(fields.indexOf(field) + 1);
+    expect(typeof cellOf(2, "ctr").value).toBe("number");
+    expect(cellOf(2, "ctr").numFmt).toBe("0.00%");
+    expect(cellOf(2, "ad_revenue").numFmt).toBe('"USD "#,##0.00');
+    expect(cellOf(2, "impressions_total").numFmt).toBe("#,##0");
+    expect(cellOf(2, "start_date").numFmt).toBe("yyyy-mm-dd");
+    // Totals: counts and money summed, ratios from the sums, blank where nothing adds up.
+    const sum = (field: string) => json.reduce((total, row) => total + (row[field] as number), 0);
+    expect(totals).toMatchObject({
+      campaign_id: "Total",
+      name: null,
+      start_date: null,
+      impressions_total: sum("impressions_total"),
+      clicks_total: sum("clicks_total"),
+    });
+    expect(totals!.ad_revenue).toBeCloseTo(sum("ad_revenue"), 6);
+    expect(totals!.ctr).toBeCloseTo(sum("clicks_total") / sum("impressions_total"), 9);
+    expect(cellOf(sheet.rowCount, "impressions_total").font?.bold).toBe(true);
   });
 });
 
@@ -228,7 +246,7 @@ describe("GET /campaign/:id", () => {
         ecpm: 200,
         avg_cpc: 0.5,
         cpa: 1,
-        acos: 1 / 23,
+        acos: significant(1 / 23),
       },
       { day: "2026-11-11", ...zeros },
     ]);
@@ -258,11 +276,11 @@ describe("GET /campaign/:id", () => {
   it("downloads the daily rows as XLSX", async () => {
     const response = await detail(advertiserKey, cpc.campaign.id, "start_date=2026-11-09&end_date=2026-11-11&download=true");
     expect(response.headers.get("content-disposition")).toBe(`attachment; filename="campaign-${cpc.campaign.id}_2026-11-09_2026-11-11.xlsx"`);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
-    const sheet = workbook.worksheets[0]!;
+    const { sheet, header, rows, totals } = await reportSheet(await response.arrayBuffer(), CAMPAIGN_DAILY_WORKBOOK.columns);
     expect(sheet.name).toBe("Daily");
-    expect(sheet.rowCount).toBe(4);
-    expect((sheet.getRow(3).values as unknown[]).slice(1, 5)).toEqual([new Date("2026-11-10T00:00:00Z"), 5, 0, 2]);
+    expect(header.slice(0, 4)).toEqual(["Day", "Impressions", "Views", "Clicks"]);
+    expect(rows.length).toBe(3);
+    expect(Object.values(rows[1]!).slice(0, 4)).toEqual([new Date("2026-11-10T00:00:00Z"), 5, 0, 2]);
+    expect(totals).toMatchObject({ day: "Total", impressions_total: rows.reduce((n, row) => n + (row.impressions_total as number), 0) });
   });
 });

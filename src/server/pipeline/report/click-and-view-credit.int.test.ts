@@ -2,14 +2,15 @@
 // report route, JSON and XLSX, on a fixture whose figures are worked out by hand below.
 import { createHash, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
+import { CAMPAIGN_LISTING } from "@/server/pipeline/report/report-definitions";
 import { store } from "@/server/store";
+import { significant } from "@/server/store/metrics";
 import {
   handleAdResults,
   handleAdvertiserReport,
@@ -20,6 +21,7 @@ import {
 } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { at, beacon, type Fixture, get } from "@/testing/report-fixture";
+import { reportSheet } from "@/testing/report-sheet";
 import { recordAndSettleConversion } from "@/testing/settle";
 
 // A brand runs P (CPC 0.50: Tea and Cup) and Q (CPM: Mug) on one shop, whose catalogue also gives
@@ -60,12 +62,12 @@ const credit = (m: Credit) => ({
   sales_revenue_view: m.sales - m.salesClick,
   units_sold: m.units,
   converted_clicks: m.converted,
-  click_conversion_rate: m.clicks === 0 ? null : m.converted / m.clicks,
+  click_conversion_rate: m.clicks === 0 ? null : significant(m.converted / m.clicks),
   halo_conversions: m.halo?.[0] ?? 0,
   halo_sales_revenue: m.halo?.[1] ?? 0,
   ntb_conversions: m.ntb?.[0] ?? 0,
   ntb_sales_revenue: m.ntb?.[1] ?? 0,
-  ntb_rate: m.conversions === 0 ? null : (m.ntb?.[0] ?? 0) / m.conversions,
+  ntb_rate: m.conversions === 0 ? null : significant((m.ntb?.[0] ?? 0) / m.conversions),
 });
 const P_TOTAL = credit({ conversions: 3, click: 2, sales: 34, salesClick: 23, units: 5.5, clicks: 2, converted: 1, halo: [1, 3], ntb: [2, 29] });
 const Q_TOTAL = credit({ conversions: 1, click: 0, sales: 4, salesClick: 0, units: 1, clicks: 0, converted: 0, ntb: [1, 4] });
@@ -195,12 +197,11 @@ describe("click- and view-through credit", () => {
         headers: { Authorization: `Bearer ${brandKey}` },
       }),
     );
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(await response.arrayBuffer());
-    const sheet = workbook.worksheets[0]!;
-    const headers = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
-    expect(headers.indexOf("conversions_click")).toBeGreaterThan(headers.indexOf("uncredited_sales_revenue"));
-    const cell = (row: number, header: string) => sheet.getRow(row).getCell(headers.indexOf(header) + 1).value;
+    const { sheet, header, fields } = await reportSheet(await response.arrayBuffer(), CAMPAIGN_LISTING.columns);
+    expect(fields.indexOf("conversions_click")).toBeGreaterThan(fields.indexOf("uncredited_sales_revenue"));
+    expect(header[fields.indexOf("click_conversion_rate")]).toBe("Click conversion rate");
+    const cell = (row: number, field: string) => sheet.getRow(row).getCell(fields.indexOf(field) + 1).value;
+    expect(sheet.getRow(2).getCell(fields.indexOf("click_conversion_rate") + 1).numFmt).toBe("0.00%");
     expect([
       cell(2, "conversions_click"),
       cell(2, "conversions_view"),

@@ -5,6 +5,7 @@
 import { TallyError } from "@/server/core/errors";
 import type { XlsxColumn } from "@/server/formats/xlsx";
 import { store } from "@/server/store";
+import { FIELD_COLUMNS, type MetricTotalsOptions } from "@/server/store/metric-columns";
 import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
 import type { ReportIdParameter, ReportQuery, ReportScope } from "@/server/store/report-query";
 import {
@@ -24,17 +25,15 @@ import {
   type ReportRows,
 } from "@/server/store/report-rows";
 import type { ReportCaller } from "./report-scope";
+import type { ReportWorkbook } from "./report-workbook";
 
-export interface PagedReport<Row extends object, OrderBy extends string> {
+export interface PagedReport<Row extends object, OrderBy extends string> extends ReportWorkbook<Row> {
   /** Account kinds the report is for; others get 404 (default: every kind). */
   kinds?: readonly ReportCaller["accountKind"][];
   ids: readonly ReportIdParameter[];
   orderBy: readonly [OrderBy, ...OrderBy[]];
-  /** Sheet name and the start of the file name of the download. */
-  sheet: string;
+  /** The start of the file name of the download; its sheet, columns (the JSON rows' fields, in the same order) and totals are the ReportWorkbook's. */
   file: string;
-  /** The download's columns: the JSON rows' fields, in the same order. */
-  columns: XlsxColumn<Row>[];
   rows: (scope: ReportScope, query: ReportQuery<OrderBy>, caller: ReportCaller) => ReportRows<Row>;
 }
 
@@ -43,10 +42,20 @@ export function assertReportKind(kinds: readonly ReportCaller["accountKind"][] |
   if (kinds && !kinds.includes(caller.accountKind)) throw new TallyError("not_found", `this report is for ${kinds.join(" or ")} accounts`);
 }
 
-const text = <Row>(key: keyof Row & string, width = 24): XlsxColumn<Row> => ({ header: key, key, type: "text", width });
-const number = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "number" });
-const date = <Row>(key: keyof Row & string): XlsxColumn<Row> => ({ header: key, key, type: "date" });
-const metricColumns = <Row extends Metrics>() => METRIC_FIELDS.map((key) => number<Row>(key));
+type ReportField = keyof typeof FIELD_COLUMNS;
+
+/** A field's column: its header in words and its kind (metric-columns.ts), or the header `label` for a report's own name of it. */
+const field = <Row>(key: keyof Row & ReportField, label?: string): XlsxColumn<Row> => ({
+  header: label ?? FIELD_COLUMNS[key].label,
+  key,
+  kind: FIELD_COLUMNS[key].kind,
+});
+const metricColumns = <Row extends Metrics>() => METRIC_FIELDS.map((key) => field<Row>(key));
+
+/** The totals of rows that each stand alone (summed as they come). */
+const SUMMED: MetricTotalsOptions = {};
+/** The detailed reports' totals: their sub-publisher rows break a total row down, so only the total rows are summed. */
+const DETAILED_TOTALS: MetricTotalsOptions = { skip: (row) => row.level === "sub_publisher" };
 
 // GET /campaign/v2: campaigns in the caller's scope with their totals over the range.
 export const CAMPAIGN_LISTING: PagedReport<CampaignListingRow, (typeof CAMPAIGN_LISTING_ORDER_BY)[number]> = {
@@ -55,15 +64,16 @@ export const CAMPAIGN_LISTING: PagedReport<CampaignListingRow, (typeof CAMPAIGN_
   sheet: "Campaigns",
   file: "campaigns",
   columns: [
-    text("campaign_id"),
-    text("name", 36),
-    text("campaign_type", 14),
-    text("campaign_status", 16),
-    text("advertiser_id"),
-    date("start_date"),
-    date("end_date"),
+    field("campaign_id"),
+    field("name", "Campaign"),
+    field("campaign_type"),
+    field("campaign_status"),
+    field("advertiser_id"),
+    field("start_date"),
+    field("end_date"),
     ...metricColumns<CampaignListingRow>(),
   ],
+  totals: SUMMED,
   rows: (scope, query) => store().reports.campaigns(scope, query),
 };
 
@@ -74,19 +84,20 @@ export const AD_RESULTS: PagedReport<AdResultsRow, (typeof AD_RESULTS_ORDER_BY)[
   sheet: "Ads",
   file: "ad-results",
   columns: [
-    text("ad_id"),
-    text("name", 36),
-    text("campaign_id"),
-    text("advertiser_id"),
-    text("ad_type", 12),
-    text("ad_size", 12),
-    text("ad_status", 12),
-    text("ad_media_url", 36),
-    number("cpm"),
-    number("cpc"),
-    text("product_sku", 36),
+    field("ad_id"),
+    field("name", "Ad"),
+    field("campaign_id"),
+    field("advertiser_id"),
+    field("ad_type"),
+    field("ad_size"),
+    field("ad_status"),
+    field("ad_media_url"),
+    field("cpm"),
+    field("cpc"),
+    field("product_sku"),
     ...metricColumns<AdResultsRow>(),
   ],
+  totals: SUMMED,
   rows: (scope, query) => store().reports.adResults(scope, query),
 };
 
@@ -97,22 +108,24 @@ export const ADVERTISER_REPORT: PagedReport<AdvertiserReportRow, (typeof ADVERTI
   sheet: "Advertisers",
   file: "advertisers",
   columns: [
-    text("advertiser", 32),
-    text("advertiser_id"),
-    text("seller_id"),
-    number("wallet_balance"),
-    number("daily_budget"),
-    text("currency", 10),
-    ...metricColumns<AdvertiserReportRow>(),
+    field("advertiser"),
+    field("advertiser_id"),
+    field("seller_id"),
+    { ...field("wallet_balance"), currencyKey: "currency" },
+    { ...field("daily_budget"), currencyKey: "currency" },
+    field("currency"),
+    // Each advertiser's money in its own currency.
+    ...metricColumns<AdvertiserReportRow>().map((column) => (column.kind === "money" ? { ...column, currencyKey: "currency" as const } : column)),
   ],
+  totals: { currencyKey: "currency" },
   rows: (scope, query) => store().reports.advertisers(scope, query),
 };
 
 const PUBLISHER_COLUMNS: XlsxColumn<PublisherReportRow>[] = [
-  text("publisher", 32),
-  text("publisher_id"),
-  text("network_id"),
-  text("sites", 36),
+  field("publisher"),
+  field("publisher_id"),
+  field("network_id"),
+  field("sites"),
   ...metricColumns<PublisherReportRow>(),
 ];
 
@@ -123,6 +136,7 @@ export const PUBLISHER_REPORT: PagedReport<PublisherReportRow, (typeof PUBLISHER
   sheet: "Publishers",
   file: "publishers",
   columns: PUBLISHER_COLUMNS,
+  totals: SUMMED,
   rows: (scope, query) => store().reports.publishers(scope, query),
 };
 
@@ -134,6 +148,7 @@ export const NETWORK_PUBLISHER_REPORT: PagedReport<PublisherReportRow, (typeof P
   sheet: "Network publishers",
   file: "network-publishers",
   columns: PUBLISHER_COLUMNS,
+  totals: SUMMED,
   rows: (scope, query, caller) => store().reports.publishers(scope, query, caller.accountId),
 };
 
@@ -146,17 +161,18 @@ export const CAMPAIGNS_DETAILED: PagedReport<CampaignsDetailedRow, DetailedRepor
   sheet: "Campaigns by day",
   file: "campaigns-detailed",
   columns: [
-    date("day"),
-    text("level", 14),
-    text("campaign_id"),
-    text("name", 36),
-    text("campaign_type", 14),
-    text("advertiser_id"),
-    text("network_id"),
-    text("publisher_id"),
-    text("publisher", 32),
+    field("day"),
+    field("level"),
+    field("campaign_id"),
+    field("name", "Campaign"),
+    field("campaign_type"),
+    field("advertiser_id"),
+    field("network_id"),
+    field("publisher_id"),
+    field("publisher"),
     ...metricColumns<CampaignsDetailedRow>(),
   ],
+  totals: DETAILED_TOTALS,
   rows: (scope, query) => store().reports.campaignsDetailed(scope, query),
 };
 
@@ -169,21 +185,22 @@ export const ADS_DETAILED: PagedReport<AdsDetailedRow, DetailedReportOrderBy> = 
   sheet: "Ads by day",
   file: "ads-detailed",
   columns: [
-    date("day"),
-    text("level", 14),
-    text("ad_id"),
-    text("name", 36),
-    text("ad_type", 12),
-    text("campaign_id"),
-    text("campaign", 36),
-    text("advertiser_id"),
-    text("network_id"),
-    text("publisher_id"),
-    text("publisher", 32),
+    field("day"),
+    field("level"),
+    field("ad_id"),
+    field("name", "Ad"),
+    field("ad_type"),
+    field("campaign_id"),
+    field("campaign"),
+    field("advertiser_id"),
+    field("network_id"),
+    field("publisher_id"),
+    field("publisher"),
     ...metricColumns<AdsDetailedRow>(),
   ],
+  totals: DETAILED_TOTALS,
   rows: (scope, query) => store().reports.adsDetailed(scope, query),
 };
 
 /** The daily rows of GET /campaign/:id, as its download holds them. */
-export const CAMPAIGN_DAILY_COLUMNS: XlsxColumn<DayMetrics>[] = [date("day"), ...metricColumns<DayMetrics>()];
+export const CAMPAIGN_DAILY_WORKBOOK: ReportWorkbook<DayMetrics> = { sheet: "Daily", columns: [field("day"), ...metricColumns<DayMetrics>()], totals: SUMMED };

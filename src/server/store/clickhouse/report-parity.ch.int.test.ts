@@ -3,12 +3,12 @@
 // every kind (report-parity-traffic.ts) settled, attributed and shipped in ClickHouse mode, then
 // Postgres's report tables recounted from the same raw rows. Every read, for every kind of
 // caller, over several ranges, sorts, pages and downloads, must answer the same rows.
-import ExcelJS from "exceljs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
 import { handleAdsDetailed, handleCampaignListing, handlePublisherReport } from "@/server/http/report-routes";
+import { ADS_DETAILED } from "@/server/pipeline/report/report-definitions";
 import { reportScope, STAFF_CALLER, scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { postgresStore } from "@/server/store/postgres/postgres-store";
@@ -23,6 +23,7 @@ import {
 } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
 import { seedParityTraffic } from "@/testing/report-parity-traffic";
+import { reportSheet } from "@/testing/report-sheet";
 import { clickhouseStore } from "./clickhouse-store";
 import { selectRows } from "./client";
 
@@ -437,15 +438,11 @@ describe("the report routes in ClickHouse mode", () => {
     const query = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&download=true`;
     const response = await get(handleAdsDetailed, key, query);
     expect(response.status).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
-    const sheet = workbook.worksheets[0]!;
-    const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+    const { rows: fromSheet, totals } = await reportSheet(await response.arrayBuffer(), ADS_DETAILED.columns);
     const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id", "ad_id"], orderBy: DETAILED_REPORT_ORDER_BY });
     const expected = await everyRow(postgres.adsDetailed(advertiserScopes[0]![1], parsed));
     expect(expected.some((row) => row.level === "sub_publisher")).toBe(true);
-    expect(sheet.rowCount).toBe(1 + expected.length);
-    const fromSheet = expected.map((_, i) => Object.fromEntries(header.map((column, c) => [column, (sheet.getRow(i + 2).values as unknown[])[c + 1] ?? null])));
+    expect(totals).not.toBeNull();
     expect(fromSheet).toEqual(expected.map((row) => ({ ...row, day: new Date(`${row.day}T00:00:00Z`) })));
   });
 });

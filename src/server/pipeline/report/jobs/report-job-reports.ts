@@ -1,7 +1,6 @@
 // The reports a job may run, one per report route, each read exactly as its route reads it
 // (report-definitions.ts): the same store read, scope, ids, sort and columns.
 import { TallyError } from "@/server/core/errors";
-import type { XlsxColumn } from "@/server/formats/xlsx";
 import { store } from "@/server/store";
 import type { ReportIdParameter, ReportQuery, ReportScope } from "@/server/store/report-query";
 import {
@@ -9,7 +8,7 @@ import {
   ADS_DETAILED,
   ADVERTISER_REPORT,
   assertReportKind,
-  CAMPAIGN_DAILY_COLUMNS,
+  CAMPAIGN_DAILY_WORKBOOK,
   CAMPAIGN_LISTING,
   CAMPAIGNS_DETAILED,
   NETWORK_PUBLISHER_REPORT,
@@ -17,6 +16,7 @@ import {
   PUBLISHER_REPORT,
 } from "../report-definitions";
 import type { ReportCaller } from "../report-scope";
+import type { ReportWorkbook } from "../report-workbook";
 
 export const REPORT_JOB_REPORTS = [
   "campaigns",
@@ -42,8 +42,8 @@ export interface ReportJobDefinition {
   /** An id without which the report means nothing (campaign_daily's campaign). */
   requires?: ReportIdParameter;
   orderBy: readonly string[];
-  sheet: string;
-  columns: XlsxColumn<Record<string, unknown>>[];
+  /** Its XLSX file's sheet, columns and totals: the route's download's. */
+  workbook: ReportWorkbook<Record<string, unknown>>;
   open(scope: ReportScope, query: ReportQuery<string>, caller: ReportCaller, batch: number): Promise<JobRows>;
 }
 
@@ -52,8 +52,7 @@ function paged<Row extends object, OrderBy extends string>(report: PagedReport<R
     kinds: report.kinds,
     ids: report.ids,
     orderBy: report.orderBy,
-    sheet: report.sheet,
-    columns: report.columns as unknown as XlsxColumn<Record<string, unknown>>[],
+    workbook: report as unknown as ReportWorkbook<Record<string, unknown>>,
     async open(scope, query, caller, batch) {
       const cursor = await report.rows(scope, query as ReportQuery<OrderBy>, caller).open({ batch });
       return { batches: cursor.batches as AsyncIterable<Record<string, unknown>[]>, close: () => cursor.close() };
@@ -66,8 +65,7 @@ const CAMPAIGN_DAILY: ReportJobDefinition = {
   ids: ["campaign_id"],
   requires: "campaign_id",
   orderBy: ["day"],
-  sheet: "Daily",
-  columns: CAMPAIGN_DAILY_COLUMNS as unknown as XlsxColumn<Record<string, unknown>>[],
+  workbook: CAMPAIGN_DAILY_WORKBOOK as unknown as ReportWorkbook<Record<string, unknown>>,
   async open(scope, query) {
     const campaignId = query.ids.campaign_id ?? "";
     const detail = await store().reports.campaign(scope, campaignId, query, { withAds: false });

@@ -14,7 +14,9 @@ import {
   handleListReportJobs,
 } from "@/testing/api/checked-report-routes";
 import { seedAcme } from "@/testing/report-fixture";
-import { csvRows, inJsonTerms, jsonLinesRows, reportJobBucketForTests, xlsxRows } from "@/testing/report-job-bucket";
+import { csvRows, inJsonTerms, jsonLinesRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { reportSheet } from "@/testing/report-sheet";
+import { CAMPAIGN_DAILY_WORKBOOK } from "../report-definitions";
 import { runReportJobs } from "./run-report-jobs";
 
 const CRON_SECRET = "report-jobs-cron-secret-for-tests";
@@ -119,7 +121,11 @@ describe("a report job of each format", () => {
     expect(daily).toHaveLength(3);
     const xlsxFile = await downloaded(xlsx);
     // A figure with nothing to divide by is null in the JSON and an empty cell in the sheet.
-    expect(inJsonTerms(await xlsxRows(xlsxFile.bytes))).toEqual(daily);
+    const sheet = await reportSheet(xlsxFile.bytes, CAMPAIGN_DAILY_WORKBOOK.columns);
+    expect(inJsonTerms(sheet.rows)).toEqual(daily);
+    // The route's download's totals row and formats.
+    expect(sheet.totals).toMatchObject({ day: "Total", impressions_total: daily.reduce((n, row) => n + (row.impressions_total as number), 0) });
+    expect(sheet.sheet.getRow(2).getCell(sheet.fields.indexOf("ctr") + 1).numFmt).toBe("0.00%");
 
     expect(await jobsBucket.listKeys()).toEqual(
       [`report-jobs/${acme.acmeId}/${jsonl}.jsonl`, `report-jobs/${acme.acmeId}/${csv}.csv`, `report-jobs/${acme.acmeId}/${xlsx}.xlsx`].sort(),

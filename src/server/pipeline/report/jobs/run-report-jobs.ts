@@ -10,9 +10,10 @@ import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { type CsvValue, csvWriter } from "@/server/formats/csv";
 import type { ByteSink, TableWriter } from "@/server/formats/table-writer";
-import { xlsxWriter } from "@/server/formats/xlsx";
 import type { ReportIdParameter, ReportQuery } from "@/server/store/report-query";
+import { reportCurrency } from "../report-currency";
 import { accountCaller, reportScope, STAFF_CALLER } from "../report-scope";
+import { reportXlsxWriter } from "../report-workbook";
 import { type JobBucket, jobBucket, PART_BYTES, streamedUpload } from "./job-bucket";
 import { type ReportJobDefinition, type ReportJobReport, reportJobDefinition } from "./report-job-reports";
 import { FILE_EXTENSIONS } from "./report-jobs";
@@ -89,14 +90,21 @@ class LeaseLost extends Error {
 }
 
 /** Bytes of a file of the job's format, written to `sink` batch by batch. */
-function fileWriter(format: keyof typeof FILE_EXTENSIONS, definition: ReportJobDefinition, sink: ByteSink): TableWriter<Record<string, unknown>> {
-  if (format === "xlsx") return xlsxWriter(definition.sheet, definition.columns, sink);
+function fileWriter(
+  format: keyof typeof FILE_EXTENSIONS,
+  definition: ReportJobDefinition,
+  currency: string | null,
+  sink: ByteSink,
+): TableWriter<Record<string, unknown>> {
+  if (format === "xlsx") return reportXlsxWriter(definition.workbook, currency, sink);
   if (format === "csv") {
+    // A CSV is for programs: the JSON's field names, raw figures, no totals.
+    const columns = definition.workbook.columns;
     const csv = csvWriter(
-      definition.columns.map((c) => c.key),
+      columns.map((c) => String(c.key)),
       sink,
     );
-    return { write: (rows) => csv.write(rows.map((row) => definition.columns.map((c) => row[c.key] as CsvValue))), close: () => csv.close() };
+    return { write: (rows) => csv.write(rows.map((row) => columns.map((c) => row[c.key] as CsvValue))), close: () => csv.close() };
   }
   return {
     write: async (rows) => {
@@ -145,7 +153,8 @@ export async function runClaimedJob(
     read = await definition.open(await reportScope(caller), query, caller, settings.batch);
     const file = await streamedUpload(bucket, key, CONTENT_TYPES[format], { partBytes: settings.partBytes, onPart });
     upload = file;
-    const writer = fileWriter(format, definition, (chunk) => file.write(chunk));
+    const currency = format === "xlsx" ? await reportCurrency(caller, query.ids) : null;
+    const writer = fileWriter(format, definition, currency, (chunk) => file.write(chunk));
     for await (const batch of read.batches) {
       if (lost) throw new LeaseLost();
       if (Date.now() > deadline) throw new TallyError("unavailable", `it ran past its time limit (${settings.maxMs / 1000} s)`);

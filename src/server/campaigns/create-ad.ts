@@ -3,6 +3,7 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
+import { adStateOf, recordAdChange } from "./campaign-activity";
 import { assertOwnProducts } from "./campaign-references";
 
 export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
@@ -17,17 +18,22 @@ export async function createAd(input: TCreateAdInput & { actor: Actor }) {
   const campaign = await db.campaign.findUnique({ where: { id: data.campaignId }, select: { advertiserId: true } });
   if (!campaign || !mayAccess(actor, campaign.advertiserId)) throw new TallyError("not_found", "no such campaign");
   await assertOwnProducts(db, campaign.advertiserId, data.productRefs);
-  return db.ad.create({
-    data: {
-      id: (isOperator(actor) ? data.id : undefined) ?? newId("ad"),
-      campaignId: data.campaignId,
-      name: data.name,
-      type: data.type,
-      size: data.size,
-      mediaUrl: data.mediaUrl,
-      destinationUrl: data.destinationUrl,
-      status: data.status,
-      products: { create: data.productRefs.map((productRef) => ({ productRef })) },
-    },
+  const id = (isOperator(actor) ? data.id : undefined) ?? newId("ad");
+  return db.$transaction(async (tx) => {
+    const ad = await tx.ad.create({
+      data: {
+        id,
+        campaignId: data.campaignId,
+        name: data.name,
+        type: data.type,
+        size: data.size,
+        mediaUrl: data.mediaUrl,
+        destinationUrl: data.destinationUrl,
+        status: data.status,
+        products: { create: data.productRefs.map((productRef) => ({ productRef })) },
+      },
+    });
+    await recordAdChange(tx, actor, { id, name: data.name, advertiserId: campaign.advertiserId, campaignId: data.campaignId }, null, adStateOf(data));
+    return ad;
   });
 }

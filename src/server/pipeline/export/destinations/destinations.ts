@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
+import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import type { AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
@@ -135,28 +136,66 @@ function credentialColumns(id: string, credentials: z.output<typeof ZCredentials
   return { credentialKind: "access_key" as const, accessKeyId: credentials.accessKeyId, secretCiphertext, roleArn: null, externalId: null };
 }
 
+/**
+ * What the activity log keeps of a destination: its settings, and of its credentials only their
+ * kind and the role (a role ARN is no secret); an access key's id and secret are never logged, a
+ * change of either reads "changed".
+ */
+function loggedDestination(view: DestinationView) {
+  return {
+    name: view.name,
+    bucket: view.bucket,
+    region: view.region,
+    endpoint: view.endpoint,
+    forcePathStyle: view.forcePathStyle,
+    prefix: view.prefix,
+    credentialKind: view.credentials.kind,
+    roleArn: view.credentials.kind === "assume_role" ? view.credentials.roleArn : null,
+    writeSuccessMarker: view.writeSuccessMarker,
+    aggregateLayout: view.aggregateLayout,
+    types: view.types,
+    status: view.status,
+  };
+}
+
+const destinationSubject = (view: { id: string; name: string }) => `export destination ${view.name} (${view.id})`;
+
+/** Whether the stored access key (its id or its secret) differs between two rows. */
+const accessKeyChanged = (before: ExportDestination, after: ExportDestination) =>
+  before.accessKeyId !== after.accessKeyId || !Buffer.from(before.secretCiphertext ?? []).equals(Buffer.from(after.secretCiphertext ?? []));
+
 export async function createDestination(input: unknown, options: SaveOptions): Promise<DestinationView> {
   const data = await parse(input, options);
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const id = newId("dst");
-  const row = await db.exportDestination.create({
-    data: {
-      id,
-      accountId: data.accountId,
-      name: data.name,
-      bucket: data.bucket,
-      region: data.region,
-      endpoint: data.endpoint ?? null,
-      forcePathStyle: data.forcePathStyle,
-      prefix: normalisePrefix(data.prefix),
-      writeSuccessMarker: data.writeSuccessMarker,
-      aggregateLayout: data.aggregateLayout,
-      types: data.types,
-      ...credentialColumns(id, data.credentials, null),
-    },
+  return db.$transaction(async (tx) => {
+    const row = await tx.exportDestination.create({
+      data: {
+        id,
+        accountId: data.accountId,
+        name: data.name,
+        bucket: data.bucket,
+        region: data.region,
+        endpoint: data.endpoint ?? null,
+        forcePathStyle: data.forcePathStyle,
+        prefix: normalisePrefix(data.prefix),
+        writeSuccessMarker: data.writeSuccessMarker,
+        aggregateLayout: data.aggregateLayout,
+        types: data.types,
+        ...credentialColumns(id, data.credentials, null),
+      },
+    });
+    const view = viewOf(row);
+    await recordActivity(tx, options.actor, {
+      action: "export_destination.created",
+      subject: destinationSubject(view),
+      accountId: view.accountId,
+      before: null,
+      after: { ...loggedDestination(view), ...(row.credentialKind === "access_key" ? { accessKey: "set" } : {}) },
+    });
+    return view;
   });
-  return viewOf(row);
 }
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
@@ -164,24 +203,37 @@ export async function updateDestination(id: string, input: unknown, options: Sav
   const stored = await visibleRow(id, options.actor);
   const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
-  const row = await db.exportDestination.update({
-    where: { id },
-    data: {
-      name: data.name,
-      bucket: data.bucket,
-      region: data.region,
-      endpoint: data.endpoint ?? null,
-      forcePathStyle: data.forcePathStyle,
-      prefix: normalisePrefix(data.prefix),
-      writeSuccessMarker: data.writeSuccessMarker,
-      aggregateLayout: data.aggregateLayout,
-      types: data.types,
-      status: "active",
-      statusReason: null,
-      ...credentialColumns(id, data.credentials, stored),
-    },
+  return db.$transaction(async (tx) => {
+    const row = await tx.exportDestination.update({
+      where: { id },
+      data: {
+        name: data.name,
+        bucket: data.bucket,
+        region: data.region,
+        endpoint: data.endpoint ?? null,
+        forcePathStyle: data.forcePathStyle,
+        prefix: normalisePrefix(data.prefix),
+        writeSuccessMarker: data.writeSuccessMarker,
+        aggregateLayout: data.aggregateLayout,
+        types: data.types,
+        status: "active",
+        statusReason: null,
+        ...credentialColumns(id, data.credentials, stored),
+      },
+    });
+    const view = viewOf(row);
+    const change = changedFields(
+      { ...loggedDestination(viewOf(stored)), accessKey: "unchanged" },
+      { ...loggedDestination(view), accessKey: row.credentialKind === "access_key" && accessKeyChanged(stored, row) ? "changed" : "unchanged" },
+    );
+    if (change) {
+      // A destination that needed attention and is active again reads as enabled.
+      const enabled = stored.status !== "active" && Object.keys(change.after).join() === "status";
+      const action = enabled ? "export_destination.enabled" : "export_destination.updated";
+      await recordActivity(tx, options.actor, { action, subject: destinationSubject(view), accountId: view.accountId, ...change });
+    }
+    return view;
   });
-  return viewOf(row);
 }
 
 export async function getDestination(id: string, options: ActorOption): Promise<DestinationView> {
@@ -218,8 +270,18 @@ export async function listDestinations(accountId: string | undefined, options: A
 
 export async function deleteDestination(id: string, options: ActorOption): Promise<void> {
   await visibleRow(id, options.actor);
-  await db.exportDestination.delete({ where: { id } }).catch(() => {
-    throw noSuchDestination();
+  await db.$transaction(async (tx) => {
+    const deleted = await tx.exportDestination.delete({ where: { id } }).catch(() => {
+      throw noSuchDestination();
+    });
+    const view = viewOf(deleted);
+    await recordActivity(tx, options.actor, {
+      action: "export_destination.deleted",
+      subject: destinationSubject(view),
+      accountId: view.accountId,
+      before: loggedDestination(view),
+      after: null,
+    });
   });
 }
 

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: one table of every kind of change the log records, each case a few lines.
 // Every kind of change the activity log records, one after another through the same domain
 // functions the dashboard calls: each writes one entry, newest first, with its account, its
 // campaign where it has one, and the changed fields only, before and after; and no secret a

@@ -9,7 +9,6 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
-import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import type { AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
@@ -17,6 +16,7 @@ import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job/retention-holds";
+import { recordDestinationChange } from "./destination-activity";
 import { SECRET_MASK, type ZCredentialsInput, ZDestinationInput } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { type ConnectionTest, testConnection } from "./s3";
@@ -136,34 +136,6 @@ function credentialColumns(id: string, credentials: z.output<typeof ZCredentials
   return { credentialKind: "access_key" as const, accessKeyId: credentials.accessKeyId, secretCiphertext, roleArn: null, externalId: null };
 }
 
-/**
- * What the activity log keeps of a destination: its settings, and of its credentials only their
- * kind and the role (a role ARN is no secret); an access key's id and secret are never logged, a
- * change of either reads "changed".
- */
-function loggedDestination(view: DestinationView) {
-  return {
-    name: view.name,
-    bucket: view.bucket,
-    region: view.region,
-    endpoint: view.endpoint,
-    forcePathStyle: view.forcePathStyle,
-    prefix: view.prefix,
-    credentialKind: view.credentials.kind,
-    roleArn: view.credentials.kind === "assume_role" ? view.credentials.roleArn : null,
-    writeSuccessMarker: view.writeSuccessMarker,
-    aggregateLayout: view.aggregateLayout,
-    types: view.types,
-    status: view.status,
-  };
-}
-
-const destinationSubject = (view: { id: string; name: string }) => `export destination ${view.name} (${view.id})`;
-
-/** Whether the stored access key (its id or its secret) differs between two rows. */
-const accessKeyChanged = (before: ExportDestination, after: ExportDestination) =>
-  before.accessKeyId !== after.accessKeyId || !Buffer.from(before.secretCiphertext ?? []).equals(Buffer.from(after.secretCiphertext ?? []));
-
 export async function createDestination(input: unknown, options: SaveOptions): Promise<DestinationView> {
   const data = await parse(input, options);
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
@@ -186,15 +158,8 @@ export async function createDestination(input: unknown, options: SaveOptions): P
         ...credentialColumns(id, data.credentials, null),
       },
     });
-    const view = viewOf(row);
-    await recordActivity(tx, options.actor, {
-      action: "export_destination.created",
-      subject: destinationSubject(view),
-      accountId: view.accountId,
-      before: null,
-      after: { ...loggedDestination(view), ...(row.credentialKind === "access_key" ? { accessKey: "set" } : {}) },
-    });
-    return view;
+    await recordDestinationChange(tx, options.actor, null, { row, view: viewOf(row) });
+    return viewOf(row);
   });
 }
 
@@ -221,18 +186,8 @@ export async function updateDestination(id: string, input: unknown, options: Sav
         ...credentialColumns(id, data.credentials, stored),
       },
     });
-    const view = viewOf(row);
-    const change = changedFields(
-      { ...loggedDestination(viewOf(stored)), accessKey: "unchanged" },
-      { ...loggedDestination(view), accessKey: row.credentialKind === "access_key" && accessKeyChanged(stored, row) ? "changed" : "unchanged" },
-    );
-    if (change) {
-      // A destination that needed attention and is active again reads as enabled.
-      const enabled = stored.status !== "active" && Object.keys(change.after).join() === "status";
-      const action = enabled ? "export_destination.enabled" : "export_destination.updated";
-      await recordActivity(tx, options.actor, { action, subject: destinationSubject(view), accountId: view.accountId, ...change });
-    }
-    return view;
+    await recordDestinationChange(tx, options.actor, { row: stored, view: viewOf(stored) }, { row, view: viewOf(row) });
+    return viewOf(row);
   });
 }
 
@@ -274,14 +229,7 @@ export async function deleteDestination(id: string, options: ActorOption): Promi
     const deleted = await tx.exportDestination.delete({ where: { id } }).catch(() => {
       throw noSuchDestination();
     });
-    const view = viewOf(deleted);
-    await recordActivity(tx, options.actor, {
-      action: "export_destination.deleted",
-      subject: destinationSubject(view),
-      accountId: view.accountId,
-      before: loggedDestination(view),
-      after: null,
-    });
+    await recordDestinationChange(tx, options.actor, { row: deleted, view: viewOf(deleted) }, null);
   });
 }
 

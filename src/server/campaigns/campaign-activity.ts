@@ -4,7 +4,7 @@
 import type { Actor } from "@/server/accounts/actor";
 import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { utcDay } from "@/server/core/days";
-import { fromMicros } from "@/server/core/money";
+import { fromMicros, toMicros } from "@/server/core/money";
 import type { Tx } from "./sku-ownership";
 
 export interface CampaignState {
@@ -94,8 +94,9 @@ export const campaignStateOf = (c: {
   startDate: c.startDate,
   endDate: c.endDate ?? null,
   bidModel: c.bidModel,
-  bid: c.bid,
-  dailyBudget: c.dailyBudget ?? null,
+  // As stored (micro-units), so a bid of more decimals than money keeps reads as what was kept.
+  bid: fromMicros(toMicros(c.bid)),
+  dailyBudget: c.dailyBudget === undefined || c.dailyBudget === null ? null : fromMicros(toMicros(c.dailyBudget)),
   publisherIds: sorted(c.publisherIds),
   productRefs: sorted(c.productRefs),
 });

@@ -1,7 +1,7 @@
 "use client";
 // The activity log: every change to campaigns, ads, money, keys, clients, destinations and
-// settings, newest first. Its filters live in the address (account, kind, who, q), so a reload,
-// a shared link and the back button keep them.
+// settings, newest first. Its filters live in the address (account, kind, who, q), so a reload
+// and a shared link keep them.
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
@@ -19,8 +19,6 @@ export function ActivityPage() {
   const params = useSearchParams();
   const accounts = useQuery(trpc.accounts.list.queryOptions());
   const current = Object.fromEntries(PARAMS.map((name) => [name, params.get(name) ?? ""])) as Record<Param, string>;
-  const [who, setWho] = useState(current.who);
-  const [text, setText] = useState(current.q);
 
   const update = (changes: Partial<Record<Param, string>>) => {
     const next = new URLSearchParams(params.toString());
@@ -31,16 +29,11 @@ export function ActivityPage() {
     const query = next.toString();
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    update({ who: who.trim(), q: text.trim() });
-  };
-
   return (
     <>
       <h1>Activity</h1>
       <p className="muted">Who changed what, and when: the changed fields before → after, newest first.</p>
-      <form className="toolbar" aria-label="Filters" onSubmit={submit}>
+      <section className="toolbar" aria-label="Filters">
         {accounts.data && accounts.data.length > 1 ? (
           <label>
             Account
@@ -65,18 +58,9 @@ export function ActivityPage() {
             ))}
           </select>
         </label>
-        <label>
-          Who
-          <input type="search" value={who} placeholder="name or e-mail" onChange={(e) => setWho(e.target.value)} />
-        </label>
-        <label>
-          Text
-          <input type="search" value={text} placeholder="name or id" onChange={(e) => setText(e.target.value)} />
-        </label>
-        <button type="submit" className="button">
-          Filter
-        </button>
-      </form>
+        {/* Keyed by the address, so its words always show what the address says. */}
+        <WordFilters key={`${current.who}\n${current.q}`} who={current.who} text={current.q} onApply={(who, q) => update({ who, q })} />
+      </section>
       <ActivityList
         label="Activity"
         filter={{
@@ -87,5 +71,30 @@ export function ActivityPage() {
         }}
       />
     </>
+  );
+}
+
+/** Who and text, applied together (Enter or Filter) rather than at each keystroke. */
+function WordFilters({ who: whoNow, text: textNow, onApply }: { who: string; text: string; onApply: (who: string, text: string) => void }) {
+  const [who, setWho] = useState(whoNow);
+  const [text, setText] = useState(textNow);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(who.trim(), text.trim());
+  };
+  return (
+    <form className="toolbar" style={{ marginBottom: 0 }} aria-label="Search the log" onSubmit={submit}>
+      <label>
+        Who
+        <input type="search" value={who} placeholder="name or e-mail" onChange={(e) => setWho(e.target.value)} />
+      </label>
+      <label>
+        Text
+        <input type="search" value={text} placeholder="name or id" onChange={(e) => setText(e.target.value)} />
+      </label>
+      <button type="submit" className="button">
+        Filter
+      </button>
+    </form>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 // The activity log's entries for a filter, newest first, a page at a time ("Load more" walks
 // back): when (UTC), who, what, the subject and each changed field before → after.
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { TListActivityInput } from "@/server/activity/activity-input";
 import { useTRPC } from "../../trpc-client";
 import { utcMinute } from "../figures";
@@ -11,8 +12,21 @@ export type ActivityFilter = Omit<TListActivityInput, "cursor" | "limit">;
 
 export function ActivityList({ filter, label, pageSize = 50 }: { filter: ActivityFilter; label: string; pageSize?: number }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const pages = useInfiniteQuery(
-    trpc.activity.list.infiniteQueryOptions({ ...filter, limit: pageSize }, { getNextPageParam: (page) => page.next, initialCursor: null }),
+    trpc.activity.list.infiniteQueryOptions(
+      { ...filter, limit: pageSize },
+      // A change made elsewhere a moment ago is what a person opening the log looks for.
+      { getNextPageParam: (page) => page.next, initialCursor: null, staleTime: 0, refetchOnMount: "always" },
+    ),
+  );
+  // Any change this dashboard makes may have written an entry: the log is read again after each.
+  useEffect(
+    () =>
+      queryClient.getMutationCache().subscribe((event) => {
+        if (event.type === "updated" && event.action.type === "success") void queryClient.invalidateQueries({ queryKey: trpc.activity.pathKey() });
+      }),
+    [queryClient, trpc],
   );
   if (pages.error) {
     return (

@@ -10,6 +10,7 @@ const SCREENS = [
   ["/dashboard/api-keys", "API keys"],
   ["/dashboard/exports", "Exports"],
   ["/dashboard/invalid-traffic", "Invalid traffic"],
+  ["/dashboard/activity", "Activity"],
   ["/dashboard/settings", "Settings"],
 ] as const;
 

@@ -1,5 +1,5 @@
 // The layers of src/server/ and the one direction its imports run (docs/architecture.md,
-// "Layers"): transport → entities and pipeline → store → db, formats → core. A file may import its
+// "Layers"): transport → entities and pipeline → activity log → store → db, formats → core. A file may import its
 // own unit and any unit of a lower layer; units of one layer may import each other as long as no
 // cycle forms. Biome cannot see cycles or ranks, so `npm run lint` runs this check too.
 import ts from "typescript";
@@ -9,18 +9,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["core"],
   ["db", "formats"],
   ["store"],
-  [
-    "accounts",
-    "activity",
-    "campaigns",
-    "pipeline/accept",
-    "pipeline/settle",
-    "pipeline/attribute",
-    "pipeline/report",
-    "pipeline/export",
-    "pipeline/ship",
-    "upkeep",
-  ],
+  // Below the entities so each may write its changes to the log in its own transaction.
+  ["activity"],
+  ["accounts", "campaigns", "pipeline/accept", "pipeline/settle", "pipeline/attribute", "pipeline/report", "pipeline/export", "pipeline/ship", "upkeep"],
   ["http", "trpc"],
 ];
 

@@ -19,6 +19,7 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
       <Link href="/dashboard/api-keys">API keys</Link>
       <Link href="/dashboard/exports">Exports</Link>
       <Link href="/dashboard/invalid-traffic">Invalid traffic</Link>
+      <Link href="/dashboard/activity">Activity</Link>
       <Link href="/dashboard/settings">Settings</Link>
       <span className="spacer" />
       <span className="muted">

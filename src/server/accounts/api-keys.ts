@@ -2,6 +2,7 @@
 // created, and is stored as its SHA-256. A key carries 192 random bits, so a fast hash is enough:
 // guessing is hopeless however fast each guess is, and a lookup by hash is one index probe.
 import { createHash, randomBytes } from "node:crypto";
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
@@ -39,9 +40,20 @@ export async function createApiKey(input: TCreateApiKeyInput & { actor: Actor })
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const key = KEY_PREFIX + randomBytes(24).toString("base64url");
-  const created = await db.apiKey.create({
-    data: { id: newId("key"), accountId: account.id, name: data.name, prefix: key.slice(0, SHOWN_CHARACTERS), keyHash: hashKey(key) },
-    select: SUMMARY,
+  const created = await db.$transaction(async (tx) => {
+    const row = await tx.apiKey.create({
+      data: { id: newId("key"), accountId: account.id, name: data.name, prefix: key.slice(0, SHOWN_CHARACTERS), keyHash: hashKey(key) },
+      select: SUMMARY,
+    });
+    // The key, its prefix and its hash stay out of the log: the name and id tell keys apart.
+    await recordActivity(tx, input.actor, {
+      action: "api_key.created",
+      subject: keySubject(row),
+      accountId: account.id,
+      before: null,
+      after: { name: row.name },
+    });
+    return row;
   });
   return { ...created, key, accountId: account.id };
 }
@@ -64,8 +76,24 @@ export async function revokeApiKey(input: { keyId: string; accountId?: string; a
   if (!key || (input.accountId !== undefined && key.accountId !== input.accountId) || !mayAccess(actor, key.accountId)) {
     throw new TallyError("not_found", `no API key ${input.keyId}`);
   }
-  return db.apiKey.update({ where: { id: input.keyId }, data: { revokedAt: key.revokedAt ?? now }, select: SUMMARY });
+  return db.$transaction(async (tx) => {
+    // Only the first revocation changes the key, so only it is logged.
+    const first = await tx.apiKey.updateMany({ where: { id: input.keyId, revokedAt: null }, data: { revokedAt: now } });
+    const revoked = await tx.apiKey.findUniqueOrThrow({ where: { id: input.keyId }, select: SUMMARY });
+    if (first.count === 1) {
+      await recordActivity(tx, actor, {
+        action: "api_key.revoked",
+        subject: keySubject(revoked),
+        accountId: key.accountId,
+        before: { revokedAt: null },
+        after: { revokedAt: now.toISOString() },
+      });
+    }
+    return revoked;
+  });
 }
+
+const keySubject = (key: { id: string; name: string }) => `API key ${key.name} (${key.id})`;
 
 export interface ApiKeyCaller {
   keyId: string;

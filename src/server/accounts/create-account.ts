@@ -1,3 +1,4 @@
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
@@ -24,18 +25,36 @@ export async function createAccount(input: TCreateAccountInput & { actor: Actor 
     if (network?.kind !== "network") throw new TallyError("bad_request", "networkId must be a network account");
   }
   const id = (isOperator(actor) ? data.id : undefined) ?? newId(ID_PREFIX[data.kind]);
-  return db.account.create({
-    data: {
-      id,
-      kind: data.kind,
-      name: data.name,
-      currency: data.currency,
-      sellerId: data.sellerId,
-      walletBalanceMicros: data.walletBalance === undefined ? 0n : toMicros(data.walletBalance),
-      dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
-      networkId: data.networkId,
-      sites: { create: data.sites.map((site) => ({ id: newId("site"), name: site.name, domain: site.domain })) },
-    },
-    include: { sites: true },
+  return db.$transaction(async (tx) => {
+    const account = await tx.account.create({
+      data: {
+        id,
+        kind: data.kind,
+        name: data.name,
+        currency: data.currency,
+        sellerId: data.sellerId,
+        walletBalanceMicros: data.walletBalance === undefined ? 0n : toMicros(data.walletBalance),
+        dailyBudgetMicros: data.dailyBudget === undefined ? null : toMicros(data.dailyBudget),
+        networkId: data.networkId,
+        sites: { create: data.sites.map((site) => ({ id: newId("site"), name: site.name, domain: site.domain })) },
+      },
+      include: { sites: true },
+    });
+    await recordActivity(tx, actor, {
+      action: "account.created",
+      subject: `${data.kind} ${data.name} (${id})`,
+      accountId: id,
+      before: null,
+      after: {
+        kind: data.kind,
+        name: data.name,
+        currency: data.currency,
+        walletBalance: data.walletBalance ?? null,
+        dailyBudget: data.dailyBudget ?? null,
+        networkId: data.networkId ?? null,
+        sites: data.sites.map((site) => site.name),
+      },
+    });
+    return account;
   });
 }

@@ -1,12 +1,13 @@
 // An account's money and places: wallet top-ups (account managers only), the advertiser's daily
-// budget and a publisher's sites (the account's own users too).
+// budget and a publisher's sites (the account's own users too). Each is logged in its transaction.
 
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
-import { addToWallet } from "./manage-account.sql";
+import { addToWallet, lockAccountSettings } from "./manage-account.sql";
 
 /**
  * Adds to an advertiser's wallet in one statement (beacons may be charging it at the same time),
@@ -15,24 +16,46 @@ import { addToWallet } from "./manage-account.sql";
 export async function topUpWallet({ actor, accountId, amount }: { actor: Actor; accountId: string; amount: number }): Promise<number> {
   assertAccountManager(actor);
   const ceiling = toMicros(MAX_WALLET_BALANCE);
-  const rows = await addToWallet(accountId, toMicros(amount), ceiling);
-  if (!rows[0]) throw new TallyError("bad_request", "only advertisers have a wallet");
-  if (!rows[0].topped_up) {
-    throw new TallyError(
-      "bad_request",
-      `a wallet may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}; it holds ${fromMicros(rows[0].wallet_balance_micros).toLocaleString("en")}`,
-    );
-  }
-  return fromMicros(rows[0].wallet_balance_micros);
+  const micros = toMicros(amount);
+  return db.$transaction(async (tx) => {
+    const [row] = await addToWallet(tx, accountId, micros, ceiling);
+    if (!row) throw new TallyError("bad_request", "only advertisers have a wallet");
+    if (!row.topped_up) {
+      throw new TallyError(
+        "bad_request",
+        `a wallet may hold at most ${MAX_WALLET_BALANCE.toLocaleString("en")}; it holds ${fromMicros(row.wallet_balance_micros).toLocaleString("en")}`,
+      );
+    }
+    const [account] = await lockAccountSettings(tx, accountId);
+    await recordActivity(tx, actor, {
+      action: "account.wallet.topped_up",
+      subject: `wallet of ${account?.name ?? accountId}`,
+      accountId,
+      // The balance the top-up found is the one it left less the amount: reading it first would
+      // race the beacons charging the wallet.
+      before: { walletBalance: fromMicros(row.wallet_balance_micros - micros) },
+      after: { walletBalance: fromMicros(row.wallet_balance_micros) },
+    });
+    return fromMicros(row.wallet_balance_micros);
+  });
 }
 
 export async function setDailyBudget({ actor, accountId, dailyBudget }: { actor: Actor; accountId: string; dailyBudget: number | null }): Promise<void> {
   assertMayAccess(actor, accountId, "account");
-  const updated = await db.account.updateMany({
-    where: { id: accountId, kind: "advertiser" },
-    data: { dailyBudgetMicros: dailyBudget === null ? null : toMicros(dailyBudget) },
+  const micros = dailyBudget === null ? null : toMicros(dailyBudget);
+  await db.$transaction(async (tx) => {
+    const [account] = await lockAccountSettings(tx, accountId);
+    if (account?.kind !== "advertiser") throw new TallyError("bad_request", "only advertisers have a daily budget");
+    if (account.daily_budget_micros === micros) return;
+    await tx.account.update({ where: { id: accountId }, data: { dailyBudgetMicros: micros } });
+    await recordActivity(tx, actor, {
+      action: "account.daily_budget.set",
+      subject: `daily budget of ${account.name}`,
+      accountId,
+      before: { dailyBudget: account.daily_budget_micros === null ? null : fromMicros(account.daily_budget_micros) },
+      after: { dailyBudget: micros === null ? null : fromMicros(micros) },
+    });
   });
-  if (updated.count === 0) throw new TallyError("bad_request", "only advertisers have a daily budget");
 }
 
 export async function addSite({ actor, accountId, name, domain }: { actor: Actor; accountId: string; name: string; domain?: string }) {
@@ -41,5 +64,15 @@ export async function addSite({ actor, accountId, name, domain }: { actor: Actor
   if (!account || account.kind === "advertiser") throw new TallyError("bad_request", "sites belong to publishers and networks");
   const exists = await db.site.count({ where: { publisherId: accountId, name } });
   if (exists) throw new TallyError("bad_request", `the account already has a site named ${name}`);
-  return db.site.create({ data: { id: newId("site"), publisherId: accountId, name, domain: domain || null } });
+  return db.$transaction(async (tx) => {
+    const site = await tx.site.create({ data: { id: newId("site"), publisherId: accountId, name, domain: domain || null } });
+    await recordActivity(tx, actor, {
+      action: "account.site.added",
+      subject: `site ${name} (${site.id})`,
+      accountId,
+      before: null,
+      after: { name, domain: site.domain },
+    });
+    return site;
+  });
 }

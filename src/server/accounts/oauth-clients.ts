@@ -4,6 +4,7 @@
 // found". The secret exists in clear only in the answer that makes it. Rotating or revoking a
 // client deletes its access tokens in the same transaction: whoever holds the old secret, or a
 // token got with it, is cut off at once.
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { type Actor, assertMayAccess, mayAccess } from "./actor";
@@ -41,9 +42,19 @@ export async function createOauthClient(
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const secret = newClientSecret();
-  const created = await db.oauthClient.create({
-    data: { id: newClientId(), accountId: account.id, name: data.name, scopes: data.scopes, secretHash: sha256Hex(secret) },
-    select: SUMMARY,
+  const created = await db.$transaction(async (tx) => {
+    const row = await tx.oauthClient.create({
+      data: { id: newClientId(), accountId: account.id, name: data.name, scopes: data.scopes, secretHash: sha256Hex(secret) },
+      select: SUMMARY,
+    });
+    await recordActivity(tx, input.actor, {
+      action: "oauth_client.created",
+      subject: clientSubject(row),
+      accountId: account.id,
+      before: null,
+      after: { name: row.name, scopes: row.scopes },
+    });
+    return row;
   });
   return { ...summary(created), secret, accountId: account.id };
 }
@@ -62,10 +73,12 @@ interface ClientTarget {
   actor: Actor;
 }
 
-/** The client's account and revocation, or not found for one the actor may not see. */
+const clientSubject = (client: { id: string; name: string }) => `OAuth client ${client.name} (${client.id})`;
+
+/** The client's account, name and revocation, or not found for one the actor may not see. */
 async function findManagedClient({ clientId, accountId, actor }: ClientTarget) {
   if (accountId !== undefined) assertMayAccess(actor, accountId, "account");
-  const client = await db.oauthClient.findUnique({ where: { id: clientId }, select: { accountId: true, revokedAt: true } });
+  const client = await db.oauthClient.findUnique({ where: { id: clientId }, select: { accountId: true, name: true, revokedAt: true } });
   if (!client || (accountId !== undefined && client.accountId !== accountId) || !mayAccess(actor, client.accountId)) {
     throw new TallyError("not_found", `no OAuth client ${clientId}`);
   }
@@ -80,12 +93,21 @@ export async function rotateOauthClientSecret(input: ClientTarget, now = new Dat
   const client = await findManagedClient(input);
   if (client.revokedAt) throw new TallyError("bad_request", `OAuth client ${input.clientId} is revoked; make a new one`);
   const secret = newClientSecret();
-  const [rotated] = await db.$transaction([
+  const rotated = await db.$transaction(async (tx) => {
     // Issuing a token updates this row under the same secret's hash (oauth-tokens.ts), so an
     // issue racing this rotation either commits first, and its token is deleted below, or fails.
-    db.oauthClient.update({ where: { id: input.clientId }, data: { secretHash: sha256Hex(secret), secretRotatedAt: now }, select: SUMMARY }),
-    db.oauthAccessToken.deleteMany({ where: { clientId: input.clientId } }),
-  ]);
+    const row = await tx.oauthClient.update({ where: { id: input.clientId }, data: { secretHash: sha256Hex(secret), secretRotatedAt: now }, select: SUMMARY });
+    await tx.oauthAccessToken.deleteMany({ where: { clientId: input.clientId } });
+    // Neither secret nor hash: that it changed is the whole story.
+    await recordActivity(tx, input.actor, {
+      action: "oauth_client.rotated",
+      subject: clientSubject(row),
+      accountId: client.accountId,
+      before: null,
+      after: { secret: "changed" },
+    });
+    return row;
+  });
   return { ...summary(rotated), secret };
 }
 
@@ -95,9 +117,19 @@ export async function rotateOauthClientSecret(input: ClientTarget, now = new Dat
  */
 export async function revokeOauthClient(input: ClientTarget, now = new Date()): Promise<OauthClientSummary> {
   const client = await findManagedClient(input);
-  const [revoked] = await db.$transaction([
-    db.oauthClient.update({ where: { id: input.clientId }, data: { revokedAt: client.revokedAt ?? now }, select: SUMMARY }),
-    db.oauthAccessToken.deleteMany({ where: { clientId: input.clientId } }),
-  ]);
+  const revoked = await db.$transaction(async (tx) => {
+    const first = await tx.oauthClient.updateMany({ where: { id: input.clientId, revokedAt: null }, data: { revokedAt: now } });
+    await tx.oauthAccessToken.deleteMany({ where: { clientId: input.clientId } });
+    if (first.count === 1) {
+      await recordActivity(tx, input.actor, {
+        action: "oauth_client.revoked",
+        subject: clientSubject({ id: input.clientId, name: client.name }),
+        accountId: client.accountId,
+        before: { revokedAt: null },
+        after: { revokedAt: now.toISOString() },
+      });
+    }
+    return tx.oauthClient.findUniqueOrThrow({ where: { id: input.clientId }, select: SUMMARY });
+  });
   return summary(revoked);
 }

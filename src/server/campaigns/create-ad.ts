@@ -3,6 +3,7 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
+import { adStateOf, recordAdChange } from "./campaign-activity";
 import { assertAdFitsCampaign } from "./campaign-references";
 import { lockCampaignRow } from "./update-campaign.sql";
 
@@ -12,7 +13,8 @@ export { type TCreateAdInput, ZCreateAdInput } from "./ad-input";
  * Adds an ad to a campaign the actor may manage (the operator when no actor is given): of a kind
  * the campaign runs, promoting only the campaign's products. Only the operator (the seed, fixtures)
  * chooses the id. The campaign's row is locked, so an edit of the campaign that would strand the
- * ad (update-campaign.ts) waits and sees it.
+ * ad (update-campaign.ts) waits and sees it; the activity log's entry is written in the same
+ * transaction.
  */
 export async function createAd(input: TCreateAdInput & { actor: Actor }) {
   const actor = input.actor;
@@ -21,9 +23,10 @@ export async function createAd(input: TCreateAdInput & { actor: Actor }) {
     const [campaign] = await lockCampaignRow(tx, data.campaignId);
     if (!campaign || !mayAccess(actor, campaign.advertiser_id)) throw new TallyError("not_found", "no such campaign");
     await assertAdFitsCampaign(tx, { id: data.campaignId, advertiserId: campaign.advertiser_id, type: campaign.type }, data);
-    return tx.ad.create({
+    const id = (isOperator(actor) ? data.id : undefined) ?? newId("ad");
+    const ad = await tx.ad.create({
       data: {
-        id: (isOperator(actor) ? data.id : undefined) ?? newId("ad"),
+        id,
         campaignId: data.campaignId,
         name: data.name,
         type: data.type,
@@ -34,5 +37,7 @@ export async function createAd(input: TCreateAdInput & { actor: Actor }) {
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
     });
+    await recordAdChange(tx, actor, { id, name: data.name, advertiserId: campaign.advertiser_id, campaignId: data.campaignId }, null, adStateOf(data));
+    return ad;
   });
 }

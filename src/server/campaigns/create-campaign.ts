@@ -2,6 +2,7 @@ import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor
 import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
+import { campaignStateOf, recordCampaignChange } from "./campaign-activity";
 import { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
 import { assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell } from "./sku-ownership";
@@ -30,7 +31,7 @@ export async function createCampaign(input: TCreateCampaignInput & { actor: Acto
       productRefs: data.productRefs,
       holdsNow: false,
     });
-    return tx.campaign.create({
+    const created = await tx.campaign.create({
       data: {
         id,
         advertiserId: data.advertiserId,
@@ -46,5 +47,7 @@ export async function createCampaign(input: TCreateCampaignInput & { actor: Acto
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
     });
+    await recordCampaignChange(tx, actor, { id, name: data.name, advertiserId: data.advertiserId }, null, campaignStateOf(data));
+    return created;
   });
 }

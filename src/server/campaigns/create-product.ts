@@ -1,4 +1,5 @@
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
@@ -19,16 +20,27 @@ export async function createProduct(input: TCreateProductInput & { actor: Actor 
   if (await db.product.count({ where: { advertiserId: data.advertiserId, sku: data.sku } })) {
     throw new TallyError("bad_request", `the advertiser already has a product with SKU ${data.sku}`);
   }
-  return db.product.create({
-    data: {
-      id: newId("prd"),
-      advertiserId: data.advertiserId,
-      sku: data.sku,
-      productId: data.productId,
-      name: data.name,
-      category: data.category,
-      imageUrl: data.imageUrl,
-      priceMicros: data.price === undefined ? null : toMicros(data.price),
-    },
+  const id = newId("prd");
+  return db.$transaction(async (tx) => {
+    const product = await tx.product.create({
+      data: {
+        id,
+        advertiserId: data.advertiserId,
+        sku: data.sku,
+        productId: data.productId,
+        name: data.name,
+        category: data.category,
+        imageUrl: data.imageUrl,
+        priceMicros: data.price === undefined ? null : toMicros(data.price),
+      },
+    });
+    await recordActivity(tx, input.actor, {
+      action: "product.created",
+      subject: `product ${data.name} (${id})`,
+      accountId: data.advertiserId,
+      before: null,
+      after: { sku: data.sku, productId: data.productId ?? null, name: data.name, category: data.category ?? null, price: data.price ?? null },
+    });
+    return product;
   });
 }

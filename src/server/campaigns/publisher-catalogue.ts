@@ -5,6 +5,7 @@
 // decides who is paid credit for a retailer's sales, as wallets and accounts are theirs to move;
 // the publisher's own users read theirs.
 import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { type TCatalogueEntryInput, ZCatalogueEntryInput, ZCatalogueKeyInput } from "./catalogue-input";
@@ -68,11 +69,25 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput & { actor: A
       if (other)
         throw new TallyError("bad_request", `productId: product id ${data.productId} is listed for another advertiser on ${publisher.name} (SKU ${other.sku})`);
     }
+    const was = await tx.publisherCatalogueEntry.findUnique({
+      where: { publisherId_sku: { publisherId: data.publisherId, sku: data.sku } },
+      select: { advertiserId: true, productId: true },
+    });
     await tx.publisherCatalogueEntry.upsert({
       where: { publisherId_sku: { publisherId: data.publisherId, sku: data.sku } },
       create: { publisherId: data.publisherId, sku: data.sku, advertiserId: data.advertiserId, productId: data.productId ?? null },
       update: { advertiserId: data.advertiserId, productId: data.productId ?? null },
     });
+    const now = { advertiserId: data.advertiserId, productId: data.productId ?? null };
+    if (was?.advertiserId !== now.advertiserId || was.productId !== now.productId) {
+      await recordActivity(tx, input.actor, {
+        action: "catalogue.entry.set",
+        subject: `SKU ${data.sku} in the catalogue of ${publisher.name}`,
+        accountId: data.publisherId,
+        before: was,
+        after: now,
+      });
+    }
     const displaced = await campaignsDisplaced(tx, {
       advertiserId: data.advertiserId,
       publisherId: data.publisherId,
@@ -101,8 +116,21 @@ export async function setCatalogueEntry(input: TCatalogueEntryInput & { actor: A
 export async function removeCatalogueEntry({ actor, publisherId, sku }: { actor: Actor; publisherId: string; sku: string }): Promise<void> {
   assertAccountManager(actor);
   const key = ZCatalogueKeyInput.parse({ publisherId, sku });
-  const removed = await db.publisherCatalogueEntry.deleteMany({ where: { publisherId: key.publisherId, sku: key.sku } });
-  if (removed.count === 0) throw new TallyError("not_found", `SKU ${key.sku} is not in the catalogue of ${key.publisherId}`);
+  await db.$transaction(async (tx) => {
+    const entry = await tx.publisherCatalogueEntry.findUnique({
+      where: { publisherId_sku: { publisherId: key.publisherId, sku: key.sku } },
+      select: { advertiserId: true, productId: true },
+    });
+    const removed = await tx.publisherCatalogueEntry.deleteMany({ where: { publisherId: key.publisherId, sku: key.sku } });
+    if (removed.count === 0 || !entry) throw new TallyError("not_found", `SKU ${key.sku} is not in the catalogue of ${key.publisherId}`);
+    await recordActivity(tx, actor, {
+      action: "catalogue.entry.removed",
+      subject: `SKU ${key.sku} in the catalogue of ${key.publisherId}`,
+      accountId: key.publisherId,
+      before: entry,
+      after: null,
+    });
+  });
 }
 
 /** A SKU or product id that campaigns of several advertisers promote on one publisher. */

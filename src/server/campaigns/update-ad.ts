@@ -6,6 +6,7 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
 import { type TAdSettings, ZAdSettings } from "./ad-input";
+import { adState, adStateOf, recordAdChange } from "./campaign-activity";
 import { assertAdFitsCampaign } from "./campaign-references";
 import type { Tx } from "./sku-ownership";
 import { lockCampaignRow } from "./update-campaign.sql";
@@ -26,8 +27,9 @@ export async function updateAd({ actor, id, settings }: { actor: Actor; id: stri
     const [campaign] = await lockCampaignRow(tx, campaignId);
     if (!campaign) throw new TallyError("not_found", "no such ad");
     await assertAdFitsCampaign(tx, { id: campaignId, advertiserId, type: campaign.type }, data);
+    const before = await adState(tx, id);
     await tx.adProduct.deleteMany({ where: { adId: id } });
-    return tx.ad.update({
+    const updated = await tx.ad.update({
       where: { id },
       data: {
         name: data.name,
@@ -39,13 +41,19 @@ export async function updateAd({ actor, id, settings }: { actor: Actor; id: stri
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
     });
+    if (before) await recordAdChange(tx, actor, { id, name: data.name, advertiserId, campaignId: before.campaignId }, before.state, adStateOf(data));
+    return updated;
   });
 }
 
 export async function setAdStatus({ actor, id, status }: { actor: Actor; id: string; status: AdStatus }): Promise<void> {
-  await advertiserOfAd(db, actor, id);
-  const updated = await db.ad.updateMany({ where: { id }, data: { status } });
-  if (updated.count === 0) throw new TallyError("not_found", "no such ad");
+  await db.$transaction(async (tx) => {
+    const advertiserId = await advertiserOfAd(tx, actor, id);
+    const before = await adState(tx, id);
+    const updated = await tx.ad.updateMany({ where: { id }, data: { status } });
+    if (updated.count === 0 || !before) throw new TallyError("not_found", "no such ad");
+    await recordAdChange(tx, actor, { id, name: before.state.name, advertiserId, campaignId: before.campaignId }, before.state, { ...before.state, status });
+  });
 }
 
 /** The ad's settings as the form edits them, with its campaign's advertiser, when the actor may manage it. */

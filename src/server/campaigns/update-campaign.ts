@@ -9,6 +9,7 @@ import { TallyError } from "@/server/core/errors";
 import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
+import { campaignState, campaignStateOf, recordCampaignChange } from "./campaign-activity";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
 import { assertAdsStillFit, assertCampaignReferences } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
@@ -42,9 +43,10 @@ export async function updateCampaign({ actor, id, settings }: { actor: Actor; id
       productRefs: data.productRefs,
       holdsNow: !releasesSkus(existing.status),
     });
+    const before = await campaignState(tx, id);
     await tx.campaignPublisher.deleteMany({ where: { campaignId: id } });
     await tx.campaignProduct.deleteMany({ where: { campaignId: id } });
-    return tx.campaign.update({
+    const updated = await tx.campaign.update({
       where: { id },
       data: {
         name: data.name,
@@ -59,6 +61,8 @@ export async function updateCampaign({ actor, id, settings }: { actor: Actor; id
         products: { create: data.productRefs.map((productRef) => ({ productRef })) },
       },
     });
+    await recordCampaignChange(tx, actor, { id, name: data.name, advertiserId: existing.advertiserId }, before, campaignStateOf(data));
+    return updated;
   });
 }
 
@@ -78,7 +82,9 @@ export async function setCampaignStatus({ actor, id, status }: { actor: Actor; i
         holdsNow: false,
       });
     }
+    const before = await campaignState(tx, id);
     await tx.campaign.update({ where: { id }, data: { status } });
+    if (before) await recordCampaignChange(tx, actor, { id, name: before.name, advertiserId: existing.advertiserId }, before, { ...before, status });
   });
 }
 

@@ -1,5 +1,6 @@
 // The dashboard's API, one router per subject; each procedure is a thin call into src/server/<domain>/.
 import { accountsRouter } from "./routers/accounts";
+import { activityRouter } from "./routers/activity";
 import { adsRouter } from "./routers/ads";
 import { apiKeysRouter } from "./routers/api-keys";
 import { attributionRouter } from "./routers/attribution";
@@ -26,6 +27,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   oauthClients: oauthClientsRouter,
   exportDestinations: exportDestinationsRouter,
+  activity: activityRouter,
 });
 
 export type AppRouter = typeof appRouter;

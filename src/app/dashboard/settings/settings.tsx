@@ -2,6 +2,7 @@
 // Platform settings: each campaign type's click and view windows and which touches earn
 // view-through credit (account managers change them), and who changed them last.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { useTRPC } from "../../trpc-client";
@@ -142,6 +143,9 @@ function RecentChanges() {
   return (
     <section className="panel" aria-label="Recent changes">
       <h2>Recent changes</h2>
+      <p className="muted">
+        Windows only; every change is on the <Link href="/dashboard/activity">Activity</Link> page.
+      </p>
       {changes.error ? (
         <p role="alert" className="error">
           {changes.error.message}

@@ -142,6 +142,7 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
       action: "campaign.windows.set",
       subject: `campaign ${campaign.name} (${campaignId})`,
       accountId: campaign.advertiser_id,
+      campaignId,
       before: { clickDays: toDays(campaign.click_window_seconds), viewDays: toDays(campaign.view_window_seconds) },
       after: { clickDays, viewDays },
     });

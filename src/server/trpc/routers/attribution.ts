@@ -1,6 +1,6 @@
 // How far back a conversion looks for a touch: per campaign type (everyone signed in may read it),
 // per campaign, and the log of who changed them. Account managers change them.
-import { listActivity } from "@/server/activity/activity-log";
+import { listActivity } from "@/server/accounts/list-activity";
 import {
   attributionWindows,
   campaignWindowsFor,
@@ -21,5 +21,8 @@ export const attributionRouter = router({
     .input(ZSetCampaignWindowsInput.pick({ campaignId: true }))
     .query(({ ctx, input }) => campaignWindowsFor({ actor: ctx.viewer, campaignId: input.campaignId })),
   setCampaignWindows: staffProcedure.input(ZSetCampaignWindowsInput).mutation(({ ctx, input }) => setCampaignWindows({ actor: ctx.viewer, ...input })),
-  changes: staffProcedure.query(({ ctx }) => listActivity({ actor: ctx.viewer, limit: 20 })),
+  /** The latest window changes, platform-wide and per campaign (the whole log: activity.list). */
+  changes: staffProcedure.query(
+    async ({ ctx }) => (await listActivity({ actor: ctx.viewer, actionPrefix: ["attribution.windows", "campaign.windows"], limit: 20 })).entries,
+  ),
 });

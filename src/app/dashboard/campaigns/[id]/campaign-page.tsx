@@ -9,6 +9,7 @@ import { useTRPC } from "../../../trpc-client";
 import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
 import { PacingCards } from "../pacing-cells";
 import { AdForm } from "./ad-form";
+import { CampaignActivity } from "./campaign-activity";
 import { CampaignWindows } from "./campaign-windows";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
@@ -166,6 +167,7 @@ export function CampaignPage({ id }: { id: string }) {
           Showing {c.ads.length} of {c.ads_total} ads.
         </p>
       ) : null}
+      <CampaignActivity campaignId={id} />
     </>
   );
 }

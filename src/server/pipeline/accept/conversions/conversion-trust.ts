@@ -6,10 +6,12 @@
 
 import { env } from "@/env";
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { fromMicros, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { listSigningSecrets, type SigningSecretSummary } from "./signing-secrets";
+import { lockAccountRow } from "./signing-secrets.sql";
 import { type TConversionTrustInput, ZConversionTrustInput } from "./trust-input";
 
 /** What settling holds a publisher's orders to (pipeline/settle/order-plausibility.ts). */
@@ -37,7 +39,7 @@ export interface ConversionTrust {
   secrets: SigningSecretSummary[];
 }
 
-const SETTINGS = { kind: true, requireVerifiedConversions: true, maxOrderTotalMicros: true, maxLineQuantity: true } as const;
+const SETTINGS = { name: true, kind: true, requireVerifiedConversions: true, maxOrderTotalMicros: true, maxLineQuantity: true } as const;
 
 async function publisherSettings(actor: Actor, publisherId: string) {
   assertMayAccess(actor, publisherId, "account");
@@ -46,6 +48,13 @@ async function publisherSettings(actor: Actor, publisherId: string) {
   if (account.kind === "advertiser") throw new TallyError("bad_request", "conversion settings belong to publishers and networks");
   return account;
 }
+
+/** The settings as the log keeps them: money in currency units. */
+const loggedTrust = (account: { requireVerifiedConversions: boolean; maxOrderTotalMicros: bigint | null; maxLineQuantity: number | null }) => ({
+  requireVerified: account.requireVerifiedConversions,
+  maxOrderTotal: account.maxOrderTotalMicros === null ? null : fromMicros(account.maxOrderTotalMicros),
+  maxLineQuantity: account.maxLineQuantity,
+});
 
 function trustOf(publisherId: string, account: Awaited<ReturnType<typeof publisherSettings>>, secrets: SigningSecretSummary[]): ConversionTrust {
   const defaults = defaultTrust();
@@ -71,14 +80,28 @@ export async function getConversionTrust({ actor, publisherId }: { actor: Actor;
 export async function updateConversionTrust(input: TConversionTrustInput & { actor: Actor }): Promise<ConversionTrust> {
   const data = ZConversionTrustInput.parse(input);
   await publisherSettings(input.actor, data.publisherId);
-  const account = await db.account.update({
-    where: { id: data.publisherId },
-    data: {
-      requireVerifiedConversions: data.requireVerified,
-      maxOrderTotalMicros: data.maxOrderTotal === null ? null : toMicros(data.maxOrderTotal),
-      maxLineQuantity: data.maxLineQuantity,
-    },
-    select: SETTINGS,
+  const account = await db.$transaction(async (tx) => {
+    await lockAccountRow(tx, data.publisherId);
+    const before = await tx.account.findUniqueOrThrow({ where: { id: data.publisherId }, select: SETTINGS });
+    const after = await tx.account.update({
+      where: { id: data.publisherId },
+      data: {
+        requireVerifiedConversions: data.requireVerified,
+        maxOrderTotalMicros: data.maxOrderTotal === null ? null : toMicros(data.maxOrderTotal),
+        maxLineQuantity: data.maxLineQuantity,
+      },
+      select: SETTINGS,
+    });
+    const change = changedFields(loggedTrust(before), loggedTrust(after));
+    if (change) {
+      await recordActivity(tx, input.actor, {
+        action: "account.conversion_trust.set",
+        subject: `conversion settings of ${after.name}`,
+        accountId: data.publisherId,
+        ...change,
+      });
+    }
+    return after;
   });
   return trustOf(data.publisherId, account, await listSigningSecrets({ actor: input.actor, publisherId: data.publisherId }));
 }

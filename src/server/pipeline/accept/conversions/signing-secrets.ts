@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { env } from "@/env";
 import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
@@ -83,6 +84,14 @@ export async function rotateSigningSecret(
     const current = await tx.conversionSigningSecret.create({
       data: { id, publisherId, secretCiphertext: new Uint8Array(encryptSecret(secret, boxId(id))), prefix: secret.slice(0, SHOWN_CHARACTERS), createdAt: now },
       select: SUMMARY,
+    });
+    // The secret and its prefix stay out of the log; what happened to the one it replaced is told.
+    await recordActivity(tx, actor, {
+      action: "account.signing_secret.rotated",
+      subject: `order-signing secret of ${publisherId}`,
+      accountId: publisherId,
+      before: null,
+      after: { secret: "changed", previousSecret: !replaced ? "none" : retirePreviousNow ? "retired at once" : `verifies until ${retiresAt.toISOString()}` },
     });
     return { current, previous };
   });

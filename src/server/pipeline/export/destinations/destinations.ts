@@ -16,6 +16,7 @@ import { db } from "@/server/db/client";
 import type { ExportDestination } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
 import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job/retention-holds";
+import { recordDestinationChange } from "./destination-activity";
 import { SECRET_MASK, type ZCredentialsInput, ZDestinationInput } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
 import { type ConnectionTest, testConnection } from "./s3";
@@ -140,23 +141,26 @@ export async function createDestination(input: unknown, options: SaveOptions): P
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const id = newId("dst");
-  const row = await db.exportDestination.create({
-    data: {
-      id,
-      accountId: data.accountId,
-      name: data.name,
-      bucket: data.bucket,
-      region: data.region,
-      endpoint: data.endpoint ?? null,
-      forcePathStyle: data.forcePathStyle,
-      prefix: normalisePrefix(data.prefix),
-      writeSuccessMarker: data.writeSuccessMarker,
-      aggregateLayout: data.aggregateLayout,
-      types: data.types,
-      ...credentialColumns(id, data.credentials, null),
-    },
+  return db.$transaction(async (tx) => {
+    const row = await tx.exportDestination.create({
+      data: {
+        id,
+        accountId: data.accountId,
+        name: data.name,
+        bucket: data.bucket,
+        region: data.region,
+        endpoint: data.endpoint ?? null,
+        forcePathStyle: data.forcePathStyle,
+        prefix: normalisePrefix(data.prefix),
+        writeSuccessMarker: data.writeSuccessMarker,
+        aggregateLayout: data.aggregateLayout,
+        types: data.types,
+        ...credentialColumns(id, data.credentials, null),
+      },
+    });
+    await recordDestinationChange(tx, options.actor, null, { row, view: viewOf(row) });
+    return viewOf(row);
   });
-  return viewOf(row);
 }
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
@@ -164,24 +168,27 @@ export async function updateDestination(id: string, input: unknown, options: Sav
   const stored = await visibleRow(id, options.actor);
   const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
-  const row = await db.exportDestination.update({
-    where: { id },
-    data: {
-      name: data.name,
-      bucket: data.bucket,
-      region: data.region,
-      endpoint: data.endpoint ?? null,
-      forcePathStyle: data.forcePathStyle,
-      prefix: normalisePrefix(data.prefix),
-      writeSuccessMarker: data.writeSuccessMarker,
-      aggregateLayout: data.aggregateLayout,
-      types: data.types,
-      status: "active",
-      statusReason: null,
-      ...credentialColumns(id, data.credentials, stored),
-    },
+  return db.$transaction(async (tx) => {
+    const row = await tx.exportDestination.update({
+      where: { id },
+      data: {
+        name: data.name,
+        bucket: data.bucket,
+        region: data.region,
+        endpoint: data.endpoint ?? null,
+        forcePathStyle: data.forcePathStyle,
+        prefix: normalisePrefix(data.prefix),
+        writeSuccessMarker: data.writeSuccessMarker,
+        aggregateLayout: data.aggregateLayout,
+        types: data.types,
+        status: "active",
+        statusReason: null,
+        ...credentialColumns(id, data.credentials, stored),
+      },
+    });
+    await recordDestinationChange(tx, options.actor, { row: stored, view: viewOf(stored) }, { row, view: viewOf(row) });
+    return viewOf(row);
   });
-  return viewOf(row);
 }
 
 export async function getDestination(id: string, options: ActorOption): Promise<DestinationView> {
@@ -218,8 +225,11 @@ export async function listDestinations(accountId: string | undefined, options: A
 
 export async function deleteDestination(id: string, options: ActorOption): Promise<void> {
   await visibleRow(id, options.actor);
-  await db.exportDestination.delete({ where: { id } }).catch(() => {
-    throw noSuchDestination();
+  await db.$transaction(async (tx) => {
+    const deleted = await tx.exportDestination.delete({ where: { id } }).catch(() => {
+      throw noSuchDestination();
+    });
+    await recordDestinationChange(tx, options.actor, { row: deleted, view: viewOf(deleted) }, null);
   });
 }
 

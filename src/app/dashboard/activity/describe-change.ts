@@ -1,0 +1,107 @@
+// The activity log's entries in words: what each action means, and each changed field as
+// "Label: before → after", money with two decimals beside its account's currency, lists joined,
+// empty values as "—" (docs/activity.md names every action and field).
+
+const ACTIONS: Record<string, string> = {
+  "account.created": "Account created",
+  "account.wallet.topped_up": "Wallet topped up",
+  "account.daily_budget.set": "Account daily budget set",
+  "account.site.added": "Site added",
+  "account.conversion_trust.set": "Conversion settings changed",
+  "account.signing_secret.rotated": "Signing secret rotated",
+  "campaign.created": "Campaign created",
+  "campaign.updated": "Campaign changed",
+  "campaign.status.set": "Campaign status set",
+  "campaign.windows.set": "Campaign windows set",
+  "ad.created": "Ad created",
+  "ad.updated": "Ad changed",
+  "ad.status.set": "Ad status set",
+  "api_key.created": "API key created",
+  "api_key.revoked": "API key revoked",
+  "oauth_client.created": "OAuth client created",
+  "oauth_client.rotated": "OAuth secret rotated",
+  "oauth_client.revoked": "OAuth client revoked",
+  "export_destination.created": "Export destination created",
+  "export_destination.updated": "Export destination changed",
+  "export_destination.enabled": "Export destination enabled",
+  "export_destination.deleted": "Export destination deleted",
+  "product.created": "Product created",
+  "catalogue.entry.set": "Catalogue SKU set",
+  "catalogue.entry.removed": "Catalogue SKU removed",
+  "attribution.windows.set": "Attribution windows set",
+  "user.invited": "User invited",
+  "user.role.set": "User role set",
+  "user.removed": "User removed",
+};
+
+/** An action's name in words; an action this page does not know yet reads as its dotted name. */
+export const describeAction = (action: string) => ACTIONS[action] ?? action;
+
+const MONEY_FIELDS = new Set(["bid", "dailyBudget", "walletBalance", "maxOrderTotal", "price"]);
+
+const LABELS: Record<string, string> = {
+  dailyBudget: "Daily budget",
+  walletBalance: "Wallet balance",
+  bidModel: "Bid model",
+  startDate: "Start date",
+  endDate: "End date",
+  publisherIds: "Publishers",
+  productRefs: "Products",
+  mediaUrl: "Media",
+  destinationUrl: "Destination",
+  requireVerified: "Verified orders only",
+  maxOrderTotal: "Largest order total",
+  maxLineQuantity: "Largest line quantity",
+  previousSecret: "Previous secret",
+  revokedAt: "Revoked",
+  clickDays: "Click window (days)",
+  viewDays: "View window (days)",
+  viewThrough: "View-through credit",
+  forcePathStyle: "Path-style addresses",
+  credentialKind: "Credentials",
+  roleArn: "Role",
+  accessKey: "Access key",
+  writeSuccessMarker: "Success marker",
+  aggregateLayout: "Aggregate layout",
+  advertiserId: "Brand",
+  productId: "Product id",
+  networkId: "Network",
+};
+
+/** "dailyBudget" → "Daily budget" where named above, else the name's words. */
+export const fieldLabel = (field: string) =>
+  LABELS[field] ??
+  field
+    .replace(/([A-Z])/g, " $1")
+    .replace(/^./, (first) => first.toUpperCase())
+    .replace(/ ([A-Z])/g, (_all, c: string) => ` ${c.toLowerCase()}`);
+
+const twoDecimals = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export function describeValue(field: string, value: unknown): string {
+  if (value === null || value === undefined || value === "") return "—";
+  if (MONEY_FIELDS.has(field) && typeof value === "number") return twoDecimals.format(value);
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item)).join(", ");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+const fieldsOf = (value: unknown): Record<string, unknown> =>
+  value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/**
+ * One line per changed field: "Daily budget (USD): 50.00 → 80.00"; a made thing's fields
+ * ("— → value" would say nothing more) read "Name: Spring", a deleted one's "Name: Spring (removed)".
+ */
+export function describeChange(before: unknown, after: unknown, currency: string): string[] {
+  const was = fieldsOf(before);
+  const now = fieldsOf(after);
+  const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])];
+  return fields.map((field) => {
+    const label = MONEY_FIELDS.has(field) ? `${fieldLabel(field)} (${currency})` : fieldLabel(field);
+    if (before === null || before === undefined) return `${label}: ${describeValue(field, now[field])}`;
+    if (after === null || after === undefined) return `${label}: ${describeValue(field, was[field])} (removed)`;
+    return `${label}: ${describeValue(field, was[field])} → ${describeValue(field, now[field])}`;
+  });
+}

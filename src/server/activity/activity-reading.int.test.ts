@@ -1,0 +1,125 @@
+// Reading the activity log through the dashboard's procedure: a member reads their own account's
+// entries only, whatever they ask for; pages walk back by id without gaps or repeats; the filters
+// narrow; and a change that fails leaves no entry, as an entry that fails undoes its change.
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/server/accounts/create-user";
+import { setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
+import { signIn, type Viewer } from "@/server/accounts/sessions";
+import { campaignSettings, updateCampaign } from "@/server/campaigns/update-campaign";
+import { db } from "@/server/db/client";
+import { setAttributionWindows } from "@/server/pipeline/attribute/attribution-windows";
+import { createCaller } from "@/server/trpc/root";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+
+let staff: Viewer;
+let brandMember: Viewer;
+let otherMember: Viewer;
+let brandId: string;
+let otherId: string;
+let campaignId: string;
+const as = (viewer: Viewer) => createCaller({ viewer });
+
+async function viewer(email: string, name: string, role: "staff" | "member", accountId?: string): Promise<Viewer> {
+  await createUser({ email, name, password: "correct horse battery", role, accountId });
+  return (await signIn(email, "correct horse battery")).viewer;
+}
+
+beforeAll(async () => {
+  const publisher = await makePublisher();
+  brandId = (await makeAdvertiser()).id;
+  otherId = (await makeAdvertiser()).id;
+  campaignId = (await makeCampaignWithAd({ advertiserId: brandId, publisherIds: [publisher.id] })).campaign.id;
+  await makeCampaignWithAd({ advertiserId: otherId, publisherIds: [publisher.id] });
+  staff = await viewer("lee@tally.test", "Lee Manager", "staff");
+  brandMember = await viewer("kim@brand.test", "Kim Brand", "member", brandId);
+  otherMember = await viewer("sam@other.test", "Sam Other", "member", otherId);
+  await setAttributionWindows({ actor: staff, campaignType: "video", clickDays: 5, viewDays: 5, viewThrough: "views_only" });
+  for (const budget of [11, 12, 13, 14, 15, 16, 17]) await setDailyBudget({ actor: brandMember, accountId: brandId, dailyBudget: budget });
+  await topUpWallet({ actor: staff, accountId: otherId, amount: 5 });
+});
+
+describe("who reads what", () => {
+  it("a member reads their own account's entries only: never another account's nor the platform's", async () => {
+    const own = await as(brandMember).activity.list({ limit: 200 });
+    expect(own.entries.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(own.entries.map((entry) => entry.accountId))).toEqual(new Set([brandId]));
+    expect(own.entries[0]).toMatchObject({ accountName: expect.stringMatching(/^Brand /), currency: "USD" });
+    // Asking for another account, or another account's campaign, reads as nothing.
+    expect((await as(otherMember).activity.list({ accountId: brandId })).entries).toEqual([]);
+    expect((await as(otherMember).activity.list({ campaignId })).entries).toEqual([]);
+    expect((await as(otherMember).activity.list({})).entries.map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["account.wallet.topped_up", "campaign.created", "ad.created", "account.created"]),
+    );
+  });
+
+  it("staff read every account's entries and the platform's", async () => {
+    const all = await as(staff).activity.list({ limit: 200 });
+    const accounts = new Set(all.entries.map((entry) => entry.accountId));
+    expect(accounts.has(brandId) && accounts.has(otherId) && accounts.has(null)).toBe(true);
+  });
+});
+
+describe("paging and filters", () => {
+  it("pages walk back by id, newest first, each entry once, and the last page says so", async () => {
+    const every = (await as(staff).activity.list({ accountId: brandId, limit: 200 })).entries.map((entry) => entry.id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: { entries: { id: string }[]; next: string | null } = await as(staff).activity.list({ accountId: brandId, limit: 3, cursor });
+      expect(page.entries.length).toBeLessThanOrEqual(3);
+      paged.push(...page.entries.map((entry) => entry.id));
+      cursor = page.next;
+      pages += 1;
+    } while (cursor !== null && pages < 50);
+    expect(paged).toEqual(every);
+    expect(pages).toBe(Math.ceil(every.length / 3));
+    expect(paged.map(BigInt)).toEqual([...paged.map(BigInt)].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+  });
+
+  it("narrow by kind of change, campaign, who and text", async () => {
+    const budgets = await as(staff).activity.list({ accountId: brandId, actionPrefix: "account.daily_budget" });
+    expect(budgets.entries.map((entry) => (entry.after as { dailyBudget: number }).dailyBudget)).toEqual([17, 16, 15, 14, 13, 12, 11]);
+    expect(budgets.entries[0]!.before).toEqual({ dailyBudget: 16 });
+
+    const ofCampaign = await as(brandMember).activity.list({ campaignId });
+    expect(ofCampaign.entries.map((entry) => entry.action).sort()).toEqual(["ad.created", "campaign.created"]);
+
+    const byKim = await as(staff).activity.list({ actorQuery: "KIM brand" });
+    expect(byKim.entries).toHaveLength(7);
+    expect((await as(staff).activity.list({ actorQuery: "kim@brand.test" })).entries).toHaveLength(7);
+
+    const text = await as(staff).activity.list({ text: campaignId });
+    expect(text.entries.map((entry) => entry.action)).toEqual(["campaign.created"]);
+    // Wildcards are letters like any other.
+    expect((await as(staff).activity.list({ text: "%" })).entries).toEqual([]);
+    expect((await as(staff).activity.list({ actorQuery: "_" })).entries).toEqual([]);
+  });
+});
+
+describe("a change and its entry stand or fall together", () => {
+  it("a refused change leaves no entry", async () => {
+    const before = await db.activityEntry.count();
+    await expect(topUpWallet({ actor: brandMember, accountId: brandId, amount: 5 })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(topUpWallet({ actor: staff, accountId: brandId, amount: 999_999_999 })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(setDailyBudget({ actor: otherMember, accountId: brandId, dailyBudget: 5 })).rejects.toMatchObject({ code: "not_found" });
+    expect(await db.activityEntry.count()).toBe(before);
+    expect((await db.account.findUniqueOrThrow({ where: { id: brandId } })).dailyBudgetMicros).toBe(17_000_000n);
+  });
+
+  it("an entry that cannot be written undoes its change", async () => {
+    // Postgres itself refuses this one entry, after the campaign's rows were written in its transaction.
+    await db.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.subject LIKE '%Refused name%' THEN RAISE EXCEPTION 'entry refused'; END IF; RETURN NEW; END $$`);
+    await db.$executeRawUnsafe("CREATE TRIGGER refuse_entry BEFORE INSERT ON activity_log FOR EACH ROW EXECUTE FUNCTION refuse_entry()");
+    const { id: _id, advertiserId: _advertiser, ...settings } = await campaignSettings({ actor: brandMember, id: campaignId });
+    const entries = await db.activityEntry.count();
+    await expect(updateCampaign({ actor: brandMember, id: campaignId, settings: { ...settings, name: "Refused name", bid: 9 } })).rejects.toThrow(
+      /entry refused/,
+    );
+    expect(await campaignSettings({ actor: brandMember, id: campaignId })).toMatchObject({ name: settings.name, bid: settings.bid });
+    expect(await db.activityEntry.count()).toBe(entries);
+    await db.$executeRawUnsafe("DROP TRIGGER refuse_entry ON activity_log");
+  });
+});

@@ -6,7 +6,7 @@
 // token got with it, is cut off at once.
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { type Actor, assertMayAccess, mayAccess } from "./actor";
+import { type Actor, assertMayAccess, assertMayChange, mayAccess } from "./actor";
 import { type OauthScope, type TCreateOauthClientInput, ZCreateOauthClientInput } from "./oauth-client-input";
 import { newClientId, newClientSecret, sha256Hex } from "./oauth-secrets";
 
@@ -37,7 +37,7 @@ export async function createOauthClient(
   input: TCreateOauthClientInput & { actor: Actor },
 ): Promise<OauthClientSummary & { secret: string; accountId: string }> {
   const data = ZCreateOauthClientInput.parse(input);
-  assertMayAccess(input.actor, data.accountId, "account");
+  assertMayChange(input.actor, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const secret = newClientSecret();
@@ -69,6 +69,7 @@ async function findManagedClient({ clientId, accountId, actor }: ClientTarget) {
   if (!client || (accountId !== undefined && client.accountId !== accountId) || !mayAccess(actor, client.accountId)) {
     throw new TallyError("not_found", `no OAuth client ${clientId}`);
   }
+  assertMayChange(actor, client.accountId, "account");
   return client;
 }
 

@@ -22,23 +22,37 @@ export const SESSION_IDLE_HOURS = 12;
 export const LAST_SEEN_STEP_MS = 60_000;
 const IDLE_MS = SESSION_IDLE_HOURS * 3_600_000;
 
-/** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account. */
-export type Viewer = { userId: string; email: string; name: string } & ({ role: "staff"; accountId: null } | { role: "member"; accountId: string });
+/** What a member may do in their account: change it (admin), or read and download only (viewer). */
+export type MemberRole = "admin" | "viewer";
+export const MEMBER_ROLES = ["admin", "viewer"] as const satisfies readonly MemberRole[];
+
+/** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account, with their role in it. */
+export type Viewer = { userId: string; email: string; name: string } & (
+  | { role: "staff"; accountId: null }
+  | { role: "member"; accountId: string; memberRole: MemberRole }
+);
+
+const isMemberRole = (value: unknown): value is MemberRole => value === "admin" || value === "viewer";
 
 /**
  * The viewer a user row makes, or null when it makes none: a member must name an account, or a
- * scope built from it could read "no account" as "every account". Fails closed on anything else.
+ * scope built from it could read "no account" as "every account", and a role in it, or nobody
+ * could tell whether they may change it. Fails closed on anything else.
  */
-function viewerOf(user: { id: string; email: string; name: string; role: string; accountId: string | null }): Viewer | null {
+function viewerOf(user: { id: string; email: string; name: string; role: string; accountId: string | null; memberRole?: string | null }): Viewer | null {
   const who = { userId: user.id, email: user.email, name: user.name };
   if (user.role === "staff") return { ...who, role: "staff", accountId: null };
-  if (user.role === "member" && typeof user.accountId === "string" && user.accountId !== "") return { ...who, role: "member", accountId: user.accountId };
+  if (user.role === "member" && typeof user.accountId === "string" && user.accountId !== "" && isMemberRole(user.memberRole)) {
+    return { ...who, role: "member", accountId: user.accountId, memberRole: user.memberRole };
+  }
   return null;
 }
 
-/** The viewer itself when it is whole (staff, or a member with an account), else null. */
+/** The viewer itself when it is whole (staff, or a member with an account and a role in it), else null. */
 export function wholeViewer(viewer: Viewer | null | undefined): Viewer | null {
-  return viewer ? viewerOf({ id: viewer.userId, email: viewer.email, name: viewer.name, role: viewer.role, accountId: viewer.accountId }) : null;
+  if (!viewer) return null;
+  const memberRole = viewer.role === "member" ? viewer.memberRole : null;
+  return viewerOf({ id: viewer.userId, email: viewer.email, name: viewer.name, role: viewer.role, accountId: viewer.accountId, memberRole });
 }
 
 /** The session token a request's cookie carries, or null. */
@@ -52,7 +66,7 @@ export function sessionTokenOf(request: Request): string | null {
   return part ? part.slice(prefix.length) : null;
 }
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 // A hash to compare against when the e-mail is unknown, so both cases take as long.
 const UNKNOWN_USER_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";

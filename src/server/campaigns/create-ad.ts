@@ -1,4 +1,4 @@
-import { type Actor, isOperator, mayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayChange, isOperator, mayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
@@ -16,6 +16,7 @@ export async function createAd(input: TCreateAdInput & { actor: Actor }) {
   const data = ZCreateAdInput.parse(input);
   const campaign = await db.campaign.findUnique({ where: { id: data.campaignId }, select: { advertiserId: true } });
   if (!campaign || !mayAccess(actor, campaign.advertiserId)) throw new TallyError("not_found", "no such campaign");
+  assertMayChange(actor, campaign.advertiserId, "campaign");
   await assertOwnProducts(db, campaign.advertiserId, data.productRefs);
   return db.ad.create({
     data: {

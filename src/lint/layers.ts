@@ -12,6 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   [
     "accounts",
     "activity",
+    "teams",
     "campaigns",
     "pipeline/accept",
     "pipeline/settle",

@@ -66,7 +66,7 @@ export function sessionTokenOf(request: Request): string | null {
   return part ? part.slice(prefix.length) : null;
 }
 
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 // A hash to compare against when the e-mail is unknown, so both cases take as long.
 const UNKNOWN_USER_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
@@ -77,6 +77,11 @@ export async function signIn(email: string, password: string): Promise<{ token: 
   const valid = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
   const viewer = user && valid ? viewerOf(user) : null;
   if (!viewer) throw new TallyError("unauthorized", "the e-mail or the password is wrong");
+  return startSession(viewer);
+}
+
+/** A new session for a user already proven (a password, an accepted invitation): its token goes to the browser only, as a cookie. */
+export async function startSession(viewer: Viewer): Promise<{ token: string; expiresAt: Date; viewer: Viewer }> {
   const now = new Date();
   await deleteEndedSessions(now);
   const token = randomBytes(32).toString("base64url");
@@ -84,6 +89,9 @@ export async function signIn(email: string, password: string): Promise<{ token: 
   await db.userSession.create({ data: { tokenHash: hashToken(token), userId: viewer.userId, expiresAt, lastSeenAt: now } });
   return { token, expiresAt, viewer };
 }
+
+/** The viewer a freshly read user row makes (see viewerOf), for those that sign a user in by other means than a password. */
+export const viewerOfUser = (user: Parameters<typeof viewerOf>[0]): Viewer | null => viewerOf(user);
 
 /**
  * The signed-in user of a session token, or null (unknown, signed out, expired, idle, or a user

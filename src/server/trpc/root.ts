@@ -11,6 +11,7 @@ import { exportDestinationsRouter } from "./routers/export-destinations";
 import { oauthClientsRouter } from "./routers/oauth-clients";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
+import { teamsRouter } from "./routers/teams";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   oauthClients: oauthClientsRouter,
   exportDestinations: exportDestinationsRouter,
+  teams: teamsRouter,
 });
 
 export type AppRouter = typeof appRouter;

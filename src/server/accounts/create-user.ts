@@ -2,10 +2,7 @@ import { z } from "zod";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { hashPassword } from "./passwords";
-import { MEMBER_ROLES } from "./sessions";
-
-/** A password as Tally takes one, at sign-up and on an invitation's page alike. */
-export const ZPassword = z.string().min(10, "must be at least 10 characters").max(200);
+import { MEMBER_ROLES, ZPassword } from "./user-input";
 
 export const ZCreateUserInput = z
   .object({

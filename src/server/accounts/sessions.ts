@@ -9,6 +9,9 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { verifyPassword } from "./passwords";
 import { endedSessionsDelete } from "./sessions.sql";
+import type { MemberRole } from "./user-input";
+
+export { MEMBER_ROLES, type MemberRole } from "./user-input";
 
 export const SESSION_COOKIE = "tally_session";
 /** A session's absolute life, however active it is. */
@@ -21,10 +24,6 @@ export const SESSION_IDLE_HOURS = 12;
 /** `last_seen_at` moves at most this often per session: a request reads the session, not writes it. */
 export const LAST_SEEN_STEP_MS = 60_000;
 const IDLE_MS = SESSION_IDLE_HOURS * 3_600_000;
-
-/** What a member may do in their account: change it (admin), or read and download only (viewer). */
-export type MemberRole = "admin" | "viewer";
-export const MEMBER_ROLES = ["admin", "viewer"] as const satisfies readonly MemberRole[];
 
 /** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account, with their role in it. */
 export type Viewer = { userId: string; email: string; name: string } & (

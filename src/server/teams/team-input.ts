@@ -1,8 +1,7 @@
 // The payloads of an account's team: inviting, accepting an invitation, a member's role, removing
 // a user. One schema each, shared by the dashboard's forms, its procedures and the CLI.
 import { z } from "zod";
-import { ZPassword } from "@/server/accounts/create-user";
-import { MEMBER_ROLES } from "@/server/accounts/sessions";
+import { MEMBER_ROLES, ZPassword } from "@/server/accounts/user-input";
 
 export const ZMemberRole = z.enum(MEMBER_ROLES);
 

@@ -8,13 +8,16 @@ import { signIn, signInAsStaff } from "./sign-in";
 async function makeMember(email: string, accountId: string, password: string) {
   const salt = randomBytes(16);
   const hash = scryptSync(password.normalize("NFKC"), salt, 64, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
-  await query("INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ($1, $2, $3, $4, 'member', $5) ON CONFLICT (email) DO NOTHING", [
-    `usr_${randomBytes(8).toString("hex")}`,
-    email,
-    email,
-    ["scrypt", 32768, 8, 1, salt.toString("base64url"), hash.toString("base64url")].join("$"),
-    accountId,
-  ]);
+  await query(
+    "INSERT INTO users (id, email, name, password_hash, role, account_id, member_role) VALUES ($1, $2, $3, $4, 'member', $5, 'admin') ON CONFLICT (email) DO NOTHING",
+    [
+      `usr_${randomBytes(8).toString("hex")}`,
+      email,
+      email,
+      ["scrypt", 32768, 8, 1, salt.toString("base64url"), hash.toString("base64url")].join("$"),
+      accountId,
+    ],
+  );
 }
 
 test("a campaign's page shows its numbers, chart and ads, and downloads its days as XLSX", async ({ page, request }) => {

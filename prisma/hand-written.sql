@@ -84,6 +84,9 @@ CREATE INDEX "settle_set_aside_publisher_id_received_at_idx" ON "settle_set_asid
 -- read as every account (20261125200100_members_need_an_account).
 ALTER TABLE "users" ADD CONSTRAINT "users_member_has_account_check" CHECK ("role" <> 'member' OR "account_id" IS NOT NULL);
 
+-- A member is an admin or a viewer of their account, staff neither (20261203000000_member_roles_and_invitations).
+ALTER TABLE "users" ADD CONSTRAINT "users_member_role_check" CHECK (("role" = 'member') = ("member_role" IS NOT NULL));
+
 -- The log of accepted orders and its one cursor (20261126000100_conversion_log).
 CREATE SEQUENCE "conversion_log_seq" AS bigint;
 

@@ -1,7 +1,7 @@
 // Demo data for a fresh local install: a publisher with two sites, a network with two
 // sub-publishers, three advertisers with catalogues, the publishers' catalogues of whose SKU is
-// whose, campaigns of each type with ads, and a staff user. Runs once: a database that already
-// holds the demo publisher is left alone.
+// whose, campaigns of each type with ads, a staff user, and an admin user of one advertiser and
+// one of the publisher. Runs once: a database that already holds the demo publisher is left alone.
 // Everything goes through the same domain functions the dashboard uses, as the operator, and meets
 // the same rules (account kinds, whose products and SKUs) as an account manager would.
 import { OPERATOR } from "@/server/accounts/actor";
@@ -18,6 +18,13 @@ export const DEMO = {
   networkId: "net_demo_retail",
   staffEmail: "staff@tally.local",
   staffPassword: "tally-demo-staff",
+  /** An admin of Acme Coffee, an advertiser: sees that account only. */
+  advertiserEmail: "acme@tally.local",
+  advertiserPassword: "tally-demo-advertiser",
+  advertiserId: "adv_acme_coffee",
+  /** An admin of Demo Market, the publisher: sees that account only. */
+  publisherEmail: "market@tally.local",
+  publisherPassword: "tally-demo-publisher",
 } as const;
 
 type Log = (line: string) => void;
@@ -259,5 +266,23 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
 
   await createUser({ email: DEMO.staffEmail, name: "Demo Account Manager", password: DEMO.staffPassword, role: "staff" });
   log(`seed: staff user ${DEMO.staffEmail} / password ${DEMO.staffPassword} (local demo only)`);
+  await createUser({
+    email: DEMO.advertiserEmail,
+    name: "Acme Coffee Marketing",
+    password: DEMO.advertiserPassword,
+    role: "member",
+    accountId: DEMO.advertiserId,
+    memberRole: "admin",
+  });
+  log(`seed: Acme Coffee user ${DEMO.advertiserEmail} / password ${DEMO.advertiserPassword} (advertiser admin, local demo only)`);
+  await createUser({
+    email: DEMO.publisherEmail,
+    name: "Demo Market Retail Media",
+    password: DEMO.publisherPassword,
+    role: "member",
+    accountId: DEMO.publisherId,
+    memberRole: "admin",
+  });
+  log(`seed: Demo Market user ${DEMO.publisherEmail} / password ${DEMO.publisherPassword} (publisher admin, local demo only)`);
   log("seed: done");
 }

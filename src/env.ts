@@ -319,6 +319,24 @@ const serverSchema = z
       .transform((value) => value === "1"),
     /** `npm run destinations -- create` takes a bucket's secret key from here rather than the command line (shell history). */
     TALLY_EXPORT_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /**
+     * Tally's public address (https://tally.example.com), the start of the links Tally sends (an
+     * invitation's); unset, the address the request came to, or http://localhost:3000 from a CLI.
+     */
+    TALLY_PUBLIC_URL: z
+      .url({ protocol: /^https?$/ })
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+    /**
+     * Where invitations are mailed from: smtp://user:password@host:587 (STARTTLS when offered) or
+     * smtps://user:password@host:465. Unset, nothing is mailed: the dashboard shows each link once to copy.
+     */
+    SMTP_URL: z
+      .string()
+      .refine((value) => /^smtps?:\/\/[^/]/.test(value), "must be an smtp://user:password@host:port or smtps://… URL")
+      .optional(),
+    /** The sender of those e-mails. */
+    SMTP_FROM: z.string().min(3).max(320).default("Tally <no-reply@tally.invalid>"),
     /** Serves the demo store (/demo), whose pages fire real beacons and orders. `npm run dev` turns it on. */
     TALLY_DEMO: z
       .enum(["0", "1"])

@@ -41,6 +41,17 @@ describe("demo seed", () => {
     expect(staff.role).toBe("staff");
     expect(await verifyPassword(DEMO.staffPassword, staff.passwordHash)).toBe(true);
     expect(lines.join("\n")).toContain(DEMO.staffEmail);
+
+    // An advertiser's and a publisher's user, each an admin of their account only.
+    for (const [email, password, accountId] of [
+      [DEMO.advertiserEmail, DEMO.advertiserPassword, DEMO.advertiserId],
+      [DEMO.publisherEmail, DEMO.publisherPassword, DEMO.publisherId],
+    ] as const) {
+      const user = await db.user.findUniqueOrThrow({ where: { email } });
+      expect(user).toMatchObject({ role: "member", accountId, memberRole: "admin" });
+      expect(await verifyPassword(password, user.passwordHash)).toBe(true);
+      expect(lines.join("\n")).toContain(`${email} / password ${password}`);
+    }
   });
 
   it("does nothing on a second run", async () => {

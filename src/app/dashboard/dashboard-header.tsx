@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "../trpc-client";
 
-export function DashboardHeader({ name, role }: { name: string; role: "staff" | "member" }) {
+export function DashboardHeader({ name, role, memberRole }: { name: string; role: "staff" | "member"; memberRole?: "admin" | "viewer" }) {
   const trpc = useTRPC();
   const router = useRouter();
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
@@ -23,7 +23,7 @@ export function DashboardHeader({ name, role }: { name: string; role: "staff" | 
       <Link href="/dashboard/settings">Settings</Link>
       <span className="spacer" />
       <span className="muted">
-        {name} · {role === "staff" ? "account manager" : "account user"}
+        {name} · {role === "staff" ? "account manager" : memberRole === "viewer" ? "account viewer (read only)" : "account user"}
       </span>
       <button type="button" className="link-button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
         Sign out

@@ -13,7 +13,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   if (!viewer) redirect("/sign-in");
   return (
     <TrpcProvider>
-      <DashboardHeader name={viewer.name} role={viewer.role} />
+      <DashboardHeader name={viewer.name} role={viewer.role} memberRole={viewer.role === "member" ? viewer.memberRole : undefined} />
       <main className="wide">{children}</main>
     </TrpcProvider>
   );

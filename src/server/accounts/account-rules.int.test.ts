@@ -15,7 +15,14 @@ import { addSite, setDailyBudget, topUpWallet } from "./manage-account";
 import type { Viewer } from "./sessions";
 
 const staff: Viewer = { userId: "usr_staff", email: "staff@rules.test", name: "Staff", role: "staff", accountId: null };
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@rules.test`, name: accountId, role: "member", accountId });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@rules.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 const range = { startDate: "2026-11-01", endDate: "2026-11-02" };
 
 let shop: Awaited<ReturnType<typeof makePublisher>>;

@@ -38,6 +38,27 @@ export function assertMayAccess(actor: Actor, accountId: string, what = "account
 }
 
 /**
+ * Whether the actor may change an account's objects (campaigns, ads, budgets, sites, keys,
+ * destinations): whoever may see it, but a member who is the account's viewer.
+ */
+export function mayChange(actor: Actor, accountId: string): boolean {
+  if (isOperator(actor)) return true;
+  const viewer = wholeViewer(actor);
+  if (viewer === null || !canAccess(viewer, accountId)) return false;
+  return viewer.role === "staff" || viewer.memberRole === "admin";
+}
+
+/**
+ * Throws not_found ("no such <what>") unless the actor may see the account, then forbidden unless
+ * it may change it: a viewer learns nothing new of other accounts, and is told plainly that its
+ * own is read-only. Every domain function that changes an account's objects calls it.
+ */
+export function assertMayChange(actor: Actor, accountId: string, what = "account"): void {
+  assertMayAccess(actor, accountId, what);
+  if (!mayChange(actor, accountId)) throw new TallyError("forbidden", "viewers of an account may not change it; ask one of its admins");
+}
+
+/**
  * Throws forbidden unless the actor is an account manager (staff) or the operator: creating
  * accounts, moving money into wallets and deciding whose SKU it is are theirs alone.
  */

@@ -6,7 +6,7 @@ import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { type Actor, assertMayAccess, mayAccess } from "./actor";
+import { type Actor, assertMayAccess, assertMayChange, mayAccess } from "./actor";
 import { type TCreateApiKeyInput, ZCreateApiKeyInput } from "./api-key-input";
 
 const KEY_PREFIX = "tly_";
@@ -36,7 +36,7 @@ const SUMMARY = { id: true, name: true, prefix: true, createdAt: true, lastUsedA
  */
 export async function createApiKey(input: TCreateApiKeyInput & { actor: Actor }): Promise<ApiKeySummary & { key: string; accountId: string }> {
   const data = ZCreateApiKeyInput.parse(input);
-  assertMayAccess(input.actor, data.accountId, "account");
+  assertMayChange(input.actor, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const key = KEY_PREFIX + randomBytes(24).toString("base64url");
@@ -76,6 +76,7 @@ export async function revokeApiKey(input: { keyId: string; accountId?: string; a
   if (!key || (input.accountId !== undefined && key.accountId !== input.accountId) || !mayAccess(actor, key.accountId)) {
     throw new TallyError("not_found", `no API key ${input.keyId}`);
   }
+  assertMayChange(actor, key.accountId, "account");
   return db.$transaction(async (tx) => {
     // Only the first revocation changes the key, so only it is logged.
     const first = await tx.apiKey.updateMany({ where: { id: input.keyId, revokedAt: null }, data: { revokedAt: now } });

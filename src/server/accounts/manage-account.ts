@@ -6,7 +6,7 @@ import { TallyError } from "@/server/core/errors";
 import { fromMicros, MAX_WALLET_BALANCE, toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
-import { type Actor, assertAccountManager, assertMayAccess } from "./actor";
+import { type Actor, assertAccountManager, assertMayChange } from "./actor";
 import { addToWallet, lockAccountSettings } from "./manage-account.sql";
 
 /**
@@ -41,7 +41,7 @@ export async function topUpWallet({ actor, accountId, amount }: { actor: Actor; 
 }
 
 export async function setDailyBudget({ actor, accountId, dailyBudget }: { actor: Actor; accountId: string; dailyBudget: number | null }): Promise<void> {
-  assertMayAccess(actor, accountId, "account");
+  assertMayChange(actor, accountId, "account");
   const micros = dailyBudget === null ? null : toMicros(dailyBudget);
   await db.$transaction(async (tx) => {
     const [account] = await lockAccountSettings(tx, accountId);
@@ -59,7 +59,7 @@ export async function setDailyBudget({ actor, accountId, dailyBudget }: { actor:
 }
 
 export async function addSite({ actor, accountId, name, domain }: { actor: Actor; accountId: string; name: string; domain?: string }) {
-  assertMayAccess(actor, accountId, "account");
+  assertMayChange(actor, accountId, "account");
   const account = await db.account.findUnique({ where: { id: accountId }, select: { kind: true } });
   if (!account || account.kind === "advertiser") throw new TallyError("bad_request", "sites belong to publishers and networks");
   const exists = await db.site.count({ where: { publisherId: accountId, name } });

@@ -7,7 +7,7 @@
 import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
-import { type Actor, assertMayAccess, mayAccess } from "./actor";
+import { type Actor, assertMayAccess, assertMayChange, mayAccess } from "./actor";
 import { type OauthScope, type TCreateOauthClientInput, ZCreateOauthClientInput } from "./oauth-client-input";
 import { newClientId, newClientSecret, sha256Hex } from "./oauth-secrets";
 
@@ -38,7 +38,7 @@ export async function createOauthClient(
   input: TCreateOauthClientInput & { actor: Actor },
 ): Promise<OauthClientSummary & { secret: string; accountId: string }> {
   const data = ZCreateOauthClientInput.parse(input);
-  assertMayAccess(input.actor, data.accountId, "account");
+  assertMayChange(input.actor, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true } });
   if (!account) throw new TallyError("not_found", `no account ${data.accountId}`);
   const secret = newClientSecret();
@@ -82,6 +82,7 @@ async function findManagedClient({ clientId, accountId, actor }: ClientTarget) {
   if (!client || (accountId !== undefined && client.accountId !== accountId) || !mayAccess(actor, client.accountId)) {
     throw new TallyError("not_found", `no OAuth client ${clientId}`);
   }
+  assertMayChange(actor, client.accountId, "account");
   return client;
 }
 

@@ -166,7 +166,7 @@ describe("a member without an account", () => {
       // A database from before the constraint, holding a member without an account and a session.
       await client.query("ALTER TABLE users DROP CONSTRAINT users_member_has_account_check");
       await client.query(
-        "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_legacy', 'legacy@sessions.test', 'Legacy', 'x', 'member', NULL)",
+        "INSERT INTO users (id, email, name, password_hash, role, account_id, member_role) VALUES ('usr_legacy', 'legacy@sessions.test', 'Legacy', 'x', 'member', NULL, 'admin')",
       );
       await client.query("INSERT INTO user_sessions (token_hash, user_id, expires_at) VALUES (repeat('a', 64), 'usr_legacy', now() + interval '1 day')");
 
@@ -196,7 +196,7 @@ describe("a member without an account", () => {
       const member = (await signIn("member@sessions.test", PASSWORD)).token;
       await client.query("UPDATE users SET account_id = NULL WHERE email = 'member@sessions.test'");
       await client.query(
-        "INSERT INTO users (id, email, name, password_hash, role, account_id) VALUES ('usr_stray', 'stray@sessions.test', 'Stray', $1, 'member', NULL)",
+        "INSERT INTO users (id, email, name, password_hash, role, account_id, member_role) VALUES ('usr_stray', 'stray@sessions.test', 'Stray', $1, 'member', NULL, 'admin')",
         [await hashPassword(PASSWORD)],
       );
 

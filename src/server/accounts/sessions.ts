@@ -9,6 +9,9 @@ import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { verifyPassword } from "./passwords";
 import { endedSessionsDelete } from "./sessions.sql";
+import type { MemberRole } from "./user-input";
+
+export { MEMBER_ROLES, type MemberRole } from "./user-input";
 
 export const SESSION_COOKIE = "tally_session";
 /** A session's absolute life, however active it is. */
@@ -22,23 +25,33 @@ export const SESSION_IDLE_HOURS = 12;
 export const LAST_SEEN_STEP_MS = 60_000;
 const IDLE_MS = SESSION_IDLE_HOURS * 3_600_000;
 
-/** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account. */
-export type Viewer = { userId: string; email: string; name: string } & ({ role: "staff"; accountId: null } | { role: "member"; accountId: string });
+/** Who is asking, as every dashboard procedure sees it: staff, or a member of exactly one account, with their role in it. */
+export type Viewer = { userId: string; email: string; name: string } & (
+  | { role: "staff"; accountId: null }
+  | { role: "member"; accountId: string; memberRole: MemberRole }
+);
+
+const isMemberRole = (value: unknown): value is MemberRole => value === "admin" || value === "viewer";
 
 /**
  * The viewer a user row makes, or null when it makes none: a member must name an account, or a
- * scope built from it could read "no account" as "every account". Fails closed on anything else.
+ * scope built from it could read "no account" as "every account", and a role in it, or nobody
+ * could tell whether they may change it. Fails closed on anything else.
  */
-function viewerOf(user: { id: string; email: string; name: string; role: string; accountId: string | null }): Viewer | null {
+function viewerOf(user: { id: string; email: string; name: string; role: string; accountId: string | null; memberRole?: string | null }): Viewer | null {
   const who = { userId: user.id, email: user.email, name: user.name };
   if (user.role === "staff") return { ...who, role: "staff", accountId: null };
-  if (user.role === "member" && typeof user.accountId === "string" && user.accountId !== "") return { ...who, role: "member", accountId: user.accountId };
+  if (user.role === "member" && typeof user.accountId === "string" && user.accountId !== "" && isMemberRole(user.memberRole)) {
+    return { ...who, role: "member", accountId: user.accountId, memberRole: user.memberRole };
+  }
   return null;
 }
 
-/** The viewer itself when it is whole (staff, or a member with an account), else null. */
+/** The viewer itself when it is whole (staff, or a member with an account and a role in it), else null. */
 export function wholeViewer(viewer: Viewer | null | undefined): Viewer | null {
-  return viewer ? viewerOf({ id: viewer.userId, email: viewer.email, name: viewer.name, role: viewer.role, accountId: viewer.accountId }) : null;
+  if (!viewer) return null;
+  const memberRole = viewer.role === "member" ? viewer.memberRole : null;
+  return viewerOf({ id: viewer.userId, email: viewer.email, name: viewer.name, role: viewer.role, accountId: viewer.accountId, memberRole });
 }
 
 /** The session token a request's cookie carries, or null. */
@@ -63,6 +76,11 @@ export async function signIn(email: string, password: string): Promise<{ token: 
   const valid = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
   const viewer = user && valid ? viewerOf(user) : null;
   if (!viewer) throw new TallyError("unauthorized", "the e-mail or the password is wrong");
+  return startSession(viewer);
+}
+
+/** A new session for a user already proven (a password, an accepted invitation): its token goes to the browser only, as a cookie. */
+export async function startSession(viewer: Viewer): Promise<{ token: string; expiresAt: Date; viewer: Viewer }> {
   const now = new Date();
   await deleteEndedSessions(now);
   const token = randomBytes(32).toString("base64url");
@@ -70,6 +88,9 @@ export async function signIn(email: string, password: string): Promise<{ token: 
   await db.userSession.create({ data: { tokenHash: hashToken(token), userId: viewer.userId, expiresAt, lastSeenAt: now } });
   return { token, expiresAt, viewer };
 }
+
+/** The viewer a freshly read user row makes (see viewerOf), for those that sign a user in by other means than a password. */
+export const viewerOfUser = (user: Parameters<typeof viewerOf>[0]): Viewer | null => viewerOf(user);
 
 /**
  * The signed-in user of a session token, or null (unknown, signed out, expired, idle, or a user

@@ -18,7 +18,14 @@ import { adSettings, setAdStatus, updateAd } from "./update-ad";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "./update-campaign";
 
 const staff: Viewer = { userId: "usr_staff", email: "staff@rules.test", name: "Staff", role: "staff", accountId: null };
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@rules.test`, name: accountId, role: "member", accountId });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@rules.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 
 let shop: Awaited<ReturnType<typeof makePublisher>>;
 let brand: Awaited<ReturnType<typeof makeAdvertiser>>;

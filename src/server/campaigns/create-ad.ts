@@ -1,4 +1,4 @@
-import { type Actor, isOperator, mayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayChange, isOperator, mayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
@@ -22,6 +22,7 @@ export async function createAd(input: TCreateAdInput & { actor: Actor }) {
   return db.$transaction(async (tx) => {
     const [campaign] = await lockCampaignRow(tx, data.campaignId);
     if (!campaign || !mayAccess(actor, campaign.advertiser_id)) throw new TallyError("not_found", "no such campaign");
+    assertMayChange(actor, campaign.advertiser_id, "campaign");
     await assertAdFitsCampaign(tx, { id: data.campaignId, advertiserId: campaign.advertiser_id, type: campaign.type }, data);
     const id = (isOperator(actor) ? data.id : undefined) ?? newId("ad");
     const ad = await tx.ad.create({

@@ -1,4 +1,4 @@
-import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
+import { type Actor, assertMayChange, isOperator } from "@/server/accounts/actor";
 import { toMicros } from "@/server/core/money";
 import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
@@ -19,7 +19,7 @@ export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-inpu
 export async function createCampaign(input: TCreateCampaignInput & { actor: Actor }) {
   const actor = input.actor;
   const data = ZCreateCampaignInput.parse(input);
-  assertMayAccess(actor, data.advertiserId, "account");
+  assertMayChange(actor, data.advertiserId, "account");
   const id = (isOperator(actor) ? data.id : undefined) ?? newId("cmp");
   return db.$transaction(async (tx) => {
     await assertCampaignReferences(tx, data);

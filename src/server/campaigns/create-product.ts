@@ -1,4 +1,4 @@
-import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayChange } from "@/server/accounts/actor";
 import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { toMicros } from "@/server/core/money";
@@ -14,7 +14,7 @@ export { type TCreateProductInput, ZCreateProductInput } from "./product-input";
  */
 export async function createProduct(input: TCreateProductInput & { actor: Actor }) {
   const data = ZCreateProductInput.parse(input);
-  assertMayAccess(input.actor, data.advertiserId, "account");
+  assertMayChange(input.actor, data.advertiserId, "account");
   const advertiser = await db.account.findUnique({ where: { id: data.advertiserId }, select: { kind: true } });
   if (advertiser?.kind !== "advertiser") throw new TallyError("bad_request", "products belong to advertiser accounts");
   if (await db.product.count({ where: { advertiserId: data.advertiserId, sku: data.sku } })) {

@@ -1,7 +1,7 @@
 // Changing an ad of a campaign the actor may manage: its settings (the same schema and rules as
 // creating it) or only its status. Beacons carry what was served in their signed token, so an
 // edit never rewrites past events.
-import { type Actor, mayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayChange, mayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import type { AdStatus } from "@/server/db/generated/enums";
@@ -15,6 +15,7 @@ import { lockCampaignRow } from "./update-campaign.sql";
 async function advertiserOfAd(tx: Tx, actor: Actor, id: string): Promise<string> {
   const ad = await tx.ad.findUnique({ where: { id }, select: { campaign: { select: { advertiserId: true } } } });
   if (!ad || !mayAccess(actor, ad.campaign.advertiserId)) throw new TallyError("not_found", "no such ad");
+  assertMayChange(actor, ad.campaign.advertiserId, "ad");
   return ad.campaign.advertiserId;
 }
 

@@ -3,7 +3,7 @@
 // publishers and products are replaced as a whole, in one transaction. Either can make the
 // campaign promote a SKU on a publisher where it did not before (new products, new publishers, or
 // leaving ended/archived), which the SKU ownership rule checks (sku-ownership.ts).
-import { type Actor, mayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayChange, mayAccess } from "@/server/accounts/actor";
 import { utcDay } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
 import { fromMicros, toMicros } from "@/server/core/money";
@@ -26,6 +26,7 @@ const noSuchCampaign = () => new TallyError("not_found", "no such campaign");
 async function lockCampaign(tx: Tx, actor: Actor, id: string) {
   const [row] = await lockCampaignRow(tx, id);
   if (!row || !mayAccess(actor, row.advertiser_id)) throw noSuchCampaign();
+  assertMayChange(actor, row.advertiser_id, "campaign");
   return { advertiserId: row.advertiser_id, status: row.status };
 }
 

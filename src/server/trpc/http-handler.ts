@@ -61,6 +61,7 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
         viewer: await viewerOfSession(sessionToken),
         sessionToken,
         clientAddress: clientAddress(request),
+        origin: url.origin,
         setSessionCookie: (token: string | null, expiresAt?: Date) => {
           cookies.push(sessionCookie(token, expiresAt, secure));
         },

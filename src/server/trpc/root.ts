@@ -12,6 +12,7 @@ import { exportDestinationsRouter } from "./routers/export-destinations";
 import { oauthClientsRouter } from "./routers/oauth-clients";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
+import { teamsRouter } from "./routers/teams";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -28,6 +29,7 @@ export const appRouter = router({
   oauthClients: oauthClientsRouter,
   exportDestinations: exportDestinationsRouter,
   activity: activityRouter,
+  teams: teamsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -16,6 +16,8 @@ export interface TrpcContext {
   sessionToken?: string | null;
   /** The client's address (src/server/http/client-address.ts), for the sign-in limits. */
   clientAddress?: string | null;
+  /** The origin the request came to, for links Tally hands out when TALLY_PUBLIC_URL is unset. */
+  origin?: string | null;
 }
 
 // Input that fails its zod schema is a 400 whose message names each field in words, as the

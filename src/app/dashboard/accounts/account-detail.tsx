@@ -1,6 +1,7 @@
 "use client";
 // One account's page: wallet and daily budget (advertisers), sites and sub-publishers
-// (publishers, networks), their conversion settings, products and the publisher's catalogue.
+// (publishers, networks), their conversion settings, products and the publisher's catalogue, and
+// the account's team (team.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
@@ -11,6 +12,7 @@ import { Catalogue } from "./catalogue";
 import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
 import { Products } from "./products";
+import { Team } from "./team";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
@@ -183,6 +185,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
           <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}
+      <Team accountId={a.id} staff={staff} />
       <Problem message={problem} />
       <Problem message={serverError} />
     </section>

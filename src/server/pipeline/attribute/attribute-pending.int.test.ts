@@ -212,7 +212,14 @@ describe("attribution of order items", () => {
     await expect(setAttributionWindows({ actor: OPERATOR, ...week, clickDays: 91 })).rejects.toThrow("clickDays: Too big");
     await expect(setAttributionWindows({ actor: OPERATOR, ...week, campaignType: "banner" as "display" })).rejects.toMatchObject({ code: "bad_request" });
     // A member of an advertiser may not change how every advertiser is credited; nothing changes.
-    const member = { userId: "u", email: "m@brand.test", name: "M", role: "member" as const, accountId: display.campaign.advertiserId };
+    const member = {
+      userId: "u",
+      email: "m@brand.test",
+      name: "M",
+      role: "member" as const,
+      accountId: display.campaign.advertiserId,
+      memberRole: "admin" as const,
+    };
     await expect(setAttributionWindows({ actor: member, ...week, clickDays: 30 })).rejects.toMatchObject({ code: "forbidden" });
     expect((await attributionWindows()).display.clickDays).toBe(7);
     try {

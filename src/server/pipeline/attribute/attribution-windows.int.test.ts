@@ -193,7 +193,14 @@ describe("changes at the same moment", () => {
 describe("a campaign's own windows", () => {
   it("are set and cleared by account managers only, say where each window comes from, and are logged with who changed them", async () => {
     await setAttributionWindows({ actor: OPERATOR, campaignType: "product", clickDays: 14, viewDays: 7, viewThrough: "views_only" });
-    const member = { userId: "u-member", email: "m@brand.test", name: "M", role: "member" as const, accountId: coffee.campaign.advertiserId };
+    const member = {
+      userId: "u-member",
+      email: "m@brand.test",
+      name: "M",
+      role: "member" as const,
+      accountId: coffee.campaign.advertiserId,
+      memberRole: "admin" as const,
+    };
     const staff = { userId: "u-staff", email: "am@tally.test", name: "Avery", role: "staff" as const, accountId: null };
     await expect(setCampaignWindows({ actor: member, campaignId: coffee.campaign.id, clickDays: 90, viewDays: 90 })).rejects.toMatchObject({
       code: "forbidden",

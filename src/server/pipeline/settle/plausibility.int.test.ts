@@ -20,7 +20,14 @@ import { makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/test
 import { recordAndSettle, settleAll } from "@/testing/settle";
 import { setAsideEvents } from "./set-aside-events";
 
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@limits.test`, name: accountId, role: "member", accountId });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@limits.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 
 async function clickedShop() {
   const publisher = await makePublisher();

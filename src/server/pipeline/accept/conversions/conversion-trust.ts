@@ -5,7 +5,7 @@
 // publisher's or a network's for its sub-publishers reach nothing ("no such account").
 
 import { env } from "@/env";
-import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess, assertMayChange } from "@/server/accounts/actor";
 import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { fromMicros, toMicros } from "@/server/core/money";
@@ -80,6 +80,7 @@ export async function getConversionTrust({ actor, publisherId }: { actor: Actor;
 export async function updateConversionTrust(input: TConversionTrustInput & { actor: Actor }): Promise<ConversionTrust> {
   const data = ZConversionTrustInput.parse(input);
   await publisherSettings(input.actor, data.publisherId);
+  assertMayChange(input.actor, data.publisherId, "account");
   const account = await db.$transaction(async (tx) => {
     await lockAccountRow(tx, data.publisherId);
     const before = await tx.account.findUniqueOrThrow({ where: { id: data.publisherId }, select: SETTINGS });

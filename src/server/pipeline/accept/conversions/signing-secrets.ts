@@ -6,7 +6,7 @@
 // secrets are ever live. Intake reads the live ones through a short per-process cache.
 import { randomBytes } from "node:crypto";
 import { env } from "@/env";
-import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess, assertMayChange } from "@/server/accounts/actor";
 import { recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
@@ -70,6 +70,7 @@ export async function rotateSigningSecret(
   now = new Date(),
 ): Promise<RotatedSecret> {
   await assertPublisher(actor, publisherId);
+  assertMayChange(actor, publisherId, "account");
   const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
   const id = newId("sig");
   const retiresAt = retirePreviousNow ? now : new Date(now.getTime() + env().TALLY_SIGNING_SECRET_GRACE_HOURS * HOUR_MS);

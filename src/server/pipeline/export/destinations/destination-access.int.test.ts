@@ -8,7 +8,14 @@ import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { createDestination, deleteDestination, destinationRuns, getDestination, listDestinations, testDestination, updateDestination } from "./destinations";
 
 const staff: Viewer = { userId: "usr_staff", email: "staff@rules.test", name: "Staff", role: "staff", accountId: null };
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@rules.test`, name: accountId, role: "member", accountId });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@rules.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 const input = (accountId: string, name = "Lake") => ({
   accountId,
   name,

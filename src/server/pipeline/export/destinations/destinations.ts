@@ -8,7 +8,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { type Actor, accountsInView, assertMayAccess, mayAccess } from "@/server/accounts/actor";
+import { type Actor, accountsInView, assertMayAccess, assertMayChange, mayAccess } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
 import type { AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { decryptSecret, encryptSecret } from "@/server/core/secret-box";
@@ -101,6 +101,13 @@ async function visibleRow(id: string, actor: Actor): Promise<ExportDestination> 
   return row;
 }
 
+/** The stored destination, when the actor may change its account (a viewer of it may only read). */
+async function changeableRow(id: string, actor: Actor): Promise<ExportDestination> {
+  const row = await visibleRow(id, actor);
+  assertMayChange(actor, row.accountId, "account");
+  return row;
+}
+
 /**
  * The input checked, with every problem as `field message` (the form shows each on its field);
  * then the account, which the actor must be able to see; then the endpoint.
@@ -111,7 +118,7 @@ async function parse(input: unknown, options: SaveOptions) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
     throw new TallyError("bad_request", problems.join("; "));
   }
-  assertMayAccess(options.actor, result.data.accountId, "account");
+  assertMayChange(options.actor, result.data.accountId, "account");
   const problem = await endpointProblem(result.data.endpoint, options.allowPrivateEndpoints ?? privateEndpointsAllowed());
   if (problem) throw new TallyError("bad_request", `endpoint ${problem}`);
   return result.data;
@@ -165,7 +172,7 @@ export async function createDestination(input: unknown, options: SaveOptions): P
 
 /** Replaces a destination's settings; a changed destination is active again (its problem may be fixed). */
 export async function updateDestination(id: string, input: unknown, options: SaveOptions): Promise<DestinationView> {
-  const stored = await visibleRow(id, options.actor);
+  const stored = await changeableRow(id, options.actor);
   const data = await parse(input, options);
   if (data.accountId !== stored.accountId) throw new TallyError("bad_request", "accountId of a destination cannot change");
   return db.$transaction(async (tx) => {
@@ -224,7 +231,7 @@ export async function listDestinations(accountId: string | undefined, options: A
 }
 
 export async function deleteDestination(id: string, options: ActorOption): Promise<void> {
-  await visibleRow(id, options.actor);
+  await changeableRow(id, options.actor);
   await db.$transaction(async (tx) => {
     const deleted = await tx.exportDestination.delete({ where: { id } }).catch(() => {
       throw noSuchDestination();
@@ -235,7 +242,7 @@ export async function deleteDestination(id: string, options: ActorOption): Promi
 
 /** Writes and deletes a probe object; the S3 error in plain words when it fails. */
 export async function testDestination({ actor, id }: { actor: Actor; id: string }): Promise<ConnectionTest> {
-  await visibleRow(id, actor);
+  await changeableRow(id, actor);
   const destination = await destinationWithSecret(id);
   if (!destination) throw noSuchDestination();
   return testConnection(destination);

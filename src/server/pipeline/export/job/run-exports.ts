@@ -11,7 +11,7 @@
 // looked up once per run. The four parts: the schedule (pure), the books (runs.sql.ts), the
 // sources (layouts.ts, batch-rows.ts) and delivery (deliver-run.ts, deliver-batch.ts, s3.ts).
 
-import type { Actor } from "@/server/accounts/actor";
+import { type Actor, assertMayChange } from "@/server/accounts/actor";
 import { DAY_MS } from "@/server/core/days";
 import { EXPORT_TYPES, type ExportTypeName } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
@@ -233,7 +233,8 @@ export async function backfillExports(options: RunExportsOptions & { destination
  * for the schedule, within 4 minutes; what is left is delivered on schedule.
  */
 export async function runDestinationNow({ actor, id, type }: { actor: Actor; id: string; type?: ExportTypeName }) {
-  await getDestination(id, { actor });
+  const destination = await getDestination(id, { actor });
+  assertMayChange(actor, destination.accountId, "account");
   const { runs, unfinished } = await runDueExports({ destinationId: id, types: type ? [type] : undefined, eager: true, budgetMs: 240_000 });
   return { runs, unfinished };
 }

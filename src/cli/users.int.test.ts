@@ -1,0 +1,79 @@
+// `npm run users` as an operator runs it: a child process against this file's database.
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { signIn } from "@/server/accounts/sessions";
+import { db } from "@/server/db/client";
+import { acceptInvitation } from "@/server/teams/invitations";
+import { makeAdvertiser } from "@/testing/fixtures";
+
+function users(args: string[], stdin = ""): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/users.ts", ...args], {
+      env: { ...process.env, NODE_ENV: "test", TALLY_PUBLIC_URL: "https://tally.example.com", SMTP_URL: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+    child.stdin.end(stdin);
+  });
+}
+
+describe("npm run users", () => {
+  it("invites (printing the link), lists, sets a role, removes, and creates an account manager", async () => {
+    const brand = await makeAdvertiser();
+    const invited = await users(["invite", "--account", brand.id, "--email", "Buyer@Brand.Test", "--role", "viewer"]);
+    expect(invited.err).toBe("");
+    expect(invited.code).toBe(0);
+    expect(invited.out).toContain(`invited buyer@brand.test to ${brand.id} as viewer`);
+    const token = invited.out.match(/https:\/\/tally\.example\.com\/invite\/([A-Za-z0-9_-]{43})\n/)?.[1];
+    expect(token).toBeDefined();
+
+    const again = await users(["invite", "--account", brand.id, "--email", "buyer@brand.test", "--role", "admin"]);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("buyer@brand.test already has an open invitation");
+
+    const listedOpen = await users(["list", "--account", brand.id]);
+    expect(listedOpen.out).toMatch(/inv_\w+ {2}buyer@brand\.test {2}invited as viewer/);
+
+    const { viewer } = await acceptInvitation({ token: token!, name: "Buyer", password: "correct horse battery", passwordAgain: "correct horse battery" });
+    const listed = await users(["list", "--account", brand.id]);
+    expect(listed.out).toContain(`${viewer.userId}  buyer@brand.test  Buyer  viewer`);
+
+    const promoted = await users(["set-role", "--user", viewer.userId, "--role", "admin"]);
+    expect(promoted.out).toContain("buyer@brand.test");
+    expect((await db.user.findUniqueOrThrow({ where: { id: viewer.userId } })).memberRole).toBe("admin");
+
+    const removed = await users(["remove", "--user", viewer.userId]);
+    expect(removed.out).toContain(`removed buyer@brand.test (${viewer.userId}); their sessions have ended`);
+    expect(await db.user.count({ where: { id: viewer.userId } })).toBe(0);
+
+    const staff = await users(["create-staff", "--email", "manager@tally.test", "--name", "Manager", "--password-stdin"], "a long enough password\n");
+    expect(staff.err).toBe("");
+    expect(staff.out).toContain("created account manager manager@tally.test");
+    expect((await signIn("manager@tally.test", "a long enough password")).viewer.role).toBe("staff");
+    const actions = (await db.activityEntry.findMany({ where: { action: { startsWith: "user." } }, orderBy: { id: "asc" } })).map((e) => [
+      e.action,
+      e.actorName,
+    ]);
+    expect(actions).toEqual([
+      ["user.invited", "operator"],
+      ["user.joined", "Buyer <buyer@brand.test>"],
+      ["user.role.set", "operator"],
+      ["user.removed", "operator"],
+      ["user.created", "operator"],
+    ]);
+
+    const usage = await users(["set-role", "--user", "usr_x", "--role", "owner"]);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain("usage: npm run users --");
+    // Nine processes, each a few seconds to start on a busy machine.
+  }, 180_000);
+});

@@ -14,10 +14,14 @@ const WIDTHS = [1440, 390] as const;
 const log = (line: string) => console.log(`screens: ${line}`);
 
 async function startApp(port: number, pgPort: number): Promise<ChildProcess> {
-  const app = spawn(process.execPath, ["--import", "tsx", "src/cli/app.ts", "start", "--ephemeral", "--no-s3", "--history", "60", "--port", String(port), "--pg-port", String(pgPort)], {
-    env: { ...process.env, TALLY_DEMO: "1", CLICKHOUSE_URL: "", DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const app = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli/app.ts", "start", "--ephemeral", "--no-s3", "--history", "60", "--port", String(port), "--pg-port", String(pgPort)],
+    {
+      env: { ...process.env, TALLY_DEMO: "1", CLICKHOUSE_URL: "", DATABASE_URL: "" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   app.stdout!.on("data", (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line.startsWith("tally: history") || line.startsWith("tally: starting")) log(line.slice(7));
   });
@@ -63,7 +67,16 @@ log(`starting the production build on port ${port} with a throwaway database and
 const app = await startApp(port, pgPort);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
 });
 try {
   await mkdir(OUT, { recursive: true });

@@ -11,7 +11,18 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["store"],
   // Below the entities so each may write its changes to the log in its own transaction.
   ["activity"],
-  ["accounts", "teams", "campaigns", "pipeline/accept", "pipeline/settle", "pipeline/attribute", "pipeline/report", "pipeline/export", "pipeline/ship", "upkeep"],
+  [
+    "accounts",
+    "teams",
+    "campaigns",
+    "pipeline/accept",
+    "pipeline/settle",
+    "pipeline/attribute",
+    "pipeline/report",
+    "pipeline/export",
+    "pipeline/ship",
+    "upkeep",
+  ],
   ["http", "trpc"],
 ];
 

@@ -13,7 +13,14 @@ import { createProduct } from "./create-product";
 import { adSettings, updateAd } from "./update-ad";
 import { campaignSettings, updateCampaign } from "./update-campaign";
 
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@ads.test`, name: accountId, role: "member", accountId, memberRole: "admin" });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@ads.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 const banner = { type: "banner" as const, size: "300x250", mediaUrl: "/demo/media/banner-300x250.svg" };
 
 let brand: Viewer;

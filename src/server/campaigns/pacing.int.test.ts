@@ -13,7 +13,14 @@ import { listCampaigns } from "./list-campaigns";
 import { campaignPacing } from "./pacing";
 import { setAdStatus } from "./update-ad";
 
-const member = (accountId: string): Viewer => ({ userId: `usr_${accountId}`, email: `${accountId}@pacing.test`, name: accountId, role: "member", accountId, memberRole: "admin" });
+const member = (accountId: string): Viewer => ({
+  userId: `usr_${accountId}`,
+  email: `${accountId}@pacing.test`,
+  name: accountId,
+  role: "member",
+  accountId,
+  memberRole: "admin",
+});
 const range = { startDate: daysFromToday(-9), endDate: daysFromToday(0) };
 
 type Made = Awaited<ReturnType<typeof makeCampaignWithAd>>;

@@ -140,6 +140,7 @@ test("a figure card shows the range's value and its change against the week befo
 
   // The impressions chart answers a pointer with the day's figures.
   const chart = page.getByRole("figure", { name: "Impressions and clicks by day" });
+  await chart.scrollIntoViewIfNeeded();
   const plot = chart.locator(".recharts-wrapper > svg").first();
   const box = (await plot.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);

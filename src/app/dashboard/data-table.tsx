@@ -83,7 +83,7 @@ export function DataTable<Item extends RowData>({
         id: c.id,
         header: c.label,
         accessorFn: (row: Item) => c.value(row),
-        sortFn: (a: Item, b: Item) => compareCells(c.value(a), c.value(b)),
+        sortFn: (a: TableRow<typeof features, Item>, b: TableRow<typeof features, Item>) => compareCells(c.value(a.original), c.value(b.original)),
         sortDescFirst: c.kind !== "text",
       })) as unknown as ColumnDef<typeof features, Item>[],
     [columns],

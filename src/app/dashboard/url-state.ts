@@ -24,7 +24,8 @@ export function useUrlState() {
         if (value === null || value === "") next.delete(key);
         else next.set(key, value);
       }
-      const query = next.toString();
+      // Commas may stand in a query as they are: `cols=a,b,c` reads better than `cols=a%2Cb%2Cc`.
+      const query = next.toString().replaceAll("%2C", ",");
       const url = query ? `${pathname}?${query}` : pathname;
       if (replace) router.replace(url, { scroll: false });
       else router.push(url, { scroll: false });

@@ -1,6 +1,8 @@
 // A figure against the same figure of the period before: the relative change, and how a card
 // says it. Ratios (CTR, ROAS, rates) change relative to the ratio itself, never point-wise.
 
+import type { Metrics } from "@/server/store/metrics";
+
 export type Direction = "up" | "down" | "flat";
 
 /**
@@ -26,3 +28,21 @@ export function describeChange(change: number | null): { text: string; direction
 
 /** "vs 2026-10-01 – 2026-10-30". */
 export const comparedWith = (range: { startDate: string; endDate: string }) => `vs ${range.startDate} – ${range.endDate}`;
+
+export type Day = Metrics & { day: string };
+const CHARTED = ["impressions_total", "clicks_total", "ad_revenue", "sales_revenue", "sales_revenue_click", "sales_revenue_view"] as const;
+type Charted = (typeof CHARTED)[number];
+export type ChartRow = { day: string; previousDay: string | null } & Partial<Record<Charted | `previous_${Charted}`, number>>;
+
+/** Each day of the range beside the day of the period before at the same place. */
+export function alignByDay(daily: readonly Day[], previous: readonly Day[] | undefined): ChartRow[] {
+  return daily.map((day, index) => {
+    const before = previous?.[index];
+    const row: ChartRow = { day: day.day, previousDay: before?.day ?? null };
+    for (const field of CHARTED) {
+      row[field] = day[field];
+      if (before) row[`previous_${field}`] = before[field];
+    }
+    return row;
+  });
+}

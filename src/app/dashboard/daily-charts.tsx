@@ -3,26 +3,8 @@
 // before drawn over them on demand: dashed, day by day from the first (day 1 against day 1).
 import { useId, useState } from "react";
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { Metrics } from "@/server/store/metrics";
+import { alignByDay, type ChartRow, type Day } from "./comparison";
 import { formatMoney, whole } from "./figures";
-
-type Day = Metrics & { day: string };
-const CHARTED = ["impressions_total", "clicks_total", "ad_revenue", "sales_revenue", "sales_revenue_click", "sales_revenue_view"] as const;
-type Charted = (typeof CHARTED)[number];
-type ChartRow = { day: string; previousDay: string | null } & Partial<Record<Charted | `previous_${Charted}`, number>>;
-
-/** Each day of the range beside the day of the period before at the same place. */
-export function alignByDay(daily: readonly Day[], previous: readonly Day[] | undefined): ChartRow[] {
-  return daily.map((day, index) => {
-    const before = previous?.[index];
-    const row: ChartRow = { day: day.day, previousDay: before?.day ?? null };
-    for (const field of CHARTED) {
-      row[field] = day[field];
-      if (before) row[`previous_${field}`] = before[field];
-    }
-    return row;
-  });
-}
 
 const axisTick = { fontSize: 12 };
 const margin = { top: 8, right: 8, bottom: 0, left: 0 };

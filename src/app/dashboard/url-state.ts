@@ -53,3 +53,10 @@ export function useUrlAccount(): [string, (accountId: string) => void] {
   const known = !accounts.data || accounts.data.some((account) => account.id === asked);
   return [known ? asked : "", setAccount];
 }
+
+/** The campaign in the address (`campaign`): "" for none. */
+export function useUrlCampaign(): [string, (campaignId: string) => void] {
+  const { params, set } = useUrlState();
+  const setCampaign = useCallback((campaignId: string) => set({ campaign: campaignId }), [set]);
+  return [params.get("campaign") ?? "", setCampaign];
+}

@@ -28,9 +28,10 @@ async function seed() {
   for (const row of SEEDED) {
     const values = [row.day, ADVERTISER, CAMPAIGN, row.impressions, row.clicks, Math.round(row.spend * 1e6), row.bots ?? 0];
     await query(
-      `INSERT INTO daily_ad_totals (day, advertiser_id, campaign_id, ad_id, impressions, clicks, spend_micros, bot_events)
-       VALUES ($1, $2, $3, $8, $4, $5, $6, $7)
-       ON CONFLICT (day, advertiser_id, campaign_id, ad_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6, bot_events = $7`,
+      // publisher_id '' holds the ad's figures over every publisher (what staff see).
+      `INSERT INTO daily_ad_totals (day, advertiser_id, campaign_id, ad_id, publisher_id, impressions, clicks, spend_micros, bot_events)
+       VALUES ($1, $2, $3, $8, '', $4, $5, $6, $7)
+       ON CONFLICT (day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6, bot_events = $7`,
       [...values, row.ad],
     );
   }
@@ -39,7 +40,7 @@ async function seed() {
   await query(
     `INSERT INTO daily_campaign_totals (day, publisher_id, advertiser_id, campaign_id, impressions, clicks, spend_micros, bot_events)
      SELECT day, $2, advertiser_id, campaign_id, sum(impressions), sum(clicks), sum(spend_micros), sum(bot_events)
-       FROM daily_ad_totals WHERE campaign_id = $1 AND day BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY day, advertiser_id, campaign_id`,
+       FROM daily_ad_totals WHERE campaign_id = $1 AND publisher_id = '' AND day BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY day, advertiser_id, campaign_id`,
     [CAMPAIGN, PUBLISHER],
   );
 }

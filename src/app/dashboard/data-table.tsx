@@ -110,13 +110,16 @@ export function DataTable<Item extends RowData>({
   const sortedRows = table.getRowModel().rows.map((row: TableRow<typeof features, Item>) => row.original);
   const visible = table.getVisibleLeafColumns().map((column) => byId.get(column.id)!);
   const totals = tableTotals(columns, sortedRows);
+  // One row is its own total: a totals row under it would only repeat it.
   const hasTotals = visible.some((c) => c.total !== undefined) && sortedRows.length > 1;
 
   const download = async (format: "csv" | "xlsx") => {
     setProblem(null);
     setBusy(true);
     try {
-      await downloadTableFile(tableFileBody(format, { name: fileName, sheet, columns, shown: visible.map((c) => c.id), rows: sortedRows, currency }));
+      await downloadTableFile(
+        tableFileBody(format, { name: fileName, sheet, columns, shown: visible.map((c) => c.id), rows: sortedRows, currency, withTotals: hasTotals }),
+      );
     } catch (error) {
       setProblem(error instanceof Error ? error.message : String(error));
     } finally {

@@ -25,7 +25,15 @@ describe("a table's totals and file", () => {
   });
 
   it("holds the rows in the order given and only the columns shown, raw, with the totals last", () => {
-    const body = tableFileBody("csv", { name: "campaigns", sheet: "Campaigns", columns, shown: ["name", "ctr", "spend"], rows, currency: "EUR" });
+    const body = tableFileBody("csv", {
+      name: "campaigns",
+      sheet: "Campaigns",
+      columns,
+      shown: ["name", "ctr", "spend"],
+      rows,
+      currency: "EUR",
+      withTotals: true,
+    });
     expect(body.columns).toEqual([
       { label: "Campaign", kind: "text" },
       { label: "CTR", kind: "percent" },
@@ -36,6 +44,12 @@ describe("a table's totals and file", () => {
       ["a", 0.03, 7.25],
     ]);
     expect(body.totals).toEqual(["Total", 0.025, 9.75]);
+    const single = tableFileBody("csv", { name: "one", columns, shown: ["name", "clicks"], rows: rows.slice(0, 1), currency: null, withTotals: false });
+    expect(single.totals).toBeUndefined();
+    expect(single.columns).toEqual([
+      { label: "Campaign", kind: "text" },
+      { label: "Clicks", kind: "integer" },
+    ]);
   });
 
   it("orders numbers by value, text by letters, nulls first", () => {

@@ -57,11 +57,20 @@ export const ratioOf =
  */
 export function tableFileBody<Row>(
   format: "csv" | "xlsx",
-  file: { name: string; sheet?: string; columns: readonly TableColumn<Row>[]; shown: readonly string[]; rows: readonly Row[]; currency: string | null },
+  file: {
+    name: string;
+    sheet?: string;
+    columns: readonly TableColumn<Row>[];
+    shown: readonly string[];
+    rows: readonly Row[];
+    currency: string | null;
+    /** Whether the totals row goes last, as the table shows it. */
+    withTotals: boolean;
+  },
 ): TableFileBody {
   const shown = file.shown.map((id) => file.columns.find((c) => c.id === id)).filter((c): c is TableColumn<Row> => c !== undefined);
   const totals = tableTotals(file.columns, file.rows);
-  const withTotals = shown.some((c) => c.total !== undefined);
+  const withTotals = file.withTotals && shown.some((c) => c.total !== undefined);
   return {
     format,
     name: file.name,

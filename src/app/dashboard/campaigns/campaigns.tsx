@@ -12,7 +12,6 @@ import { RangePicker } from "../figures";
 import { useUrlAccount, useUrlRange } from "../url-state";
 import { campaignColumns } from "./campaign-columns";
 
-// Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Campaigns() {
   const trpc = useTRPC();
   const [range, setRange] = useUrlRange();

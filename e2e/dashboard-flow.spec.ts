@@ -69,11 +69,11 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await expect(page.getByRole("heading", { level: 1, name: "Lighthouse: green tea" })).toBeVisible();
   await expect(page.locator('[data-kpi="Clicks"] .kpi-value')).toHaveText("1");
   await expect(page.locator('[data-kpi="Conversions"] .kpi-value')).toHaveText("1");
-  await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("12.50");
-  await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText("3.00");
+  await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("USD 12.50");
+  await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText("USD 3.00");
   // Bought after a click: click-through, and the one click converted.
-  await expect(page.locator('[data-kpi="Click-through sales"] .kpi-value')).toHaveText("12.50");
-  await expect(page.locator('[data-kpi="View-through sales"] .kpi-value')).toHaveText("0.00");
+  await expect(page.locator('[data-kpi="Click-through sales"] .kpi-value')).toHaveText("USD 12.50");
+  await expect(page.locator('[data-kpi="View-through sales"] .kpi-value')).toHaveText("USD 0.00");
   await expect(page.locator('[data-kpi="Click conversion rate"] .kpi-value')).toHaveText("100%");
   // The shopper's first purchase of the brand at the demo store.
   await expect(page.locator('[data-kpi="New-to-brand conversions"] .kpi-value')).toHaveText("1");

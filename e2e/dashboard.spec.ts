@@ -56,10 +56,10 @@ test("an account manager sees the overview's totals and charts for an account, a
   );
   expect(Number(stored!.impressions)).toBeGreaterThan(0);
   await expect(kpis.locator('[data-kpi="Impressions"] .kpi-value')).toHaveText(new Intl.NumberFormat("en").format(Number(stored!.impressions)));
-  // eCPM: spend per thousand impressions, to the cent on the card.
+  // eCPM: spend per thousand impressions, to the cent on the card, in the account's currency.
   const ecpm = Math.round((Number(stored!.spend) * 1000) / Number(stored!.impressions)) / 1_000_000;
   await expect(kpis.locator('[data-kpi="eCPM"] .kpi-value')).toHaveText(
-    new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(ecpm),
+    `USD ${new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(ecpm)}`,
   );
   // The windows sales are credited by, named beside the figures.
   await expect(page.getByTestId("windows-in-force")).toContainText("product: click 14 d, view 14 d");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, dayStart, daysBetween, daysFromToday, isIsoDay, startOfUtcDay, utcDay } from "./days";
+import { addDays, dayStart, daysBetween, daysFromToday, isIsoDay, previousRange, startOfUtcDay, utcDay } from "./days";
 
 describe("UTC days", () => {
   it("are the UTC date of a moment, whatever the offset it was written with", () => {
@@ -23,5 +23,11 @@ describe("UTC days", () => {
     expect(isIsoDay("2026-11-25")).toBe(true);
     expect(isIsoDay("2028-02-29")).toBe(true);
     for (const bad of ["2026-02-30", "2026-13-01", "2026-1-5", "25/11/2026", "2026-11-25T00:00:00Z", ""]) expect(isIsoDay(bad), bad).toBe(false);
+  });
+
+  it("compare a range with as many days just before it", () => {
+    expect(previousRange({ startDate: "2026-10-31", endDate: "2026-11-29" })).toEqual({ startDate: "2026-10-01", endDate: "2026-10-30" });
+    expect(previousRange({ startDate: "2026-03-01", endDate: "2026-03-01" })).toEqual({ startDate: "2026-02-28", endDate: "2026-02-28" });
+    expect(previousRange({ startDate: "2028-03-01", endDate: "2028-03-07" })).toEqual({ startDate: "2028-02-23", endDate: "2028-02-29" });
   });
 });

@@ -42,3 +42,12 @@ export function isIsoDay(value: string): boolean {
 export function daysBetween(first: string, last: string): number {
   return Math.round((dayStart(last).getTime() - dayStart(first).getTime()) / DAY_MS);
 }
+
+/**
+ * The period a range is compared with: as many days, ending the day before it starts
+ * (2026-10-31 – 2026-11-29 → 2026-10-01 – 2026-10-30).
+ */
+export function previousRange({ startDate, endDate }: { startDate: string; endDate: string }): { startDate: string; endDate: string } {
+  const length = daysBetween(startDate, endDate) + 1;
+  return { startDate: addDays(startDate, -length), endDate: addDays(startDate, -1) };
+}

@@ -3,12 +3,12 @@
 // de-duplication windows, bots, beacons from another session than their ad was served to, tokens
 // counted too often, requests without a user agent, and clicks past an address's minute limit.
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { FilteredColumn } from "@/server/core/event-status";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
-import { lastDays, percent, RangePicker, whole } from "../figures";
+import { percent, RangePicker, whole } from "../figures";
+import { useUrlAccount, useUrlRange } from "../url-state";
 
 const REASONS: { column: FilteredColumn; label: string; colour: string; explanation: string }[] = [
   { column: "duplicate_events", label: "Duplicates", colour: "#f59e0b", explanation: "the same ad in the same session inside the de-duplication window" },
@@ -21,8 +21,8 @@ const REASONS: { column: FilteredColumn; label: string; colour: string; explanat
 
 export function InvalidTraffic() {
   const trpc = useTRPC();
-  const [range, setRange] = useState(() => lastDays(30));
-  const [accountId, setAccountId] = useState("");
+  const [range, setRange] = useUrlRange();
+  const [accountId, setAccountId] = useUrlAccount();
   const me = useQuery(trpc.auth.me.queryOptions());
   const days = useQuery(trpc.stats.invalidTraffic.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
   const totals = Object.fromEntries(REASONS.map(({ column }) => [column, (days.data ?? []).reduce((sum, day) => sum + day[column], 0)])) as Record<

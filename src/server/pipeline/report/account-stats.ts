@@ -3,6 +3,8 @@
 // aside and those settling set aside by a rule, from the same rollups and statements as the report routes.
 
 import type { Actor } from "@/server/accounts/actor";
+import { previousRange } from "@/server/core/days";
+import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { type SetAsideOrder, setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/pipeline/settle/set-aside-events";
 import { store } from "@/server/store";
@@ -16,8 +18,21 @@ interface StatsRequest {
   endDate: string;
 }
 
+/**
+ * Totals and days of the range, the same of the period just before it (as many days) to compare
+ * with, and how many beacons the range filtered (bots, repeats, the other invalid-traffic
+ * reasons): with no impression counted, that tells "no traffic" from "all of it filtered".
+ */
 export async function accountStats({ actor, accountId, startDate, endDate }: StatsRequest) {
-  return store().reports.metricsOverRange(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+  const scope = await reportScopeOf({ actor, accountId });
+  const previous = previousRange({ startDate, endDate });
+  const [current, before, invalid] = await Promise.all([
+    store().reports.metricsOverRange(scope, { startDate, endDate }),
+    store().reports.metricsOverRange(scope, previous),
+    store().reports.invalidTrafficByDay(scope, { startDate, endDate }),
+  ]);
+  const filteredEvents = invalid.reduce((sum, day) => sum + FILTERED_STATUSES.reduce((daySum, { column }) => daySum + day[column], 0), 0);
+  return { ...current, previous: { ...previous, ...before }, filteredEvents };
 }
 
 /** Filtered beacons per day and reason. */

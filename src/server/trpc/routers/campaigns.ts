@@ -9,7 +9,8 @@ import { getCampaign } from "@/server/campaigns/get-campaign";
 import { listCampaigns } from "@/server/campaigns/list-campaigns";
 import { ZAdvertiserPacing, ZCampaignPacing } from "@/server/campaigns/pacing-output";
 import { campaignSettings, setCampaignStatus, updateCampaign } from "@/server/campaigns/update-campaign";
-import { ZCampaignDetail, ZCampaignListingRow } from "@/server/store/report-rows";
+import { ZMetrics } from "@/server/store/metrics";
+import { ZCampaignDetail, ZCampaignListingRow, ZDayMetrics } from "@/server/store/report-rows";
 import { ZAccountRangeInput, ZRangeInput } from "../range-input";
 import { router, signedInProcedure } from "../trpc";
 
@@ -21,7 +22,13 @@ const ZCampaignsList = z.object({
   total: z.int(),
   advertisers: z.array(ZAdvertiserPacing),
 });
-const ZCampaignPage = ZCampaignDetail.extend({ pacing: ZCampaignPacing.nullable(), wallet: ZAdvertiserPacing.nullable() });
+// The period just before the range (as many days), to compare with; null when the campaign has no row for it.
+const ZPreviousPeriod = z.object({ startDate: z.string(), endDate: z.string(), total: ZMetrics, daily: z.array(ZDayMetrics) });
+const ZCampaignPage = ZCampaignDetail.extend({
+  previous: ZPreviousPeriod.nullable(),
+  pacing: ZCampaignPacing.nullable(),
+  wallet: ZAdvertiserPacing.nullable(),
+});
 
 export const campaignsRouter = router({
   /** What the campaign form offers: the publishers to run on and the advertiser's products. */

@@ -1,13 +1,21 @@
 "use client";
-// One campaign: its totals and daily charts over a range, its ads, and the XLSX download of its
-// daily rows through the report route (GET /campaign/:id?download=true, with the session cookie).
+// One campaign: its totals against the period before and daily charts over a range, its days and
+// ads as tables (sort, columns and range in the address), and the XLSX download of its daily rows
+// through the report route (GET /campaign/:id?download=true, with the session cookie).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Problem } from "@/app/problem";
 import { useTRPC } from "../../../trpc-client";
-import { DailyCharts, KpiCards, lastDays, money, percent, RangePicker, whole } from "../../figures";
+import { useCurrency } from "../../currency";
+import { DailyCharts } from "../../daily-charts";
+import { dailyColumns } from "../../daily-columns";
+import { DataTable } from "../../data-table";
+import { RangePicker } from "../../figures";
+import { KpiCards } from "../../kpi-cards";
+import { useUrlRange } from "../../url-state";
 import { PacingCards } from "../pacing-cells";
+import { adColumns } from "./ad-columns";
 import { AdForm } from "./ad-form";
 import { CampaignActivity } from "./campaign-activity";
 import { CampaignWindows } from "./campaign-windows";
@@ -15,7 +23,7 @@ import { CampaignWindows } from "./campaign-windows";
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function CampaignPage({ id }: { id: string }) {
   const trpc = useTRPC();
-  const [range, setRange] = useState(() => lastDays(30));
+  const [range, setRange] = useUrlRange();
   const queryClient = useQueryClient();
   const campaign = useQuery(trpc.campaigns.get.queryOptions({ id, ...range }));
   const setStatus = useMutation(
@@ -25,6 +33,7 @@ export function CampaignPage({ id }: { id: string }) {
   const adStatus = useMutation(
     trpc.ads.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }),
   );
+  const currency = useCurrency(campaign.data?.advertiser_id ?? "");
   const download = `/campaign/${encodeURIComponent(id)}?start_date=${range.startDate}&end_date=${range.endDate}&download=true`;
 
   if (campaign.error) {
@@ -79,9 +88,21 @@ export function CampaignPage({ id }: { id: string }) {
       </form>
       <Problem message={setStatus.error?.message} />
       <PacingCards pacing={c.pacing} wallet={c.wallet} />
-      <KpiCards total={c} />
+      <KpiCards total={c} previous={c.previous} currency={currency} />
       <CampaignWindows campaignId={id} campaignType={c.campaign_type} />
-      <DailyCharts daily={c.daily} />
+      <DailyCharts daily={c.daily} previous={c.previous?.daily} currency={currency} />
+      <h2>By day</h2>
+      <DataTable
+        caption={`${c.name} by day from ${range.startDate} to ${range.endDate}`}
+        columns={dailyColumns}
+        rows={c.daily}
+        rowKey={(day) => day.day}
+        currency={currency}
+        defaultSort={{ id: "day", descending: false }}
+        fileName={`campaign-days-${range.startDate}-${range.endDate}`}
+        sheet="By day"
+        urlPrefix="days_"
+      />
       <h2>Ads</h2>
       {adForm === null ? (
         <div className="toolbar">
@@ -104,63 +125,34 @@ export function CampaignPage({ id }: { id: string }) {
       {c.ads.length === 0 ? (
         <p className="empty">This campaign has no ads yet.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">Ads of {c.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Ad</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Media</th>
-                <th scope="col">Impressions</th>
-                <th scope="col">Clicks</th>
-                <th scope="col">CTR</th>
-                <th scope="col">Spend</th>
-                <th scope="col">Sales</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {c.ads.map((ad) => (
-                <tr key={ad.ad_id}>
-                  <td>{ad.name}</td>
-                  <td>
-                    {ad.ad_type}
-                    {ad.ad_size ? ` ${ad.ad_size}` : ""}
-                  </td>
-                  <td>
-                    <span className={`badge ${ad.ad_status}`}>{ad.ad_status}</span>
-                  </td>
-                  <td>{ad.ad_media_url ? <img src={ad.ad_media_url} alt={`${ad.name} creative`} className="thumb" /> : ad.product_sku}</td>
-                  <td>{whole.format(ad.impressions_total)}</td>
-                  <td>{whole.format(ad.clicks_total)}</td>
-                  <td>{percent.format(ad.ctr)}</td>
-                  <td>{money.format(ad.ad_revenue)}</td>
-                  <td>{money.format(ad.sales_revenue)}</td>
-                  <td className="row-buttons">
-                    {ad.ad_status === "active" || ad.ad_status === "paused" ? (
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={adStatus.isPending}
-                        onClick={() => adStatus.mutate({ id: ad.ad_id, status: ad.ad_status === "active" ? "paused" : "active" })}
-                      >
-                        {ad.ad_status === "active" ? "Pause" : "Activate"}
-                        <span className="visually-hidden"> {ad.name}</span>
-                      </button>
-                    ) : null}
-                    <button type="button" className="link-button" onClick={() => setAdForm(ad.ad_id)}>
-                      Edit<span className="visually-hidden"> {ad.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`Ads of ${c.name}`}
+          columns={adColumns}
+          rows={c.ads}
+          rowKey={(ad) => ad.ad_id}
+          currency={currency}
+          defaultSort={{ id: "impressions_total", descending: true }}
+          fileName={`ads-${range.startDate}-${range.endDate}`}
+          sheet="Ads"
+          actions={(ad) => (
+            <>
+              {ad.ad_status === "active" || ad.ad_status === "paused" ? (
+                <button
+                  type="button"
+                  className="link-button"
+                  disabled={adStatus.isPending}
+                  onClick={() => adStatus.mutate({ id: ad.ad_id, status: ad.ad_status === "active" ? "paused" : "active" })}
+                >
+                  {ad.ad_status === "active" ? "Pause" : "Activate"}
+                  <span className="visually-hidden"> {ad.name}</span>
+                </button>
+              ) : null}
+              <button type="button" className="link-button" onClick={() => setAdForm(ad.ad_id)}>
+                Edit<span className="visually-hidden"> {ad.name}</span>
+              </button>
+            </>
+          )}
+        />
       )}
       {c.ads_total > c.ads.length ? (
         <p className="muted">

@@ -1,0 +1,245 @@
+// The overview, the campaign list and the campaign page as views in the address: figure cards
+// against the period before, sorted tables, their CSV and XLSX files, the keyboard and a phone.
+import { readFile } from "node:fs/promises";
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import ExcelJS from "exceljs";
+import { query } from "./database";
+import { signInAsStaff } from "./sign-in";
+
+// Days long past, where no other spec's traffic lands: a week and the week before it.
+const CURRENT = { from: "2025-03-08", to: "2025-03-14" };
+const PREVIOUS = { from: "2025-03-01", to: "2025-03-07" };
+const ALL_FILTERED = { from: "2025-02-01", to: "2025-02-02" };
+const CAMPAIGN = "cmp_northwind_display";
+const ADVERTISER = "adv_northwind";
+const PUBLISHER = "pub_demo_market";
+
+type Seeded = { day: string; ad: string; impressions: number; clicks: number; spend: number; bots?: number };
+// Northwind's banners: 1,000 impressions and 20 clicks the week before, 1,500 and 45 this week.
+const SEEDED: Seeded[] = [
+  { day: "2025-03-03", ad: "ad_northwind_leaderboard", impressions: 1000, clicks: 20, spend: 6 },
+  { day: "2025-03-09", ad: "ad_northwind_leaderboard", impressions: 600, clicks: 15, spend: 3.6 },
+  { day: "2025-03-12", ad: "ad_northwind_leaderboard", impressions: 500, clicks: 10, spend: 3 },
+  { day: "2025-03-12", ad: "ad_northwind_rectangle", impressions: 400, clicks: 20, spend: 2.4 },
+  { day: "2025-02-01", ad: "ad_northwind_rectangle", impressions: 0, clicks: 0, spend: 0, bots: 7 },
+];
+
+async function seed() {
+  for (const row of SEEDED) {
+    const values = [row.day, ADVERTISER, CAMPAIGN, row.impressions, row.clicks, Math.round(row.spend * 1e6), row.bots ?? 0];
+    await query(
+      // publisher_id '' holds the ad's figures over every publisher (what staff see).
+      `INSERT INTO daily_ad_totals (day, advertiser_id, campaign_id, ad_id, publisher_id, impressions, clicks, spend_micros, bot_events)
+       VALUES ($1, $2, $3, $8, '', $4, $5, $6, $7)
+       ON CONFLICT (day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6, bot_events = $7`,
+      [...values, row.ad],
+    );
+  }
+  // The campaign's rows are its ads' summed per day.
+  await query(`DELETE FROM daily_campaign_totals WHERE campaign_id = $1 AND day BETWEEN '2025-01-01' AND '2025-12-31'`, [CAMPAIGN]);
+  await query(
+    `INSERT INTO daily_campaign_totals (day, publisher_id, advertiser_id, campaign_id, impressions, clicks, spend_micros, bot_events)
+     SELECT day, $2, advertiser_id, campaign_id, sum(impressions), sum(clicks), sum(spend_micros), sum(bot_events)
+       FROM daily_ad_totals WHERE campaign_id = $1 AND publisher_id = '' AND day BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY day, advertiser_id, campaign_id`,
+    [CAMPAIGN, PUBLISHER],
+  );
+}
+
+const inRange = (rows: Seeded[], range: { from: string; to: string }) => rows.filter((r) => r.day >= range.from && r.day <= range.to);
+const sum = (rows: Seeded[], field: "impressions" | "clicks" | "spend") => rows.reduce((total, r) => total + r[field], 0);
+const signed = (change: number) => `${change > 0 ? "+" : change < 0 ? "−" : ""}${(Math.abs(change) * 100).toFixed(1)}%`;
+const view = (path: string, extra = "") => `${path}?from=${CURRENT.from}&to=${CURRENT.to}&account=${ADVERTISER}${extra}`;
+
+test.beforeAll(seed);
+
+/** What the table shows: its column labels and each body row's cells, as text. */
+async function shownTable(table: Locator) {
+  const labels = (await table.locator("thead th button").allTextContents()).map((label) => label.replace(/[▲▼]/g, "").trim());
+  const rows = await table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim() ?? "")));
+  return { labels, rows: rows.map((cells) => cells.slice(0, labels.length)) };
+}
+
+/** A CSV file read by hand: comma-separated, fields in double quotes where they hold a comma, a quote or a line break. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (char === '"') quoted = false;
+      else field += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ",") {
+      row.push(field);
+      field = "";
+    } else if (char === "\n" || char === "\r") {
+      if (char === "\r" && text[i + 1] === "\n") i += 1;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+    } else field += char;
+  }
+  if (field !== "" || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** The table's CSV and XLSX downloads hold its labels and, in the order shown, its rows (the first column's values), then the totals. */
+async function expectDownloadsMatch(page: Page, tools: Locator, table: Locator, name: RegExp) {
+  const shown = await shownTable(table);
+  expect(shown.rows.length).toBeGreaterThan(0);
+  const firstColumn = shown.rows.map((cells) => cells[0]);
+  const hasTotals = (await table.locator("tfoot tr").count()) > 0;
+
+  const [csv] = await Promise.all([page.waitForEvent("download"), tools.getByRole("button", { name: "Download CSV" }).click()]);
+  expect(csv.suggestedFilename()).toMatch(name);
+  expect(csv.suggestedFilename()).toMatch(/\.csv$/);
+  const lines = parseCsv((await readFile((await csv.path())!, "utf8")).replace(/^\uFEFF/, "")).filter((line) => line.some((cell) => cell !== ""));
+  expect(lines[0]).toEqual(shown.labels);
+  expect(lines.slice(1, 1 + shown.rows.length).map((line) => line[0])).toEqual(firstColumn);
+  expect(lines.length).toBe(1 + shown.rows.length + (hasTotals ? 1 : 0));
+
+  const [xlsx] = await Promise.all([page.waitForEvent("download"), tools.getByRole("button", { name: "Download XLSX" }).click()]);
+  expect(xlsx.suggestedFilename()).toMatch(name);
+  expect(xlsx.suggestedFilename()).toMatch(/\.xlsx$/);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile((await xlsx.path())!);
+  const sheet = workbook.worksheets[0]!;
+  expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(shown.labels);
+  const cellText = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
+  const firstCells = Array.from({ length: shown.rows.length }, (_, i) => cellText(sheet.getRow(i + 2).getCell(1).value));
+  expect(firstCells).toEqual(firstColumn);
+  expect(sheet.actualRowCount).toBe(1 + shown.rows.length + (hasTotals ? 1 : 0));
+  return { csv: lines, sheet, shown };
+}
+
+test("a figure card shows the range's value and its change against the week before, computed by hand", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.goto(view("/dashboard"));
+  const current = inRange(SEEDED, CURRENT);
+  const previous = inRange(SEEDED, PREVIOUS);
+  const impressions = page.locator('[data-kpi="Impressions"]');
+  await expect(impressions.locator(".kpi-value")).toHaveText(new Intl.NumberFormat("en").format(sum(current, "impressions")));
+  const impressionsChange = (sum(current, "impressions") - sum(previous, "impressions")) / sum(previous, "impressions");
+  await expect(impressions.locator(".kpi-change")).toHaveAttribute("data-change", signed(impressionsChange));
+  await expect(impressions.locator(".kpi-change")).toContainText(`vs ${PREVIOUS.from} – ${PREVIOUS.to}`);
+  await expect(impressions.locator(".kpi-change .visually-hidden")).toHaveText(`up ${signed(impressionsChange).slice(1)}`);
+  // A ratio changes relative to itself: CTR 3% against 2% is +50%, not one point.
+  const ctrChange = sum(current, "clicks") / sum(current, "impressions") / (sum(previous, "clicks") / sum(previous, "impressions")) - 1;
+  await expect(page.locator('[data-kpi="CTR"] .kpi-change')).toHaveAttribute("data-change", signed(ctrChange));
+  const [{ currency }] = (await query<{ currency: string }>("SELECT trim(currency) AS currency FROM accounts WHERE id = $1", [ADVERTISER])) as [
+    { currency: string },
+  ];
+  await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText(`${currency} ${sum(current, "spend").toFixed(2)}`);
+  // Nothing the week before: no change to tell.
+  await expect(page.locator('[data-kpi="Conversions"] .kpi-change')).toHaveAttribute("data-change", "—");
+
+  // The impressions chart answers a pointer with the day's figures.
+  const chart = page.getByRole("figure", { name: "Impressions and clicks by day" });
+  await chart.scrollIntoViewIfNeeded();
+  const plot = chart.locator(".recharts-wrapper > svg").first();
+  const box = (await plot.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  await page.mouse.move(box.x + box.width * 0.62, box.y + box.height / 2);
+  await expect(chart.locator(".recharts-tooltip-wrapper")).toContainText("Impressions");
+  // The week before, dashed, on demand.
+  await page.getByLabel("Draw the period before (dashed)").check();
+  await expect(chart.locator(".recharts-line-curve")).toHaveCount(4);
+});
+
+test("a view opens from its address with its range, account and sort, and the back button steps back", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.goto(view("/dashboard", "&sort=-impressions_total"));
+  await expect(page.getByLabel("From")).toHaveValue(CURRENT.from);
+  await expect(page.getByLabel("To")).toHaveValue(CURRENT.to);
+  await expect(page.getByLabel("Account")).toHaveValue(ADVERTISER);
+  const table = page.getByRole("table", { name: /Figures by day/ });
+  const header = table.getByRole("columnheader", { name: /Impressions/ });
+  await expect(header).toHaveAttribute("aria-sort", "descending");
+  await expect(header).toContainText("▼");
+  await expect(table.locator("tbody tr").first().locator("td").first()).toHaveText("2025-03-12");
+
+  await page.getByRole("button", { name: "Last 7 days" }).click();
+  await expect(page).not.toHaveURL(new RegExp(`from=${CURRENT.from}`));
+  await page.goBack();
+  await expect(page.getByLabel("From")).toHaveValue(CURRENT.from);
+  await expect(header).toHaveAttribute("aria-sort", "descending");
+
+  // An address Tally cannot read falls back to the default view rather than failing.
+  await page.goto("/dashboard?from=2025-02-30&to=nope&sort=-password&account=adv_unknown");
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await expect(page.getByRole("table", { name: /Figures by day/ }).getByRole("columnheader", { name: /Day/ })).toHaveAttribute("aria-sort", "ascending");
+  await expect(page.getByRole("alert")).toHaveCount(0);
+});
+
+test("each table's CSV and XLSX hold the rows shown, in the order shown", async ({ page }) => {
+  await signInAsStaff(page);
+  // The overview's daily table, by clicks, most first.
+  await page.goto(view("/dashboard", "&sort=-clicks_total"));
+  const daily = page.locator(".data-table").filter({ has: page.getByRole("table", { name: /Figures by day/ }) });
+  await expect(daily.locator("tbody tr")).toHaveCount(7);
+  const overview = await expectDownloadsMatch(page, daily, daily.getByRole("table"), /^overview-2025-03-08-2025-03-14\./);
+  expect(overview.csv[1]![0]).toBe("2025-03-12");
+  const clicksAt = overview.shown.labels.indexOf("Clicks");
+  expect(overview.csv.at(-1)![clicksAt]).toBe(String(sum(inRange(SEEDED, CURRENT), "clicks")));
+
+  // The campaign list.
+  await page.goto(view("/dashboard/campaigns", "&sort=name"));
+  const campaigns = page.locator(".data-table");
+  await expect(campaigns.getByRole("link", { name: "Northwind: summer banners" })).toBeVisible();
+  await expectDownloadsMatch(page, campaigns, campaigns.getByRole("table"), /^campaigns-2025-03-08-2025-03-14\./);
+
+  // The campaign page's ads, with a column more than by default.
+  await page.goto(`/dashboard/campaigns/${CAMPAIGN}?from=${CURRENT.from}&to=${CURRENT.to}&sort=-clicks_total`);
+  const ads = page.locator(".data-table").filter({ has: page.getByRole("table", { name: "Ads of Northwind: summer banners" }) });
+  await ads.locator("summary").click();
+  await ads.getByRole("checkbox", { name: "Conversions" }).check();
+  await expect(page).toHaveURL(/cols=/);
+  await expect(ads.getByRole("columnheader", { name: /Conversions/ })).toBeVisible();
+  const files = await expectDownloadsMatch(page, ads, ads.getByRole("table"), /^ads-2025-03-08-2025-03-14\./);
+  expect(files.csv[0]).toContain("Conversions");
+  expect(files.csv[1]![0]).toBe("Summer leaderboard"); // 25 clicks against the rectangle's 20: sorted as shown
+});
+
+test("the keyboard sorts a table and reaches its downloads; a phone scrolls the table, not the page", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.goto(view("/dashboard"));
+  const table = page.getByRole("table", { name: /Figures by day/ });
+  const clicks = table.getByRole("button", { name: /Clicks/ });
+  await clicks.focus();
+  await page.keyboard.press("Enter");
+  await expect(table.getByRole("columnheader", { name: /Clicks/ })).toHaveAttribute("aria-sort", "descending");
+  await expect(page).toHaveURL(/sort=-clicks_total/);
+  await page.keyboard.press("Enter");
+  await expect(table.getByRole("columnheader", { name: /Clicks/ })).toHaveAttribute("aria-sort", "ascending");
+
+  const tools = page.locator(".data-table").filter({ has: table });
+  await tools.locator("summary").focus();
+  await page.keyboard.press("Tab");
+  await expect(tools.getByRole("button", { name: "Download CSV" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await expect(tools.getByRole("button", { name: "Download XLSX" })).toBeFocused();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of ["/dashboard", "/dashboard/campaigns", `/dashboard/campaigns/${CAMPAIGN}`]) {
+    await page.goto(view(path));
+    await expect(page.locator("table.data").first()).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect({ path, overflow }).toEqual({ path, overflow: 0 });
+  }
+});
+
+test("with every beacon filtered, the overview says so and leads to the invalid traffic page", async ({ page }) => {
+  await signInAsStaff(page);
+  await page.goto(`/dashboard?from=${ALL_FILTERED.from}&to=${ALL_FILTERED.to}&account=${ADVERTISER}`);
+  const notice = page.getByTestId("all-filtered");
+  await expect(notice).toContainText("7 beacons were filed as bots or other invalid traffic");
+  await notice.getByRole("link").click();
+  await expect(page.getByRole("heading", { level: 1, name: "Invalid traffic" })).toBeVisible();
+  await expect(page.locator('[data-kpi="Bots"] .kpi-value')).toHaveText("7");
+});

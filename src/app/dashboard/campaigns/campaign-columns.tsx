@@ -1,0 +1,52 @@
+"use client";
+// The campaign list's columns: what each holds raw (for sorting, totals and files) and how its cell reads.
+import Link from "next/link";
+import type { CampaignPacing } from "@/server/campaigns/pacing-output";
+import type { CampaignListingRow } from "@/server/store/report-rows";
+import { metricColumns } from "../metric-columns";
+import type { TableColumn } from "../table-columns";
+import { BidCell, BudgetCell, PacingBar, PacingFlags } from "./pacing-cells";
+
+/** A row of the list: its figures over the range, and today's pacing when the viewer manages the campaign. */
+type CampaignRow = CampaignListingRow & { pacing: CampaignPacing | null };
+
+/** The serving flags in words, for sorting and files. */
+const servingWords = (p: CampaignPacing | null) =>
+  p === null ? null : [p.outOfBudgetToday ? "Out of budget today" : "", p.activeWithoutActiveAds ? "No active ads" : ""].filter(Boolean).join(", ") || null;
+
+export const campaignColumns: TableColumn<CampaignRow>[] = [
+  {
+    id: "name",
+    label: "Campaign",
+    kind: "text",
+    value: (c) => c.name,
+    cell: (c) => <Link href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</Link>,
+  },
+  {
+    id: "campaign_status",
+    label: "Status",
+    kind: "text",
+    value: (c) => c.campaign_status,
+    cell: (c) => <span className={`badge ${c.campaign_status}`}>{c.campaign_status}</span>,
+  },
+  { id: "campaign_type", label: "Type", kind: "text", value: (c) => c.campaign_type },
+  ...metricColumns<CampaignRow>(["impressions_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "sales_revenue", "roas"]),
+  // Budget and pacing (src/server/campaigns/pacing.ts): "—" where the viewer does not manage the campaign.
+  { id: "bid", label: "Bid", kind: "money", value: (c) => c.pacing?.bid ?? null, cell: (c) => (c.pacing ? <BidCell pacing={c.pacing} /> : "—") },
+  {
+    id: "daily_budget",
+    label: "Daily budget",
+    kind: "money",
+    value: (c) => c.pacing?.dailyBudget ?? null,
+    cell: (c) => (c.pacing ? <BudgetCell pacing={c.pacing} /> : "—"),
+  },
+  {
+    id: "spent_today",
+    label: "Spend today",
+    kind: "money",
+    value: (c) => c.pacing?.spentToday ?? null,
+    cell: (c) => (c.pacing ? <PacingBar pacing={c.pacing} /> : "—"),
+    total: "sum",
+  },
+  { id: "serving", label: "Serving", kind: "text", value: (c) => servingWords(c.pacing), cell: (c) => (c.pacing ? <PacingFlags pacing={c.pacing} /> : null) },
+];

@@ -1,0 +1,134 @@
+"use client";
+// The daily charts of the overview and the campaign page (recharts), with the period just
+// before drawn over them on demand: dashed, day by day from the first (day 1 against day 1).
+import { useId, useState } from "react";
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { alignByDay, type ChartRow, type Day } from "./comparison";
+import { formatMoney, whole } from "./figures";
+
+const axisTick = { fontSize: 12 };
+const margin = { top: 8, right: 8, bottom: 0, left: 0 };
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+
+/** The tooltip's heading: the day, and the day it is compared with when the period before is drawn. */
+function dayLabel(rows: ChartRow[], compare: boolean) {
+  return (label: unknown) => {
+    const row = rows.find((r) => r.day === label);
+    return compare && row?.previousDay ? `${String(label)} (before: ${row.previousDay})` : String(label);
+  };
+}
+
+// Over 80 lines on purpose: three charts that share their rows, toggle and tooltips, in the order the page shows them.
+export function DailyCharts({ daily, previous, currency }: { daily: Day[]; previous?: Day[]; currency: string | null }) {
+  const [compare, setCompare] = useState(false);
+  const toggleId = useId();
+  const rows = alignByDay(daily, previous);
+  const label = dayLabel(rows, compare);
+  const moneyTip = (value: unknown) => formatMoney(Number(value), currency);
+  const countTip = (value: unknown) => whole.format(Number(value));
+  const showPrevious = compare && previous !== undefined;
+  return (
+    <>
+      {previous ? (
+        <p className="toolbar">
+          <input id={toggleId} type="checkbox" checked={compare} onChange={(e) => setCompare(e.target.checked)} />
+          <label htmlFor={toggleId}>Draw the period before (dashed)</label>
+        </p>
+      ) : null}
+      <section className="charts">
+        <figure className="chart" aria-label="Impressions and clicks by day" data-chart="traffic">
+          <figcaption>Impressions and clicks</figcaption>
+          <ResponsiveContainer width="100%" height={260}>
+            <ComposedChart data={rows} margin={margin}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+              <YAxis yAxisId="impressions" tick={axisTick} allowDecimals={false} tickFormatter={(v) => compact.format(v)} />
+              <YAxis yAxisId="clicks" orientation="right" tick={axisTick} allowDecimals={false} tickFormatter={(v) => compact.format(v)} />
+              <Tooltip formatter={countTip} labelFormatter={label} />
+              <Legend />
+              <Line yAxisId="impressions" type="monotone" dataKey="impressions_total" name="Impressions" stroke="#2563eb" isAnimationActive={false} />
+              <Line yAxisId="clicks" type="monotone" dataKey="clicks_total" name="Clicks" stroke="#ea580c" isAnimationActive={false} />
+              {showPrevious ? (
+                <Line
+                  yAxisId="impressions"
+                  type="monotone"
+                  dataKey="previous_impressions_total"
+                  name="Impressions, before"
+                  stroke="#2563eb"
+                  strokeDasharray="5 4"
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ) : null}
+              {showPrevious ? (
+                <Line
+                  yAxisId="clicks"
+                  type="monotone"
+                  dataKey="previous_clicks_total"
+                  name="Clicks, before"
+                  stroke="#ea580c"
+                  strokeDasharray="5 4"
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ) : null}
+            </ComposedChart>
+          </ResponsiveContainer>
+        </figure>
+        <figure className="chart" aria-label="Spend and sales revenue by day" data-chart="money">
+          <figcaption>Spend (right axis) and sales revenue{currency ? ` in ${currency}` : ""}</figcaption>
+          <ResponsiveContainer width="100%" height={260}>
+            <ComposedChart data={rows} margin={margin}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+              <YAxis yAxisId="sales" tick={axisTick} tickFormatter={(v) => compact.format(v)} />
+              <YAxis yAxisId="spend" orientation="right" tick={axisTick} tickFormatter={(v) => compact.format(v)} />
+              <Tooltip formatter={moneyTip} labelFormatter={label} />
+              <Legend />
+              <Bar yAxisId="spend" dataKey="ad_revenue" name="Spend" fill="#94a3b8" isAnimationActive={false} />
+              <Line yAxisId="sales" type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" isAnimationActive={false} />
+              {showPrevious ? (
+                <Line
+                  yAxisId="spend"
+                  type="monotone"
+                  dataKey="previous_ad_revenue"
+                  name="Spend, before"
+                  stroke="#64748b"
+                  strokeDasharray="5 4"
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ) : null}
+              {showPrevious ? (
+                <Line
+                  yAxisId="sales"
+                  type="monotone"
+                  dataKey="previous_sales_revenue"
+                  name="Sales revenue, before"
+                  stroke="#16a34a"
+                  strokeDasharray="5 4"
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ) : null}
+            </ComposedChart>
+          </ResponsiveContainer>
+        </figure>
+        <figure className="chart" aria-label="Click- and view-through sales by day" data-chart="touch">
+          <figcaption>Sales by the touch that won them</figcaption>
+          <ResponsiveContainer width="100%" height={260}>
+            <ComposedChart data={rows} margin={margin}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+              <YAxis tick={axisTick} tickFormatter={(v) => compact.format(v)} />
+              <Tooltip formatter={moneyTip} labelFormatter={label} />
+              <Legend />
+              <Bar dataKey="sales_revenue_click" name="Click-through" stackId="sales" fill="#16a34a" isAnimationActive={false} />
+              <Bar dataKey="sales_revenue_view" name="View-through" stackId="sales" fill="#86efac" isAnimationActive={false} />
+            </ComposedChart>
+          </ResponsiveContainer>
+        </figure>
+      </section>
+    </>
+  );
+}

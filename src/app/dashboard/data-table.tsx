@@ -1,0 +1,215 @@
+"use client";
+// The dashboard's tables (TanStack Table): headers that sort (buttons, so the keyboard sorts too),
+// a column chooser, a totals row, and downloads of exactly the rows and columns shown, in the order
+// shown. Sort and columns live in the address (`sort`, `cols`, with a prefix when a page has
+// several tables).
+import {
+  type ColumnDef,
+  type ColumnVisibilityState,
+  columnVisibilityFeature,
+  createSortedRowModel,
+  type RowData,
+  rowSortingFeature,
+  type SortingState,
+  type Row as TableRow,
+  tableFeatures,
+  type Updater,
+  useTable,
+} from "@tanstack/react-table";
+import { type ReactNode, useMemo, useState } from "react";
+import { formatMoney, percent, whole } from "./figures";
+import { compareCells, type TableColumn, tableFileBody, tableTotals } from "./table-columns";
+import { type CellValue, downloadTableFile } from "./table-file";
+import { useUrlState } from "./url-state";
+import { columnsFromParam, type Sort, sortFromParam, sortToParam } from "./url-views";
+
+const features = tableFeatures({ rowSortingFeature, columnVisibilityFeature, sortedRowModel: createSortedRowModel() });
+const number = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
+
+/** A raw value as the table shows it. */
+export function shownValue(value: CellValue, kind: TableColumn<unknown>["kind"], currency: string | null): string {
+  if (value === null) return "—";
+  if (typeof value === "string") return value;
+  if (kind === "money") return formatMoney(value, currency);
+  if (kind === "percent") return percent.format(value);
+  if (kind === "integer") return whole.format(value);
+  return number.format(value);
+}
+
+export interface DataTableProps<Item> {
+  caption: string;
+  columns: TableColumn<Item>[];
+  rows: Item[];
+  rowKey: (row: Item) => string;
+  /** The code beside money; null when the rows mix currencies. */
+  currency: string | null;
+  defaultSort: Sort;
+  /** The downloaded file's base name (/^[a-z0-9][a-z0-9_-]{0,79}$/) and XLSX sheet title. */
+  fileName: string;
+  sheet: string;
+  /** Before `sort` and `cols` in the address, for a page's second table. */
+  urlPrefix?: string;
+  /** Buttons at the end of each row, left out of the files. */
+  actions?: (row: Item) => ReactNode;
+}
+
+// Over 80 lines on purpose: one table's state, its chooser, downloads and markup read best together.
+export function DataTable<Item extends RowData>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  currency,
+  defaultSort,
+  fileName,
+  sheet,
+  urlPrefix = "",
+  actions,
+}: DataTableProps<Item>) {
+  const { params, set } = useUrlState();
+  const ids = useMemo(() => columns.map((c) => c.id), [columns]);
+  const byId = useMemo(() => new Map(columns.map((c) => [c.id, c])), [columns]);
+  const sort = sortFromParam(params.get(`${urlPrefix}sort`), ids, defaultSort);
+  const defaultShown = useMemo(() => columns.filter((c) => !c.hidden).map((c) => c.id), [columns]);
+  const shown = columnsFromParam(params.get(`${urlPrefix}cols`), ids, defaultShown);
+  const sorting: SortingState = [{ id: sort.id, desc: sort.descending }];
+  const columnVisibility: ColumnVisibilityState = Object.fromEntries(ids.map((id) => [id, shown.includes(id)]));
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const definitions = useMemo<ColumnDef<typeof features, Item>[]>(
+    () =>
+      columns.map((c) => ({
+        id: c.id,
+        header: c.label,
+        accessorFn: (row: Item) => c.value(row),
+        sortFn: (a: TableRow<typeof features, Item>, b: TableRow<typeof features, Item>) => compareCells(c.value(a.original), c.value(b.original)),
+        sortDescFirst: c.kind !== "text",
+      })) as unknown as ColumnDef<typeof features, Item>[],
+    [columns],
+  );
+  const table = useTable({
+    features,
+    columns: definitions,
+    data: rows,
+    getRowId: (row: Item) => rowKey(row),
+    state: { sorting, columnVisibility },
+    enableSortingRemoval: false,
+    enableMultiSort: false,
+    onSortingChange: (updater: Updater<SortingState>) => {
+      const next = typeof updater === "function" ? updater(sorting) : updater;
+      const first = next[0];
+      if (first) set({ [`${urlPrefix}sort`]: sortToParam({ id: first.id, descending: first.desc }) });
+    },
+    onColumnVisibilityChange: (updater: Updater<ColumnVisibilityState>) => {
+      const next = typeof updater === "function" ? updater(columnVisibility) : updater;
+      const chosen = ids.filter((id) => next[id]);
+      if (chosen.length > 0) set({ [`${urlPrefix}cols`]: chosen.join(",") });
+    },
+  });
+  const sortedRows = table.getRowModel().rows.map((row: TableRow<typeof features, Item>) => row.original);
+  const visible = table.getVisibleLeafColumns().map((column) => byId.get(column.id)!);
+  const totals = tableTotals(columns, sortedRows);
+  // One row is its own total: a totals row under it would only repeat it.
+  const hasTotals = visible.some((c) => c.total !== undefined) && sortedRows.length > 1;
+
+  const download = async (format: "csv" | "xlsx") => {
+    setProblem(null);
+    setBusy(true);
+    try {
+      await downloadTableFile(
+        tableFileBody(format, { name: fileName, sheet, columns, shown: visible.map((c) => c.id), rows: sortedRows, currency, withTotals: hasTotals }),
+      );
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="data-table">
+      <div className="toolbar table-tools">
+        <details className="column-chooser">
+          <summary>Columns</summary>
+          <fieldset>
+            <legend className="visually-hidden">Columns of {caption}</legend>
+            {table.getAllLeafColumns().map((column) => (
+              <label key={column.id}>
+                <input
+                  type="checkbox"
+                  checked={column.getIsVisible()}
+                  disabled={column.getIsVisible() && visible.length === 1}
+                  onChange={(e) => column.toggleVisibility(e.target.checked)}
+                />
+                {byId.get(column.id)?.label}
+              </label>
+            ))}
+          </fieldset>
+        </details>
+        <button type="button" className="chip" disabled={busy || sortedRows.length === 0} onClick={() => void download("csv")}>
+          Download CSV
+        </button>
+        <button type="button" className="chip" disabled={busy || sortedRows.length === 0} onClick={() => void download("xlsx")}>
+          Download XLSX
+        </button>
+      </div>
+      {problem ? (
+        <p role="alert" className="error">
+          The file could not be made: {problem}
+        </p>
+      ) : null}
+      <div className="table-scroll">
+        <table className="data">
+          <caption className="visually-hidden">{caption}</caption>
+          <thead>
+            <tr>
+              {(table.getHeaderGroups()[0]?.headers ?? []).map((header) => {
+                const direction = header.column.getIsSorted();
+                return (
+                  <th key={header.id} scope="col" aria-sort={direction === "asc" ? "ascending" : direction === "desc" ? "descending" : undefined}>
+                    <button type="button" className="link-button sort-button" onClick={header.column.getToggleSortingHandler()}>
+                      {byId.get(header.column.id)?.label}
+                      <span aria-hidden="true" className="sort-arrow">
+                        {direction === "asc" ? " ▲" : direction === "desc" ? " ▼" : ""}
+                      </span>
+                    </button>
+                  </th>
+                );
+              })}
+              {actions ? (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {sortedRows.map((row) => (
+              <tr key={rowKey(row)}>
+                {visible.map((c) => (
+                  <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
+                    {c.cell ? c.cell(row) : shownValue(c.value(row), c.kind, currency)}
+                  </td>
+                ))}
+                {actions ? <td className="row-buttons">{actions(row)}</td> : null}
+              </tr>
+            ))}
+          </tbody>
+          {hasTotals ? (
+            <tfoot>
+              <tr className="totals">
+                {visible.map((c, i) => (
+                  <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
+                    {i === 0 && c.total === undefined ? "Total" : c.total === undefined ? "" : shownValue(totals.get(c.id) ?? null, c.kind, currency)}
+                  </td>
+                ))}
+                {actions ? <td /> : null}
+              </tr>
+            </tfoot>
+          ) : null}
+        </table>
+      </div>
+    </div>
+  );
+}

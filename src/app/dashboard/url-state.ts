@@ -1,0 +1,62 @@
+"use client";
+// Views in the address: the range (`from`, `to`), the account, the campaign and each table's sort
+// and columns are search params, so a link opens the same view and the back button steps back
+// through the choices. Every change is a history entry (router.push) unless asked otherwise.
+import { useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback } from "react";
+import { useTRPC } from "../trpc-client";
+import { lastDays } from "./figures";
+import { type Range, rangeFromParams } from "./url-views";
+
+export type UrlChanges = Record<string, string | null>;
+
+/** The page's search params and a setter that merges changes into them (null or "" removes a key). */
+export function useUrlState() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const set = useCallback(
+    (changes: UrlChanges, { replace = false }: { replace?: boolean } = {}) => {
+      // The address as it is now: two changes in one event must not undo each other.
+      const next = new URLSearchParams(window.location.search);
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null || value === "") next.delete(key);
+        else next.set(key, value);
+      }
+      // Commas may stand in a query as they are: `cols=a,b,c` reads better than `cols=a%2Cb%2Cc`.
+      const query = next.toString().replaceAll("%2C", ",");
+      const url = query ? `${pathname}?${query}` : pathname;
+      if (replace) router.replace(url, { scroll: false });
+      else router.push(url, { scroll: false });
+    },
+    [router, pathname],
+  );
+  return { params, set };
+}
+
+/** The range in the address (`from`, `to`), the last 30 days when it holds none or a wrong one. */
+export function useUrlRange(): [Range, (range: Range) => void] {
+  const { params, set } = useUrlState();
+  const range = rangeFromParams(params.get("from"), params.get("to"), lastDays(30));
+  const setRange = useCallback((next: Range) => set({ from: next.startDate, to: next.endDate }), [set]);
+  return [range, setRange];
+}
+
+/** The account in the address (`account`): "" for the viewer's own view, as for an account the viewer does not see. */
+export function useUrlAccount(): [string, (accountId: string) => void] {
+  const { params, set } = useUrlState();
+  const trpc = useTRPC();
+  const accounts = useQuery(trpc.accounts.list.queryOptions());
+  const setAccount = useCallback((accountId: string) => set({ account: accountId }), [set]);
+  const asked = params.get("account") ?? "";
+  const known = !accounts.data || accounts.data.some((account) => account.id === asked);
+  return [known ? asked : "", setAccount];
+}
+
+/** The campaign in the address (`campaign`): "" for none. */
+export function useUrlCampaign(): [string, (campaignId: string) => void] {
+  const { params, set } = useUrlState();
+  const setCampaign = useCallback((campaignId: string) => set({ campaign: campaignId }), [set]);
+  return [params.get("campaign") ?? "", setCampaign];
+}

@@ -19,6 +19,16 @@ describe("an activity entry in words", () => {
     expect(describeChange({ advertiserId: "adv_1" }, null, "USD")).toEqual(["Brand: adv_1 (removed)"]);
   });
 
+  it("shows fields in the forms' order, whatever order the stored JSON keeps", () => {
+    expect(describeChange(null, { bid: 0.35, zeta: 1, name: "Spring", dailyBudget: 5, type: "product" }, "USD")).toEqual([
+      "Name: Spring",
+      "Type: product",
+      "Bid (USD): 0.35",
+      "Daily budget (USD): 5.00",
+      "Zeta: 1",
+    ]);
+  });
+
   it("names known actions and fields, and keeps an unknown action's dotted name", () => {
     expect(describeAction("campaign.updated")).toBe("Campaign changed");
     expect(describeAction("wallet.frozen")).toBe("wallet.frozen");

@@ -87,6 +87,24 @@ export function describeValue(field: string, value: unknown): string {
   return String(value);
 }
 
+const FIELD_ORDER = [
+  "kind",
+  "name",
+  "type",
+  "status",
+  "startDate",
+  "endDate",
+  "bidModel",
+  "bid",
+  "dailyBudget",
+  "walletBalance",
+  "size",
+  "mediaUrl",
+  "destinationUrl",
+  "publisherIds",
+  "productRefs",
+];
+
 const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
@@ -97,7 +115,9 @@ const fieldsOf = (value: unknown): Record<string, unknown> =>
 export function describeChange(before: unknown, after: unknown, currency: string): string[] {
   const was = fieldsOf(before);
   const now = fieldsOf(after);
-  const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])];
+  // Postgres keeps JSON keys in its own order (shortest first): shown in the forms' order instead.
+  const rank = (field: string) => (FIELD_ORDER.indexOf(field) + FIELD_ORDER.length + 1) % (FIELD_ORDER.length + 1);
+  const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort((a, b) => rank(a) - rank(b));
   return fields.map((field) => {
     const label = MONEY_FIELDS.has(field) ? `${fieldLabel(field)} (${currency})` : fieldLabel(field);
     if (before === null || before === undefined) return `${label}: ${describeValue(field, now[field])}`;

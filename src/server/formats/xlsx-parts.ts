@@ -82,18 +82,30 @@ export interface CellLayout {
   kind: XlsxKind;
   plain: number;
   bold: number;
+  /** integer, number, money, percent: finite numbers are written as numbers, anything else as text. */
+  numeric: boolean;
+  /** The markup between a number cell's reference and its value, plain and bold. */
+  plainOpen: string;
+  boldOpen: string;
   /** Money whose currency each row names: that currency's style, plain and bold. */
   rowCurrency?: { key: string; styles: XlsxStyles; cache: Map<string, [number, number]> };
 }
 
 export function cellLayouts<Row>(columns: readonly XlsxColumn<Row>[], styles: XlsxStyles): CellLayout[] {
-  return columns.map((column) => ({
-    key: column.key,
-    kind: column.kind,
-    plain: styles.style(column.kind, column.currency, false),
-    bold: styles.style(column.kind, column.currency, true),
-    rowCurrency: column.kind === "money" && column.currencyKey ? { key: column.currencyKey, styles, cache: new Map() } : undefined,
-  }));
+  return columns.map((column) => {
+    const plain = styles.style(column.kind, column.currency, false);
+    const bold = styles.style(column.kind, column.currency, true);
+    return {
+      key: column.key,
+      kind: column.kind,
+      plain,
+      bold,
+      numeric: column.kind !== "text" && column.kind !== "date" && column.kind !== "datetime",
+      plainOpen: `" s="${plain}"><v>`,
+      boldOpen: `" s="${bold}"><v>`,
+      rowCurrency: column.kind === "money" && column.currencyKey ? { key: column.currencyKey, styles, cache: new Map() } : undefined,
+    };
+  });
 }
 
 function styleOf(layout: CellLayout, row: Record<string | number, unknown>, bold: boolean): number {
@@ -108,23 +120,18 @@ function styleOf(layout: CellLayout, row: Record<string | number, unknown>, bold
   return pair[bold ? 1 : 0];
 }
 
+// Over a sheet's cells this runs most: a number cell is one template with its style's markup made beforehand.
 function cellXml(layout: CellLayout, ref: string, row: Record<string | number, unknown>, bold: boolean): string {
   const value = row[layout.key];
   if (value === null || value === undefined || value === "") return "";
-  const textStyle = bold ? 1 : 0;
-  switch (layout.kind) {
-    case "text":
-      return inlineString(ref, String(value), textStyle);
-    case "date":
-    case "datetime": {
-      const serial = layout.kind === "date" ? serialDay(value) : serialTime(value);
-      return serial === null ? inlineString(ref, String(value), textStyle) : `<c r="${ref}" s="${bold ? layout.bold : layout.plain}"><v>${serial}</v></c>`;
-    }
-    default:
-      return typeof value === "number" && Number.isFinite(value)
-        ? `<c r="${ref}" s="${styleOf(layout, row, bold)}"><v>${value}</v></c>`
-        : inlineString(ref, String(value), textStyle);
+  if (layout.numeric) {
+    if (typeof value === "number" && Number.isFinite(value))
+      return `<c r="${ref}${layout.rowCurrency ? `" s="${styleOf(layout, row, bold)}"><v>` : bold ? layout.boldOpen : layout.plainOpen}${value}</v></c>`;
+  } else if (layout.kind !== "text") {
+    const serial = layout.kind === "date" ? serialDay(value) : serialTime(value);
+    if (serial !== null) return `<c r="${ref}${bold ? layout.boldOpen : layout.plainOpen}${serial}</v></c>`;
   }
+  return inlineString(ref, String(value), bold ? 1 : 0);
 }
 
 /** Rows a sheet's column widths are measured on: the first ones, so a file of any length streams. */

@@ -5,10 +5,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { createAccount } from "@/server/accounts/create-account";
+import { pgPool } from "@/server/db/pg-pool";
+import { ADVERTISER_REPORT } from "@/server/pipeline/report/report-definitions";
 import { significant } from "@/server/store/metrics";
 import { handleAdvertiserReport, handleNetworkPublisherReport, handlePublisherReport } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { ACME_ORDER_CREDIT, at, beacon, get, RANGE, seedAcme } from "@/testing/report-fixture";
+import { reportSheet } from "@/testing/report-sheet";
 
 let advertiserKey: string;
 let publisherKey: string;
@@ -121,6 +124,38 @@ describe("GET /report/v2/publishers and /report/network/publishers", () => {
       const refused = await get(key, RANGE, handleNetworkPublisherReport);
       expect(refused.status).toBe(404);
       expect(refused.body).toEqual({ error: { code: "not_found", message: "this report is for network accounts" } });
+    }
+  });
+});
+
+describe("the advertiser report's XLSX", () => {
+  it("shows each advertiser's money in its own currency, and leaves money totals of several currencies blank", async () => {
+    await pgPool().query("UPDATE accounts SET currency = 'EUR' WHERE id = $1", [otherId]);
+    try {
+      const response = await handleAdvertiserReport(
+        new Request(`http://tally.test/report/v2/advertisers?${RANGE}&order_by=advertiser&order=asc&download=true`, {
+          headers: { Authorization: `Bearer ${shopAKey}` },
+        }),
+      );
+      expect(response.status).toBe(200);
+      const { sheet, header, fields, rows, totals } = await reportSheet(await response.arrayBuffer(), ADVERTISER_REPORT.columns);
+      expect(header.slice(0, 6)).toEqual(["Advertiser", "Advertiser ID", "Seller ID", "Wallet balance", "Daily budget", "Currency"]);
+      const formatOf = (n: number, field: string) => sheet.getRow(n).getCell(fields.indexOf(field) + 1).numFmt;
+      const byId = new Map(rows.map((row, i) => [row.advertiser_id, { row, n: i + 2 }]));
+      const acme = byId.get(acmeId)!;
+      const other = byId.get(otherId)!;
+      expect([acme.row.currency, other.row.currency]).toEqual(["USD", "EUR"]);
+      expect([formatOf(acme.n, "ad_revenue"), formatOf(acme.n, "wallet_balance")]).toEqual(['"USD "#,##0.00', '"USD "#,##0.00']);
+      expect([formatOf(other.n, "ad_revenue"), formatOf(other.n, "wallet_balance"), formatOf(other.n, "ecpm")]).toEqual([
+        '"EUR "#,##0.00',
+        '"EUR "#,##0.00',
+        '"EUR "#,##0.00',
+      ]);
+      expect(other.row.ad_revenue).toBe(0.003);
+      // Counts add up across currencies; money does not.
+      expect(totals).toMatchObject({ advertiser: "Total", impressions_total: 7, ad_revenue: null, sales_revenue: null, wallet_balance: null, currency: null });
+    } finally {
+      await pgPool().query("UPDATE accounts SET currency = 'USD' WHERE id = $1", [otherId]);
     }
   });
 });

@@ -2,6 +2,7 @@
 // the link's holder accepts and is signed in to their account only; links that are used,
 // revoked, expired or unknown make nothing; a viewer changes nothing; a role change holds from the
 // next request and a removal signs out at once; each change is in the activity log.
+import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createUser } from "@/server/accounts/create-user";
@@ -9,6 +10,7 @@ import { listActivity } from "@/server/accounts/list-activity";
 import { signIn, type Viewer, viewerOfSession } from "@/server/accounts/sessions";
 import { DAY_MS } from "@/server/core/days";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
 import { createCaller } from "@/server/trpc/root";
 import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
 import { acceptInvitation, inviteUser } from "./invitations";
@@ -174,5 +176,38 @@ describe("a member's role", () => {
     await expect(as(staff).teams.remove({ userId: staff.userId })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const [removed] = (await listActivity({ actor: OPERATOR, actionPrefix: "user.removed" })).entries;
     expect(removed).toMatchObject({ accountId: brandId, before: { email: "leaving@brand.test", role: "admin" }, after: null });
+  });
+});
+
+describe("the migration to member roles", () => {
+  it("makes every member so far an admin, as every member could change their account, and refuses a member without a role", async () => {
+    const migration = await readFile("prisma/migrations/20261203000000_member_roles_and_invitations/migration.sql", "utf8");
+    const statements = migration
+      .replace(/^--.*$/gm, "")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter((statement) => statement.startsWith("UPDATE") || statement.includes("users_member_role_check"));
+    expect(statements).toHaveLength(2);
+    const member = await createUser({
+      email: "before@roles.test",
+      name: "Before",
+      password: PASSWORD,
+      role: "member",
+      accountId: brandId,
+      memberRole: "viewer",
+    });
+    // A database from before the roles: the column there, empty, and no constraint yet.
+    await pgPool().query("ALTER TABLE users DROP CONSTRAINT users_member_role_check");
+    await pgPool().query("UPDATE users SET member_role = NULL WHERE id = $1", [member.id]);
+    for (const statement of statements) await pgPool().query(statement);
+    const rows = await pgPool().query(
+      "SELECT role::text, member_role::text FROM users WHERE email IN ('before@roles.test', 'staff@teams.test') ORDER BY role::text",
+    );
+    expect(rows.rows).toEqual([
+      { role: "member", member_role: "admin" },
+      { role: "staff", member_role: null },
+    ]);
+    await expect(pgPool().query("UPDATE users SET member_role = NULL WHERE id = $1", [member.id])).rejects.toMatchObject({ code: "23514" });
+    await expect(pgPool().query("UPDATE users SET member_role = 'admin' WHERE email = 'staff@teams.test'")).rejects.toMatchObject({ code: "23514" });
   });
 });

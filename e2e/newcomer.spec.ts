@@ -7,7 +7,7 @@ import { expect, test } from "@playwright/test";
 import ExcelJS from "exceljs";
 import { signInAsStaff } from "./sign-in";
 
-test("a newcomer makes an API key, invites an advertiser's user, signs in as them and downloads the campaign list as XLSX", async ({ page, browser, request }) => {
+test("a newcomer makes a key, invites a user of an advertiser, joins as them and downloads their campaign list as XLSX", async ({ page, browser, request }) => {
   // 1. The staff login, then an API key for Acme Coffee that reads the report routes.
   await signInAsStaff(page);
   await page.getByRole("link", { name: "API keys" }).click();

@@ -155,8 +155,8 @@ test("a figure card shows the range's value and its change against the week befo
 test("a view opens from its address with its range, account and sort, and the back button steps back", async ({ page }) => {
   await signInAsStaff(page);
   await page.goto(view("/dashboard", "&sort=-impressions_total"));
-  await expect(page.getByLabel("From")).toHaveValue(CURRENT.from);
-  await expect(page.getByLabel("To")).toHaveValue(CURRENT.to);
+  await expect(page.getByLabel("From", { exact: true })).toHaveValue(CURRENT.from);
+  await expect(page.getByLabel("To", { exact: true })).toHaveValue(CURRENT.to);
   await expect(page.getByLabel("Account")).toHaveValue(ADVERTISER);
   const table = page.getByRole("table", { name: /Figures by day/ });
   const header = table.getByRole("columnheader", { name: /Impressions/ });
@@ -167,14 +167,15 @@ test("a view opens from its address with its range, account and sort, and the ba
   await page.getByRole("button", { name: "Last 7 days" }).click();
   await expect(page).not.toHaveURL(new RegExp(`from=${CURRENT.from}`));
   await page.goBack();
-  await expect(page.getByLabel("From")).toHaveValue(CURRENT.from);
+  await expect(page.getByLabel("From", { exact: true })).toHaveValue(CURRENT.from);
   await expect(header).toHaveAttribute("aria-sort", "descending");
 
   // An address Tally cannot read falls back to the default view rather than failing.
   await page.goto("/dashboard?from=2025-02-30&to=nope&sort=-password&account=adv_unknown");
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
   await expect(page.getByRole("table", { name: /Figures by day/ }).getByRole("columnheader", { name: /Day/ })).toHaveAttribute("aria-sort", "ascending");
-  await expect(page.getByRole("alert")).toHaveCount(0);
+  // Next.js's route announcer is an empty alert: only one with words would be a problem.
+  await expect(page.getByRole("alert").filter({ hasText: /./ })).toHaveCount(0);
 });
 
 test("each table's CSV and XLSX hold the rows shown, in the order shown", async ({ page }) => {

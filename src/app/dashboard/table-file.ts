@@ -28,7 +28,7 @@ export async function downloadTableFile(body: TableFileBody): Promise<void> {
   });
   if (!answer.ok) {
     const problem = (await answer.json().catch(() => null)) as { error?: { message?: string } } | null;
-    throw new Error(problem?.error?.message ?? `the file could not be made (${answer.status})`);
+    throw new Error(problem?.error?.message ?? `the server answered ${answer.status}`);
   }
   const url = URL.createObjectURL(await answer.blob());
   const link = document.createElement("a");

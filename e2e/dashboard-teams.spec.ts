@@ -8,7 +8,7 @@ test("an account manager invites an advertiser's user, who sets a password throu
   await page.getByRole("link", { name: "Accounts" }).click();
   await page.getByRole("navigation", { name: "Accounts" }).getByRole("button", { name: "Acme Coffee" }).click();
   const team = page.getByRole("region", { name: "Account Acme Coffee" }).getByRole("region", { name: "Team" });
-  await expect(team.getByRole("cell", { name: "acme@tally.local" })).toBeVisible();
+  await expect(team.getByRole("cell", { name: "acme@tally.local", exact: true })).toBeVisible();
 
   const form = team.getByRole("form", { name: "Invite a user" });
   await form.getByLabel("E-mail to invite").fill("not an e-mail");

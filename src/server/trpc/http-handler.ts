@@ -13,7 +13,7 @@ import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import { clientAddress } from "@/server/http/client-address";
 import { readBodyWithin } from "@/server/http/read-json-body";
-import { assertSameOrigin } from "@/server/http/request-origin";
+import { assertSameOrigin, requestOrigin } from "@/server/http/request-origin";
 import { errorResponse } from "@/server/http/respond";
 import { secureCookies, sessionCookie } from "@/server/http/session-cookie";
 import { BATCHED_SIGN_IN, batchesSignIn, namedProcedures, TRPC_ENDPOINT } from "./procedure-names";
@@ -61,7 +61,7 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
         viewer: await viewerOfSession(sessionToken),
         sessionToken,
         clientAddress: clientAddress(request),
-        origin: url.origin,
+        origin: requestOrigin(request),
         setSessionCookie: (token: string | null, expiresAt?: Date) => {
           cookies.push(sessionCookie(token, expiresAt, secure));
         },

@@ -10,18 +10,12 @@ import { useCurrency } from "./currency";
 import { DailyCharts } from "./daily-charts";
 import { dailyColumns } from "./daily-columns";
 import { DataTable } from "./data-table";
-import { RangePicker, utcMinute, whole } from "./figures";
+import { RangePicker, whole } from "./figures";
 import { KpiCards } from "./kpi-cards";
 import { PipelineStatus } from "./pipeline-status";
+import { SetAsideNotices } from "./set-aside-notices";
 import { useUrlAccount, useUrlRange } from "./url-state";
 import { WindowsInForce } from "./windows-in-force";
-
-/** The rules settling sets orders aside by, in words. */
-const RULES: Record<string, string> = {
-  order_total_limit: "order total over the limit",
-  line_quantity_limit: "line quantity over the limit",
-  orders_per_session: "too many orders from one session",
-};
 
 export function Overview() {
   const trpc = useTRPC();
@@ -30,8 +24,6 @@ export function Overview() {
   const currency = useCurrency(accountId);
   const me = useQuery(trpc.auth.me.queryOptions());
   const stats = useQuery(trpc.stats.overview.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
-  const setAside = useQuery(trpc.stats.setAsideOrders.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
-  const setAsideByRule = useQuery(trpc.stats.ordersSetAsideByRule.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
 
   return (
     <>
@@ -77,43 +69,7 @@ export function Overview() {
             fileName={`overview-${range.startDate}-${range.endDate}`}
             sheet="By day"
           />
-          {setAside.data && setAside.data.total > 0 ? (
-            <section className="notice" aria-label="Orders set aside">
-              <h2>Orders set aside</h2>
-              <p>
-                {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range were set aside, by a rule or because they could not be
-                processed, and are missing from these figures. Every other order was attributed. The latest:
-              </p>
-              <ul>
-                {setAside.data.latest.map((order) => (
-                  <li key={`${order.publisher_id}/${order.order_id}`}>
-                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC: {order.reason}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
-          {setAsideByRule.data && setAsideByRule.data.total > 0 ? (
-            <section className="notice" aria-label="Orders set aside by rule">
-              <h2>Orders set aside by rule</h2>
-              <p>
-                {setAsideByRule.data.total === 1 ? "1 order" : `${setAsideByRule.data.total} orders`} in this range broke a rule when they were settled and are
-                missing from these figures (
-                {Object.entries(setAsideByRule.data.byRule)
-                  .map(([rule, count]) => `${RULES[rule] ?? rule}: ${count}`)
-                  .join(", ")}
-                ). A publisher sets its limits on its account page. The latest:
-              </p>
-              <ul>
-                {setAsideByRule.data.latest.map((order) => (
-                  <li key={`${order.publisher_id}/${order.order_id}/${order.received_at.toISOString()}`}>
-                    order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC (
-                    {RULES[order.rule] ?? order.rule}): {order.reason}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
+          <SetAsideNotices range={range} accountId={accountId} />
         </>
       )}
       <PipelineStatus />

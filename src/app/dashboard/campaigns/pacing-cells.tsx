@@ -45,9 +45,7 @@ export function PacingBar({ pacing, label = "Spend today" }: { pacing: CampaignP
         value={Math.min(pacing.spentToday, pacing.dailyBudget)}
         aria-valuetext={words}
         className={`${styles.track} ${share >= 1 ? styles.full : ""}`}
-      >
-        {words}
-      </meter>
+      />
       <span className={styles.caption}>{words}</span>
     </div>
   );

@@ -47,6 +47,11 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
   await page.getByLabel("Name").fill("acme coffee: sponsored");
   const table = page.getByRole("table");
   await expect(table.getByRole("row")).toHaveCount(2); // the header and Acme's campaign (one row: no totals)
+  // The filter is in the address: a reload (or the link sent to a colleague) shows the same rows.
+  await expect(page).toHaveURL(/[?&]q=acme(\+|%20)coffee/);
+  await page.reload();
+  await expect(page.getByLabel("Name")).toHaveValue("acme coffee: sponsored");
+  await expect(table.getByRole("row")).toHaveCount(2);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns.png", fullPage: true });
   await table.getByRole("link", { name: "Acme Coffee: sponsored products" }).click();
 

@@ -9,16 +9,26 @@ import { AccountPicker } from "../account-picker";
 import { useCurrency } from "../currency";
 import { DataTable } from "../data-table";
 import { RangePicker } from "../figures";
-import { useUrlAccount, useUrlRange } from "../url-state";
+import { useUrlAccount, useUrlRange, useUrlState } from "../url-state";
 import { campaignColumns } from "./campaign-columns";
+
+const STATUSES = ["active", "paused", "draft", "ended", "archived"] as const;
 
 export function Campaigns() {
   const trpc = useTRPC();
   const [range, setRange] = useUrlRange();
   const [accountId, setAccountId] = useUrlAccount();
   const currency = useCurrency(accountId);
-  const [search, setSearch] = useState("");
-  const [status, setStatus] = useState("");
+  // The filters live in the address too (`q`, `status`): the name as typed, without a history entry per key.
+  const { params, set } = useUrlState();
+  const [search, setSearchText] = useState(() => params.get("q") ?? "");
+  const setSearch = (value: string) => {
+    setSearchText(value);
+    set({ q: value.trim() || null }, { replace: true });
+  };
+  const asked = params.get("status") ?? "";
+  const status = (STATUSES as readonly string[]).includes(asked) ? asked : "";
+  const setStatus = (value: string) => set({ status: value || null });
   const me = useQuery(trpc.auth.me.queryOptions());
   const list = useQuery(trpc.campaigns.list.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
 
@@ -40,7 +50,7 @@ export function Campaigns() {
           Status
           <select value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">Any</option>
-            {["active", "paused", "draft", "ended", "archived"].map((s) => (
+            {STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>

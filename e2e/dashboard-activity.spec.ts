@@ -2,6 +2,7 @@
 // show on the Activity page and on the campaign's page as before → after, and the page's filters
 // live in its address, so a reload keeps them.
 import { expect, test } from "@playwright/test";
+import ExcelJS from "exceljs";
 import { query } from "./database";
 import { signInAsStaff } from "./sign-in";
 
@@ -58,6 +59,17 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   await expect(page.getByLabel("Who")).toHaveValue("staff@tally");
   await expect(table.getByRole("row")).toHaveCount(3);
   await expect(table.locator('tr[data-action="campaign.updated"]')).toContainText("Bid (USD): 0.35 → 0.50");
+
+  // The entries shown, as a file a reader Tally did not write (exceljs) opens: a row each, in the order shown.
+  const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download XLSX" }).click()]);
+  expect(file.suggestedFilename()).toBe("activity.xlsx");
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile((await file.path())!);
+  const sheet = workbook.worksheets[0]!;
+  expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(["When (UTC)", "Who", "What", "Subject", "Account", "Change"]);
+  expect(sheet.actualRowCount).toBe(3);
+  expect(String(sheet.getRow(2).getCell(6).value)).toContain("Daily budget (USD): 50.00 → 80.00");
+  expect(sheet.getRow(2).getCell(1).value).toBeInstanceOf(Date);
 
   // Another kind of change leaves none of them; the stored entry is the one shown.
   await page.getByLabel("Kind of change").selectOption({ label: "API keys" });

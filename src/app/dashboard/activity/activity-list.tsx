@@ -2,10 +2,11 @@
 // The activity log's entries for a filter, newest first, a page at a time ("Load more" walks
 // back): when (UTC), who, what, the subject and each changed field before → after.
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import type { TListActivityInput } from "@/server/activity/activity-input";
 import { useTRPC } from "../../trpc-client";
 import { utcMinute } from "../figures";
+import { downloadTableFile, fileBaseName } from "../table-file";
 import { describeAction, describeChange } from "./describe-change";
 
 export type ActivityFilter = Omit<TListActivityInput, "cursor" | "limit">;
@@ -46,6 +47,7 @@ export function ActivityList({ filter, label, pageSize = 50 }: { filter: Activit
   if (entries.length === 0) return <p className="empty">No changes match.</p>;
   return (
     <>
+      <ActivityDownloads entries={entries} label={label} />
       <div className="table-scroll">
         <table className="data" aria-label={label}>
           <thead>
@@ -85,5 +87,59 @@ export function ActivityList({ filter, label, pageSize = 50 }: { filter: Activit
         </div>
       ) : null}
     </>
+  );
+}
+
+type ShownEntry = { at: Date; actor: string; action: string; subject: string; accountName: string | null; before: unknown; after: unknown; currency: string };
+
+/** The entries loaded so far (more after "Load more"), as the table shows them, as CSV or XLSX. */
+function ActivityDownloads({ entries, label }: { entries: ShownEntry[]; label: string }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const download = async (format: "csv" | "xlsx") => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await downloadTableFile({
+        format,
+        name: fileBaseName(label),
+        sheet: "Activity",
+        columns: [
+          { label: "When (UTC)", kind: "datetime" },
+          { label: "Who", kind: "text" },
+          { label: "What", kind: "text" },
+          { label: "Subject", kind: "text" },
+          { label: "Account", kind: "text" },
+          { label: "Change", kind: "text" },
+        ],
+        rows: entries.map((entry) => [
+          entry.at.toISOString(),
+          entry.actor,
+          describeAction(entry.action),
+          entry.subject,
+          entry.accountName,
+          describeChange(entry.before, entry.after, entry.currency).join("; "),
+        ]),
+      });
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="toolbar">
+      <button type="button" className="chip" disabled={busy} onClick={() => void download("csv")}>
+        Download CSV
+      </button>
+      <button type="button" className="chip" disabled={busy} onClick={() => void download("xlsx")}>
+        Download XLSX
+      </button>
+      {problem ? (
+        <p role="alert" className="error">
+          The file could not be made: {problem}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -1,31 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FIELD_COLUMNS, METRIC_COLUMNS, metricTotals } from "./metric-columns";
-import { METRIC_FIELDS, metricsOf, type TotalsRow } from "./metrics";
+import { emptyTotals, METRIC_FIELDS, metricsOf, type TotalsRow } from "./metrics";
 
-const sums = (over: Partial<TotalsRow>): TotalsRow => ({
-  impressions: 0,
-  views: 0,
-  clicks: 0,
-  spend_micros: 0,
-  duplicate_events: 0,
-  bot_events: 0,
-  invalid_events: 0,
-  sales_revenue_micros: 0,
-  conversions: 0,
-  unverified_conversions: 0,
-  unverified_sales_revenue_micros: 0,
-  uncredited_conversions: 0,
-  uncredited_sales_revenue_micros: 0,
-  conversions_click: 0,
-  sales_revenue_click_micros: 0,
-  units_sold_micros: 0,
-  converted_clicks: 0,
-  halo_conversions: 0,
-  halo_sales_revenue_micros: 0,
-  ntb_conversions: 0,
-  ntb_sales_revenue_micros: 0,
-  ...over,
-});
+const sums = (over: Partial<TotalsRow>): TotalsRow => ({ ...emptyTotals(), ...over });
 
 describe("metricsOf", () => {
   it("rounds derived ratios to 10 significant digits, so a ratio of whole amounts reads as it should", () => {

@@ -5,7 +5,7 @@
 
 import { toMicroUnits } from "@/server/core/money";
 import type { XlsxKind } from "@/server/formats/xlsx-styles";
-import { METRIC_FIELDS, type Metrics, metricsOf, type TotalsRow } from "./metrics";
+import { addTotals, emptyTotals, METRIC_FIELDS, type Metrics, metricsOf, type TotalsRow } from "./metrics";
 
 export interface FieldColumn {
   label: string;
@@ -87,30 +87,6 @@ export const FIELD_COLUMNS: Record<MetricField | IdentityField, FieldColumn> = {
 
 const MONEY_FIELDS = METRIC_FIELDS.filter((field) => METRIC_COLUMNS[field].kind === "money");
 
-const EMPTY_SUMS: TotalsRow = {
-  impressions: 0,
-  views: 0,
-  clicks: 0,
-  spend_micros: 0,
-  duplicate_events: 0,
-  bot_events: 0,
-  invalid_events: 0,
-  sales_revenue_micros: 0,
-  conversions: 0,
-  unverified_conversions: 0,
-  unverified_sales_revenue_micros: 0,
-  uncredited_conversions: 0,
-  uncredited_sales_revenue_micros: 0,
-  conversions_click: 0,
-  sales_revenue_click_micros: 0,
-  units_sold_micros: 0,
-  converted_clicks: 0,
-  halo_conversions: 0,
-  halo_sales_revenue_micros: 0,
-  ntb_conversions: 0,
-  ntb_sales_revenue_micros: 0,
-};
-
 /** A row's figures back as the sums they were made from; money to the micro-unit, so adding stays exact. */
 function sumsOf(m: Metrics): TotalsRow {
   return {
@@ -151,7 +127,7 @@ export interface MetricTotalsOptions {
  * Conversions are the rows' sum: an order credited to two campaigns counts in each.
  */
 export function metricTotals(options: MetricTotalsOptions = {}) {
-  const sums: TotalsRow = { ...EMPTY_SUMS };
+  const sums = emptyTotals();
   const currencies = new Set<unknown>();
   let rows = 0;
   return {
@@ -160,8 +136,7 @@ export function metricTotals(options: MetricTotalsOptions = {}) {
         if (options.skip?.(row)) continue;
         rows += 1;
         if (options.currencyKey) currencies.add(row[options.currencyKey]);
-        const add = sumsOf(row as unknown as Metrics);
-        for (const key of Object.keys(sums) as (keyof TotalsRow)[]) sums[key] += add[key];
+        addTotals(sums, sumsOf(row as unknown as Metrics));
       }
     },
     /** The totals by field, `label` under `labelKey`; null without rows. */

@@ -34,6 +34,36 @@ export interface TotalsRow {
   ntb_sales_revenue_micros: number;
 }
 
+/** Sums of nothing: the start of a totals row that rows are added into. */
+export const emptyTotals = (): TotalsRow => ({
+  impressions: 0,
+  views: 0,
+  clicks: 0,
+  spend_micros: 0,
+  duplicate_events: 0,
+  bot_events: 0,
+  invalid_events: 0,
+  sales_revenue_micros: 0,
+  conversions: 0,
+  unverified_conversions: 0,
+  unverified_sales_revenue_micros: 0,
+  uncredited_conversions: 0,
+  uncredited_sales_revenue_micros: 0,
+  conversions_click: 0,
+  sales_revenue_click_micros: 0,
+  units_sold_micros: 0,
+  converted_clicks: 0,
+  halo_conversions: 0,
+  halo_sales_revenue_micros: 0,
+  ntb_conversions: 0,
+  ntb_sales_revenue_micros: 0,
+});
+
+/** Adds one row's sums into `into`, field by field. */
+export function addTotals(into: TotalsRow, add: TotalsRow): void {
+  for (const key of Object.keys(into) as (keyof TotalsRow)[]) into[key] += add[key];
+}
+
 const count = (description: string) => z.int().describe(description);
 const amount = (description: string) => z.number().describe(description);
 const orNull = (description: string) => z.number().nullable().describe(description);

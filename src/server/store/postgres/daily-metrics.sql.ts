@@ -4,7 +4,7 @@
 
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
-import { type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
+import { addTotals, emptyTotals, type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
 import type { ReportScope } from "@/server/store/report-query";
 import type { DayMetrics } from "@/server/store/report-rows";
 import { type KeyedFigures, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
@@ -48,31 +48,7 @@ export async function metricsOverRange(
   given?: readonly KeyedFigures[],
 ): Promise<{ total: Metrics; daily: DayMetrics[] }> {
   const rows = await dailyRows(scope, range, null, given);
-  const sum: TotalsRow = {
-    impressions: 0,
-    views: 0,
-    clicks: 0,
-    spend_micros: 0,
-    duplicate_events: 0,
-    bot_events: 0,
-    invalid_events: 0,
-    sales_revenue_micros: 0,
-    conversions: 0,
-    unverified_conversions: 0,
-    unverified_sales_revenue_micros: 0,
-    uncredited_conversions: 0,
-    uncredited_sales_revenue_micros: 0,
-    conversions_click: 0,
-    sales_revenue_click_micros: 0,
-    units_sold_micros: 0,
-    converted_clicks: 0,
-    halo_conversions: 0,
-    halo_sales_revenue_micros: 0,
-    ntb_conversions: 0,
-    ntb_sales_revenue_micros: 0,
-  };
-  for (const r of rows) {
-    for (const key of Object.keys(sum) as (keyof TotalsRow)[]) sum[key] += r[key];
-  }
+  const sum = emptyTotals();
+  for (const r of rows) addTotals(sum, r);
   return { total: metricsOf(sum), daily: rows.map((r) => ({ day: r.day, ...metricsOf(r) })) };
 }

@@ -18,6 +18,11 @@ function dayLabel(rows: ChartRow[], compare: boolean) {
   };
 }
 
+/** A figure of the period before, drawn dashed on its axis (a call, not a component: recharts reads its chart's direct children). */
+function previousLine(axis: string, dataKey: string, name: string, stroke: string) {
+  return <Line yAxisId={axis} type="monotone" dataKey={dataKey} name={name} stroke={stroke} strokeDasharray="5 4" dot={false} isAnimationActive={false} />;
+}
+
 // Over 80 lines on purpose: three charts that share their rows, toggle and tooltips, in the order the page shows them.
 export function DailyCharts({ daily, previous, currency }: { daily: Day[]; previous?: Day[]; currency: string | null }) {
   const [compare, setCompare] = useState(false);
@@ -48,30 +53,8 @@ export function DailyCharts({ daily, previous, currency }: { daily: Day[]; previ
               <Legend />
               <Line yAxisId="impressions" type="monotone" dataKey="impressions_total" name="Impressions" stroke="#2563eb" isAnimationActive={false} />
               <Line yAxisId="clicks" type="monotone" dataKey="clicks_total" name="Clicks" stroke="#ea580c" isAnimationActive={false} />
-              {showPrevious ? (
-                <Line
-                  yAxisId="impressions"
-                  type="monotone"
-                  dataKey="previous_impressions_total"
-                  name="Impressions, before"
-                  stroke="#2563eb"
-                  strokeDasharray="5 4"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ) : null}
-              {showPrevious ? (
-                <Line
-                  yAxisId="clicks"
-                  type="monotone"
-                  dataKey="previous_clicks_total"
-                  name="Clicks, before"
-                  stroke="#ea580c"
-                  strokeDasharray="5 4"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ) : null}
+              {showPrevious ? previousLine("impressions", "previous_impressions_total", "Impressions, before", "#2563eb") : null}
+              {showPrevious ? previousLine("clicks", "previous_clicks_total", "Clicks, before", "#ea580c") : null}
             </ComposedChart>
           </ResponsiveContainer>
         </figure>
@@ -87,30 +70,8 @@ export function DailyCharts({ daily, previous, currency }: { daily: Day[]; previ
               <Legend />
               <Bar yAxisId="spend" dataKey="ad_revenue" name="Spend" fill="#94a3b8" isAnimationActive={false} />
               <Line yAxisId="sales" type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" isAnimationActive={false} />
-              {showPrevious ? (
-                <Line
-                  yAxisId="spend"
-                  type="monotone"
-                  dataKey="previous_ad_revenue"
-                  name="Spend, before"
-                  stroke="#64748b"
-                  strokeDasharray="5 4"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ) : null}
-              {showPrevious ? (
-                <Line
-                  yAxisId="sales"
-                  type="monotone"
-                  dataKey="previous_sales_revenue"
-                  name="Sales revenue, before"
-                  stroke="#16a34a"
-                  strokeDasharray="5 4"
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ) : null}
+              {showPrevious ? previousLine("spend", "previous_ad_revenue", "Spend, before", "#64748b") : null}
+              {showPrevious ? previousLine("sales", "previous_sales_revenue", "Sales revenue, before", "#16a34a") : null}
             </ComposedChart>
           </ResponsiveContainer>
         </figure>

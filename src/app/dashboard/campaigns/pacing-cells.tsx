@@ -4,11 +4,9 @@
 // and the advertiser's wallet. Figures are the server's (src/server/campaigns/pacing.ts).
 import type { ReactNode } from "react";
 import type { AdvertiserPacing, CampaignPacing } from "@/server/campaigns/pacing-output";
-import { money, percent } from "../figures";
+import { formatMoney, percent } from "../figures";
 import styles from "./pacing.module.css";
 
-/** An amount with its currency's code beside it: "USD 1,234.50". */
-export const moneyIn = (value: number, currency: string) => `${currency} ${money.format(value)}`;
 const days = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
 
 const STOPPED_BY: Record<NonNullable<CampaignPacing["stoppedBy"]>, string> = {
@@ -20,21 +18,21 @@ const STOPPED_BY: Record<NonNullable<CampaignPacing["stoppedBy"]>, string> = {
 export function BidCell({ pacing }: { pacing: CampaignPacing }) {
   return (
     <span className={styles.nowrap}>
-      {pacing.bidModel.toUpperCase()} {moneyIn(pacing.bid, pacing.currency)}
+      {pacing.bidModel.toUpperCase()} {formatMoney(pacing.bid, pacing.currency)}
     </span>
   );
 }
 
 export function BudgetCell({ pacing }: { pacing: CampaignPacing }) {
-  return <span className={styles.nowrap}>{pacing.dailyBudget === null ? "No daily budget" : moneyIn(pacing.dailyBudget, pacing.currency)}</span>;
+  return <span className={styles.nowrap}>{pacing.dailyBudget === null ? "No daily budget" : formatMoney(pacing.dailyBudget, pacing.currency)}</span>;
 }
 
 /** Today's spend against the daily budget: a meter with its figures in words, or the spend alone without a budget. */
 export function PacingBar({ pacing, label = "Spend today" }: { pacing: CampaignPacing; label?: string }) {
-  const spent = moneyIn(pacing.spentToday, pacing.currency);
+  const spent = formatMoney(pacing.spentToday, pacing.currency);
   if (pacing.dailyBudget === null || pacing.shareSpent === null) return <span className={styles.caption}>{spent} today, no daily budget</span>;
   const share = Math.min(1, pacing.shareSpent);
-  const words = `${spent} of ${moneyIn(pacing.dailyBudget, pacing.currency)} (${percent.format(pacing.shareSpent)})`;
+  const words = `${spent} of ${formatMoney(pacing.dailyBudget, pacing.currency)} (${percent.format(pacing.shareSpent)})`;
   return (
     <div className={styles.meter}>
       <meter
@@ -106,9 +104,9 @@ export function WalletCard({ wallet }: { wallet: AdvertiserPacing }) {
       <h2>Wallet</h2>
       <dl>
         <dt>Balance</dt>
-        <dd>{moneyIn(wallet.walletBalance, wallet.currency)}</dd>
+        <dd>{formatMoney(wallet.walletBalance, wallet.currency)}</dd>
         <dt>Spend a day, last 7 days</dt>
-        <dd>{moneyIn(wallet.averageDailySpend, wallet.currency)}</dd>
+        <dd>{formatMoney(wallet.averageDailySpend, wallet.currency)}</dd>
         <dt>Days left</dt>
         <dd>{wallet.daysLeft === null ? "— (no spend in the last 7 days)" : `${days.format(wallet.daysLeft)} days`}</dd>
       </dl>

@@ -1,9 +1,9 @@
 // The overview, the campaign list and the campaign page as views in the address: figure cards
 // against the period before, sorted tables, their CSV and XLSX files, the keyboard and a phone.
-import { DuckDBInstance } from "@duckdb/node-api";
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import ExcelJS from "exceljs";
 import { query } from "./database";
+import { readCsv } from "./files";
 import { signInAsStaff } from "./sign-in";
 
 // Days long past, where no other spec's traffic lands: a week and the week before it.
@@ -57,13 +57,6 @@ async function shownTable(table: Locator) {
   const labels = (await table.locator("thead th button").allTextContents()).map((label) => label.replace(/[▲▼]/g, "").trim());
   const rows = await table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim() ?? "")));
   return { labels, rows: rows.map((cells) => cells.slice(0, labels.length)) };
-}
-
-/** A CSV file as DuckDB reads it (a reader Tally did not write): every line in file order, every field as text, "" for empty. */
-async function readCsv(file: string): Promise<string[][]> {
-  const connection = await (await DuckDBInstance.create(":memory:")).connect();
-  const rows = await connection.runAndReadAll(`SELECT * FROM read_csv('${file}', header = false, all_varchar = true, quote = '"', escape = '"')`);
-  return rows.getRowObjectsJS().map((row) => Object.values(row).map((cell) => (cell === null ? "" : String(cell))));
 }
 
 /** The table's CSV and XLSX downloads hold its labels and, in the order shown, its rows (the first column's values), then the totals. */

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
+import { readCsv } from "./files";
 import { signInAsStaff } from "./sign-in";
 
 test("an account manager invites an advertiser's user, who sets a password through the link and sees only their account", async ({ page, browser }) => {
@@ -60,4 +61,82 @@ test("an account manager invites an advertiser's user, who sets a password throu
     "This invitation link is invalid or has expired. Ask your account manager for a new one.",
   );
   await invited.close();
+});
+
+test("a viewer of an account reads and downloads its screens, and meets no form it may not use", async ({ page, browser }) => {
+  const email = `reader-${Date.now()}@acme.test`;
+  await signInAsStaff(page);
+  await page.goto("/dashboard/accounts?account=adv_acme_coffee");
+  await page.getByRole("navigation", { name: "Accounts" }).getByRole("button", { name: "Acme Coffee" }).click();
+  const team = page.getByRole("region", { name: "Account Acme Coffee" }).getByRole("region", { name: "Team" });
+  const form = team.getByRole("form", { name: "Invite a user" });
+  await form.getByLabel("E-mail to invite").fill(email);
+  await form.getByLabel("Role").selectOption("viewer");
+  await form.getByRole("button", { name: "Invite" }).click();
+  const link = (await team.getByTestId("invitation-link").textContent())!.trim();
+
+  const context = await browser.newContext({ acceptDownloads: true });
+  const reader = await context.newPage();
+  await reader.goto(link);
+  const accept = reader.getByRole("form", { name: "Accept the invitation" });
+  await accept.getByLabel("Name").fill("Rita Reader");
+  await accept.getByLabel("Password (10 characters or more)").fill("a long enough password");
+  await accept.getByLabel("Password again").fill("a long enough password");
+  await accept.getByRole("button", { name: "Join and sign in" }).click();
+  await expect(reader.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await expect(reader.getByText("account viewer (read only)")).toBeVisible();
+
+  // The campaign list and a campaign's page: figures and downloads, no control that changes them.
+  await reader.getByRole("link", { name: "Campaigns" }).click();
+  await expect(reader.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  await expect(reader.getByRole("button", { name: "Download XLSX" })).toBeVisible();
+  await expect(reader.getByRole("link", { name: "New campaign" })).toHaveCount(0);
+  await reader.getByRole("link", { name: "Acme Coffee: sponsored products" }).click();
+  await expect(reader.getByRole("heading", { level: 1, name: "Acme Coffee: sponsored products" })).toBeVisible();
+  await expect(reader.getByRole("table", { name: /^Ads of / })).toBeVisible();
+  await expect(reader.getByRole("link", { name: "Edit", exact: true })).toHaveCount(0);
+  await expect(reader.getByRole("button", { name: "New ad" })).toHaveCount(0);
+  await expect(reader.getByRole("button", { name: /^(Pause|Resume|Activate)/ })).toHaveCount(0);
+  await reader.goto("/dashboard/campaigns/cmp_acme_sponsored/edit");
+  await expect(reader.getByText("You can read this campaign but not change it")).toBeVisible();
+  await expect(reader.getByRole("button", { name: "Save changes" })).toHaveCount(0);
+
+  // The account: its figures and products (as a file too), no budget or product form.
+  await reader.getByRole("link", { name: "Accounts" }).click();
+  const account = reader.getByRole("region", { name: "Account Acme Coffee" });
+  await expect(account.getByText("You can read this account but not change it")).toBeVisible();
+  await expect(account.getByRole("form", { name: "Daily budget" })).toHaveCount(0);
+  await expect(account.getByRole("form", { name: "Add a product" })).toHaveCount(0);
+  const products = account.getByRole("table", { name: "Products" });
+  await expect(products).toContainText("ACME-BEANS-1KG");
+  const shown = await products.locator("tbody tr").count();
+  const [csv] = await Promise.all([reader.waitForEvent("download"), account.getByRole("button", { name: "Download CSV" }).first().click()]);
+  expect(csv.suggestedFilename()).toMatch(/^products.*\.csv$/);
+  const lines = (await readCsv((await csv.path())!)).filter((line) => line.some((cell) => cell !== ""));
+  expect(lines[0]).toEqual(["Product", "SKU", "Category", "Price"]);
+  expect(lines).toHaveLength(shown + 1);
+  expect(lines.map((line) => line[1])).toContain("ACME-BEANS-1KG");
+
+  // Keys and destinations: listed, never made or changed here.
+  await reader.getByRole("link", { name: "API keys" }).click();
+  await expect(reader.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await expect(reader.getByText("You can read this account's keys but not change it")).toBeVisible();
+  await expect(reader.getByRole("form", { name: "New API key" })).toHaveCount(0);
+  await expect(reader.getByRole("form", { name: "New OAuth client" })).toHaveCount(0);
+  await reader.getByRole("link", { name: "Exports" }).click();
+  await expect(reader.getByRole("heading", { level: 1, name: "Exports" })).toBeVisible();
+  await expect(reader.getByRole("button", { name: "Add a destination" })).toHaveCount(0);
+  await reader.screenshot({ path: "test-results/e2e/screens/dashboard-viewer.png", fullPage: true });
+
+  // The server refuses the change a forged request would make, whatever the screens show.
+  const origin = new URL(reader.url()).origin;
+  const refused = await reader.request.post("/api/trpc/accounts.setDailyBudget", {
+    headers: { origin },
+    data: { json: { accountId: "adv_acme_coffee", dailyBudget: 1 } },
+  });
+  expect(refused.status()).toBe(403);
+  expect(await refused.text()).toContain("viewers of an account may not change it");
+  const [acme] = await query<{ micros: string | null }>("SELECT daily_budget_micros::text AS micros FROM accounts WHERE id = 'adv_acme_coffee'");
+  expect(acme!.micros).not.toBe("1000000");
+  await context.close();
 });

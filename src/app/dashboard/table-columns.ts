@@ -80,3 +80,8 @@ export function tableFileBody<Row>(
     ...(withTotals ? { totals: shown.map((c, i) => (i === 0 && c.total === undefined ? "Total" : (totals.get(c.id) ?? null))) } : {}),
   };
 }
+
+/** A moment's column: an ISO string in the files (a real date-time in the XLSX), shown by `shown` in the table. */
+export function momentColumn<Row>(id: string, label: string, moment: (row: Row) => Date | null, shown: (at: Date | null) => string): TableColumn<Row> {
+  return { id, label, kind: "datetime", value: (row) => moment(row)?.toISOString() ?? null, cell: (row) => shown(moment(row)) };
+}

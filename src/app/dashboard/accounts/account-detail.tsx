@@ -8,6 +8,7 @@ import { Problem } from "@/app/problem";
 import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
 import { money } from "../figures";
+import { ReadOnlyNote, useMayChange } from "../may-change";
 import { Catalogue } from "./catalogue";
 import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
@@ -19,6 +20,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const account = useQuery(trpc.accounts.get.queryOptions({ id }));
+  const mayChange = useMayChange(id);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.accounts.pathKey() });
   const [topUp, setTopUp] = useState("");
   const [budget, setBudget] = useState<string | null>(null);
@@ -122,21 +124,23 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               </button>
             </form>
           ) : null}
-          <form className="toolbar" noValidate onSubmit={submitBudget} aria-label="Daily budget">
-            <label>
-              Daily budget (empty for none)
-              <input
-                type="number"
-                min="0"
-                step="0.01"
-                value={budget ?? (a.dailyBudget === null ? "" : String(a.dailyBudget))}
-                onChange={(e) => setBudget(e.target.value)}
-              />
-            </label>
-            <button type="submit" className="button" disabled={budgetMutation.isPending}>
-              Save budget
-            </button>
-          </form>
+          {mayChange ? (
+            <form className="toolbar" noValidate onSubmit={submitBudget} aria-label="Daily budget">
+              <label>
+                Daily budget (empty for none)
+                <input
+                  type="number"
+                  min="0"
+                  step="0.01"
+                  value={budget ?? (a.dailyBudget === null ? "" : String(a.dailyBudget))}
+                  onChange={(e) => setBudget(e.target.value)}
+                />
+              </label>
+              <button type="submit" className="button" disabled={budgetMutation.isPending}>
+                Save budget
+              </button>
+            </form>
+          ) : null}
           <Products advertiserId={a.id} currency={a.currency} />
         </>
       ) : (
@@ -154,19 +158,21 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               ))}
             </ul>
           )}
-          <form className="toolbar" noValidate onSubmit={submitSite} aria-label="Add a site">
-            <label>
-              Site name
-              <input value={site.name} onChange={(e) => setSite({ ...site, name: e.target.value })} placeholder="Shop App" />
-            </label>
-            <label>
-              Domain
-              <input value={site.domain} onChange={(e) => setSite({ ...site, domain: e.target.value })} placeholder="shop.example" />
-            </label>
-            <button type="submit" className="button" disabled={siteMutation.isPending}>
-              Add site
-            </button>
-          </form>
+          {mayChange ? (
+            <form className="toolbar" noValidate onSubmit={submitSite} aria-label="Add a site">
+              <label>
+                Site name
+                <input value={site.name} onChange={(e) => setSite({ ...site, name: e.target.value })} placeholder="Shop App" />
+              </label>
+              <label>
+                Domain
+                <input value={site.domain} onChange={(e) => setSite({ ...site, domain: e.target.value })} placeholder="shop.example" />
+              </label>
+              <button type="submit" className="button" disabled={siteMutation.isPending}>
+                Add site
+              </button>
+            </form>
+          ) : null}
           {a.kind === "network" ? (
             <>
               <h3>Sub-publishers</h3>
@@ -186,6 +192,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
         </>
       )}
       <Team accountId={a.id} staff={staff} />
+      {mayChange === false ? <ReadOnlyNote what="this account" /> : null}
       <Problem message={problem} />
       <Problem message={serverError} />
     </section>

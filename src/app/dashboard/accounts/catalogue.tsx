@@ -7,8 +7,22 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZCatalogueEntryInput } from "@/server/campaigns/catalogue-input";
 import { useTRPC } from "../../trpc-client";
+import { DataTable } from "../data-table";
+import type { TableColumn } from "../table-columns";
 
 const LABELS: Record<string, string> = { sku: "SKU", productId: "Product id", advertiserId: "Brand" };
+
+interface CatalogueRow {
+  sku: string;
+  productId: string | null;
+  advertiserName: string;
+}
+
+const catalogueColumns: TableColumn<CatalogueRow>[] = [
+  { id: "sku", label: "SKU", kind: "text", value: (e) => e.sku, cell: (e) => <code>{e.sku}</code> },
+  { id: "productId", label: "Product id", kind: "text", value: (e) => e.productId ?? "", cell: (e) => (e.productId ? <code>{e.productId}</code> : "") },
+  { id: "brand", label: "Brand", kind: "text", value: (e) => e.advertiserName },
+];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Catalogue({ publisherId, staff }: { publisherId: string; staff: boolean }) {
@@ -59,49 +73,34 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
       ) : entries.data?.length === 0 ? (
         <p className="empty">No SKUs listed: here a SKU belongs to the first advertiser whose campaign promotes it.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">Catalogue</caption>
-            <thead>
-              <tr>
-                <th scope="col">SKU</th>
-                <th scope="col">Product id</th>
-                <th scope="col">Brand</th>
-                {staff ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {(entries.data ?? []).map((e) => (
-                <tr key={e.sku}>
-                  <td>
-                    <code>{e.sku}</code>
-                  </td>
-                  <td>{e.productId ? <code>{e.productId}</code> : ""}</td>
-                  <td>{e.advertiserName}</td>
-                  {staff ? (
-                    <td>
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={remove.isPending}
-                        onClick={() =>
-                          window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) &&
-                          remove.mutate({ publisherId, sku: e.sku })
-                        }
-                      >
-                        Remove<span className="visually-hidden"> {e.sku}</span>
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Catalogue"
+          columns={catalogueColumns}
+          rows={entries.data ?? []}
+          rowKey={(e) => e.sku}
+          currency={null}
+          defaultSort={{ id: "sku", descending: false }}
+          fileName="catalogue"
+          sheet="Catalogue"
+          urlPrefix="catalogue_"
+          actions={
+            staff
+              ? (e) => (
+                  <button
+                    type="button"
+                    className="link-button"
+                    disabled={remove.isPending}
+                    onClick={() =>
+                      window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) &&
+                      remove.mutate({ publisherId, sku: e.sku })
+                    }
+                  >
+                    Remove<span className="visually-hidden"> {e.sku}</span>
+                  </button>
+                )
+              : undefined
+          }
+        />
       )}
       {staff ? (
         <>

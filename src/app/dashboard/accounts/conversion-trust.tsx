@@ -7,6 +7,7 @@ import { Problem } from "@/app/problem";
 import { ZConversionTrustInput } from "@/server/pipeline/accept/conversions/trust-input";
 import { useTRPC } from "../../trpc-client";
 import { utcMinute } from "../figures";
+import { useMayChange } from "../may-change";
 import { firstProblem } from "./first-problem";
 
 const when = (value: Date) => `${utcMinute(value)} UTC`;
@@ -23,6 +24,7 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const trust = useQuery(trpc.conversionTrust.get.queryOptions({ publisherId }));
+  const mayChange = useMayChange(publisherId);
   const [edits, setEdits] = useState<Edits>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [retireNow, setRetireNow] = useState(false);
@@ -76,39 +78,42 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
         Unverified orders are always shown apart; when verification is required they are not credited.
       </p>
       <form className="form" noValidate onSubmit={submit} aria-label="Conversion settings">
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={edits.requireVerified ?? t.requireVerified}
-            onChange={(e) => setEdits({ ...edits, requireVerified: e.target.checked })}
-          />
-          Require verified conversions
-        </label>
-        <div className="toolbar">
-          <label>
-            Largest order total (empty for Tally&apos;s {number.format(t.defaults.maxOrderTotal)})
+        {/* A viewer reads the settings in place; the fieldset disables every control at once. */}
+        <fieldset className="plain" disabled={!mayChange}>
+          <label className="check">
             <input
-              type="number"
-              min="0"
-              step="any"
-              value={shown(edits.maxOrderTotal, t.maxOrderTotal)}
-              onChange={(e) => setEdits({ ...edits, maxOrderTotal: e.target.value })}
+              type="checkbox"
+              checked={edits.requireVerified ?? t.requireVerified}
+              onChange={(e) => setEdits({ ...edits, requireVerified: e.target.checked })}
             />
+            Require verified conversions
           </label>
-          <label>
-            Largest line quantity (empty for Tally&apos;s {number.format(t.defaults.maxLineQuantity)})
-            <input
-              type="number"
-              min="0"
-              step="any"
-              value={shown(edits.maxLineQuantity, t.maxLineQuantity)}
-              onChange={(e) => setEdits({ ...edits, maxLineQuantity: e.target.value })}
-            />
-          </label>
-          <button type="submit" className="button" disabled={save.isPending}>
-            {save.isPending ? "Saving…" : "Save conversion settings"}
-          </button>
-        </div>
+          <div className="toolbar">
+            <label>
+              Largest order total (empty for Tally&apos;s {number.format(t.defaults.maxOrderTotal)})
+              <input
+                type="number"
+                min="0"
+                step="any"
+                value={shown(edits.maxOrderTotal, t.maxOrderTotal)}
+                onChange={(e) => setEdits({ ...edits, maxOrderTotal: e.target.value })}
+              />
+            </label>
+            <label>
+              Largest line quantity (empty for Tally&apos;s {number.format(t.defaults.maxLineQuantity)})
+              <input
+                type="number"
+                min="0"
+                step="any"
+                value={shown(edits.maxLineQuantity, t.maxLineQuantity)}
+                onChange={(e) => setEdits({ ...edits, maxLineQuantity: e.target.value })}
+              />
+            </label>
+            <button type="submit" className="button" disabled={save.isPending}>
+              {save.isPending ? "Saving…" : "Save conversion settings"}
+            </button>
+          </div>
+        </fieldset>
       </form>
       <Problem message={problem} />
       <Problem message={save.error?.message} about="The settings could not be saved" />
@@ -132,28 +137,30 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
           ))}
         </ul>
       )}
-      <div className="toolbar">
-        {current ? (
-          <label className="check">
-            <input type="checkbox" checked={retireNow} onChange={(e) => setRetireNow(e.target.checked)} />
-            Stop the current secret at once (it leaked)
-          </label>
-        ) : null}
-        <button
-          type="button"
-          className="button"
-          disabled={rotate.isPending}
-          onClick={() =>
-            (!current ||
-              window.confirm(
-                retireNow ? "Make a new secret and stop the current one now?" : "Make a new secret? The current one keeps working for a while.",
-              )) &&
-            rotate.mutate({ publisherId, retirePreviousNow: retireNow })
-          }
-        >
-          {current ? "Rotate secret" : "Create secret"}
-        </button>
-      </div>
+      {mayChange ? (
+        <div className="toolbar">
+          {current ? (
+            <label className="check">
+              <input type="checkbox" checked={retireNow} onChange={(e) => setRetireNow(e.target.checked)} />
+              Stop the current secret at once (it leaked)
+            </label>
+          ) : null}
+          <button
+            type="button"
+            className="button"
+            disabled={rotate.isPending}
+            onClick={() =>
+              (!current ||
+                window.confirm(
+                  retireNow ? "Make a new secret and stop the current one now?" : "Make a new secret? The current one keeps working for a while.",
+                )) &&
+              rotate.mutate({ publisherId, retirePreviousNow: retireNow })
+            }
+          >
+            {current ? "Rotate secret" : "Create secret"}
+          </button>
+        </div>
+      ) : null}
       <Problem message={rotate.error?.message} about="The secret could not be made" />
       {rotate.data ? (
         <div className="callout" role="status">

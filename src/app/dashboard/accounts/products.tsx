@@ -5,14 +5,32 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZCreateProductInput } from "@/server/campaigns/product-input";
 import { useTRPC } from "../../trpc-client";
-import { money } from "../figures";
+import { DataTable } from "../data-table";
+import { useMayChange } from "../may-change";
+import type { TableColumn } from "../table-columns";
 import { firstProblem } from "./first-problem";
+
+interface ProductRow {
+  id: string;
+  sku: string;
+  name: string;
+  category: string | null;
+  price: number | null;
+}
+
+const productColumns: TableColumn<ProductRow>[] = [
+  { id: "name", label: "Product", kind: "text", value: (p) => p.name },
+  { id: "sku", label: "SKU", kind: "text", value: (p) => p.sku, cell: (p) => <code>{p.sku}</code> },
+  { id: "category", label: "Category", kind: "text", value: (p) => p.category ?? "" },
+  { id: "price", label: "Price", kind: "money", value: (p) => p.price },
+];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function Products({ advertiserId, currency }: { advertiserId: string; currency: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const products = useQuery(trpc.products.list.queryOptions({ advertiserId }));
+  const mayChange = useMayChange(advertiserId);
   const [form, setForm] = useState({ sku: "", name: "", category: "", price: "", imageUrl: "" });
   const [problem, setProblem] = useState<string | null>(null);
   const create = useMutation(
@@ -50,42 +68,30 @@ export function Products({ advertiserId, currency }: { advertiserId: string; cur
       {products.data?.length === 0 ? (
         <p className="empty">No products yet: campaigns promote products, and orders are matched to them by SKU.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">Products</caption>
-            <thead>
-              <tr>
-                <th scope="col">Product</th>
-                <th scope="col">SKU</th>
-                <th scope="col">Category</th>
-                <th scope="col">Price</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(products.data ?? []).map((p) => (
-                <tr key={p.id}>
-                  <td>{p.name}</td>
-                  <td>
-                    <code>{p.sku}</code>
-                  </td>
-                  <td>{p.category ?? ""}</td>
-                  <td>{p.price === null ? "" : `${money.format(p.price)} ${currency}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Products"
+          columns={productColumns}
+          rows={products.data ?? []}
+          rowKey={(p) => p.id}
+          currency={currency}
+          defaultSort={{ id: "name", descending: false }}
+          fileName="products"
+          sheet="Products"
+          urlPrefix="products_"
+        />
       )}
-      <form className="toolbar" noValidate onSubmit={submit} aria-label="Add a product">
-        {field("sku", "SKU")}
-        {field("name", "Product name")}
-        {field("category", "Category")}
-        {field("price", "Price", "number")}
-        {field("imageUrl", "Image address")}
-        <button type="submit" className="button" disabled={create.isPending}>
-          Add product
-        </button>
-      </form>
+      {mayChange ? (
+        <form className="toolbar" noValidate onSubmit={submit} aria-label="Add a product">
+          {field("sku", "SKU")}
+          {field("name", "Product name")}
+          {field("category", "Category")}
+          {field("price", "Price", "number")}
+          {field("imageUrl", "Image address")}
+          <button type="submit" className="button" disabled={create.isPending}>
+            Add product
+          </button>
+        </form>
+      ) : null}
       <Problem message={problem} />
       <Problem message={create.error?.message} />
     </>

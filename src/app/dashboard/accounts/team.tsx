@@ -3,14 +3,24 @@
 // managers invite (the link shown here once when it is not mailed), revoke, change a role and
 // remove a user; the account's own users see the same lists without the controls.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useMemo, useState } from "react";
 import { Problem } from "@/app/problem";
 import type { MemberRole } from "@/server/accounts/user-input";
 import { ZInviteInput } from "@/server/teams/team-input";
 import { useTRPC } from "../../trpc-client";
+import { DataTable } from "../data-table";
 import { whenUtc } from "../figures";
+import { momentColumn, type TableColumn } from "../table-columns";
 
 const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewer" };
+
+interface TeamUser {
+  id: string;
+  name: string;
+  email: string;
+  role: MemberRole;
+  createdAt: Date;
+}
 
 function useTeam(accountId: string) {
   const trpc = useTRPC();
@@ -25,6 +35,34 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
   const { trpc, team, refresh } = useTeam(accountId);
   const setRole = useMutation(trpc.teams.setRole.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.teams.remove.mutationOptions({ onSuccess: () => void refresh() }));
+  // Staff change a role in its cell; the file holds the role's name either way.
+  const columns = useMemo<TableColumn<TeamUser>[]>(
+    () => [
+      { id: "name", label: "Name", kind: "text", value: (user) => user.name },
+      { id: "email", label: "E-mail", kind: "text", value: (user) => user.email },
+      {
+        id: "role",
+        label: "Role",
+        kind: "text",
+        value: (user) => ROLE_LABELS[user.role],
+        cell: staff
+          ? (user) => (
+              <select
+                aria-label={`Role of ${user.email}`}
+                value={user.role}
+                disabled={setRole.isPending}
+                onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value as MemberRole })}
+              >
+                <option value="admin">admin</option>
+                <option value="viewer">viewer</option>
+              </select>
+            )
+          : undefined,
+      },
+      momentColumn("createdAt", "Created (UTC)", (user) => user.createdAt, whenUtc),
+    ],
+    [staff, setRole.isPending, setRole.mutate],
+  );
 
   return (
     <section aria-label="Team">
@@ -40,60 +78,31 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
       ) : team.data.users.length === 0 ? (
         <p className="empty">No users yet.{staff ? " Invite one below." : ""}</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">Users of the account</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Created</th>
-                {staff ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {team.data.users.map((user) => (
-                <tr key={user.id}>
-                  <td>{user.name}</td>
-                  <td>{user.email}</td>
-                  <td>
-                    {staff ? (
-                      <select
-                        aria-label={`Role of ${user.email}`}
-                        value={user.role}
-                        disabled={setRole.isPending}
-                        onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value as MemberRole })}
-                      >
-                        <option value="admin">admin</option>
-                        <option value="viewer">viewer</option>
-                      </select>
-                    ) : (
-                      ROLE_LABELS[user.role]
-                    )}
-                  </td>
-                  <td>{whenUtc(user.createdAt)}</td>
-                  {staff ? (
-                    <td>
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={remove.isPending}
-                        onClick={() => window.confirm(`Remove ${user.email}? They are signed out at once.`) && remove.mutate({ userId: user.id })}
-                      >
-                        Remove<span className="visually-hidden"> {user.email}</span>
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Users of the account"
+          columns={columns}
+          rows={team.data.users}
+          rowKey={(user) => user.id}
+          currency={null}
+          defaultSort={{ id: "email", descending: false }}
+          fileName="team"
+          sheet="Team"
+          urlPrefix="team_"
+          actions={
+            staff
+              ? (user) => (
+                  <button
+                    type="button"
+                    className="link-button"
+                    disabled={remove.isPending}
+                    onClick={() => window.confirm(`Remove ${user.email}? They are signed out at once.`) && remove.mutate({ userId: user.id })}
+                  >
+                    Remove<span className="visually-hidden"> {user.email}</span>
+                  </button>
+                )
+              : undefined
+          }
+        />
       )}
       <Problem message={setRole.error?.message} about="The role could not be changed" />
       <Problem message={remove.error?.message} about="The user could not be removed" />

@@ -7,8 +7,28 @@ import { Problem } from "@/app/problem";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
+import { DataTable } from "../data-table";
 import { whenUtc } from "../figures";
+import { ReadOnlyNote, useMayChange } from "../may-change";
+import { momentColumn, type TableColumn } from "../table-columns";
 import { OauthClients } from "./oauth-clients";
+
+interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const keyColumns: TableColumn<KeyRow>[] = [
+  { id: "name", label: "Name", kind: "text", value: (key) => key.name },
+  { id: "prefix", label: "Key", kind: "text", value: (key) => `${key.prefix}…`, cell: (key) => <code>{key.prefix}…</code> },
+  momentColumn("createdAt", "Created (UTC)", (key) => key.createdAt, whenUtc),
+  momentColumn("lastUsedAt", "Last used (UTC)", (key) => key.lastUsedAt, whenUtc),
+  { id: "status", label: "Status", kind: "text", value: (key) => (key.revokedAt ? `revoked ${whenUtc(key.revokedAt)}` : "live") },
+];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function ApiKeys() {
@@ -17,6 +37,7 @@ export function ApiKeys() {
   const [accountId, setAccountId] = useChosenAccount();
   const [name, setName] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  const mayChange = useMayChange(accountId);
   const keys = useQuery({ ...trpc.apiKeys.list.queryOptions({ accountId }), enabled: accountId !== "" });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey({ accountId }) });
   const create = useMutation(
@@ -47,15 +68,19 @@ export function ApiKeys() {
       <div className="toolbar">
         <AccountPicker value={accountId} onChange={setAccountId} />
       </div>
-      <form className="toolbar" noValidate onSubmit={submit} aria-label="New API key">
-        <label>
-          Name
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Looker export" aria-invalid={problem !== null} />
-        </label>
-        <button type="submit" className="button" disabled={create.isPending || accountId === ""}>
-          {create.isPending ? "Creating…" : "Create key"}
-        </button>
-      </form>
+      {mayChange ? (
+        <form className="toolbar" noValidate onSubmit={submit} aria-label="New API key">
+          <label>
+            Name
+            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Looker export" aria-invalid={problem !== null} />
+          </label>
+          <button type="submit" className="button" disabled={create.isPending || accountId === ""}>
+            {create.isPending ? "Creating…" : "Create key"}
+          </button>
+        </form>
+      ) : mayChange === false ? (
+        <ReadOnlyNote what="this account's keys" />
+      ) : null}
       <Problem message={problem} />
       <Problem message={create.error?.message} about="The key could not be made" />
       {create.data ? (
@@ -82,48 +107,32 @@ export function ApiKeys() {
       ) : (keys.data ?? []).length === 0 ? (
         <p className="empty">No keys yet. Make one to call the report routes.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data!.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{whenUtc(key.createdAt)}</td>
-                  <td>{whenUtc(key.lastUsedAt)}</td>
-                  <td>{key.revokedAt ? `revoked ${whenUtc(key.revokedAt)}` : "live"}</td>
-                  <td>
-                    {key.revokedAt ? null : (
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={revoke.isPending}
-                        onClick={() => window.confirm(`Revoke ${key.name}? Calls with it will get 401.`) && revoke.mutate({ accountId, keyId: key.id })}
-                      >
-                        Revoke<span className="visually-hidden"> {key.name}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="API keys"
+          columns={keyColumns}
+          rows={keys.data ?? []}
+          rowKey={(key) => key.id}
+          currency={null}
+          defaultSort={{ id: "createdAt", descending: true }}
+          fileName="api-keys"
+          sheet="API keys"
+          urlPrefix="keys_"
+          actions={
+            mayChange
+              ? (key) =>
+                  key.revokedAt ? null : (
+                    <button
+                      type="button"
+                      className="link-button"
+                      disabled={revoke.isPending}
+                      onClick={() => window.confirm(`Revoke ${key.name}? Calls with it will get 401.`) && revoke.mutate({ accountId, keyId: key.id })}
+                    >
+                      Revoke<span className="visually-hidden"> {key.name}</span>
+                    </button>
+                  )
+              : undefined
+          }
+        />
       )}
       <OauthClients accountId={accountId} />
     </>

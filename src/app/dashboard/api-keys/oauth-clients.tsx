@@ -6,12 +6,35 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server/accounts/oauth-client-input";
 import { useTRPC } from "../../trpc-client";
+import { DataTable } from "../data-table";
 import { whenUtc } from "../figures";
+import { useMayChange } from "../may-change";
+import { momentColumn, type TableColumn } from "../table-columns";
 
 const SCOPE_WORDS: Record<OauthScope, string> = {
   "reports:read": "read the report routes",
   "reports:jobs": "run report jobs",
 };
+
+interface ClientRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  secretRotatedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const clientColumns: TableColumn<ClientRow>[] = [
+  { id: "name", label: "Name", kind: "text", value: (client) => client.name },
+  { id: "id", label: "Client id", kind: "text", value: (client) => client.id, cell: (client) => <code>{client.id}</code> },
+  { id: "scopes", label: "Scopes", kind: "text", value: (client) => client.scopes.join(" ") },
+  momentColumn("createdAt", "Created (UTC)", (client) => client.createdAt, whenUtc),
+  momentColumn("lastUsedAt", "Last token (UTC)", (client) => client.lastUsedAt, whenUtc),
+  momentColumn("secretRotatedAt", "Secret rotated (UTC)", (client) => client.secretRotatedAt, whenUtc),
+  { id: "status", label: "Status", kind: "text", value: (client) => (client.revokedAt ? `revoked ${whenUtc(client.revokedAt)}` : "live") },
+];
 
 /** A secret in clear, the one time it is shown. */
 function NewSecret({ title, clientId, secret }: { title: string; clientId: string; secret: string }) {
@@ -40,6 +63,7 @@ export function OauthClients({ accountId }: { accountId: string }) {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<OauthScope[]>(["reports:read"]);
   const [problem, setProblem] = useState<string | null>(null);
+  const mayChange = useMayChange(accountId);
   const clients = useQuery({ ...trpc.oauthClients.list.queryOptions({ accountId }), enabled: accountId !== "" });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.oauthClients.list.queryKey({ accountId }) });
   const create = useMutation(
@@ -80,28 +104,30 @@ export function OauthClients({ accountId }: { accountId: string }) {
         A client trades its id and secret for an access token of an hour (<code>POST /oauth/token</code>, client credentials), then calls the report routes with{" "}
         <code>Authorization: Bearer &lt;token&gt;</code>. Rotating a secret or revoking a client stops its tokens at once.
       </p>
-      <form className="toolbar" noValidate onSubmit={submit} aria-label="New OAuth client">
-        <label>
-          Client name
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Bid tool" aria-invalid={problem !== null} />
-        </label>
-        <fieldset>
-          <legend>Scopes</legend>
-          {OAUTH_SCOPES.map((scope) => (
-            <label key={scope} className="check">
-              <input
-                type="checkbox"
-                checked={scopes.includes(scope)}
-                onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
-              />{" "}
-              <code>{scope}</code> ({SCOPE_WORDS[scope]})
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit" className="button" disabled={create.isPending || accountId === ""}>
-          {create.isPending ? "Creating…" : "Create client"}
-        </button>
-      </form>
+      {mayChange ? (
+        <form className="toolbar" noValidate onSubmit={submit} aria-label="New OAuth client">
+          <label>
+            Client name
+            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Bid tool" aria-invalid={problem !== null} />
+          </label>
+          <fieldset>
+            <legend>Scopes</legend>
+            {OAUTH_SCOPES.map((scope) => (
+              <label key={scope} className="check">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+                />{" "}
+                <code>{scope}</code> ({SCOPE_WORDS[scope]})
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="button" disabled={create.isPending || accountId === ""}>
+            {create.isPending ? "Creating…" : "Create client"}
+          </button>
+        </form>
+      ) : null}
       <Problem message={problem} />
       <Problem message={create.error?.message} about="The client could not be made" />
       <Problem message={rotate.error?.message} about="The secret could not be rotated" />
@@ -118,68 +144,48 @@ export function OauthClients({ accountId }: { accountId: string }) {
       ) : (clients.data ?? []).length === 0 ? (
         <p className="empty">No OAuth clients yet. Make one for a machine that speaks OAuth2.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data">
-            <caption className="visually-hidden">OAuth clients</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last token</th>
-                <th scope="col">Secret rotated</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {clients.data!.map((client) => (
-                <tr key={client.id}>
-                  <td>{client.name}</td>
-                  <td>
-                    <code>{client.id}</code>
-                  </td>
-                  <td>{client.scopes.join(" ")}</td>
-                  <td>{whenUtc(client.createdAt)}</td>
-                  <td>{whenUtc(client.lastUsedAt)}</td>
-                  <td>{whenUtc(client.secretRotatedAt)}</td>
-                  <td>{client.revokedAt ? `revoked ${whenUtc(client.revokedAt)}` : "live"}</td>
-                  <td>
-                    {client.revokedAt ? null : (
-                      <>
-                        <button
-                          type="button"
-                          className="link-button"
-                          disabled={rotate.isPending}
-                          onClick={() =>
-                            window.confirm(`Rotate the secret of ${client.name}? The old secret and its tokens stop at once.`) &&
-                            rotate.mutate({ accountId, clientId: client.id })
-                          }
-                        >
-                          Rotate secret<span className="visually-hidden"> of {client.name}</span>
-                        </button>{" "}
-                        <button
-                          type="button"
-                          className="link-button"
-                          disabled={revoke.isPending}
-                          onClick={() =>
-                            window.confirm(`Revoke ${client.name}? It gets no more tokens, and its tokens get 401.`) &&
-                            revoke.mutate({ accountId, clientId: client.id })
-                          }
-                        >
-                          Revoke<span className="visually-hidden"> client {client.name}</span>
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="OAuth clients"
+          columns={clientColumns}
+          rows={clients.data ?? []}
+          rowKey={(client) => client.id}
+          currency={null}
+          defaultSort={{ id: "createdAt", descending: true }}
+          fileName="oauth-clients"
+          sheet="OAuth clients"
+          urlPrefix="clients_"
+          actions={
+            mayChange
+              ? (client) =>
+                  client.revokedAt ? null : (
+                    <>
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={rotate.isPending}
+                        onClick={() =>
+                          window.confirm(`Rotate the secret of ${client.name}? The old secret and its tokens stop at once.`) &&
+                          rotate.mutate({ accountId, clientId: client.id })
+                        }
+                      >
+                        Rotate secret<span className="visually-hidden"> of {client.name}</span>
+                      </button>{" "}
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={revoke.isPending}
+                        onClick={() =>
+                          window.confirm(`Revoke ${client.name}? It gets no more tokens, and its tokens get 401.`) &&
+                          revoke.mutate({ accountId, clientId: client.id })
+                        }
+                      >
+                        Revoke<span className="visually-hidden"> client {client.name}</span>
+                      </button>
+                    </>
+                  )
+              : undefined
+          }
+        />
       )}
     </section>
   );

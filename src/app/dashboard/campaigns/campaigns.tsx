@@ -9,6 +9,7 @@ import { AccountPicker } from "../account-picker";
 import { useCurrency } from "../currency";
 import { DataTable } from "../data-table";
 import { RangePicker } from "../figures";
+import { useMayChange } from "../may-change";
 import { useUrlAccount, useUrlRange, useUrlState } from "../url-state";
 import { campaignColumns } from "./campaign-columns";
 
@@ -30,6 +31,7 @@ export function Campaigns() {
   const status = (STATUSES as readonly string[]).includes(asked) ? asked : "";
   const setStatus = (value: string) => set({ status: value || null });
   const me = useQuery(trpc.auth.me.queryOptions());
+  const mayChange = useMayChange();
   const list = useQuery(trpc.campaigns.list.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
 
   const rows = useMemo(() => {
@@ -58,9 +60,11 @@ export function Campaigns() {
           </select>
         </label>
         <RangePicker range={range} onChange={setRange} />
-        <Link className="button" href="/dashboard/campaigns/new">
-          New campaign
-        </Link>
+        {mayChange ? (
+          <Link className="button" href="/dashboard/campaigns/new">
+            New campaign
+          </Link>
+        ) : null}
       </form>
       {list.error ? (
         <p role="alert" className="error">

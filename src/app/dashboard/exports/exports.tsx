@@ -11,6 +11,7 @@ import type { TDestinationInput } from "@/server/pipeline/export/destinations/de
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 import { utcMinute } from "../figures";
+import { useMayChange } from "../may-change";
 import { DestinationForm, type DestinationFormValue, EMPTY_DESTINATION } from "./destination-form";
 
 type View = {
@@ -55,6 +56,7 @@ export function Exports() {
   const queryClient = useQueryClient();
   const [accountId, setAccountId] = useChosenAccount();
   const [editing, setEditing] = useState<string | "new" | null>(null);
+  const mayChange = useMayChange(accountId);
   const destinations = useQuery({ ...trpc.exportDestinations.list.queryOptions({ accountId }), enabled: accountId !== "" });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.exportDestinations.pathKey() });
   const create = useMutation(
@@ -90,7 +92,7 @@ export function Exports() {
             setEditing(null);
           }}
         />
-        {editing === null ? (
+        {mayChange && editing === null ? (
           <button type="button" className="button" onClick={() => setEditing("new")} disabled={accountId === ""}>
             Add a destination
           </button>
@@ -131,7 +133,7 @@ export function Exports() {
               onCancel={() => setEditing(null)}
             />
           ) : (
-            <Destination key={d.id} destination={d} onEdit={() => setEditing(d.id)} />
+            <Destination key={d.id} destination={d} onEdit={mayChange ? () => setEditing(d.id) : undefined} />
           ),
         )
       )}
@@ -155,7 +157,7 @@ function RetentionNotice({ hold }: { hold: NonNullable<View["retentionHold"]> })
 }
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
-function Destination({ destination: d, onEdit }: { destination: View; onEdit: () => void }) {
+function Destination({ destination: d, onEdit }: { destination: View; onEdit?: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [showRuns, setShowRuns] = useState(false);
@@ -203,15 +205,19 @@ function Destination({ destination: d, onEdit }: { destination: View; onEdit: ()
         <button type="button" className="chip" onClick={() => test.mutate({ id: d.id })} disabled={test.isPending}>
           {test.isPending ? "Testing…" : "Test connection"}
         </button>
-        <button type="button" className="chip" onClick={() => runNow.mutate({ id: d.id })} disabled={runNow.isPending}>
-          {runNow.isPending ? "Delivering…" : "Run now"}
-        </button>
+        {onEdit ? (
+          <button type="button" className="chip" onClick={() => runNow.mutate({ id: d.id })} disabled={runNow.isPending}>
+            {runNow.isPending ? "Delivering…" : "Run now"}
+          </button>
+        ) : null}
         <button type="button" className="chip" onClick={() => setShowRuns(!showRuns)} aria-expanded={showRuns}>
           Run history
         </button>
-        <button type="button" className="chip" onClick={onEdit}>
-          Edit
-        </button>
+        {onEdit ? (
+          <button type="button" className="chip" onClick={onEdit}>
+            Edit
+          </button>
+        ) : null}
       </div>
       {test.data ? (
         <p role="status" className={test.data.ok ? "ok" : "error"}>

@@ -13,6 +13,7 @@ import { dailyColumns } from "../../daily-columns";
 import { DataTable } from "../../data-table";
 import { RangePicker } from "../../figures";
 import { KpiCards } from "../../kpi-cards";
+import { useMayChange } from "../../may-change";
 import { useUrlRange } from "../../url-state";
 import { PacingCards } from "../pacing-cells";
 import { adColumns } from "./ad-columns";
@@ -34,6 +35,7 @@ export function CampaignPage({ id }: { id: string }) {
     trpc.ads.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }),
   );
   const currency = useCurrency(campaign.data?.advertiser_id ?? "");
+  const mayChange = useMayChange(campaign.data?.advertiser_id ?? "");
   const download = `/campaign/${encodeURIComponent(id)}?start_date=${range.startDate}&end_date=${range.endDate}&download=true`;
 
   if (campaign.error) {
@@ -72,7 +74,7 @@ export function CampaignPage({ id }: { id: string }) {
         <a className="button" href={download} download>
           Download XLSX
         </a>
-        {c.campaign_status === "active" || c.campaign_status === "paused" ? (
+        {mayChange && (c.campaign_status === "active" || c.campaign_status === "paused") ? (
           <button
             type="button"
             className="chip"
@@ -82,9 +84,11 @@ export function CampaignPage({ id }: { id: string }) {
             {c.campaign_status === "active" ? "Pause" : "Resume"}
           </button>
         ) : null}
-        <Link className="chip" href={`/dashboard/campaigns/${encodeURIComponent(id)}/edit`}>
-          Edit
-        </Link>
+        {mayChange ? (
+          <Link className="chip" href={`/dashboard/campaigns/${encodeURIComponent(id)}/edit`}>
+            Edit
+          </Link>
+        ) : null}
       </form>
       <Problem message={setStatus.error?.message} />
       <PacingCards pacing={c.pacing} wallet={c.wallet} />
@@ -104,7 +108,7 @@ export function CampaignPage({ id }: { id: string }) {
         urlPrefix="days_"
       />
       <h2>Ads</h2>
-      {adForm === null ? (
+      {mayChange && adForm === null ? (
         <div className="toolbar">
           <button type="button" className="button" onClick={() => setAdForm("new")}>
             New ad
@@ -134,24 +138,28 @@ export function CampaignPage({ id }: { id: string }) {
           defaultSort={{ id: "impressions_total", descending: true }}
           fileName={`ads-${range.startDate}-${range.endDate}`}
           sheet="Ads"
-          actions={(ad) => (
-            <>
-              {ad.ad_status === "active" || ad.ad_status === "paused" ? (
-                <button
-                  type="button"
-                  className="link-button"
-                  disabled={adStatus.isPending}
-                  onClick={() => adStatus.mutate({ id: ad.ad_id, status: ad.ad_status === "active" ? "paused" : "active" })}
-                >
-                  {ad.ad_status === "active" ? "Pause" : "Activate"}
-                  <span className="visually-hidden"> {ad.name}</span>
-                </button>
-              ) : null}
-              <button type="button" className="link-button" onClick={() => setAdForm(ad.ad_id)}>
-                Edit<span className="visually-hidden"> {ad.name}</span>
-              </button>
-            </>
-          )}
+          actions={
+            mayChange
+              ? (ad) => (
+                  <>
+                    {ad.ad_status === "active" || ad.ad_status === "paused" ? (
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={adStatus.isPending}
+                        onClick={() => adStatus.mutate({ id: ad.ad_id, status: ad.ad_status === "active" ? "paused" : "active" })}
+                      >
+                        {ad.ad_status === "active" ? "Pause" : "Activate"}
+                        <span className="visually-hidden"> {ad.name}</span>
+                      </button>
+                    ) : null}
+                    <button type="button" className="link-button" onClick={() => setAdForm(ad.ad_id)}>
+                      Edit<span className="visually-hidden"> {ad.name}</span>
+                    </button>
+                  </>
+                )
+              : undefined
+          }
         />
       )}
       {c.ads_total > c.ads.length ? (

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../../trpc-client";
+import { ReadOnlyNote, useMayChange } from "../../may-change";
 import { CampaignForm, NEW_CAMPAIGN } from "../campaign-form";
 
 export function NewCampaign() {
@@ -11,18 +12,21 @@ export function NewCampaign() {
   const advertisers = (accounts.data ?? []).filter((a) => a.kind === "advertiser");
   const [chosen, setChosen] = useState("");
   const advertiserId = chosen || advertisers[0]?.id || "";
+  const mayChange = useMayChange(advertiserId);
   return (
     <>
       <p>
         <Link href="/dashboard/campaigns">← Campaigns</Link>
       </p>
       <h1>New campaign</h1>
-      {accounts.isPending ? (
+      {accounts.isPending || mayChange === undefined ? (
         <p aria-busy="true" className="muted">
           Loading…
         </p>
       ) : advertisers.length === 0 ? (
         <p className="empty">Campaigns belong to advertisers, and this account is not one.</p>
+      ) : !mayChange ? (
+        <ReadOnlyNote what="this account's campaigns" />
       ) : (
         <>
           {advertisers.length > 1 ? (

@@ -2,11 +2,13 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "../../../../trpc-client";
+import { ReadOnlyNote, useMayChange } from "../../../may-change";
 import { CampaignForm, formOfSettings } from "../../campaign-form";
 
 export function EditCampaign({ id }: { id: string }) {
   const trpc = useTRPC();
   const settings = useQuery(trpc.campaigns.settings.queryOptions({ id }));
+  const mayChange = useMayChange(settings.data?.advertiserId ?? "");
   return (
     <>
       <p>
@@ -17,10 +19,12 @@ export function EditCampaign({ id }: { id: string }) {
         <p role="alert" className="error">
           {settings.error.data?.code === "NOT_FOUND" ? "There is no such campaign, or it is not one of this account's." : settings.error.message}
         </p>
-      ) : !settings.data ? (
+      ) : !settings.data || mayChange === undefined ? (
         <p aria-busy="true" className="muted">
           Loading…
         </p>
+      ) : !mayChange ? (
+        <ReadOnlyNote what="this campaign" />
       ) : (
         <CampaignForm advertiserId={settings.data.advertiserId} campaignId={id} initial={formOfSettings(settings.data)} />
       )}

@@ -10,8 +10,7 @@ test("API keys: a key is shown once, works on the report routes, lists as a pref
   await page.getByLabel("Account").selectOption({ label: "Acme Coffee (advertiser)" });
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page.locator("main").getByRole("alert")).toHaveText("Name is required");
-  // Exact: the OAuth clients' "Client name" is on the same page.
-  await page.getByLabel("Name", { exact: true }).fill("Looker");
+  await page.getByRole("form", { name: "New API key" }).getByLabel("Name").fill("Looker");
   await page.getByRole("button", { name: "Create key" }).click();
   const key = (await page.getByTestId("new-key").textContent())!;
   expect(key).toMatch(/^tly_[A-Za-z0-9_-]{32}$/);

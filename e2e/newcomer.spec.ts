@@ -13,7 +13,7 @@ test("a newcomer makes a key, invites a user of an advertiser, joins as them and
   await page.getByRole("link", { name: "API keys" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
   await page.getByLabel("Account").selectOption({ label: "Acme Coffee (advertiser)" });
-  await page.getByLabel("Name", { exact: true }).fill("First steps");
+  await page.getByRole("form", { name: "New API key" }).getByLabel("Name").fill("First steps");
   await page.getByRole("button", { name: "Create key" }).click();
   const key = (await page.getByTestId("new-key").textContent())!.trim();
   const campaigns = await request.get("/campaign/v2", { headers: { Authorization: `Bearer ${key}` } });

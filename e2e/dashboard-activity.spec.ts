@@ -1,8 +1,10 @@
 // The activity log as a person meets it: a campaign's daily budget and bid changed in its form
 // show on the Activity page and on the campaign's page as before → after, and the page's filters
-// live in its address, so a reload keeps them.
-import { expect, test } from "@playwright/test";
+// live in its address, so a reload keeps them; and one change of every kind, each made in its own
+// form, is listed under that kind, and stored once.
+import { expect, type Page, test } from "@playwright/test";
 import ExcelJS from "exceljs";
+import { ACTIVITY_KINDS, type ActivityKind } from "../src/server/activity/activity-input";
 import { query } from "./database";
 import { signInAsStaff } from "./sign-in";
 
@@ -80,4 +82,209 @@ test("a campaign's budget and bid changes are listed with before → after, and 
     [`%${name}%`],
   );
   expect(entry).toEqual({ before: { bid: 0.35, dailyBudget: 50 }, after: { bid: 0.5, dailyBudget: 80 }, campaign_id: campaignPath.split("/").at(-1) });
+});
+
+/** The names this run gives what it makes: each holds `run`, which the Activity page's text filter finds. */
+function namesOf(run: string) {
+  return {
+    account: `Activity Roasters ${run}`,
+    product: `Activity beans ${run}`,
+    sku: `ACT-${run}`,
+    campaign: `Activity Roasters ${run}: launch`,
+    ad: `Activity tile ${run}`,
+    apiKey: `Activity key ${run}`,
+    oauthClient: `Activity tool ${run}`,
+    destination: `Activity lake ${run}`,
+    invitee: `activity-${run}@roasters.test`,
+  };
+}
+type Names = ReturnType<typeof namesOf>;
+
+/** Accounts: a new advertiser, its wallet topped up, its daily budget set, a product, a user invited. */
+async function changeAnAccount(page: Page, names: Names) {
+  await page.getByRole("link", { name: "Accounts" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
+  await page.getByRole("button", { name: "New account" }).click();
+  const form = page.getByRole("form", { name: "New account" });
+  await form.getByLabel("Name").fill(names.account);
+  await form.getByLabel("Opening wallet").fill("100");
+  await form.getByRole("button", { name: "Create account" }).click();
+  const detail = page.getByRole("region", { name: `Account ${names.account}` });
+  await detail.getByLabel("Top-up amount").fill("25");
+  await detail.getByRole("button", { name: "Top up" }).click();
+  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("125.00 USD");
+  await detail.getByLabel("Daily budget (empty for none)").fill("30");
+  await detail.getByRole("button", { name: "Save budget" }).click();
+  await expect(detail.locator('[data-kpi="Daily budget"] .kpi-value')).toHaveText("30.00 USD");
+
+  const product = detail.getByRole("form", { name: "Add a product" });
+  await product.getByLabel("SKU").fill(names.sku);
+  await product.getByLabel("Product name").fill(names.product);
+  await product.getByLabel("Price").fill("4.5");
+  await product.getByRole("button", { name: "Add product" }).click();
+  await expect(detail.getByRole("cell", { name: names.product, exact: true })).toBeVisible();
+
+  const team = detail.getByRole("region", { name: "Team" });
+  const invite = team.getByRole("form", { name: "Invite a user" });
+  await invite.getByLabel("E-mail to invite").fill(names.invitee);
+  await invite.getByLabel("Role").selectOption("viewer");
+  await invite.getByRole("button", { name: "Invite" }).click();
+  await expect(team.getByRole("table", { name: "Open invitations" })).toContainText(names.invitee);
+}
+
+/** A campaign of the new advertiser promoting its product on Demo Market, an ad on it, and the SKU listed in Demo Market's catalogue. */
+async function changeCampaignsAndCatalogue(page: Page, names: Names) {
+  await page.goto("/dashboard/campaigns/new");
+  await page.getByLabel("Advertiser").selectOption({ label: names.account });
+  const form = page.getByRole("form", { name: "New campaign" });
+  await form.getByLabel("Name").fill(names.campaign);
+  await form.getByLabel("Bid per click").fill("0.4");
+  await form.getByLabel("Demo Market", { exact: true }).check();
+  await form.getByLabel(names.product).check();
+  await form.getByRole("button", { name: "Create campaign" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: names.campaign })).toBeVisible();
+  await page.getByRole("button", { name: "New ad" }).click();
+  const ad = page.getByRole("form", { name: "New ad" });
+  await ad.getByLabel("Ad name").fill(names.ad);
+  await ad.getByRole("button", { name: "Create ad" }).click();
+  await expect(page.getByRole("table", { name: `Ads of ${names.campaign}` }).getByRole("cell", { name: names.ad, exact: true })).toBeVisible();
+
+  await page.getByRole("link", { name: "Accounts" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Accounts" }).getByRole("button", { name: "Demo Market" }).click();
+  const catalogue = page.getByRole("region", { name: "Account Demo Market" }).getByRole("form", { name: "List a SKU" });
+  await catalogue.getByLabel("SKU").fill(names.sku);
+  await catalogue.getByLabel("Brand").selectOption({ label: names.account });
+  await catalogue.getByRole("button", { name: "List SKU" }).click();
+  await expect(page.getByText(`${names.sku} belongs to ${names.account} here.`)).toBeVisible();
+}
+
+/** An API key, an OAuth client and an export destination (on the launcher's local S3) for the new advertiser. */
+async function changeAccessAndExports(page: Page, names: Names, secret: string) {
+  await page.getByRole("link", { name: "API keys" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: `${names.account} (advertiser)` });
+  await page.getByLabel("Name", { exact: true }).fill(names.apiKey);
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("new-key")).toBeVisible();
+  const clients = page.getByRole("region", { name: "OAuth clients" });
+  await clients.getByLabel("Client name").fill(names.oauthClient);
+  await clients.getByRole("button", { name: "Create client" }).click();
+  await expect(clients.getByTestId("new-client-id")).toBeVisible();
+
+  const [demo] = await query<{ endpoint: string }>("SELECT endpoint FROM export_destinations WHERE name = 'Local demo bucket'");
+  await page.getByRole("link", { name: "Exports" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Exports" })).toBeVisible();
+  await page.getByLabel("Account").selectOption({ label: `${names.account} (advertiser)` });
+  await page.getByRole("button", { name: "Add a destination" }).click();
+  const form = page.getByRole("form", { name: "Add destination" });
+  await form.getByLabel("Name").fill(names.destination);
+  await form.getByLabel("Bucket").fill("tally-demo");
+  await form.getByLabel("Endpoint (S3-compatible stores only)").fill(demo!.endpoint);
+  await form.getByLabel("Key prefix").fill(`activity-${names.sku.toLowerCase()}`);
+  await form.getByLabel("Path-style addresses").check();
+  await form.getByLabel("Access key id").fill("S3RVER");
+  await form.getByLabel("Secret access key").fill(secret);
+  await form.getByRole("button", { name: "Add destination" }).click();
+  await expect(page.getByRole("region", { name: `Destination ${names.destination}` })).toBeVisible();
+}
+
+const videoClickDays = async () =>
+  (await query<{ days: number }>("SELECT click_window_seconds / 86400 AS days FROM attribution_windows WHERE campaign_type = 'video'"))[0]?.days;
+
+/** Settings: video campaigns' click window changed, then set back for the specs that follow; returns the days it was and became. */
+async function changeVideoWindows(page: Page): Promise<{ was: number; became: number }> {
+  await page.getByRole("link", { name: "Settings" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+  const video = page.getByRole("form", { name: "video campaigns" });
+  const click = video.getByLabel("Click window (days)");
+  await expect(click).not.toHaveValue("");
+  const was = Number(await click.inputValue());
+  const became = was === 9 ? 10 : 9;
+  for (const days of [became, was]) {
+    await click.fill(String(days));
+    // The form takes a new edit once the save has answered (it clears its edit then).
+    await Promise.all([
+      page.waitForResponse((response) => response.url().includes("attribution.setWindows")),
+      video.getByRole("button", { name: "Save" }).click(),
+    ]);
+    await expect.poll(videoClickDays).toBe(days);
+  }
+  return { was, became };
+}
+
+test("every kind of change made in the dashboard is listed under its kind", async ({ page }) => {
+  const run = String(Date.now());
+  const names = namesOf(run);
+  const secret = `activity-secret-${run}`;
+  const [{ last }] = (await query<{ last: string }>("SELECT coalesce(max(id), 0)::text AS last FROM activity_log")) as [{ last: string }];
+  await signInAsStaff(page);
+  await changeAnAccount(page, names);
+  await changeCampaignsAndCatalogue(page, names);
+  await changeAccessAndExports(page, names, secret);
+  const windows = await changeVideoWindows(page);
+  const [{ id: accountId }] = (await query<{ id: string }>("SELECT id FROM accounts WHERE name = $1", [names.account])) as [{ id: string }];
+
+  // What each kind lists for this run: each action once, with a line of what it changed.
+  const expected: Record<ActivityKind, Record<string, string[]>> = {
+    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid (USD): 0.40", "Publishers: pub_demo_market"] },
+    "ad.": { "ad.created": [`Name: ${names.ad}`, "Type: product"] },
+    "account.": {
+      "account.created": [`Name: ${names.account}`, "Wallet balance (USD): 100.00"],
+      "account.wallet.topped_up": ["Wallet balance (USD): 100.00 → 125.00"],
+      "account.daily_budget.set": ["Daily budget (USD): — → 30.00"],
+    },
+    "api_key.": { "api_key.created": [`Name: ${names.apiKey}`] },
+    "oauth_client.": { "oauth_client.created": [`Name: ${names.oauthClient}`, "reports:read"] },
+    "export_destination.": { "export_destination.created": [`Name: ${names.destination}`, "Bucket: tally-demo", "Access key: set"] },
+    "product.": { "product.created": [`Name: ${names.product}`, `Sku: ${names.sku}`, "Price (USD): 4.50"] },
+    "catalogue.": { "catalogue.entry.set": [`Brand: ${accountId}`] },
+    "attribution.": { "attribution.windows.set": [`Click window (days): ${windows.was} → ${windows.became}`] },
+    "user.": { "user.invited": [`Email: ${names.invitee}`, "Role: viewer"] },
+  };
+
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Activity" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Activity" })).toBeVisible();
+  const table = page.getByRole("table", { name: "Activity" });
+  for (const [kind, actions] of Object.entries(expected) as [ActivityKind, Record<string, string[]>][]) {
+    // The windows' subject is the campaign type's, the same whoever changes it; every other subject holds this run's marker.
+    const text = kind === "attribution." ? "video campaigns" : run;
+    if ((await page.getByLabel("Text").inputValue()) !== text) {
+      await page.getByLabel("Text").fill(text);
+      await page.getByRole("button", { name: "Filter" }).click();
+      // The kind is added to the address as it is then: the text must be there first.
+      await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(text);
+    }
+    await page.getByLabel("Kind of change").selectOption({ label: ACTIVITY_KINDS[kind] });
+    await expect(page).toHaveURL(new RegExp(`kind=${kind.replace(".", "\\.")}`));
+    for (const [action, lines] of Object.entries(actions)) {
+      const row = table.locator(`tr[data-action="${action}"]`).filter({ hasText: lines[0] });
+      await expect(row, `${action} under ${ACTIVITY_KINDS[kind]}`).toHaveCount(1);
+      await expect(row).toContainText("staff@tally.local");
+      for (const line of lines) await expect(row).toContainText(line);
+    }
+    if (kind === "attribution.") {
+      // The windows were set back: a second entry, the change undone, shown beside the first; one entry each.
+      const undone = table.locator('tr[data-action="attribution.windows.set"]').filter({ hasText: `Click window (days): ${windows.became} → ${windows.was}` });
+      await expect(undone).toHaveCount(1);
+      const setWindows = await query<{ was: number; became: number }>(
+        "SELECT (before->>'clickDays')::int AS was, (after->>'clickDays')::int AS became FROM activity_log WHERE id > $1::bigint AND action = 'attribution.windows.set' ORDER BY id",
+        [last],
+      );
+      expect(setWindows).toEqual([windows, { was: windows.became, became: windows.was }]);
+      continue;
+    }
+    // Everything else this run made is one row an action, and one entry an action in the table.
+    await expect(table.locator("tbody tr")).toHaveCount(Object.keys(actions).length);
+    const stored = await query<{ action: string; entries: number }>(
+      "SELECT action, count(*)::int AS entries FROM activity_log WHERE id > $1::bigint AND action LIKE $2 AND subject LIKE $3 GROUP BY action ORDER BY action",
+      [last, `${kind.replaceAll("_", "\\_")}%`, `%${run}%`],
+    );
+    expect(stored, `${ACTIVITY_KINDS[kind]} in activity_log`).toEqual(
+      Object.keys(actions)
+        .sort()
+        .map((action) => ({ action, entries: 1 })),
+    );
+  }
+  expect(await page.content()).not.toContain(secret);
 });

@@ -164,7 +164,7 @@ async function changeAccessAndExports(page: Page, names: Names, secret: string) 
   await page.getByRole("link", { name: "API keys" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
   await page.getByLabel("Account").selectOption({ label: `${names.account} (advertiser)` });
-  await page.getByLabel("Name", { exact: true }).fill(names.apiKey);
+  await page.getByRole("form", { name: "New API key" }).getByLabel("Name").fill(names.apiKey);
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page.getByTestId("new-key")).toBeVisible();
   const clients = page.getByRole("region", { name: "OAuth clients" });

@@ -4,22 +4,33 @@
 // through the choices. Every change is a history entry (router.push) unless asked otherwise.
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback } from "react";
+import { useCallback, useEffect } from "react";
 import { useTRPC } from "../trpc-client";
 import { lastDays } from "./figures";
 import { type Range, rangeFromParams } from "./url-views";
 
 export type UrlChanges = Record<string, string | null>;
 
+/** The address the last change asked for, until the page shows it (one router per page, so one per module). */
+let pending: { pathname: string; search: string } | null = null;
+
 /** The page's search params and a setter that merges changes into them (null or "" removes a key). */
 export function useUrlState() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
+  const search = params.toString();
+  // Once the page shows an address, no change is waiting to reach it.
+  useEffect(() => {
+    if (search !== undefined) pending = null;
+  }, [search]);
   const set = useCallback(
     (changes: UrlChanges, { replace = false }: { replace?: boolean } = {}) => {
-      // The address as it is now: two changes in one event must not undo each other.
-      const next = new URLSearchParams(window.location.search);
+      // The address as the last change asked for it, else as it is: two changes made before the
+      // router has shown the first (a filter applied, then a kind chosen at once) must not undo
+      // each other.
+      const base = pending?.pathname === pathname ? pending.search : window.location.search;
+      const next = new URLSearchParams(base);
       for (const [key, value] of Object.entries(changes)) {
         if (value === null || value === "") next.delete(key);
         else next.set(key, value);
@@ -27,6 +38,7 @@ export function useUrlState() {
       // Commas may stand in a query as they are: `cols=a,b,c` reads better than `cols=a%2Cb%2Cc`.
       const query = next.toString().replaceAll("%2C", ",");
       const url = query ? `${pathname}?${query}` : pathname;
+      pending = { pathname, search: query };
       if (replace) router.replace(url, { scroll: false });
       else router.push(url, { scroll: false });
     },

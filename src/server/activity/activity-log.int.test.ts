@@ -29,6 +29,7 @@ import { daysFromToday, makePublisher } from "@/testing/fixtures";
 let staff: Viewer;
 let brandUser: Viewer;
 let publisherId: string;
+let publisherName: string;
 let brandId: string;
 let campaignId: string;
 let adId: string;
@@ -320,12 +321,22 @@ const CASES: Case[] = [
   {
     action: "catalogue.entry.set",
     change: () => setCatalogueEntry({ actor: staff, publisherId, sku: "BEANS-1", advertiserId: brandId }),
-    entry: () => ({ subject: "SKU BEANS-1 in the catalogue of", accountId: publisherId, before: null, after: { advertiserId: brandId, productId: null } }),
+    entry: () => ({
+      subject: `SKU BEANS-1 in the catalogue of ${publisherName}`,
+      accountId: publisherId,
+      before: null,
+      after: { advertiserId: brandId, productId: null },
+    }),
   },
   {
     action: "catalogue.entry.removed",
     change: () => removeCatalogueEntry({ actor: staff, publisherId, sku: "BEANS-1" }),
-    entry: () => ({ subject: "SKU BEANS-1", accountId: publisherId, before: { advertiserId: brandId, productId: null }, after: null }),
+    entry: () => ({
+      subject: `SKU BEANS-1 in the catalogue of ${publisherName}`,
+      accountId: publisherId,
+      before: { advertiserId: brandId, productId: null },
+      after: null,
+    }),
   },
   {
     action: "attribution.windows.set",
@@ -342,7 +353,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   staff = await viewer("avery@tally.test", "Avery Manager", "staff");
-  publisherId = (await makePublisher()).id;
+  ({ id: publisherId, name: publisherName } = await makePublisher());
 });
 
 describe("each kind of change", () => {
@@ -377,6 +388,9 @@ describe("each kind of change", () => {
     await updateCampaign({ actor: brandUser, id: campaignId, settings: { ...settings, publisherIds: [...settings.publisherIds].reverse() } });
     await setDailyBudget({ actor: brandUser, accountId: brandId, dailyBudget: 80 });
     await revokeApiKey({ actor: brandUser, keyId });
+    // The windows in force, saved again (the cases above set them).
+    await setAttributionWindows({ actor: OPERATOR, campaignType: "display", clickDays: 10, viewDays: 3, viewThrough: "views_only" });
+    await setCampaignWindows({ actor: staff, campaignId, clickDays: 7, viewDays: null });
     expect(await db.activityEntry.count()).toBe(before);
   });
 

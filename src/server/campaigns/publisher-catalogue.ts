@@ -123,9 +123,11 @@ export async function removeCatalogueEntry({ actor, publisherId, sku }: { actor:
     });
     const removed = await tx.publisherCatalogueEntry.deleteMany({ where: { publisherId: key.publisherId, sku: key.sku } });
     if (removed.count === 0 || !entry) throw new TallyError("not_found", `SKU ${key.sku} is not in the catalogue of ${key.publisherId}`);
+    // Named as the entry's listing names it, so a search by the publisher's name finds both.
+    const publisher = await tx.account.findUnique({ where: { id: key.publisherId }, select: { name: true } });
     await recordActivity(tx, actor, {
       action: "catalogue.entry.removed",
-      subject: `SKU ${key.sku} in the catalogue of ${key.publisherId}`,
+      subject: `SKU ${key.sku} in the catalogue of ${publisher?.name ?? key.publisherId}`,
       accountId: key.publisherId,
       before: entry,
       after: null,

@@ -3,10 +3,10 @@
 // settings, newest first. Its filters live in the address (account, kind, who, q), so a reload
 // and a shared link keep them.
 import { useQuery } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ACTIVITY_KINDS } from "@/server/activity/activity-input";
 import { useTRPC } from "../../trpc-client";
+import { useUrlState } from "../url-state";
 import { ActivityList } from "./activity-list";
 
 const PARAMS = ["account", "kind", "who", "q"] as const;
@@ -14,21 +14,12 @@ type Param = (typeof PARAMS)[number];
 
 export function ActivityPage() {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
+  const { params, set } = useUrlState();
   const accounts = useQuery(trpc.accounts.list.queryOptions());
   const current = Object.fromEntries(PARAMS.map((name) => [name, params.get(name) ?? ""])) as Record<Param, string>;
 
-  const update = (changes: Partial<Record<Param, string>>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [name, value] of Object.entries(changes)) {
-      if (value) next.set(name, value);
-      else next.delete(name);
-    }
-    const query = next.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  };
+  // Filters replace the address rather than add to the history: the back button leaves the log.
+  const update = (changes: Partial<Record<Param, string>>) => set(changes, { replace: true });
   return (
     <>
       <h1>Activity</h1>

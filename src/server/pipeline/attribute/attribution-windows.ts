@@ -4,7 +4,7 @@
 // from then on; each is written to the activity log with the values before and after.
 import { z } from "zod";
 import { type Actor, assertAccountManager, assertMayAccess } from "@/server/accounts/actor";
-import { recordActivity } from "@/server/activity/activity-log";
+import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { db } from "@/server/db/client";
 import { DEFAULT_WINDOW_SECONDS } from "@/server/store/conversion-rows";
@@ -82,7 +82,10 @@ export async function setAttributionWindows({ actor, ...input }: TSetAttribution
   const values = { clickWindowSeconds: toSeconds(clickDays), viewWindowSeconds: toSeconds(viewDays), viewThrough };
   await db.$transaction(async (tx) => {
     const before = typeWindows((await lockTypeWindows(tx, campaignType))[0]);
+    // Saving the windows in force changes nothing, and writes no entry.
+    if (changedFields(before, { clickDays, viewDays, viewThrough }) === null) return;
     await tx.attributionWindow.upsert({ where: { campaignType }, create: { campaignType, ...values }, update: values });
+    // Every field, changed or not: the settings page shows each entry as the whole windows before and after.
     await recordActivity(tx, actor, {
       action: "attribution.windows.set",
       subject: `${campaignType} campaigns`,
@@ -137,13 +140,15 @@ export async function setCampaignWindows({ actor, ...input }: TSetCampaignWindow
   await db.$transaction(async (tx) => {
     const [campaign] = await lockCampaignWindows(tx, campaignId);
     if (!campaign) throw new TallyError("not_found", "no such campaign");
+    const before = { clickDays: toDays(campaign.click_window_seconds), viewDays: toDays(campaign.view_window_seconds) };
+    if (changedFields(before, { clickDays, viewDays }) === null) return;
     await tx.campaign.update({ where: { id: campaignId }, data: { clickWindowSeconds: toSeconds(clickDays), viewWindowSeconds: toSeconds(viewDays) } });
     await recordActivity(tx, actor, {
       action: "campaign.windows.set",
       subject: `campaign ${campaign.name} (${campaignId})`,
       accountId: campaign.advertiser_id,
       campaignId,
-      before: { clickDays: toDays(campaign.click_window_seconds), viewDays: toDays(campaign.view_window_seconds) },
+      before,
       after: { clickDays, viewDays },
     });
   });

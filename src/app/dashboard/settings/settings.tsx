@@ -157,28 +157,30 @@ function RecentChanges() {
       ) : changes.data.length === 0 ? (
         <p className="muted">Nobody has changed a window yet.</p>
       ) : (
-        <table aria-label="Recent changes">
-          <thead>
-            <tr>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Before</th>
-              <th scope="col">After</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.data.map((entry) => (
-              <tr key={entry.id}>
-                <td>{utcMinute(entry.at)}</td>
-                <td>{entry.actor}</td>
-                <td>{entry.subject}</td>
-                <td>{describeWindows(entry.before)}</td>
-                <td>{describeWindows(entry.after)}</td>
+        <div className="table-scroll">
+          <table className="data" aria-label="Recent changes">
+            <thead>
+              <tr>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Before</th>
+                <th scope="col">After</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {changes.data.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{utcMinute(entry.at)}</td>
+                  <td>{entry.actor}</td>
+                  <td>{entry.subject}</td>
+                  <td>{describeWindows(entry.before)}</td>
+                  <td>{describeWindows(entry.after)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,7 +1,6 @@
-// Runs npm scripts at the same time and waits for all of them: `npm test` runs the unit and
-// integration tests beside the production build, then the hostile suite beside the end-to-end
-// tests (each against its own servers and database), because every one of them spends much of its
-// time waiting on servers, timers and child processes rather than on the CPU. Each line is
+// Runs npm scripts at the same time and waits for all of them: `npm test` runs the hostile suite
+// beside the end-to-end tests, each against its own servers and database, because both spend much
+// of their time waiting on servers, timers and browsers rather than on the CPU. Each line is
 // prefixed with its script's name; the exit code is the first failure's, after every script ended,
 // so one red stage never hides another's result.
 //

@@ -6,19 +6,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZCatalogueEntryInput } from "@/server/campaigns/catalogue-input";
+import type { CatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
 import type { TableColumn } from "../table-columns";
 
 const LABELS: Record<string, string> = { sku: "SKU", productId: "Product id", advertiserId: "Brand" };
 
-interface CatalogueRow {
-  sku: string;
-  productId: string | null;
-  advertiserName: string;
-}
-
-const catalogueColumns: TableColumn<CatalogueRow>[] = [
+const catalogueColumns: TableColumn<CatalogueEntry>[] = [
   { id: "sku", label: "SKU", kind: "text", value: (e) => e.sku, cell: (e) => <code>{e.sku}</code> },
   { id: "productId", label: "Product id", kind: "text", value: (e) => e.productId ?? "", cell: (e) => (e.productId ? <code>{e.productId}</code> : "") },
   { id: "brand", label: "Brand", kind: "text", value: (e) => e.advertiserName },

@@ -7,20 +7,13 @@ import { type FormEvent, useMemo, useState } from "react";
 import { Problem } from "@/app/problem";
 import type { MemberRole } from "@/server/accounts/user-input";
 import { ZInviteInput } from "@/server/teams/team-input";
+import type { TeamMember } from "@/server/teams/team-members";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
 import { whenUtc } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
 const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewer" };
-
-interface TeamUser {
-  id: string;
-  name: string;
-  email: string;
-  role: MemberRole;
-  createdAt: Date;
-}
 
 function useTeam(accountId: string) {
   const trpc = useTRPC();
@@ -36,7 +29,7 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
   const setRole = useMutation(trpc.teams.setRole.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.teams.remove.mutationOptions({ onSuccess: () => void refresh() }));
   // Staff change a role in its cell; the file holds the role's name either way.
-  const columns = useMemo<TableColumn<TeamUser>[]>(
+  const columns = useMemo<TableColumn<TeamMember>[]>(
     () => [
       { id: "name", label: "Name", kind: "text", value: (user) => user.name },
       { id: "email", label: "E-mail", kind: "text", value: (user) => user.email },

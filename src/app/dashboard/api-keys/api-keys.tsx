@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
+import type { ApiKeySummary } from "@/server/accounts/api-keys";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 import { DataTable } from "../data-table";
@@ -13,16 +14,7 @@ import { ReadOnlyNote, useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
 import { OauthClients } from "./oauth-clients";
 
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-const keyColumns: TableColumn<KeyRow>[] = [
+const keyColumns: TableColumn<ApiKeySummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (key) => key.name },
   { id: "prefix", label: "Key", kind: "text", value: (key) => `${key.prefix}…`, cell: (key) => <code>{key.prefix}…</code> },
   momentColumn("createdAt", "Created (UTC)", (key) => key.createdAt, whenUtc),

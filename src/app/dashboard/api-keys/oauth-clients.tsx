@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server/accounts/oauth-client-input";
+import type { OauthClientSummary } from "@/server/accounts/oauth-clients";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
 import { whenUtc } from "../figures";
@@ -16,17 +17,7 @@ const SCOPE_WORDS: Record<OauthScope, string> = {
   "reports:jobs": "run report jobs",
 };
 
-interface ClientRow {
-  id: string;
-  name: string;
-  scopes: string[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  secretRotatedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-const clientColumns: TableColumn<ClientRow>[] = [
+const clientColumns: TableColumn<OauthClientSummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (client) => client.name },
   { id: "id", label: "Client id", kind: "text", value: (client) => client.id, cell: (client) => <code>{client.id}</code> },
   { id: "scopes", label: "Scopes", kind: "text", value: (client) => client.scopes.join(" ") },

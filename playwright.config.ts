@@ -1,11 +1,13 @@
 import { defineConfig, devices } from "@playwright/test";
 
+// Fixed ports below Linux's ephemeral range (32768-60999): the hostile suite, run beside this one
+// by `npm test`, takes its ports from that range, and must never be handed one of these.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 /** The e2e database's port; tests read what the browser caused through it (e2e/database.ts). */
-export const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54339);
+export const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 15439);
 /** The second server's ports: ClickHouse as the store (in-process chdb), its own embedded Postgres. */
 const CLICKHOUSE_PORT = Number(process.env.E2E_CLICKHOUSE_PORT ?? 3101);
-export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 54340);
+export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 15440);
 
 // Debian's Chromium: Playwright cannot download its own browser on this kind of machine.
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -1,9 +1,9 @@
 // What the browser's actions stored, read straight from the e2e database.
 import pg from "pg";
 
-const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 54339);
+const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 15439);
 /** The database of the server with ClickHouse as the store (playwright.config.ts). */
-export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 54340);
+export const E2E_CLICKHOUSE_PG_PORT = Number(process.env.E2E_CLICKHOUSE_PG_PORT ?? 15440);
 
 export const query = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => queryAt<T>(E2E_PG_PORT, sql, params);
 

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
 
-const E2E_DATABASE_URL = `postgresql://tally:tally@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54339)}/tally`;
+const E2E_DATABASE_URL = `postgresql://tally:tally@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 15439)}/tally`;
 
 /** An OAuth client of the account, made by the CLI as an operator would: its id and secret. */
 function createClient(accountId: string): { id: string; secret: string } {

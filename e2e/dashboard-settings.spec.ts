@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
+import ExcelJS from "exceljs";
 import { query } from "./database";
+import { readCsv } from "./files";
 import { signInAsStaff } from "./sign-in";
 
 test("API keys: a key is shown once, works on the report routes, lists as a prefix and stops working when revoked", async ({ page, request }) => {
@@ -112,6 +114,25 @@ test("exports: the demo bucket passes its connection test, run now delivers, and
   );
   expect(stored!.runs).toBeGreaterThan(0);
   expect(stored!.failed).toBe(0);
+  // The run history downloads as the rows shown, with their stored row counts summed at the foot.
+  const [csv] = await Promise.all([page.waitForEvent("download"), demo.getByRole("button", { name: "Download CSV" }).click()]);
+  expect(csv.suggestedFilename()).toBe("export-runs.csv");
+  const lines = (await readCsv((await csv.path())!)).filter((line) => line.some((cell) => cell !== ""));
+  const labels = (await history.locator("thead th button").allTextContents()).map((label) => label.replace(/[▲▼]/g, "").trim());
+  expect(lines[0]).toEqual(labels);
+  const shownRuns = await history.locator("tbody tr").count();
+  expect(lines).toHaveLength(1 + shownRuns + 1);
+  expect(shownRuns).toBe(Math.min(stored!.runs, 50)); // the latest 50
+  const [delivered] = await query<{ rows: string }>(
+    `SELECT sum(rows)::text AS rows FROM (SELECT r.rows FROM export_runs r JOIN export_destinations d ON d.id = r.destination_id
+      WHERE d.name = 'Local demo bucket' ORDER BY r.started_at DESC LIMIT ${shownRuns}) latest`,
+  );
+  expect(lines.at(-1)![labels.indexOf("Rows")]).toBe(delivered!.rows);
+  const [xlsx] = await Promise.all([page.waitForEvent("download"), demo.getByRole("button", { name: "Download XLSX" }).click()]);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile((await xlsx.path())!);
+  expect(workbook.worksheets[0]!.actualRowCount).toBe(1 + shownRuns + 1);
+  expect(workbook.worksheets[0]!.getRow(2).getCell(1).value).toBeInstanceOf(Date);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-exports.png", fullPage: true });
 
   // A new destination on the same local S3: the form checks it with the server's schema first.

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
 import { Problem } from "@/app/problem";
 import type { MemberRole } from "@/server/accounts/user-input";
+import type { InvitationSummary } from "@/server/teams/invitations";
 import { ZInviteInput } from "@/server/teams/team-input";
 import type { TeamMember } from "@/server/teams/team-members";
 import { useTRPC } from "../../trpc-client";
@@ -14,6 +15,13 @@ import { whenUtc } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
 const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewer" };
+
+const invitationColumns: TableColumn<InvitationSummary>[] = [
+  { id: "email", label: "E-mail", kind: "text", value: (invitation) => invitation.email },
+  { id: "role", label: "Role", kind: "text", value: (invitation) => ROLE_LABELS[invitation.role] },
+  momentColumn("createdAt", "Sent (UTC)", (invitation) => invitation.createdAt, whenUtc),
+  momentColumn("expiresAt", "Expires (UTC)", (invitation) => invitation.expiresAt, whenUtc),
+];
 
 function useTeam(accountId: string) {
   const trpc = useTRPC();
@@ -132,39 +140,29 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
   return (
     <>
       {invitations.length > 0 ? (
-        <div className="table-scroll">
-          <table className="data">
-            <caption>Open invitations</caption>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                {staff ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td>{invitation.email}</td>
-                  <td>{ROLE_LABELS[invitation.role]}</td>
-                  <td>{whenUtc(invitation.expiresAt)}</td>
-                  {staff ? (
-                    <td>
-                      <button type="button" className="link-button" disabled={revoke.isPending} onClick={() => revoke.mutate({ invitationId: invitation.id })}>
-                        Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <h4>Open invitations</h4>
+          <DataTable
+            caption="Open invitations"
+            columns={invitationColumns}
+            rows={invitations}
+            rowKey={(invitation) => invitation.id}
+            currency={null}
+            defaultSort={{ id: "expiresAt", descending: false }}
+            fileName="invitations"
+            sheet="Invitations"
+            urlPrefix="invitations_"
+            actions={
+              staff
+                ? (invitation) => (
+                    <button type="button" className="link-button" disabled={revoke.isPending} onClick={() => revoke.mutate({ invitationId: invitation.id })}>
+                      Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
+                    </button>
+                  )
+                : undefined
+            }
+          />
+        </>
       ) : null}
       {staff ? (
         <form className="toolbar" noValidate onSubmit={submit} aria-label="Invite a user">

@@ -5,9 +5,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { FilteredColumn } from "@/server/core/event-status";
+import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
+import { DataTable } from "../data-table";
 import { percent, RangePicker, whole } from "../figures";
+import type { TableColumn } from "../table-columns";
 import { useUrlAccount, useUrlRange } from "../url-state";
 
 const REASONS: { column: FilteredColumn; label: string; colour: string; explanation: string }[] = [
@@ -17,6 +20,28 @@ const REASONS: { column: FilteredColumn; label: string; colour: string; explanat
   { column: "token_reuse_events", label: "Token reuse", colour: "#db2777", explanation: "a beacon address already counted as often as one may be" },
   { column: "no_user_agent_events", label: "No user agent", colour: "#0891b2", explanation: "sent without a User-Agent" },
   { column: "click_velocity_events", label: "Click velocity", colour: "#4b5563", explanation: "a click from an address past its clicks per minute" },
+];
+
+const filteredOf = (day: InvalidTrafficDay) => REASONS.reduce((sum, { column }) => sum + day[column], 0);
+
+const dayColumns: TableColumn<InvalidTrafficDay>[] = [
+  { id: "day", label: "Day", kind: "date", value: (day) => day.day },
+  { id: "counted_events", label: "Counted", kind: "integer", value: (day) => day.counted_events, total: "sum" },
+  ...REASONS.map(({ column, label }): TableColumn<InvalidTrafficDay> => ({ id: column, label, kind: "integer", value: (day) => day[column], total: "sum" })),
+  { id: "filtered", label: "Filtered", kind: "integer", value: filteredOf, total: "sum" },
+  {
+    id: "share_filtered",
+    label: "Share filtered",
+    kind: "percent",
+    value: (day) => {
+      const all = day.counted_events + filteredOf(day);
+      return all === 0 ? null : filteredOf(day) / all;
+    },
+    total: (sum) => {
+      const all = sum("counted_events") + sum("filtered");
+      return all === 0 ? null : sum("filtered") / all;
+    },
+  },
 ];
 
 export function InvalidTraffic() {
@@ -80,6 +105,17 @@ export function InvalidTraffic() {
               </BarChart>
             </ResponsiveContainer>
           </figure>
+          <h2>By day</h2>
+          <DataTable
+            caption={`Filtered beacons by day from ${range.startDate} to ${range.endDate}`}
+            columns={dayColumns}
+            rows={days.data}
+            rowKey={(day) => day.day}
+            currency={null}
+            defaultSort={{ id: "day", descending: false }}
+            fileName={`invalid-traffic-${range.startDate}-${range.endDate}`}
+            sheet="Invalid traffic"
+          />
           <dl className="reasons">
             {REASONS.map(({ column, label, explanation }) => (
               <div key={column}>

@@ -5,8 +5,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
+import type { ActivityEntry } from "@/server/activity/activity-log";
 import { useTRPC } from "../../trpc-client";
+import { DataTable } from "../data-table";
 import { utcMinute } from "../figures";
+import { momentColumn, type TableColumn } from "../table-columns";
 
 const TYPES = ["product", "display", "video"] as const;
 type CampaignType = (typeof TYPES)[number];
@@ -24,6 +27,19 @@ const describeWindows = (value: unknown) => {
   const days = (n: number | null | undefined) => (n === null || n === undefined ? "type's" : `${n} d`);
   return `click ${days(w.clickDays)}, view ${days(w.viewDays)}${w.viewThrough ? (w.viewThrough === "views_only" ? ", views only" : ", views and impressions") : ""}`;
 };
+
+const changeColumns: TableColumn<ActivityEntry>[] = [
+  momentColumn(
+    "at",
+    "When (UTC)",
+    (entry) => entry.at,
+    (at) => (at ? utcMinute(at) : ""),
+  ),
+  { id: "actor", label: "Who", kind: "text", value: (entry) => entry.actor },
+  { id: "subject", label: "What", kind: "text", value: (entry) => entry.subject },
+  { id: "before", label: "Before", kind: "text", value: (entry) => describeWindows(entry.before) },
+  { id: "after", label: "After", kind: "text", value: (entry) => describeWindows(entry.after) },
+];
 
 export function Settings() {
   const trpc = useTRPC();
@@ -157,30 +173,17 @@ function RecentChanges() {
       ) : changes.data.length === 0 ? (
         <p className="muted">Nobody has changed a window yet.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="data" aria-label="Recent changes">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {changes.data.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{utcMinute(entry.at)}</td>
-                  <td>{entry.actor}</td>
-                  <td>{entry.subject}</td>
-                  <td>{describeWindows(entry.before)}</td>
-                  <td>{describeWindows(entry.after)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Recent changes"
+          columns={changeColumns}
+          rows={changes.data}
+          rowKey={(entry) => entry.id}
+          currency={null}
+          defaultSort={{ id: "at", descending: true }}
+          fileName="window-changes"
+          sheet="Window changes"
+          urlPrefix="changes_"
+        />
       )}
     </section>
   );

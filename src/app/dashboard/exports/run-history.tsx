@@ -1,0 +1,91 @@
+"use client";
+// A destination's delivery runs, newest first, as a dashboard table: sortable, its columns chosen,
+// downloadable as CSV or XLSX (operators send these to the customer's data team when a file is late).
+import type { ExportRunSummary } from "@/server/pipeline/export/destinations/destinations";
+import { DataTable } from "../data-table";
+import { utcMinute } from "../figures";
+import { momentColumn, type TableColumn } from "../table-columns";
+
+const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
+const minute = (at: Date | null) => (at ? utcMinute(at) : "");
+
+const runColumns: TableColumn<ExportRunSummary>[] = [
+  momentColumn("startedAt", "Started (UTC)", (run) => run.startedAt, minute),
+  { id: "type", label: "Type", kind: "text", value: (run) => (run.backfill ? `${run.type} (backfill)` : run.type) },
+  momentColumn("rangeStart", "From (UTC)", (run) => run.rangeStart, minute),
+  momentColumn("rangeEnd", "To (UTC)", (run) => run.rangeEnd, minute),
+  {
+    id: "status",
+    label: "Status",
+    kind: "text",
+    value: (run) => run.status,
+    cell: (run) => (
+      <>
+        <span className={`badge ${run.status}`}>{run.status}</span>
+        {run.attempt > 1 ? ` (attempt ${run.attempt})` : ""}
+      </>
+    ),
+  },
+  { id: "attempt", label: "Attempt", kind: "integer", value: (run) => run.attempt, hidden: true },
+  { id: "rows", label: "Rows", kind: "integer", value: (run) => run.rows, total: "sum" },
+  { id: "files", label: "Files", kind: "integer", value: (run) => run.files, total: "sum" },
+  { id: "bytes", label: "Bytes", kind: "integer", value: (run) => run.bytes, cell: (run) => size(run.bytes), total: "sum" },
+  {
+    id: "setAsideRows",
+    label: "Set aside",
+    kind: "integer",
+    value: (run) => run.setAsideRows,
+    cell: (run) => (run.setAsideRows > 0 ? <SetAside rows={run.setAsideRows} list={run.setAside} /> : ""),
+    total: "sum",
+  },
+  { id: "durationMs", label: "Duration (ms)", kind: "integer", value: (run) => run.durationMs, hidden: true },
+  momentColumn("nextAttemptAt", "Next attempt (UTC)", (run) => run.nextAttemptAt, minute),
+  { id: "error", label: "Error", kind: "text", value: (run) => run.error ?? "" },
+];
+
+export function RunHistory({ destinationName, runs }: { destinationName: string; runs: { data?: ExportRunSummary[]; error: { message: string } | null } }) {
+  if (runs.error)
+    return (
+      <p role="alert" className="error">
+        {runs.error.message}
+      </p>
+    );
+  if (!runs.data)
+    return (
+      <p aria-busy="true" className="muted">
+        Loading runs…
+      </p>
+    );
+  if (runs.data.length === 0) return <p className="empty">No runs yet.</p>;
+  return (
+    <DataTable
+      caption={`Run history of ${destinationName}`}
+      columns={runColumns}
+      rows={runs.data}
+      rowKey={(run) => run.id}
+      currency={null}
+      defaultSort={{ id: "startedAt", descending: true }}
+      fileName="export-runs"
+      sheet="Runs"
+      urlPrefix="runs_"
+    />
+  );
+}
+
+/** Rows a run left out because they could not be read or encoded: how many, and each row's id and reason. */
+function SetAside({ rows, list }: { rows: number; list: { id: string; reason: string }[] }) {
+  return (
+    <details>
+      <summary>
+        {rows.toLocaleString("en")} {rows === 1 ? "row" : "rows"}
+      </summary>
+      <ul>
+        {list.map((row) => (
+          <li key={row.id}>
+            <code>{row.id}</code>: {row.reason}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}

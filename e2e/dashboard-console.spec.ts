@@ -148,6 +148,36 @@ test("a view opens from its address with its range, account and sort, and the ba
   await expect(page.getByRole("alert").filter({ hasText: /./ })).toHaveCount(0);
 });
 
+test("a saved view is named in the header and opens with its range, account and sort", async ({ page }) => {
+  await signInAsStaff(page);
+  const address = view("/dashboard", "&sort=-impressions_total");
+  await page.goto(address);
+  const menu = page.locator("details.saved-views");
+  await menu.locator("summary").click();
+  await menu.getByLabel("Save this view as").fill("Northwind, week of 8 March");
+  await menu.getByRole("button", { name: "Save view" }).click();
+  await expect(menu.getByRole("status")).toHaveText("Saved “Northwind, week of 8 March”.");
+  const stored = await query<{ path: string }>("SELECT path FROM saved_views WHERE name = 'Northwind, week of 8 March'");
+  expect(stored).toEqual([{ path: address }]);
+
+  // Elsewhere, with another range: the saved view brings all of it back.
+  await page.goto("/dashboard/campaigns");
+  await menu.locator("summary").click();
+  await menu.getByRole("link", { name: "Northwind, week of 8 March" }).click();
+  await expect(page).toHaveURL(address);
+  await expect(page.getByLabel("From", { exact: true })).toHaveValue(CURRENT.from);
+  await expect(page.getByLabel("Account")).toHaveValue(ADVERTISER);
+  await expect(page.getByRole("table", { name: /Figures by day/ }).getByRole("columnheader", { name: /Impressions/ })).toHaveAttribute(
+    "aria-sort",
+    "descending",
+  );
+
+  await menu.locator("summary").click();
+  await menu.getByRole("button", { name: "Remove the view Northwind, week of 8 March" }).click();
+  await expect(menu.getByRole("link", { name: "Northwind, week of 8 March" })).toHaveCount(0);
+  expect(await query("SELECT 1 FROM saved_views WHERE name = 'Northwind, week of 8 March'")).toHaveLength(0);
+});
+
 test("each table's CSV and XLSX hold the rows shown, in the order shown", async ({ page }) => {
   await signInAsStaff(page);
   // The overview's daily table, by clicks, most first.
@@ -215,4 +245,9 @@ test("with every beacon filtered, the overview says so and leads to the invalid 
   await notice.getByRole("link").click();
   await expect(page.getByRole("heading", { level: 1, name: "Invalid traffic" })).toBeVisible();
   await expect(page.locator('[data-kpi="Bots"] .kpi-value')).toHaveText("7");
+  // The same figures by day, as a table whose files hold its rows and totals.
+  const byDay = page.locator(".data-table").filter({ has: page.getByRole("table", { name: /Filtered beacons by day/ }) });
+  const files = await expectDownloadsMatch(page, byDay, byDay.getByRole("table"), /^invalid-traffic-/);
+  expect(files.csv.at(-1)![files.shown.labels.indexOf("Bots")]).toBe("7");
+  expect(files.csv.at(-1)![files.shown.labels.indexOf("Share filtered")]).toBe("1");
 });

@@ -14,6 +14,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   [
     "accounts",
     "teams",
+    "views",
     "campaigns",
     "pipeline/accept",
     "pipeline/settle",

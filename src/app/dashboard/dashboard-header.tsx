@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "../trpc-client";
+import { SavedViews } from "./saved-views";
 
 export function DashboardHeader({ name, role, memberRole }: { name: string; role: "staff" | "member"; memberRole?: "admin" | "viewer" }) {
   const trpc = useTRPC();
@@ -21,6 +22,7 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
       <Link href="/dashboard/invalid-traffic">Invalid traffic</Link>
       <Link href="/dashboard/activity">Activity</Link>
       <Link href="/dashboard/settings">Settings</Link>
+      <SavedViews />
       <span className="spacer" />
       <span className="muted">
         {name} · {role === "staff" ? "account manager" : memberRole === "viewer" ? "account viewer (read only)" : "account user"}

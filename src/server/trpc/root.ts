@@ -13,6 +13,7 @@ import { oauthClientsRouter } from "./routers/oauth-clients";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
 import { teamsRouter } from "./routers/teams";
+import { viewsRouter } from "./routers/views";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -30,6 +31,7 @@ export const appRouter = router({
   exportDestinations: exportDestinationsRouter,
   activity: activityRouter,
   teams: teamsRouter,
+  views: viewsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,96 @@
+"use client";
+// The header's saved views: the viewer's own named dashboard addresses (range, account, filters,
+// sort, columns), opened in one click, and the view on screen saved under a name (the same name
+// again replaces it). Server side: src/server/views/.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
+import { type FormEvent, useRef, useState } from "react";
+import { Problem } from "@/app/problem";
+import { ZSaveViewInput } from "@/server/views/saved-view-input";
+import { useTRPC } from "../trpc-client";
+
+// Over 80 lines on purpose: the menu's list, its form and their two mutations read best together.
+export function SavedViews() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const menu = useRef<HTMLDetailsElement>(null);
+  const pathname = usePathname();
+  const search = useSearchParams().toString();
+  const here = `${pathname}${search ? `?${search}` : ""}`;
+  const [name, setName] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const views = useQuery(trpc.views.list.queryOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.views.list.queryKey() });
+  const save = useMutation(
+    trpc.views.save.mutationOptions({
+      onSuccess: () => {
+        setName("");
+        void refresh();
+      },
+    }),
+  );
+  const remove = useMutation(trpc.views.remove.mutationOptions({ onSuccess: () => void refresh() }));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = ZSaveViewInput.safeParse({ name, path: here });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return setProblem(`${issue.path[0] === "name" ? "Name" : "This page"} ${issue.message}`);
+    }
+    setProblem(null);
+    save.mutate(parsed.data);
+  };
+
+  return (
+    <details className="saved-views" ref={menu}>
+      <summary>Saved views</summary>
+      <div className="saved-views-panel">
+        {views.error ? (
+          <p role="alert" className="error">
+            {views.error.message}
+          </p>
+        ) : !views.data ? (
+          <p aria-busy="true" className="muted">
+            Loading…
+          </p>
+        ) : views.data.length === 0 ? (
+          <p className="muted">No saved views yet: save the view on screen, with its range, account, filters and sort, to come back to it.</p>
+        ) : (
+          <ul aria-label="Saved views">
+            {views.data.map((view) => (
+              <li key={view.id}>
+                <Link
+                  href={view.path}
+                  aria-current={view.path === here ? "page" : undefined}
+                  onClick={() => {
+                    if (menu.current) menu.current.open = false;
+                  }}
+                >
+                  {view.name}
+                </Link>
+                <button type="button" className="link-button" disabled={remove.isPending} onClick={() => remove.mutate({ id: view.id })}>
+                  Remove<span className="visually-hidden"> the view {view.name}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form noValidate onSubmit={submit} aria-label="Save this view">
+          <label>
+            Save this view as
+            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme, last 30 days" maxLength={80} aria-invalid={problem !== null} />
+          </label>
+          <button type="submit" className="chip" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save view"}
+          </button>
+        </form>
+        <Problem message={problem} />
+        <Problem message={save.error?.message} about="The view could not be saved" />
+        <Problem message={remove.error?.message} about="The view could not be removed" />
+        {save.data && !save.isPending ? <p role="status">Saved “{save.data.name}”.</p> : null}
+      </div>
+    </details>
+  );
+}

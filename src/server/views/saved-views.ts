@@ -1,0 +1,49 @@
+// A user's saved dashboard views: a name for a view's address (range, account, filters, sort,
+// columns), listed in the dashboard's header. Each user reads and changes only their own; saving
+// under a name already taken replaces that view's address.
+import type { Viewer } from "@/server/accounts/sessions";
+import { TallyError } from "@/server/core/errors";
+import { db } from "@/server/db/client";
+import { newId } from "@/server/db/ids";
+import { MAX_SAVED_VIEWS, type TSaveViewInput, ZSaveViewInput } from "./saved-view-input";
+import { lockSavedViewsOf } from "./saved-views.sql";
+
+export interface SavedView {
+  id: string;
+  name: string;
+  /** The view's address in the dashboard: path and query. */
+  path: string;
+  createdAt: Date;
+}
+
+const SUMMARY = { id: true, name: true, path: true, createdAt: true } as const;
+
+/** The viewer's saved views, by name. */
+export async function listSavedViews({ viewer }: { viewer: Viewer }): Promise<SavedView[]> {
+  return db.savedView.findMany({ where: { userId: viewer.userId }, select: SUMMARY, orderBy: { name: "asc" } });
+}
+
+/** Saves the view under its name (replacing the address of a view of that name), within MAX_SAVED_VIEWS. */
+export async function saveView({ viewer, ...input }: { viewer: Viewer } & TSaveViewInput): Promise<SavedView> {
+  const parsed = ZSaveViewInput.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new TallyError("bad_request", `${String(issue.path[0] ?? "view")} ${issue.message}`);
+  }
+  const { name, path } = parsed.data;
+  return db.$transaction(async (tx) => {
+    await lockSavedViewsOf(tx, viewer.userId);
+    const same = await tx.savedView.findUnique({ where: { userId_name: { userId: viewer.userId, name } }, select: { id: true } });
+    if (same) return tx.savedView.update({ where: { id: same.id }, data: { path }, select: SUMMARY });
+    if ((await tx.savedView.count({ where: { userId: viewer.userId } })) >= MAX_SAVED_VIEWS) {
+      throw new TallyError("bad_request", `you keep at most ${MAX_SAVED_VIEWS} saved views; remove one first`);
+    }
+    return tx.savedView.create({ data: { id: newId("view"), userId: viewer.userId, name, path }, select: SUMMARY });
+  });
+}
+
+/** Removes one of the viewer's views; another user's, or an unknown id, is "no such view". */
+export async function removeSavedView({ viewer, id }: { viewer: Viewer; id: string }): Promise<void> {
+  const { count } = await db.savedView.deleteMany({ where: { id, userId: viewer.userId } });
+  if (count === 0) throw new TallyError("not_found", "no such saved view");
+}

@@ -1,7 +1,7 @@
 "use client";
 // A destination's delivery runs, newest first, as a dashboard table: sortable, its columns chosen,
 // downloadable as CSV or XLSX (operators send these to the customer's data team when a file is late).
-import type { ExportRunSummary } from "@/server/pipeline/export/destinations/destinations";
+import type { ExportRunRecord } from "@/server/pipeline/export/destinations/export-run-record";
 import { DataTable } from "../data-table";
 import { utcMinute } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
@@ -9,7 +9,7 @@ import { momentColumn, type TableColumn } from "../table-columns";
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
 const minute = (at: Date | null) => (at ? utcMinute(at) : "");
 
-const runColumns: TableColumn<ExportRunSummary>[] = [
+const runColumns: TableColumn<ExportRunRecord>[] = [
   momentColumn("startedAt", "Started (UTC)", (run) => run.startedAt, minute),
   { id: "type", label: "Type", kind: "text", value: (run) => (run.backfill ? `${run.type} (backfill)` : run.type) },
   momentColumn("rangeStart", "From (UTC)", (run) => run.rangeStart, minute),
@@ -43,7 +43,7 @@ const runColumns: TableColumn<ExportRunSummary>[] = [
   { id: "error", label: "Error", kind: "text", value: (run) => run.error ?? "" },
 ];
 
-export function RunHistory({ destinationName, runs }: { destinationName: string; runs: { data?: ExportRunSummary[]; error: { message: string } | null } }) {
+export function RunHistory({ destinationName, runs }: { destinationName: string; runs: { data?: ExportRunRecord[]; error: { message: string } | null } }) {
   if (runs.error)
     return (
       <p role="alert" className="error">

@@ -105,17 +105,7 @@ export function InvalidTraffic() {
               </BarChart>
             </ResponsiveContainer>
           </figure>
-          <h2>By day</h2>
-          <DataTable
-            caption={`Filtered beacons by day from ${range.startDate} to ${range.endDate}`}
-            columns={dayColumns}
-            rows={days.data}
-            rowKey={(day) => day.day}
-            currency={null}
-            defaultSort={{ id: "day", descending: false }}
-            fileName={`invalid-traffic-${range.startDate}-${range.endDate}`}
-            sheet="Invalid traffic"
-          />
+          <DailyTable days={days.data} range={range} />
           <dl className="reasons">
             {REASONS.map(({ column, label, explanation }) => (
               <div key={column}>
@@ -126,6 +116,24 @@ export function InvalidTraffic() {
           </dl>
         </>
       )}
+    </>
+  );
+}
+
+function DailyTable({ days, range }: { days: InvalidTrafficDay[]; range: { startDate: string; endDate: string } }) {
+  return (
+    <>
+      <h2>By day</h2>
+      <DataTable
+        caption={`Filtered beacons by day from ${range.startDate} to ${range.endDate}`}
+        columns={dayColumns}
+        rows={days}
+        rowKey={(day) => day.day}
+        currency={null}
+        defaultSort={{ id: "day", descending: false }}
+        fileName={`invalid-traffic-${range.startDate}-${range.endDate}`}
+        sheet="Invalid traffic"
+      />
     </>
   );
 }

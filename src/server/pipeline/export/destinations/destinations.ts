@@ -19,6 +19,7 @@ import { rawRetentionPolicy, retentionHolds } from "@/server/pipeline/export/job
 import { recordDestinationChange } from "./destination-activity";
 import { SECRET_MASK, type ZCredentialsInput, ZDestinationInput } from "./destination-input";
 import { endpointProblem, privateEndpointsAllowed } from "./endpoint-guard";
+import type { ExportRunRecord } from "./export-run-record";
 import { type ConnectionTest, testConnection } from "./s3";
 
 export type CredentialsView =
@@ -249,29 +250,7 @@ export async function testDestination({ actor, id }: { actor: Actor; id: string 
 }
 
 /** A destination's run history, newest first. */
-/** One delivery run as the dashboard lists it: what it covered, how it ended, what it wrote and set aside. */
-export interface ExportRunSummary {
-  id: string;
-  type: string;
-  status: string;
-  backfill: boolean;
-  rangeStart: Date;
-  rangeEnd: Date;
-  attempt: number;
-  rows: number;
-  files: number;
-  bytes: number;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  durationMs: number | null;
-  nextAttemptAt: Date | null;
-  setAsideRows: number;
-  /** Each row left out: its id, the reason, and how many rows share it. */
-  setAside: { id: string; reason: string; rows: number }[];
-}
-
-export async function destinationRuns({ actor, id, limit }: { actor: Actor; id: string; limit: number }): Promise<ExportRunSummary[]> {
+export async function destinationRuns({ actor, id, limit }: { actor: Actor; id: string; limit: number }): Promise<ExportRunRecord[]> {
   await visibleRow(id, actor);
   const runs = await db.exportRun.findMany({ where: { destinationId: id }, orderBy: { startedAt: "desc" }, take: limit });
   return runs.map((r) => ({

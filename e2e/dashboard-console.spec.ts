@@ -152,17 +152,28 @@ test("a saved view is named in the header and opens with its range, account and 
   await signInAsStaff(page);
   const address = view("/dashboard", "&sort=-impressions_total");
   await page.goto(address);
-  const menu = page.locator("details.saved-views");
-  await menu.locator("summary").click();
+  const menu = page.locator(".saved-views");
+  const menuButton = menu.getByRole("button", { name: "Saved views" });
+  await menuButton.click();
+  // Escape closes the menu and gives the focus back to its button.
+  await menu.getByLabel("Save this view as").focus();
+  await page.keyboard.press("Escape");
+  await expect(menu.getByLabel("Save this view as")).toBeHidden();
+  await expect(menuButton).toBeFocused();
+  await expect(menuButton).toHaveAttribute("aria-expanded", "false");
+  await page.keyboard.press("Enter");
   await menu.getByLabel("Save this view as").fill("Northwind, week of 8 March");
   await menu.getByRole("button", { name: "Save view" }).click();
   await expect(menu.getByRole("status")).toHaveText("Saved “Northwind, week of 8 March”.");
   const stored = await query<{ path: string }>("SELECT path FROM saved_views WHERE name = 'Northwind, week of 8 March'");
   expect(stored).toEqual([{ path: address }]);
+  // A click elsewhere closes the menu.
+  await page.getByRole("heading", { level: 1, name: "Overview" }).click();
+  await expect(menu.getByLabel("Save this view as")).toBeHidden();
 
   // Elsewhere, with another range: the saved view brings all of it back.
   await page.goto("/dashboard/campaigns");
-  await menu.locator("summary").click();
+  await menuButton.click();
   await menu.getByRole("link", { name: "Northwind, week of 8 March" }).click();
   await expect(page).toHaveURL(address);
   await expect(page.getByLabel("From", { exact: true })).toHaveValue(CURRENT.from);
@@ -172,10 +183,24 @@ test("a saved view is named in the header and opens with its range, account and 
     "descending",
   );
 
-  await menu.locator("summary").click();
+  await menuButton.click();
   await menu.getByRole("button", { name: "Remove the view Northwind, week of 8 March" }).click();
   await expect(menu.getByRole("link", { name: "Northwind, week of 8 March" })).toHaveCount(0);
   expect(await query("SELECT 1 FROM saved_views WHERE name = 'Northwind, week of 8 March'")).toHaveLength(0);
+
+  // The open menu stays inside the window wherever the header wraps it.
+  await page.getByRole("heading", { level: 1, name: "Overview" }).click();
+  await expect(menuButton).toHaveAttribute("aria-expanded", "false");
+  for (const width of [390, 900, 1440]) {
+    await page.setViewportSize({ width, height: 800 });
+    await menuButton.click();
+    const panel = await menu.locator(".saved-views-panel").boundingBox();
+    expect(panel!.x, `at ${width} px`).toBeGreaterThanOrEqual(0);
+    expect(panel!.x + panel!.width, `at ${width} px`).toBeLessThanOrEqual(width);
+    expect(panel!.y + panel!.height, `at ${width} px`).toBeLessThanOrEqual(800);
+    await page.screenshot({ path: `test-results/e2e/screens/saved-views-${width}.png` });
+    await page.keyboard.press("Escape");
+  }
 });
 
 test("each table's CSV and XLSX hold the rows shown, in the order shown", async ({ page }) => {
@@ -248,6 +273,7 @@ test("with every beacon filtered, the overview says so and leads to the invalid 
   // The same figures by day, as a table whose files hold its rows and totals.
   const byDay = page.locator(".data-table").filter({ has: page.getByRole("table", { name: /Filtered beacons by day/ }) });
   const files = await expectDownloadsMatch(page, byDay, byDay.getByRole("table"), /^invalid-traffic-/);
+  expect(files.csv.at(-1)![0]).toBe("Total");
   expect(files.csv.at(-1)![files.shown.labels.indexOf("Bots")]).toBe("7");
   expect(files.csv.at(-1)![files.shown.labels.indexOf("Share filtered")]).toBe("1");
 });

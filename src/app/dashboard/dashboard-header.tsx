@@ -22,8 +22,8 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
       <Link href="/dashboard/invalid-traffic">Invalid traffic</Link>
       <Link href="/dashboard/activity">Activity</Link>
       <Link href="/dashboard/settings">Settings</Link>
-      <SavedViews />
       <span className="spacer" />
+      <SavedViews />
       <span className="muted">
         {name} · {role === "staff" ? "account manager" : memberRole === "viewer" ? "account viewer (read only)" : "account user"}
       </span>

@@ -22,6 +22,8 @@ export function formatMoney(value: number | null, currency: string | null | unde
 export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).replace("T", " ");
 /** When a credential was last used, created or revoked: a UTC minute, or "never". */
 export const whenUtc = (moment: Date | null) => (moment ? `${utcMinute(moment)} UTC` : "never");
+/** A table cell under a "(UTC)" header: the minute, or "never". */
+export const minuteOrNever = (moment: Date | null) => (moment ? utcMinute(moment) : "never");
 
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (

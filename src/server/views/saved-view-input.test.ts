@@ -37,5 +37,8 @@ describe("ZSaveViewInput", () => {
     expect(messages({ name: "tab\there", path: "/dashboard" })).toEqual(["name may not hold control characters or backslashes"]);
     expect(messages({ name: "ok", path: "https://elsewhere.example/" })).toEqual(["path must be an address in the dashboard"]);
     expect(messages({ name: "ok", path: `/dashboard?x=${"a".repeat(2000)}` })).toEqual(["path is at most 2000 characters"]);
+    // The limit holds for the address kept, which percent-encodes what came unencoded.
+    expect(messages({ name: "ok", path: `/dashboard?x=${"é".repeat(600)}` })).toEqual(["path is at most 2000 characters"]);
+    expect(ZSaveViewInput.parse({ name: "ok", path: `/dashboard?x=${"é".repeat(300)}` }).path).toHaveLength("/dashboard?x=".length + 300 * 6);
   });
 });

@@ -48,6 +48,11 @@ export const ZSaveViewInput = z.object({
         context.addIssue({ code: "custom", message: "must be an address in the dashboard" });
         return z.NEVER;
       }
+      // Parsing percent-encodes what was not ("é" is "%C3%A9"): the limit holds for what is kept.
+      if (address.length > MAX_VIEW_PATH_LENGTH) {
+        context.addIssue({ code: "custom", message: `is at most ${MAX_VIEW_PATH_LENGTH} characters` });
+        return z.NEVER;
+      }
       return address;
     }),
 });

@@ -31,15 +31,19 @@ export async function saveView({ viewer, ...input }: { viewer: Viewer } & TSaveV
     throw new TallyError("bad_request", `${String(issue.path[0] ?? "view")} ${issue.message}`);
   }
   const { name, path } = parsed.data;
-  return db.$transaction(async (tx) => {
-    await lockSavedViewsOf(tx, viewer.userId);
-    const same = await tx.savedView.findUnique({ where: { userId_name: { userId: viewer.userId, name } }, select: { id: true } });
-    if (same) return tx.savedView.update({ where: { id: same.id }, data: { path }, select: SUMMARY });
-    if ((await tx.savedView.count({ where: { userId: viewer.userId } })) >= MAX_SAVED_VIEWS) {
-      throw new TallyError("bad_request", `you keep at most ${MAX_SAVED_VIEWS} saved views; remove one first`);
-    }
-    return tx.savedView.create({ data: { id: newId("view"), userId: viewer.userId, name, path }, select: SUMMARY });
-  });
+  return db.$transaction(
+    async (tx) => {
+      await lockSavedViewsOf(tx, viewer.userId);
+      const same = await tx.savedView.findUnique({ where: { userId_name: { userId: viewer.userId, name } }, select: { id: true } });
+      if (same) return tx.savedView.update({ where: { id: same.id }, data: { path }, select: SUMMARY });
+      if ((await tx.savedView.count({ where: { userId: viewer.userId } })) >= MAX_SAVED_VIEWS) {
+        throw new TallyError("bad_request", `you keep at most ${MAX_SAVED_VIEWS} saved views; remove one first`);
+      }
+      return tx.savedView.create({ data: { id: newId("view"), userId: viewer.userId, name, path }, select: SUMMARY });
+      // Saves of one user take turns on the lock, each holding a connection: give the last its time.
+    },
+    { maxWait: 10_000, timeout: 10_000 },
+  );
 }
 
 /** Removes one of the viewer's views; another user's, or an unknown id, is "no such view". */

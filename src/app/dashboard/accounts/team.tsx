@@ -11,7 +11,7 @@ import { ZInviteInput } from "@/server/teams/team-input";
 import type { TeamMember } from "@/server/teams/team-members";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
-import { whenUtc } from "../figures";
+import { minuteOrNever } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
 const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewer" };
@@ -19,8 +19,8 @@ const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewe
 const invitationColumns: TableColumn<InvitationSummary>[] = [
   { id: "email", label: "E-mail", kind: "text", value: (invitation) => invitation.email },
   { id: "role", label: "Role", kind: "text", value: (invitation) => ROLE_LABELS[invitation.role] },
-  momentColumn("createdAt", "Sent (UTC)", (invitation) => invitation.createdAt, whenUtc),
-  momentColumn("expiresAt", "Expires (UTC)", (invitation) => invitation.expiresAt, whenUtc),
+  momentColumn("createdAt", "Sent (UTC)", (invitation) => invitation.createdAt, minuteOrNever),
+  momentColumn("expiresAt", "Expires (UTC)", (invitation) => invitation.expiresAt, minuteOrNever),
 ];
 
 function useTeam(accountId: string) {
@@ -60,7 +60,7 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
             )
           : undefined,
       },
-      momentColumn("createdAt", "Created (UTC)", (user) => user.createdAt, whenUtc),
+      momentColumn("createdAt", "Created (UTC)", (user) => user.createdAt, minuteOrNever),
     ],
     [staff, setRole.isPending, setRole.mutate],
   );

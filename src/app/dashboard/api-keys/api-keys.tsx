@@ -9,7 +9,7 @@ import type { ApiKeySummary } from "@/server/accounts/api-keys";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useChosenAccount } from "../account-picker";
 import { DataTable } from "../data-table";
-import { whenUtc } from "../figures";
+import { minuteOrNever, whenUtc } from "../figures";
 import { ReadOnlyNote, useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
 import { OauthClients } from "./oauth-clients";
@@ -17,8 +17,8 @@ import { OauthClients } from "./oauth-clients";
 const keyColumns: TableColumn<ApiKeySummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (key) => key.name },
   { id: "prefix", label: "Key", kind: "text", value: (key) => `${key.prefix}…`, cell: (key) => <code>{key.prefix}…</code> },
-  momentColumn("createdAt", "Created (UTC)", (key) => key.createdAt, whenUtc),
-  momentColumn("lastUsedAt", "Last used (UTC)", (key) => key.lastUsedAt, whenUtc),
+  momentColumn("createdAt", "Created (UTC)", (key) => key.createdAt, minuteOrNever),
+  momentColumn("lastUsedAt", "Last used (UTC)", (key) => key.lastUsedAt, minuteOrNever),
   { id: "status", label: "Status", kind: "text", value: (key) => (key.revokedAt ? `revoked ${whenUtc(key.revokedAt)}` : "live") },
 ];
 

@@ -8,7 +8,7 @@ import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server
 import type { OauthClientSummary } from "@/server/accounts/oauth-clients";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
-import { whenUtc } from "../figures";
+import { minuteOrNever, whenUtc } from "../figures";
 import { useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
 
@@ -21,9 +21,9 @@ const clientColumns: TableColumn<OauthClientSummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (client) => client.name },
   { id: "id", label: "Client id", kind: "text", value: (client) => client.id, cell: (client) => <code>{client.id}</code> },
   { id: "scopes", label: "Scopes", kind: "text", value: (client) => client.scopes.join(" ") },
-  momentColumn("createdAt", "Created (UTC)", (client) => client.createdAt, whenUtc),
-  momentColumn("lastUsedAt", "Last token (UTC)", (client) => client.lastUsedAt, whenUtc),
-  momentColumn("secretRotatedAt", "Secret rotated (UTC)", (client) => client.secretRotatedAt, whenUtc),
+  momentColumn("createdAt", "Created (UTC)", (client) => client.createdAt, minuteOrNever),
+  momentColumn("lastUsedAt", "Last token (UTC)", (client) => client.lastUsedAt, minuteOrNever),
+  momentColumn("secretRotatedAt", "Secret rotated (UTC)", (client) => client.secretRotatedAt, minuteOrNever),
   { id: "status", label: "Status", kind: "text", value: (client) => (client.revokedAt ? `revoked ${whenUtc(client.revokedAt)}` : "live") },
 ];
 

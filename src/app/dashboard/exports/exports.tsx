@@ -232,7 +232,7 @@ function Destination({ destination: d, onEdit }: { destination: View; onEdit?: (
         </p>
       ) : null}
       <Problem message={runNow.error?.message} />
-      {showRuns ? <RunHistory destinationName={d.name} runs={runs} /> : null}
+      {showRuns ? <RunHistory destinationName={d.name} urlPrefix={`runs_${d.id}_`} runs={runs} /> : null}
     </section>
   );
 }

@@ -27,23 +27,32 @@ const runColumns: TableColumn<ExportRunRecord>[] = [
     ),
   },
   { id: "attempt", label: "Attempt", kind: "integer", value: (run) => run.attempt, hidden: true },
-  { id: "rows", label: "Rows", kind: "integer", value: (run) => run.rows, total: "sum" },
-  { id: "files", label: "Files", kind: "integer", value: (run) => run.files, total: "sum" },
-  { id: "bytes", label: "Bytes", kind: "integer", value: (run) => run.bytes, cell: (run) => size(run.bytes), total: "sum" },
+  // No totals: a history mixes types (events, orders, daily aggregates), failed runs and backfills, whose rows count different things.
+  { id: "rows", label: "Rows", kind: "integer", value: (run) => run.rows },
+  { id: "files", label: "Files", kind: "integer", value: (run) => run.files },
+  { id: "bytes", label: "Size (bytes)", kind: "integer", value: (run) => run.bytes, cell: (run) => size(run.bytes) },
   {
     id: "setAsideRows",
     label: "Set aside",
     kind: "integer",
     value: (run) => run.setAsideRows,
     cell: (run) => (run.setAsideRows > 0 ? <SetAside rows={run.setAsideRows} list={run.setAside} /> : ""),
-    total: "sum",
   },
   { id: "durationMs", label: "Duration (ms)", kind: "integer", value: (run) => run.durationMs, hidden: true },
   momentColumn("nextAttemptAt", "Next attempt (UTC)", (run) => run.nextAttemptAt, minute),
   { id: "error", label: "Error", kind: "text", value: (run) => run.error ?? "" },
 ];
 
-export function RunHistory({ destinationName, runs }: { destinationName: string; runs: { data?: ExportRunRecord[]; error: { message: string } | null } }) {
+/** `urlPrefix`: the destination's own, so each history on the page keeps its sort and columns apart. */
+export function RunHistory({
+  destinationName,
+  urlPrefix,
+  runs,
+}: {
+  destinationName: string;
+  urlPrefix: string;
+  runs: { data?: ExportRunRecord[]; error: { message: string } | null };
+}) {
   if (runs.error)
     return (
       <p role="alert" className="error">
@@ -67,7 +76,7 @@ export function RunHistory({ destinationName, runs }: { destinationName: string;
       defaultSort={{ id: "startedAt", descending: true }}
       fileName="export-runs"
       sheet="Runs"
-      urlPrefix="runs_"
+      urlPrefix={urlPrefix}
     />
   );
 }

@@ -105,7 +105,6 @@ export function InvalidTraffic() {
               </BarChart>
             </ResponsiveContainer>
           </figure>
-          <DailyTable days={days.data} range={range} />
           <dl className="reasons">
             {REASONS.map(({ column, label, explanation }) => (
               <div key={column}>
@@ -114,6 +113,7 @@ export function InvalidTraffic() {
               </div>
             ))}
           </dl>
+          <DailyTable days={days.data} range={range} />
         </>
       )}
     </>

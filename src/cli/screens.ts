@@ -51,7 +51,7 @@ async function makeChanges(page: Page): Promise<void> {
   await page.goto("/dashboard/campaigns/cmp_acme_sponsored/edit");
   await page.getByLabel("Daily budget").fill("60");
   await page.getByRole("spinbutton", { name: /^Bid per/ }).fill("0.45");
-  await page.getByRole("button", { name: /Save/ }).click();
+  await page.getByRole("button", { name: "Save changes" }).click();
   await page.waitForURL(/\/dashboard\/campaigns\/cmp_acme_sponsored$/);
 }
 

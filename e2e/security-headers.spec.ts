@@ -95,6 +95,12 @@ test("signing in works under the policy with a Secure session cookie, and the ov
   await expect(page.locator("figure.chart svg.recharts-surface").first()).toBeVisible();
   await expectPageHeaders(page, "/dashboard/campaigns");
   await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  // A page whose form checks its input with the server's zod schema, and the header's saved
+  // views: zod compiles nothing there, so the policy refuses no eval.
+  await expectPageHeaders(page, "/dashboard/api-keys");
+  await page.getByRole("form", { name: "New API key" }).getByLabel("Name").fill(" ");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Name" })).toBeVisible();
   expect(violations).toEqual([]);
 });
 

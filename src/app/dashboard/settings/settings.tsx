@@ -3,7 +3,7 @@
 // view-through credit (account managers change them), and who changed them last.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { Problem } from "@/app/problem";
 import type { ActivityEntry } from "@/server/activity/activity-log";
 import { useTRPC } from "../../trpc-client";
@@ -86,11 +86,13 @@ function TypeWindowsForm({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [pending, setPending] = useState<Edit | undefined>(undefined);
+  // The edit a save sent: once saved it is dropped, unless the form was changed again meanwhile.
+  const sent = useRef<Edit | undefined>(undefined);
   const [problem, setProblem] = useState<string | null>(null);
   const save = useMutation(
     trpc.attribution.setWindows.mutationOptions({
       onSuccess: () => {
-        setPending(undefined);
+        setPending((now) => (now === sent.current ? undefined : now));
         void queryClient.invalidateQueries({ queryKey: trpc.attribution.pathKey() });
       },
     }),
@@ -106,6 +108,7 @@ function TypeWindowsForm({
       if (!Number.isInteger(days) || days < 1 || days > 90) return setProblem(`The ${type} ${name} window must be a whole number of days from 1 to 90`);
     }
     setProblem(null);
+    sent.current = pending;
     save.mutate({ campaignType: type, clickDays, viewDays, viewThrough: pending?.viewThrough ?? current.viewThrough });
   };
   const edit = (change: Edit) => setPending({ ...pending, ...change });

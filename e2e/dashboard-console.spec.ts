@@ -3,7 +3,7 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import ExcelJS from "exceljs";
 import { query } from "./database";
-import { readCsv } from "./files";
+import { readCsv, shownTable } from "./files";
 import { signInAsStaff } from "./sign-in";
 
 // Days long past, where no other spec's traffic lands: a week and the week before it.
@@ -51,13 +51,6 @@ const signed = (change: number) => `${change > 0 ? "+" : change < 0 ? "−" : ""
 const view = (path: string, extra = "") => `${path}?from=${CURRENT.from}&to=${CURRENT.to}&account=${ADVERTISER}${extra}`;
 
 test.beforeAll(seed);
-
-/** What the table shows: its column labels and each body row's cells, as text. */
-async function shownTable(table: Locator) {
-  const labels = (await table.locator("thead th button").allTextContents()).map((label) => label.replace(/[▲▼]/g, "").trim());
-  const rows = await table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim() ?? "")));
-  return { labels, rows: rows.map((cells) => cells.slice(0, labels.length)) };
-}
 
 /** The table's CSV and XLSX downloads hold its labels and, in the order shown, its rows (the first column's values), then the totals. */
 async function expectDownloadsMatch(page: Page, tools: Locator, table: Locator, name: RegExp) {

@@ -24,6 +24,8 @@ export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).rep
 export const whenUtc = (moment: Date | null) => (moment ? `${utcMinute(moment)} UTC` : "never");
 /** A table cell under a "(UTC)" header: the minute, or "never". */
 export const minuteOrNever = (moment: Date | null) => (moment ? utcMinute(moment) : "never");
+/** The same where a missing moment is simply blank (a run with no next attempt). */
+export const minuteOrBlank = (moment: Date | null) => (moment ? utcMinute(moment) : "");
 
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
   return (

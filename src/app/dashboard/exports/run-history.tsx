@@ -3,17 +3,16 @@
 // downloadable as CSV or XLSX (operators send these to the customer's data team when a file is late).
 import type { ExportRunRecord } from "@/server/pipeline/export/destinations/export-run-record";
 import { DataTable } from "../data-table";
-import { utcMinute } from "../figures";
+import { minuteOrBlank } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
-const minute = (at: Date | null) => (at ? utcMinute(at) : "");
 
 const runColumns: TableColumn<ExportRunRecord>[] = [
-  momentColumn("startedAt", "Started (UTC)", (run) => run.startedAt, minute),
+  momentColumn("startedAt", "Started (UTC)", (run) => run.startedAt, minuteOrBlank),
   { id: "type", label: "Type", kind: "text", value: (run) => (run.backfill ? `${run.type} (backfill)` : run.type) },
-  momentColumn("rangeStart", "From (UTC)", (run) => run.rangeStart, minute),
-  momentColumn("rangeEnd", "To (UTC)", (run) => run.rangeEnd, minute),
+  momentColumn("rangeStart", "From (UTC)", (run) => run.rangeStart, minuteOrBlank),
+  momentColumn("rangeEnd", "To (UTC)", (run) => run.rangeEnd, minuteOrBlank),
   {
     id: "status",
     label: "Status",
@@ -39,7 +38,7 @@ const runColumns: TableColumn<ExportRunRecord>[] = [
     cell: (run) => (run.setAsideRows > 0 ? <SetAside rows={run.setAsideRows} list={run.setAside} /> : ""),
   },
   { id: "durationMs", label: "Duration (ms)", kind: "integer", value: (run) => run.durationMs, hidden: true },
-  momentColumn("nextAttemptAt", "Next attempt (UTC)", (run) => run.nextAttemptAt, minute),
+  momentColumn("nextAttemptAt", "Next attempt (UTC)", (run) => run.nextAttemptAt, minuteOrBlank),
   { id: "error", label: "Error", kind: "text", value: (run) => run.error ?? "" },
 ];
 

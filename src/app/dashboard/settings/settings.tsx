@@ -8,7 +8,7 @@ import { Problem } from "@/app/problem";
 import type { ActivityEntry } from "@/server/activity/activity-log";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
-import { utcMinute } from "../figures";
+import { minuteOrBlank } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
 const TYPES = ["product", "display", "video"] as const;
@@ -29,12 +29,7 @@ const describeWindows = (value: unknown) => {
 };
 
 const changeColumns: TableColumn<ActivityEntry>[] = [
-  momentColumn(
-    "at",
-    "When (UTC)",
-    (entry) => entry.at,
-    (at) => (at ? utcMinute(at) : ""),
-  ),
+  momentColumn("at", "When (UTC)", (entry) => entry.at, minuteOrBlank),
   { id: "actor", label: "Who", kind: "text", value: (entry) => entry.actor },
   { id: "subject", label: "What", kind: "text", value: (entry) => entry.subject },
   { id: "before", label: "Before", kind: "text", value: (entry) => describeWindows(entry.before) },

@@ -4,7 +4,7 @@ import { signIn, type Viewer } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { createCaller } from "@/server/trpc/root";
 import { makeAdvertiser } from "@/testing/fixtures";
-import { MAX_SAVED_VIEWS } from "./saved-view-input";
+import { MAX_SAVED_VIEWS, MAX_VIEW_PATH_LENGTH } from "./saved-view-input";
 
 let staff: Viewer;
 let member: Viewer;
@@ -51,9 +51,9 @@ describe("saved views", () => {
   it(`keep at most ${MAX_SAVED_VIEWS} a user, even when saved all at once, and go with the user`, async () => {
     await createUser({ email: "many@views.test", name: "Many", password: "correct horse battery", role: "staff" });
     const many = (await signIn("many@views.test", "correct horse battery")).viewer;
-    const results = await Promise.allSettled(
-      Array.from({ length: MAX_SAVED_VIEWS + 10 }, (_, i) => as(many).views.save({ name: `View ${i}`, path: `/dashboard?n=${i}` })),
-    );
+    // The largest name and address the limits allow, every one of them.
+    const longest = (i: number) => ({ name: `View ${i} `.padEnd(80, "x"), path: `/dashboard?n=${i}&q=`.padEnd(MAX_VIEW_PATH_LENGTH, "a") });
+    const results = await Promise.allSettled(Array.from({ length: MAX_SAVED_VIEWS + 10 }, (_, i) => as(many).views.save(longest(i))));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_SAVED_VIEWS);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(refused).toHaveLength(10);
@@ -62,6 +62,10 @@ describe("saved views", () => {
     // At the limit, a view saved again under its name still changes.
     const kept = (await as(many).views.list())[0]!;
     expect((await as(many).views.save({ name: kept.name, path: "/dashboard/activity" })).path).toBe("/dashboard/activity");
+    expect((await as(many).views.list()).every((view) => view.path.length <= MAX_VIEW_PATH_LENGTH)).toBe(true);
+    // One removed, the next view goes in.
+    await as(many).views.remove({ id: kept.id });
+    expect((await as(many).views.save({ name: "After", path: "/dashboard" })).name).toBe("After");
 
     await db.user.delete({ where: { id: many.userId } });
     expect(await db.savedView.count({ where: { userId: many.userId } })).toBe(0);

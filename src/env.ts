@@ -261,10 +261,15 @@ const serverSchema = z
     /** Report requests past that rate one caller may make in any 10 s (a burst). */
     TALLY_REPORT_RATE_BURST: z.coerce.number().int().min(0).max(1_000_000).default(20),
     /**
-     * Requests to POST /oauth/token a minute per client id, whatever their outcome (a wrong secret
-     * counts too, so guessing one client's secret is slowed); counted in Postgres, shared by every process.
+     * Limits of POST /oauth/token, counted in Postgres and shared by every process
+     * (src/server/accounts/oauth-token-limits.ts). Requests a minute per client that prove its
+     * secret (a stranger's wrong secret never counts here).
      */
     TALLY_OAUTH_TOKEN_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
+    /** Wrong secrets for one client from one source address in 15 minutes; then that source alone is refused. */
+    TALLY_OAUTH_TOKEN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(5),
+    /** Wrong secrets for one client from everywhere in 15 minutes; past it, sources that failed are refused. */
+    TALLY_OAUTH_TOKEN_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(100),
     /** XLSX downloads one API key, or one signed-in person, may run at once, in every process together. */
     TALLY_REPORT_DOWNLOADS_PER_KEY: z.coerce.number().int().min(1).max(50).default(2),
     /**

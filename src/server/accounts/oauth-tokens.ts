@@ -26,39 +26,50 @@ function grantedScopes(allowed: string[], asked: string | null): { scopes: Oauth
   return { scopes: OAUTH_SCOPES.filter((scope) => names.includes(scope)) };
 }
 
+/** A client whose id and secret were just checked, as issueAccessToken needs it. */
+export interface VerifiedClient {
+  id: string;
+  secretHash: string;
+  scopes: string[];
+}
+
 /**
- * A token for the client whose id and secret these are, holding the scopes asked for (all its
- * scopes when `scope` is null). An unknown client costs the same look-up, hash and comparison as
- * a wrong secret (secretMatches), and gets the same refusal.
+ * Whether these are a live client's id and secret. An unknown client costs the same look-up, hash
+ * and comparison as a wrong secret (secretMatches), and gets the same refusal.
  */
-export async function grantClientCredentials(
-  request: { clientId: string; clientSecret: string; scope: string | null },
-  now = new Date(),
-): Promise<ClientCredentialsGrant> {
+export async function verifyClientCredentials(request: {
+  clientId: string;
+  clientSecret: string;
+}): Promise<{ verified: true; client: VerifiedClient } | { verified: false; refusal: ClientCredentialsGrant }> {
   // An id not of a client's form is known to be no client without a look-up; the secret is still hashed and compared.
   const found = CLIENT_ID_PATTERN.test(request.clientId)
     ? await db.oauthClient.findUnique({ where: { id: request.clientId }, select: { secretHash: true, scopes: true, revokedAt: true } })
     : null;
   const live = found && found.revokedAt === null ? found : null;
-  if (!secretMatches(live?.secretHash ?? null, request.clientSecret) || !live) return CLIENT_REFUSED;
-  const scopes = grantedScopes(live.scopes, request.scope);
+  if (!secretMatches(live?.secretHash ?? null, request.clientSecret) || !live) return { verified: false, refusal: CLIENT_REFUSED };
+  return { verified: true, client: { id: request.clientId, secretHash: live.secretHash, scopes: live.scopes } };
+}
+
+/** A token for a verified client, holding the scopes asked for (all its scopes when `scope` is null). */
+export async function issueAccessToken(client: VerifiedClient, scope: string | null, now = new Date()): Promise<ClientCredentialsGrant> {
+  const scopes = grantedScopes(client.scopes, scope);
   if ("refused" in scopes) {
     const refused = scopes.refused.length === 0 ? "an empty scope is" : `${scopes.refused.join(" ")} ${scopes.refused.length === 1 ? "is" : "are"}`;
-    return { granted: false, error: "invalid_scope", description: `${refused} not allowed for this client; it may ask for: ${live.scopes.join(" ")}` };
+    return { granted: false, error: "invalid_scope", description: `${refused} not allowed for this client; it may ask for: ${client.scopes.join(" ")}` };
   }
   const accessToken = newAccessToken();
   const issued = await db.$transaction(async (tx) => {
     // Under the secret just checked: a rotation or revocation that committed meanwhile matches no
     // row, and one still running waits for this transaction, then deletes the token it made.
     const { count } = await tx.oauthClient.updateMany({
-      where: { id: request.clientId, secretHash: live.secretHash, revokedAt: null },
+      where: { id: client.id, secretHash: client.secretHash, revokedAt: null },
       data: { lastUsedAt: now },
     });
     if (count === 0) return false;
     await tx.oauthAccessToken.create({
       data: {
         tokenHash: sha256Hex(accessToken),
-        clientId: request.clientId,
+        clientId: client.id,
         scopes: scopes.scopes,
         createdAt: now,
         expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
@@ -67,6 +78,15 @@ export async function grantClientCredentials(
     return true;
   });
   return issued ? { granted: true, accessToken, expiresInSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, scopes: scopes.scopes } : CLIENT_REFUSED;
+}
+
+/** verifyClientCredentials, then issueAccessToken: a token for the client whose id and secret these are. */
+export async function grantClientCredentials(
+  request: { clientId: string; clientSecret: string; scope: string | null },
+  now = new Date(),
+): Promise<ClientCredentialsGrant> {
+  const verified = await verifyClientCredentials(request);
+  return verified.verified ? issueAccessToken(verified.client, request.scope, now) : verified.refusal;
 }
 
 export interface AccessTokenCaller {

@@ -68,6 +68,11 @@ function createCounters() {
       "Pipeline steps that failed and will be tried again (the database's or the process's fault, not an item's), by job.",
       ["job"],
     ),
+    oauthTokenRefusals: counter(
+      "tally_oauth_token_refusals_total",
+      "Token requests refused (429) by limit: address (wrong secrets for a client from one source), client (a source that failed, while the client is guessed from many), requests (a client's right secrets a minute).",
+      ["limit"],
+    ),
   };
   for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) counters.reportRefusals.inc({ reason }, 0);
   for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) counters.downloadsCut.inc({ reason }, 0);
@@ -126,4 +131,12 @@ export function countOrderProof(proof: OrderProofOutcome): void {
 /** A pipeline step that failed for a reason that is not an item's; `job` is one of Tally's own job names (settle, attribution, export, upkeep), never input. */
 export function countStepFailure(job: string): void {
   counters().stepFailures.inc({ job });
+}
+
+/** The limits of POST /oauth/token (src/server/accounts/oauth-token-limits.ts), as a refusal is counted. */
+export type OauthTokenLimit = "address" | "client" | "requests";
+
+/** A token request refused (429) by `limit`. */
+export function countOauthTokenRefusal(limit: OauthTokenLimit): void {
+  counters().oauthTokenRefusals.inc({ limit });
 }

@@ -1,8 +1,8 @@
 // POST /oauth/token in the API document: its form, token and errors from the schemas the handler
 // (oauth-token.ts) reads and answers with.
 
+import { TOKEN_FAILURES_WINDOW_SECONDS, TOKEN_REQUESTS_WINDOW_SECONDS } from "@/server/accounts/oauth-token-limits";
 import { FORM_TYPE, TOKEN_BODY_LIMIT_BYTES, ZOauthError, ZTokenAnswer, ZTokenForm } from "./oauth-token";
-import { TOKEN_REQUESTS_WINDOW_SECONDS } from "./oauth-token-rate-limit";
 import {
   type ApiContribution,
   type ApiHeader,
@@ -38,7 +38,7 @@ export const OAUTH_API: ApiContribution = {
       operationId: "createAccessToken",
       tags: [OAUTH_TAG],
       summary: "An access token for a client's id and secret",
-      description: `RFC 6749 §4.4. The client authenticates with HTTP Basic, or with client_id and client_secret in the form (not both). Requests are counted per client id (RateLimit fields, a ${TOKEN_REQUESTS_WINDOW_SECONDS}-second window); the body is at most ${TOKEN_BODY_LIMIT_BYTES} bytes. Errors are OAuth's own JSON, not Tally's error body.`,
+      description: `RFC 6749 §4.4. The client authenticates with HTTP Basic, or with client_id and client_secret in the form (not both). Wrong secrets are counted per client and source address, and per client (RateLimit fields token-failures and client-failures, ${TOKEN_FAILURES_WINDOW_SECONDS}-second windows); requests with the right secret per client (token-requests, a ${TOKEN_REQUESTS_WINDOW_SECONDS}-second window): a stranger's wrong secrets never hold back an address that sent none; the body is at most ${TOKEN_BODY_LIMIT_BYTES} bytes. Errors are OAuth's own JSON, not Tally's error body.`,
       security: [{ [CLIENT_BASIC]: [] }, {}],
       requestBody: { required: true, description: "The form, each parameter at most once.", content: { [FORM_TYPE]: { schema: schemaRef("TokenRequest") } } },
       responses: {
@@ -53,7 +53,10 @@ export const OAUTH_API: ApiContribution = {
         "401": oauthError("invalid_client: no credentials, unreadable ones, or an unknown, revoked or wrong id or secret.", {
           "WWW-Authenticate": { description: 'Basic realm="tally".', required: true, schema: { type: "string", pattern: "^Basic " } },
         }),
-        "429": oauthError("too_many_requests: past the client's token requests a minute.", { "Retry-After": headerRef("Retry-After") }),
+        "429": oauthError(
+          "too_many_requests: past the wrong secrets allowed for this client from this address, or this address sent a wrong one while the client is guessed from many, or past the client's token requests a minute.",
+          { "Retry-After": headerRef("Retry-After") },
+        ),
         "503": oauthError("temporarily_unavailable: the database cannot answer now.", { "Retry-After": headerRef("Retry-After") }),
         "500": oauthError("server_error."),
       },

@@ -1,7 +1,11 @@
 // POST /oauth/token as a client meets it: both ways of authenticating, every refusal of RFC 6749
 // §5.2, the same answer for an unknown client as for a wrong secret, rotation and revocation, and
-// the per-client limit counted in Postgres.
+// the limits per client and source address counted in Postgres.
 process.env.TALLY_OAUTH_TOKEN_REQUESTS_PER_MINUTE = "6";
+process.env.TALLY_OAUTH_TOKEN_FAILURES_PER_ADDRESS = "3";
+process.env.TALLY_OAUTH_TOKEN_FAILURES_PER_CLIENT = "8";
+// Clients are told apart by the X-Forwarded-For entry a (pretend) proxy appends.
+process.env.TALLY_TRUSTED_PROXY_HOPS = "1";
 
 import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
@@ -9,12 +13,15 @@ import { createOauthClient, revokeOauthClient, rotateOauthClientSecret } from "@
 import { authenticateAccessToken } from "@/server/accounts/oauth-tokens";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
+import { metricsText } from "@/server/upkeep/prometheus";
 import { handleTokenRequest } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser } from "@/testing/fixtures";
 import { startReportServer } from "@/testing/second-server";
 import { answerTokenRequest } from "./oauth-token";
 
 const FORM = "application/x-www-form-urlencoded";
+const STRANGER = "203.0.113.7";
+const OWNER = "198.51.100.1";
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 
 function tokenRequest(body: string, headers: Record<string, string> = {}): Request {
@@ -70,7 +77,7 @@ describe("POST /oauth/token", () => {
     expect(wrong.headers["www-authenticate"]).toBe('Basic realm="tally"');
     // A well-formed id is counted whether or not it names a client, so both say where it stands;
     // an id that cannot be one is not counted (it would only fill the limiter's table).
-    expect(wrong.headers.ratelimit).toBe('"token-requests";r=5;t=60');
+    expect(wrong.headers.ratelimit).toBe('"token-failures";r=2;t=900');
     expect(unknown.headers.ratelimit).toBe(wrong.headers.ratelimit);
     expect(malformed.headers.ratelimit).toBeUndefined();
     const { ratelimit: _r, "ratelimit-policy": _p, ...wrongHeaders } = wrong.headers;
@@ -141,33 +148,96 @@ describe("POST /oauth/token", () => {
     await expect(rotateOauthClientSecret({ actor: OPERATOR, clientId: client.id })).rejects.toMatchObject({ code: "bad_request" });
   });
 
-  it("counts each client's requests in Postgres, wrong secrets too: 429 with Retry-After past the limit, and tells where the client stands", async () => {
+  it("refuses a source after its wrong secrets for a client, right secret too, while the owner's address gets its token", async () => {
+    const client = await makeClient();
+    const from = (address: string, secret: string) =>
+      answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, secret), "X-Forwarded-For": address }));
+    const guesses = [];
+    for (let i = 0; i < 3; i++) guesses.push(await from(STRANGER, `tls_guess${i}`));
+    expect(guesses.map((answer) => answer.status)).toEqual([401, 401, 401]);
+    expect(guesses.map((answer) => answer.rateLimit?.states.map((state) => [state.policy.name, state.remaining]))).toEqual([
+      [["token-failures", 2]],
+      [["token-failures", 1]],
+      [["token-failures", 0]],
+    ]);
+    const refused = await handleTokenRequest(
+      tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret), "X-Forwarded-For": STRANGER }),
+    );
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: "too_many_requests", error_description: expect.stringContaining("from this address") });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(900);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"token-requests";q=6;w=60, "token-failures";q=3;w=900, "client-failures";q=8;w=900');
+    expect(refused.headers.get("ratelimit")).toMatch(/^"token-failures";r=0;t=(8\d\d|900)$/);
+    // The owner, from an address that never failed, gets a token and spends only its own allowance.
+    const owner = await handleTokenRequest(
+      tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret), "X-Forwarded-For": OWNER }),
+    );
+    expect(owner.status).toBe(200);
+    expect(owner.headers.get("ratelimit")).toBe('"token-requests";r=5;t=60');
+    // Counted in Postgres for every process, under the address's keyed hash: the table holds no address.
+    const { rows } = await pgPool().query<{ key: string; points: number }>("SELECT key, points FROM rate_limits WHERE key LIKE $1", [
+      `oauth-token%${client.id}%`,
+    ]);
+    expect(rows.map((row) => row.key.split(":")[0]).sort()).toEqual(["oauth-token", "oauth-token-client", "oauth-token-source"]);
+    expect(JSON.stringify(rows)).not.toContain(STRANGER);
+    expect(rows.find((row) => row.key.startsWith("oauth-token-client:"))?.points).toBe(3);
+    expect(await db.oauthAccessToken.count({ where: { clientId: client.id } })).toBe(1);
+  });
+
+  it("past the client's wrong secrets from everywhere, refuses every source that failed, and still lets a source with none authenticate", async () => {
+    const client = await makeClient();
+    const from = async (address: string, secret: string) =>
+      (await handleTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, secret), "X-Forwarded-For": address }))).status;
+    const spread = [];
+    for (let i = 1; i <= 8; i++) spread.push(await from(`192.0.2.${i}`, "tls_guess"));
+    expect(spread).toEqual(Array(8).fill(401));
+    // Each of them failed once, under its own limit of 3, yet is refused now, the right secret too.
+    expect(await from("192.0.2.1", "tls_guess again")).toBe(429);
+    expect(await from("192.0.2.2", client.secret)).toBe(429);
+    // A new source gets one guess, no more.
+    expect(await from("192.0.2.100", "tls_guess")).toBe(401);
+    expect(await from("192.0.2.100", "tls_guess")).toBe(429);
+    // The owner's address has no failure: its secret is checked, and it gets its token.
+    expect(await from(OWNER, client.secret)).toBe(200);
+    expect(await from(OWNER, client.secret)).toBe(200);
+    const metrics = (await metricsText()).body;
+    expect(metrics).toMatch(/tally_oauth_token_refusals_total\{limit="client"\} [1-9]/);
+  });
+
+  it("counts a client's right secrets a minute, which a stranger's wrong ones never spend: 429 with Retry-After past the limit", async () => {
     const [client, other] = [await makeClient(), await makeClient()];
+    for (let i = 1; i <= 4; i++) {
+      const stranger = await answerTokenRequest(
+        tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, "tls_wrong"), "X-Forwarded-For": `198.51.100.${i + 10}` }),
+      );
+      expect(stranger.status).toBe(401);
+    }
     const states = [];
     for (let i = 0; i < 6; i++) {
-      const secret = i % 2 === 0 ? client.secret : "tls_wrong";
-      const answer = await answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, secret) }));
-      expect(answer.status).toBe(i % 2 === 0 ? 200 : 401);
-      states.push(answer.rateLimit);
+      const answer = await answerTokenRequest(
+        tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret), "X-Forwarded-For": OWNER }),
+      );
+      expect(answer.status).toBe(200);
+      states.push(answer.rateLimit?.states[0]);
     }
     expect(states.map((state) => state?.remaining)).toEqual([5, 4, 3, 2, 1, 0]);
-    expect(states[0]).toMatchObject({ limit: 6, windowSeconds: 60, refused: false });
-    const refused = await answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret) }));
+    expect(states[0]?.policy).toEqual({ name: "token-requests", quota: 6, windowSeconds: 60 });
+    const refused = await answerTokenRequest(
+      tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret), "X-Forwarded-For": OWNER }),
+    );
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body)).toMatchObject({ error: "too_many_requests" });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: "too_many_requests", error_description: expect.stringContaining("at most 6 a minute") });
     expect(Number(refused.headers["Retry-After"])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers["Retry-After"])).toBeLessThanOrEqual(60);
-    expect(refused.rateLimit).toMatchObject({ refused: true, remaining: 0 });
-    expect(refused.rateLimit?.msBeforeNext).toBeGreaterThan(0);
-    // The count is Postgres's, so every process meets the same one.
+    expect(refused.rateLimit?.states[0]).toMatchObject({ remaining: 0, policy: { name: "token-requests" } });
     const { rows } = await pgPool().query<{ points: number }>("SELECT points FROM rate_limits WHERE key = $1", [`oauth-token:${client.id}`]);
     expect(rows[0]?.points).toBeGreaterThanOrEqual(6);
-    // The answer says so in the RateLimit fields, as every counted answer does.
-    const fields = await handleTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, client.secret) }));
-    expect(fields.status).toBe(429);
-    expect(fields.headers.get("ratelimit-policy")).toBe('"token-requests";q=6;w=60');
-    expect(fields.headers.get("ratelimit")).toMatch(/^"token-requests";r=0;t=([1-9]|[1-5]\d|60)$/);
-    // Another client of the same machine is not held back.
+    // A wrong secret from the same address is still only a wrong secret, and another client is not held back.
+    expect(
+      (await answerTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, "tls_wrong"), "X-Forwarded-For": OWNER })))
+        .status,
+    ).toBe(401);
     expect((await ask("grant_type=client_credentials", { Authorization: basic(other.id, other.secret) })).status).toBe(200);
   });
 

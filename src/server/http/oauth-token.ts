@@ -1,18 +1,18 @@
 // POST /oauth/token (RFC 6749 §4.4, client credentials; docs/oauth.md): read the form, find the
 // client's credentials, count the request against the client's limit, then let the accounts
-// domain check the secret and issue the token. Answers and errors are OAuth's own JSON (§5.1,
-// §5.2), never cached, rather than Tally's error body: OAuth client libraries read them. Once a
-// client id is counted, every answer carries the RateLimit fields of its standing.
+// domain check the secret within the endpoint's limits (per client and source address:
+// src/server/accounts/oauth-token-limits.ts) and issue the token. Answers and errors are OAuth's
+// own JSON (§5.1, §5.2), never cached, rather than Tally's error body: OAuth client libraries
+// read them. Once a client id is counted, every answer carries the RateLimit fields of its standing.
 import { z } from "zod";
 import { OAUTH_SCOPES } from "@/server/accounts/oauth-client-input";
-import { CLIENT_ID_PATTERN } from "@/server/accounts/oauth-secrets";
-import { grantClientCredentials } from "@/server/accounts/oauth-tokens";
+import { grantWithinLimits, type LimitedGrant } from "@/server/accounts/oauth-token-limits";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
+import { clientAddress, clientAddressHash } from "./client-address";
 import { clientCredentialsOf } from "./oauth-client-auth";
-import { limitTokenRequest, type TokenRateLimitState } from "./oauth-token-rate-limit";
-import { rateLimitFields } from "./rate-limit-fields";
+import { type RateOutcome, rateLimitFields } from "./rate-limit-fields";
 import { readBodyWithin } from "./read-json-body";
 import { toTallyError } from "./respond";
 
@@ -61,8 +61,8 @@ export const OAUTH_ERRORS = [
 export const ZOauthError = z.object({ error: z.enum(OAUTH_ERRORS), error_description: z.string() });
 
 export interface TokenAnswer extends HttpAnswer {
-  /** Where the client stood against its limit; null when no client id was read (the request was refused before). */
-  rateLimit: TokenRateLimitState | null;
+  /** Where the client stood against the quotas it was counted against; null when it was not counted (refused before, or an id of no client's form). */
+  rateLimit: RateOutcome | null;
 }
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
@@ -99,6 +99,13 @@ async function readForm(request: Request): Promise<Form | HttpAnswer> {
   return form;
 }
 
+const REFUSALS: Record<Exclude<LimitedGrant["refused"], false>, (limit: number) => string> = {
+  address: (limit) => `more than ${limit} wrong secrets for this client from this address in 15 minutes; retry after the wait in Retry-After`,
+  client: () =>
+    "this client has had many wrong secrets from many addresses, and this address sent one of them; retry after the wait in Retry-After (an address with no wrong secret is not held back)",
+  requests: (limit) => `too many token requests for this client: at most ${limit} a minute; retry after the wait in Retry-After`,
+};
+
 /** The answer to an error of Tally's own (the database, a bug) in OAuth's shape. */
 function failureAnswer(error: unknown): HttpAnswer {
   const failure = toTallyError(error);
@@ -122,14 +129,14 @@ async function tokenAnswer(request: Request, now: Date): Promise<TokenAnswer> {
     const description = credentials.basicTried ? "the Basic credentials are not client_id:client_secret" : "send the client's id and secret";
     return { ...invalidClient(description), rateLimit: null };
   }
-  // Only ids of the right form are counted: any other string is no client, and would only fill the limiter's table.
-  const rateLimit = CLIENT_ID_PATTERN.test(credentials.clientId) ? await limitTokenRequest(credentials.clientId) : null;
-  if (rateLimit?.refused) {
-    const retryAfter = String(Math.max(1, Math.ceil(rateLimit.msBeforeNext / 1000)));
-    const description = `too many token requests for this client: at most ${rateLimit.limit} a minute; retry after the wait in Retry-After`;
-    return { ...oauthError(429, "too_many_requests", description, { "Retry-After": retryAfter }), rateLimit };
+  const source = clientAddressHash(clientAddress(request));
+  const limited = await grantWithinLimits({ clientId: credentials.clientId, clientSecret: credentials.clientSecret, scope: form.scope ?? null, source }, now);
+  const rateLimit = limited.states.length > 0 ? { policies: limited.policies, states: limited.states } : null;
+  if (limited.refused) {
+    const retryAfter = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
+    return { ...oauthError(429, "too_many_requests", REFUSALS[limited.refused](limited.limit), { "Retry-After": retryAfter }), rateLimit };
   }
-  const grant = await grantClientCredentials({ clientId: credentials.clientId, clientSecret: credentials.clientSecret, scope: form.scope ?? null }, now);
+  const { grant } = limited;
   if (!grant.granted) {
     return { ...(grant.error === "invalid_client" ? invalidClient() : oauthError(400, grant.error, grant.description)), rateLimit };
   }
@@ -151,14 +158,8 @@ export async function answerTokenRequest(request: Request, now = new Date()): Pr
   }
 }
 
-/** The RateLimit fields of a client's standing: one policy, its requests a minute. */
-export function tokenRateLimitFields(state: TokenRateLimitState): Record<string, string> {
-  const policy = { name: "token-requests", quota: state.limit, windowSeconds: state.windowSeconds };
-  return rateLimitFields({ policies: [policy], states: [{ policy, remaining: state.remaining, msBeforeReset: state.msBeforeNext }] });
-}
-
 export async function handleTokenRequest(request: Request): Promise<Response> {
   const answer = await answerTokenRequest(request);
-  const fields = answer.rateLimit ? tokenRateLimitFields(answer.rateLimit) : {};
+  const fields = answer.rateLimit ? rateLimitFields(answer.rateLimit) : {};
   return answerResponse({ ...answer, headers: { ...answer.headers, ...fields } });
 }

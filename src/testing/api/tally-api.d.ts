@@ -292,7 +292,7 @@ export interface paths {
         put?: never;
         /**
          * An access token for a client's id and secret
-         * @description RFC 6749 §4.4. The client authenticates with HTTP Basic, or with client_id and client_secret in the form (not both). Requests are counted per client id (RateLimit fields, a 60-second window); the body is at most 4096 bytes. Errors are OAuth's own JSON, not Tally's error body.
+         * @description RFC 6749 §4.4. The client authenticates with HTTP Basic, or with client_id and client_secret in the form (not both). Wrong secrets are counted per client and source address, and per client (RateLimit fields token-failures and client-failures, 900-second windows); requests with the right secret per client (token-requests, a 60-second window): a stranger's wrong secrets never hold back an address that sent none; the body is at most 4096 bytes. Errors are OAuth's own JSON, not Tally's error body.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -2869,7 +2869,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description too_many_requests: past the client's token requests a minute. */
+            /** @description too_many_requests: past the wrong secrets allowed for this client from this address, or this address sent a wrong one while the client is guessed from many, or past the client's token requests a minute. */
             429: {
                 headers: {
                     /** @description Tokens and their errors are never cached: no-store. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CsvValue, csvLine, csvWriter, formulaSafe } from "./csv";
+import { beginsLikeFormula, type CsvValue, csvLine, csvWriter, formulaSafe } from "./csv";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tally-csv-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,13 +36,45 @@ describe("csvLine", () => {
   });
 });
 
+// Whitespace a reader may trim before it looks for a formula: ASCII, line breaks, Unicode spaces, zero-width ones.
+const LEADING_WHITESPACE = [
+  " ",
+  "  ",
+  "\t",
+  "\r",
+  "\n",
+  "\r\n",
+  " \n\t ",
+  "\u00a0",
+  "\u1680",
+  "\u2003",
+  "\u2028",
+  "\u202f",
+  "\u3000",
+  "\ufeff",
+  "\u200b",
+  "\u2060",
+];
+
 describe("formulaSafe", () => {
   it("is undone by taking one apostrophe off a prefixed cell, whatever apostrophes the text began with", () => {
-    for (const text of ["=x", "'=x", "''=x", "-1", "'-1", "plain", "'plain", "", "@"]) {
+    for (const text of ["=x", "'=x", "''=x", "-1", "'-1", "plain", "'plain", "", "@", " =x", "'\n+x", " plain"]) {
       const safe = formulaSafe(text);
-      expect(/^'*[=+\-@\t\r]/.test(text) ? safe.slice(1) : safe).toBe(text);
-      expect(/^[=+\-@\t\r]/.test(safe)).toBe(false);
+      expect(beginsLikeFormula(text) ? safe.slice(1) : safe).toBe(text);
+      expect(/^[\s\u200b\u2060]*[=+\-@\t\r]/.test(safe)).toBe(false);
     }
+  });
+
+  it("neutralises = + - @ after any leading whitespace, and leaves whitespace before other text alone", () => {
+    for (const space of LEADING_WHITESPACE) {
+      for (const start of ["=", "+", "-", "@"]) {
+        const text = `${space}${start}1+1`;
+        expect(formulaSafe(text), JSON.stringify(text)).toBe(`'${text}`);
+        expect(csvLine([text]), JSON.stringify(text)).toBe(`"'${text}"\r\n`);
+      }
+      expect(formulaSafe(`${space}total`)).toBe(/^[\t\r]/.test(space) ? `'${space}total` : `${space}total`);
+    }
+    expect(formulaSafe("a =b")).toBe("a =b");
   });
 });
 
@@ -69,11 +101,21 @@ describe("csvWriter", () => {
       ['=HYPERLINK("http://evil.example")', -12.5, "a,b"],
       ["line\r\nbreak", 3, null],
       ["ünïcødé", 0.1, 'quote "inside"'],
+      [' =HYPERLINK("http://evil.example")', 1, "\n@SUM(A1)"],
+      ["\r\n+cmd|' /C calc'!A0", 2, "\u00a0\u3000-2+3"],
     ];
     const file = path.join(dir, "read-back.csv");
     writeFileSync(file, await csvFile(["name", "amount", "note"], [rows]));
     const connection = await (await DuckDBInstance.create(":memory:")).connect();
     const read = (await connection.runAndReadAll(`SELECT * FROM read_csv('${file}', header = true)`)).getRowObjectsJS();
-    expect(read).toEqual(rows.map(([name, amount, note]) => ({ name: formulaSafe(name as string), amount, note })));
+    const safe = (value: CsvValue | undefined) => (typeof value === "string" ? formulaSafe(value) : value);
+    expect(read).toEqual(rows.map(([name, amount, note]) => ({ name: safe(name), amount, note: safe(note) })));
+    // Every text cell that began like a formula reads back behind its apostrophe, whitespace kept.
+    expect(read.slice(3).flatMap((row) => [row.name, row.note])).toEqual([
+      `' =HYPERLINK("http://evil.example")`,
+      "'\n@SUM(A1)",
+      "'\r\n+cmd|' /C calc'!A0",
+      "'\u00a0\u3000-2+3",
+    ]);
   });
 });

@@ -14,9 +14,15 @@ function number(value: number): string {
 }
 
 // A text cell a spreadsheet would run as a formula: one beginning with = + - @, a tab or a carriage
-// return (OWASP, CSV injection). Apostrophes before such a start are counted in, so that a text
-// that already begins '= gets one more and taking one apostrophe off always gives the text back.
-const FORMULA_START = /^'*[=+\-@\t\r]/;
+// return (OWASP, CSV injection), or with = + - @ after any whitespace, since readers that trim a
+// field (Google Sheets' import, a loader's "trim spaces" option) leave the formula first. Any
+// whitespace: line breaks, Unicode spaces (\s) and the zero-width ones \s leaves out. Apostrophes
+// before such a start are counted in, so that a text that already begins '= gets one more and
+// taking one apostrophe off always gives the text back.
+const FORMULA_START = /^'*(?:[\t\r]|[\s\u180e\u200b-\u200d\u2060]*[=+\-@])/;
+
+/** Whether a text cell begins like a formula (FORMULA_START); the XLSX writer marks such cells too. */
+export const beginsLikeFormula = (text: string): boolean => FORMULA_START.test(text);
 
 /**
  * A text cell as a spreadsheet shows it, never runs it: prefixed with a single quote when it

@@ -1,8 +1,11 @@
 // The XML parts of an XLSX file (SpreadsheetML, OPC): the fixed parts, those that list the
 // sheets, and the cells of a sheet. Inline strings rather than a shared-string table, so a sheet
-// is written as its rows arrive and nothing grows with the file.
+// is written as its rows arrive and nothing grows with the file. Text is never a formula (no <f>
+// is written): an inline string is read as text, and one that begins like a formula carries
+// quotePrefix too, so editing the cell keeps it text.
 
 import { DAY_MS } from "@/server/core/days";
+import { beginsLikeFormula } from "./csv";
 import type { XlsxColumn } from "./xlsx";
 import { columnWidth, shownLength, type XlsxKind, type XlsxStyles } from "./xlsx-styles";
 
@@ -89,6 +92,8 @@ export interface CellLayout {
   boldOpen: string;
   /** Money whose currency each row names: that currency's style, plain and bold. */
   rowCurrency?: { key: string; styles: XlsxStyles; cache: Map<string, [number, number]> };
+  /** The file's styles, for text that begins like a formula (XlsxStyles.quotedText). */
+  styles: XlsxStyles;
 }
 
 export function cellLayouts<Row>(columns: readonly XlsxColumn<Row>[], styles: XlsxStyles): CellLayout[] {
@@ -104,6 +109,7 @@ export function cellLayouts<Row>(columns: readonly XlsxColumn<Row>[], styles: Xl
       plainOpen: `" s="${plain}"><v>`,
       boldOpen: `" s="${bold}"><v>`,
       rowCurrency: column.kind === "money" && column.currencyKey ? { key: column.currencyKey, styles, cache: new Map() } : undefined,
+      styles,
     };
   });
 }
@@ -131,7 +137,8 @@ function cellXml(layout: CellLayout, ref: string, row: Record<string | number, u
     const serial = layout.kind === "date" ? serialDay(value) : serialTime(value);
     if (serial !== null) return `<c r="${ref}${bold ? layout.boldOpen : layout.plainOpen}${serial}</v></c>`;
   }
-  return inlineString(ref, String(value), bold ? 1 : 0);
+  const text = String(value);
+  return inlineString(ref, text, beginsLikeFormula(text) ? layout.styles.quotedText(bold) : bold ? 1 : 0);
 }
 
 /** Rows a sheet's column widths are measured on: the first ones, so a file of any length streams. */

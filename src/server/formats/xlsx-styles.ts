@@ -40,7 +40,7 @@ const escapeAttribute = (text: string) => text.replaceAll("&", "&amp;").replaceA
 export class XlsxStyles {
   private readonly formats = new Map<string, number>();
   private readonly xfs = new Map<string, number>();
-  private readonly order: { formatId: number; bold: boolean }[] = [];
+  private readonly order: { formatId: number; bold: boolean; quotePrefix?: boolean }[] = [];
 
   constructor() {
     this.style("text", null, false);
@@ -65,12 +65,28 @@ export class XlsxStyles {
     return index;
   }
 
+  /**
+   * The style of a text cell that begins like a formula (csv.ts beginsLikeFormula), added the first
+   * time: quotePrefix, Excel's apostrophe, which keeps the cell text when a person edits it
+   * (an inline string is never run as it is read, but re-entering it would run it).
+   */
+  quotedText(bold: boolean): number {
+    const key = `quoted:${bold ? 1 : 0}`;
+    let index = this.xfs.get(key);
+    if (index === undefined) {
+      index = this.order.length;
+      this.order.push({ formatId: 0, bold, quotePrefix: true });
+      this.xfs.set(key, index);
+    }
+    return index;
+  }
+
   xml(): string {
     const formats = [...this.formats].map(([code, id]) => `<numFmt numFmtId="${id}" formatCode="${escapeAttribute(code)}"/>`).join("");
     const xfs = this.order
       .map(
-        ({ formatId, bold }) =>
-          `<xf numFmtId="${formatId}" fontId="${bold ? 1 : 0}" fillId="0" borderId="0" xfId="0"${formatId ? ' applyNumberFormat="1"' : ""}${bold ? ' applyFont="1"' : ""}/>`,
+        ({ formatId, bold, quotePrefix }) =>
+          `<xf numFmtId="${formatId}" fontId="${bold ? 1 : 0}" fillId="0" borderId="0" xfId="0"${formatId ? ' applyNumberFormat="1"' : ""}${bold ? ' applyFont="1"' : ""}${quotePrefix ? ' quotePrefix="1"' : ""}/>`,
       )
       .join("");
     return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -10,8 +10,8 @@ import type { Prisma } from "@/server/db/generated/client";
 
 type Tx = Prisma.TransactionClient;
 
-/** Whoever made a change: a signed-in user (accounts/sessions.ts's Viewer) or the operator (a CLI, a job). */
-export type ActivityActor = { userId: string; name: string; email: string } | { role: "operator" };
+/** Whoever made a change: a signed-in user (accounts/sessions.ts's Viewer, staff or member) or the operator (a CLI, a job). */
+export type ActivityActor = { userId: string; name: string; email: string; role: "staff" | "member" } | { role: "operator" };
 
 export interface ActivityChange {
   /** A dotted name: campaign.updated, ad.created, api_key.revoked (docs/activity.md lists them). */
@@ -39,7 +39,9 @@ export interface ActivityEntry {
 }
 
 const actorOf = (actor: ActivityActor) =>
-  "userId" in actor ? { actorUserId: actor.userId, actorName: `${actor.name} <${actor.email}>` } : { actorUserId: null, actorName: "operator" };
+  "userId" in actor
+    ? { actorUserId: actor.userId, actorName: `${actor.name} <${actor.email}>`, actorStaff: actor.role === "staff" }
+    : { actorUserId: null, actorName: "operator", actorStaff: false };
 
 /** Writes one entry inside the caller's transaction, so a change and its entry stand or fall together. */
 export async function recordActivity(tx: Tx, actor: ActivityActor, change: ActivityChange): Promise<void> {
@@ -80,6 +82,11 @@ export interface ActivityFilter {
   actionPrefix?: string | string[];
   /** Part of the actor's name or e-mail, any case. */
   actorQuery?: string;
+  /**
+   * When given, staff actors read as this instead of their names and e-mails, and actorQuery
+   * finds them by it, never by their names (a member must not learn a staff member's name by searching).
+   */
+  staffShownAs?: string;
   /** Part of the subject (a campaign's name, a key's name, an id), any case. */
   text?: string;
   /** Entries older than this one (the id of the last entry of the page before). */
@@ -95,6 +102,13 @@ export interface ActivityPage {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+function actorMatch(query: string, staffShownAs: string | undefined): Prisma.ActivityEntryWhereInput {
+  const byName: Prisma.ActivityEntryWhereInput = { actorName: { contains: escapeLike(query), mode: "insensitive" } };
+  if (staffShownAs === undefined) return byName;
+  const byAlias: Prisma.ActivityEntryWhereInput[] = staffShownAs.toLowerCase().includes(query.toLowerCase()) ? [{ actorStaff: true }] : [];
+  return { OR: [{ ...byName, actorStaff: false }, ...byAlias] };
+}
+
 function whereOf(filter: ActivityFilter): Prisma.ActivityEntryWhereInput {
   const and: Prisma.ActivityEntryWhereInput[] = [];
   if (filter.readable !== null) and.push({ accountId: { in: filter.readable } });
@@ -102,7 +116,7 @@ function whereOf(filter: ActivityFilter): Prisma.ActivityEntryWhereInput {
   if (filter.campaignId !== undefined) and.push({ campaignId: filter.campaignId });
   const prefixes = [filter.actionPrefix ?? []].flat().filter((prefix) => prefix !== "");
   if (prefixes.length > 0) and.push({ OR: prefixes.map((prefix) => ({ action: { startsWith: prefix } })) });
-  if (filter.actorQuery) and.push({ actorName: { contains: escapeLike(filter.actorQuery), mode: "insensitive" } });
+  if (filter.actorQuery) and.push(actorMatch(filter.actorQuery, filter.staffShownAs));
   if (filter.text) and.push({ subject: { contains: escapeLike(filter.text), mode: "insensitive" } });
   if (filter.before !== undefined && /^\d{1,19}$/.test(filter.before)) and.push({ id: { lt: BigInt(filter.before) } });
   return { AND: and };
@@ -115,7 +129,7 @@ export async function readActivity(filter: ActivityFilter): Promise<ActivityPage
   const entries = rows.slice(0, limit).map((row) => ({
     id: String(row.id),
     at: row.at,
-    actor: row.actorName,
+    actor: row.actorStaff && filter.staffShownAs !== undefined ? filter.staffShownAs : row.actorName,
     action: row.action,
     subject: row.subject,
     accountId: row.accountId,

@@ -1,6 +1,7 @@
 // Reading the activity log through the dashboard's procedure: a member reads their own account's
 // entries only, whatever they ask for; pages walk back by id without gaps or repeats; the filters
-// narrow; and a change that fails leaves no entry, as an entry that fails undoes its change.
+// narrow; a change that fails leaves no entry, as an entry that fails undoes its change; and a
+// member reads staff's changes as "Tally staff", never their names.
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
@@ -121,5 +122,34 @@ describe("a change and its entry stand or fall together", () => {
     expect(await campaignSettings({ actor: brandMember, id: campaignId })).toMatchObject({ name: settings.name, bid: settings.bid });
     expect(await db.activityEntry.count()).toBe(entries);
     await db.$executeRawUnsafe("DROP TRIGGER refuse_entry ON activity_log");
+  });
+});
+
+describe("whose names a member reads", () => {
+  it("a member reads a staff member's change as Tally staff, never the name or e-mail, nor finds it by them; staff read the name", async () => {
+    const read = await as(otherMember).activity.list({ limit: 200 });
+    const topUp = read.entries.find((entry) => entry.action === "account.wallet.topped_up");
+    expect(topUp?.actor).toBe("Tally staff");
+    expect(JSON.stringify(read)).not.toMatch(/Lee Manager|lee@tally\.test/);
+    // Searching by the staff member's name or e-mail finds nothing; by "staff", their changes.
+    for (const query of ["lee", "Manager", "tally.test"]) expect((await as(otherMember).activity.list({ actorQuery: query })).entries).toEqual([]);
+    expect((await as(otherMember).activity.list({ actorQuery: "tally STAFF" })).entries.map((entry) => entry.id)).toEqual([topUp?.id]);
+    // A member's own changes keep their name; staff read every name.
+    const own = await as(brandMember).activity.list({ actorQuery: "kim" });
+    expect(own.entries.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(own.entries.map((entry) => entry.actor))).toEqual(new Set(["Kim Brand <kim@brand.test>"]));
+    const staffRead = await as(staff).activity.list({ accountId: otherId, actorQuery: "lee" });
+    expect(staffRead.entries.map((entry) => [entry.id, entry.actor])).toEqual([[topUp?.id, "Lee Manager <lee@tally.test>"]]);
+    expect((await as(staff).activity.list({ accountId: otherId, actorQuery: "Tally staff" })).entries).toEqual([]);
+  });
+
+  it("a staff member's change to a member's campaign reads as Tally staff on the campaign's page too", async () => {
+    const { campaign } = await makeCampaignWithAd({ advertiserId: brandId, publisherIds: [(await makePublisher()).id] });
+    const { id: _id, advertiserId: _advertiser, ...settings } = await campaignSettings({ actor: staff, id: campaign.id });
+    await updateCampaign({ actor: staff, id: campaign.id, settings: { ...settings, name: "Renamed by staff" } });
+    const onPage = await as(brandMember).activity.list({ campaignId: campaign.id });
+    expect(onPage.entries[0]).toMatchObject({ action: "campaign.updated", actor: "Tally staff" });
+    expect(JSON.stringify(onPage)).not.toMatch(/Lee Manager|lee@tally\.test/);
+    expect((await as(staff).activity.list({ campaignId: campaign.id })).entries[0]?.actor).toBe("Lee Manager <lee@tally.test>");
   });
 });

@@ -72,7 +72,8 @@ export function Overview() {
           <SetAsideNotices range={range} accountId={accountId} />
         </>
       )}
-      <PipelineStatus />
+      {/* The platform's lags and backlogs: staff only (stats.pipeline refuses members). */}
+      {me.data?.role === "staff" ? <PipelineStatus /> : null}
     </>
   );
 }

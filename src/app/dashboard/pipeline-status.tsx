@@ -1,6 +1,6 @@
 "use client";
-// How current the figures are: settling and attribution lag, and each visible export
-// destination's delivery, from stats.pipeline (refreshed every 15 s).
+// How current the figures are, for staff: settling and attribution lag, and each export
+// destination's delivery, from stats.pipeline (refreshed every 15 s; it refuses members).
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-client";
 import { utcMinute } from "./figures";

@@ -1,7 +1,8 @@
-// What the dashboard's overview says of the background jobs: how far behind settling and
-// attribution are (the figures shown miss what they have not processed yet), and how far each
-// export destination the viewer may see has delivered. Thresholds are the ones /api/health uses.
-import { type Actor, accountsInView } from "@/server/accounts/actor";
+// What the dashboard's overview says of the background jobs, to staff only: how far behind
+// settling and attribution are (the figures shown miss what they have not processed yet), and how
+// far each export destination has delivered. The lags and backlogs are the whole platform's, so
+// a member is refused (forbidden) rather than shown them. Thresholds are the ones /api/health uses.
+import { type Actor, assertAccountManager } from "@/server/accounts/actor";
 import type { ExportType } from "@/server/db/generated/enums";
 import { lagProblems, readLags } from "./lags.sql";
 
@@ -16,22 +17,20 @@ export interface PipelineStatus {
 }
 
 export async function pipelineStatus({ actor }: { actor: Actor }): Promise<PipelineStatus> {
+  assertAccountManager(actor);
   const lags = await readLags();
-  const accounts = accountsInView(actor);
-  const inView = ({ accountId }: { accountId: string }) => accounts === null || accounts.includes(accountId);
-  const visible = { ...lags, exports: lags.exports.filter(inView) };
   return {
     settleLagSeconds: lags.settleLagSeconds,
     settleBacklog: lags.settleBacklog,
     attributionLagSeconds: lags.attributionLagSeconds,
     attributionBacklog: lags.attributionBacklog,
-    exports: visible.exports.map(({ destinationId, name, type, deliveredTo, lagSeconds }) => ({ destinationId, name, type, deliveredTo, lagSeconds })),
+    exports: lags.exports.map(({ destinationId, name, type, deliveredTo, lagSeconds }) => ({ destinationId, name, type, deliveredTo, lagSeconds })),
     problems: [
-      ...lagProblems(visible),
+      ...lagProblems(lags),
       // A destination far behind also keeps raw rows past retention (raw-retention.sql.ts); say so, and until when.
-      ...lags.retentionHolds
-        .filter(inView)
-        .map((hold) => `export ${hold.destinationName} (${hold.type}) holds raw rows past retention, from ${hold.deliveredTo.toISOString().slice(0, 10)}`),
+      ...lags.retentionHolds.map(
+        (hold) => `export ${hold.destinationName} (${hold.type}) holds raw rows past retention, from ${hold.deliveredTo.toISOString().slice(0, 10)}`,
+      ),
     ],
   };
 }

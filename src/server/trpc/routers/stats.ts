@@ -4,7 +4,7 @@
 import { accountInvalidTraffic, accountOrdersSetAsideByRule, accountSetAsideOrders, accountStats } from "@/server/pipeline/report/account-stats";
 import { pipelineStatus } from "@/server/upkeep/pipeline-status";
 import { ZAccountRangeInput } from "../range-input";
-import { router, signedInProcedure } from "../trpc";
+import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const statsRouter = router({
   overview: signedInProcedure.input(ZAccountRangeInput).query(({ ctx, input }) => accountStats({ actor: ctx.viewer, ...input })),
@@ -20,6 +20,6 @@ export const statsRouter = router({
   ordersSetAsideByRule: signedInProcedure.input(ZAccountRangeInput).query(({ ctx, input }) => accountOrdersSetAsideByRule({ actor: ctx.viewer, ...input })),
   /** Filtered beacons per day and reason (the invalid traffic screen). */
   invalidTraffic: signedInProcedure.input(ZAccountRangeInput).query(({ ctx, input }) => accountInvalidTraffic({ actor: ctx.viewer, ...input })),
-  /** How far behind settling, attribution and the viewer's export destinations are. */
-  pipeline: signedInProcedure.query(({ ctx }) => pipelineStatus({ actor: ctx.viewer })),
+  /** How far behind settling, attribution and every export destination are: the platform's, so staff only. */
+  pipeline: staffProcedure.query(({ ctx }) => pipelineStatus({ actor: ctx.viewer })),
 });

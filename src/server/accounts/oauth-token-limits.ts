@@ -1,9 +1,11 @@
 // Limits of POST /oauth/token (docs/oauth.md, "Limits"). A client id is not a secret, so nothing
 // a stranger does with it may spend its owner's allowance or lock the owner out:
 // - wrong secrets per (client, source address): TALLY_OAUTH_TOKEN_FAILURES_PER_ADDRESS in 15
-//   minutes, then that source alone is refused for the client until its window ends. An attempt
-//   counts as a failure until its secret proves right, so a burst from one source cannot get past
-//   the count; a right secret clears its source's failures;
+//   minutes, then that source alone is refused for the client until its window ends; a right
+//   secret clears its source's failures. Failures are counted once their secret proved wrong, so
+//   an owner's concurrent requests never hold each other back; wrong secrets sent at once from one
+//   source all count when they end, and block it as long as fewer would (the secrets are 192
+//   random bits: the limit bounds Tally's work and the noise, not a guess's odds);
 // - wrong secrets per client from everywhere: past TALLY_OAUTH_TOKEN_FAILURES_PER_CLIENT in 15
 //   minutes (a guess spread over many addresses), every source that has failed for the client in
 //   its window is refused; a source with no failures still authenticates, so the owner gets in
@@ -122,22 +124,20 @@ export async function grantWithinLimits(
     return { refused: limit, retryAfterMs: state.msBeforeReset, limit: state.policy.quota, policies, states: [state] };
   };
 
-  const source = await take(sourceFailures, sourceKey);
-  const sourceState = stateOf(sourcePolicy, source.result);
-  if (source.refused) return refuse("address", sourceState);
-  const failedBefore = source.result.consumedPoints > 1;
-  if (failedBefore) {
+  const failures = await sourceFailures.get(sourceKey);
+  if (failures && failures.consumedPoints >= sourceFailures.points) return refuse("address", stateOf(sourcePolicy, failures));
+  if (failures) {
     const client = await clientFailures.get(request.clientId);
     if (client && client.consumedPoints >= clientFailures.points) return refuse("client", stateOf(clientPolicy, client));
   }
 
   const verified = await verifyClientCredentials(request);
   if (!verified.verified) {
-    await clientFailures.penalty(request.clientId);
-    return { refused: false, grant: verified.refusal, policies, states: [sourceState] };
+    const [counted] = await Promise.all([sourceFailures.penalty(sourceKey), clientFailures.penalty(request.clientId)]);
+    return { refused: false, grant: verified.refusal, policies, states: [stateOf(sourcePolicy, counted)] };
   }
   // The secret is right: this source starts afresh, and the request counts as the owner's.
-  await sourceFailures.delete(sourceKey);
+  if (failures) await sourceFailures.delete(sourceKey);
   const counted = await take(requests, request.clientId);
   const requestsState = stateOf(requestsPolicy, counted.result);
   if (counted.refused) return refuse("requests", requestsState);

@@ -185,6 +185,19 @@ describe("POST /oauth/token", () => {
     expect(await db.oauthAccessToken.count({ where: { clientId: client.id } })).toBe(1);
   });
 
+  it("never holds back a machine's workers asking at once from one address; wrong secrets sent at once all count", async () => {
+    const client = await makeClient();
+    const from = (address: string, secret: string) =>
+      handleTokenRequest(tokenRequest("grant_type=client_credentials", { Authorization: basic(client.id, secret), "X-Forwarded-For": address }));
+    const together = await Promise.all(Array.from({ length: 6 }, () => from(OWNER, client.secret)));
+    expect(together.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+    const guesses = await Promise.all(Array.from({ length: 5 }, (_, i) => from(STRANGER, `tls_burst${i}`)));
+    expect(guesses.map((answer) => answer.status)).toEqual(Array(5).fill(401));
+    expect((await from(STRANGER, client.secret)).status).toBe(429);
+    const { rows } = await pgPool().query<{ points: number }>("SELECT points FROM rate_limits WHERE key = $1", [`oauth-token-client:${client.id}`]);
+    expect(rows[0]?.points).toBe(5);
+  });
+
   it("past the client's wrong secrets from everywhere, refuses every source that failed, and still lets a source with none authenticate", async () => {
     const client = await makeClient();
     const from = async (address: string, secret: string) =>

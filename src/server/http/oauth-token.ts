@@ -1,12 +1,12 @@
 // POST /oauth/token (RFC 6749 §4.4, client credentials; docs/oauth.md): read the form, find the
-// client's credentials, count the request against the client's limit, then let the accounts
-// domain check the secret within the endpoint's limits (per client and source address:
+// client's credentials and the request's source address, then let the accounts domain check the
+// secret within the endpoint's limits (per client and source address:
 // src/server/accounts/oauth-token-limits.ts) and issue the token. Answers and errors are OAuth's
 // own JSON (§5.1, §5.2), never cached, rather than Tally's error body: OAuth client libraries
 // read them. Once a client id is counted, every answer carries the RateLimit fields of its standing.
 import { z } from "zod";
 import { OAUTH_SCOPES } from "@/server/accounts/oauth-client-input";
-import { grantWithinLimits, type LimitedGrant } from "@/server/accounts/oauth-token-limits";
+import { grantWithinLimits, type LimitedGrant, TOKEN_FAILURES_WINDOW_SECONDS } from "@/server/accounts/oauth-token-limits";
 import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { answerResponse, type HttpAnswer, jsonAnswer } from "./answer";
@@ -100,7 +100,8 @@ async function readForm(request: Request): Promise<Form | HttpAnswer> {
 }
 
 const REFUSALS: Record<Exclude<LimitedGrant["refused"], false>, (limit: number) => string> = {
-  address: (limit) => `more than ${limit} wrong secrets for this client from this address in 15 minutes; retry after the wait in Retry-After`,
+  address: (limit) =>
+    `more than ${limit} wrong secrets for this client from this address in ${TOKEN_FAILURES_WINDOW_SECONDS / 60} minutes; retry after the wait in Retry-After`,
   client: () =>
     "this client has had many wrong secrets from many addresses, and this address sent one of them; retry after the wait in Retry-After (an address with no wrong secret is not held back)",
   requests: (limit) => `too many token requests for this client: at most ${limit} a minute; retry after the wait in Retry-After`,

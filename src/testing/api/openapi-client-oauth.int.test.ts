@@ -37,7 +37,8 @@ async function tokenFor(accountId: string, scopes: OauthScope[]): Promise<string
   });
   expect(response.status).toBe(200);
   expect(response.headers.get("cache-control")).toBe("no-store");
-  expect(response.headers.get("ratelimit-policy")).toMatch(/^"token-requests";q=\d+;w=60$/);
+  expect(response.headers.get("ratelimit-policy")).toMatch(/^"token-requests";q=\d+;w=60, "token-failures";q=\d+;w=900, "client-failures";q=\d+;w=900$/);
+  expect(response.headers.get("ratelimit")).toMatch(/^"token-requests";r=\d+;t=\d+$/);
   expect(data).toMatchObject({ token_type: "Bearer", scope: scopes.join(" ") });
   expect(data?.expires_in).toBeGreaterThan(0);
   return data!.access_token;

@@ -52,6 +52,8 @@ export interface SharedLimiterOptions {
   onLease?: (outcome: "taken" | "failed", keys: number, error?: unknown) => void;
   /** What a process may admit of a key's window before it first asks (advanceOf unless said); a long window wants a smaller share. */
   advance?: (capacity: number) => number;
+  /** The largest lease (maxLeaseOf unless said): what a process can hold unused, lost to the others if it ends. */
+  maxLease?: (capacity: number) => number;
 }
 
 /** The share of a window a process may hand out before it first asks the store. */
@@ -141,6 +143,7 @@ export class SharedLimiter {
   private readonly maxKeys: number;
   private readonly onLease: SharedLimiterOptions["onLease"];
   private readonly advance: (capacity: number) => number;
+  private readonly maxLease: (capacity: number) => number;
   /**
    * This window's keys: a plain count of the requests admitted while a key is within its advance
    * (or, counting in memory, its capacity), which most keys never leave, so that they cost no
@@ -165,6 +168,7 @@ export class SharedLimiter {
     this.maxKeys = options.maxKeys ?? 200_000;
     this.onLease = options.onLease;
     this.advance = options.advance ?? advanceOf;
+    this.maxLease = options.maxLease ?? maxLeaseOf;
   }
 
   /**
@@ -316,7 +320,7 @@ export class SharedLimiter {
     state.tokens += Math.max(0, got - state.owed);
     state.owed = 0;
     if (got < asked) state.blocked = true;
-    state.nextLease = Math.min(state.nextLease * 2, maxLeaseOf(state.capacity));
+    state.nextLease = Math.min(state.nextLease * 2, this.maxLease(state.capacity));
   }
 
   private serveWaiters(state: KeyState): void {

@@ -7,9 +7,10 @@
 // The count is shared by every process as the rate limits are (src/server/db/shared-limiter.ts):
 // leases of a day-long window in intake_ceiling_windows, handed out from memory, so a beacon costs
 // no database round trip, and no statement reads more as a publisher's day grows. Each process
-// admits a small share of a day before it first asks (ADVANCE_SHARE), which is how far past the
-// ceiling the processes together can go; what a process admitted and then failed to store, or an
-// order ignored as a repeat, still counts: the ceiling errs on the side of storing less.
+// admits a 1,024th of a day before it first asks, which is how far past the ceiling each process
+// can go, and leases no more than that at once, which is how far short of it a process can leave
+// the others (a lease unused when a process ends is lost for the day); what a process admitted
+// and then failed to store, or an order ignored as a repeat, still counts.
 import { env } from "@/env";
 import { countIntakeCeilingRefusal, type IntakeCeilingRefusal } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
@@ -21,10 +22,12 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 /** The byte ceilings are counted in KiB: a day of several GiB stays inside the shared count's integer. */
 const KIB = 1024;
 /**
- * A day's share a process admits before it first asks. Smaller than the rate limits' (a 64th):
- * a day outlives processes, and one that ends before its first lease never records its advance.
+ * A day's share a process admits before it first asks, and the most it leases at once. Smaller
+ * than the rate limits' (a 64th, a 16th): a day outlives processes, and one that ends loses what
+ * it held, or never records its advance. At the default ceilings, still a statement a second at
+ * most per publisher and process under the ingest benchmark's load.
  */
-const ADVANCE_SHARE = 1024;
+const SHARE = 1024;
 
 export type Intake = IntakeCeilingRefusal["intake"];
 
@@ -56,7 +59,8 @@ function ceilings(): IntakeCeilings {
         store: postgresLeaseStore(undefined, "intake_ceiling_windows"),
         windowMs: DAY_MS,
         now: clock,
-        advance: (capacity) => Math.floor(capacity / ADVANCE_SHARE),
+        advance: (capacity) => Math.floor(capacity / SHARE),
+        maxLease: (capacity) => Math.max(1, Math.floor(capacity / SHARE)),
         onLease: (outcome, _keys, error) => {
           const minute = Math.floor(Date.now() / 60_000);
           if (outcome === "failed" && minute !== failedMinute) {

@@ -238,6 +238,17 @@ const serverSchema = z
     TALLY_SET_ASIDE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Bytes one publisher's traffic may add in a UTC day before /api/health says degraded and the alert metric fires (MiB). */
     TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB: z.coerce.number().int().min(1).max(10_000_000).default(1024),
+    /**
+     * The daily ceilings on what strangers can make Tally store for one publisher (per UTC day,
+     * shared by every process; src/server/pipeline/accept/intake-ceiling.ts): orders sent without
+     * the publisher's API key or a verifying order_token, and beacons. Past either the count or
+     * the MiB (as stored), 429 until the next UTC day. Several times the storage alert
+     * (TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB), so the alert warns first. 0: no ceiling.
+     */
+    TALLY_UNPROVEN_ORDERS_PER_PUBLISHER_DAY: z.coerce.number().int().min(0).max(2_000_000_000).default(1_000_000),
+    TALLY_UNPROVEN_ORDER_MB_PER_PUBLISHER_DAY: z.coerce.number().int().min(0).max(2_000_000).default(2048),
+    TALLY_BEACONS_PER_PUBLISHER_DAY: z.coerce.number().int().min(0).max(2_000_000_000).default(20_000_000),
+    TALLY_BEACON_MB_PER_PUBLISHER_DAY: z.coerce.number().int().min(0).max(2_000_000).default(8192),
     /** Sign-in attempts per client address in 15 minutes, whatever the e-mails (shared by every process). */
     TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
     /** Wrong passwords in a row for one e-mail from one client address before its back-off starts. */

@@ -15,6 +15,8 @@ export type SignInLimit = "address" | "backoff" | "new_address";
 export type ReportRefusal = "rate" | "key_downloads" | "account_downloads";
 /** Why a running download was cut. */
 export type DownloadCut = "stalled" | "too_long";
+/** The daily ceilings on unproven intake (src/server/pipeline/accept/intake-ceiling.ts): what was refused, and by which of its two limits. */
+export type IntakeCeilingRefusal = { intake: "orders" | "beacons"; limit: "count" | "bytes" };
 /** api_key, order_token (the current secret), order_token_previous_secret (one in its grace period), order_token_mismatch (kept unverified), none. */
 export type OrderProofOutcome = "api_key" | "order_token" | "order_token_previous_secret" | "order_token_mismatch" | "none";
 
@@ -62,6 +64,11 @@ function createCounters() {
       "tally_order_proofs_total",
       "Orders accepted (202, repeats included) by what proved them: api_key, order_token, order_token_previous_secret, order_token_mismatch, none.",
       ["proof"],
+    ),
+    intakeCeilingRefusals: counter(
+      "tally_intake_ceiling_refusals_total",
+      "Unproven orders and beacons answered 429 because their publisher's UTC day reached its ceiling, by intake (orders, beacons) and limit (count, bytes).",
+      ["intake", "limit"],
     ),
     stepFailures: counter(
       "tally_pipeline_step_failures_total",
@@ -126,6 +133,11 @@ export function countDownloadCut(reason: DownloadCut): void {
 /** An order accepted (202), by what proved it (docs/conversions.md, "Verified orders"). */
 export function countOrderProof(proof: OrderProofOutcome): void {
   counters().orderProofs.inc({ proof });
+}
+
+/** An unproven order or a beacon refused (429) past its publisher's daily ceiling. */
+export function countIntakeCeilingRefusal(refusal: IntakeCeilingRefusal): void {
+  counters().intakeCeilingRefusals.inc(refusal);
 }
 
 /** A pipeline step that failed for a reason that is not an item's; `job` is one of Tally's own job names (settle, attribution, export, upkeep), never input. */

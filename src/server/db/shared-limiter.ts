@@ -50,6 +50,10 @@ export interface SharedLimiterOptions {
   maxKeys?: number;
   /** Each lease statement, as it ended: to count them (metrics) and to log failures. */
   onLease?: (outcome: "taken" | "failed", keys: number, error?: unknown) => void;
+  /** What a process may admit of a key's window before it first asks (advanceOf unless said); a long window wants a smaller share. */
+  advance?: (capacity: number) => number;
+  /** The largest lease (maxLeaseOf unless said): what a process can hold unused, lost to the others if it ends. */
+  maxLease?: (capacity: number) => number;
 }
 
 /** The share of a window a process may hand out before it first asks the store. */
@@ -57,8 +61,11 @@ export const advanceOf = (capacity: number) => Math.floor(capacity / 64);
 /** The largest lease a process asks for at once: what it can hold unused stays a small part of the window. */
 export const maxLeaseOf = (capacity: number) => Math.max(1, Math.floor(capacity / 16));
 
-/** A request waiting for a lease: answered with its verdict, or with another wait in a later window. */
-type Waiter = (admitted: boolean | Promise<boolean>) => void;
+/** A request waiting for a lease, and its weight: answered with its verdict, or with another wait in a later window. */
+interface Waiter {
+  weight: number;
+  answer: (admitted: boolean | Promise<boolean>) => void;
+}
 
 /**
  * One key in one window, in this process, once its advance is spent (until then the key is only a
@@ -87,27 +94,35 @@ class KeyState {
     readonly capacity: number,
     used: number,
     local: boolean,
+    advance: number,
   ) {
     this.used = used;
     this.tokens = 0;
     this.owed = used;
-    this.nextLease = Math.max(1, advanceOf(capacity));
+    this.nextLease = Math.max(1, advance);
     if (local) this.goLocal();
   }
 
   /** Admits one waiter or refuses it; false when it must wait for another lease. */
   serve(waiter: Waiter): boolean {
-    if (this.tokens > 0) {
-      this.tokens -= 1;
-      this.used += 1;
-      waiter(true);
+    if (this.tokens >= waiter.weight) {
+      this.tokens -= waiter.weight;
+      this.used += waiter.weight;
+      waiter.answer(true);
       return true;
     }
     if (this.blocked) {
-      waiter(false);
+      waiter.answer(false);
       return true;
     }
     return false;
+  }
+
+  /** What the waiting requests weigh together. */
+  waiting(): number {
+    let weight = 0;
+    for (const waiter of this.waiters ?? []) weight += waiter.weight;
+    return weight;
   }
 
   /** Counts the rest of the window in memory against the whole capacity (the store failed); a window the store said was spent stays so. */
@@ -115,7 +130,8 @@ class KeyState {
     if (this.blocked) return;
     this.owed = 0;
     this.tokens = Math.max(0, this.capacity - this.used);
-    this.blocked = this.tokens === 0;
+    // Nothing more will come this window: what the tokens cannot cover is refused.
+    this.blocked = true;
   }
 }
 
@@ -126,6 +142,8 @@ export class SharedLimiter {
   private readonly leaseTimeoutMs: number;
   private readonly maxKeys: number;
   private readonly onLease: SharedLimiterOptions["onLease"];
+  private readonly advance: (capacity: number) => number;
+  private readonly maxLease: (capacity: number) => number;
   /**
    * This window's keys: a plain count of the requests admitted while a key is within its advance
    * (or, counting in memory, its capacity), which most keys never leave, so that they cost no
@@ -149,45 +167,50 @@ export class SharedLimiter {
     this.leaseTimeoutMs = options.leaseTimeoutMs ?? 1000;
     this.maxKeys = options.maxKeys ?? 200_000;
     this.onLease = options.onLease;
+    this.advance = options.advance ?? advanceOf;
+    this.maxLease = options.maxLease ?? maxLeaseOf;
   }
 
   /**
    * One request for `key`, whose window admits `capacity` requests across every process: true
    * (admitted) or false (refused until the window ends), at once when this process can tell
-   * from memory, which is nearly always, else once a lease answers.
+   * from memory, which is nearly always, else once a lease answers. `weight`: what the request
+   * spends of the capacity (1 a request; more where the capacity is bytes); one heavier than the
+   * whole capacity is refused.
    */
-  take(key: string, capacity: number): boolean | Promise<boolean> {
+  take(key: string, capacity: number, weight = 1): boolean | Promise<boolean> {
     const now = this.now();
     if (now >= this.windowEndMs) this.startWindow(now);
+    if (weight > capacity) return false;
     const entry = this.states.get(key);
     if (entry === undefined || typeof entry === "number") {
       const used = entry ?? 0;
-      if (used < (this.local ? capacity : advanceOf(capacity))) {
+      if (used + weight <= (this.local ? capacity : this.advance(capacity))) {
         if (entry === undefined && this.states.size >= this.maxKeys) this.states.clear();
-        this.states.set(key, used + 1);
+        this.states.set(key, used + weight);
         return true;
       }
-      const state = new KeyState(key, this.windowStartMs, capacity, used, this.local);
+      const state = new KeyState(key, this.windowStartMs, capacity, used, this.local, this.advance(capacity));
       this.states.set(key, state);
-      return this.takeFrom(state);
+      return this.takeFrom(state, weight);
     }
-    return this.takeFrom(entry);
+    return this.takeFrom(entry, weight);
   }
 
-  private takeFrom(state: KeyState): boolean | Promise<boolean> {
-    if (state.tokens > 0) {
-      state.tokens -= 1;
-      state.used += 1;
+  private takeFrom(state: KeyState, weight: number): boolean | Promise<boolean> {
+    if (state.tokens >= weight) {
+      state.tokens -= weight;
+      state.used += weight;
       return true;
     }
     if (state.blocked) return false;
     if (this.local) {
       state.goLocal();
-      return this.takeFrom(state);
+      return this.takeFrom(state, weight);
     }
-    return new Promise<boolean>((resolve) => {
-      if (state.waiters === null) state.waiters = [resolve];
-      else state.waiters.push(resolve);
+    return new Promise<boolean>((answer) => {
+      if (state.waiters === null) state.waiters = [{ weight, answer }];
+      else state.waiters.push({ weight, answer });
       this.ask(state);
     });
   }
@@ -247,7 +270,7 @@ export class SharedLimiter {
         state.asking = false;
         const waiters = state.waiters ?? [];
         state.waiters = null;
-        for (const waiter of waiters) waiter(this.take(state.key, state.capacity));
+        for (const waiter of waiters) waiter.answer(this.take(state.key, state.capacity, waiter.weight));
         continue;
       }
       if (this.local) {
@@ -270,7 +293,7 @@ export class SharedLimiter {
         windowStartMs: state.windowStartMs,
         key: state.key,
         capacity: state.capacity,
-        want: Math.min(state.capacity, state.owed + Math.max(state.waiters?.length ?? 0, state.nextLease)),
+        want: Math.min(state.capacity, state.owed + Math.max(state.waiting(), state.nextLease)),
       }),
     );
     this.inFlight = true;
@@ -297,7 +320,7 @@ export class SharedLimiter {
     state.tokens += Math.max(0, got - state.owed);
     state.owed = 0;
     if (got < asked) state.blocked = true;
-    state.nextLease = Math.min(state.nextLease * 2, maxLeaseOf(state.capacity));
+    state.nextLease = Math.min(state.nextLease * 2, this.maxLease(state.capacity));
   }
 
   private serveWaiters(state: KeyState): void {

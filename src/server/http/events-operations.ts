@@ -11,6 +11,7 @@ import {
   type ApiContribution,
   type ApiOperation,
   type ApiResponse,
+  headerRef,
   jsonSchemaOf,
   jsonSchemaOfContract,
   responseRef,
@@ -83,6 +84,13 @@ const BODY_ERRORS = {
   "503": responseRef("Unavailable"),
 };
 
+/** The 429 of a route that also meets its publisher's daily ceiling (src/server/pipeline/accept/intake-ceiling.ts). */
+const pastLimitOrCeiling = (ceiling: string): ApiResponse => ({
+  description: `Past a rate limit (Retry-After: seconds), or ${ceiling} (Retry-After: the seconds until 00:00 UTC; the message says which).`,
+  headers: { "Retry-After": headerRef("Retry-After") },
+  content: { "application/json": { schema: schemaRef("Error") } },
+});
+
 const json = (schema: Record<string, unknown>, example?: unknown) => ({
   "application/json": { schema, ...(example === undefined ? {} : { example }) },
   "text/plain": { schema },
@@ -154,6 +162,7 @@ export const EVENTS_API: ApiContribution = {
         "404": responseRef("NotFound"),
         "410": responseRef("Gone"),
         ...BODY_ERRORS,
+        "429": pastLimitOrCeiling("the publisher's beacons reached the day's ceiling (TALLY_BEACONS_PER_PUBLISHER_DAY, TALLY_BEACON_MB_PER_PUBLISHER_DAY)"),
       },
     },
     preflight("/v1/beacon/{kind}/{token}", "recordBeaconPreflight", BEACON_PARAMETERS),
@@ -171,6 +180,9 @@ export const EVENTS_API: ApiContribution = {
         "401": responseRef("Unauthorized"),
         "403": responseRef("Forbidden"),
         ...BODY_ERRORS,
+        "429": pastLimitOrCeiling(
+          "an order without proof when the publisher's unproven orders reached the day's ceiling (TALLY_UNPROVEN_ORDERS_PER_PUBLISHER_DAY, TALLY_UNPROVEN_ORDER_MB_PER_PUBLISHER_DAY); an order with the publisher's API key or a valid order_token is never refused by it",
+        ),
       },
     },
     preflight("/v1/beacon/conversion", "recordConversionPreflight"),

@@ -1555,7 +1555,16 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description Past a rate limit (Retry-After: seconds), or the publisher's beacons reached the day's ceiling (TALLY_BEACONS_PER_PUBLISHER_DAY, TALLY_BEACON_MB_PER_PUBLISHER_DAY) (Retry-After: the seconds until 00:00 UTC; the message says which). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1624,7 +1633,16 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description Past a rate limit (Retry-After: seconds), or an order without proof when the publisher's unproven orders reached the day's ceiling (TALLY_UNPROVEN_ORDERS_PER_PUBLISHER_DAY, TALLY_UNPROVEN_ORDER_MB_PER_PUBLISHER_DAY); an order with the publisher's API key or a valid order_token is never refused by it (Retry-After: the seconds until 00:00 UTC; the message says which). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Unavailable"];
         };
     };

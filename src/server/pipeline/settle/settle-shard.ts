@@ -1,6 +1,7 @@
 // One settle step for one shard of the beacon log (the step itself: stretch.ts).
 
 import type pg from "pg";
+import { storedBeaconBytes } from "@/server/pipeline/accept/beacons/beacon-bytes";
 import { store } from "@/server/store";
 import type { LoggedBeacon, SettledBeacon, StoredHistory } from "@/server/store/settle-types";
 import { recordIntake } from "./publisher-intake.sql";
@@ -73,30 +74,6 @@ function loggedBeacon(row: LogRow): LoggedBeacon {
   };
 }
 
-// A row of ad_events beside its text: an id, two times, the kinds, spend and the row's own overhead.
-const EVENT_ROW_BYTES = 96;
-
-/** What a settled beacon adds to its publisher's day in bytes: its text fields' lengths and a row's fixed part. */
-export function beaconBytes(beacon: LoggedBeacon): number {
-  const { claims } = beacon;
-  return (
-    EVENT_ROW_BYTES +
-    beacon.sessionId.length +
-    (beacon.userId?.length ?? 0) +
-    (beacon.userAgent?.length ?? 0) +
-    (beacon.clientHash?.length ?? 0) +
-    claims.adId.length +
-    claims.campaignId.length +
-    claims.advertiserId.length +
-    claims.publisherId.length +
-    claims.requestId.length +
-    (claims.adSize?.length ?? 0) +
-    claims.placementName.length +
-    claims.context.length +
-    claims.site.length
-  );
-}
-
 /**
  * Decides a stretch by the invalid-traffic rules (traffic-rules.ts) and has the store write it,
  * inside the settle transaction `tx`: the store is asked what it holds only about the beacons the
@@ -134,7 +111,7 @@ export async function settleShardStep(shard: number, limit: number): Promise<Sha
       const settled = await settleBeacons(client, batch);
       await recordIntake(
         client,
-        batch.map((beacon) => ({ publisherId: beacon.claims.publisherId, at: beacon.createdAt, beacons: 1, bytes: beaconBytes(beacon) })),
+        batch.map((beacon) => ({ publisherId: beacon.claims.publisherId, at: beacon.createdAt, beacons: 1, bytes: storedBeaconBytes(beacon) })),
         shard,
       );
       return settled;

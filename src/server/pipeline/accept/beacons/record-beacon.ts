@@ -3,9 +3,11 @@ import { env } from "@/env";
 import { TallyError } from "@/server/core/errors";
 import { shardOf } from "@/server/core/shards";
 import { retryOnceOnConflict } from "@/server/db/retry";
+import { withinIntakeCeiling } from "../intake-ceiling";
 import { appendBeaconBatch, type BeaconToAppend } from "./append-beacons.sql";
 import { beaconAllowances } from "./beacon-allowances";
 import { parseBeaconBody } from "./beacon-body.schema";
+import { storedBeaconBytes } from "./beacon-bytes";
 import { type BeaconClaims, sessionHashOf } from "./beacon-token";
 import { isBotAgent } from "./bot-agents";
 import { GroupCommit, refusalOf } from "./group-commit";
@@ -77,7 +79,8 @@ export interface AcceptedBeacon {
 }
 
 /**
- * Validates a beacon's body (422), then appends the event to the log. Resolves only once the
+ * Validates a beacon's body (422), holds it against its publisher's daily ceiling (429 past it:
+ * intake-ceiling.ts), then appends the event to the log. Resolves only once the
  * event is committed there; 503 when it could not be, or when the write queue is full; 422 when
  * the database refuses this event's own data (the rest of its batch is stored all the same).
  * Whether it counts (counted, duplicate, bot or another invalid-traffic reason) and what it costs
@@ -87,22 +90,24 @@ export async function recordBeacon({ claims, body, userAgent, clientHash = null,
   const { session_id: sessionId, user_id: userId } = parseBeaconBody(body);
   withinAllowances(claims, sessionId, now?.getTime() ?? Date.now());
   const agent = userAgent?.trim() ? userAgent.slice(0, USER_AGENT_LIMIT) : null;
+  // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.
+  const beacon: BeaconToAppend = {
+    eventId: uuidv7(),
+    shard: shardOf(claims.adId, sessionId),
+    claims,
+    sessionId,
+    userId: userId ?? null,
+    userAgent: agent,
+    isBot: agent !== null && isBotAgent(agent),
+    sessionMatches: sessionHashOf(sessionId) === claims.sessionHash,
+    clientHash,
+    pinnedAt: now ?? null,
+  };
+  const admission = withinIntakeCeiling("beacons", claims.publisherId, storedBeaconBytes(beacon));
+  if (admission) await admission;
   try {
-    // Time-ordered (UUIDv7): ids written at the same time sit together in every index on them.
-    const eventId = uuidv7();
-    await beaconWriter().submit({
-      eventId,
-      shard: shardOf(claims.adId, sessionId),
-      claims,
-      sessionId,
-      userId: userId ?? null,
-      userAgent: agent,
-      isBot: agent !== null && isBotAgent(agent),
-      sessionMatches: sessionHashOf(sessionId) === claims.sessionHash,
-      clientHash,
-      pinnedAt: now ?? null,
-    });
-    return { eventId };
+    await beaconWriter().submit(beacon);
+    return { eventId: beacon.eventId };
   } catch (error) {
     throw refusalOf(error, "event");
   }

@@ -10,6 +10,7 @@ import { toMicroUnits } from "@/server/core/money";
 import { retryOnceOnConflict } from "@/server/db/retry";
 import { GroupCommit, refusalOf } from "@/server/pipeline/accept/beacons/group-commit";
 import type { ConversionOutcome } from "@/server/store/conversion-rows";
+import { withinIntakeCeiling } from "../intake-ceiling";
 import { appendConversionBatch, type ConversionToAppend, type OrderToAppend, orderToAppend } from "./append-conversions.sql";
 import {
   type ConversionBody,
@@ -239,7 +240,8 @@ export interface RecordedConversion {
  * Validates a conversion (422 with Ajv's entries), then appends it to the log of accepted orders
  * unless the publisher sent the same order_id in the last 30 days. `key`: the API key the order
  * came with (already authenticated), which must be the publisher's own (403 otherwise, before the
- * body is validated) and verifies it; without one, a valid `order_token` does. Resolves once
+ * body is validated) and verifies it; without one, a valid `order_token` does. An order neither
+ * verifies counts against its publisher's daily ceiling (429 past it: ../intake-ceiling.ts). Resolves once
  * committed; 503 when the database could not store it. Settling stores it in conversions
  * (src/server/pipeline/settle/), and attribution happens after that (attributePendingConversions).
  */
@@ -252,6 +254,10 @@ export async function recordConversion(body: unknown, now?: Date, { key = null }
   const order = orderToAppend(toAppend(conversion, site, now ?? null, proof, totalMicros), proof.verifiedBy !== null && publisher.require_verified_conversions);
   const limit = env().TALLY_ORDER_MAX_BYTES;
   if (order.bytes > limit) throw TallyError.validation([orderTooLarge(order.bytes, limit)]);
+  if (proof.verifiedBy === null) {
+    const admission = withinIntakeCeiling("orders", conversion.publisher_id, order.bytes);
+    if (admission) await admission;
+  }
   let outcome: ConversionOutcome;
   try {
     // Weighed by its size: the memory it holds while it waits, and its share of one append.

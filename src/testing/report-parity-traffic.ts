@@ -98,7 +98,10 @@ export async function seedParityTraffic() {
   const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}`, sites: [] });
   const [subOne, subTwo] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id })];
   const [shopOne, strictShop] = [await makePublisher(), await makePublisher()];
-  await updateConversionTrust({ actor: OPERATOR, publisherId: strictShop.id, requireVerified: true, maxOrderTotal: null, maxLineQuantity: null });
+  // Shop one and the network's sub-publishers credit orders without proof; the strict shop keeps the default, proven orders only.
+  for (const lenient of [shopOne, subOne, subTwo]) {
+    await updateConversionTrust({ actor: OPERATOR, publisherId: lenient.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
+  }
   const shopOneKey = (await createApiKey({ actor: OPERATOR, accountId: shopOne.id, name: "checkout" })).key;
   const strictKey = (await createApiKey({ actor: OPERATOR, accountId: strictShop.id, name: "checkout" })).key;
   const subOneKey = (await createApiKey({ actor: OPERATOR, accountId: subOne.id, name: "checkout" })).key;

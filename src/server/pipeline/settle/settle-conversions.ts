@@ -125,7 +125,7 @@ async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Pro
   }
   const kept = orders
     .filter((_, index) => !setAside.has(index))
-    .map(({ order }) => ({ ...order, credited: order.verified_by !== null || !trustOf(order.publisher_id).requireVerified }));
+    .map(({ order }) => ({ ...order, credited: order.verified_by !== null || trustOf(order.publisher_id).creditUnverified }));
   await store().settled.storeConversions(client, kept);
   await recordSetAsides(
     client,

@@ -229,7 +229,7 @@ describe("a bad item in a batch", () => {
     await updateConversionTrust({
       actor: OPERATOR,
       publisherId: f.publisher.id,
-      requireVerified: false,
+      creditUnverified: false,
       maxOrderTotal: LARGEST_ORDER_TOTAL,
       maxLineQuantity: 10_000,
     });

@@ -194,6 +194,10 @@ export async function seedParityTraffic() {
   // A shopper who clicks acme's ad and the next day buys only the descaler: a click with halo credit alone.
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", when: at(PARITY_DAYS[1], 13) });
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", kind: "click", when: at(PARITY_DAYS[1], 13, 0, 10) });
+  // Two shoppers who click acme's ad on the strict shop and then buy without proof (uncredited): one
+  // of them buys again with proof the day after.
+  await shoot(acmeStrict, { session: "proven-later", user: "proven-later", kind: "click", when: at(PARITY_DAYS[0], 15) });
+  await shoot(acmeStrict, { session: "unproven-only", user: "unproven-only", kind: "click", when: at(PARITY_DAYS[0], 15, 0, 30) });
   // One click token counted three times an hour apart; the fourth is token reuse.
   const reused = randomUUID();
   for (let hour = 15; hour <= 18; hour++)
@@ -266,6 +270,17 @@ export async function seedParityTraffic() {
   );
   await order(shopOne.id, { session: "halo", user: "halo-buyer" }, at(PARITY_DAYS[2], 11), [{ sku: descaler, quantity: 3, price: 5 }], null);
   await order(subTwo.id, { session: "s-0-4-0", user: "u-0" }, at(PARITY_DAYS[2], 18), [{ sku: tea, quantity: 5, price: 4 }], null);
+  // Without proof on the strict shop: uncredited, no purchase and no converted click; the proven
+  // order the day after is credited and new to acme's brand.
+  await order(strictShop.id, { session: "proven-later", user: "proven-later" }, at(PARITY_DAYS[1], 9), [{ sku: kettle, quantity: 1, price: 99_999 }], null);
+  await order(
+    strictShop.id,
+    { session: "unproven-only", user: "unproven-only" },
+    at(PARITY_DAYS[1], 9, 30),
+    [{ sku: kettle, quantity: 1, price: 99_999 }],
+    null,
+  );
+  await order(strictShop.id, { session: "proven-later", user: "proven-later" }, at(PARITY_DAYS[2], 9), [{ sku: kettle, quantity: 1, price: 20 }], strictKey);
   await settleAll();
   await attributePendingConversions({ settleMs: 0 });
 

@@ -478,7 +478,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -566,7 +566,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -661,7 +661,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -749,7 +749,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -833,7 +833,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -928,7 +928,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -1027,7 +1027,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -1105,7 +1105,7 @@ export interface components {
                 unverified_conversions: number;
                 /** @description The value of those orders' attributed items. */
                 unverified_sales_revenue: number;
-                /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+                /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
                 uncredited_conversions: number;
                 /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
                 uncredited_sales_revenue: number;
@@ -1174,7 +1174,7 @@ export interface components {
                 unverified_conversions: number;
                 /** @description The value of those orders' attributed items. */
                 unverified_sales_revenue: number;
-                /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+                /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
                 uncredited_conversions: number;
                 /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
                 uncredited_sales_revenue: number;

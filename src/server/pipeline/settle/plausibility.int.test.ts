@@ -29,8 +29,9 @@ const member = (accountId: string): Viewer => ({
   memberRole: "admin",
 });
 
+/** A publisher whose checkout sends orders unsigned (it credits them), with a click on its campaign. */
 async function clickedShop() {
-  const publisher = await makePublisher();
+  const publisher = await makePublisher({ creditUnverified: true });
   const advertiser = await makeAdvertiser({ wallet: 100 });
   const sku = `SKU-${randomUUID()}`;
   const made = await makeCampaignWithAd({
@@ -131,21 +132,21 @@ describe("a publisher's own limits", () => {
     await updateConversionTrust({
       actor: member(s.publisher.id),
       publisherId: s.publisher.id,
-      creditUnverified: false,
+      creditUnverified: true,
       maxOrderTotal: 5e12,
       maxLineQuantity: 10_000,
     });
     const wholesale = largest(s);
     expect((await postConversion(wholesale)).status).toBe(202);
     expect(await storedCount(wholesale.order_id)).toBe(1);
-    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: false, maxOrderTotal: 10, maxLineQuantity: 2 });
+    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: true, maxOrderTotal: 10, maxLineQuantity: 2 });
     const small = order(s, [{ quantity: 3, price: 1 }]);
     const smallTotal = order(s, [{ quantity: 2, price: 5.5 }]);
     for (const body of [small, smallTotal]) expect((await postConversion(body)).status).toBe(202);
     expect(await setAsideRule(small.order_id)).toEqual(["line_quantity_limit"]);
     expect(await setAsideRule(smallTotal.order_id)).toEqual(["order_total_limit"]);
     // Back to Tally's defaults.
-    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: false, maxOrderTotal: null, maxLineQuantity: null });
+    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
     const again = order(s, [{ quantity: 3, price: 5.5 }]);
     expect((await postConversion(again)).status).toBe(202);
     expect(await storedCount(again.order_id)).toBe(1);

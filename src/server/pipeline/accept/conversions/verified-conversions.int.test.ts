@@ -2,7 +2,7 @@
 // what a publisher's requirement does to the figures, all over the same shopper and campaign.
 // Verified orders (docs/conversions.md): a server sends the publisher's API key, or a browser
 // carries a token the publisher's server signed. Unverified orders are kept and counted apart, and
-// never credited for a publisher that requires proof; a verified copy of an order replaces an
+// never credited unless the publisher credits orders without proof (off by default); a verified copy of an order replaces an
 // unverified one sent before it; and the report rows agree with a recount after all of it.
 
 import { createHash, randomUUID } from "node:crypto";
@@ -227,7 +227,8 @@ describe("verified by an order token", () => {
     const body = order({ ...lenient, publisher });
     const answer = await postConversion({ ...body, order_token: signOrderToken(made, body.order_id, orderTotalMicros(body.items)) });
     expect(answer).toMatchObject({ status: 202, body: { verified: false } });
-    expect(await stored(publisher.id, body.order_id)).toEqual([{ verifiedBy: null, credited: true }]);
+    // Kept, unverified, and so not credited: the publisher keeps the default.
+    expect(await stored(publisher.id, body.order_id)).toEqual([{ verifiedBy: null, credited: false }]);
   });
 
   it("stores only ciphertext, never the secret, and the token's secret is another publisher's for nobody", async () => {

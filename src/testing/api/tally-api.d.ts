@@ -64,7 +64,7 @@ export interface paths {
         put?: never;
         /**
          * Record an order
-         * @description An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified. 202 once stored; 422 lists every violation as Ajv reports it. The events host (TALLY_EVENTS_URL; the same host unless set).
+         * @description An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified; only verified orders are credited (conversions, sales, ROAS), unless the publisher opts in to credit orders without proof, and the others are reported as unverified. 202 once stored; 422 lists every violation as Ajv reports it. The events host (TALLY_EVENTS_URL; the same host unless set).
          */
         post: operations["recordConversion"];
         delete?: never;

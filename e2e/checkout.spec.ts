@@ -37,13 +37,20 @@ test("checkout after clicking a sponsored product: the order item is attributed 
   await expect(page.getByTestId("checkout-status")).toContainText("will be processed soon");
   await page.screenshot({ path: "test-results/e2e/screens/demo-checkout.png", fullPage: true });
 
-  // Stored as sent: the browser hashed the normalised e-mail, and the order joins this visitor.
+  // Stored as sent: the browser hashed the normalised e-mail, and the order joins this visitor. The
+  // store's server signed it (an order token), so it is proven and credited.
   await settled();
-  const [conversion] = await query<{ session_id: string; email_hashed: string; phone_hashed: string }>(
-    "SELECT session_id, email_hashed, phone_hashed FROM conversions WHERE order_id = $1",
+  const [conversion] = await query<{ session_id: string; email_hashed: string; phone_hashed: string; verified_by: string | null; credited: boolean }>(
+    "SELECT session_id, email_hashed, phone_hashed, verified_by, credited FROM conversions WHERE order_id = $1",
     [orderId],
   );
-  expect(conversion).toEqual({ session_id: session, email_hashed: sha256("maria.silva@example.com"), phone_hashed: sha256("+5511987654321") });
+  expect(conversion).toEqual({
+    session_id: session,
+    email_hashed: sha256("maria.silva@example.com"),
+    phone_hashed: sha256("+5511987654321"),
+    verified_by: "order_token",
+    credited: true,
+  });
 
   const started = Date.now();
   const attributed = await eventually(

@@ -3,10 +3,11 @@ import { expect, test } from "@playwright/test";
 import { query } from "./database";
 import { signInAsStaff } from "./sign-in";
 
-// A publisher's conversion settings on its account page: require verified conversions and a
+// A publisher's conversion settings on its account page: crediting orders without proof (off by
+// default, said in words) and a
 // plausibility limit (checked by the form first), and an order-signing secret shown once, which
 // then verifies an order token at the conversion route.
-test("conversion settings: require verified conversions, a limit, and a signing secret shown once that verifies a token", async ({ page, request }) => {
+test("conversion settings: credit orders without proof, a limit, and a signing secret shown once that verifies a token", async ({ page, request }) => {
   await signInAsStaff(page);
   await page.getByRole("link", { name: "Accounts" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Accounts" })).toBeVisible();
@@ -14,18 +15,22 @@ test("conversion settings: require verified conversions, a limit, and a signing 
   const conversions = page.getByRole("region", { name: "Account City Pharmacy" }).getByRole("region", { name: "Conversions" });
   const settings = conversions.getByRole("form", { name: "Conversion settings" });
   try {
-    await expect(settings.getByLabel("Require verified conversions")).not.toBeChecked();
-    await settings.getByLabel("Require verified conversions").check();
+    await expect(conversions.getByTestId("credit-unverified-state")).toContainText(
+      "Credit orders without proof: off — orders sent from browsers without an order token are reported as unverified and move no figures",
+    );
+    await expect(settings.getByLabel("Credit orders without proof")).not.toBeChecked();
+    await settings.getByLabel("Credit orders without proof").check();
     await settings.getByLabel(/^Largest order total/).fill("-1");
     await settings.getByRole("button", { name: "Save conversion settings" }).click();
     await expect(conversions.getByRole("alert")).toHaveText("Largest order total must be above 0");
     await settings.getByLabel(/^Largest order total/).fill("2500");
     await settings.getByRole("button", { name: "Save conversion settings" }).click();
-    await expect(conversions.getByRole("status")).toContainText("only verified orders are credited");
-    const [stored] = await query<{ required: boolean; total: string; quantity: number | null }>(
-      "SELECT require_verified_conversions AS required, max_order_total_micros::text AS total, max_line_quantity AS quantity FROM accounts WHERE id = 'pub_city_pharmacy'",
+    await expect(conversions.getByRole("status")).toContainText("every order is credited, unverified ones shown apart");
+    await expect(conversions.getByTestId("credit-unverified-state")).toContainText("Credit orders without proof: on");
+    const [stored] = await query<{ credits: boolean; total: string; quantity: number | null }>(
+      "SELECT credit_unverified_conversions AS credits, max_order_total_micros::text AS total, max_line_quantity AS quantity FROM accounts WHERE id = 'pub_city_pharmacy'",
     );
-    expect(stored).toEqual({ required: true, total: "2500000000", quantity: null });
+    expect(stored).toEqual({ credits: true, total: "2500000000", quantity: null });
 
     // A new secret, shown once.
     await expect(conversions.getByText("No signing secret yet.")).toBeVisible();
@@ -68,7 +73,7 @@ test("conversion settings: require verified conversions, a limit, and a signing 
     await expect(conversions.getByRole("list", { name: "Signing secrets" })).toContainText("replaced: verifies tokens until");
   } finally {
     await query(
-      "UPDATE accounts SET require_verified_conversions = false, max_order_total_micros = NULL, max_line_quantity = NULL WHERE id = 'pub_city_pharmacy'",
+      "UPDATE accounts SET credit_unverified_conversions = false, max_order_total_micros = NULL, max_line_quantity = NULL WHERE id = 'pub_city_pharmacy'",
     );
     await query("DELETE FROM conversion_signing_secrets WHERE publisher_id = 'pub_city_pharmacy'");
   }

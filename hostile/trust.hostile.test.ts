@@ -3,8 +3,10 @@
 // campaign the shopper clicked made Acme's sales_revenue 15,000,000,000,000 and its ROAS
 // 3.75 × 10^13 in the advertiser and publisher reports. Reproduced here at `next start` and the
 // collector: Tally's default plausibility limits set such orders aside, so the reports do not
-// move (and without those limits they do, as found); for a publisher that requires verified
-// conversions, anonymous orders show only as unverified while orders verified by its API key and
+// move (and without those limits, for a publisher that credits orders without proof, they do, as
+// found). One shopper session's click then 20 unsigned orders of 99,999 each made a brand's day
+// read sales_revenue 1,999,980 and ROAS 2,499,975 for a 0.40 click: by default anonymous orders
+// show only as unverified and move no figure, while orders verified by the publisher's API key and
 // by an order token are credited; afterwards legitimate orders are attributed within 30 s.
 
 import { randomUUID } from "node:crypto";
@@ -150,7 +152,7 @@ describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }
     await eventually("the three orders are set aside by the order total limit", async () => (await orderIdsSetAside(ids, "order_total_limit")) === 3);
     // Attribution has run past the moment they were settled: a later order of the shopper is attributed.
     const later = order(ACME, shopper, [{ quantity: 1, price: 24.9 }]);
-    expect((await conversion(HOSTS[1]!, later)).status).toBe(202);
+    expect((await conversion(HOSTS[1]!, later, { Authorization: `Bearer ${demoMarketKey}` })).json()).toMatchObject({ verified: true });
     await eventually("a later plausible order is attributed", async () => (await attributedOrders(ACME.publisherId, [later.order_id])) === 1);
 
     const after = await figuresOf(acmeKey, ACME.advertiserId, demoMarketKey, ACME.publisherId);
@@ -164,7 +166,7 @@ describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }
     expect(await driftOf(ACME.advertiserId, ACME.publisherId)).toEqual([]);
   });
 
-  it("without the limits (a publisher that raised them to the largest there are), the same three orders make the finding's figures", async () => {
+  it("without the limits (a publisher that raised them to the largest there are and credits orders without proof), the same three orders make the finding's figures", async () => {
     const publisher = await makePublisher();
     const advertiser = await makeAdvertiser({ wallet: 1000 });
     const sku = `TRUST-${randomUUID()}`;
@@ -172,7 +174,7 @@ describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }
     await updateConversionTrust({
       actor: OPERATOR,
       publisherId: publisher.id,
-      requireVerified: false,
+      creditUnverified: true,
       maxOrderTotal: LARGEST_ORDER_TOTAL,
       maxLineQuantity: 10_000,
     });
@@ -201,7 +203,7 @@ describe("inflating a brand's sales with anonymous orders", { timeout: 300_000 }
   });
 });
 
-describe("a publisher that requires verified conversions", { timeout: 300_000 }, () => {
+describe("a publisher that credits only proven orders (every publisher's default)", { timeout: 300_000 }, () => {
   let target: Target;
   let advertiserId: string;
   let advertiserKey: string;
@@ -212,7 +214,6 @@ describe("a publisher that requires verified conversions", { timeout: 300_000 },
     const advertiser = await makeAdvertiser({ wallet: 1000 });
     const sku = `TRUST-${randomUUID()}`;
     await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.5, products: [{ sku, name: "Beans" }] });
-    await updateConversionTrust({ actor: OPERATOR, publisherId: publisher.id, requireVerified: true, maxOrderTotal: null, maxLineQuantity: null });
     advertiserId = advertiser.id;
     advertiserKey = (await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "reports" })).key;
     publisherKey = (await createApiKey({ actor: OPERATOR, accountId: publisher.id, name: "checkout" })).key;
@@ -264,11 +265,61 @@ describe("a publisher that requires verified conversions", { timeout: 300_000 },
   });
 });
 
+describe("one shopper session's twenty anonymous orders after a click", { timeout: 300_000 }, () => {
+  it("leave the brand's conversions, sales and ROAS where they were, show as unverified, and a signed order still credits", async () => {
+    const publisher = await makePublisher();
+    const advertiser = await makeAdvertiser({ wallet: 1000 });
+    const sku = `TRUST-${randomUUID()}`;
+    await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [publisher.id], bidModel: "cpc", bid: 0.4, products: [{ sku, name: "Beans" }] });
+    const advertiserKey = (await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "reports" })).key;
+    const publisherKey = (await createApiKey({ actor: OPERATOR, accountId: publisher.id, name: "checkout" })).key;
+    const secret = (await rotateSigningSecret({ actor: OPERATOR, publisherId: publisher.id })).secret;
+    const target = { publisherId: publisher.id, sku };
+    const shopper = await shopperWhoClicked(HOSTS[0]!, publisher.id);
+    const before = await figuresOf(advertiserKey, advertiser.id, publisherKey, publisher.id);
+    expect(before.advertiser).toMatchObject({ ad_revenue: 0.4, conversions_total: 0, sales_revenue: 0 });
+
+    // The finding: 20 orders of one line at 99,999 each, sent from the shopper's browser with no proof.
+    const anonymous = Array.from({ length: 20 }, () => order(target, shopper, [{ quantity: 1, price: 99_999 }]));
+    for (const [i, body] of anonymous.entries()) expect((await conversion(HOSTS[i % HOSTS.length]!, body)).json()).toMatchObject({ verified: false });
+    const ids = anonymous.map((o) => o.order_id);
+    await eventually("the twenty orders are attributed", async () => (await attributedOrders(publisher.id, ids)) === 20);
+    const after = await figuresOf(advertiserKey, advertiser.id, publisherKey, publisher.id);
+    for (const view of ["advertiser", "publisher", "advertiserOnPublisher"] as const) {
+      expect(after[view], view).toMatchObject({
+        conversions_total: before[view].conversions_total,
+        sales_revenue: before[view].sales_revenue,
+        roas: before[view].roas,
+        unverified_conversions: 20,
+        unverified_sales_revenue: 1_999_980,
+        uncredited_conversions: 20,
+        uncredited_sales_revenue: 1_999_980,
+      });
+    }
+    // Nor did they make the click a converted one.
+    const converted = await sql<{ n: number }>("SELECT count(*)::int AS n FROM attributions WHERE order_id = ANY($1) AND credited", [ids]);
+    expect(converted[0]!.n).toBe(0);
+
+    // A real order, signed by the publisher's server, from another shopper who clicked: credited.
+    const buyer = await shopperWhoClicked(HOSTS[1]!, publisher.id);
+    const signed = order(target, buyer, [{ quantity: 2, price: 15 }]);
+    const token = signOrderToken(secret, signed.order_id, orderTotalMicros(signed.items));
+    expect((await conversion(HOSTS[1]!, { ...signed, order_token: token })).json()).toMatchObject({ verified: true });
+    await eventually("the signed order is attributed", async () => (await attributedOrders(publisher.id, [signed.order_id])) === 1);
+    const credited = await figuresOf(advertiserKey, advertiser.id, publisherKey, publisher.id);
+    for (const view of ["advertiser", "publisher", "advertiserOnPublisher"] as const) {
+      expect(credited[view], view).toMatchObject({ conversions_total: 1, sales_revenue: 30, ad_revenue: 0.8, unverified_conversions: 20 });
+      expect(credited[view].roas, view).toBeCloseTo(30 / 0.8, 9);
+    }
+    expect(await driftOf(advertiser.id, publisher.id)).toEqual([]);
+  });
+});
+
 describe("after the attacks", { timeout: 300_000 }, () => {
   it.each(HOSTS)("a legitimate order at $name is attributed within 30 s", async (host) => {
     const shopper = await shopperWhoClicked(host, ACME.publisherId);
     const body = order(ACME, shopper, [{ quantity: 2, price: 19.9 }]);
-    expect((await conversion(host, body)).status).toBe(202);
+    expect((await conversion(host, body, { Authorization: `Bearer ${demoMarketKey}` })).json()).toMatchObject({ verified: true });
     await eventually("the order is attributed", async () => (await attributedOrders(ACME.publisherId, [body.order_id])) === 1, 30_000);
   });
 });

@@ -1,14 +1,18 @@
 // Weeks of demo traffic for a fresh local install, so the dashboard opens on figures worth reading:
 // impressions, views, clicks and orders on every demo campaign that runs on Demo Market, day by day
 // from the campaign's start through the current hour, with a weekly rhythm and a slow rise. It goes
-// through the real intake (recordBeacon, recordConversion with their times pinned), settling and
+// through the real intake (recordBeacon, recordConversion with their times pinned, each order signed
+// with Demo Market's signing secret as its checkout server would sign it), settling and
 // attribution, so budgets cap spend and reports agree as they would for live traffic. Shoppers and
 // amounts come from a seeded generator: two installs get the same history for the same days.
 import { createHash } from "node:crypto";
+import { orderTotalMicros } from "@/contracts/order-token";
 import { db } from "@/server/db/client";
 import { type BeaconClaims, sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
 import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
+import { signOrderToken } from "@/server/pipeline/accept/conversions/order-proof";
 import { recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
+import { liveSigningSecrets } from "@/server/pipeline/accept/conversions/signing-secrets";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { settlePending } from "@/server/pipeline/settle/settle-pending";
 import { createDayPartitions, PARTITIONED_TABLES } from "@/server/upkeep/day-partitions.sql";
@@ -124,20 +128,25 @@ export async function seedDemoHistory({ days = 60, log = console.log }: { days?:
     if ((day - first) % 10 === 9 || day === today) log(`history: ${new Date(day * DAY_MS).toISOString().slice(0, 10)}: ${beacons} beacons so far`);
   }
   await settleEverything();
+  const secret = (await liveSigningSecrets(DEMO.publisherId, now)).find((live) => live.current)?.secret;
+  if (!secret) throw new Error("Demo Market has no signing secret: run the seed first");
   for (const shopper of shoppers) {
     const placed = new Date(Math.min(now - 60_000, shopper.at.getTime() + (5 + random() * 120) * 60_000));
     const item = shopper.target.skus[Math.floor(random() * shopper.target.skus.length)]!;
+    const orderId = `demo-order-${orders + 1}`;
+    const items = [{ sku: item.sku, quantity: 1 + Math.floor(random() * 3), price: item.price, promotional_price: item.price }];
     await recordConversion(
       {
         publisher_id: DEMO.publisherId,
         user_id: shopper.user,
         session_id: shopper.session,
-        order_id: `demo-order-${orders + 1}`,
+        order_id: orderId,
         created_at: placed.toISOString(),
         channel: "web",
         brand: shopper.target.claims.site,
         email_hashed: createHash("sha256").update(`${shopper.user}@example.com`).digest("hex"),
-        items: [{ sku: item.sku, quantity: 1 + Math.floor(random() * 3), price: item.price, promotional_price: item.price }],
+        items,
+        order_token: signOrderToken(secret, orderId, orderTotalMicros(items)),
       },
       new Date(placed.getTime() + 30_000),
     );

@@ -12,6 +12,7 @@ import { createCampaign } from "@/server/campaigns/create-campaign";
 import { createProduct } from "@/server/campaigns/create-product";
 import { setCatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { db } from "@/server/db/client";
+import { rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
 
 export const DEMO = {
   publisherId: "pub_demo_market",
@@ -50,6 +51,9 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     name: "Demo Market",
     sites: [{ name: "demomarket.com", domain: "demomarket.com" }, { name: "Demo Market App" }],
   });
+  // The demo store's server signs its orders with it, so they are proven and credited like a real checkout's.
+  await rotateSigningSecret({ actor: OPERATOR, publisherId: DEMO.publisherId });
+  log("seed: Demo Market's order-signing secret, used by the demo store's checkout and history");
 
   log("seed: network Retail Network with sub-publishers Corner Grocer and City Pharmacy");
   await createAccount({ actor: OPERATOR, id: DEMO.networkId, kind: "network", name: "Retail Network" });

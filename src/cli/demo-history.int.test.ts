@@ -30,6 +30,11 @@ describe("demo history", () => {
       SELECT count(*)::int AS n FROM ad_events WHERE publisher_id = ${DEMO.publisherId} AND status = 'counted' AND kind = 'impression'`;
     expect(stats.total.impressions_total).toBe(impressions!.n);
     expect(stats.total.conversions_total).toBeGreaterThan(0);
+    // Signed as the demo store's checkout server signs them: every order is proven, and credited.
+    const [unproven] = await db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM conversions WHERE publisher_id = ${DEMO.publisherId} AND (verified_by IS NULL OR NOT credited)`;
+    expect(unproven!.n).toBe(0);
+    expect(stats.total.unverified_conversions).toBe(0);
     expect(stats.total.ad_revenue).toBeGreaterThan(0);
 
     const events = await db.adEvent.count();

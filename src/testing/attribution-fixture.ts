@@ -36,23 +36,27 @@ export async function touch(
 }
 
 let sequence = 0;
-/** An order placed at ORDER_TIME (each gets its own order id unless given one), settled. */
+/** An order placed at ORDER_TIME (each gets its own order id unless given one), sent by the publisher's checkout server with its key, settled. */
 export async function placeOrder(
   publisherId: string,
   who: { session: string; user: string },
   items: { sku: string; product_id?: string; quantity?: number; price?: number; promotional_price?: number }[],
   orderId = `order-${process.pid}-${++sequence}`,
 ) {
-  const result = await recordAndSettleConversion({
-    publisher_id: publisherId,
-    user_id: who.user,
-    session_id: who.session,
-    order_id: orderId,
-    created_at: ORDER_TIME.toISOString(),
-    channel: "online store",
-    email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
-    items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
-  });
+  const result = await recordAndSettleConversion(
+    {
+      publisher_id: publisherId,
+      user_id: who.user,
+      session_id: who.session,
+      order_id: orderId,
+      created_at: ORDER_TIME.toISOString(),
+      channel: "online store",
+      email_hashed: createHash("sha256").update(`${who.user}@example.com`).digest("hex"),
+      items: items.map((item) => ({ quantity: 1, price: 10, promotional_price: 8, ...item })),
+    },
+    undefined,
+    { proven: true },
+  );
   return { orderId, outcome: result.outcome };
 }
 

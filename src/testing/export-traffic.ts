@@ -18,7 +18,8 @@ const DAY_MS = 86_400_000;
  * credited to the ad (2 × 25.50).
  */
 export async function shopWithTraffic(t0: number) {
-  const publisher = await makePublisher();
+  // Its checkout sends the order unsigned, and it credits orders without proof.
+  const publisher = await makePublisher({ creditUnverified: true });
   const advertiser = await makeAdvertiser();
   const sku = `SKU-${randomUUID()}`;
   const { campaign, ad } = await makeCampaignWithAd({

@@ -6,19 +6,28 @@ import { createAd } from "@/server/campaigns/create-ad";
 import { createCampaign } from "@/server/campaigns/create-campaign";
 import { createProduct } from "@/server/campaigns/create-product";
 import { daysFromToday, utcDay } from "@/server/core/days";
+import { updateConversionTrust } from "@/server/pipeline/accept/conversions/conversion-trust";
 
 const unique = () => randomBytes(4).toString("hex");
 export const today = () => utcDay();
 export { daysFromToday };
 
-export async function makePublisher(options: { sites?: { name: string; domain?: string }[]; networkId?: string } = {}) {
-  return createAccount({
+/**
+ * `creditUnverified`: the publisher credits orders sent without proof (off by default, as for every
+ * publisher), for tests whose orders stand for a checkout that sends them unsigned.
+ */
+export async function makePublisher(options: { sites?: { name: string; domain?: string }[]; networkId?: string; creditUnverified?: boolean } = {}) {
+  const publisher = await createAccount({
     actor: OPERATOR,
     kind: "publisher",
     name: `Shop ${unique()}`,
     networkId: options.networkId,
     sites: options.sites ?? [{ name: `shop-${unique()}.example`, domain: `shop-${unique()}.example` }],
   });
+  if (options.creditUnverified) {
+    await updateConversionTrust({ actor: OPERATOR, publisherId: publisher.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
+  }
+  return publisher;
 }
 
 export async function makeAdvertiser(options: { wallet?: number; dailyBudget?: number } = {}) {

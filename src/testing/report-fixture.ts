@@ -76,7 +76,8 @@ export const ACME_ORDER_CREDIT = {
 // CPC: 4 impressions and 2 clicks on A, 1 impression on B; one order on A credits 2 lines
 // (2 × 9.00 and 1 × 5.00) to a click. CPM: 2 impressions on A. Another advertiser has a campaign on A.
 export async function seedAcme() {
-  const [shopA, shopB] = [await makePublisher(), await makePublisher()];
+  // Shop A's checkout sends orders unsigned, and it credits orders without proof.
+  const [shopA, shopB] = [await makePublisher({ creditUnverified: true }), await makePublisher()];
   const acme = await makeAdvertiser();
   const other = await makeAdvertiser();
   const cpc = await makeCampaignWithAd({

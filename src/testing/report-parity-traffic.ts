@@ -98,7 +98,10 @@ export async function seedParityTraffic() {
   const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}`, sites: [] });
   const [subOne, subTwo] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id })];
   const [shopOne, strictShop] = [await makePublisher(), await makePublisher()];
-  await updateConversionTrust({ actor: OPERATOR, publisherId: strictShop.id, requireVerified: true, maxOrderTotal: null, maxLineQuantity: null });
+  // Shop one and the network's sub-publishers credit orders without proof; the strict shop keeps the default, proven orders only.
+  for (const lenient of [shopOne, subOne, subTwo]) {
+    await updateConversionTrust({ actor: OPERATOR, publisherId: lenient.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
+  }
   const shopOneKey = (await createApiKey({ actor: OPERATOR, accountId: shopOne.id, name: "checkout" })).key;
   const strictKey = (await createApiKey({ actor: OPERATOR, accountId: strictShop.id, name: "checkout" })).key;
   const subOneKey = (await createApiKey({ actor: OPERATOR, accountId: subOne.id, name: "checkout" })).key;
@@ -191,6 +194,10 @@ export async function seedParityTraffic() {
   // A shopper who clicks acme's ad and the next day buys only the descaler: a click with halo credit alone.
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", when: at(PARITY_DAYS[1], 13) });
   await shoot(acmeOne, { session: "halo", user: "halo-buyer", kind: "click", when: at(PARITY_DAYS[1], 13, 0, 10) });
+  // Two shoppers who click acme's ad on the strict shop and then buy without proof (uncredited): one
+  // of them buys again with proof the day after.
+  await shoot(acmeStrict, { session: "proven-later", user: "proven-later", kind: "click", when: at(PARITY_DAYS[0], 15) });
+  await shoot(acmeStrict, { session: "unproven-only", user: "unproven-only", kind: "click", when: at(PARITY_DAYS[0], 15, 0, 30) });
   // One click token counted three times an hour apart; the fourth is token reuse.
   const reused = randomUUID();
   for (let hour = 15; hour <= 18; hour++)
@@ -263,6 +270,17 @@ export async function seedParityTraffic() {
   );
   await order(shopOne.id, { session: "halo", user: "halo-buyer" }, at(PARITY_DAYS[2], 11), [{ sku: descaler, quantity: 3, price: 5 }], null);
   await order(subTwo.id, { session: "s-0-4-0", user: "u-0" }, at(PARITY_DAYS[2], 18), [{ sku: tea, quantity: 5, price: 4 }], null);
+  // Without proof on the strict shop: uncredited, no purchase and no converted click; the proven
+  // order the day after is credited and new to acme's brand.
+  await order(strictShop.id, { session: "proven-later", user: "proven-later" }, at(PARITY_DAYS[1], 9), [{ sku: kettle, quantity: 1, price: 99_999 }], null);
+  await order(
+    strictShop.id,
+    { session: "unproven-only", user: "unproven-only" },
+    at(PARITY_DAYS[1], 9, 30),
+    [{ sku: kettle, quantity: 1, price: 99_999 }],
+    null,
+  );
+  await order(strictShop.id, { session: "proven-later", user: "proven-later" }, at(PARITY_DAYS[2], 9), [{ sku: kettle, quantity: 1, price: 20 }], strictKey);
   await settleAll();
   await attributePendingConversions({ settleMs: 0 });
 

@@ -1,6 +1,8 @@
 // Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
 // rollups exist once its shard is settled (src/server/pipeline/settle/).
 
+import { OPERATOR } from "@/server/accounts/actor";
+import { type ApiKeyCaller, authenticateApiKey, createApiKey } from "@/server/accounts/api-keys";
 import type { EventStatus } from "@/server/core/event-status";
 import { pgPool } from "@/server/db/pg-pool";
 import { type AcceptedBeacon, recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
@@ -64,9 +66,27 @@ export async function recordAndSettle(input: Parameters<typeof recordBeacon>[0])
   return outcomeOf(eventId);
 }
 
-/** recordConversion, then settle: the order is in conversions (or set aside) when this returns. */
-export async function recordAndSettleConversion(body: unknown, now?: Date): Promise<RecordedConversion> {
-  const recorded = await recordConversion(body, now);
+const checkoutServers = new Map<string, Promise<ApiKeyCaller>>();
+
+/** The publisher's checkout server as the conversion route knows it: by an API key of the publisher, made once. */
+export function checkoutServerOf(publisherId: string): Promise<ApiKeyCaller> {
+  let server = checkoutServers.get(publisherId);
+  if (!server) {
+    server = createApiKey({ actor: OPERATOR, accountId: publisherId, name: "checkout server" }).then(async ({ key }) => (await authenticateApiKey(key))!);
+    checkoutServers.set(publisherId, server);
+  }
+  return server;
+}
+
+/**
+ * recordConversion, then settle: the order is in conversions (or set aside) when this returns.
+ * `proven`: sent by the publisher's checkout server with its API key, so it is credited whatever
+ * the publisher's setting; otherwise it comes without proof, as from a browser.
+ */
+export async function recordAndSettleConversion(body: unknown, now?: Date, { proven = false }: { proven?: boolean } = {}): Promise<RecordedConversion> {
+  const publisherId = (body as { publisher_id?: unknown }).publisher_id;
+  const key = proven && typeof publisherId === "string" ? await checkoutServerOf(publisherId) : null;
+  const recorded = await recordConversion(body, now, { key });
   await settleAll();
   return recorded;
 }

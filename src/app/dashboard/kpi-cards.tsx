@@ -83,8 +83,8 @@ export function KpiCards({ total, previous, currency }: { total: Metrics; previo
       {total.uncredited_conversions > 0 ? (
         <p className="muted" data-testid="uncredited">
           {total.uncredited_conversions === 1 ? "1 unverified conversion" : `${whole.format(total.uncredited_conversions)} unverified conversions`} (
-          {formatMoney(total.uncredited_sales_revenue, currency)} in sales) {total.uncredited_conversions === 1 ? "is" : "are"} not credited: the publisher
-          requires verified conversions. Conversions, sales revenue and ROAS leave them out.
+          {formatMoney(total.uncredited_sales_revenue, currency)} in sales) {total.uncredited_conversions === 1 ? "is" : "are"} not credited: they came without
+          proof, and the publisher credits only proven orders. Conversions, sales revenue and ROAS leave them out.
         </p>
       ) : null}
     </>

@@ -103,12 +103,12 @@ const CASES: Case[] = [
   },
   {
     action: "account.conversion_trust.set",
-    change: () => updateConversionTrust({ actor: staff, publisherId, requireVerified: true, maxOrderTotal: 500, maxLineQuantity: null }),
+    change: () => updateConversionTrust({ actor: staff, publisherId, creditUnverified: true, maxOrderTotal: 500, maxLineQuantity: null }),
     entry: () => ({
       subject: "conversion settings of",
       accountId: publisherId,
-      before: { requireVerified: false, maxOrderTotal: null },
-      after: { requireVerified: true, maxOrderTotal: 500 },
+      before: { creditUnverified: false, maxOrderTotal: null },
+      after: { creditUnverified: true, maxOrderTotal: 500 },
     }),
   },
   {

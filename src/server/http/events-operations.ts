@@ -172,7 +172,7 @@ export const EVENTS_API: ApiContribution = {
       operationId: "recordConversion",
       tags: [EVENTS_TAG],
       summary: "Record an order",
-      description: `An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified. 202 once stored; 422 lists every violation as Ajv reports it. ${EVENTS_HOST}`,
+      description: `An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified; only verified orders are credited (conversions, sales, ROAS), unless the publisher opts in to credit orders without proof, and the others are reported as unverified. 202 once stored; 422 lists every violation as Ajv reports it. ${EVENTS_HOST}`,
       security: [{}, { [API_KEY]: [] }],
       requestBody: { required: true, description: "The order and its lines.", content: json(schemaRef("Conversion")) },
       responses: {

@@ -88,7 +88,7 @@ export const ZMetrics = z.object({
   invalid_events: count("Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity."),
   unverified_conversions: count("Orders with an item attributed here that came with no proof (no API key, no valid order token), credited or not."),
   unverified_sales_revenue: amount("The value of those orders' attributed items."),
-  uncredited_conversions: count("Of the unverified orders, those left out of conversions_total (their publisher requires verified orders)."),
+  uncredited_conversions: count("Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default)."),
   uncredited_sales_revenue: amount("The value of those orders' attributed items, left out of sales_revenue and ROAS."),
   conversions_click: count("Of conversions_total, the orders with a line credited to a click here."),
   conversions_view: count("conversions_total − conversions_click: orders credited here to views and impressions only."),

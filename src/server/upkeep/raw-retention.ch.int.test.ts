@@ -51,6 +51,7 @@ async function clickAndOrder(offset: number): Promise<string> {
       items: [{ sku: shop.products[0]!.sku, quantity: 1, price: 10, promotional_price: 10 }],
     },
     new Date(placedAt.getTime() + 60_000),
+    { proven: true },
   );
   return session;
 }

@@ -46,7 +46,7 @@ async function click(at: Date, session: string, user: string) {
   expect(stored.status).toBe("counted");
 }
 
-/** An order of the campaign's SKU placed at `placedAt`, received a minute later. */
+/** An order of the campaign's SKU placed at `placedAt`, received a minute later from the publisher's checkout server. */
 async function order(who: { session: string; user: string }, placedAt: Date) {
   await recordAndSettleConversion(
     {
@@ -60,6 +60,7 @@ async function order(who: { session: string; user: string }, placedAt: Date) {
       items: [{ sku: shop.products[0]!.sku, quantity: 2, price: 10, promotional_price: 8 }],
     },
     new Date(placedAt.getTime() + 60_000),
+    { proven: true },
   );
 }
 

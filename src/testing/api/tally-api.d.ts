@@ -64,7 +64,7 @@ export interface paths {
         put?: never;
         /**
          * Record an order
-         * @description An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified. 202 once stored; 422 lists every violation as Ajv reports it. The events host (TALLY_EVENTS_URL; the same host unless set).
+         * @description An order from a store's checkout or server, attributed to the ads its shopper saw. Sent with an API key (or a valid order_token) it counts as verified; only verified orders are credited (conversions, sales, ROAS), unless the publisher opts in to credit orders without proof, and the others are reported as unverified. 202 once stored; 422 lists every violation as Ajv reports it. The events host (TALLY_EVENTS_URL; the same host unless set).
          */
         post: operations["recordConversion"];
         delete?: never;
@@ -478,7 +478,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -566,7 +566,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -661,7 +661,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -749,7 +749,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -833,7 +833,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -928,7 +928,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -1027,7 +1027,7 @@ export interface components {
             unverified_conversions: number;
             /** @description The value of those orders' attributed items. */
             unverified_sales_revenue: number;
-            /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
             uncredited_conversions: number;
             /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
             uncredited_sales_revenue: number;
@@ -1105,7 +1105,7 @@ export interface components {
                 unverified_conversions: number;
                 /** @description The value of those orders' attributed items. */
                 unverified_sales_revenue: number;
-                /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+                /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
                 uncredited_conversions: number;
                 /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
                 uncredited_sales_revenue: number;
@@ -1174,7 +1174,7 @@ export interface components {
                 unverified_conversions: number;
                 /** @description The value of those orders' attributed items. */
                 unverified_sales_revenue: number;
-                /** @description Of the unverified orders, those left out of conversions_total (their publisher requires verified orders). */
+                /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
                 uncredited_conversions: number;
                 /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
                 uncredited_sales_revenue: number;

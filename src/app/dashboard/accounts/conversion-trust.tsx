@@ -1,5 +1,5 @@
 "use client";
-// A publisher's conversion settings on its account page: require verified conversions, the
+// A publisher's conversion settings on its account page: whether orders without proof are credited, the
 // plausibility limits, and the order-signing secret (made or rotated here, shown once).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
@@ -14,7 +14,7 @@ const when = (value: Date) => `${utcMinute(value)} UTC`;
 const number = new Intl.NumberFormat("en", { maximumFractionDigits: 6 });
 
 interface Edits {
-  requireVerified?: boolean;
+  creditUnverified?: boolean;
   maxOrderTotal?: string;
   maxLineQuantity?: string;
 }
@@ -59,7 +59,7 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
     event.preventDefault();
     const parsed = ZConversionTrustInput.safeParse({
       publisherId,
-      requireVerified: edits.requireVerified ?? t.requireVerified,
+      creditUnverified: edits.creditUnverified ?? t.creditUnverified,
       maxOrderTotal: limit(shown(edits.maxOrderTotal, t.maxOrderTotal)),
       maxLineQuantity: limit(shown(edits.maxLineQuantity, t.maxLineQuantity)),
     });
@@ -69,24 +69,27 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
     save.mutate(parsed.data);
   };
   const current = t.secrets.find((secret) => secret.retiresAt === null);
+  const creditsUnverified = edits.creditUnverified ?? t.creditUnverified;
 
   return (
     <section aria-label="Conversions">
       <h3>Conversions</h3>
       <p className="muted">
         Orders can be verified by this account&apos;s API key (sent from your server) or by an order token your server signs with the signing secret below.
-        Unverified orders are always shown apart; when verification is required they are not credited.
+        Unverified orders are always shown apart; unless you credit orders without proof, they move no figure.
+      </p>
+      <p data-testid="credit-unverified-state">
+        <strong>Credit orders without proof: {t.creditUnverified ? "on" : "off"}</strong> —{" "}
+        {t.creditUnverified
+          ? "orders sent from browsers without an order token are credited like proven ones, and still reported as unverified."
+          : "orders sent from browsers without an order token are reported as unverified and move no figures."}
       </p>
       <form className="form" noValidate onSubmit={submit} aria-label="Conversion settings">
         {/* A viewer reads the settings in place; the fieldset disables every control at once. */}
         <fieldset className="plain" disabled={!mayChange}>
           <label className="check">
-            <input
-              type="checkbox"
-              checked={edits.requireVerified ?? t.requireVerified}
-              onChange={(e) => setEdits({ ...edits, requireVerified: e.target.checked })}
-            />
-            Require verified conversions
+            <input type="checkbox" checked={creditsUnverified} onChange={(e) => setEdits({ ...edits, creditUnverified: e.target.checked })} />
+            Credit orders without proof
           </label>
           <div className="toolbar">
             <label>
@@ -119,7 +122,7 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
       <Problem message={save.error?.message} about="The settings could not be saved" />
       {save.isSuccess && Object.keys(edits).length === 0 ? (
         <p role="status" className="muted">
-          Saved: {t.requireVerified ? "only verified orders are credited" : "every order is credited, unverified ones shown apart"}; the limits apply to orders
+          Saved: {t.creditUnverified ? "every order is credited, unverified ones shown apart" : "only proven orders are credited"}; the limits apply to orders
           settled from now on.
         </p>
       ) : null}

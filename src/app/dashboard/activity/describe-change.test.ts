@@ -11,9 +11,9 @@ describe("an activity entry in words", () => {
   });
 
   it("lists, flags and statuses read as words; a made thing shows its values, a removed one says so", () => {
-    expect(describeChange({ publisherIds: ["pub_a"], requireVerified: false }, { publisherIds: ["pub_a", "pub_b"], requireVerified: true }, "USD")).toEqual([
+    expect(describeChange({ publisherIds: ["pub_a"], creditUnverified: false }, { publisherIds: ["pub_a", "pub_b"], creditUnverified: true }, "USD")).toEqual([
       "Publishers: pub_a → pub_a, pub_b",
-      "Verified orders only: no → yes",
+      "Credit orders without proof: no → yes",
     ]);
     expect(describeChange(null, { name: "Warehouse", scopes: [] }, "USD")).toEqual(["Name: Warehouse", "Scopes: none"]);
     expect(describeChange({ advertiserId: "adv_1" }, null, "USD")).toEqual(["Brand: adv_1 (removed)"]);

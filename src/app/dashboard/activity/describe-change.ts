@@ -49,7 +49,9 @@ const LABELS: Record<string, string> = {
   productRefs: "Products",
   mediaUrl: "Media",
   destinationUrl: "Destination",
+  // Entries logged before orders without proof stopped being credited by default keep their label.
   requireVerified: "Verified orders only",
+  creditUnverified: "Credit orders without proof",
   maxOrderTotal: "Largest order total",
   maxLineQuantity: "Largest line quantity",
   previousSecret: "Previous secret",

@@ -49,19 +49,26 @@ interface Shopper {
 }
 const newShopper = (): Shopper => ({ session: `s-${randomUUID()}`, user: `u-${randomUUID()}`, email: `${randomUUID()}@example.com` });
 
-/** An order of `skus` by `who` at `publisher`, placed at `placedAt`, settled (not yet attributed); its order id. */
-async function order(publisher: Publisher, who: Shopper, skus: string[], placedAt: number): Promise<string> {
+/**
+ * An order of `skus` by `who` at `publisher`, placed at `placedAt`, settled (not yet attributed); its
+ * order id. Sent by the publisher's checkout server with its key unless `proven` is false.
+ */
+async function order(publisher: Publisher, who: Shopper, skus: string[], placedAt: number, { proven = true } = {}): Promise<string> {
   const orderId = `o-${randomUUID()}`;
-  await recordAndSettleConversion({
-    publisher_id: publisher.id,
-    user_id: who.user,
-    session_id: who.session,
-    order_id: orderId,
-    created_at: new Date(placedAt).toISOString(),
-    channel: "online store",
-    email_hashed: createHash("sha256").update(who.email).digest("hex"),
-    items: skus.map((sku) => ({ sku, quantity: 1, price: 10, promotional_price: 10 })),
-  });
+  await recordAndSettleConversion(
+    {
+      publisher_id: publisher.id,
+      user_id: who.user,
+      session_id: who.session,
+      order_id: orderId,
+      created_at: new Date(placedAt).toISOString(),
+      channel: "online store",
+      email_hashed: createHash("sha256").update(who.email).digest("hex"),
+      items: skus.map((sku) => ({ sku, quantity: 1, price: 10, promotional_price: 10 })),
+    },
+    undefined,
+    { proven },
+  );
   return orderId;
 }
 
@@ -156,12 +163,27 @@ describe("new-to-brand", () => {
       email_hashed: createHash("sha256").update(who.email).digest("hex"),
       items: [{ sku: tea.products[0]!.sku, quantity: 1, price: 10, promotional_price: 10 }],
     };
-    expect((await recordAndSettleConversion(body)).outcome).toBe("stored");
+    expect((await recordAndSettleConversion(body, undefined, { proven: true })).outcome).toBe("stored");
     await attribute();
-    expect((await recordAndSettleConversion({ ...body, created_at: new Date(T + HOUR).toISOString() })).outcome).toBe("duplicate");
+    expect((await recordAndSettleConversion({ ...body, created_at: new Date(T + HOUR).toISOString() }, undefined, { proven: true })).outcome).toBe("duplicate");
     await attribute();
     const lines = await db.attribution.findMany({ where: { orderId: body.order_id } });
     expect(lines.map((line) => line.newToBrand)).toEqual([true]);
+  });
+
+  it("takes no purchase from an order without proof the publisher does not credit: the shopper's later proven order is still new", async () => {
+    const who = await teaShopper(otherShop);
+    const unproven = await order(otherShop, who, [tea.products[0]!.sku], T, { proven: false });
+    await attribute();
+    const lines = await db.attribution.findMany({ where: { orderId: unproven } });
+    // Attributed and kept, but neither credited nor new to the brand, and nothing in brand_purchases.
+    expect(lines.map((line) => [line.credited, line.newToBrand])).toEqual([[false, false]]);
+    const purchases = await db.brandPurchase.count({ where: { publisherId: otherShop.id, shopper: { in: [`user:${who.user}`] } } });
+    expect(purchases).toBe(0);
+    const proven = await order(otherShop, who, [tea.products[0]!.sku], T + HOUR);
+    await attribute();
+    expect(await newToBrand(proven, tea.products[0]!.sku)).toBe(true);
+    expect((await db.attribution.findFirst({ where: { orderId: proven } }))!.credited).toBe(true);
   });
 
   it("reports new-to-brand orders, their sales and their share of conversions, the same on a recount", async () => {

@@ -51,7 +51,7 @@ describe("GET /report/v2/advertisers", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
-        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        // The fixture's order came without proof, from a publisher that credits such orders: credited, and unverified.
         unverified_conversions: 1,
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,

@@ -43,7 +43,7 @@ describe("GET /campaign/v2", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
-        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        // The fixture's order came without proof, from a publisher that credits such orders: credited, and unverified.
         unverified_conversions: 1,
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,
@@ -237,7 +237,7 @@ describe("GET /campaign/:id", () => {
         duplicate_events: 0,
         bot_events: 0,
         invalid_events: 0,
-        // The fixture's order came without proof, from a publisher that does not require it: credited, and unverified.
+        // The fixture's order came without proof, from a publisher that credits such orders: credited, and unverified.
         unverified_conversions: 1,
         unverified_sales_revenue: 23,
         uncredited_conversions: 0,

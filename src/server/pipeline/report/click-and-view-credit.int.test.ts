@@ -75,7 +75,7 @@ const Q_TOTAL = credit({ conversions: 1, click: 0, sales: 4, salesClick: 0, unit
 const BRAND_TOTAL = credit({ conversions: 3, click: 2, sales: 38, salesClick: 23, units: 6.5, clicks: 2, converted: 1, halo: [1, 3], ntb: [2, 33] });
 
 beforeAll(async () => {
-  const shop = await makePublisher();
+  const shop = await makePublisher({ creditUnverified: true }); // its orders come unsigned
   const brand = await makeAdvertiser();
   p = await makeCampaignWithAd({
     advertiserId: brand.id,
@@ -215,7 +215,7 @@ describe("click- and view-through credit", () => {
   it("are counted for the days before them by their migration, from the attributions kept", async () => {
     // Its own shop and day: the migration ran before halo lines existed, so it counts every
     // credited line, and this fixture has none (the one above has, on 10 Nov).
-    const shop = await makePublisher();
+    const shop = await makePublisher({ creditUnverified: true }); // its orders come unsigned
     const brand = await makeAdvertiser();
     const r = await makeCampaignWithAd({
       advertiserId: brand.id,

@@ -37,7 +37,11 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
   // 1 click; X has 2 impressions and 1 click. 11 Nov: S2 has 1 impression.
   beforeAll(async () => {
     const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}` });
-    const [s1, s2, shopX] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id }), await makePublisher()];
+    const [s1, s2, shopX] = [
+      await makePublisher({ networkId: network.id, creditUnverified: true }),
+      await makePublisher({ networkId: network.id, creditUnverified: true }),
+      await makePublisher({ creditUnverified: true }),
+    ];
     const brand = await makeAdvertiser();
     onNetwork = await makeCampaignWithAd({
       advertiserId: brand.id,
@@ -90,7 +94,7 @@ describe("GET /report/advertisers/campaigns-detailed and /report/advertisers/ads
     duplicate_events: m.duplicates ?? 0,
     bot_events: 0,
     invalid_events: 0,
-    // Every order of the fixture came without proof, from publishers that do not require it.
+    // Every order of the fixture came without proof, from publishers that credit such orders.
     unverified_conversions: m.conversions ?? 0,
     unverified_sales_revenue: m.sales ?? 0,
     uncredited_conversions: 0,

@@ -7,5 +7,5 @@ import { prepared } from "@/server/db/prepared";
 export const publisherTrustRows = (publisherIds: string[]): pg.QueryConfig =>
   prepared(
     "settle-publisher-trust",
-    sql`SELECT id, require_verified_conversions, max_order_total_micros::text, max_line_quantity FROM accounts WHERE id = ANY(${publisherIds}::text[])`,
+    sql`SELECT id, credit_unverified_conversions, max_order_total_micros::text, max_line_quantity FROM accounts WHERE id = ANY(${publisherIds}::text[])`,
   );

@@ -1,7 +1,7 @@
 // What settling holds an order against besides its session's allowance: its publisher's
 // plausibility limits (the largest order total, the largest line quantity; Tally's defaults
 // TALLY_MAX_ORDER_TOTAL and TALLY_MAX_LINE_QUANTITY where the publisher set none) and whether the
-// publisher requires verified orders, which decides if the order is credited. Read once per
+// publisher credits orders without proof, which decides if an unverified order is credited. Read once per
 // stretch for the stretch's publishers, in its transaction, so a change applies from the next
 // stretch on (docs/conversions.md, "Plausibility limits").
 import type pg from "pg";
@@ -19,7 +19,7 @@ export async function publisherTrust(client: pg.PoolClient, publisherIds: string
   const defaults = defaultTrust();
   const { rows } = await client.query<{
     id: string;
-    require_verified_conversions: boolean;
+    credit_unverified_conversions: boolean;
     max_order_total_micros: string | null;
     max_line_quantity: number | null;
   }>(publisherTrustRows([...new Set(publisherIds)]));
@@ -27,7 +27,7 @@ export async function publisherTrust(client: pg.PoolClient, publisherIds: string
     rows.map((row) => [
       row.id,
       {
-        requireVerified: row.require_verified_conversions,
+        creditUnverified: row.credit_unverified_conversions,
         maxOrderTotalMicros: row.max_order_total_micros === null ? defaults.maxOrderTotalMicros : BigInt(row.max_order_total_micros),
         maxLineQuantity: row.max_line_quantity ?? defaults.maxLineQuantity,
       },

@@ -29,8 +29,9 @@ const member = (accountId: string): Viewer => ({
   memberRole: "admin",
 });
 
+/** A publisher whose checkout sends orders unsigned (it credits them), with a click on its campaign. */
 async function clickedShop() {
-  const publisher = await makePublisher();
+  const publisher = await makePublisher({ creditUnverified: true });
   const advertiser = await makeAdvertiser({ wallet: 100 });
   const sku = `SKU-${randomUUID()}`;
   const made = await makeCampaignWithAd({
@@ -131,21 +132,21 @@ describe("a publisher's own limits", () => {
     await updateConversionTrust({
       actor: member(s.publisher.id),
       publisherId: s.publisher.id,
-      requireVerified: false,
+      creditUnverified: true,
       maxOrderTotal: 5e12,
       maxLineQuantity: 10_000,
     });
     const wholesale = largest(s);
     expect((await postConversion(wholesale)).status).toBe(202);
     expect(await storedCount(wholesale.order_id)).toBe(1);
-    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, requireVerified: false, maxOrderTotal: 10, maxLineQuantity: 2 });
+    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: true, maxOrderTotal: 10, maxLineQuantity: 2 });
     const small = order(s, [{ quantity: 3, price: 1 }]);
     const smallTotal = order(s, [{ quantity: 2, price: 5.5 }]);
     for (const body of [small, smallTotal]) expect((await postConversion(body)).status).toBe(202);
     expect(await setAsideRule(small.order_id)).toEqual(["line_quantity_limit"]);
     expect(await setAsideRule(smallTotal.order_id)).toEqual(["order_total_limit"]);
     // Back to Tally's defaults.
-    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, requireVerified: false, maxOrderTotal: null, maxLineQuantity: null });
+    await updateConversionTrust({ actor: OPERATOR, publisherId: s.publisher.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
     const again = order(s, [{ quantity: 3, price: 5.5 }]);
     expect((await postConversion(again)).status).toBe(202);
     expect(await storedCount(again.order_id)).toBe(1);
@@ -153,7 +154,7 @@ describe("a publisher's own limits", () => {
 
   it("are the publisher's members' and staff's to change; other accounts reach nothing, and the form's bounds hold", async () => {
     const s = await clickedShop();
-    const input = { publisherId: s.publisher.id, requireVerified: true, maxOrderTotal: 500, maxLineQuantity: 10 };
+    const input = { publisherId: s.publisher.id, creditUnverified: true, maxOrderTotal: 500, maxLineQuantity: 10 };
     for (const actor of [member(s.advertiser.id), member((await makePublisher()).id)]) {
       await expect(updateConversionTrust({ ...input, actor })).rejects.toMatchObject({ code: "not_found", message: "no such account" });
     }
@@ -161,7 +162,7 @@ describe("a publisher's own limits", () => {
     await expect(updateConversionTrust({ ...input, maxOrderTotal: 5e12 + 1, actor: OPERATOR })).rejects.toThrow(/at most 5,000,000,000,000/);
     await expect(updateConversionTrust({ ...input, maxLineQuantity: 0, actor: OPERATOR })).rejects.toThrow(/above 0/);
     expect(await updateConversionTrust({ ...input, actor: member(s.publisher.id) })).toMatchObject({
-      requireVerified: true,
+      creditUnverified: true,
       maxOrderTotal: 500,
       maxLineQuantity: 10,
       defaults: { maxOrderTotal: 100_000, maxLineQuantity: 1_000 },

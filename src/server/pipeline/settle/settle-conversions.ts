@@ -4,7 +4,7 @@
 // An order past its publisher's plausibility limits (order-plausibility.ts) or its session's daily
 // allowance (TALLY_ORDERS_PER_SESSION_PER_DAY) is set aside by that rule, and one that cannot be
 // stored, whatever the reason, is set aside with its failure. The others are stored, credited
-// unless they are unverified and their publisher requires verified orders.
+// unless they are unverified and their publisher does not credit orders without proof (the default).
 import type pg from "pg";
 import { env } from "@/env";
 import { DAY_MS } from "@/server/core/days";
@@ -125,7 +125,7 @@ async function settleOrders(client: pg.PoolClient, orders: OrderToSettle[]): Pro
   }
   const kept = orders
     .filter((_, index) => !setAside.has(index))
-    .map(({ order }) => ({ ...order, credited: order.verified_by !== null || !trustOf(order.publisher_id).requireVerified }));
+    .map(({ order }) => ({ ...order, credited: order.verified_by !== null || trustOf(order.publisher_id).creditUnverified }));
   await store().settled.storeConversions(client, kept);
   await recordSetAsides(
     client,

@@ -22,7 +22,7 @@ import {
   type ReportRows,
 } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
-import { seedParityTraffic } from "@/testing/report-parity-traffic";
+import { PARITY_DAYS, seedParityTraffic } from "@/testing/report-parity-traffic";
 import { reportSheet } from "@/testing/report-sheet";
 import { clickhouseStore } from "./clickhouse-store";
 import { selectRows } from "./client";
@@ -385,6 +385,35 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect(row.ntb_conversions).toBeLessThan(row.conversions_total);
     expect(row.ntb_sales_revenue).toBeGreaterThan(0);
     expect(row.ntb_sales_revenue).toBeLessThan(row.sales_revenue);
+  });
+
+  it("are compared over orders without proof on a publisher that credits only proven ones: no click converted, no purchase, apart from every figure", async () => {
+    const strict = scopes.find(([name]) => name === "strict shop")![1];
+    const [fromClickhouse, fromPostgres] = [await clickhouse.metricsOverRange(strict, traffic.range), await postgres.metricsOverRange(strict, traffic.range)];
+    expect(fromClickhouse.total).toEqual(fromPostgres.total);
+    const lines = await pgPool().query<{ user_id: string; placed: string; credited: boolean; new_to_brand: boolean }>(
+      `SELECT user_id, to_char(placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS placed, credited, new_to_brand
+         FROM attributions WHERE user_id IN ('proven-later', 'unproven-only') ORDER BY 2, 1`,
+    );
+    expect(lines.rows).toEqual([
+      { user_id: "proven-later", placed: PARITY_DAYS[1], credited: false, new_to_brand: false },
+      { user_id: "unproven-only", placed: PARITY_DAYS[1], credited: false, new_to_brand: false },
+      { user_id: "proven-later", placed: PARITY_DAYS[2], credited: true, new_to_brand: true },
+    ]);
+    // Converted clicks are those with a credited line of their own SKU: the unproven-only shopper's is not one.
+    const converted = await pgPool().query<{ n: number }>(
+      `SELECT count(DISTINCT event_id)::int AS n FROM attributions WHERE publisher_id = $1 AND credited AND match = 'sku' AND event_kind = 'click'`,
+      [traffic.strictShop.id],
+    );
+    expect(fromClickhouse.total.converted_clicks).toBe(converted.rows[0]!.n);
+    const unproven = await pgPool().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM attributions a WHERE a.credited
+          AND a.event_id IN (SELECT event_id FROM attributions WHERE user_id = 'unproven-only')`,
+    );
+    expect(unproven.rows[0]!.n).toBe(0);
+    // The two orders of 99,999 are only in the unverified and uncredited figures.
+    expect(fromClickhouse.total.sales_revenue).toBeLessThan(99_999);
+    expect(fromClickhouse.total.uncredited_sales_revenue).toBeGreaterThanOrEqual(2 * 99_999);
   });
 
   it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {

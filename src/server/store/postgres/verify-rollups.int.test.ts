@@ -12,7 +12,8 @@ const BOT = "Googlebot/2.1 (+http://www.google.com/bot.html)";
 
 describe("daily rollups", () => {
   it("follow stored events and attributions in the same transactions, and the check finds any drift", async () => {
-    const publisher = await makePublisher();
+    // Its checkout sends orders unsigned, and it credits them.
+    const publisher = await makePublisher({ creditUnverified: true });
     const advertiser = await makeAdvertiser();
     const { campaign, ad, products } = await makeCampaignWithAd({
       advertiserId: advertiser.id,
@@ -177,7 +178,7 @@ describe("daily rollups", () => {
   });
 
   it("count each daily_ad_totals row once in daily_ad_row_counts, whichever writer inserts it", async () => {
-    const [first, second] = [await makePublisher(), await makePublisher()];
+    const [first, second] = [await makePublisher({ creditUnverified: true }), await makePublisher({ creditUnverified: true })];
     const advertiser = await makeAdvertiser();
     const sku = `SKU-${randomUUID()}`;
     const { campaign, ad } = await makeCampaignWithAd({

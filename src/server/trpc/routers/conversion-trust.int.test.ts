@@ -27,14 +27,14 @@ beforeAll(async () => {
 describe("conversionTrust procedures", () => {
   it("read and set the requirement and limits, and show a new signing secret once", async () => {
     expect(await as(member).conversionTrust.get({ publisherId: shopId })).toMatchObject({
-      requireVerified: false,
+      creditUnverified: false,
       maxOrderTotal: null,
       maxLineQuantity: null,
       defaults: { maxOrderTotal: 100_000, maxLineQuantity: 1_000 },
       secrets: [],
     });
-    const saved = await as(member).conversionTrust.update({ publisherId: shopId, requireVerified: true, maxOrderTotal: 2_500.5, maxLineQuantity: 12 });
-    expect(saved).toMatchObject({ requireVerified: true, maxOrderTotal: 2_500.5, maxLineQuantity: 12 });
+    const saved = await as(member).conversionTrust.update({ publisherId: shopId, creditUnverified: true, maxOrderTotal: 2_500.5, maxLineQuantity: 12 });
+    expect(saved).toMatchObject({ creditUnverified: true, maxOrderTotal: 2_500.5, maxLineQuantity: 12 });
 
     const made = await as(member).conversionTrust.rotateSecret({ publisherId: shopId });
     expect(made.secret).toMatch(/^tss_[A-Za-z0-9_-]{43}$/);
@@ -59,14 +59,14 @@ describe("conversionTrust procedures", () => {
     await expect(as(brandMember).conversionTrust.get({ publisherId: shopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(brandMember).conversionTrust.rotateSecret({ publisherId: shopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(
-      as(brandMember).conversionTrust.update({ publisherId: shopId, requireVerified: false, maxOrderTotal: null, maxLineQuantity: null }),
+      as(brandMember).conversionTrust.update({ publisherId: shopId, creditUnverified: false, maxOrderTotal: null, maxLineQuantity: null }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(
-      as(staff).conversionTrust.update({ publisherId: shopId, requireVerified: false, maxOrderTotal: -1, maxLineQuantity: null }),
+      as(staff).conversionTrust.update({ publisherId: shopId, creditUnverified: false, maxOrderTotal: -1, maxLineQuantity: null }),
     ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
     await expect(as(null).conversionTrust.get({ publisherId: shopId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    expect((await as(staff).conversionTrust.get({ publisherId: shopId })).requireVerified).toBe(true);
+    expect((await as(staff).conversionTrust.get({ publisherId: shopId })).creditUnverified).toBe(true);
   });
 });

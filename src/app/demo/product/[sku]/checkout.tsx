@@ -2,13 +2,15 @@
 
 // The demo store's checkout: one product, bought at once. It shows what a publisher's order
 // confirmation does with the Tally SDK: hash the shopper's identity in the browser
-// (Tally.hashIdentity), then send the conversion and wait for the service's answer, so the page
+// (Tally.hashIdentity), have the store's server sign the order (an order token, so it is proven and
+// credited), then send the conversion and wait for the service's answer, so the page
 // can show the 202 messages or the 422 validation errors instead of a silent beacon.
 import { type FormEvent, type InputHTMLAttributes, useId, useState } from "react";
 import type { TallyApi, TallyConversionReply, TallyOrder } from "@/sdk/tally";
 import styles from "../../demo.module.css";
 import { loadTally } from "../../load-tally";
 import { DEMO_PUBLISHER_ID, DEMO_SITE, formatPrice } from "../../products";
+import { signDemoOrder } from "./sign-order";
 
 const COUNTRY_CODE = "55";
 const MAX_QUANTITY = 99;
@@ -79,6 +81,8 @@ async function placeOrder(form: FormData, sku: string, price: number): Promise<O
   // joins the impressions and clicks of this browser.
   const sessionId = tally.sessionId();
   const orderId = newOrderId();
+  // The store's server signs the order, so Tally takes it as proven and credits it.
+  const signed = await signDemoOrder(orderId, sku, Number(field("quantity"))).catch(() => null);
   // Without a usable e-mail, email_hashed is missing and the service answers 422: the demo sends
   // such an order anyway, to show that answer, hence the cast.
   const order = {
@@ -92,6 +96,7 @@ async function placeOrder(form: FormData, sku: string, price: number): Promise<O
     // Demo Market has two sites, so each order says which one sold it.
     brand: DEMO_SITE,
     items: [{ sku, product_id: null, seller_id: null, quantity: Number(field("quantity")), price, promotional_price: price }],
+    ...(signed ? { order_token: signed.token } : {}),
     ...hashes,
   } as TallyOrder;
   try {

@@ -225,11 +225,12 @@ describe("a bad item in a batch", () => {
       await pgPool().query(`UPDATE ${table} SET sales_revenue_micros = $2 WHERE campaign_id = $1`, [f.campaign.id, String(nearTop)]);
     }
     const orderId = `order-${randomUUID()}`;
-    // A line past Tally's default plausibility limits: this publisher raised its own to the largest there are.
+    // A line past Tally's default plausibility limits: this publisher raised its own to the largest
+    // there are, and credits its checkout's unsigned orders.
     await updateConversionTrust({
       actor: OPERATOR,
       publisherId: f.publisher.id,
-      requireVerified: false,
+      creditUnverified: true,
       maxOrderTotal: LARGEST_ORDER_TOTAL,
       maxLineQuantity: 10_000,
     });

@@ -10,8 +10,8 @@
 // parameter: JSON.stringify is native, where array parameters cost an escaping pass per value.
 // Each order arrives already written as JSON (its size is checked against TALLY_ORDER_MAX_BYTES
 // when it is accepted), and the log keeps that size beside it, so a settle stretch is bounded in
-// bytes without reading the orders it leaves for the next one. For a publisher that requires
-// verified orders, a verified copy replaces the receipt an unverified copy took first: otherwise
+// bytes without reading the orders it leaves for the next one. Unless the publisher credits orders
+// without proof, a verified copy replaces the receipt an unverified copy took first: otherwise
 // anyone who guessed an order id could send it unverified and have the real, verified order
 // ignored as a repeat (docs/conversions.md, "Verified orders").
 import sql from "sql-template-tag";
@@ -31,7 +31,7 @@ export interface OrderToAppend {
   order: ConversionToAppend;
   json: string;
   bytes: number;
-  /** A verified order of a publisher that requires verified orders: it replaces an unverified receipt. */
+  /** A verified order of a publisher that credits only proven orders (the default): it replaces an unverified receipt. */
   supersedes: boolean;
 }
 

@@ -1,5 +1,5 @@
 // A publisher's conversion trust settings (docs/conversions.md, "Verified orders" and
-// "Plausibility limits"): whether only verified orders are credited, the largest order total and
+// "Plausibility limits"): whether orders sent without proof are credited too, the largest order total and
 // line quantity settling keeps, and its signing secrets (listed, never shown). Staff, the operator
 // and the publisher's own members read and change them; an advertiser's members, another
 // publisher's or a network's for its sub-publishers reach nothing ("no such account").
@@ -16,7 +16,8 @@ import { type TConversionTrustInput, ZConversionTrustInput } from "./trust-input
 
 /** What settling holds a publisher's orders to (pipeline/settle/order-plausibility.ts). */
 export interface PublisherTrust {
-  requireVerified: boolean;
+  /** Orders without proof are credited too; off (the default), only proven orders move figures. */
+  creditUnverified: boolean;
   maxOrderTotalMicros: bigint;
   maxLineQuantity: number;
 }
@@ -24,12 +25,12 @@ export interface PublisherTrust {
 /** Tally's defaults, for a publisher without limits of its own (or one that no longer exists). */
 export function defaultTrust(): PublisherTrust {
   const config = env();
-  return { requireVerified: false, maxOrderTotalMicros: toMicros(config.TALLY_MAX_ORDER_TOTAL), maxLineQuantity: config.TALLY_MAX_LINE_QUANTITY };
+  return { creditUnverified: false, maxOrderTotalMicros: toMicros(config.TALLY_MAX_ORDER_TOTAL), maxLineQuantity: config.TALLY_MAX_LINE_QUANTITY };
 }
 
 export interface ConversionTrust {
   publisherId: string;
-  requireVerified: boolean;
+  creditUnverified: boolean;
   /** The publisher's own limits; null: Tally's default applies. */
   maxOrderTotal: number | null;
   maxLineQuantity: number | null;
@@ -39,7 +40,7 @@ export interface ConversionTrust {
   secrets: SigningSecretSummary[];
 }
 
-const SETTINGS = { name: true, kind: true, requireVerifiedConversions: true, maxOrderTotalMicros: true, maxLineQuantity: true } as const;
+const SETTINGS = { name: true, kind: true, creditUnverifiedConversions: true, maxOrderTotalMicros: true, maxLineQuantity: true } as const;
 
 async function publisherSettings(actor: Actor, publisherId: string) {
   assertMayAccess(actor, publisherId, "account");
@@ -50,8 +51,8 @@ async function publisherSettings(actor: Actor, publisherId: string) {
 }
 
 /** The settings as the log keeps them: money in currency units. */
-const loggedTrust = (account: { requireVerifiedConversions: boolean; maxOrderTotalMicros: bigint | null; maxLineQuantity: number | null }) => ({
-  requireVerified: account.requireVerifiedConversions,
+const loggedTrust = (account: { creditUnverifiedConversions: boolean; maxOrderTotalMicros: bigint | null; maxLineQuantity: number | null }) => ({
+  creditUnverified: account.creditUnverifiedConversions,
   maxOrderTotal: account.maxOrderTotalMicros === null ? null : fromMicros(account.maxOrderTotalMicros),
   maxLineQuantity: account.maxLineQuantity,
 });
@@ -60,7 +61,7 @@ function trustOf(publisherId: string, account: Awaited<ReturnType<typeof publish
   const defaults = defaultTrust();
   return {
     publisherId,
-    requireVerified: account.requireVerifiedConversions,
+    creditUnverified: account.creditUnverifiedConversions,
     maxOrderTotal: account.maxOrderTotalMicros === null ? null : fromMicros(account.maxOrderTotalMicros),
     maxLineQuantity: account.maxLineQuantity,
     defaults: { maxOrderTotal: fromMicros(defaults.maxOrderTotalMicros), maxLineQuantity: defaults.maxLineQuantity },
@@ -74,7 +75,7 @@ export async function getConversionTrust({ actor, publisherId }: { actor: Actor;
 }
 
 /**
- * Sets the publisher's requirement and limits. They apply to orders settled from then on (a few
+ * Sets whether the publisher's orders without proof are credited, and its limits. They apply to orders settled from then on (a few
  * seconds after their receipt); orders already settled keep what was decided for them.
  */
 export async function updateConversionTrust(input: TConversionTrustInput & { actor: Actor }): Promise<ConversionTrust> {
@@ -87,7 +88,7 @@ export async function updateConversionTrust(input: TConversionTrustInput & { act
     const after = await tx.account.update({
       where: { id: data.publisherId },
       data: {
-        requireVerifiedConversions: data.requireVerified,
+        creditUnverifiedConversions: data.creditUnverified,
         maxOrderTotalMicros: data.maxOrderTotal === null ? null : toMicros(data.maxOrderTotal),
         maxLineQuantity: data.maxLineQuantity,
       },

@@ -47,7 +47,7 @@ describe("order numbers", () => {
     await updateConversionTrust({
       actor: OPERATOR,
       publisherId: publisher.id,
-      requireVerified: false,
+      creditUnverified: false,
       maxOrderTotal: LARGEST_ORDER_TOTAL,
       maxLineQuantity: MAX_QUANTITY,
     });

@@ -251,7 +251,10 @@ export async function recordConversion(body: unknown, now?: Date, { key = null }
   const { conversion, site, publisher } = await validateConversion(body, at);
   const totalMicros = orderTotalMicros(conversion.items);
   const proof = await proveOrder(conversion, totalMicros, key, at);
-  const order = orderToAppend(toAppend(conversion, site, now ?? null, proof, totalMicros), proof.verifiedBy !== null && publisher.require_verified_conversions);
+  const order = orderToAppend(
+    toAppend(conversion, site, now ?? null, proof, totalMicros),
+    proof.verifiedBy !== null && !publisher.credit_unverified_conversions,
+  );
   const limit = env().TALLY_ORDER_MAX_BYTES;
   if (order.bytes > limit) throw TallyError.validation([orderTooLarge(order.bytes, limit)]);
   if (proof.verifiedBy === null) {

@@ -1,4 +1,4 @@
-// The conversion trust form's schema (require verified orders, the two plausibility limits),
+// The conversion trust form's schema (credit orders without proof, the two plausibility limits),
 // shared by the server and the dashboard: zod only.
 import { z } from "zod";
 import { MAX_ORDER_ITEMS, MAX_QUANTITY, MAX_UNIT_PRICE } from "@/contracts/conversion.schema";
@@ -8,7 +8,8 @@ export const LARGEST_ORDER_TOTAL = MAX_ORDER_ITEMS * MAX_UNIT_PRICE * MAX_QUANTI
 
 export const ZConversionTrustInput = z.object({
   publisherId: z.string().min(1),
-  requireVerified: z.boolean(),
+  /** Orders sent without proof are credited too (off by default: only proven orders move figures). */
+  creditUnverified: z.boolean(),
   /** Currency units; null: Tally's default (TALLY_MAX_ORDER_TOTAL). */
   maxOrderTotal: z
     .number({ message: "must be a number" })

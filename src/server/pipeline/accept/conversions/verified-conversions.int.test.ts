@@ -2,7 +2,7 @@
 // what a publisher's requirement does to the figures, all over the same shopper and campaign.
 // Verified orders (docs/conversions.md): a server sends the publisher's API key, or a browser
 // carries a token the publisher's server signed. Unverified orders are kept and counted apart, and
-// never credited for a publisher that requires proof; a verified copy of an order replaces an
+// never credited unless the publisher credits orders without proof (off by default); a verified copy of an order replaces an
 // unverified one sent before it; and the report rows agree with a recount after all of it.
 
 import { createHash, randomUUID } from "node:crypto";
@@ -20,7 +20,6 @@ import { postConversion } from "@/testing/events-client";
 import { daysFromToday, makeAdvertiser, makeCampaignWithAd, makePublisher, today } from "@/testing/fixtures";
 import { get } from "@/testing/report-fixture";
 import { recordAndSettle, settleAll } from "@/testing/settle";
-import { updateConversionTrust } from "./conversion-trust";
 import { signOrderToken } from "./order-proof";
 import { recordConversion } from "./record-conversion";
 import { rotateSigningSecret } from "./signing-secrets";
@@ -41,9 +40,12 @@ let advertiserKey: string;
 let strict: Shop;
 let lenient: Shop;
 
-/** A publisher whose campaign (of the shared advertiser) the shopper clicked ten minutes ago. */
-async function shop(advertiserId: string, requireVerified: boolean): Promise<Shop> {
-  const publisher = await makePublisher();
+/**
+ * A publisher whose campaign (of the shared advertiser) the shopper clicked ten minutes ago;
+ * `creditUnverified`: it opted in to credit orders without proof (left at the default otherwise).
+ */
+async function shop(advertiserId: string, creditUnverified: boolean): Promise<Shop> {
+  const publisher = await makePublisher({ creditUnverified });
   const sku = `SKU-${randomUUID()}`;
   const campaign = await makeCampaignWithAd({ advertiserId, publisherIds: [publisher.id], bidModel: "cpc", bid: 1, products: [{ sku, name: "Beans" }] });
   const shopper = { session: `s-${randomUUID()}`, user: `u-${randomUUID()}` };
@@ -55,7 +57,6 @@ async function shop(advertiserId: string, requireVerified: boolean): Promise<Sho
     now: clickedAt,
   });
   expect(click.status).toBe("counted");
-  await updateConversionTrust({ actor: OPERATOR, publisherId: publisher.id, requireVerified, maxOrderTotal: null, maxLineQuantity: null });
   const key = (await createApiKey({ actor: OPERATOR, accountId: publisher.id, name: "checkout server" })).key;
   return { publisher, campaign, sku, key, shopper };
 }
@@ -63,8 +64,8 @@ async function shop(advertiserId: string, requireVerified: boolean): Promise<Sho
 beforeAll(async () => {
   const advertiser = await makeAdvertiser({ wallet: 1000 });
   advertiserKey = (await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "reports" })).key;
-  strict = await shop(advertiser.id, true);
-  lenient = await shop(advertiser.id, false);
+  strict = await shop(advertiser.id, false);
+  lenient = await shop(advertiser.id, true);
 });
 
 function order(s: Shop, items: { quantity: number; promotional_price: number }[] = [{ quantity: 2, promotional_price: 19.9 }], extra: object = {}) {
@@ -226,7 +227,8 @@ describe("verified by an order token", () => {
     const body = order({ ...lenient, publisher });
     const answer = await postConversion({ ...body, order_token: signOrderToken(made, body.order_id, orderTotalMicros(body.items)) });
     expect(answer).toMatchObject({ status: 202, body: { verified: false } });
-    expect(await stored(publisher.id, body.order_id)).toEqual([{ verifiedBy: null, credited: true }]);
+    // Kept, unverified, and so not credited: the publisher keeps the default.
+    expect(await stored(publisher.id, body.order_id)).toEqual([{ verifiedBy: null, credited: false }]);
   });
 
   it("stores only ciphertext, never the secret, and the token's secret is another publisher's for nobody", async () => {
@@ -241,7 +243,7 @@ describe("verified by an order token", () => {
   });
 });
 
-describe("a publisher that requires verified conversions", () => {
+describe("a publisher that credits only proven orders (the default)", () => {
   it("keeps an unverified copy sent first apart, and still credits the verified order of the same id", async () => {
     const body = order(strict);
     expect((await postConversion(body)).body).toMatchObject({ verified: false });
@@ -255,7 +257,7 @@ describe("a publisher that requires verified conversions", () => {
       { verifiedBy: null, credited: false },
       { verifiedBy: "api_key", credited: true },
     ]);
-    // Where proof is not required, the first copy keeps the order id, as before.
+    // Where orders without proof are credited, the first copy keeps the order id.
     const lenientBody = order(lenient);
     await postConversion(lenientBody);
     expect((await postConversion(lenientBody, { headers: bearer(lenient.key) })).body).toMatchObject({ messages: [expect.stringMatching(/already received/)] });
@@ -274,7 +276,7 @@ describe("a publisher that requires verified conversions", () => {
     const byToken = order(strict, [{ quantity: 1, promotional_price: 12.5 }]);
     const token = signOrderToken(secret, byToken.order_id, 12_500_000n);
     expect((await postConversion({ ...byToken, order_token: token })).body).toMatchObject({ verified: true });
-    // An anonymous order on the lenient publisher (7.00): credited, and unverified.
+    // An anonymous order on the publisher that opted in (7.00): credited, and unverified.
     expect((await postConversion(order(lenient, [{ quantity: 1, promotional_price: 7 }]))).status).toBe(202);
     await attributePendingConversions({ settleMs: 0 });
 

@@ -68,6 +68,14 @@ function createCounters() {
       "Pipeline steps that failed and will be tried again (the database's or the process's fault, not an item's), by job.",
       ["job"],
     ),
+    reportJobsRefused: counter(
+      "tally_report_jobs_refused_total",
+      "POST /report/jobs answered 429 because the account already had TALLY_REPORT_JOBS_PER_ACCOUNT jobs queued or running.",
+    ),
+    reportJobsDropped: counter(
+      "tally_report_jobs_dropped_total",
+      "Finished report jobs deleted, file and row, before their 7 days because their account asked for more than TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT.",
+    ),
   };
   for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) counters.reportRefusals.inc({ reason }, 0);
   for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) counters.downloadsCut.inc({ reason }, 0);
@@ -126,4 +134,14 @@ export function countOrderProof(proof: OrderProofOutcome): void {
 /** A pipeline step that failed for a reason that is not an item's; `job` is one of Tally's own job names (settle, attribution, export, upkeep), never input. */
 export function countStepFailure(job: string): void {
   counters().stepFailures.inc({ job });
+}
+
+/** A report job refused (429) for its account's unfinished jobs. */
+export function countReportJobRefused(): void {
+  counters().reportJobsRefused.inc();
+}
+
+/** Finished report jobs dropped past their account's kept bound. */
+export function countReportJobsDropped(jobs: number): void {
+  counters().reportJobsDropped.inc(jobs);
 }

@@ -61,8 +61,8 @@ export interface RunReportJobsOptions {
   /** Stop taking jobs once this much time has gone (a job already taken runs to its end). */
   budgetMs?: number;
   maxJobs?: number;
-  /** Called as each part of a file has been uploaded (the tests stop a worker there). */
-  onPart?: (part: number) => void;
+  /** Called as each part of a file has been uploaded, with its size (the tests stop a worker there). */
+  onPart?: (part: number, bytes: number) => void;
 }
 
 /** Runs queued jobs one after another until none is left, the budget is spent or maxJobs have run. */
@@ -118,7 +118,7 @@ function fileWriter(
 export async function runClaimedJob(
   job: ReportJobRow,
   token: string,
-  { bucket, now, settings, onPart }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings; onPart?: (part: number) => void },
+  { bucket, now, settings, onPart }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings; onPart?: (part: number, bytes: number) => void },
 ): Promise<JobOutcome> {
   const format = job.format as keyof typeof FILE_EXTENSIONS;
   const key = `report-jobs/${job.account_id ?? "staff"}/${job.id}.${FILE_EXTENSIONS[format]}`;

@@ -98,9 +98,10 @@ async function timeReportJob(
 }
 
 // Room over the worker's heap before its first job, for one job's working set: two read batches
-// of 2,000 rows, 250 rows of XML, a page of deflated bytes, and V8's garbage between collections.
-// The job's live heap stays within about 2 MB of where it started (bench/results.md).
-const JOB_HEAP_ROOM_MB = 16;
+// of 1,000 rows, the XML of 250 rows, and what is alive mid-batch when a collection runs. Full
+// collections found up to 15 MB over the start mid-job (bench/results.md), so 24 MB leaves room,
+// still far below the 100 MB and more that rows read whole would take.
+const JOB_HEAP_ROOM_MB = 24;
 
 const jobBody = (lastDay: string) => JSON.stringify({ report: "ads_detailed", start_date: addDays(lastDay, -399), end_date: lastDay, format: "xlsx" });
 

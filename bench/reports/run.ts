@@ -125,7 +125,13 @@ async function runJobWorker(env: NodeJS.ProcessEnv): Promise<JobWorkerRun> {
 async function runCappedJobWorker(env: NodeJS.ProcessEnv): Promise<JobWorkerRun | { died: string }> {
   const worker = await runBenchChild("bench/reports/report-job-worker.ts", [], env);
   if (worker.status !== 0) return { died: worker.status === null ? "was ended by a signal (V8 aborts a process out of heap)" : `exited with ${worker.status}` };
-  return JSON.parse(worker.stdout.trim().split("\n").at(-1)!) as JobWorkerRun;
+  // Tally's log lines share stdout, and may be flushed after the worker's figures.
+  const figures = worker.stdout
+    .trim()
+    .split("\n")
+    .findLast((line) => line.startsWith('{"jobs":'));
+  if (!figures) throw new Error("the report job worker printed no figures");
+  return JSON.parse(figures) as JobWorkerRun;
 }
 
 /** The pid and every descendant of it (next start may fork workers). */

@@ -313,6 +313,12 @@ const serverSchema = z
       .transform((value) => value === "1"),
     /** Report jobs one account may have queued or running at once; one more is a 429. */
     TALLY_REPORT_JOBS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
+    /**
+     * Finished report jobs (done or failed) an account keeps: asking for a new job deletes the
+     * account's finished jobs older than its newest this many, files included, so an account that
+     * asks again and again holds a bounded share of the bucket within the 7 days' retention.
+     */
+    TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(50),
     /** Times a report job is started before it is failed (a worker that died counts as a start). */
     TALLY_REPORT_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
     /** Seconds a worker holds a job without renewing it; a job whose worker died is taken again after it. */

@@ -80,6 +80,14 @@ function createCounters() {
       "Token requests refused (429) by limit: address (wrong secrets for a client from one source), client (a source that failed, while the client is guessed from many), requests (a client's right secrets a minute).",
       ["limit"],
     ),
+    reportJobsRefused: counter(
+      "tally_report_jobs_refused_total",
+      "POST /report/jobs answered 429 because the account already had TALLY_REPORT_JOBS_PER_ACCOUNT jobs queued or running.",
+    ),
+    reportJobsDropped: counter(
+      "tally_report_jobs_dropped_total",
+      "Finished report jobs deleted, file and row, before their 7 days because their account asked for more than TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT.",
+    ),
   };
   for (const reason of ["rate", "key_downloads", "account_downloads"] satisfies ReportRefusal[]) counters.reportRefusals.inc({ reason }, 0);
   for (const reason of ["stalled", "too_long"] satisfies DownloadCut[]) counters.downloadsCut.inc({ reason }, 0);
@@ -151,4 +159,14 @@ export type OauthTokenLimit = "address" | "client" | "requests";
 /** A token request refused (429) by `limit`. */
 export function countOauthTokenRefusal(limit: OauthTokenLimit): void {
   counters().oauthTokenRefusals.inc({ limit });
+}
+
+/** A report job refused (429) for its account's unfinished jobs. */
+export function countReportJobRefused(): void {
+  counters().reportJobsRefused.inc();
+}
+
+/** Finished report jobs dropped past their account's kept bound. */
+export function countReportJobsDropped(jobs: number): void {
+  counters().reportJobsDropped.inc(jobs);
 }

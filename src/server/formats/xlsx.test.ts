@@ -1,7 +1,7 @@
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import { readZipWithPython } from "@/testing/python-zip";
-import { type XlsxColumn, xlsxStream } from "./xlsx";
+import { XLSX_ROWS_PER_WRITE, type XlsxColumn, xlsxStream } from "./xlsx";
 import { zipWriter } from "./zip";
 
 interface Row {
@@ -261,5 +261,35 @@ describe("xlsxStream's formats", () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
     expect(workbook.worksheets[0]!.columns.map((c) => c.width)).toEqual([8, 60]);
+  });
+});
+
+describe("a large batch of rows", () => {
+  it("reaches the archive as the XML of at most XLSX_ROWS_PER_WRITE rows at a time, every row in the file", async () => {
+    const rowsPerWrite: number[] = [];
+    const counting = (sink: Parameters<typeof zipWriter>[0]) => {
+      const zip = zipWriter(sink);
+      return {
+        ...zip,
+        write: (content: string | Uint8Array) => {
+          if (typeof content === "string") rowsPerWrite.push(content.split("<row ").length - 1);
+          return zip.write(content);
+        },
+      };
+    };
+    const batch = Array.from({ length: 2_000 }, (_, i) => ({ day: "2026-11-10", name: `row ${i}`, clicks: i }));
+    async function* pages() {
+      yield batch;
+    }
+    const bytes = await bytesOf(xlsxStream("Rows", COLUMNS, pages(), { zip: counting }));
+    const dataWrites = rowsPerWrite.filter((rows) => rows > 0);
+    expect(Math.max(...dataWrites)).toBe(XLSX_ROWS_PER_WRITE);
+    // The header row goes with the sheet's start.
+    expect(dataWrites.reduce((sum, rows) => sum + rows, 0)).toBe(2_001);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet("Rows")!;
+    expect(sheet.rowCount).toBe(2_001);
+    expect(sheet.getRow(2_001).getCell(2).value).toBe("row 1999");
   });
 });

@@ -165,7 +165,8 @@ async function readableBefore(now: Date): Promise<Date> {
 
 /**
  * Delivers every due batch, whole, until the budget is nearly spent. Returns the runs it did and
- * whether due work is left for the next call.
+ * whether due work is left for the next call. Destinations and types take turns, one batch each
+ * per round, so one far behind (after an outage) delays the others by a batch, not its backlog.
  */
 export async function runDueExports(options: RunExportsOptions = {}): Promise<{ runs: ExportRunSummary[]; unfinished: boolean }> {
   // One "now" for the whole call: it delivers what was due when it started, so a call ends even
@@ -176,27 +177,25 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
   const runs: ExportRunSummary[] = [];
   let longest = 0;
-  let unfinished = false;
-  for (const row of await activeDestinations(options.destinationId ?? null)) {
-    const types = EXPORT_TYPES.filter((type) => row.types.includes(type) && (!options.types || options.types.includes(type)));
-    for (const type of types) {
-      for (;;) {
-        if (!startsInBudget(Date.now() - began, longest, budget)) {
-          unfinished = true;
-          break;
-        }
-        const destination = await destinationWithSecret(row.id);
-        if (destination?.status !== "active") break;
-        const outcome = await withLock(row.id, type, () => nextScheduledRun(destination, type, now, settled, options));
-        if (outcome === "locked" || outcome === null) break;
-        runs.push(outcome);
-        options.onRun?.(outcome);
-        longest = Math.max(longest, outcome.durationMs);
-        if (outcome.status === "failed") break;
-      }
+  let turns = (await activeDestinations(options.destinationId ?? null)).flatMap((row) =>
+    EXPORT_TYPES.filter((type) => row.types.includes(type) && (!options.types || options.types.includes(type))).map((type) => ({ id: row.id, type })),
+  );
+  while (turns.length > 0) {
+    const again: typeof turns = [];
+    for (const turn of turns) {
+      if (!startsInBudget(Date.now() - began, longest, budget)) return { runs, unfinished: true };
+      const destination = await destinationWithSecret(turn.id);
+      if (destination?.status !== "active") continue;
+      const outcome = await withLock(turn.id, turn.type, () => nextScheduledRun(destination, turn.type, now, settled, options));
+      if (outcome === "locked" || outcome === null) continue;
+      runs.push(outcome);
+      options.onRun?.(outcome);
+      longest = Math.max(longest, outcome.durationMs);
+      if (outcome.status !== "failed") again.push(turn);
     }
+    turns = again;
   }
-  return { runs, unfinished };
+  return { runs, unfinished: false };
 }
 
 /**

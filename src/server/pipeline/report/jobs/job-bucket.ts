@@ -94,60 +94,70 @@ export interface StreamedUpload {
 
 /**
  * An object written part by part as its bytes come (CreateMultipartUpload, UploadPart, Complete).
- * A file smaller than one part is a single put when it ends: no multipart upload to start or abort.
+ * The bytes are copied into one buffer of `partBytes`, sent when full and then filled again, so
+ * an upload holds one part whatever the file's size, and every part but the last is the same
+ * size (which R2 and some other S3-compatible stores require). A file smaller than one part is a
+ * single put when it ends: no multipart upload to start or abort. `onPart` hears of each part
+ * sent, with its size.
  */
 export async function streamedUpload(
   target: JobBucket,
   key: string,
   contentType: string,
-  { partBytes = PART_BYTES, onPart }: { partBytes?: number; onPart?: (part: number) => void } = {},
+  { partBytes = PART_BYTES, onPart }: { partBytes?: number; onPart?: (part: number, bytes: number) => void } = {},
 ): Promise<StreamedUpload> {
   const { client, bucket } = target;
   let uploadId: string | undefined;
   const parts: { ETag: string; PartNumber: number }[] = [];
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
+  let part: Buffer | null = Buffer.allocUnsafe(partBytes);
+  let filled = 0;
   let bytes = 0;
 
-  const takeHeld = () => {
-    const body = Buffer.concat(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    return body;
+  const heldPart = () => {
+    if (!part) throw new Error("the upload has ended");
+    return part;
   };
   const sendPart = async () => {
     uploadId ??= (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }))).UploadId!;
-    const body = takeHeld();
+    // The SDK has sent the body when send() resolves, so the buffer may be filled again after.
+    const body = heldPart().subarray(0, filled);
     const PartNumber = parts.length + 1;
     const sent = await client.send(
       new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.byteLength }),
     );
     parts.push({ ETag: sent.ETag!, PartNumber });
-    onPart?.(PartNumber);
+    filled = 0;
+    onPart?.(PartNumber, body.byteLength);
   };
 
   return {
     async write(chunk) {
-      held.push(chunk);
-      heldBytes += chunk.byteLength;
       bytes += chunk.byteLength;
-      if (heldBytes >= partBytes) await sendPart();
+      for (let at = 0; at < chunk.byteLength; ) {
+        const copied = Math.min(chunk.byteLength - at, partBytes - filled);
+        heldPart().set(chunk.subarray(at, at + copied), filled);
+        filled += copied;
+        at += copied;
+        if (filled === partBytes) await sendPart();
+      }
     },
     async complete(beforeComplete) {
       if (uploadId === undefined) {
-        const body = takeHeld();
+        const body = heldPart().subarray(0, filled);
         await beforeComplete?.();
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: contentType }));
+        part = null;
         return { bytes, parts: 1 };
       }
-      if (heldBytes > 0) await sendPart();
+      if (filled > 0) await sendPart();
+      part = null;
       await beforeComplete?.();
       await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
       return { bytes, parts: parts.length };
     },
     async abort() {
-      held = [];
-      heldBytes = 0;
+      part = null;
+      filled = 0;
       if (uploadId !== undefined) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
     },
   };

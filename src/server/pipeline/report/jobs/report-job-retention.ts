@@ -1,5 +1,7 @@
-// Report jobs are kept REPORT_JOB_RETENTION_DAYS (their expires_at): upkeep deletes each expired
-// job's file first, then its row, so a row never outlives the chance to find its file again.
+// Report jobs are kept REPORT_JOB_RETENTION_DAYS (their expires_at), and an account keeps at most
+// TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT finished ones (older ones are expired when it asks for a new
+// one): each expired job's file is deleted first, then its row, so a row never outlives the chance
+// to find its file again.
 import { deleteJobObject, type JobBucket, jobBucket } from "./job-bucket";
 import { deleteJobs, selectExpiredJobs } from "./report-jobs.sql";
 
@@ -7,7 +9,11 @@ import { deleteJobs, selectExpiredJobs } from "./report-jobs.sql";
 const JOBS_PER_RUN = 1000;
 
 export async function deleteExpiredReportJobs(now: Date, bucket: JobBucket | null = jobBucket()): Promise<number> {
-  const expired = await selectExpiredJobs(now, JOBS_PER_RUN);
+  return deleteJobsAndFiles(await selectExpiredJobs(now, JOBS_PER_RUN), bucket);
+}
+
+/** Deletes expired jobs' files, then their rows; a job whose file cannot be deleted now stays for upkeep. */
+export async function deleteJobsAndFiles(expired: { id: string; object_key: string | null }[], bucket: JobBucket | null): Promise<number> {
   const deletable: string[] = [];
   for (const job of expired) {
     if (job.object_key) {

@@ -1,5 +1,5 @@
 // Hand-written SQL: a job is taken with FOR UPDATE SKIP LOCKED and held by a lease whose token every later write compares and sets, and an account's unfinished jobs are counted under an advisory lock; Prisma has neither.
-import sql from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
 import { BEGIN, COMMIT, ROLLBACK } from "@/server/db/transaction.sql";
 
@@ -33,20 +33,29 @@ export type NewReportJob = Pick<
   "id" | "account_id" | "requested_by" | "report" | "format" | "start_date" | "end_date" | "filters" | "order_by" | "order" | "created_at" | "expires_at"
 >;
 
+/** The jobs of one account (null: staff's), as a condition the account's index serves. */
+const ownedBy = (accountId: string | null) => (accountId === null ? sql`account_id IS NULL` : sql`account_id = ${accountId}`);
+
+export interface InsertedJob {
+  job: ReportJobRow;
+  /** The account's finished jobs past its newest `kept`: expired now, their files still to delete. */
+  dropped: { id: string; object_key: string | null }[];
+}
+
 /**
- * Inserts the job unless its account already has `limit` jobs queued or running: the count and
- * the insert run under the account's advisory lock, so two requests at once cannot both pass it.
+ * Inserts the job unless its account already has `limits.unfinished` jobs queued or running, and
+ * expires the account's finished jobs older than its newest `limits.kept`. The count, the insert
+ * and the expiry run under the account's advisory lock, so two requests at once cannot both pass it.
  */
-export async function insertJobWithinLimit(job: NewReportJob, limit: number): Promise<ReportJobRow | "full"> {
+export async function insertJobWithinLimit(job: NewReportJob, limits: { unfinished: number; kept: number }): Promise<InsertedJob | "full"> {
   const client = await pgPool().connect();
   try {
     await client.query(BEGIN);
     await client.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`report_jobs:${job.account_id ?? "staff"}`}, 0))`);
     const { rows: counted } = await client.query<{ unfinished: number }>(
-      sql`SELECT count(*)::int AS unfinished FROM report_jobs
-          WHERE account_id IS NOT DISTINCT FROM ${job.account_id} AND status IN ('queued', 'running')`,
+      sql`SELECT count(*)::int AS unfinished FROM report_jobs WHERE ${ownedBy(job.account_id)} AND status IN ('queued', 'running')`,
     );
-    if ((counted[0]?.unfinished ?? 0) >= limit) {
+    if ((counted[0]?.unfinished ?? 0) >= limits.unfinished) {
       await client.query(ROLLBACK);
       return "full";
     }
@@ -56,8 +65,15 @@ export async function insertJobWithinLimit(job: NewReportJob, limit: number): Pr
                   ${JSON.stringify(job.filters)}::jsonb, ${job.order_by}, ${job.order}, ${job.created_at}, ${job.expires_at})
           RETURNING *`,
     );
+    const { rows: dropped } = await client.query<{ id: string; object_key: string | null }>(
+      sql`UPDATE report_jobs SET expires_at = ${job.created_at}
+          WHERE id IN (
+            SELECT id FROM report_jobs WHERE ${ownedBy(job.account_id)} AND status IN ('done', 'failed')
+            ORDER BY created_at DESC, id DESC OFFSET ${limits.kept})
+          RETURNING id, object_key`,
+    );
     await client.query(COMMIT);
-    return rows[0]!;
+    return { job: rows[0]!, dropped };
   } catch (error) {
     await client.query(ROLLBACK).catch(() => {});
     throw error;
@@ -104,24 +120,49 @@ export async function failAbandonedJobs(now: Date, maxAttempts: number): Promise
 }
 
 /**
- * Takes the oldest job that is queued (and due again, after a failed attempt) or running under a
+ * Takes the next job that is queued (and due again, after a failed attempt) or running under a
  * lease that has run out (its worker died): one more attempt, held by `token` until `leaseUntil`.
- * Jobs other workers are taking at this moment are skipped, not waited for.
+ * Accounts take turns, not their jobs: the job of the account with the fewest jobs running goes
+ * first, among those the account whose last job started longest ago (or never), and only then
+ * the oldest, so one account's backlog delays another's job by at most one job. Each candidate
+ * costs two probes of report_jobs_account_id_started_at_idx, and an account has at most
+ * TALLY_REPORT_JOBS_PER_ACCOUNT unfinished jobs, so the statement stays cheap however long the
+ * queue. Jobs other workers are taking at this moment are skipped, not waited for.
  */
 export async function claimJob(now: Date, leaseUntil: Date, token: string, maxAttempts: number): Promise<ReportJobRow | null> {
-  const { rows } = await pgPool().query<ReportJobRow>(
-    sql`UPDATE report_jobs
+  const { rows } = await pgPool().query<ReportJobRow>(claimJobStatement(now, leaseUntil, token, maxAttempts));
+  return rows[0] ?? null;
+}
+
+/** claimJob's statement, which its test explains. */
+export function claimJobStatement(now: Date, leaseUntil: Date, token: string, maxAttempts: number): Sql {
+  return sql`UPDATE report_jobs
         SET status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${leaseUntil},
             started_at = ${now}
         WHERE id = (
-          SELECT id FROM report_jobs
-          WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until <= ${now}) AND attempts < ${maxAttempts}
-          ORDER BY created_at, id
+          SELECT j.id FROM report_jobs j
+          CROSS JOIN LATERAL (${ownerTurn(sql`j.account_id`, now)}) turn
+          WHERE j.status IN ('queued', 'running') AND (j.lease_until IS NULL OR j.lease_until <= ${now}) AND j.attempts < ${maxAttempts}
+          ORDER BY turn.running, turn.last_started NULLS FIRST, j.created_at, j.id
           LIMIT 1
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-  );
-  return rows[0] ?? null;
+          FOR UPDATE OF j SKIP LOCKED)
+        RETURNING *`;
+}
+
+/**
+ * An owner's place in the turns: its jobs running under a live lease, and when its last job
+ * started. Staff jobs (no account) are one owner. Each is asked as an account's and as staff's,
+ * the one that does not apply cut off by a one-time filter on `owner`, so both keep to the index
+ * (IS NOT DISTINCT FROM would read every job).
+ */
+function ownerTurn(owner: Sql, now: Date): Sql {
+  const running = sql`r.status = 'running' AND r.lease_until > ${now}`;
+  return sql`SELECT
+      (SELECT count(*) FROM report_jobs r WHERE r.account_id = ${owner} AND ${running})
+        + (SELECT count(*) FROM report_jobs r WHERE ${owner} IS NULL AND r.account_id IS NULL AND ${running}) AS running,
+      greatest(
+        (SELECT max(s.started_at) FROM report_jobs s WHERE s.account_id = ${owner}),
+        (SELECT max(s.started_at) FROM report_jobs s WHERE ${owner} IS NULL AND s.account_id IS NULL)) AS last_started`;
 }
 
 /** Holds the job longer; false once the lease is another worker's (or the job is gone). */

@@ -3,8 +3,10 @@
 // such job". Which rows it reads is decided again when it runs, from its account.
 import { z } from "zod";
 import { env } from "@/env";
+import { countReportJobRefused, countReportJobsDropped } from "@/server/core/counters";
 import { DAY_MS } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
+import { logger } from "@/server/core/log";
 import { newId } from "@/server/db/ids";
 import { store } from "@/server/store";
 import type { Requester } from "../download-slots";
@@ -12,6 +14,7 @@ import { type ReportCaller, reportScope } from "../report-scope";
 import { DOWNLOAD_URL_SECONDS, type JobBucket, presignedDownload, requireJobBucket } from "./job-bucket";
 import { REPORT_JOB_FORMATS, type ReportJobRequest } from "./report-job-input";
 import { assertReportFor, REPORT_JOB_REPORTS } from "./report-job-reports";
+import { deleteJobsAndFiles } from "./report-job-retention";
 import { insertJobWithinLimit, type ReportJobRow, selectJob, selectJobs } from "./report-jobs.sql";
 
 /** How long a job and its file are kept after it was asked for. */
@@ -90,7 +93,8 @@ export async function jobView(row: ReportJobRow, bucket: JobBucket | null, now: 
 /**
  * Queues a job for `caller`: 404 for a report not meant for its kind of account or a campaign
  * outside its scope (as the routes answer), 503 without a bucket, 429 past the account's
- * unfinished jobs (TALLY_REPORT_JOBS_PER_ACCOUNT).
+ * unfinished jobs (TALLY_REPORT_JOBS_PER_ACCOUNT). Finished jobs past the account's newest
+ * TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT are deleted, files included.
  */
 export async function createReportJob({
   caller,
@@ -123,7 +127,7 @@ export async function createReportJob({
     // The scope exists (an account that still does), as the route would find it.
     await reportScope(caller);
   }
-  const limit = env().TALLY_REPORT_JOBS_PER_ACCOUNT;
+  const limits = { unfinished: env().TALLY_REPORT_JOBS_PER_ACCOUNT, kept: env().TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT };
   const inserted = await insertJobWithinLimit(
     {
       id: newId("rjob"),
@@ -139,14 +143,22 @@ export async function createReportJob({
       created_at: now,
       expires_at: new Date(now.getTime() + REPORT_JOB_RETENTION_DAYS * DAY_MS),
     },
-    limit,
+    limits,
   );
   if (inserted === "full") {
-    throw new TallyError("too_many_requests", `the account already has ${limit} report jobs queued or running; ask again once one has finished`, {
+    countReportJobRefused();
+    throw new TallyError("too_many_requests", `the account already has ${limits.unfinished} report jobs queued or running; ask again once one has finished`, {
       retryAfterSeconds: 30,
     });
   }
-  return jobView(inserted, bucket, now);
+  if (inserted.dropped.length > 0) {
+    countReportJobsDropped(inserted.dropped.length);
+    // Already expired: if the bucket fails now, upkeep deletes them on its next run.
+    await deleteJobsAndFiles(inserted.dropped, bucket).catch((error: unknown) =>
+      logger().warn({ job: "report-jobs", dropped: inserted.dropped.length, cause: String(error) }, "finished report jobs left to upkeep"),
+    );
+  }
+  return jobView(inserted.job, bucket, now);
 }
 
 /** One job, if the caller's account owns it (staff: any); else 404. */

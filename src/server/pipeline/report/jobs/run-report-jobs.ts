@@ -34,7 +34,9 @@ export const jobRunSettings = (): JobRunSettings => ({
   maxAttempts: env().TALLY_REPORT_JOB_ATTEMPTS,
   maxMs: env().TALLY_REPORT_JOB_MAX_SECONDS * 1000,
   partBytes: PART_BYTES,
-  batch: 2000,
+  // Two batches are in memory at once (one written, the next on its way): 1,000 rows of the
+  // widest report are a few MB of heap, so a job stays well inside a worker's spare heap.
+  batch: 1000,
 });
 
 const CONTENT_TYPES = {
@@ -61,8 +63,8 @@ export interface RunReportJobsOptions {
   /** Stop taking jobs once this much time has gone (a job already taken runs to its end). */
   budgetMs?: number;
   maxJobs?: number;
-  /** Called as each part of a file has been uploaded (the tests stop a worker there). */
-  onPart?: (part: number) => void;
+  /** Called as each part of a file has been uploaded, with its size (the tests stop a worker there). */
+  onPart?: (part: number, bytes: number) => void;
 }
 
 /** Runs queued jobs one after another until none is left, the budget is spent or maxJobs have run. */
@@ -118,7 +120,7 @@ function fileWriter(
 export async function runClaimedJob(
   job: ReportJobRow,
   token: string,
-  { bucket, now, settings, onPart }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings; onPart?: (part: number) => void },
+  { bucket, now, settings, onPart }: { bucket: JobBucket; now: () => Date; settings: JobRunSettings; onPart?: (part: number, bytes: number) => void },
 ): Promise<JobOutcome> {
   const format = job.format as keyof typeof FILE_EXTENSIONS;
   const key = `report-jobs/${job.account_id ?? "staff"}/${job.id}.${FILE_EXTENSIONS[format]}`;

@@ -285,9 +285,12 @@ const serverSchema = z
      */
     TALLY_TABLE_FILES_PER_MINUTE_PER_USER: z.coerce.number().int().min(0).max(100_000).default(20),
     TALLY_TABLE_FILES_PER_MINUTE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000_000).default(60),
-    /** The same for the dashboard's figures over a date range (the stats procedures): a page asks for several. 0: no limit. */
-    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_USER: z.coerce.number().int().min(0).max(100_000).default(120),
-    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000_000).default(600),
+    /**
+     * The same for the dashboard's figures over a date range (stats, campaign list and page): a
+     * screen asks for two to five, so a person clicking fast stays far inside. 0: no limit.
+     */
+    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_USER: z.coerce.number().int().min(0).max(100_000).default(600),
+    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000_000).default(3000),
     /** Table files one signed-in person may have written at once, in every process together. */
     TALLY_TABLE_FILES_PER_USER: z.coerce.number().int().min(1).max(50).default(1),
     /** Table files one account (all its people; staff together) may have written at once, in every process together. */

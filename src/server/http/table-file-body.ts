@@ -9,6 +9,8 @@ import { bodyTooLarge } from "./read-json-body";
 export interface TableBodyLimits {
   maxBytes: number;
   maxCells: number;
+  /** When the whole body must have arrived (ms since the epoch): a body sent a byte at a time holds its slot no longer. */
+  deadline: number;
 }
 
 function tooManyBytes(maxBytes: number): TallyError {
@@ -26,16 +28,37 @@ function tooManyCells(maxCells: number): TallyError {
   return new TallyError("payload_too_large", `the table has more than ${maxCells} cells (rows × columns); download fewer rows or columns at a time`);
 }
 
+const READ_TIMED_OUT = Symbol("read timed out");
+
+/** The next chunk, or READ_TIMED_OUT once `deadline` has passed. */
+async function readBefore(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof READ_TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(READ_TIMED_OUT), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([reader.read(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The body's bytes, counted and refused as they arrive (the reader is cancelled at the first limit passed). */
 export async function readTableBody(request: Request, limits: TableBodyLimits): Promise<Uint8Array> {
   assertDeclaredLength(request, limits.maxBytes);
   if (!request.body) return new Uint8Array(0);
+  const started = Date.now();
   const reader = request.body.getReader();
   const counter = new TableCellCounter();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const next = await readBefore(reader, limits.deadline);
+    if (next === READ_TIMED_OUT) {
+      await reader.cancel().catch(() => {});
+      throw new TallyError("bad_request", `the body did not arrive within ${Math.round((limits.deadline - started) / 100) / 10} s`);
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     counter.feed(value);

@@ -4,8 +4,9 @@
 // one); then, before its body is read, the person's and account's table files a minute and at
 // once (429 with Retry-After and RateLimit fields: dashboard-rate-limit.ts, table-file-slots.ts);
 // the body is JSON of at most 8 MB and TALLY_TABLE_FILE_MAX_CELLS cells (413 past either, as soon
-// as it is passed), 400 naming the field at fault. The slot is held until the file has gone out,
-// or for TALLY_TABLE_FILE_MAX_SECONDS, past which the file is cut.
+// as it is passed), 400 naming the field at fault, or when it has not arrived within
+// TALLY_TABLE_FILE_MAX_SECONDS. The slot is held until the file has gone out, or for that long
+// again, past which the file is cut.
 import { env } from "@/env";
 import { sessionTokenOf, viewerOfSession } from "@/server/accounts/sessions";
 import { countTableFileCut } from "@/server/core/counters";
@@ -34,7 +35,11 @@ export async function handleTableFile(request: Request): Promise<Response> {
     if (rate.refusal) throw rate.refusal;
     free = await takeTableFileSlot(asker);
     const { TALLY_TABLE_FILE_MAX_CELLS: maxCells, TALLY_TABLE_FILE_MAX_SECONDS: maxSeconds } = env();
-    const body = await readJson({ headers: request.headers, readBody: (maxBytes) => readTableBody(request, { maxBytes, maxCells }) }, TABLE_FILE_MAX_BYTES);
+    const deadline = Date.now() + maxSeconds * 1000;
+    const body = await readJson(
+      { headers: request.headers, readBody: (maxBytes) => readTableBody(request, { maxBytes, maxCells, deadline }) },
+      TABLE_FILE_MAX_BYTES,
+    );
     const { stream, headers } = tableFile(parseTableFileBody(body));
     const response = new Response(freedWhenDone(stream, free, maxSeconds * 1000, asker.user), { headers });
     free = null;

@@ -27,6 +27,8 @@ const nextConfig = {
       { source: "/:path*", headers: everyAnswer },
       { source: "/:prefix(v1|api|sdk|redoc|oauth|campaign|ad|report|_next)/:path*", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
       { source: "/openapi.json", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
+      // Kept off the proxy (src/proxy.ts), which sets a page's policy: a table file is an attachment, nothing in it runs.
+      { source: "/dashboard/table-file", headers: [{ key: "Content-Security-Policy", value: NOTHING_RUNS }] },
     ];
   },
 };

@@ -296,6 +296,28 @@ const serverSchema = z
     /** The longest one download may run, however steadily its client reads. */
     TALLY_REPORT_DOWNLOAD_MAX_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
     /**
+     * POST /dashboard/table-file requests a minute one signed-in person, and one account (all its
+     * people; staff together), may make, counted in Postgres, so shared by every process. 0: no limit.
+     */
+    TALLY_TABLE_FILES_PER_MINUTE_PER_USER: z.coerce.number().int().min(0).max(100_000).default(20),
+    TALLY_TABLE_FILES_PER_MINUTE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000_000).default(60),
+    /**
+     * The same for the dashboard's figures over a date range (stats, campaign list and page): a
+     * screen asks for two to five, so a person clicking fast stays far inside. 0: no limit.
+     */
+    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_USER: z.coerce.number().int().min(0).max(100_000).default(600),
+    TALLY_DASHBOARD_FIGURES_PER_MINUTE_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000_000).default(3000),
+    /** Table files one signed-in person may have written at once, in every process together. */
+    TALLY_TABLE_FILES_PER_USER: z.coerce.number().int().min(1).max(50).default(1),
+    /** Table files one account (all its people; staff together) may have written at once, in every process together. */
+    TALLY_TABLE_FILES_PER_ACCOUNT: z.coerce.number().int().min(1).max(50).default(2),
+    /** Table files one web process writes at once, whoever asks: each holds its table in memory. */
+    TALLY_TABLE_FILES_PER_PROCESS: z.coerce.number().int().min(1).max(50).default(2),
+    /** The most cells (rows × columns, totals included) a table file may hold; counted as the body arrives. */
+    TALLY_TABLE_FILE_MAX_CELLS: z.coerce.number().int().min(100).max(10_000_000).default(500_000),
+    /** The longest one table file may take to be written and taken by its client, before it is cut and its slot given back. */
+    TALLY_TABLE_FILE_MAX_SECONDS: z.coerce.number().min(1).max(600).default(30),
+    /**
      * The operator's bucket of report jobs' files (docs/report-jobs.md); unset, POST /report/jobs
      * answers 503. `npm run dev` points it at its local S3.
      */

@@ -42,8 +42,18 @@ describe("the proxy", () => {
     const pageSource = new RegExp(`^/${pages.source.slice(2, -1)}$`);
     const percentSource = /^\/(.*%.*)$/;
     expect(percent).toBe("/(.*%.*)");
-    for (const path of ["/", "/dashboard", "/docs/ingest", "/demo/product/X", "/sign-in", "/advertisers"]) expect(pageSource.test(path)).toBe(true);
-    for (const path of ["/v1/ads", "/v1/beacon/impression/k.a.b", "/api/health", "/sdk/tally.js", "/campaign/v2", "/_next/static/x.js", "/favicon.ico"])
+    for (const path of ["/", "/dashboard", "/docs/ingest", "/demo/product/X", "/sign-in", "/advertisers", "/dashboard/table-files"])
+      expect(pageSource.test(path)).toBe(true);
+    for (const path of [
+      "/v1/ads",
+      "/v1/beacon/impression/k.a.b",
+      "/api/health",
+      "/sdk/tally.js",
+      "/campaign/v2",
+      "/_next/static/x.js",
+      "/favicon.ico",
+      "/dashboard/table-file",
+    ])
       expect(pageSource.test(path) || percentSource.test(path)).toBe(false);
     expect(percentSource.test("/v1/beacon/click/%E0%A4%A")).toBe(true);
   });

@@ -3,8 +3,9 @@
 // a path that is not valid percent-encoding, where Next.js itself answers a bare 500 (it fails
 // decoding a dynamic segment after this step has run). The matcher keeps it off the /v1 routes
 // (the events host's hot path), the API and static files unless the path holds a "%" (a beacon's
-// address never does); the router still tests every path against the matcher, a regular
-// expression or two (docs/decisions/0039-web-hardening.md).
+// address never does), and off POST /dashboard/table-file, whose body Next.js would otherwise read
+// whole (up to 10 MB) for this step before the route could refuse it; the router still tests
+// every path against the matcher, a regular expression or two (docs/decisions/0039-web-hardening.md).
 import { randomBytes } from "node:crypto";
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
@@ -35,10 +36,10 @@ export function proxy(request: NextRequest): Response {
 
 export const config = {
   matcher: [
-    // Pages: everything but the /v1 routes, the API, the SDK, Redoc's script, OAuth, the API document, the report routes and Next's files;
+    // Pages: everything but the /v1 routes, the API, the SDK, Redoc's script, OAuth, the API document, the report routes, the table files and Next's files;
     // a prefetch carries no document, so it needs no policy.
     {
-      source: "/((?!(?:v1|api|sdk|redoc|oauth|campaign|ad|report|_next)(?:/|$)|favicon\\.ico$|openapi\\.json$).*)",
+      source: "/((?!(?:v1|api|sdk|redoc|oauth|campaign|ad|report|_next)(?:/|$)|dashboard/table-file$|favicon\\.ico$|openapi\\.json$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -70,6 +70,15 @@ function createCounters() {
       "Unproven orders and beacons answered 429 because their publisher's UTC day reached its ceiling, by intake (orders, beacons) and limit (count, bytes).",
       ["intake", "limit"],
     ),
+    dashboardRefusals: counter(
+      "tally_dashboard_refusals_total",
+      "Heavy dashboard requests refused by work (table_file, figures) and reason: user_rate, account_rate (requests a minute), user_busy, account_busy, process_busy (table files at once), too_large (bytes or cells past the table file's limit).",
+      ["work", "reason"],
+    ),
+    tableFilesCut: counter(
+      "tally_table_files_cut_total",
+      "Table files cut past TALLY_TABLE_FILE_MAX_SECONDS (written too slowly or not taken by their client), their slot given back.",
+    ),
     stepFailures: counter(
       "tally_pipeline_step_failures_total",
       "Pipeline steps that failed and will be tried again (the database's or the process's fault, not an item's), by job.",
@@ -169,4 +178,17 @@ export function countReportJobRefused(): void {
 /** Finished report jobs dropped past their account's kept bound. */
 export function countReportJobsDropped(jobs: number): void {
   counters().reportJobsDropped.inc(jobs);
+}
+
+/** Heavy dashboard work, as its refusals are counted: table files, and the figures over a date range. */
+export type DashboardWork = "table_file" | "figures";
+/** Why heavy dashboard work was refused (docs/operations.md, "Dashboard limits"). */
+export type DashboardRefusal = "user_rate" | "account_rate" | "user_busy" | "account_busy" | "process_busy" | "too_large";
+
+export function countDashboardRefusal(work: DashboardWork, reason: DashboardRefusal): void {
+  counters().dashboardRefusals.inc({ work, reason });
+}
+
+export function countTableFileCut(): void {
+  counters().tableFilesCut.inc();
 }

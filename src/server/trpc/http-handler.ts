@@ -67,6 +67,15 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
         },
       };
     },
-    responseMeta: () => ({ headers: cookies.length ? new Headers(cookies.map((cookie) => ["Set-Cookie", cookie] as [string, string])) : undefined }),
+    responseMeta: ({ errors }) => {
+      const headers = new Headers(cookies.map((cookie) => ["Set-Cookie", cookie] as [string, string]));
+      // A call past a limit (figuresProcedure) says when to come back, as the routes' 429s do.
+      const waits = errors.map((error) =>
+        error.cause instanceof TallyError && error.cause.code === "too_many_requests" ? (error.cause.details?.retryAfterSeconds ?? 1) : 0,
+      );
+      const wait = Math.max(0, ...waits);
+      if (wait > 0) headers.set("Retry-After", String(Math.ceil(wait)));
+      return { headers };
+    },
   });
 }

@@ -8,6 +8,7 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import { type Viewer, wholeViewer } from "@/server/accounts/sessions";
 import { TallyError, type TallyErrorCode } from "@/server/core/errors";
+import { countDashboardWork } from "@/server/http/dashboard-rate-limit";
 
 export interface TrpcContext {
   viewer: Viewer | null;
@@ -66,5 +67,13 @@ export const signedInProcedure = publicProcedure.use(({ ctx, next }) => {
 // enforce the same rule (accounts/actor.ts) for every caller, the dashboard included.
 export const staffProcedure = signedInProcedure.use(({ ctx, next }) => {
   if (ctx.viewer.role !== "staff") throw new TRPCError({ code: "FORBIDDEN", message: "for account managers only" });
+  return next();
+});
+
+// The figures over a date range sum a rollup row per day and campaign: each call counts against
+// its person's and account's figures a minute, in every process together (429 with Retry-After).
+export const figuresProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  const { refusal } = await countDashboardWork("figures", { user: `user:${ctx.viewer.userId}`, account: ctx.viewer.accountId ?? "staff" });
+  if (refusal) throw refusal;
   return next();
 });

@@ -12,7 +12,7 @@ import { campaignSettings, setCampaignStatus, updateCampaign } from "@/server/ca
 import { ZMetrics } from "@/server/store/metrics";
 import { ZCampaignDetail, ZCampaignListingRow, ZDayMetrics } from "@/server/store/report-rows";
 import { ZAccountRangeInput, ZRangeInput } from "../range-input";
-import { router, signedInProcedure } from "../trpc";
+import { figuresProcedure, router, signedInProcedure } from "../trpc";
 
 const byId = z.object({ id: z.string().min(1) });
 
@@ -55,13 +55,13 @@ export const campaignsRouter = router({
   }),
 
   /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range and today's pacing. */
-  list: signedInProcedure
+  list: figuresProcedure
     .input(ZAccountRangeInput)
     .output(ZCampaignsList)
     .query(({ ctx, input }) => listCampaigns({ actor: ctx.viewer, ...input })),
 
   /** One campaign: its totals, one row per day, its ads, today's pacing and its wallet; NOT_FOUND outside the viewer's scope. */
-  get: signedInProcedure
+  get: figuresProcedure
     .input(byId.and(ZRangeInput))
     .output(ZCampaignPage)
     .query(({ ctx, input }) => getCampaign({ actor: ctx.viewer, ...input })),

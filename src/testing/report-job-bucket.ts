@@ -9,8 +9,13 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll } from "vitest";
 import { freePort } from "@/cli/local/embedded-postgres";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
+import { OPERATOR } from "@/server/accounts/actor";
+import { createApiKey } from "@/server/accounts/api-keys";
+import { pgPool } from "@/server/db/pg-pool";
 import { type JobBucket, jobBucket } from "@/server/pipeline/report/jobs/job-bucket";
+import { handleCreateReportJob } from "./api/checked-report-routes";
 import { duckdb } from "./export-bucket";
+import { seedLargeAdsReport } from "./large-report";
 
 export const JOBS_BUCKET = "tally-report-jobs";
 
@@ -74,4 +79,20 @@ export async function csvRows(file: string): Promise<Record<string, unknown>[]> 
 /** A JSON lines file's rows as DuckDB reads them. */
 export async function jsonLinesRows(file: string): Promise<Record<string, unknown>[]> {
   return (await duckdb())(`SELECT * FROM read_json('${file}', format = 'newline_delimited')`);
+}
+
+/** Seeds the large ads report (400 days of 50 ads) and asks for it as a CSV job through the route, by an API key of its advertiser: the report's figures and the job's id. */
+export async function queueLargeAdsJob() {
+  const large = await seedLargeAdsReport(pgPool(), { ads: 50, days: 400, endDate: "2026-11-20" });
+  const { key } = await createApiKey({ actor: OPERATOR, accountId: large.advertiserId, name: "jobs" });
+  const asked = await handleCreateReportJob(
+    new Request("http://tally.test/report/jobs", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ report: "ads_detailed", start_date: large.startDate, end_date: large.endDate, order_by: "day", order: "asc", format: "csv" }),
+    }),
+  );
+  if (asked.status !== 202) throw new Error(`the report job was not queued: ${asked.status} ${await asked.text()}`);
+  const { id } = ((await asked.json()) as { data: { id: string } }).data;
+  return { large, id };
 }

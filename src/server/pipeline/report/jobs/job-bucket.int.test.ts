@@ -4,13 +4,8 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { OPERATOR } from "@/server/accounts/actor";
-import { createApiKey } from "@/server/accounts/api-keys";
 import { DAY_MS } from "@/server/core/days";
-import { pgPool } from "@/server/db/pg-pool";
-import { handleCreateReportJob } from "@/testing/api/checked-report-routes";
-import { seedLargeAdsReport } from "@/testing/large-report";
-import { csvRows, JOBS_BUCKET, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { csvRows, JOBS_BUCKET, queueLargeAdsJob, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { streamedUpload } from "./job-bucket";
 import { deleteExpiredReportJobs } from "./report-job-retention";
 import { getReportJob } from "./report-jobs";
@@ -50,17 +45,7 @@ describe("a streamed upload", () => {
 
 describe("a report job's file of many rows", () => {
   it("goes out in parts of the part size, each row once", async () => {
-    const large = await seedLargeAdsReport(pgPool(), { ads: 50, days: 400, endDate: "2026-11-20" });
-    const { key } = await createApiKey({ actor: OPERATOR, accountId: large.advertiserId, name: "jobs" });
-    const asked = await handleCreateReportJob(
-      new Request("http://tally.test/report/jobs", {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ report: "ads_detailed", start_date: large.startDate, end_date: large.endDate, order_by: "day", order: "asc", format: "csv" }),
-      }),
-    );
-    expect(asked.status).toBe(202);
-    const { id } = ((await asked.json()) as { data: { id: string } }).data;
+    const { large, id } = await queueLargeAdsJob();
     const parts: number[] = [];
     const [outcome] = await runReportJobs({ settings: { partBytes: PART }, onPart: (_part, bytes) => parts.push(bytes) });
     expect(outcome).toMatchObject({ id, status: "done", rows: large.rows });

@@ -4,14 +4,9 @@
 // unfinished jobs, and the files and rows gone after seven days (clock injected).
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { OPERATOR } from "@/server/accounts/actor";
-import { createApiKey } from "@/server/accounts/api-keys";
 import { DAY_MS } from "@/server/core/days";
-import { pgPool } from "@/server/db/pg-pool";
-import { handleCreateReportJob } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser } from "@/testing/fixtures";
-import { seedLargeAdsReport } from "@/testing/large-report";
-import { csvRows, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { csvRows, queueLargeAdsJob, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { openJobBucket } from "./job-bucket";
 import type { ReportJobRequest } from "./report-job-input";
 import { deleteExpiredReportJobs } from "./report-job-retention";
@@ -43,17 +38,7 @@ const request = (overrides: Partial<ReportJobRequest> = {}): ReportJobRequest =>
 
 describe("a worker killed half-way through a job's upload", () => {
   it("leaves the job to be taken over once its lease runs out; it finishes once, one object, each row once", async () => {
-    const large = await seedLargeAdsReport(pgPool(), { ads: 50, days: 400, endDate: "2026-11-20" });
-    const { key } = await createApiKey({ actor: OPERATOR, accountId: large.advertiserId, name: "jobs" });
-    const asked = await handleCreateReportJob(
-      new Request("http://tally.test/report/jobs", {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ report: "ads_detailed", start_date: large.startDate, end_date: large.endDate, order_by: "day", order: "asc", format: "csv" }),
-      }),
-    );
-    expect(asked.status).toBe(202);
-    const { id } = ((await asked.json()) as { data: { id: string } }).data;
+    const { large, id } = await queueLargeAdsJob();
     const caller = { accountId: large.advertiserId, accountKind: "advertiser" as const };
 
     // Asynchronously: the local S3 answering the child runs in this process.

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: every way an anonymous order could buy a brand's figures, against one stack, read as one story.
 // Anyone can inflate a brand's sales, as found against the production build: three anonymous
 // orders of 5 × 10^12 (POST /v1/beacon/conversion, open to every browser) for a publisher whose
 // campaign the shopper clicked made Acme's sales_revenue 15,000,000,000,000 and its ROAS

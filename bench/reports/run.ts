@@ -30,7 +30,6 @@ import { pgPool } from "@/server/db/pg-pool";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { ensureProductionBuild, log, runBenchChild, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "./database";
-
 import { LARGE_ADVERTISER } from "./dataset";
 import { reportKeys, reportRoutes, round, timeRequests } from "./timing";
 
@@ -97,10 +96,9 @@ async function timeReportJob(
   };
 }
 
-// Room over the worker's heap before its first job, for one job's working set: two read batches
-// of 1,000 rows, the XML of 250 rows, and what is alive mid-batch when a collection runs. Full
-// collections found up to 15 MB over the start mid-job (bench/results.md), so 24 MB leaves room,
-// still far below the 100 MB and more that rows read whole would take.
+// Room over the worker's heap before its first job, for one job's working set: two read batches of 1,000 rows, the XML of
+// 250 rows and what is alive mid-batch when a collection runs. Full collections found up to 15 MB over the start mid-job
+// (bench/results.md): 24 MB leaves room, far below the 100 MB and more that rows read whole would take.
 const JOB_HEAP_ROOM_MB = 24;
 
 const jobBody = (lastDay: string) => JSON.stringify({ report: "ads_detailed", start_date: addDays(lastDay, -399), end_date: lastDay, format: "xlsx" });

@@ -1,7 +1,7 @@
 // Traffic for comparing the two stores' reports (store/clickhouse/report-parity.ch.int.test.ts):
 // every kind of row a report counts, through the real intake, settling and attribution. Three
-// advertisers (one with no traffic at all), two direct publishers (one requiring verified
-// orders), a network with two sub-publishers, three days; counted, duplicate, bot, no-user-agent,
+// advertisers (one with no traffic at all), two direct publishers (one crediting only proven
+// orders, the default), a network with two sub-publishers, three days; counted, duplicate, bot, no-user-agent,
 // session-mismatch, token-reuse and click-velocity beacons; verified, unverified and uncredited
 // orders, orders crediting two advertisers, and orders credited on a later day than their click;
 // orders credited to clicks, to views and impressions alone, and to both, a click credited by
@@ -99,9 +99,8 @@ export async function seedParityTraffic() {
   const [subOne, subTwo] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id })];
   const [shopOne, strictShop] = [await makePublisher(), await makePublisher()];
   // Shop one and the network's sub-publishers credit orders without proof; the strict shop keeps the default, proven orders only.
-  for (const lenient of [shopOne, subOne, subTwo]) {
-    await updateConversionTrust({ actor: OPERATOR, publisherId: lenient.id, creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null });
-  }
+  const lenient = { creditUnverified: true, maxOrderTotal: null, maxLineQuantity: null };
+  for (const shop of [shopOne, subOne, subTwo]) await updateConversionTrust({ actor: OPERATOR, publisherId: shop.id, ...lenient });
   const shopOneKey = (await createApiKey({ actor: OPERATOR, accountId: shopOne.id, name: "checkout" })).key;
   const strictKey = (await createApiKey({ actor: OPERATOR, accountId: strictShop.id, name: "checkout" })).key;
   const subOneKey = (await createApiKey({ actor: OPERATOR, accountId: subOne.id, name: "checkout" })).key;

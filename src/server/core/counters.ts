@@ -20,6 +20,7 @@ export type IntakeCeilingRefusal = { intake: "orders" | "beacons"; limit: "count
 /** api_key, order_token (the current secret), order_token_previous_secret (one in its grace period), order_token_mismatch (kept unverified), none. */
 export type OrderProofOutcome = "api_key" | "order_token" | "order_token_previous_secret" | "order_token_mismatch" | "none";
 
+// Over 80 lines on purpose: one table of every counter Tally keeps, each with the help /api/metrics shows.
 function createCounters() {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers: [] });
   const counters = {

@@ -13,6 +13,7 @@ import { env } from "@/env";
 import { countDashboardRefusal } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { type DbConnection, pgPool } from "@/server/db/pg-pool";
+import { BEGIN, ROLLBACK } from "@/server/db/transaction.sql";
 import { claimTableFileSlotsSql } from "./table-file-slots.sql";
 
 /** Who asks for a table file: the signed-in person, and their account (`staff` for account managers). */
@@ -88,7 +89,7 @@ export async function takeTableFileSlot(asker: TableFileAsker, limits: TableFile
   }
   let claimed: { user_slot: number | null; account_slot: number | null } | undefined;
   try {
-    await client.query("BEGIN");
+    await client.query(BEGIN);
     ({
       rows: [claimed],
     } = await client.query<{ user_slot: number | null; account_slot: number | null }>(claimTableFileSlotsSql(asker, limits)));
@@ -104,7 +105,7 @@ export async function takeTableFileSlot(asker: TableFileAsker, limits: TableFile
     freed = true;
     local();
     try {
-      await client.query("ROLLBACK");
+      await client.query(ROLLBACK);
       client.release();
     } catch (error) {
       // The connection was lost or ended by its idle-transaction timeout: its locks went with it.

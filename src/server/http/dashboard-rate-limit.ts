@@ -7,7 +7,7 @@
 // never spends the account's allowance that the others share.
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/env";
-import { countDashboardRefusal, type DashboardWork } from "@/server/core/counters";
+import { countDashboardRefusal, type DashboardRefusal, type DashboardWork } from "@/server/core/counters";
 import { TallyError } from "@/server/core/errors";
 import { postgresRateLimiter } from "@/server/db/rate-limit-store";
 import { type RatePolicy, type RateState, rateLimitFields } from "./rate-limit-fields";
@@ -67,6 +67,8 @@ export function resetDashboardRateLimits(): void {
 export interface DashboardRateDecision {
   fields: Record<string, string>;
   refusal: TallyError | null;
+  /** Which limit refused it, when one did. */
+  reason: DashboardRefusal | null;
 }
 
 async function counted(limit: Limit, key: string): Promise<{ allowed: boolean; state: RateState }> {
@@ -93,10 +95,12 @@ export async function countDashboardWork(work: DashboardWork, who: { user: strin
     const outcome = await counted(limit, key);
     states.push(outcome.state);
     if (outcome.allowed) continue;
-    countDashboardRefusal(work, name === "user" ? "user_rate" : "account_rate");
+    const reason = name === "user" ? "user_rate" : "account_rate";
+    countDashboardRefusal(work, reason);
     const whose = name === "user" ? "you" : "this account's people together";
     return {
       fields: rateLimitFields({ policies, states }),
+      reason,
       refusal: new TallyError(
         "too_many_requests",
         `too many ${WHAT[work]}: ${whose} may make ${limit.policy.quota} a minute; retry after the wait in Retry-After`,
@@ -104,5 +108,5 @@ export async function countDashboardWork(work: DashboardWork, who: { user: strin
       ),
     };
   }
-  return { fields: states.length > 0 ? rateLimitFields({ policies, states }) : {}, refusal: null };
+  return { fields: states.length > 0 ? rateLimitFields({ policies, states }) : {}, refusal: null, reason: null };
 }

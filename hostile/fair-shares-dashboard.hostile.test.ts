@@ -1,6 +1,6 @@
 // One signed-in viewer against the production build's heavy dashboard work: ten POST
-// /dashboard/table-file at once, each 40 columns × 100,000 rows (8.2 MB of JSON). Most are
-// refused with 429 and Retry-After before their body is read, the one let in is refused by its
+// /dashboard/table-file at once, each 40 columns × 100,000 rows (8.2 MB of JSON). Those that
+// find the slot taken are refused with 429 and Retry-After before their body is read, one let in is refused by its
 // cells as it arrives, /api/health keeps answering 200 meanwhile, and afterwards another viewer's
 // table file, a beacon and an order, and a report all still go through.
 import { randomUUID } from "node:crypto";
@@ -43,7 +43,7 @@ async function postTable(cookie: string, body: string, address: string) {
 }
 
 describe("ten large table files at once from one viewer", () => {
-  it("are refused, most with 429 and Retry-After before their body is read, while health answers, and the others' work goes on", async () => {
+  it("are refused, with 429 and Retry-After before their body is read or 413 by their cells, while health answers, and the others' work goes on", async () => {
     const body = bigTable();
     expect(Buffer.byteLength(body)).toBeGreaterThan(8_000_000);
     const attacker = await viewerCookie();
@@ -60,8 +60,12 @@ describe("ten large table files at once from one viewer", () => {
     }
     const answers = await burst;
 
+    // None is written. Those that find the person's slot taken are refused at once (429); one that
+    // takes the slot is refused by its cells (413), and gives the slot to the next: how many of each
+    // depends on how the ten arrive.
+    expect(answers.every((answer) => answer.status === 429 || answer.status === 413)).toBe(true);
     const refused = answers.filter((answer) => answer.status === 429);
-    expect(refused.length).toBeGreaterThanOrEqual(8);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const answer of refused) {
       expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(answer.headers.get("ratelimit-policy")).toMatch(/^"user-per-minute";q=\d+;w=60, "account-per-minute";q=\d+;w=60$/);

@@ -34,7 +34,8 @@ export class TallyError extends Error {
   constructor(
     readonly code: TallyErrorCode,
     message: string,
-    readonly details?: { entries?: ValidationEntry[]; cause?: unknown; retryAfterSeconds?: number },
+    /** `fields`: header fields the answer carries, such as where a caller stands against a rate limit (RateLimit-Policy, RateLimit). */
+    readonly details?: { entries?: ValidationEntry[]; cause?: unknown; retryAfterSeconds?: number; fields?: Record<string, string> },
   ) {
     super(message);
     this.name = "TallyError";

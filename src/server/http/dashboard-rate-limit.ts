@@ -98,13 +98,14 @@ export async function countDashboardWork(work: DashboardWork, who: { user: strin
     const reason = name === "user" ? "user_rate" : "account_rate";
     countDashboardRefusal(work, reason);
     const whose = name === "user" ? "you" : "this account's people together";
+    const fields = rateLimitFields({ policies, states });
     return {
-      fields: rateLimitFields({ policies, states }),
+      fields,
       reason,
       refusal: new TallyError(
         "too_many_requests",
         `too many ${WHAT[work]}: ${whose} may make ${limit.policy.quota} a minute; retry after the wait in Retry-After`,
-        { retryAfterSeconds: Math.max(1, Math.ceil(outcome.state.msBeforeReset / 1000)) },
+        { retryAfterSeconds: Math.max(1, Math.ceil(outcome.state.msBeforeReset / 1000)), fields },
       ),
     };
   }

@@ -75,7 +75,7 @@ export function toTallyError(error: unknown): TallyError {
  */
 function statusHeaders(error: TallyError, status: number, headers: Record<string, string>): Record<string, string> {
   if (status === 401 && headers["WWW-Authenticate"] === undefined) return { "WWW-Authenticate": 'Bearer realm="tally"' };
-  if (status === 429) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 1))) };
+  if (status === 429) return { ...error.details?.fields, "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 1))) };
   if (status === 503) return { "Retry-After": String(Math.max(1, Math.ceil(error.details?.retryAfterSeconds ?? 5))) };
   return {};
 }

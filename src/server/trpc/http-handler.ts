@@ -75,6 +75,10 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
       );
       const wait = Math.max(0, ...waits);
       if (wait > 0) headers.set("Retry-After", String(Math.ceil(wait)));
+      for (const error of errors) {
+        if (!(error.cause instanceof TallyError) || error.cause.code !== "too_many_requests") continue;
+        for (const [name, value] of Object.entries(error.cause.details?.fields ?? {})) headers.set(name, value);
+      }
       return { headers };
     },
   });

@@ -61,6 +61,9 @@ describe("the figures' limits", () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
     expect(statuses[0]!.headers.get("retry-after")).toBeNull();
+    // Where the person stands: the two quotas, and the person's, spent.
+    expect(statuses[3]!.headers.get("ratelimit-policy")).toMatch(/^"user-per-minute";q=3;w=60, "account-per-minute";q=\d+;w=60$/);
+    expect(statuses[3]!.headers.get("ratelimit")).toMatch(/^"user-per-minute";r=0;t=\d+$/);
     // Refused as the platform's (403), not as past the figures' limit (429).
     expect((await get("stats.pipeline", undefined)).status).toBe(403);
   });

@@ -201,13 +201,16 @@ async function changeVideoWindows(page: Page): Promise<{ was: number; became: nu
   await expect(click).not.toHaveValue("");
   const was = Number(await click.inputValue());
   const became = was === 9 ? 10 : 9;
+  const save = video.getByRole("button", { name: "Save" });
   for (const days of [became, was]) {
-    await click.fill(String(days));
+    // An edit typed before the form has taken its state can be lost on a loaded machine (Save stays
+    // disabled): it is typed again until the form holds it.
+    await expect(async () => {
+      await click.fill(String(days));
+      await expect(save).toBeEnabled({ timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
     // The form takes a new edit once the save has answered (it clears its edit then).
-    await Promise.all([
-      page.waitForResponse((response) => response.url().includes("attribution.setWindows")),
-      video.getByRole("button", { name: "Save" }).click(),
-    ]);
+    await Promise.all([page.waitForResponse((response) => response.url().includes("attribution.setWindows")), save.click()]);
     await expect.poll(videoClickDays).toBe(days);
   }
   return { was, became };

@@ -15,6 +15,7 @@ import { pgPool } from "@/server/db/pg-pool";
 import { type JobBucket, jobBucket } from "@/server/pipeline/report/jobs/job-bucket";
 import { handleCreateReportJob } from "./api/checked-report-routes";
 import { duckdb } from "./export-bucket";
+import { makeAdvertiser } from "./fixtures";
 import { seedLargeAdsReport } from "./large-report";
 
 export const JOBS_BUCKET = "tally-report-jobs";
@@ -95,4 +96,13 @@ export async function queueLargeAdsJob() {
   if (asked.status !== 202) throw new Error(`the report job was not queued: ${asked.status} ${await asked.text()}`);
   const { id } = ((await asked.json()) as { data: { id: string } }).data;
   return { large, id };
+}
+
+/** A new advertiser as a report job's caller and as the report limits' requester (an API key of its own). */
+export async function advertiserCaller() {
+  const advertiser = await makeAdvertiser();
+  return {
+    caller: { accountId: advertiser.id, accountKind: "advertiser" as const },
+    requester: { caller: `key:test-${advertiser.id}`, account: advertiser.id },
+  };
 }

@@ -5,8 +5,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { DAY_MS } from "@/server/core/days";
-import { makeAdvertiser } from "@/testing/fixtures";
-import { csvRows, queueLargeAdsJob, reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { advertiserCaller, csvRows, queueLargeAdsJob, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import { openJobBucket } from "./job-bucket";
 import type { ReportJobRequest } from "./report-job-input";
 import { deleteExpiredReportJobs } from "./report-job-retention";
@@ -18,13 +17,6 @@ process.env.TALLY_REPORT_JOBS_PER_ACCOUNT = "2";
 const jobsBucket = await reportJobBucketForTests();
 const LEASE_MS = 60_000;
 
-async function advertiserCaller() {
-  const advertiser = await makeAdvertiser();
-  return {
-    caller: { accountId: advertiser.id, accountKind: "advertiser" as const },
-    requester: { caller: `key:test-${advertiser.id}`, account: advertiser.id },
-  };
-}
 const request = (overrides: Partial<ReportJobRequest> = {}): ReportJobRequest => ({
   report: "campaigns",
   format: "csv",

@@ -5,8 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { DAY_MS } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
-import { makeAdvertiser } from "@/testing/fixtures";
-import { reportJobBucketForTests } from "@/testing/report-job-bucket";
+import { advertiserCaller, reportJobBucketForTests } from "@/testing/report-job-bucket";
 import type { Requester } from "../download-slots";
 import type { ReportCaller } from "../report-scope";
 import type { ReportJobRequest } from "./report-job-input";
@@ -19,13 +18,6 @@ process.env.TALLY_REPORT_JOBS_KEPT_PER_ACCOUNT = "3";
 const jobsBucket = await reportJobBucketForTests();
 const LEASE_MS = 60_000;
 
-async function advertiserCaller() {
-  const advertiser = await makeAdvertiser();
-  return {
-    caller: { accountId: advertiser.id, accountKind: "advertiser" as const },
-    requester: { caller: `key:test-${advertiser.id}`, account: advertiser.id },
-  };
-}
 const request = (format: ReportJobRequest["format"] = "csv"): ReportJobRequest => ({
   report: "campaigns",
   format,

@@ -144,12 +144,15 @@ export function residentMb(pid: number): number {
   return kb / 1024;
 }
 
-/** Polls `check` until it returns true, or fails after `timeoutMs`. */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+/**
+ * Polls `check` every `everyMs` until it returns true, or fails after `timeoutMs`. Checks that ask
+ * a rate-limited route poll slower, as a client within its rate would.
+ */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 250): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 

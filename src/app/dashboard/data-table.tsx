@@ -17,6 +17,8 @@ import {
   useTable,
 } from "@tanstack/react-table";
 import { type ReactNode, useMemo, useState } from "react";
+import { Problem } from "../problem";
+import { type QueryLike, QueryState } from "../query-state";
 import { formatMoney, percent, whole } from "./figures";
 import { compareCells, type TableColumn, tableFileBody, tableTotals } from "./table-columns";
 import { type CellValue, downloadTableFile } from "./table-file";
@@ -51,6 +53,24 @@ export interface DataTableProps<Item> {
   urlPrefix?: string;
   /** Buttons at the end of each row, left out of the files. */
   actions?: (row: Item) => ReactNode;
+}
+
+/**
+ * The table behind its query's states: loading and failure as <QueryState> says them, `empty`
+ * when there are no rows (to show), else the table. `what` names the rows ("campaigns").
+ */
+export function QueryTable<Data, Item extends RowData>({
+  query,
+  what,
+  empty,
+  rowsOf,
+  ...table
+}: Omit<DataTableProps<Item>, "rows"> & { query: QueryLike<Data>; what: string; empty: ReactNode; rowsOf: (data: Data) => Item[] }) {
+  return (
+    <QueryState query={query} what={what} isEmpty={(data) => rowsOf(data).length === 0} empty={empty}>
+      {(data) => <DataTable {...table} rows={rowsOf(data)} />}
+    </QueryState>
+  );
 }
 
 // Over 80 lines on purpose: one table's state, its chooser, downloads and markup read best together.
@@ -154,11 +174,7 @@ export function DataTable<Item extends RowData>({
           Download XLSX
         </button>
       </div>
-      {problem ? (
-        <p role="alert" className="error">
-          The file could not be made: {problem}
-        </p>
-      ) : null}
+      <Problem about="The file could not be made" message={problem} />
       <div className="table-scroll">
         <table className="data">
           <caption className="visually-hidden">{caption}</caption>

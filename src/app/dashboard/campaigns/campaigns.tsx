@@ -7,7 +7,7 @@ import { useMemo, useState } from "react";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
 import { useCurrency } from "../currency";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import { RangePicker } from "../figures";
 import { useMayChange } from "../may-change";
 import { useUrlAccount, useUrlRange, useUrlState } from "../url-state";
@@ -66,28 +66,19 @@ export function Campaigns() {
           </Link>
         ) : null}
       </form>
-      {list.error ? (
-        <p role="alert" className="error">
-          The campaigns could not be loaded: {list.error.message}
-        </p>
-      ) : list.isPending ? (
-        <p aria-busy="true" className="muted">
-          Loading campaigns…
-        </p>
-      ) : rows.length === 0 ? (
-        <p className="empty">{(list.data?.campaigns.length ?? 0) === 0 ? "No campaigns in this account yet." : "No campaign matches the filter."}</p>
-      ) : (
-        <DataTable
-          caption={`Campaigns from ${range.startDate} to ${range.endDate}`}
-          columns={campaignColumns}
-          rows={rows}
-          rowKey={(c) => c.campaign_id}
-          currency={currency}
-          defaultSort={{ id: "impressions_total", descending: true }}
-          fileName={`campaigns-${range.startDate}-${range.endDate}`}
-          sheet="Campaigns"
-        />
-      )}
+      <QueryTable
+        query={list}
+        what="campaigns"
+        rowsOf={() => rows}
+        empty={(list.data?.campaigns.length ?? 0) === 0 ? "No campaigns in this account yet." : "No campaign matches the filter."}
+        caption={`Campaigns from ${range.startDate} to ${range.endDate}`}
+        columns={campaignColumns}
+        rowKey={(c) => c.campaign_id}
+        currency={currency}
+        defaultSort={{ id: "impressions_total", descending: true }}
+        fileName={`campaigns-${range.startDate}-${range.endDate}`}
+        sheet="Campaigns"
+      />
     </>
   );
 }

@@ -1,7 +1,8 @@
 // `npm run screens` (after `npm run build`): the screenshots in docs/screens/, made the same way
 // every time. It starts the production build on a throwaway database with the demo seed and its
 // 60 days of traffic, makes a few changes as the staff user (so the activity log has entries),
-// then photographs the overview, a campaign page and the activity log at 1440 and 390 px wide.
+// then photographs the overview, the campaign list, a campaign page, an account's page and the
+// activity log at 1440 and 390 px wide.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -57,7 +58,9 @@ async function makeChanges(page: Page): Promise<void> {
 
 const SHOTS = [
   { name: "overview", path: "/dashboard?account=adv_acme_coffee", ready: "Overview" },
+  { name: "campaigns", path: "/dashboard/campaigns?account=adv_acme_coffee", ready: "Campaigns" },
   { name: "campaign", path: "/dashboard/campaigns/cmp_acme_sponsored", ready: "Acme Coffee: sponsored products" },
+  { name: "account", path: "/dashboard/accounts?account=adv_acme_coffee", ready: "Accounts" },
   { name: "activity", path: "/dashboard/activity", ready: "Activity" },
 ] as const;
 

@@ -2,7 +2,7 @@
 // The daily charts of the overview and the campaign page (recharts), with the period just
 // before drawn over them on demand: dashed, day by day from the first (day 1 against day 1). That
 // choice is in the address (`compare=1`), so a link or a reload draws it again.
-import { useId } from "react";
+import { useEffect, useId, useState } from "react";
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { type Audience, metricFor } from "@/server/store/metric-columns";
 import { alignByDay, type ChartRow, type Day } from "./comparison";
@@ -29,7 +29,10 @@ function previousLine(axis: string, dataKey: string, name: string, stroke: strin
 // Over 80 lines on purpose: three charts that share their rows, toggle and tooltips, in the order the page shows them.
 export function DailyCharts({ daily, previous, currency, audience }: { daily: Day[]; previous?: Day[]; currency: string | null; audience: Audience }) {
   const { params, set } = useUrlState();
-  const compare = params.get("compare") === "1";
+  const asked = params.get("compare") === "1";
+  // Checked at once, before the router shows the new address; the address wins when it changes (back, a link).
+  const [compare, setCompare] = useState(asked);
+  useEffect(() => setCompare(asked), [asked]);
   const toggleId = useId();
   const rows = alignByDay(daily, previous);
   const label = dayLabel(rows, compare);
@@ -41,7 +44,15 @@ export function DailyCharts({ daily, previous, currency, audience }: { daily: Da
     <>
       {previous ? (
         <p className="toolbar">
-          <input id={toggleId} type="checkbox" checked={compare} onChange={(e) => set({ compare: e.target.checked ? "1" : null }, { replace: true })} />
+          <input
+            id={toggleId}
+            type="checkbox"
+            checked={compare}
+            onChange={(e) => {
+              setCompare(e.target.checked);
+              set({ compare: e.target.checked ? "1" : null }, { replace: true });
+            }}
+          />
           <label htmlFor={toggleId}>Draw the period before (dashed)</label>
         </p>
       ) : null}

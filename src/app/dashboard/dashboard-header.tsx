@@ -35,7 +35,7 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
   useEffect(() => {
     if (pathname) setOpen(false);
   }, [pathname]);
-  const who = `${name} · ${roleWords(role, memberRole)}`;
+  const words = roleWords(role, memberRole);
   return (
     <header className="dash-header">
       <Link href="/" className="brand">
@@ -55,8 +55,11 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
       </nav>
       <div className="dash-tools">
         <SavedViews />
-        <span className="muted dash-who" title={who}>
-          {who}
+        {/* On a phone the name gives way before the role does. */}
+        <span className="muted dash-who" title={`${name} · ${words}`}>
+          <span className="dash-name">{name}</span>
+          <span aria-hidden="true">·</span>
+          <span className="dash-role">{words}</span>
         </span>
         <button type="button" className="link-button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
           Sign out

@@ -79,27 +79,30 @@ function DayInput({ label, value, accept }: { label: string; value: string; acce
     setProblem(isIsoDay(typed) ? accept(typed) : `${typed} is not a day: write it as YYYY-MM-DD, e.g. ${utcDay()}`);
   };
   return (
-    <label className="day-input">
-      {label}
-      <input
-        type="text"
-        inputMode="numeric"
-        pattern="\d{4}-\d{2}-\d{2}"
-        placeholder="YYYY-MM-DD"
-        maxLength={10}
-        size={10}
-        value={text}
-        aria-invalid={problem !== null}
-        aria-describedby={problem ? problemId : undefined}
-        onChange={(e) => take(e.target.value.trim())}
-        onBlur={() => text.length < 10 && text !== value && setProblem(`${text || "Nothing"} is not a day: write it as YYYY-MM-DD`)}
-      />
+    <span className="day-input">
+      <label>
+        {label}
+        <input
+          type="text"
+          inputMode="numeric"
+          pattern="\d{4}-\d{2}-\d{2}"
+          placeholder="YYYY-MM-DD"
+          maxLength={10}
+          size={10}
+          value={text}
+          aria-invalid={problem !== null}
+          aria-describedby={problem ? problemId : undefined}
+          onChange={(e) => take(e.target.value.trim())}
+          onBlur={() => text.length < 10 && text !== value && setProblem(`${text || "Nothing"} is not a day: write it as YYYY-MM-DD`)}
+        />
+      </label>
+      {/* Beside the field, not in its label: the field keeps its name, and the problem is its description. */}
       {problem ? (
         <span id={problemId} className="field-problem">
           {problem}
         </span>
       ) : null}
-    </label>
+    </span>
   );
 }
 

@@ -15,7 +15,7 @@ const CAMPAIGN = "cmp_northwind_display";
 const ADVERTISER = "adv_northwind";
 const PUBLISHER = "pub_demo_market";
 /** The overview of Demo Market on a 390 px phone, with every group folded, in CSS pixels (docs/dashboard.md). */
-const PHONE_HEIGHT_BUDGET = 3_200;
+const PHONE_HEIGHT_BUDGET = 3_000;
 
 // eCPM 10.00 → 6.00 (down 40%, better); average CPC 0.50 → 1.00 (up 100%, worse); spend 10 → 12 (neither).
 const SEEDED = [
@@ -151,6 +151,7 @@ test("on a phone the overview keeps its header to two lines and its height withi
   });
   expect(lines, "the header's lines at 390 px").toBeLessThanOrEqual(2);
   const folded = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-figures-390.png", fullPage: true });
   // Every group opened, as the overview was before it had groups: for the record beside the budget.
   await page.locator("details.kpi-group").evaluateAll((groups) => {
     for (const group of groups) (group as HTMLDetailsElement).open = true;
@@ -158,7 +159,6 @@ test("on a phone the overview keeps its header to two lines and its height withi
   const unfolded = await page.evaluate(() => document.documentElement.scrollHeight);
   console.log(`overview at 390 px: ${folded} px folded, ${unfolded} px with every group open`);
   expect(folded).toBeLessThanOrEqual(PHONE_HEIGHT_BUDGET);
-  await page.screenshot({ path: "test-results/e2e/screens/dashboard-figures-390.png", fullPage: true });
 
   // The screens fold behind Menu, and a screen chosen there closes it.
   await header.getByRole("button", { name: "Menu" }).click();

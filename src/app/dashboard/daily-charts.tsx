@@ -59,53 +59,59 @@ export function DailyCharts({ daily, previous, currency, audience }: { daily: Da
       <section className="charts">
         <figure className="chart" aria-label="Impressions and clicks by day" data-chart="traffic">
           <figcaption>Impressions and clicks</figcaption>
-          <ResponsiveContainer width="100%" height={260}>
-            <ComposedChart data={rows} margin={margin}>
-              <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
-              <YAxis yAxisId="impressions" tick={axisTick} allowDecimals={false} tickFormatter={tick} />
-              <YAxis yAxisId="clicks" orientation="right" tick={axisTick} allowDecimals={false} tickFormatter={tick} />
-              <Tooltip formatter={countTip} labelFormatter={label} />
-              <Legend />
-              <Line yAxisId="impressions" type="monotone" dataKey="impressions_total" name="Impressions" stroke="#2563eb" isAnimationActive={false} />
-              <Line yAxisId="clicks" type="monotone" dataKey="clicks_total" name="Clicks" stroke="#ea580c" isAnimationActive={false} />
-              {showPrevious ? previousLine("impressions", "previous_impressions_total", "Impressions, before", "#2563eb") : null}
-              {showPrevious ? previousLine("clicks", "previous_clicks_total", "Clicks, before", "#ea580c") : null}
-            </ComposedChart>
-          </ResponsiveContainer>
+          <div className="chart-box">
+            <ResponsiveContainer width="100%" height="100%">
+              <ComposedChart data={rows} margin={margin}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+                <YAxis yAxisId="impressions" tick={axisTick} allowDecimals={false} tickFormatter={tick} />
+                <YAxis yAxisId="clicks" orientation="right" tick={axisTick} allowDecimals={false} tickFormatter={tick} />
+                <Tooltip formatter={countTip} labelFormatter={label} />
+                <Legend />
+                <Line yAxisId="impressions" type="monotone" dataKey="impressions_total" name="Impressions" stroke="#2563eb" isAnimationActive={false} />
+                <Line yAxisId="clicks" type="monotone" dataKey="clicks_total" name="Clicks" stroke="#ea580c" isAnimationActive={false} />
+                {showPrevious ? previousLine("impressions", "previous_impressions_total", "Impressions, before", "#2563eb") : null}
+                {showPrevious ? previousLine("clicks", "previous_clicks_total", "Clicks, before", "#ea580c") : null}
+              </ComposedChart>
+            </ResponsiveContainer>
+          </div>
         </figure>
         <figure className="chart" aria-label={`${spend} and sales revenue by day`} data-chart="money">
           <figcaption>
             {spend} (right axis) and sales revenue{currency ? ` in ${currency}` : ""}
           </figcaption>
-          <ResponsiveContainer width="100%" height={260}>
-            <ComposedChart data={rows} margin={margin}>
-              <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
-              <YAxis yAxisId="sales" tick={axisTick} tickFormatter={tick} />
-              <YAxis yAxisId="spend" orientation="right" tick={axisTick} tickFormatter={tick} />
-              <Tooltip formatter={moneyTip} labelFormatter={label} />
-              <Legend />
-              <Bar yAxisId="spend" dataKey="ad_revenue" name={spend} fill="#94a3b8" isAnimationActive={false} />
-              <Line yAxisId="sales" type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" isAnimationActive={false} />
-              {showPrevious ? previousLine("spend", "previous_ad_revenue", `${spend}, before`, "#64748b") : null}
-              {showPrevious ? previousLine("sales", "previous_sales_revenue", "Sales revenue, before", "#16a34a") : null}
-            </ComposedChart>
-          </ResponsiveContainer>
+          <div className="chart-box">
+            <ResponsiveContainer width="100%" height="100%">
+              <ComposedChart data={rows} margin={margin}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+                <YAxis yAxisId="sales" tick={axisTick} tickFormatter={tick} />
+                <YAxis yAxisId="spend" orientation="right" tick={axisTick} tickFormatter={tick} />
+                <Tooltip formatter={moneyTip} labelFormatter={label} />
+                <Legend />
+                <Bar yAxisId="spend" dataKey="ad_revenue" name={spend} fill="#94a3b8" isAnimationActive={false} />
+                <Line yAxisId="sales" type="monotone" dataKey="sales_revenue" name="Sales revenue" stroke="#16a34a" isAnimationActive={false} />
+                {showPrevious ? previousLine("spend", "previous_ad_revenue", `${spend}, before`, "#64748b") : null}
+                {showPrevious ? previousLine("sales", "previous_sales_revenue", "Sales revenue, before", "#16a34a") : null}
+              </ComposedChart>
+            </ResponsiveContainer>
+          </div>
         </figure>
         <figure className="chart" aria-label="Click- and view-through sales by day" data-chart="touch">
           <figcaption>Sales by the touch that won them</figcaption>
-          <ResponsiveContainer width="100%" height={260}>
-            <ComposedChart data={rows} margin={margin}>
-              <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
-              <YAxis tick={axisTick} tickFormatter={tick} />
-              <Tooltip formatter={moneyTip} labelFormatter={label} />
-              <Legend />
-              <Bar dataKey="sales_revenue_click" name="Click-through" stackId="sales" fill="#16a34a" isAnimationActive={false} />
-              <Bar dataKey="sales_revenue_view" name="View-through" stackId="sales" fill="#86efac" isAnimationActive={false} />
-            </ComposedChart>
-          </ResponsiveContainer>
+          <div className="chart-box">
+            <ResponsiveContainer width="100%" height="100%">
+              <ComposedChart data={rows} margin={margin}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="day" tick={axisTick} minTickGap={24} />
+                <YAxis tick={axisTick} tickFormatter={tick} />
+                <Tooltip formatter={moneyTip} labelFormatter={label} />
+                <Legend />
+                <Bar dataKey="sales_revenue_click" name="Click-through" stackId="sales" fill="#16a34a" isAnimationActive={false} />
+                <Bar dataKey="sales_revenue_view" name="View-through" stackId="sales" fill="#86efac" isAnimationActive={false} />
+              </ComposedChart>
+            </ResponsiveContainer>
+          </div>
         </figure>
       </section>
     </>

@@ -25,28 +25,32 @@ export function PipelineStatus() {
     <section className={data.problems.length > 0 ? "notice" : "pipeline"} aria-label="Processing">
       <h2>Processing</h2>
       <Problem about="Behind" message={data.problems.length > 0 ? `${data.problems.join("; ")}.` : null} />
-      <dl className="reasons">
-        <div>
-          <dt>Beacons settled</dt>
-          <dd data-lag="settle">{waiting(data.settleBacklog, data.settleLagSeconds, "beacons")}</dd>
-        </div>
-        <div>
-          <dt>Orders attributed</dt>
-          <dd data-lag="attribution">{waiting(data.attributionBacklog, data.attributionLagSeconds, "orders")}</dd>
-        </div>
-        {data.exports.map((lag) => (
-          <div key={`${lag.destinationId}/${lag.type}`}>
-            <dt>
-              Export {lag.name} ({lag.type})
-            </dt>
-            <dd data-lag="export">
-              {lag.deliveredTo === null || lag.lagSeconds === null
-                ? "nothing delivered yet"
-                : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
-            </dd>
+      {/* Folded while all is well: the lags are there to look into, not to read every time. */}
+      <details open={data.problems.length > 0}>
+        <summary>{data.problems.length > 0 ? "Each job's lag" : "Up to date: each job's lag"}</summary>
+        <dl className="reasons">
+          <div>
+            <dt>Beacons settled</dt>
+            <dd data-lag="settle">{waiting(data.settleBacklog, data.settleLagSeconds, "beacons")}</dd>
           </div>
-        ))}
-      </dl>
+          <div>
+            <dt>Orders attributed</dt>
+            <dd data-lag="attribution">{waiting(data.attributionBacklog, data.attributionLagSeconds, "orders")}</dd>
+          </div>
+          {data.exports.map((lag) => (
+            <div key={`${lag.destinationId}/${lag.type}`}>
+              <dt>
+                Export {lag.name} ({lag.type})
+              </dt>
+              <dd data-lag="export">
+                {lag.deliveredTo === null || lag.lagSeconds === null
+                  ? "nothing delivered yet"
+                  : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </details>
     </section>
   );
 }

@@ -219,10 +219,11 @@ test("each table's CSV and XLSX hold the rows shown, in the order shown", async 
   const ads = page.locator(".data-table").filter({ has: page.getByRole("table", { name: "Ads of Northwind: summer banners" }) });
   await ads.locator("summary").click();
   // The chooser writes the address, and the box follows it once the page has read it back.
-  await ads.getByRole("checkbox", { name: "Conversions" }).click();
-  await expect(ads.getByRole("checkbox", { name: "Conversions" })).toBeChecked();
+  // Every metric is offered there: "Conversions" alone, not the click, view or halo ones.
+  await ads.getByRole("checkbox", { name: "Conversions", exact: true }).click();
+  await expect(ads.getByRole("checkbox", { name: "Conversions", exact: true })).toBeChecked();
   await expect(page).toHaveURL(/cols=/);
-  await expect(ads.getByRole("columnheader", { name: /Conversions/ })).toBeVisible();
+  await expect(ads.getByRole("columnheader", { name: /^Conversions/ })).toBeVisible();
   const files = await expectDownloadsMatch(page, ads, ads.getByRole("table"), /^ads-2025-03-08-2025-03-14\./);
   expect(files.csv[0]).toContain("Conversions");
   expect(files.csv[1]![0]).toBe("Summer leaderboard"); // 25 clicks against the rectangle's 20: sorted as shown

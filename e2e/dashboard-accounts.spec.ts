@@ -18,13 +18,13 @@ test("an account manager creates an advertiser, tops up its wallet and sets its 
   await form.getByRole("button", { name: "Create account" }).click();
 
   const detail = page.getByRole("region", { name: "Account Harbor Tea" });
-  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("250.00 USD");
+  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("USD 250.00");
   await detail.getByLabel("Top-up amount").fill("49.5");
   await detail.getByRole("button", { name: "Top up" }).click();
-  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("299.50 USD");
+  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("USD 299.50");
   await detail.getByLabel("Daily budget (empty for none)").fill("40");
   await detail.getByRole("button", { name: "Save budget" }).click();
-  await expect(detail.locator('[data-kpi="Daily budget"] .kpi-value')).toHaveText("40.00 USD");
+  await expect(detail.locator('[data-kpi="Daily budget"] .kpi-value')).toHaveText("USD 40.00");
   const [stored] = await query<{ wallet: string; budget: string; seller_id: string }>(
     "SELECT wallet_balance_micros::text AS wallet, daily_budget_micros::text AS budget, seller_id FROM accounts WHERE name = 'Harbor Tea'",
   );

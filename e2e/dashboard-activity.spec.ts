@@ -112,10 +112,10 @@ async function changeAnAccount(page: Page, names: Names) {
   const detail = page.getByRole("region", { name: `Account ${names.account}` });
   await detail.getByLabel("Top-up amount").fill("25");
   await detail.getByRole("button", { name: "Top up" }).click();
-  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("125.00 USD");
+  await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("USD 125.00");
   await detail.getByLabel("Daily budget (empty for none)").fill("30");
   await detail.getByRole("button", { name: "Save budget" }).click();
-  await expect(detail.locator('[data-kpi="Daily budget"] .kpi-value')).toHaveText("30.00 USD");
+  await expect(detail.locator('[data-kpi="Daily budget"] .kpi-value')).toHaveText("USD 30.00");
 
   const product = detail.getByRole("form", { name: "Add a product" });
   await product.getByLabel("SKU").fill(names.sku);

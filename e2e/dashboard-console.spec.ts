@@ -15,9 +15,10 @@ const ADVERTISER = "adv_northwind";
 const PUBLISHER = "pub_demo_market";
 
 type Seeded = { day: string; ad: string; impressions: number; clicks: number; spend: number; bots?: number };
-// Northwind's banners: 1,000 impressions and 20 clicks the week before, 1,500 and 45 this week.
+// Northwind's banners: 1,000 impressions and 20 clicks the week before (on its first day, so the
+// figures ran in all of it), 1,500 and 45 this week.
 const SEEDED: Seeded[] = [
-  { day: "2025-03-03", ad: "ad_northwind_leaderboard", impressions: 1000, clicks: 20, spend: 6 },
+  { day: "2025-03-01", ad: "ad_northwind_leaderboard", impressions: 1000, clicks: 20, spend: 6 },
   { day: "2025-03-09", ad: "ad_northwind_leaderboard", impressions: 600, clicks: 15, spend: 3.6 },
   { day: "2025-03-12", ad: "ad_northwind_leaderboard", impressions: 500, clicks: 10, spend: 3 },
   { day: "2025-03-12", ad: "ad_northwind_rectangle", impressions: 400, clicks: 20, spend: 2.4 },
@@ -47,7 +48,7 @@ async function seed() {
 
 const inRange = (rows: Seeded[], range: { from: string; to: string }) => rows.filter((r) => r.day >= range.from && r.day <= range.to);
 const sum = (rows: Seeded[], field: "impressions" | "clicks" | "spend") => rows.reduce((total, r) => total + r[field], 0);
-const signed = (change: number) => `${change > 0 ? "+" : change < 0 ? "−" : ""}${(Math.abs(change) * 100).toFixed(1)}%`;
+const signed = (change: number) => `${change > 0 ? "+" : change < 0 ? "−" : ""}${(Math.abs(change) * 100).toFixed(2)}%`;
 const view = (path: string, extra = "") => `${path}?from=${CURRENT.from}&to=${CURRENT.to}&account=${ADVERTISER}${extra}`;
 
 test.beforeAll(seed);
@@ -90,8 +91,8 @@ test("a figure card shows the range's value and its change against the week befo
   await expect(impressions.locator(".kpi-value")).toHaveText(new Intl.NumberFormat("en").format(sum(current, "impressions")));
   const impressionsChange = (sum(current, "impressions") - sum(previous, "impressions")) / sum(previous, "impressions");
   await expect(impressions.locator(".kpi-change")).toHaveAttribute("data-change", signed(impressionsChange));
-  await expect(impressions.locator(".kpi-change")).toContainText(`vs ${PREVIOUS.from} – ${PREVIOUS.to}`);
-  await expect(impressions.locator(".kpi-change .visually-hidden")).toHaveText(`up ${signed(impressionsChange).slice(1)}`);
+  await expect(page.getByTestId("compared-with")).toContainText(`the period before, ${PREVIOUS.from} – ${PREVIOUS.to}`);
+  await expect(impressions.locator(".kpi-change .visually-hidden")).toHaveText(`up ${signed(impressionsChange).slice(1)}, better`);
   // A ratio changes relative to itself: CTR 3% against 2% is +50%, not one point.
   const ctrChange = sum(current, "clicks") / sum(current, "impressions") / (sum(previous, "clicks") / sum(previous, "impressions")) - 1;
   await expect(page.locator('[data-kpi="CTR"] .kpi-change')).toHaveAttribute("data-change", signed(ctrChange));
@@ -218,10 +219,11 @@ test("each table's CSV and XLSX hold the rows shown, in the order shown", async 
   const ads = page.locator(".data-table").filter({ has: page.getByRole("table", { name: "Ads of Northwind: summer banners" }) });
   await ads.locator("summary").click();
   // The chooser writes the address, and the box follows it once the page has read it back.
-  await ads.getByRole("checkbox", { name: "Conversions" }).click();
-  await expect(ads.getByRole("checkbox", { name: "Conversions" })).toBeChecked();
+  // Every metric is offered there: "Conversions" alone, not the click, view or halo ones.
+  await ads.getByRole("checkbox", { name: "Conversions", exact: true }).click();
+  await expect(ads.getByRole("checkbox", { name: "Conversions", exact: true })).toBeChecked();
   await expect(page).toHaveURL(/cols=/);
-  await expect(ads.getByRole("columnheader", { name: /Conversions/ })).toBeVisible();
+  await expect(ads.getByRole("columnheader", { name: /^Conversions/ })).toBeVisible();
   const files = await expectDownloadsMatch(page, ads, ads.getByRole("table"), /^ads-2025-03-08-2025-03-14\./);
   expect(files.csv[0]).toContain("Conversions");
   expect(files.csv[1]![0]).toBe("Summer leaderboard"); // 25 clicks against the rectangle's 20: sorted as shown

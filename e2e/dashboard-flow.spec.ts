@@ -72,9 +72,9 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   await expect(page.locator('[data-kpi="Sales revenue"] .kpi-value')).toHaveText("USD 12.50");
   await expect(page.locator('[data-kpi="Spend"] .kpi-value')).toHaveText("USD 3.00");
   // Bought after a click: click-through, and the one click converted.
-  await expect(page.locator('[data-kpi="Click-through sales"] .kpi-value')).toHaveText("USD 12.50");
-  await expect(page.locator('[data-kpi="View-through sales"] .kpi-value')).toHaveText("USD 0.00");
-  await expect(page.locator('[data-kpi="Click conversion rate"] .kpi-value')).toHaveText("100%");
+  await expect(page.locator('[data-kpi="Click sales revenue"] .kpi-value')).toHaveText("USD 12.50");
+  await expect(page.locator('[data-kpi="View sales revenue"] .kpi-value')).toHaveText("USD 0.00");
+  await expect(page.locator('[data-kpi="Click conversion rate"] .kpi-value')).toHaveText("100.00%");
   // The shopper's first purchase of the brand at the demo store.
   await expect(page.locator('[data-kpi="New-to-brand conversions"] .kpi-value')).toHaveText("1");
   await expect(page.getByRole("figure", { name: "Click- and view-through sales by day" }).locator(".recharts-bar-rectangle").first()).toBeAttached();

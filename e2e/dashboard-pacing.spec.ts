@@ -87,14 +87,14 @@ test("a campaign that spent its daily budget shows a full meter and 'Out of budg
   const meter = row.getByRole("meter", { name: "Spend today" });
   await expect(meter).toHaveAttribute("value", "0.4");
   await expect(meter).toHaveAttribute("max", "0.4");
-  await expect(meter).toHaveAttribute("aria-valuetext", "USD 0.40 of USD 0.40 (100%)");
+  await expect(meter).toHaveAttribute("aria-valuetext", "USD 0.40 of USD 0.40 (100.00%)");
   await expect(row.getByText("Out of budget today")).toBeVisible();
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-pacing-list.png", fullPage: true });
 
   // The page says the same, and why.
   await row.getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
-  await expect(budget.getByRole("meter", { name: "Spend today" })).toHaveAttribute("aria-valuetext", "USD 0.40 of USD 0.40 (100%)");
+  await expect(budget.getByRole("meter", { name: "Spend today" })).toHaveAttribute("aria-valuetext", "USD 0.40 of USD 0.40 (100.00%)");
   await expect(budget.getByText("Out of budget today")).toBeVisible();
   await expect(budget).toContainText("the campaign's daily budget is spent");
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-pacing-campaign.png", fullPage: true });

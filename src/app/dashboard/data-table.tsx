@@ -17,25 +17,25 @@ import {
   useTable,
 } from "@tanstack/react-table";
 import { type ReactNode, useMemo, useState } from "react";
+import type { FigureFormat } from "@/server/store/metric-columns";
 import { Problem } from "../problem";
 import { type QueryLike, QueryState } from "../query-state";
-import { formatMoney, percent, whole } from "./figures";
+import { formatFigure } from "./figures";
 import { compareCells, type TableColumn, tableFileBody, tableTotals } from "./table-columns";
 import { type CellValue, downloadTableFile } from "./table-file";
 import { useUrlState } from "./url-state";
 import { columnsFromParam, type Sort, sortFromParam, sortToParam } from "./url-views";
 
 const features = tableFeatures({ rowSortingFeature, columnVisibilityFeature, sortedRowModel: createSortedRowModel() });
-const number = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
-
-/** A raw value as the table shows it. */
-export function shownValue(value: CellValue, kind: TableColumn<unknown>["kind"], currency: string | null): string {
+/** A raw value as the table shows it: a column's figure format (metric columns), else its kind's (dashboard/figures.tsx). */
+export function shownValue(value: CellValue, kind: TableColumn<unknown>["kind"] | FigureFormat, currency: string | null): string {
   if (value === null) return "—";
   if (typeof value === "string") return value;
-  if (kind === "money") return formatMoney(value, currency);
-  if (kind === "percent") return percent.format(value);
-  if (kind === "integer") return whole.format(value);
-  return number.format(value);
+  return formatFigure(
+    value,
+    kind === "integer" ? "count" : kind === "number" ? "units" : kind === "money" || kind === "percent" ? kind : (kind as FigureFormat),
+    currency,
+  );
 }
 
 export interface DataTableProps<Item> {
@@ -205,7 +205,7 @@ export function DataTable<Item extends RowData>({
               <tr key={rowKey(row)}>
                 {visible.map((c) => (
                   <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
-                    {c.cell ? c.cell(row) : shownValue(c.value(row), c.kind, currency)}
+                    {c.cell ? c.cell(row) : shownValue(c.value(row), c.format ?? c.kind, currency)}
                   </td>
                 ))}
                 {actions ? <td className="row-buttons">{actions(row)}</td> : null}
@@ -217,7 +217,11 @@ export function DataTable<Item extends RowData>({
               <tr className="totals">
                 {visible.map((c, i) => (
                   <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
-                    {i === 0 && c.total === undefined ? "Total" : c.total === undefined ? "" : shownValue(totals.get(c.id) ?? null, c.kind, currency)}
+                    {i === 0 && c.total === undefined
+                      ? "Total"
+                      : c.total === undefined
+                        ? ""
+                        : shownValue(totals.get(c.id) ?? null, c.format ?? c.kind, currency)}
                   </td>
                 ))}
                 {actions ? <td /> : null}

@@ -1,82 +1,130 @@
 "use client";
-// The figure cards of the overview and the campaign page: each figure of the range, its change
-// against the period just before, and which period that is.
+// The figure cards of the overview and the campaign page: a few headline figures, the rest in
+// folded groups; each card's change against the period before, coloured and said in words by the
+// figure's good direction (store/metric-columns.ts), and that period named once above them.
+import { type Audience, METRIC_CATALOGUE, type MetricField, metricFor } from "@/server/store/metric-columns";
 import type { Metrics } from "@/server/store/metrics";
-import { comparedWith, describeChange, relativeChange } from "./comparison";
-import { formatMoney, money, percent, whole } from "./figures";
+import { type Change, describeChange, notComparable, periodCoverage, periodName, relativeChange } from "./comparison";
+import { formatFigure, formatMoney, whole } from "./figures";
 import type { Range } from "./url-views";
 
-const units = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
 const ARROWS = { up: "▲", down: "▼", flat: "=" } as const;
 
 export type PreviousPeriod = Range & { total: Metrics };
 
-type Kind = "count" | "money" | "ratio" | "times" | "units";
-/** The cards in order, with the footnotes that say what each figure holds. */
-const CARDS: [label: string, field: keyof Metrics, kind: Kind][] = [
-  ["Impressions", "impressions_total", "count"],
-  ["Views", "views_total", "count"],
-  ["Clicks", "clicks_total", "count"],
-  ["CTR", "ctr", "ratio"],
-  ["Spend", "ad_revenue", "money"],
-  ["Conversions", "conversions_total", "count"],
-  ["Sales revenue", "sales_revenue", "money"],
-  ["ROAS", "roas", "times"],
-  // Each order goes to the touch that won it: a click, else a view or an impression (docs/conversions.md).
-  ["Click-through conversions", "conversions_click", "count"],
-  ["View-through conversions", "conversions_view", "count"],
-  ["Click-through sales", "sales_revenue_click", "money"],
-  ["View-through sales", "sales_revenue_view", "money"],
-  ["Units sold", "units_sold", "units"],
-  ["Click conversion rate", "click_conversion_rate", "ratio"],
-  // Another SKU of the brand, bought after its ad: apart from conversions and sales (docs/reports.md, "Halo sales").
-  ["Halo conversions", "halo_conversions", "count"],
-  ["Halo sales", "halo_sales_revenue", "money"],
-  // Orders of shoppers who had not bought the brand at the publisher in the look-back (docs/reports.md, "New-to-brand").
-  ["New-to-brand conversions", "ntb_conversions", "count"],
-  ["New-to-brand sales", "ntb_sales_revenue", "money"],
-  ["New-to-brand rate", "ntb_rate", "ratio"],
-  // Cost metrics: "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
-  ["eCPM", "ecpm", "money"],
-  ["Avg. CPC", "avg_cpc", "money"],
-  ["CPA", "cpa", "money"],
-  ["ACoS", "acos", "ratio"],
-  // Orders that came with no proof, counted apart from the credited ones (docs/conversions.md).
-  ["Unverified conversions", "unverified_conversions", "count"],
-  ["Unverified sales", "unverified_sales_revenue", "money"],
+/** What a person reads first: money in and out, what it bought, and the traffic behind it. */
+const HEADLINE: MetricField[] = ["ad_revenue", "sales_revenue", "roas", "conversions_total", "impressions_total", "clicks_total"];
+/** The rest, folded by what they answer. */
+const GROUPS: { name: string; hint: string; fields: MetricField[] }[] = [
+  { name: "Traffic", hint: "views, CTR, units", fields: ["views_total", "ctr", "click_conversion_rate", "units_sold"] },
+  // Each order goes to the touch that won it: a click, else a view or an impression (docs/conversions.md);
+  // halo and new-to-brand are apart from conversions and sales (docs/reports.md).
+  {
+    name: "Attribution",
+    hint: "click and view, halo, new-to-brand",
+    fields: [
+      "conversions_click",
+      "conversions_view",
+      "sales_revenue_click",
+      "sales_revenue_view",
+      "halo_conversions",
+      "halo_sales_revenue",
+      "ntb_conversions",
+      "ntb_sales_revenue",
+      "ntb_rate",
+    ],
+  },
+  // "—" where nothing was bought to divide by (docs/reports.md, "Cost metrics").
+  { name: "Cost", hint: "eCPM, CPC, CPA, ACoS", fields: ["ecpm", "avg_cpc", "cpa", "acos"] },
+  // Filtered beacons, and orders that came with no proof, counted apart from the credited ones (docs/conversions.md).
+  { name: "Quality", hint: "invalid, unverified", fields: ["invalid_events", "unverified_conversions", "unverified_sales_revenue"] },
 ];
 
-function shown(value: number | null, kind: Kind, currency: string | null): string {
-  if (value === null) return "—";
-  if (kind === "money") return formatMoney(value, currency);
-  if (kind === "ratio") return percent.format(value);
-  if (kind === "times") return `${money.format(value)}×`;
-  if (kind === "units") return units.format(value);
-  return whole.format(value);
+interface CardsProps {
+  total: Metrics;
+  previous?: PreviousPeriod | null;
+  /** The account's code, or null when the figures mix currencies (every account at once). */
+  currency: string | null;
+  audience: Audience;
+  /** The first day the figures could start (the campaign's start, or the first day with any figure), to tell a period before it did not run in. */
+  started: string | null;
+  /** The start in words: "this campaign started", "the first day with figures". */
+  start: string;
 }
 
-/** `currency`: the account's code, or null when the figures mix currencies (every account at once). */
-export function KpiCards({ total, previous, currency }: { total: Metrics; previous?: PreviousPeriod | null; currency: string | null }) {
+function Card({
+  field,
+  value,
+  change,
+  audience,
+  currency,
+}: {
+  field: MetricField;
+  value: number | null;
+  change: Change | null;
+  audience: Audience;
+  currency: string | null;
+}) {
+  const { label, format } = metricFor(field, audience);
+  return (
+    <div className="kpi" data-kpi={label}>
+      <span className="kpi-label">{label}</span>
+      <span className="kpi-value">{formatFigure(value, format, currency)}</span>
+      {change ? (
+        <span className={`kpi-change ${change.verdict ?? "none"}`} data-change={change.text} data-verdict={change.verdict ?? "none"}>
+          <span aria-hidden="true">
+            {change.direction ? `${ARROWS[change.direction]} ` : ""}
+            {change.text}
+          </span>
+          <span className="visually-hidden">{change.words}</span>
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** "2 better, 1 worse": what a folded group holds, so a change worth a look is not hidden. */
+function tally(changes: (Change | null)[]): string {
+  const better = changes.filter((c) => c?.verdict === "better").length;
+  const worse = changes.filter((c) => c?.verdict === "worse").length;
+  return [better ? `${better} better` : "", worse ? `${worse} worse` : ""].filter(Boolean).join(", ");
+}
+
+export function KpiCards({ total, previous, currency, audience, started, start }: CardsProps) {
+  const coverage = previous ? periodCoverage(previous, started) : null;
+  // A sum over fewer days than the range is no fair comparison; a ratio (CTR, ROAS, a cost per…) is, over the days it ran.
+  const changeOf = (field: MetricField): Change | null => {
+    if (!previous) return null;
+    if (coverage && METRIC_CATALOGUE[field].ratio === undefined) return notComparable;
+    return describeChange(relativeChange(total[field], previous.total[field]), metricFor(field, audience).good);
+  };
+  const card = (field: MetricField) => <Card key={field} field={field} value={total[field]} change={changeOf(field)} audience={audience} currency={currency} />;
   return (
     <>
-      <section className="kpis" aria-label="Totals">
-        {CARDS.map(([label, field, kind]) => {
-          const value = total[field] as number | null;
-          const change = previous ? describeChange(relativeChange(value, previous.total[field] as number | null)) : null;
+      {previous ? (
+        <p className="kpi-period" data-testid="compared-with">
+          Changes against the period before, {periodName(previous)}: <span className="better">green is better</span>,{" "}
+          <span className="worse">red is worse</span>.
+        </p>
+      ) : null}
+      {coverage ? (
+        <p className="notice" data-testid="partly-before-start">
+          The period before is partly before {start}: {coverage.ran} of {coverage.days} days. Counts and money are not compared; ratios (CTR, ROAS, costs per
+          result) are, over the days it ran.
+        </p>
+      ) : null}
+      <section className="figures" aria-label="Totals">
+        <div className="kpis headline">{HEADLINE.map(card)}</div>
+        {GROUPS.map((group) => {
+          const summary = tally(group.fields.map(changeOf));
           return (
-            <div className="kpi" key={label} data-kpi={label}>
-              <span className="kpi-label">{label}</span>
-              <span className="kpi-value">{shown(value, kind, currency)}</span>
-              {change && previous ? (
-                <span className={`kpi-change ${change.direction ?? "none"}`} data-change={change.text}>
-                  <span aria-hidden="true">
-                    {change.direction ? `${ARROWS[change.direction]} ` : ""}
-                    {change.text}
-                  </span>
-                  <span className="visually-hidden">{change.words}</span> <span className="kpi-vs">{comparedWith(previous)}</span>
-                </span>
-              ) : null}
-            </div>
+            <details className="kpi-group" key={group.name} data-group={group.name}>
+              <summary>
+                {group.name} <span className="muted">({group.hint})</span>
+                {summary ? <span className="kpi-tally"> · {summary}</span> : null}
+              </summary>
+              <div className="kpis">{group.fields.map(card)}</div>
+            </details>
           );
         })}
       </section>

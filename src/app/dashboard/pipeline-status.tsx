@@ -2,10 +2,9 @@
 // How current the figures are, for staff: settling and attribution lag, and each export
 // destination's delivery, from stats.pipeline (refreshed every 15 s; it refuses members).
 import { useQuery } from "@tanstack/react-query";
+import { Problem } from "../problem";
 import { useTRPC } from "../trpc-client";
-import { utcMinute } from "./figures";
-
-const number = new Intl.NumberFormat("en");
+import { utcMinute, whole } from "./figures";
 
 /** 42 s, 7 min, 3 h: a lag as people say it. */
 export function spoken(seconds: number): string {
@@ -15,7 +14,7 @@ export function spoken(seconds: number): string {
 }
 
 const waiting = (backlog: number, lagSeconds: number, what: string) =>
-  backlog === 0 ? "up to date" : `${number.format(backlog)} ${what} waiting, the oldest for ${spoken(lagSeconds)}`;
+  backlog === 0 ? "up to date" : `${whole.format(backlog)} ${what} waiting, the oldest for ${spoken(lagSeconds)}`;
 
 export function PipelineStatus() {
   const trpc = useTRPC();
@@ -25,29 +24,33 @@ export function PipelineStatus() {
   return (
     <section className={data.problems.length > 0 ? "notice" : "pipeline"} aria-label="Processing">
       <h2>Processing</h2>
-      {data.problems.length > 0 ? <p role="alert">Behind: {data.problems.join("; ")}.</p> : null}
-      <dl className="reasons">
-        <div>
-          <dt>Beacons settled</dt>
-          <dd data-lag="settle">{waiting(data.settleBacklog, data.settleLagSeconds, "beacons")}</dd>
-        </div>
-        <div>
-          <dt>Orders attributed</dt>
-          <dd data-lag="attribution">{waiting(data.attributionBacklog, data.attributionLagSeconds, "orders")}</dd>
-        </div>
-        {data.exports.map((lag) => (
-          <div key={`${lag.destinationId}/${lag.type}`}>
-            <dt>
-              Export {lag.name} ({lag.type})
-            </dt>
-            <dd data-lag="export">
-              {lag.deliveredTo === null || lag.lagSeconds === null
-                ? "nothing delivered yet"
-                : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
-            </dd>
+      <Problem about="Behind" message={data.problems.length > 0 ? `${data.problems.join("; ")}.` : null} />
+      {/* Folded while all is well: the lags are there to look into, not to read every time. */}
+      <details open={data.problems.length > 0}>
+        <summary>{data.problems.length > 0 ? "Each job's lag" : "Up to date: each job's lag"}</summary>
+        <dl className="reasons">
+          <div>
+            <dt>Beacons settled</dt>
+            <dd data-lag="settle">{waiting(data.settleBacklog, data.settleLagSeconds, "beacons")}</dd>
           </div>
-        ))}
-      </dl>
+          <div>
+            <dt>Orders attributed</dt>
+            <dd data-lag="attribution">{waiting(data.attributionBacklog, data.attributionLagSeconds, "orders")}</dd>
+          </div>
+          {data.exports.map((lag) => (
+            <div key={`${lag.destinationId}/${lag.type}`}>
+              <dt>
+                Export {lag.name} ({lag.type})
+              </dt>
+              <dd data-lag="export">
+                {lag.deliveredTo === null || lag.lagSeconds === null
+                  ? "nothing delivered yet"
+                  : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </details>
     </section>
   );
 }

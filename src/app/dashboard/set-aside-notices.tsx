@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-client";
 import type { Range } from "./figures";
-import { utcMinute } from "./figures";
+import { utcMinute, whole } from "./figures";
 
 /** The rules settling sets orders aside by, in words. */
 const RULES: Record<string, string> = {
@@ -23,8 +23,8 @@ export function SetAsideNotices({ range, accountId }: { range: Range; accountId:
         <section className="notice" aria-label="Orders set aside">
           <h2>Orders set aside</h2>
           <p>
-            {setAside.data.total === 1 ? "1 order" : `${setAside.data.total} orders`} in this range were set aside, by a rule or because they could not be
-            processed, and are missing from these figures. Every other order was attributed. The latest:
+            {setAside.data.total === 1 ? "1 order" : `${whole.format(setAside.data.total)} orders`} in this range were set aside, by a rule or because they
+            could not be processed, and are missing from these figures. Every other order was attributed. The latest:
           </p>
           <ul>
             {setAside.data.latest.map((order) => (
@@ -39,10 +39,10 @@ export function SetAsideNotices({ range, accountId }: { range: Range; accountId:
         <section className="notice" aria-label="Orders set aside by rule">
           <h2>Orders set aside by rule</h2>
           <p>
-            {setAsideByRule.data.total === 1 ? "1 order" : `${setAsideByRule.data.total} orders`} in this range broke a rule when they were settled and are
-            missing from these figures (
+            {setAsideByRule.data.total === 1 ? "1 order" : `${whole.format(setAsideByRule.data.total)} orders`} in this range broke a rule when they were
+            settled and are missing from these figures (
             {Object.entries(setAsideByRule.data.byRule)
-              .map(([rule, count]) => `${RULES[rule] ?? rule}: ${count}`)
+              .map(([rule, count]) => `${RULES[rule] ?? rule}: ${whole.format(count)}`)
               .join(", ")}
             ). A publisher sets its limits on its account page. The latest:
           </p>

@@ -1,7 +1,10 @@
 // What a dashboard table knows of its columns, apart from how it draws them: the raw value of
 // each cell, its kind, how its totals row is made, and the file body of the rows shown.
 import type { ReactNode } from "react";
+import type { FigureFormat } from "@/server/store/metric-columns";
 import type { CellValue, ColumnKind, TableFileBody } from "./table-file";
+
+export type { ColumnKind } from "./table-file";
 
 /** How a column's total is made: the sum of its cells, or a ratio recomputed from other columns' sums. */
 export type ColumnTotal = "sum" | ((sum: (columnId: string) => number) => number | null);
@@ -10,6 +13,8 @@ export interface TableColumn<Row> {
   id: string;
   label: string;
   kind: ColumnKind;
+  /** How a figure is written on screen when its kind alone does not tell (ROAS "2.50×" and units are both numbers). */
+  format?: FigureFormat;
   /** The raw value: money in major units, a percent as a fraction, a day as YYYY-MM-DD. */
   value: (row: Row) => CellValue;
   /** What the cell shows, when more than its formatted value (a link, a badge). */

@@ -12,7 +12,7 @@ export function WindowsInForce() {
     ([type, w]) => `${type}: click ${w.clickDays} d, view ${w.viewDays} d${w.viewThrough === "views_only" ? " (viewable views only)" : ""}`,
   );
   return (
-    <p className="muted" data-testid="windows-in-force">
+    <p className="muted windows-note" data-testid="windows-in-force">
       Sales credited within these attribution windows: {types.join(" · ")}. A campaign&apos;s page names its own where it has them.
     </p>
   );

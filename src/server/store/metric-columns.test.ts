@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FIELD_COLUMNS, METRIC_COLUMNS, metricTotals } from "./metric-columns";
+import { FIELD_COLUMNS, METRIC_CATALOGUE, METRIC_COLUMNS, metricFor, metricTotals } from "./metric-columns";
 import { emptyTotals, METRIC_FIELDS, metricsOf, type TotalsRow } from "./metrics";
 
 const sums = (over: Partial<TotalsRow>): TotalsRow => ({ ...emptyTotals(), ...over });
@@ -24,6 +24,40 @@ describe("the XLSX columns", () => {
     expect(FIELD_COLUMNS.ctr).toEqual({ label: "CTR", kind: "percent" });
     expect(FIELD_COLUMNS.ad_revenue).toEqual({ label: "Spend", kind: "money" });
     expect(FIELD_COLUMNS.day).toEqual({ label: "Day", kind: "date" });
+  });
+});
+
+describe("the metric catalogue", () => {
+  it("gives every metric a good direction, a format and, for a ratio, two metrics it is made of", () => {
+    for (const field of METRIC_FIELDS) {
+      const entry = METRIC_CATALOGUE[field];
+      expect(["up", "down", "neutral"]).toContain(entry.good);
+      expect(["count", "money", "percent", "times", "units"]).toContain(entry.format);
+      for (const part of entry.ratio?.slice(0, 2) ?? []) expect(METRIC_FIELDS).toContain(part);
+    }
+  });
+
+  it("reads a cost going up as worse, sales, ROAS and conversions going up as better, spend as neither", () => {
+    for (const cost of ["cpa", "acos", "ecpm", "avg_cpc"] as const) expect(METRIC_CATALOGUE[cost].good).toBe("down");
+    for (const gain of ["sales_revenue", "roas", "conversions_total", "conversions_click", "ntb_conversions"] as const)
+      expect(METRIC_CATALOGUE[gain].good).toBe("up");
+    expect(METRIC_CATALOGUE.ad_revenue.good).toBe("neutral");
+    expect(METRIC_CATALOGUE.invalid_events.good).toBe("down");
+  });
+
+  it("gives a publisher its own words: spend is its revenue, the advertisers' yardsticks say whose they are", () => {
+    expect(metricFor("ad_revenue", "publisher")).toEqual({ label: "Ad revenue", format: "money", good: "up" });
+    expect(metricFor("roas", "publisher")).toMatchObject({ label: "Advertisers' ROAS", good: "up" });
+    expect(metricFor("acos", "publisher")).toMatchObject({ label: "Advertisers' ACoS", good: "down" });
+    expect(metricFor("ecpm", "publisher").good).toBe("up");
+    expect(metricFor("ad_revenue", "advertiser")).toEqual({ label: "Spend", format: "money", good: "neutral" });
+  });
+
+  it("writes a file's column in the kind of the screen's format, so both show the same decimals", () => {
+    expect(METRIC_COLUMNS.roas.kind).toBe("number");
+    expect(METRIC_COLUMNS.acos.kind).toBe("percent");
+    expect(METRIC_COLUMNS.cpa.kind).toBe("money");
+    expect(METRIC_COLUMNS.clicks_total.kind).toBe("integer");
   });
 });
 

@@ -12,42 +12,88 @@ export interface FieldColumn {
   kind: XlsxKind;
 }
 
-type MetricField = (typeof METRIC_FIELDS)[number];
+export type MetricField = (typeof METRIC_FIELDS)[number];
 
-export const METRIC_COLUMNS: Record<MetricField, FieldColumn> = {
-  impressions_total: { label: "Impressions", kind: "integer" },
-  views_total: { label: "Views", kind: "integer" },
-  clicks_total: { label: "Clicks", kind: "integer" },
-  ctr: { label: "CTR", kind: "percent" },
-  ad_revenue: { label: "Spend", kind: "money" },
-  conversions_total: { label: "Conversions", kind: "integer" },
-  conversion_rate: { label: "Conversion rate", kind: "percent" },
-  sales_revenue: { label: "Sales revenue", kind: "money" },
-  roas: { label: "ROAS", kind: "number" },
-  duplicate_events: { label: "Duplicate events", kind: "integer" },
-  bot_events: { label: "Bot events", kind: "integer" },
-  invalid_events: { label: "Invalid events", kind: "integer" },
-  unverified_conversions: { label: "Unverified conversions", kind: "integer" },
-  unverified_sales_revenue: { label: "Unverified sales revenue", kind: "money" },
-  uncredited_conversions: { label: "Uncredited conversions", kind: "integer" },
-  uncredited_sales_revenue: { label: "Uncredited sales revenue", kind: "money" },
-  conversions_click: { label: "Click conversions", kind: "integer" },
-  conversions_view: { label: "View conversions", kind: "integer" },
-  sales_revenue_click: { label: "Click sales revenue", kind: "money" },
-  sales_revenue_view: { label: "View sales revenue", kind: "money" },
-  units_sold: { label: "Units sold", kind: "number" },
-  converted_clicks: { label: "Converted clicks", kind: "integer" },
-  click_conversion_rate: { label: "Click conversion rate", kind: "percent" },
-  halo_conversions: { label: "Halo conversions", kind: "integer" },
-  halo_sales_revenue: { label: "Halo sales revenue", kind: "money" },
-  ntb_conversions: { label: "New-to-brand conversions", kind: "integer" },
-  ntb_sales_revenue: { label: "New-to-brand sales revenue", kind: "money" },
-  ntb_rate: { label: "New-to-brand rate", kind: "percent" },
-  ecpm: { label: "eCPM", kind: "money" },
-  avg_cpc: { label: "Avg. CPC", kind: "money" },
-  cpa: { label: "CPA", kind: "money" },
-  acos: { label: "ACoS", kind: "percent" },
+/** How a figure is written on a screen (dashboard/figures.tsx): each has one way, and its file kind below. */
+export type FigureFormat = "count" | "money" | "percent" | "times" | "units";
+/** Which way of a change is better for the one who reads it: a cost going up is worse; spend is neither. */
+export type GoodDirection = "up" | "down" | "neutral";
+
+export interface MetricEntry {
+  label: string;
+  format: FigureFormat;
+  good: GoodDirection;
+  /**
+   * A ratio of two other metrics (numerator, denominator, scale): its total is computed again from
+   * their sums, and it does not grow with the number of days (a comparison reads it over any days).
+   * Absent, the metric is a sum.
+   */
+  ratio?: [numerator: MetricField, denominator: MetricField, scale?: number];
+  /**
+   * What a publisher or a network reads instead: what advertisers spend is its revenue (more is
+   * better), and the advertisers' own yardsticks say whose they are.
+   */
+  publisher?: { label: string; good?: GoodDirection };
+}
+
+/** The file kind of each screen format: the XLSX number format then shows the screen's decimals (xlsx-styles.ts). */
+const FILE_KIND: Record<FigureFormat, XlsxKind> = { count: "integer", money: "money", percent: "percent", times: "number", units: "number" };
+
+/**
+ * Every metric once: its words, how it is written, which way is good, how its total is made. The
+ * KPI cards, the dashboard tables' columns and the files' headers all read this list.
+ */
+export const METRIC_CATALOGUE: Record<MetricField, MetricEntry> = {
+  impressions_total: { label: "Impressions", format: "count", good: "up" },
+  views_total: { label: "Views", format: "count", good: "up" },
+  clicks_total: { label: "Clicks", format: "count", good: "up" },
+  ctr: { label: "CTR", format: "percent", good: "up", ratio: ["clicks_total", "impressions_total"] },
+  ad_revenue: { label: "Spend", format: "money", good: "neutral", publisher: { label: "Ad revenue", good: "up" } },
+  conversions_total: { label: "Conversions", format: "count", good: "up" },
+  conversion_rate: { label: "Conversion rate", format: "percent", good: "up", ratio: ["conversions_total", "clicks_total"] },
+  sales_revenue: { label: "Sales revenue", format: "money", good: "up" },
+  roas: { label: "ROAS", format: "times", good: "up", ratio: ["sales_revenue", "ad_revenue"], publisher: { label: "Advertisers' ROAS" } },
+  duplicate_events: { label: "Duplicate events", format: "count", good: "down" },
+  bot_events: { label: "Bot events", format: "count", good: "down" },
+  invalid_events: { label: "Invalid events", format: "count", good: "down" },
+  // Orders without proof are kept apart, credited or not: more of them is neither better nor worse by itself.
+  unverified_conversions: { label: "Unverified conversions", format: "count", good: "neutral" },
+  unverified_sales_revenue: { label: "Unverified sales revenue", format: "money", good: "neutral" },
+  uncredited_conversions: { label: "Uncredited conversions", format: "count", good: "neutral" },
+  uncredited_sales_revenue: { label: "Uncredited sales revenue", format: "money", good: "neutral" },
+  conversions_click: { label: "Click conversions", format: "count", good: "up" },
+  conversions_view: { label: "View conversions", format: "count", good: "up" },
+  sales_revenue_click: { label: "Click sales revenue", format: "money", good: "up" },
+  sales_revenue_view: { label: "View sales revenue", format: "money", good: "up" },
+  units_sold: { label: "Units sold", format: "units", good: "up" },
+  converted_clicks: { label: "Converted clicks", format: "count", good: "up" },
+  click_conversion_rate: { label: "Click conversion rate", format: "percent", good: "up", ratio: ["converted_clicks", "clicks_total"] },
+  halo_conversions: { label: "Halo conversions", format: "count", good: "up" },
+  halo_sales_revenue: { label: "Halo sales revenue", format: "money", good: "up" },
+  ntb_conversions: { label: "New-to-brand conversions", format: "count", good: "up" },
+  ntb_sales_revenue: { label: "New-to-brand sales revenue", format: "money", good: "up" },
+  ntb_rate: { label: "New-to-brand rate", format: "percent", good: "up", ratio: ["ntb_conversions", "conversions_total"] },
+  // Costs: lower is better for the advertiser who pays; a publisher is paid them, so its eCPM and CPC read the other way.
+  ecpm: { label: "eCPM", format: "money", good: "down", ratio: ["ad_revenue", "impressions_total", 1000], publisher: { label: "eCPM", good: "up" } },
+  avg_cpc: { label: "Avg. CPC", format: "money", good: "down", ratio: ["ad_revenue", "clicks_total"], publisher: { label: "Avg. CPC", good: "up" } },
+  cpa: { label: "CPA", format: "money", good: "down", ratio: ["ad_revenue", "conversions_total"], publisher: { label: "Advertisers' CPA" } },
+  acos: { label: "ACoS", format: "percent", good: "down", ratio: ["ad_revenue", "sales_revenue"], publisher: { label: "Advertisers' ACoS" } },
 };
+
+/** Who reads the figures: an advertiser's words, or a publisher's (a network's too). */
+export type Audience = "advertiser" | "publisher";
+
+/** A metric's words and good direction for `audience`. */
+export function metricFor(field: MetricField, audience: Audience): { label: string; format: FigureFormat; good: GoodDirection } {
+  const entry = METRIC_CATALOGUE[field];
+  const own = audience === "publisher" ? entry.publisher : undefined;
+  return { label: own?.label ?? entry.label, format: entry.format, good: own?.good ?? entry.good };
+}
+
+/** The report files' columns of the metrics: the catalogue's advertiser words and the file kind of its format. */
+export const METRIC_COLUMNS = Object.fromEntries(
+  Object.entries(METRIC_CATALOGUE).map(([field, entry]) => [field, { label: entry.label, kind: FILE_KIND[entry.format] }]),
+) as Record<MetricField, FieldColumn>;
 
 /** The reports' other fields: who and when a row is about. A report may name its `name` field better (report-definitions.ts). */
 export const IDENTITY_COLUMNS = {

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { useTRPC } from "../../trpc-client";
-import { money } from "../figures";
+import { formatMoney } from "../figures";
 import { ReadOnlyNote, useMayChange } from "../may-change";
 import { Catalogue } from "./catalogue";
 import { ConversionTrust } from "./conversion-trust";
@@ -104,13 +104,11 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
           <div className="kpis">
             <div className="kpi" data-kpi="Wallet">
               <span className="kpi-label">Wallet</span>
-              <span className="kpi-value">
-                {money.format(a.walletBalance)} {a.currency}
-              </span>
+              <span className="kpi-value">{formatMoney(a.walletBalance, a.currency)}</span>
             </div>
             <div className="kpi" data-kpi="Daily budget">
               <span className="kpi-label">Daily budget</span>
-              <span className="kpi-value">{a.dailyBudget === null ? "none" : `${money.format(a.dailyBudget)} ${a.currency}`}</span>
+              <span className="kpi-value">{a.dailyBudget === null ? "none" : formatMoney(a.dailyBudget, a.currency)}</span>
             </div>
           </div>
           {staff ? (

@@ -6,8 +6,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Problem } from "@/app/problem";
+import { Busy, Empty } from "@/app/query-state";
 import { useTRPC } from "../../../trpc-client";
-import { useCurrency } from "../../currency";
+import { useAudience, useCurrency } from "../../currency";
 import { DailyCharts } from "../../daily-charts";
 import { dailyColumns } from "../../daily-columns";
 import { DataTable } from "../../data-table";
@@ -35,6 +36,8 @@ export function CampaignPage({ id }: { id: string }) {
     trpc.ads.setStatus.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() }) }),
   );
   const currency = useCurrency(campaign.data?.advertiser_id ?? "");
+  // A publisher's user reads a campaign on its site in its own words (spend is its revenue).
+  const audience = useAudience("");
   const mayChange = useMayChange(campaign.data?.advertiser_id ?? "");
   const download = `/campaign/${encodeURIComponent(id)}?start_date=${range.startDate}&end_date=${range.endDate}&download=true`;
 
@@ -44,20 +47,15 @@ export function CampaignPage({ id }: { id: string }) {
         <p>
           <Link href="/dashboard/campaigns">← Campaigns</Link>
         </p>
-        <p role="alert" className="error">
-          {campaign.error.data?.code === "NOT_FOUND"
-            ? "There is no such campaign, or it is not one of this account's."
-            : `The campaign could not be loaded: ${campaign.error.message}`}
-        </p>
+        {campaign.error.data?.code === "NOT_FOUND" ? (
+          <Problem message="There is no such campaign, or it is not one of this account's." />
+        ) : (
+          <Problem about="The campaign could not be loaded" message={campaign.error.message} />
+        )}
       </>
     );
   }
-  if (!campaign.data)
-    return (
-      <p aria-busy="true" className="muted">
-        Loading the campaign…
-      </p>
-    );
+  if (!campaign.data) return <Busy what="the campaign" />;
   const c = campaign.data;
   return (
     <>
@@ -92,13 +90,13 @@ export function CampaignPage({ id }: { id: string }) {
       </form>
       <Problem message={setStatus.error?.message} />
       <PacingCards pacing={c.pacing} wallet={c.wallet} />
-      <KpiCards total={c} previous={c.previous} currency={currency} />
+      <KpiCards total={c} previous={c.previous} currency={currency} audience={audience} started={c.start_date} start="this campaign started" />
       <CampaignWindows campaignId={id} campaignType={c.campaign_type} />
-      <DailyCharts daily={c.daily} previous={c.previous?.daily} currency={currency} />
+      <DailyCharts daily={c.daily} previous={c.previous?.daily} currency={currency} audience={audience} />
       <h2>By day</h2>
       <DataTable
         caption={`${c.name} by day from ${range.startDate} to ${range.endDate}`}
-        columns={dailyColumns}
+        columns={dailyColumns(audience)}
         rows={c.daily}
         rowKey={(day) => day.day}
         currency={currency}
@@ -127,7 +125,7 @@ export function CampaignPage({ id }: { id: string }) {
       ) : null}
       <Problem message={adStatus.error?.message} />
       {c.ads.length === 0 ? (
-        <p className="empty">This campaign has no ads yet.</p>
+        <Empty>This campaign has no ads yet.</Empty>
       ) : (
         <DataTable
           caption={`Ads of ${c.name}`}

@@ -6,6 +6,7 @@ import type { CampaignPacing } from "@/server/campaigns/pacing-output";
 import type { CampaignListingRow } from "@/server/store/report-rows";
 import { metricColumns } from "../metric-columns";
 import type { TableColumn } from "../table-columns";
+import styles from "./pacing.module.css";
 import { BidCell, BudgetCell, PacingBar, PacingFlags } from "./pacing-cells";
 
 /** A row of the list: its figures over the range, and today's pacing when the viewer manages the campaign. */
@@ -30,7 +31,11 @@ export const campaignColumns = (advertiserName?: (advertiserId: string) => strin
     label: "Campaign",
     kind: "text",
     value: (c) => c.name,
-    cell: (c) => <Link href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</Link>,
+    cell: (c) => (
+      <Link className={styles.name} href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>
+        {c.name}
+      </Link>
+    ),
   },
   ...(advertiserName ? [{ id: "advertiser", label: "Advertiser", kind: "text" as const, value: (c: CampaignRow) => advertiserName(c.advertiser_id) }] : []),
   {

@@ -9,6 +9,7 @@ import { Problem } from "@/app/problem";
 import { type BulkCampaignOutcome, type TBulkCampaignChange, ZBulkCampaignsInput } from "@/server/campaigns/bulk-campaign-input";
 import { useTRPC } from "../../trpc-client";
 import { formatMoney } from "../figures";
+import styles from "./pacing.module.css";
 
 const campaigns = (n: number) => (n === 1 ? "1 campaign" : `${n} campaigns`);
 
@@ -86,7 +87,7 @@ export function BulkActions({
         </form>
       ) : null}
       {/* Said where the buttons were, after the selection clears. */}
-      <p role="status" className="muted" data-testid="bulk-result">
+      <p role="status" className={`muted ${styles.result}`} data-testid="bulk-result">
         {answer?.said ?? ""}
       </p>
       <Problem about="Not changed" message={answer?.refused} testId="bulk-refused" />

@@ -44,13 +44,13 @@ test("a campaign's page shows its numbers, chart and ads, and downloads its days
   await signInAsStaff(page);
   await page.getByRole("link", { name: "Campaigns" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
-  await page.getByLabel("Name").fill("acme coffee: sponsored");
+  await page.getByLabel("Name", { exact: true }).fill("acme coffee: sponsored");
   const table = page.getByRole("table");
   await expect(table.getByRole("row")).toHaveCount(2); // the header and Acme's campaign (one row: no totals)
   // The filter is in the address: a reload (or the link sent to a colleague) shows the same rows.
   await expect(page).toHaveURL(/[?&]q=acme(\+|%20)coffee/);
   await page.reload();
-  await expect(page.getByLabel("Name")).toHaveValue("acme coffee: sponsored");
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue("acme coffee: sponsored");
   await expect(table.getByRole("row")).toHaveCount(2);
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns.png", fullPage: true });
   await table.getByRole("link", { name: "Acme Coffee: sponsored products" }).click();
@@ -169,4 +169,91 @@ test("an ad is created with a media preview, listed on its campaign, and paused"
   await expect(ads.getByRole("button", { name: "Activate Autumn skyscraper" })).toBeVisible();
   const [after] = await query<{ status: string }>("SELECT status::text FROM ads WHERE id = $1", [stored!.id]);
   expect(after!.status).toBe("paused");
+});
+
+test("an account manager selects two campaigns in the list and pauses both at once; each pause is in the activity log", async ({ page }) => {
+  const tag = Date.now().toString(36);
+  const ids = [`cmp_bulk_${tag}_1`, `cmp_bulk_${tag}_2`];
+  for (const [i, id] of ids.entries()) {
+    await query(
+      "INSERT INTO campaigns (id, advertiser_id, name, type, status, start_date, bid_model, bid_micros, updated_at) VALUES ($1, 'adv_northwind', $2, 'display', 'active', current_date, 'cpm', 2000000, now())",
+      [id, `Bulk ${tag} ${i + 1}`],
+    );
+  }
+  await signInAsStaff(page);
+  await page.goto("/dashboard/campaigns");
+  await page.getByLabel("Name", { exact: true }).fill(`bulk ${tag}`);
+  const table = page.getByRole("table", { name: /^Campaigns from/ });
+  await expect(table.getByRole("link", { name: new RegExp(`^Bulk ${tag}`) })).toHaveCount(2);
+  await table.getByRole("checkbox", { name: "Select all 2 shown" }).check();
+  await expect(table.getByRole("checkbox", { name: `Select Bulk ${tag} 1` })).toBeChecked();
+  const actions = page.getByRole("form", { name: "Change the selected campaigns" });
+  await expect(actions).toContainText("2 campaigns selected");
+  await actions.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(page.getByTestId("bulk-result")).toHaveText("2 campaigns paused.");
+  await expect(table.getByText("paused", { exact: true })).toHaveCount(2);
+  await expect(actions).toHaveCount(0); // the selection is cleared once done
+
+  const stored = await query<{ id: string; status: string }>("SELECT id, status::text FROM campaigns WHERE id = ANY($1) ORDER BY id", [ids]);
+  expect(stored).toEqual(ids.map((id) => ({ id, status: "paused" })));
+  const entries = await query<{ campaign_id: string; action: string; actor_name: string; before: unknown; after: unknown }>(
+    "SELECT campaign_id, action, actor_name, before, after FROM activity_log WHERE campaign_id = ANY($1) ORDER BY campaign_id",
+    [ids],
+  );
+  expect(entries).toEqual(
+    ids.map((id) => ({
+      campaign_id: id,
+      action: "campaign.status.set",
+      actor_name: expect.stringContaining("staff@tally.local"),
+      before: { status: "active" },
+      after: { status: "paused" },
+    })),
+  );
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns-bulk.png", fullPage: true });
+});
+
+test("at 1440 px the campaign list keeps each campaign's name in view while its far columns scroll in, and says more columns lie to the right", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signInAsStaff(page);
+  // Every account, every figure: wider than the screen.
+  const columns = ["name", "advertiser", "campaign_status", "campaign_type", "impressions_total", "views_total", "clicks_total", "ctr", "ad_revenue"];
+  const more = ["conversions_total", "conversion_rate", "sales_revenue", "roas", "units_sold", "ecpm", "avg_cpc", "cpa", "acos", "bid", "daily_budget"];
+  await page.goto(`/dashboard/campaigns?cols=${[...columns, ...more, "spent_today", "serving"].join(",")}`);
+  const table = page.getByRole("table", { name: /^Campaigns from/ });
+  const name = table.getByRole("link", { name: "Acme Coffee: sponsored products" });
+  await expect(name).toBeInViewport();
+  await expect(table.getByRole("columnheader", { name: "Advertiser" })).toBeVisible();
+  const acmeRow = table.getByRole("row").filter({ has: page.getByRole("link", { name: "Acme Coffee: sponsored products" }) });
+  await expect(acmeRow.getByRole("cell", { name: "Acme Coffee", exact: true })).toBeVisible();
+  const serving = table.getByRole("columnheader", { name: "Serving" });
+  const hint = page.getByRole("button", { name: "More columns →" });
+  await expect(hint).toBeVisible();
+  await expect(serving).not.toBeInViewport();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns-1440.png" });
+
+  // The scrolling box takes focus (the arrow keys scroll it); scrolled to its end, the name is still at its left edge.
+  const box = page.getByRole("group", { name: /^Campaigns from .*, scrolls sideways$/ });
+  await box.focus();
+  await expect(box).toBeFocused();
+  await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+  await expect(serving).toBeInViewport();
+  await expect(table.getByRole("columnheader", { name: "Spend today" })).toBeInViewport();
+  await expect(name).toBeInViewport();
+  const [nameAt, boxAt] = [await name.boundingBox(), await box.boundingBox()];
+  expect(nameAt!.x - boxAt!.x).toBeLessThan(80); // the selection box, then the name
+  await expect(hint).toHaveCount(0);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-campaigns-1440-scrolled.png" });
+});
+
+test("a publisher's user reads the campaigns on its sites, with no New campaign and nothing to select", async ({ page }) => {
+  await makeMember("admin@demomarket.test", "pub_demo_market", "demo-market-secret-1");
+  await signIn(page, "admin@demomarket.test", "demo-market-secret-1");
+  await page.getByRole("link", { name: "Campaigns" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Campaigns" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Acme Coffee: sponsored products" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "New campaign" })).toHaveCount(0);
+  await expect(page.getByRole("table", { name: /^Campaigns from/ }).getByRole("checkbox")).toHaveCount(0);
+  await expect(page.getByRole("form", { name: "Change the selected campaigns" })).toHaveCount(0);
 });

@@ -80,7 +80,7 @@ test("a campaign that spent its daily budget shows a full meter and 'Out of budg
 
   // The list: bid with its model, budget, a full meter and the badge.
   await page.goto("/dashboard/campaigns");
-  await page.getByLabel("Name").fill(`pacing ${tag}`);
+  await page.getByLabel("Name", { exact: true }).fill(`pacing ${tag}`);
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name }) });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("CPC USD 0.40");

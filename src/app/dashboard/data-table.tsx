@@ -2,7 +2,8 @@
 // The dashboard's tables (TanStack Table): headers that sort (buttons, so the keyboard sorts too),
 // a column chooser, a totals row, and downloads of exactly the rows and columns shown, in the order
 // shown. Sort and columns live in the address (`sort`, `cols`, with a prefix when a page has
-// several tables).
+// several tables). A wide table keeps its first columns in place while the rest scroll in their
+// own box, and says when more columns lie to the right; rows may carry a box to select them.
 import {
   type ColumnDef,
   type ColumnVisibilityState,
@@ -16,13 +17,18 @@ import {
   type Updater,
   useTable,
 } from "@tanstack/react-table";
-import { type ReactNode, useMemo, useState } from "react";
+import { type ReactNode, useMemo, useRef, useState } from "react";
 import type { FigureFormat } from "@/server/store/metric-columns";
 import { Problem } from "../problem";
 import { type QueryLike, QueryState } from "../query-state";
 import { formatFigure } from "./figures";
 import { compareCells, type TableColumn, tableFileBody, tableTotals } from "./table-columns";
 import { type CellValue, downloadTableFile } from "./table-file";
+import { useSideScroll } from "./table-scroll";
+import { type RowSelection, SelectRow, SelectShown } from "./table-selection";
+
+export type { RowSelection };
+
 import { useUrlState } from "./url-state";
 import { columnsFromParam, type Sort, sortFromParam, sortToParam } from "./url-views";
 
@@ -53,6 +59,15 @@ export interface DataTableProps<Item> {
   urlPrefix?: string;
   /** Buttons at the end of each row, left out of the files. */
   actions?: (row: Item) => ReactNode;
+  /** How many of the first columns shown stay in place while the others scroll sideways (1 unless told). */
+  pinned?: number;
+  /** A box on each row (and one for every row shown) to select them; pinned, left out of the files. */
+  selection?: RowSelection<Item>;
+  /**
+   * Columns the files carry right after a shown one, which the table says inside that one's cell
+   * (a bid's model beside its amount, so the file's amount stays a number).
+   */
+  besideInFiles?: { after: string; column: TableColumn<Item> }[];
 }
 
 /**
@@ -85,6 +100,9 @@ export function DataTable<Item extends RowData>({
   sheet,
   urlPrefix = "",
   actions,
+  pinned = 1,
+  selection,
+  besideInFiles = [],
 }: DataTableProps<Item>) {
   const { params, set } = useUrlState();
   const ids = useMemo(() => columns.map((c) => c.id), [columns]);
@@ -96,6 +114,9 @@ export function DataTable<Item extends RowData>({
   const columnVisibility: ColumnVisibilityState = Object.fromEntries(ids.map((id) => [id, shown.includes(id)]));
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const scrollBox = useRef<HTMLDivElement>(null);
+  const pinnedCells = pinned + (selection ? 1 : 0);
+  const side = useSideScroll(scrollBox, pinnedCells);
 
   const definitions = useMemo<ColumnDef<typeof features, Item>[]>(
     () =>
@@ -137,8 +158,10 @@ export function DataTable<Item extends RowData>({
     setProblem(null);
     setBusy(true);
     try {
+      const shownInFile = visible.flatMap((c) => [c.id, ...besideInFiles.filter((b) => b.after === c.id).map((b) => b.column.id)]);
+      const fileColumns = [...columns, ...besideInFiles.map((b) => b.column)];
       await downloadTableFile(
-        tableFileBody(format, { name: fileName, sheet, columns, shown: visible.map((c) => c.id), rows: sortedRows, currency, withTotals: hasTotals }),
+        tableFileBody(format, { name: fileName, sheet, columns: fileColumns, shown: shownInFile, rows: sortedRows, currency, withTotals: hasTotals }),
       );
     } catch (error) {
       setProblem(error instanceof Error ? error.message : String(error));
@@ -146,6 +169,13 @@ export function DataTable<Item extends RowData>({
       setBusy(false);
     }
   };
+
+  // A cell's place among the pinned ones (the selection box first): sticky at the widths before it.
+  const pin = (index: number, base?: string) =>
+    index < pinnedCells
+      ? { className: [base, "pinned", index === pinnedCells - 1 ? "pinned-edge" : ""].filter(Boolean).join(" "), style: { left: side.lefts[index] ?? 0 } }
+      : { className: base };
+  const first = selection ? 1 : 0;
 
   return (
     <div className="data-table">
@@ -173,62 +203,83 @@ export function DataTable<Item extends RowData>({
         <button type="button" className="chip" disabled={busy || sortedRows.length === 0} onClick={() => void download("xlsx")}>
           Download XLSX
         </button>
+        {side.more ? (
+          <button type="button" className="chip scroll-hint" onClick={side.scrollOn}>
+            More columns →
+          </button>
+        ) : null}
       </div>
       <Problem about="The file could not be made" message={problem} />
-      <div className="table-scroll">
-        <table className="data">
-          <caption className="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              {(table.getHeaderGroups()[0]?.headers ?? []).map((header) => {
-                const direction = header.column.getIsSorted();
-                return (
-                  <th key={header.id} scope="col" aria-sort={direction === "asc" ? "ascending" : direction === "desc" ? "descending" : undefined}>
-                    <button type="button" className="link-button sort-button" onClick={header.column.getToggleSortingHandler()}>
-                      {byId.get(header.column.id)?.label}
-                      <span aria-hidden="true" className="sort-arrow">
-                        {direction === "asc" ? " ▲" : direction === "desc" ? " ▼" : ""}
-                      </span>
-                    </button>
+      <div className={`table-frame${side.more ? " more" : ""}${side.scrolled ? " scrolled" : ""}`}>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box must take focus to scroll from the keyboard */}
+        {/* biome-ignore lint/a11y/useSemanticElements: a group, not a fieldset of form controls, nor a landmark per table */}
+        <div className="table-scroll" ref={scrollBox} tabIndex={0} role="group" aria-label={`${caption}, scrolls sideways`}>
+          <table className="data">
+            <caption className="visually-hidden">{caption}</caption>
+            <thead>
+              <tr>
+                {selection ? (
+                  <th scope="col" {...pin(0, "select-cell")}>
+                    <SelectShown selection={selection} keys={sortedRows.map(rowKey)} />
                   </th>
-                );
-              })}
-              {actions ? (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {sortedRows.map((row) => (
-              <tr key={rowKey(row)}>
-                {visible.map((c) => (
-                  <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
-                    {c.cell ? c.cell(row) : shownValue(c.value(row), c.format ?? c.kind, currency)}
-                  </td>
-                ))}
-                {actions ? <td className="row-buttons">{actions(row)}</td> : null}
+                ) : null}
+                {(table.getHeaderGroups()[0]?.headers ?? []).map((header, i) => {
+                  const direction = header.column.getIsSorted();
+                  return (
+                    <th
+                      key={header.id}
+                      scope="col"
+                      aria-sort={direction === "asc" ? "ascending" : direction === "desc" ? "descending" : undefined}
+                      {...pin(first + i)}
+                    >
+                      <button type="button" className="link-button sort-button" onClick={header.column.getToggleSortingHandler()}>
+                        {byId.get(header.column.id)?.label}
+                        <span aria-hidden="true" className="sort-arrow">
+                          {direction === "asc" ? " ▲" : direction === "desc" ? " ▼" : ""}
+                        </span>
+                      </button>
+                    </th>
+                  );
+                })}
+                {actions ? (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
               </tr>
-            ))}
-          </tbody>
-          {hasTotals ? (
-            <tfoot>
-              <tr className="totals">
-                {visible.map((c, i) => (
-                  <td key={c.id} className={c.kind === "text" ? undefined : "number"}>
-                    {i === 0 && c.total === undefined
-                      ? "Total"
-                      : c.total === undefined
-                        ? ""
-                        : shownValue(totals.get(c.id) ?? null, c.format ?? c.kind, currency)}
-                  </td>
-                ))}
-                {actions ? <td /> : null}
-              </tr>
-            </tfoot>
-          ) : null}
-        </table>
+            </thead>
+            <tbody>
+              {sortedRows.map((row) => (
+                <tr key={rowKey(row)}>
+                  {selection ? (
+                    <td {...pin(0, "select-cell")}>
+                      <SelectRow selection={selection} row={row} rowKey={rowKey(row)} />
+                    </td>
+                  ) : null}
+                  {visible.map((c, i) => (
+                    <td key={c.id} {...pin(first + i, c.kind === "text" ? undefined : "number")}>
+                      {c.cell ? c.cell(row) : shownValue(c.value(row), c.format ?? c.kind, currency)}
+                    </td>
+                  ))}
+                  {actions ? <td className="row-buttons">{actions(row)}</td> : null}
+                </tr>
+              ))}
+            </tbody>
+            {hasTotals ? (
+              <tfoot>
+                <tr className="totals">
+                  {selection ? <td {...pin(0)} /> : null}
+                  {visible.map((c, i) => (
+                    <td key={c.id} {...pin(first + i, c.kind === "text" ? undefined : "number")}>
+                      {i === 0 && c.total === undefined ? "Total" : c.total === undefined ? "" : shownValue(totals.get(c.id) ?? null, c.format ?? c.kind, currency)}
+                    </td>
+                  ))}
+                  {actions ? <td /> : null}
+                </tr>
+              </tfoot>
+            ) : null}
+          </table>
+        </div>
       </div>
     </div>
   );

@@ -23,7 +23,7 @@ const noSuchCampaign = () => new TallyError("not_found", "no such campaign");
  * so each compares against what the other stored. NO KEY UPDATE, the lock the row's UPDATE takes
  * anyway, so beacons writing the campaign's daily spend (a foreign key to it) never wait.
  */
-async function lockCampaign(tx: Tx, actor: Actor, id: string) {
+export async function lockCampaign(tx: Tx, actor: Actor, id: string) {
   const [row] = await lockCampaignRow(tx, id);
   if (!row || !mayAccess(actor, row.advertiser_id)) throw noSuchCampaign();
   assertMayChange(actor, row.advertiser_id, "campaign");

@@ -1,27 +1,43 @@
 "use client";
-// The campaign list's columns: what each holds raw (for sorting, totals and files) and how its cell reads.
+// The campaign list's columns: what each holds raw (for sorting, totals and files) and how its cell
+// reads. The advertiser's column is there when the list holds several advertisers' campaigns.
 import Link from "next/link";
 import type { CampaignPacing } from "@/server/campaigns/pacing-output";
 import type { CampaignListingRow } from "@/server/store/report-rows";
 import { metricColumns } from "../metric-columns";
 import type { TableColumn } from "../table-columns";
+import styles from "./pacing.module.css";
 import { BidCell, BudgetCell, PacingBar, PacingFlags } from "./pacing-cells";
 
 /** A row of the list: its figures over the range, and today's pacing when the viewer manages the campaign. */
-type CampaignRow = CampaignListingRow & { pacing: CampaignPacing | null };
+export type CampaignRow = CampaignListingRow & { pacing: CampaignPacing | null };
 
 /** The serving flags in words, for sorting and files. */
 const servingWords = (p: CampaignPacing | null) =>
   p === null ? null : [p.outOfBudgetToday ? "Out of budget today" : "", p.activeWithoutActiveAds ? "No active ads" : ""].filter(Boolean).join(", ") || null;
 
-export const campaignColumns: TableColumn<CampaignRow>[] = [
+/** The bid's model ("CPC"), which the table says in the bid's cell and the files in a column beside the amount. */
+export const bidModelColumn: TableColumn<CampaignRow> = {
+  id: "bid_model",
+  label: "Bid model",
+  kind: "text",
+  value: (c) => c.pacing?.bidModel.toUpperCase() ?? null,
+};
+
+/** The list's columns; with `advertiserName`, an Advertiser column after the campaign's name. */
+export const campaignColumns = (advertiserName?: (advertiserId: string) => string): TableColumn<CampaignRow>[] => [
   {
     id: "name",
     label: "Campaign",
     kind: "text",
     value: (c) => c.name,
-    cell: (c) => <Link href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</Link>,
+    cell: (c) => (
+      <Link className={styles.name} href={`/dashboard/campaigns/${encodeURIComponent(c.campaign_id)}`}>
+        {c.name}
+      </Link>
+    ),
   },
+  ...(advertiserName ? [{ id: "advertiser", label: "Advertiser", kind: "text" as const, value: (c: CampaignRow) => advertiserName(c.advertiser_id) }] : []),
   {
     id: "campaign_status",
     label: "Status",

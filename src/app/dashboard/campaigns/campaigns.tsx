@@ -1,6 +1,8 @@
 "use client";
 // Campaigns with their numbers over a range: filter by name and status, sort by any column,
 // choose the columns and download them (the range, account, sort and columns are in the address).
+// Whoever may change the campaigns selects rows and pauses, resumes or budgets them together; a new
+// campaign is offered only where one can be made (an advertiser the person may change).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
@@ -9,12 +11,29 @@ import { AccountPicker } from "../account-picker";
 import { useCurrency } from "../currency";
 import { QueryTable } from "../data-table";
 import { RangePicker } from "../figures";
-import { useMayChange } from "../may-change";
 import { useUrlAccount, useUrlRange, useUrlState } from "../url-state";
-import { campaignColumns } from "./campaign-columns";
+import { BulkActions } from "./bulk-actions";
+import { bidModelColumn, campaignColumns } from "./campaign-columns";
 
 const STATUSES = ["active", "paused", "draft", "ended", "archived"] as const;
 
+/**
+ * Whether the person changes campaigns here: staff always (on "All accounts" the form asks which
+ * advertiser), an advertiser's admin on its own account; never a viewer, nor a publisher's or a
+ * network's users, whose lists hold other accounts' campaigns.
+ */
+function useManagesCampaigns(accountId: string): boolean {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const accounts = useQuery(trpc.accounts.list.queryOptions());
+  const viewer = me.data;
+  if (!viewer || !accounts.data) return false;
+  const kindOf = (id: string | null) => accounts.data.find((a) => a.id === id)?.kind;
+  if (viewer.role === "staff") return accountId === "" || kindOf(accountId) === "advertiser";
+  return viewer.memberRole === "admin" && kindOf(viewer.accountId) === "advertiser";
+}
+
+// Over 80 lines on purpose: the list's filters, selection and table read best in one place.
 export function Campaigns() {
   const trpc = useTRPC();
   const [range, setRange] = useUrlRange();
@@ -31,13 +50,24 @@ export function Campaigns() {
   const status = (STATUSES as readonly string[]).includes(asked) ? asked : "";
   const setStatus = (value: string) => set({ status: value || null });
   const me = useQuery(trpc.auth.me.queryOptions());
-  const mayChange = useMayChange();
+  const accounts = useQuery(trpc.accounts.list.queryOptions());
+  const manages = useManagesCampaigns(accountId);
   const list = useQuery(trpc.campaigns.list.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
 
   const rows = useMemo(() => {
     const needle = search.trim().toLowerCase();
     return (list.data?.campaigns ?? []).filter((c) => (!needle || c.name.toLowerCase().includes(needle)) && (!status || c.campaign_status === status));
   }, [list.data, search, status]);
+  // Several advertisers' campaigns (all accounts, or a publisher's inventory): whose each one is.
+  const columns = useMemo(() => {
+    const several = new Set((list.data?.campaigns ?? []).map((c) => c.advertiser_id)).size > 1;
+    const names = new Map((accounts.data ?? []).map((a) => [a.id, a.name]));
+    return campaignColumns(several ? (id) => names.get(id) ?? id : undefined);
+  }, [list.data, accounts.data]);
+  // Only rows shown are changed: a selection hidden by the filter stays out of the action.
+  const chosen = rows.filter((c) => selected.has(c.campaign_id)).map((c) => ({ id: c.campaign_id, name: c.name }));
+  const nothingYet = (list.data?.campaigns.length ?? 0) === 0;
 
   return (
     <>
@@ -60,19 +90,28 @@ export function Campaigns() {
           </select>
         </label>
         <RangePicker range={range} onChange={setRange} />
-        {mayChange ? (
+        {manages ? (
           <Link className="button" href="/dashboard/campaigns/new">
             New campaign
           </Link>
         ) : null}
       </form>
+      {manages ? <BulkActions chosen={chosen} currency={currency} onDone={() => setSelected(new Set())} /> : null}
       <QueryTable
         query={list}
         what="campaigns"
         rowsOf={() => rows}
-        empty={(list.data?.campaigns.length ?? 0) === 0 ? "No campaigns in this account yet." : "No campaign matches the filter."}
+        empty={
+          !nothingYet
+            ? "No campaign matches the filter."
+            : manages
+              ? "No campaigns in this account yet: New campaign starts one."
+              : "No campaign runs here in this range yet: advertisers and their account managers make campaigns."
+        }
         caption={`Campaigns from ${range.startDate} to ${range.endDate}`}
-        columns={campaignColumns}
+        columns={columns}
+        besideInFiles={[{ after: "bid", column: bidModelColumn }]}
+        selection={manages ? { selected, onChange: setSelected, label: (c) => c.name } : undefined}
         rowKey={(c) => c.campaign_id}
         currency={currency}
         defaultSort={{ id: "impressions_total", descending: true }}

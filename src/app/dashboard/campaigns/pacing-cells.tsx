@@ -2,7 +2,6 @@
 // A campaign's budget and pacing as the campaign list's columns and the campaign page's cards: bid,
 // daily budget, today's spend against it as a meter, the "out of budget" and "no active ads" flags,
 // and the advertiser's wallet. Figures are the server's (src/server/campaigns/pacing.ts).
-import type { ReactNode } from "react";
 import type { AdvertiserPacing, CampaignPacing } from "@/server/campaigns/pacing-output";
 import { formatMoney, percent } from "../figures";
 import styles from "./pacing.module.css";
@@ -66,14 +65,6 @@ export function PacingFlags({ pacing }: { pacing: CampaignPacing }) {
     </span>
   );
 }
-
-/** The campaign list's pacing columns, after its own; a campaign the viewer does not manage shows none of them. */
-export const PACING_COLUMNS: { key: string; label: string; cell: (pacing: CampaignPacing) => ReactNode }[] = [
-  { key: "bid", label: "Bid", cell: (p) => <BidCell pacing={p} /> },
-  { key: "daily_budget", label: "Daily budget", cell: (p) => <BudgetCell pacing={p} /> },
-  { key: "pacing", label: "Spend today", cell: (p) => <PacingBar pacing={p} /> },
-  { key: "flags", label: "Serving", cell: (p) => <PacingFlags pacing={p} /> },
-];
 
 /** The campaign page's budget card: bid, daily budget, today's meter and flags, and why serving stopped. */
 export function PacingCard({ pacing }: { pacing: CampaignPacing }) {

@@ -2,6 +2,8 @@
 // the advertiser; and the campaigns with their numbers over a range, and one campaign's page
 // (daily rows and ads), in the viewer's scope.
 import { z } from "zod";
+import { ZBulkCampaignOutcome, ZBulkCampaignsInput } from "@/server/campaigns/bulk-campaign-input";
+import { bulkChangeCampaigns } from "@/server/campaigns/bulk-change-campaigns";
 import { campaignFormOptions } from "@/server/campaigns/campaign-form-options";
 import { ZCampaignSettings, ZCreateCampaignInput } from "@/server/campaigns/campaign-input";
 import { createCampaign } from "@/server/campaigns/create-campaign";
@@ -53,6 +55,12 @@ export const campaignsRouter = router({
     await setCampaignStatus({ actor: ctx.viewer, ...input });
     return { id: input.id, status: input.status };
   }),
+
+  /** One change (pause, resume, a daily budget) to up to 200 campaigns; what became of each. */
+  bulkChange: signedInProcedure
+    .input(ZBulkCampaignsInput)
+    .output(z.object({ results: z.array(ZBulkCampaignOutcome), changed: z.int() }))
+    .mutation(({ ctx, input }) => bulkChangeCampaigns({ actor: ctx.viewer, ...input })),
 
   /** The campaigns in scope (at most 1,000, by impressions) with their totals over the range and today's pacing. */
   list: figuresProcedure

@@ -1,11 +1,11 @@
 "use client";
 // What the dashboard's screens share: number formats, money with its currency, the date range
 // picker. The figure cards are in kpi-cards.tsx, the daily charts in daily-charts.tsx.
-import { daysFromToday, utcDay } from "@/server/core/days";
-import type { Range } from "./url-views";
+import { RangeNotice } from "./range-notice";
+import { lastDays, type Range } from "./url-views";
 
 export type { Range } from "./url-views";
-export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });
+export { lastDays } from "./url-views";
 
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -55,6 +55,7 @@ export function RangePicker({ range, onChange }: { range: Range; onChange: (rang
         To
         <input type="date" value={range.endDate} min={range.startDate} onChange={(e) => e.target.value && onChange({ ...range, endDate: e.target.value })} />
       </label>
+      <RangeNotice />
     </>
   );
 }

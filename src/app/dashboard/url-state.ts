@@ -6,8 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect } from "react";
 import { useTRPC } from "../trpc-client";
-import { lastDays } from "./figures";
-import { type Range, rangeFromParams } from "./url-views";
+import { lastDays, type Range, readRange } from "./url-views";
 
 export type UrlChanges = Record<string, string | null>;
 
@@ -47,12 +46,16 @@ export function useUrlState() {
   return { params, set };
 }
 
-/** The range in the address (`from`, `to`), the last 30 days when it holds none or a wrong one. */
-export function useUrlRange(): [Range, (range: Range) => void] {
+/**
+ * The range in the address (`from`, `to`), the last 30 days when it holds none; when it holds one
+ * a view cannot show (not days, in the wrong order, over 366 days), the last 30 days and a
+ * sentence saying what was asked and what is shown instead (RangePicker shows it).
+ */
+export function useUrlRange(): [Range, (range: Range) => void, string | null] {
   const { params, set } = useUrlState();
-  const range = rangeFromParams(params.get("from"), params.get("to"), lastDays(30));
+  const { range, problem } = readRange({ from: params.get("from"), to: params.get("to") }, lastDays(30));
   const setRange = useCallback((next: Range) => set({ from: next.startDate, to: next.endDate }), [set]);
-  return [range, setRange];
+  return [range, setRange, problem];
 }
 
 /** The account in the address (`account`): "" for the viewer's own view, as for an account the viewer does not see. */

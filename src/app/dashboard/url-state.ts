@@ -24,18 +24,21 @@ export function useUrlState() {
     if (search !== undefined) pending = null;
   }, [search]);
   const set = useCallback(
-    (changes: UrlChanges, { replace = false }: { replace?: boolean } = {}) => {
+    (changes: UrlChanges, { replace = false, onlyMissing = false }: { replace?: boolean; onlyMissing?: boolean } = {}) => {
       // The address as the last change asked for it, else as it is: two changes made before the
       // router has shown the first (a filter applied, then a kind chosen at once) must not undo
       // each other.
       const base = pending?.pathname === pathname ? pending.search : window.location.search;
       const next = new URLSearchParams(base);
       for (const [key, value] of Object.entries(changes)) {
+        // A default filled in (`onlyMissing`) never overwrites what the person chose meanwhile.
+        if (onlyMissing && next.has(key)) continue;
         if (value === null || value === "") next.delete(key);
         else next.set(key, value);
       }
       // Commas may stand in a query as they are: `cols=a,b,c` reads better than `cols=a%2Cb%2Cc`.
       const query = next.toString().replaceAll("%2C", ",");
+      if (onlyMissing && query === new URLSearchParams(base).toString().replaceAll("%2C", ",")) return;
       const url = query ? `${pathname}?${query}` : pathname;
       pending = { pathname, search: query };
       if (replace) router.replace(url, { scroll: false });

@@ -4,12 +4,13 @@
 // pacing and wallets call these; the files keep raw numbers under number formats with the same
 // decimals (store/metric-columns.ts, formats/xlsx-styles.ts). Also the date range picker.
 import { useEffect, useId, useState } from "react";
-import { daysFromToday, isIsoDay, utcDay } from "@/server/core/days";
+import { isIsoDay, utcDay } from "@/server/core/days";
 import type { FigureFormat } from "@/server/store/metric-columns";
-import type { Range } from "./url-views";
+import { RangeNotice } from "./range-notice";
+import { lastDays, type Range } from "./url-views";
 
 export type { Range } from "./url-views";
-export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });
+export { lastDays } from "./url-views";
 
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -144,6 +145,7 @@ export function RangePicker({ range, onChange }: { range: Range; onChange: (rang
           return null;
         }}
       />
+      <RangeNotice />
     </>
   );
 }

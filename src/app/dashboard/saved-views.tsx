@@ -7,6 +7,7 @@ import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Problem } from "@/app/problem";
+import { QueryState } from "@/app/query-state";
 import { ZSaveViewInput } from "@/server/views/saved-view-input";
 import { useTRPC } from "../trpc-client";
 
@@ -78,30 +79,27 @@ export function SavedViews() {
       </button>
       {open ? (
         <div className="saved-views-panel" id="saved-views-panel">
-          {views.error ? (
-            <p role="alert" className="error">
-              {views.error.message}
-            </p>
-          ) : !views.data ? (
-            <p aria-busy="true" className="muted">
-              Loading…
-            </p>
-          ) : views.data.length === 0 ? (
-            <p className="muted">No saved views yet: save the view on screen, with its range, account, filters and sort, to come back to it.</p>
-          ) : (
-            <ul aria-label="Saved views">
-              {views.data.map((view) => (
-                <li key={view.id}>
-                  <Link href={view.path} aria-current={view.path === here ? "page" : undefined} onClick={() => setOpen(false)}>
-                    {view.name}
-                  </Link>
-                  <button type="button" className="link-button" disabled={remove.isPending} onClick={() => remove.mutate({ id: view.id })}>
-                    Remove<span className="visually-hidden"> the view {view.name}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+          <QueryState
+            query={views}
+            what="saved views"
+            isEmpty={(list) => list.length === 0}
+            empty="No saved views yet: save the view on screen, with its range, account, filters and sort, to come back to it."
+          >
+            {(list) => (
+              <ul aria-label="Saved views">
+                {list.map((view) => (
+                  <li key={view.id}>
+                    <Link href={view.path} aria-current={view.path === here ? "page" : undefined} onClick={() => setOpen(false)}>
+                      {view.name}
+                    </Link>
+                    <button type="button" className="link-button" disabled={remove.isPending} onClick={() => remove.mutate({ id: view.id })}>
+                      Remove<span className="visually-hidden"> the view {view.name}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </QueryState>
           <form noValidate onSubmit={submit} aria-label="Save this view">
             <label>
               Save this view as

@@ -6,8 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect } from "react";
 import { useTRPC } from "../trpc-client";
-import { lastDays } from "./figures";
-import { type Range, rangeFromParams } from "./url-views";
+import { lastDays, type Range, readRange } from "./url-views";
 
 export type UrlChanges = Record<string, string | null>;
 
@@ -25,18 +24,21 @@ export function useUrlState() {
     if (search !== undefined) pending = null;
   }, [search]);
   const set = useCallback(
-    (changes: UrlChanges, { replace = false }: { replace?: boolean } = {}) => {
+    (changes: UrlChanges, { replace = false, onlyMissing = false }: { replace?: boolean; onlyMissing?: boolean } = {}) => {
       // The address as the last change asked for it, else as it is: two changes made before the
       // router has shown the first (a filter applied, then a kind chosen at once) must not undo
       // each other.
       const base = pending?.pathname === pathname ? pending.search : window.location.search;
       const next = new URLSearchParams(base);
       for (const [key, value] of Object.entries(changes)) {
+        // A default filled in (`onlyMissing`) never overwrites what the person chose meanwhile.
+        if (onlyMissing && next.has(key)) continue;
         if (value === null || value === "") next.delete(key);
         else next.set(key, value);
       }
       // Commas may stand in a query as they are: `cols=a,b,c` reads better than `cols=a%2Cb%2Cc`.
       const query = next.toString().replaceAll("%2C", ",");
+      if (onlyMissing && query === new URLSearchParams(base).toString().replaceAll("%2C", ",")) return;
       const url = query ? `${pathname}?${query}` : pathname;
       pending = { pathname, search: query };
       if (replace) router.replace(url, { scroll: false });
@@ -47,12 +49,16 @@ export function useUrlState() {
   return { params, set };
 }
 
-/** The range in the address (`from`, `to`), the last 30 days when it holds none or a wrong one. */
-export function useUrlRange(): [Range, (range: Range) => void] {
+/**
+ * The range in the address (`from`, `to`), the last 30 days when it holds none; when it holds one
+ * a view cannot show (not days, in the wrong order, over 366 days), the last 30 days and a
+ * sentence saying what was asked and what is shown instead (RangePicker shows it).
+ */
+export function useUrlRange(): [Range, (range: Range) => void, string | null] {
   const { params, set } = useUrlState();
-  const range = rangeFromParams(params.get("from"), params.get("to"), lastDays(30));
+  const { range, problem } = readRange({ from: params.get("from"), to: params.get("to") }, lastDays(30));
   const setRange = useCallback((next: Range) => set({ from: next.startDate, to: next.endDate }), [set]);
-  return [range, setRange];
+  return [range, setRange, problem];
 }
 
 /** The account in the address (`account`): "" for the viewer's own view, as for an account the viewer does not see. */

@@ -1,15 +1,34 @@
 import { describe, expect, it } from "vitest";
-import { columnsFromParam, rangeFromParams, sortFromParam, sortToParam } from "./url-views";
+import { columnsFromParam, readRange, sortFromParam, sortToParam } from "./url-views";
 
 const fallback = { startDate: "2026-10-30", endDate: "2026-11-28" };
 
 describe("a view read from the address", () => {
-  it("takes a range of real days in order, else the default", () => {
-    expect(rangeFromParams("2026-10-01", "2026-10-31", fallback)).toEqual({ startDate: "2026-10-01", endDate: "2026-10-31" });
-    expect(rangeFromParams("2026-10-31", "2026-10-01", fallback)).toEqual(fallback);
-    expect(rangeFromParams("2026-02-30", "2026-03-01", fallback)).toEqual(fallback);
-    expect(rangeFromParams("2020-01-01", "2026-01-01", fallback)).toEqual(fallback);
-    expect(rangeFromParams(null, "2026-03-01", fallback)).toEqual(fallback);
+  it("takes a range of real days in order, of at most 366 days, and the default when the address has none", () => {
+    expect(readRange({ from: "2026-10-01", to: "2026-10-31" }, fallback)).toEqual({ range: { startDate: "2026-10-01", endDate: "2026-10-31" }, problem: null });
+    expect(readRange({ from: "2025-01-01", to: "2026-01-01" }, fallback)).toEqual({ range: { startDate: "2025-01-01", endDate: "2026-01-01" }, problem: null });
+    expect(readRange({ from: null, to: null }, fallback)).toEqual({ range: fallback, problem: null });
+    expect(readRange({ from: "", to: "" }, fallback)).toEqual({ range: fallback, problem: null });
+  });
+
+  it("shows the default instead of a range out of bounds, saying what was asked and what is shown", () => {
+    const shown = (from: string | null, to: string | null) => {
+      const read = readRange({ from, to }, fallback);
+      expect(read.range).toEqual(fallback);
+      return read.problem;
+    };
+    const instead = "showing 2026-10-30 to 2026-11-28 instead.";
+    expect(shown("2020-01-01", "2026-01-01")).toBe(
+      `The range asked for, 2020-01-01 to 2026-01-01, spans 2,193 days, more than the 366 a view shows: ${instead}`,
+    );
+    expect(shown("2025-01-01", "2026-01-02")).toBe(`The range asked for, 2025-01-01 to 2026-01-02, spans 367 days, more than the 366 a view shows: ${instead}`);
+    expect(shown("2026-10-31", "2026-10-01")).toBe(`The range asked for, 2026-10-31 to 2026-10-01, ends before it starts: ${instead}`);
+    expect(shown("2026-02-30", "2026-03-01")).toBe(`The start day asked for, “2026-02-30”, is not a day (YYYY-MM-DD): ${instead}`);
+    expect(shown("2026-03-01", "last week")).toBe(`The end day asked for, “last week”, is not a day (YYYY-MM-DD): ${instead}`);
+    expect(shown("2026-03-01", null)).toBe(`The address gives a start day (“2026-03-01”) but no end day: ${instead}`);
+    expect(shown(null, "2026-03-01")).toBe(`The address gives an end day (“2026-03-01”) but no start day: ${instead}`);
+    // Whatever an edited address holds, only its beginning is quoted back.
+    expect(shown("x".repeat(500), "2026-03-01")).toBe(`The start day asked for, “${"x".repeat(24)}…”, is not a day (YYYY-MM-DD): ${instead}`);
   });
 
   it("sorts by a field of the table, a leading minus for descending", () => {

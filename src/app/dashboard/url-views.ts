@@ -1,16 +1,54 @@
 // What a view in the address means: the range, the sort and the columns read from search
 // params, each falling back to its default when the address holds something else (a hand-edited
 // or outdated link opens the default view rather than an error).
-import { daysBetween, isIsoDay } from "@/server/core/days";
+import { daysBetween, daysFromToday, isIsoDay, utcDay } from "@/server/core/days";
 import { MAX_RANGE_DAYS } from "@/server/store/report-query";
 
 export type Range = { startDate: string; endDate: string };
 export type Sort = { id: string; descending: boolean };
 
-/** `from` and `to` when both are real days in order and not too far apart, else the fallback. */
-export function rangeFromParams(from: string | null, to: string | null, fallback: Range): Range {
-  if (!from || !to || !isIsoDay(from) || !isIsoDay(to) || from > to || daysBetween(from, to) >= MAX_RANGE_DAYS) return fallback;
-  return { startDate: from, endDate: to };
+/** The last `days` UTC days, today included: the presets, and the view an address without a range opens. */
+export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });
+
+/** The range a view shows, and when the address asked for another: what it asked, and why it is not shown. */
+export interface RangeRead {
+  range: Range;
+  problem: string | null;
+}
+
+// A hand-edited address may hold anything: quote at most this much of it back.
+const quoted = (value: string) => `“${value.length > 24 ? `${value.slice(0, 24)}…` : value}”`;
+
+/** Why `from` and `to` are not a range a view shows, in words; null when they are one (or absent, the default view). */
+function rangeProblem(from: string | null, to: string | null): string | null {
+  if (from === null && to === null) return null;
+  if (from === null) return `The address gives an end day (${quoted(to ?? "")}) but no start day`;
+  if (to === null) return `The address gives a start day (${quoted(from)}) but no end day`;
+  for (const [which, value] of [
+    ["start", from],
+    ["end", to],
+  ] as const) {
+    if (!isIsoDay(value)) return `The ${which} day asked for, ${quoted(value)}, is not a day (YYYY-MM-DD)`;
+  }
+  if (from > to) return `The range asked for, ${from} to ${to}, ends before it starts`;
+  const days = daysBetween(from, to) + 1;
+  if (days > MAX_RANGE_DAYS)
+    return `The range asked for, ${from} to ${to}, spans ${days.toLocaleString("en")} days, more than the ${MAX_RANGE_DAYS} a view shows`;
+  return null;
+}
+
+/**
+ * `from` and `to` when both are real days in order and at most MAX_RANGE_DAYS apart; else the
+ * fallback, with a sentence saying what was asked and what is shown instead (a range silently
+ * replaced reads as figures of the wrong days).
+ */
+export function readRange(asked: { from: string | null; to: string | null }, fallback: Range): RangeRead {
+  // An empty parameter (`from=`) asks for nothing, as one left out.
+  const from = asked.from || null;
+  const to = asked.to || null;
+  const problem = rangeProblem(from, to);
+  if (problem) return { range: fallback, problem: `${problem}: showing ${fallback.startDate} to ${fallback.endDate} instead.` };
+  return from && to ? { range: { startDate: from, endDate: to }, problem: null } : { range: fallback, problem: null };
 }
 
 /** `sort=field` (ascending) or `sort=-field` (descending), for a field of the table only. */

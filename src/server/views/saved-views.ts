@@ -18,13 +18,13 @@ export interface SavedView {
 
 const SUMMARY = { id: true, name: true, path: true, createdAt: true } as const;
 
-/** The viewer's saved views, by name. */
-export async function listSavedViews({ viewer }: { viewer: Viewer }): Promise<SavedView[]> {
-  return db.savedView.findMany({ where: { userId: viewer.userId }, select: SUMMARY, orderBy: { name: "asc" } });
+/** The actor's saved views, by name. */
+export async function listSavedViews({ actor }: { actor: Viewer }): Promise<SavedView[]> {
+  return db.savedView.findMany({ where: { userId: actor.userId }, select: SUMMARY, orderBy: { name: "asc" } });
 }
 
 /** Saves the view under its name (replacing the address of a view of that name), within MAX_SAVED_VIEWS. */
-export async function saveView({ viewer, ...input }: { viewer: Viewer } & TSaveViewInput): Promise<SavedView> {
+export async function saveView({ actor, ...input }: { actor: Viewer } & TSaveViewInput): Promise<SavedView> {
   const parsed = ZSaveViewInput.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -33,21 +33,21 @@ export async function saveView({ viewer, ...input }: { viewer: Viewer } & TSaveV
   const { name, path } = parsed.data;
   return db.$transaction(
     async (tx) => {
-      await lockSavedViewsOf(tx, viewer.userId);
-      const same = await tx.savedView.findUnique({ where: { userId_name: { userId: viewer.userId, name } }, select: { id: true } });
+      await lockSavedViewsOf(tx, actor.userId);
+      const same = await tx.savedView.findUnique({ where: { userId_name: { userId: actor.userId, name } }, select: { id: true } });
       if (same) return tx.savedView.update({ where: { id: same.id }, data: { path }, select: SUMMARY });
-      if ((await tx.savedView.count({ where: { userId: viewer.userId } })) >= MAX_SAVED_VIEWS) {
+      if ((await tx.savedView.count({ where: { userId: actor.userId } })) >= MAX_SAVED_VIEWS) {
         throw new TallyError("bad_request", `you keep at most ${MAX_SAVED_VIEWS} saved views; remove one first`);
       }
-      return tx.savedView.create({ data: { id: newId("view"), userId: viewer.userId, name, path }, select: SUMMARY });
+      return tx.savedView.create({ data: { id: newId("view"), userId: actor.userId, name, path }, select: SUMMARY });
       // Saves of one user take turns on the lock, each holding a connection: give the last its time.
     },
     { maxWait: 10_000, timeout: 10_000 },
   );
 }
 
-/** Removes one of the viewer's views; another user's, or an unknown id, is "no such view". */
-export async function removeSavedView({ viewer, id }: { viewer: Viewer; id: string }): Promise<void> {
-  const { count } = await db.savedView.deleteMany({ where: { id, userId: viewer.userId } });
+/** Removes one of the actor's views; another user's, or an unknown id, is "no such view". */
+export async function removeSavedView({ actor, id }: { actor: Viewer; id: string }): Promise<void> {
+  const { count } = await db.savedView.deleteMany({ where: { id, userId: actor.userId } });
   if (count === 0) throw new TallyError("not_found", "no such saved view");
 }

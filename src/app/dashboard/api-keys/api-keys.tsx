@@ -4,11 +4,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
+import { Empty } from "@/app/query-state";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import type { ApiKeySummary } from "@/server/accounts/api-keys";
 import { useTRPC } from "../../trpc-client";
-import { AccountPicker, useChosenAccount } from "../account-picker";
-import { DataTable } from "../data-table";
+import { AccountPicker, useOneAccount } from "../account-picker";
+import { QueryTable } from "../data-table";
 import { minuteOrNever, whenUtc } from "../figures";
 import { ReadOnlyNote, useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
@@ -26,7 +27,7 @@ const keyColumns: TableColumn<ApiKeySummary>[] = [
 export function ApiKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [accountId, setAccountId] = useChosenAccount();
+  const [accountId, setAccountId, noAccount] = useOneAccount();
   const [name, setName] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const mayChange = useMayChange(accountId);
@@ -75,6 +76,7 @@ export function ApiKeys() {
       ) : null}
       <Problem message={problem} />
       <Problem message={create.error?.message} about="The key could not be made" />
+      <Problem message={revoke.error?.message} about="The key could not be revoked" />
       {create.data ? (
         <div className="callout" role="status">
           <p>
@@ -88,21 +90,16 @@ export function ApiKeys() {
           </button>
         </div>
       ) : null}
-      {keys.error ? (
-        <p role="alert" className="error">
-          The keys could not be loaded: {keys.error.message}
-        </p>
-      ) : keys.isPending && accountId !== "" ? (
-        <p aria-busy="true" className="muted">
-          Loading keys…
-        </p>
-      ) : (keys.data ?? []).length === 0 ? (
-        <p className="empty">No keys yet. Make one to call the report routes.</p>
+      {noAccount ? (
+        <Empty>No accounts yet: keys belong to an account, so make one on the Accounts page first.</Empty>
       ) : (
-        <DataTable
+        <QueryTable
+          query={keys}
+          what="keys"
+          empty="No keys yet. Make one to call the report routes."
+          rowsOf={(list) => list}
           caption="API keys"
           columns={keyColumns}
-          rows={keys.data ?? []}
           rowKey={(key) => key.id}
           currency={null}
           defaultSort={{ id: "createdAt", descending: true }}
@@ -126,7 +123,7 @@ export function ApiKeys() {
           }
         />
       )}
-      <OauthClients accountId={accountId} />
+      {noAccount ? null : <OauthClients accountId={accountId} />}
     </>
   );
 }

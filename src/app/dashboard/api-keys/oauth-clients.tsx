@@ -7,7 +7,7 @@ import { Problem } from "@/app/problem";
 import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server/accounts/oauth-client-input";
 import type { OauthClientSummary } from "@/server/accounts/oauth-clients";
 import { useTRPC } from "../../trpc-client";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import { minuteOrNever, whenUtc } from "../figures";
 import { useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
@@ -124,60 +124,51 @@ export function OauthClients({ accountId }: { accountId: string }) {
       <Problem message={rotate.error?.message} about="The secret could not be rotated" />
       <Problem message={revoke.error?.message} about="The client could not be revoked" />
       {shown ? <NewSecret title={create.data ? shown.name : `${shown.name} has a new secret`} clientId={shown.id} secret={shown.secret} /> : null}
-      {clients.error ? (
-        <p role="alert" className="error">
-          The OAuth clients could not be loaded: {clients.error.message}
-        </p>
-      ) : clients.isPending && accountId !== "" ? (
-        <p aria-busy="true" className="muted">
-          Loading OAuth clients…
-        </p>
-      ) : (clients.data ?? []).length === 0 ? (
-        <p className="empty">No OAuth clients yet. Make one for a machine that speaks OAuth2.</p>
-      ) : (
-        <DataTable
-          caption="OAuth clients"
-          columns={clientColumns}
-          rows={clients.data ?? []}
-          rowKey={(client) => client.id}
-          currency={null}
-          defaultSort={{ id: "createdAt", descending: true }}
-          fileName="oauth-clients"
-          sheet="OAuth clients"
-          urlPrefix="clients_"
-          actions={
-            mayChange
-              ? (client) =>
-                  client.revokedAt ? null : (
-                    <>
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={rotate.isPending}
-                        onClick={() =>
-                          window.confirm(`Rotate the secret of ${client.name}? The old secret and its tokens stop at once.`) &&
-                          rotate.mutate({ accountId, clientId: client.id })
-                        }
-                      >
-                        Rotate secret<span className="visually-hidden"> of {client.name}</span>
-                      </button>{" "}
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={revoke.isPending}
-                        onClick={() =>
-                          window.confirm(`Revoke ${client.name}? It gets no more tokens, and its tokens get 401.`) &&
-                          revoke.mutate({ accountId, clientId: client.id })
-                        }
-                      >
-                        Revoke<span className="visually-hidden"> client {client.name}</span>
-                      </button>
-                    </>
-                  )
-              : undefined
-          }
-        />
-      )}
+      <QueryTable
+        query={clients}
+        what="OAuth clients"
+        empty="No OAuth clients yet. Make one for a machine that speaks OAuth2."
+        rowsOf={(list) => list}
+        caption="OAuth clients"
+        columns={clientColumns}
+        rowKey={(client) => client.id}
+        currency={null}
+        defaultSort={{ id: "createdAt", descending: true }}
+        fileName="oauth-clients"
+        sheet="OAuth clients"
+        urlPrefix="clients_"
+        actions={
+          mayChange
+            ? (client) =>
+                client.revokedAt ? null : (
+                  <>
+                    <button
+                      type="button"
+                      className="link-button"
+                      disabled={rotate.isPending}
+                      onClick={() =>
+                        window.confirm(`Rotate the secret of ${client.name}? The old secret and its tokens stop at once.`) &&
+                        rotate.mutate({ accountId, clientId: client.id })
+                      }
+                    >
+                      Rotate secret<span className="visually-hidden"> of {client.name}</span>
+                    </button>{" "}
+                    <button
+                      type="button"
+                      className="link-button"
+                      disabled={revoke.isPending}
+                      onClick={() =>
+                        window.confirm(`Revoke ${client.name}? It gets no more tokens, and its tokens get 401.`) &&
+                        revoke.mutate({ accountId, clientId: client.id })
+                      }
+                    >
+                      Revoke<span className="visually-hidden"> client {client.name}</span>
+                    </button>
+                  </>
+                )
+            : undefined
+        }
+      />
     </section>
   );
 }

@@ -1,8 +1,9 @@
 "use client";
+import type { QueryLike } from "@/app/query-state";
 // A destination's delivery runs, newest first, as a dashboard table: sortable, its columns chosen,
 // downloadable as CSV or XLSX (operators send these to the customer's data team when a file is late).
 import type { ExportRunRecord } from "@/server/pipeline/export/destinations/export-run-record";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import { minuteOrBlank } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
@@ -43,33 +44,15 @@ const runColumns: TableColumn<ExportRunRecord>[] = [
 ];
 
 /** `urlPrefix`: the destination's own, so each history on the page keeps its sort and columns apart. */
-export function RunHistory({
-  destinationName,
-  urlPrefix,
-  runs,
-}: {
-  destinationName: string;
-  urlPrefix: string;
-  runs: { data?: ExportRunRecord[]; error: { message: string } | null };
-}) {
-  if (runs.error)
-    return (
-      <p role="alert" className="error">
-        {runs.error.message}
-      </p>
-    );
-  if (!runs.data)
-    return (
-      <p aria-busy="true" className="muted">
-        Loading runs…
-      </p>
-    );
-  if (runs.data.length === 0) return <p className="empty">No runs yet.</p>;
+export function RunHistory({ destinationName, urlPrefix, runs }: { destinationName: string; urlPrefix: string; runs: QueryLike<ExportRunRecord[]> }) {
   return (
-    <DataTable
+    <QueryTable
+      query={runs}
+      what="runs"
+      empty="No runs yet: the first comes with the next scheduled delivery."
+      rowsOf={(list) => list}
       caption={`Run history of ${destinationName}`}
       columns={runColumns}
-      rows={runs.data}
       rowKey={(run) => run.id}
       currency={null}
       defaultSort={{ id: "startedAt", descending: true }}

@@ -4,6 +4,7 @@
 // counted too often, requests without a user agent, and clicks past an address's minute limit.
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Empty, QueryState } from "@/app/query-state";
 import type { FilteredColumn } from "@/server/core/event-status";
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { useTRPC } from "../../trpc-client";
@@ -67,55 +68,49 @@ export function InvalidTraffic() {
         <AccountPicker value={accountId} onChange={setAccountId} allowAll={me.data?.role === "staff"} />
         <RangePicker range={range} onChange={setRange} />
       </form>
-      {days.error ? (
-        <p role="alert" className="error">
-          {days.error.message}
-        </p>
-      ) : !days.data ? (
-        <p aria-busy="true" className="muted">
-          Loading…
-        </p>
-      ) : (
-        <>
-          <section className="kpis" aria-label="Filtered beacons">
-            {REASONS.map(({ column, label, explanation }) => (
-              <div key={column} className="kpi" data-kpi={label} title={explanation}>
-                <span className="kpi-label">{label}</span>
-                <span className="kpi-value">{whole.format(totals[column])}</span>
+      <QueryState query={days} what="filtered beacons">
+        {(list) => (
+          <>
+            <section className="kpis" aria-label="Filtered beacons">
+              {REASONS.map(({ column, label, explanation }) => (
+                <div key={column} className="kpi" data-kpi={label} title={explanation}>
+                  <span className="kpi-label">{label}</span>
+                  <span className="kpi-value">{whole.format(totals[column])}</span>
+                </div>
+              ))}
+              <div className="kpi" data-kpi="Share filtered">
+                <span className="kpi-label">Share of all beacons</span>
+                <span className="kpi-value">{percent.format(counted + filtered === 0 ? 0 : filtered / (counted + filtered))}</span>
               </div>
-            ))}
-            <div className="kpi" data-kpi="Share filtered">
-              <span className="kpi-label">Share of all beacons</span>
-              <span className="kpi-value">{percent.format(counted + filtered === 0 ? 0 : filtered / (counted + filtered))}</span>
-            </div>
-          </section>
-          {filtered === 0 ? <p className="empty">No beacon was filtered in this range.</p> : null}
-          <figure className="chart" aria-label="Filtered beacons by day">
-            <figcaption>Filtered beacons by day</figcaption>
-            <ResponsiveContainer width="100%" height={260}>
-              <BarChart data={days.data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
-                <YAxis tick={{ fontSize: 12 }} allowDecimals={false} />
-                <Tooltip />
-                <Legend />
-                {REASONS.map(({ column, label, colour }) => (
-                  <Bar key={column} dataKey={column} name={label} stackId="invalid" fill={colour} isAnimationActive={false} />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </figure>
-          <dl className="reasons">
-            {REASONS.map(({ column, label, explanation }) => (
-              <div key={column}>
-                <dt>{label}</dt>
-                <dd>{explanation}</dd>
-              </div>
-            ))}
-          </dl>
-          <DailyTable days={days.data} range={range} />
-        </>
-      )}
+            </section>
+            {filtered === 0 ? <Empty>No beacon was filtered in this range.</Empty> : null}
+            <figure className="chart" aria-label="Filtered beacons by day">
+              <figcaption>Filtered beacons by day</figcaption>
+              <ResponsiveContainer width="100%" height={260}>
+                <BarChart data={list} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+                  <CartesianGrid strokeDasharray="3 3" />
+                  <XAxis dataKey="day" tick={{ fontSize: 12 }} minTickGap={24} />
+                  <YAxis tick={{ fontSize: 12 }} allowDecimals={false} />
+                  <Tooltip />
+                  <Legend />
+                  {REASONS.map(({ column, label, colour }) => (
+                    <Bar key={column} dataKey={column} name={label} stackId="invalid" fill={colour} isAnimationActive={false} />
+                  ))}
+                </BarChart>
+              </ResponsiveContainer>
+            </figure>
+            <dl className="reasons">
+              {REASONS.map(({ column, label, explanation }) => (
+                <div key={column}>
+                  <dt>{label}</dt>
+                  <dd>{explanation}</dd>
+                </div>
+              ))}
+            </dl>
+            <DailyTable days={list} range={range} />
+          </>
+        )}
+      </QueryState>
     </>
   );
 }

@@ -5,9 +5,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useRef, useState } from "react";
 import { Problem } from "@/app/problem";
+import { QueryState } from "@/app/query-state";
 import type { ActivityEntry } from "@/server/activity/activity-log";
 import { useTRPC } from "../../trpc-client";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import { minuteOrBlank } from "../figures";
 import { momentColumn, type TableColumn } from "../table-columns";
 
@@ -50,17 +51,9 @@ export function Settings() {
           How long before an order an ad&apos;s click, or its view, can win the order&apos;s items: the latest click inside the click window wins; with none,
           the latest view inside the view window. A campaign may have windows of its own (on its page). Changes apply to orders attributed from then on.
         </p>
-        {windows.error ? (
-          <p role="alert" className="error">
-            {windows.error.message}
-          </p>
-        ) : !windows.data ? (
-          <p aria-busy="true" className="muted">
-            Loading…
-          </p>
-        ) : (
-          TYPES.map((type) => <TypeWindowsForm key={type} type={type} current={windows.data[type]} staff={staff} />)
-        )}
+        <QueryState query={windows} what="attribution windows">
+          {(byType) => TYPES.map((type) => <TypeWindowsForm key={type} type={type} current={byType[type]} staff={staff} />)}
+        </QueryState>
         {!staff && me.data ? <p className="muted">Account managers change these.</p> : null}
       </section>
       {staff ? <RecentChanges /> : null}
@@ -160,29 +153,20 @@ function RecentChanges() {
       <p className="muted">
         Windows only; every change is on the <Link href="/dashboard/activity">Activity</Link> page.
       </p>
-      {changes.error ? (
-        <p role="alert" className="error">
-          {changes.error.message}
-        </p>
-      ) : !changes.data ? (
-        <p aria-busy="true" className="muted">
-          Loading…
-        </p>
-      ) : changes.data.length === 0 ? (
-        <p className="muted">Nobody has changed a window yet.</p>
-      ) : (
-        <DataTable
-          caption="Recent changes"
-          columns={changeColumns}
-          rows={changes.data}
-          rowKey={(entry) => entry.id}
-          currency={null}
-          defaultSort={{ id: "at", descending: true }}
-          fileName="window-changes"
-          sheet="Window changes"
-          urlPrefix="changes_"
-        />
-      )}
+      <QueryTable
+        query={changes}
+        what="window changes"
+        empty="Nobody has changed a window yet."
+        rowsOf={(list) => list}
+        caption="Recent changes"
+        columns={changeColumns}
+        rowKey={(entry) => entry.id}
+        currency={null}
+        defaultSort={{ id: "at", descending: true }}
+        fileName="window-changes"
+        sheet="Window changes"
+        urlPrefix="changes_"
+      />
     </section>
   );
 }

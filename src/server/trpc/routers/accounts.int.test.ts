@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn, type Viewer } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
-import { makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { createCaller } from "../root";
 
 let staff: Viewer;
@@ -56,6 +56,29 @@ describe("accounts procedures", () => {
     await expect(as(staff).accounts.create({ kind: "publisher", name: "x", networkId: brandId })).rejects.toThrow("networkId must be a network account");
     await expect(as(staff).accounts.topUp({ accountId: brandId, amount: -5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     expect((await db.account.findUniqueOrThrow({ where: { id: brandId } })).walletBalanceMicros).toBe(150_250_000n);
+  });
+});
+
+describe("where a screen about one account opens", () => {
+  it("lands staff on the advertiser that spent most recently, the most spent that day, and a member on their own account", async () => {
+    const first = (await as(staff).accounts.list())[0]!.id;
+    expect(await as(staff).accounts.landing()).toEqual({ accountId: first });
+
+    const [earlier, later, bigger, nothing] = await Promise.all([makeAdvertiser(), makeAdvertiser(), makeAdvertiser(), makeAdvertiser()]);
+    const spent = (advertiserId: string, day: string, spendMicros: bigint) =>
+      db.advertiserDailySpend.create({ data: { advertiserId, day: new Date(`${day}T00:00:00Z`), spendMicros } });
+    await spent(earlier.id, "2026-11-01", 900_000_000n);
+    await spent(later.id, "2026-11-03", 1_000_000n);
+    await spent(bigger.id, "2026-11-02", 5_000_000_000n);
+    // A day with rows but nothing spent is no activity.
+    await spent(nothing.id, "2026-11-04", 0n);
+    expect(await as(staff).accounts.landing()).toEqual({ accountId: later.id });
+    await spent(bigger.id, "2026-11-03", 2_000_000n);
+    expect(await as(staff).accounts.landing()).toEqual({ accountId: bigger.id });
+
+    const shop = await makePublisher();
+    expect(await as(await member("landing@accounts.test", shop.id)).accounts.landing()).toEqual({ accountId: shop.id });
+    await expect(as(null).accounts.landing()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
 

@@ -4,12 +4,16 @@ import { z } from "zod";
 import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { createAccount } from "@/server/accounts/create-account";
 import { getAccount } from "@/server/accounts/get-account";
+import { landingAccount } from "@/server/accounts/landing-account";
 import { listAccounts } from "@/server/accounts/list-accounts";
 import { addSite, setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
 import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const accountsRouter = router({
   list: signedInProcedure.query(({ ctx }) => listAccounts({ actor: ctx.viewer })),
+
+  /** The account a screen about one account opens on when its address names none. */
+  landing: signedInProcedure.query(({ ctx }) => landingAccount({ actor: ctx.viewer })),
 
   get: signedInProcedure.input(z.object({ id: z.string().min(1) })).query(({ ctx, input }) => getAccount({ actor: ctx.viewer, id: input.id })),
 

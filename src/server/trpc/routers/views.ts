@@ -4,7 +4,7 @@ import { listSavedViews, removeSavedView, saveView } from "@/server/views/saved-
 import { router, signedInProcedure } from "../trpc";
 
 export const viewsRouter = router({
-  list: signedInProcedure.query(({ ctx }) => listSavedViews({ viewer: ctx.viewer })),
-  save: signedInProcedure.input(ZSaveViewInput).mutation(({ ctx, input }) => saveView({ viewer: ctx.viewer, ...input })),
-  remove: signedInProcedure.input(ZSavedViewId).mutation(({ ctx, input }) => removeSavedView({ viewer: ctx.viewer, id: input.id })),
+  list: signedInProcedure.query(({ ctx }) => listSavedViews({ actor: ctx.viewer })),
+  save: signedInProcedure.input(ZSaveViewInput).mutation(({ ctx, input }) => saveView({ actor: ctx.viewer, ...input })),
+  remove: signedInProcedure.input(ZSavedViewId).mutation(({ ctx, input }) => removeSavedView({ actor: ctx.viewer, id: input.id })),
 });

@@ -20,6 +20,13 @@ const redocOut = path.join(root, "public/redoc/redoc.standalone.js");
  */
 const REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 const NO_LOGO = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
+/**
+ * Redoc adds style sheets as its bundle loads, before Redoc.init hands it the page's nonce, so the
+ * page's policy refused them (two errors in the console). Its copy starts with the nonce of the
+ * script element it runs from, which is the page's.
+ */
+const REDOC_NONCE_START = "r.nc=void 0;";
+const PAGE_NONCE_START = "r.nc=document.currentScript&&document.currentScript.nonce||void 0;";
 /** The size the SDK should stay under once gzipped. */
 const GZIP_BUDGET = 2048;
 
@@ -48,7 +55,8 @@ try {
   mkdirSync(path.dirname(redocOut), { recursive: true });
   const redoc = readFileSync(redocBundle, "utf8");
   if (!redoc.includes(REDOC_LOGO)) throw new Error(`Redoc's bundle no longer names ${REDOC_LOGO}: check what the reference page fetches`);
-  writeFileSync(redocOut, redoc.replaceAll(REDOC_LOGO, NO_LOGO));
+  if (redoc.split(REDOC_NONCE_START).length !== 2) throw new Error("Redoc's bundle no longer starts its nonce as expected: check the reference page's console");
+  writeFileSync(redocOut, redoc.replaceAll(REDOC_LOGO, NO_LOGO).replace(REDOC_NONCE_START, PAGE_NONCE_START));
   console.log(`sdk: ${path.relative(root, redocOut)} (the API reference's renderer)`);
 } catch (error) {
   console.error(`sdk: build failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -125,4 +125,10 @@ test("every command the README's first steps and second terminal print works as 
   const listed = run(block!);
   expect(listed.status, listed.stderr).toBe(0);
   expect(listed.stdout).toContain(keyId!);
+  // A command the paragraph under it prints whole, which only reads: the windows of each campaign type.
+  const windows = /`(npm run attribution:window)` prints/.exec(README)?.[1];
+  expect(windows).toBeTruthy();
+  const printed = run(`${block!.split("\n")[0]}\n${windows}`);
+  expect(printed.status, printed.stderr).toBe(0);
+  expect(printed.stdout).toMatch(/display/);
 });

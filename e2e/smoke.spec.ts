@@ -19,11 +19,16 @@ test("the landing page says what Tally is and links to the dashboard, the demo s
 
 test("pages carry Tally's icon, and the served docs link only to pages that answer", async ({ page, request }) => {
   await page.goto("/docs/conversions");
-  const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
-  expect(icon).toBeTruthy();
-  const served = await request.get(icon!);
-  expect(served.status()).toBe(200);
-  expect(served.headers()["content-type"]).toContain("image/svg+xml");
+  // Tally's icon as SVG, and as the /favicon.ico browsers ask for on their own.
+  const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href")!));
+  const types = await Promise.all(
+    icons.map(async (href) => {
+      const served = await request.get(href);
+      expect(served.status(), href).toBe(200);
+      return served.headers()["content-type"]!.split(";")[0];
+    }),
+  );
+  expect(types.sort()).toEqual(["image/svg+xml", "image/x-icon"]);
   // Links written as repository files (`reports.md#limits`, `decisions/0028-….md`) lead to pages.
   const hrefs = await page.locator("main a[href^='/docs/']").evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute("href")!));
   expect(hrefs.length).toBeGreaterThan(3);

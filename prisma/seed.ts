@@ -97,10 +97,13 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
       { sku: "ACME-BEANS-1KG", productId: "acme-beans", name: "Acme Espresso Beans 1 kg", category: "coffee", price: 24.9, image: "coffee-beans" },
       { sku: "ACME-GROUND-500", productId: "acme-ground", name: "Acme Ground Coffee 500 g", category: "coffee", price: 11.5, image: "coffee-ground" },
       { sku: "ACME-PODS-50", productId: "acme-pods", name: "Acme Coffee Pods x50", category: "coffee", price: 17.0, image: "coffee-pods" },
+      // Promoted by no campaign: the history's shoppers who buy it after an Acme ad are its halo sales.
+      { sku: "ACME-MUG-350", productId: "acme-mug", name: "Acme Travel Mug 350 ml", category: "coffee", price: 14.0, image: "mug" },
     ],
     adv_northwind: [
       { sku: "NW-TENT-2P", productId: "nw-tent", name: "Northwind 2-Person Tent", category: "outdoor", price: 189.0, image: "tent" },
       { sku: "NW-BOOT-42", productId: "nw-boot", name: "Northwind Trail Boot, size 42", category: "outdoor", price: 129.0, image: "boot" },
+      { sku: "NW-SOCKS-3P", productId: "nw-socks", name: "Northwind Hiking Socks, 3 pairs", category: "outdoor", price: 19.0, image: "socks" },
     ],
     adv_brightsmile: [
       { sku: "BS-PASTE-100", productId: "bs-paste", name: "Brightsmile Whitening Paste", category: "health", price: 6.5, image: "toothpaste" },
@@ -137,8 +140,9 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     await setCatalogueEntry({ actor: OPERATOR, publisherId: l.publisherId, sku: l.sku, productId: l.productId, advertiserId: l.advertiserId });
   log(`seed: publisher catalogues: ${listings.length} SKUs listed for their brands on Demo Market and City Pharmacy`);
 
-  const acme = products.adv_acme_coffee ?? [];
-  const northwind = products.adv_northwind ?? [];
+  // The mug and the socks stay out of every campaign (the last product of each list).
+  const acme = (products.adv_acme_coffee ?? []).slice(0, 3);
+  const northwind = (products.adv_northwind ?? []).slice(0, 2);
   const bright = products.adv_brightsmile ?? [];
 
   log("seed: product campaign 'Acme Coffee: sponsored products' (CPC 0.40) with 2 ads");
@@ -176,7 +180,7 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     destinationUrl: "/demo/product/ACME-PODS-50",
   });
 
-  log("seed: display campaign 'Northwind: summer banners' (CPM 6.00) with 2 ads");
+  log("seed: display campaign 'Northwind: summer banners' (CPM 20.00) with 2 ads");
   const nwCampaign = await createCampaign({
     actor: OPERATOR,
     id: "cmp_northwind_display",
@@ -187,7 +191,8 @@ export async function seedDemoData(log: Log = console.log): Promise<void> {
     startDate: daysFromToday(-40),
     endDate: daysFromToday(45),
     bidModel: "cpm",
-    bid: 6,
+    // A home-page banner's price: with the demo history's shoppers it earns a few times its spend.
+    bid: 20,
     dailyBudget: 100,
     publisherIds: [DEMO.publisherId],
     productRefs: northwind,

@@ -31,11 +31,11 @@ export function QueryState<Data>({ query, what, isEmpty, empty, children }: Quer
   return <>{children(query.data)}</>;
 }
 
-/** "Loading campaigns…", announced as busy. */
-export function Busy({ what }: { what: string }) {
+/** "Loading campaigns…", announced as busy; `doing` names other work: "Sending the order…". */
+export function Busy({ what, doing = "Loading" }: { what: string; doing?: string }) {
   return (
     <p aria-busy="true" className="muted">
-      Loading {what}…
+      {doing} {what}…
     </p>
   );
 }

@@ -35,7 +35,11 @@ describe("demo seed", () => {
     // Every campaign keeps to the SKU ownership rule: no SKU is promoted by two advertisers on one
     // publisher, and the listed SKUs are their brands'.
     expect(await skuConflicts({ actor: OPERATOR })).toEqual([]);
-    expect(await db.publisherCatalogueEntry.count({ where: { publisherId: DEMO.publisherId, advertiserId: "adv_acme_coffee" } })).toBe(3);
+    // Acme's three coffees, promoted, and its travel mug, which no campaign promotes (the demo's halo sales).
+    expect(await db.publisherCatalogueEntry.count({ where: { publisherId: DEMO.publisherId, advertiserId: "adv_acme_coffee" } })).toBe(4);
+    const promoted = new Set(campaigns.flatMap((c) => c.products.map((p) => p.productRef)));
+    const unpromoted = await db.product.findMany({ where: { id: { notIn: [...promoted] } }, orderBy: { sku: "asc" } });
+    expect(unpromoted.map((p) => p.sku)).toEqual(["ACME-MUG-350", "NW-SOCKS-3P"]);
 
     const staff = await db.user.findUniqueOrThrow({ where: { email: DEMO.staffEmail } });
     expect(staff.role).toBe("staff");

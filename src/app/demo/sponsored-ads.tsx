@@ -5,6 +5,7 @@
 // page's own content (children) and hands each rendered ad to tracker.impression(ad, element),
 // which sends the impression and measures the view and the clicks of that element.
 import { type ReactNode, useCallback, useEffect, useState } from "react";
+import { Busy } from "@/app/query-state";
 import type { TallyAd, TallyApi, TallyTracker } from "@/sdk/tally";
 import styles from "./demo.module.css";
 import { loadTally } from "./load-tally";
@@ -108,9 +109,9 @@ function BannerAd({
   );
 }
 
-function Quiet({ children, busy }: { children: ReactNode; busy?: boolean }) {
+function Quiet({ children }: { children: ReactNode }) {
   return (
-    <p className={styles.quiet} role="status" aria-busy={busy || undefined}>
+    <p className={styles.quiet} role="status">
       {children}
     </p>
   );
@@ -205,7 +206,7 @@ export function SponsoredAds({
       <h2 id="sponsored-heading" className={styles.sectionTitle}>
         Sponsored
       </h2>
-      {state.status === "loading" ? <Quiet busy>Loading sponsored products…</Quiet> : null}
+      {state.status === "loading" ? <Busy what="sponsored products" /> : null}
       {state.status === "error" ? (
         <p className={styles.error} role="status">
           {state.message}
@@ -249,7 +250,7 @@ export function SponsoredAds({
           <h2 id="footer-sponsored-heading" className={styles.sectionTitle}>
             Sponsored further down
           </h2>
-          {state.status === "loading" ? <Quiet busy>Loading…</Quiet> : null}
+          {state.status === "loading" ? <Busy what="the banner" /> : null}
           {state.status === "error" ? <Quiet>No sponsored banner: see the note at the top of the page.</Quiet> : null}
           {banner(slots.footer, "footer-banner-ad", "No sponsored banner here right now.")}
         </section>

@@ -1,7 +1,7 @@
 // Every link of every served document leads somewhere: to a page Tally serves, at an anchor that
 // page has, or it is rendered as a repository path rather than a link that would 404.
 import { describe, expect, it } from "vitest";
-import { type DocPlace, docAddress, headingId, listDecisions, listDocs, readDoc, renderDoc, servedHref } from "./documents";
+import { type DocPlace, docAddress, fileSlug, headingId, listDecisions, listDocs, pageSlug, readDoc, renderDoc, servedHref } from "./documents";
 
 async function servedDocs(): Promise<DocPlace[]> {
   const [docs, decisions] = await Promise.all([listDocs(), listDecisions()]);
@@ -20,6 +20,15 @@ describe("served documents", () => {
     expect(servedHref(conversions, "../src/server/store/metrics.ts")).toBeNull();
     expect(servedHref(conversions, "https://example.com/a.md")).toBe("https://example.com/a.md");
     expect(servedHref(conversions, "#verified-orders")).toBe("#verified-orders");
+  });
+
+  it("serve docs/api.md as /docs/api-guide, since /docs/api is the reference itself", () => {
+    expect(servedHref({ folder: "", slug: "oauth" }, "api.md#a-client-in-typescript")).toBe("/docs/api-guide#a-client-in-typescript");
+    expect(docAddress({ folder: "", slug: "api" })).toBe("/docs/api-guide");
+    expect([pageSlug("api"), fileSlug("api-guide")]).toEqual(["api-guide", "api"]);
+    // The file's own name is not a second address of it.
+    expect(fileSlug("api")).toBe("");
+    expect([pageSlug("reports"), fileSlug("reports")]).toEqual(["reports", "reports"]);
   });
 
   it("give headings GitHub's anchors", () => {

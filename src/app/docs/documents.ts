@@ -42,8 +42,21 @@ export async function readDoc(place: DocPlace): Promise<string | null> {
   }
 }
 
+/**
+ * Documents whose page is not at their file's name: /docs/api is the API reference itself (its
+ * first screen is the reference, ../api/route.ts), so docs/api.md, the guide around it, is a page
+ * of its own that the reference links to.
+ */
+const PAGE_SLUGS: Record<string, string> = { api: "api-guide" };
+const FILE_SLUGS = Object.fromEntries(Object.entries(PAGE_SLUGS).map(([file, page]) => [page, file]));
+
+/** The slug in a document's page address. */
+export const pageSlug = (fileSlug: string) => PAGE_SLUGS[fileSlug] ?? fileSlug;
+/** The file (docs/<slug>.md) a page slug of /docs/<slug> shows. */
+export const fileSlug = (pageSlug: string) => FILE_SLUGS[pageSlug] ?? (PAGE_SLUGS[pageSlug] ? "" : pageSlug);
+
 /** The page address of a document, in the repository's terms. */
-export const docAddress = (place: DocPlace) => (place.folder ? `/docs/${place.folder}/${place.slug}` : `/docs/${place.slug}`);
+export const docAddress = (place: DocPlace) => (place.folder ? `/docs/${place.folder}/${place.slug}` : `/docs/${pageSlug(place.slug)}`);
 
 /**
  * Where a link written in a document leads when served: an absolute address (unchanged), the page

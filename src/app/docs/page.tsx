@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { TopNav } from "../top-nav";
-import { listDecisions, listDocs } from "./documents";
+import { docAddress, listDecisions, listDocs } from "./documents";
 
 export const metadata: Metadata = { title: "Docs" };
 
@@ -15,7 +15,7 @@ export default async function DocsIndex() {
         <ul>
           {docs.map((doc) => (
             <li key={doc.slug}>
-              <Link href={`/docs/${doc.slug}`}>{doc.title}</Link>
+              <Link href={docAddress({ folder: "", slug: doc.slug })}>{doc.title}</Link>
             </li>
           ))}
         </ul>

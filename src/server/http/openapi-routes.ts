@@ -47,15 +47,17 @@ function redocOptions(nonce: string | undefined) {
   };
 }
 
-const GUIDE_STYLE = `
-.guide { max-width: 52rem; margin: 0 auto; padding: 1.5rem 1rem; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }
-.guide pre { background: #f4f6f8; padding: 0.75rem; overflow-x: auto; }
-.guide table { border-collapse: collapse; } .guide td, .guide th { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left; }`;
+// One line of links above the reference, so its first screen is the reference itself; code
+// samples wrap rather than run past the panel's edge.
+const PAGE_STYLE = `
+body { margin: 0; }
+.links { margin: 0; padding: 0.5rem 1rem; border-bottom: 1px solid #d0d7de; font: 0.95rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+#reference pre, #reference code { white-space: pre-wrap; overflow-wrap: anywhere; }`;
 
-// GET /docs/api: docs/api.md (`guideHtml`, rendered by the route file like every served doc),
-// then the reference, rendered in the browser from /openapi.json. The nonce is the one
+// GET /docs/api: the reference, rendered in the browser from /openapi.json, under a line of links
+// (the guide to the API, docs/api.md, is its own page: /docs/api-guide). The nonce is the one
 // src/proxy.ts put in this request's Content-Security-Policy, which Next.js passes on.
-export function handleApiReference(request: Request, guideHtml = ""): Response {
+export function handleApiReference(request: Request): Response {
   const nonce = NONCE.exec(request.headers.get("content-security-policy") ?? "")?.[1];
   const attribute = nonce ? ` nonce="${nonce}"` : "";
   const init = `Redoc.init("/openapi.json", ${JSON.stringify(redocOptions(nonce))}, document.getElementById("reference"));`;
@@ -65,10 +67,11 @@ export function handleApiReference(request: Request, guideHtml = ""): Response {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Tally API reference</title>
-<style${attribute}>body { margin: 0; }${GUIDE_STYLE}</style>
+<link rel="icon" href="/favicon.ico" sizes="any">
+<style${attribute}>${PAGE_STYLE}</style>
 </head>
 <body>
-<header class="guide"><p><a href="/">Tally</a> · <a href="/docs">Docs</a> · <a href="/openapi.json">openapi.json</a></p>${guideHtml}</header>
+<nav class="links" aria-label="Tally"><a href="/">Tally</a> · <a href="/docs">Docs</a> · <a href="/docs/api-guide">The API guide</a> (keys, tokens, generated clients) · <a href="/openapi.json">openapi.json</a></nav>
 <div id="reference"><p style="font-family: system-ui, sans-serif; padding: 1rem">Loading the reference of <a href="/openapi.json">/openapi.json</a>…</p></div>
 <script${attribute} src="/redoc/redoc.standalone.js"></script>
 <script${attribute}>${init}</script>

@@ -1,13 +1,11 @@
 import { DocPage } from "../doc-page";
-import { listDocs } from "../documents";
-
-/** Docs served by a route of their own: docs/api.md heads the API reference (../api/route.ts). */
-const OWN_ROUTES = new Set(["api"]);
+import { fileSlug, listDocs, pageSlug } from "../documents";
 
 export async function generateStaticParams() {
-  return (await listDocs()).filter((doc) => !OWN_ROUTES.has(doc.slug)).map((doc) => ({ slug: doc.slug }));
+  return (await listDocs()).map((doc) => ({ slug: pageSlug(doc.slug) }));
 }
 
 export default async function Doc({ params }: { params: Promise<{ slug: string }> }) {
-  return <DocPage place={{ folder: "", slug: (await params).slug }} />;
+  // docs/api.md is served as /docs/api-guide (documents.ts), never at its file's name.
+  return <DocPage place={{ folder: "", slug: fileSlug((await params).slug) }} />;
 }

@@ -1,12 +1,9 @@
-// GET /docs/api: docs/api.md followed by the API reference, Redoc rendering /openapi.json.
+// GET /docs/api: the API reference, Redoc rendering /openapi.json; the guide around it, docs/api.md,
+// is its own page (/docs/api-guide), linked from the reference's first line.
 import { handleApiReference } from "@/server/http/openapi-routes";
-import { readDoc, renderDoc } from "../documents";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: Request): Promise<Response> {
-  const place = { folder: "", slug: "api" } as const;
-  const guide = await readDoc(place);
-  // The project's own doc, not user input: its HTML is trusted, as on every docs page.
-  return handleApiReference(request, guide === null ? "" : await renderDoc(place, guide));
+export function GET(request: Request): Response {
+  return handleApiReference(request);
 }

@@ -57,7 +57,7 @@ export function buildOpenApiDocument({ serverUrl, eventsUrl, version }: Document
       version,
       summary: "Retail media measurement: ads, beacons, orders and reports.",
       description:
-        "Tally serves ads for a store's pages, records their impressions, views and clicks and the store's orders, attributes the orders to the ads, and reports the figures. Report routes and report jobs take a Tally API key (`Authorization: Bearer tly_…`) or an OAuth access token from /oauth/token (`Authorization: Bearer tat_…`); their answers carry the RateLimit-Policy and RateLimit fields. See /docs/api for this document rendered, and docs/api.md for generating a client.",
+        "Tally serves ads for a store's pages, records their impressions, views and clicks and the store's orders, attributes the orders to the ads, and reports the figures. Report routes and report jobs take a Tally API key (`Authorization: Bearer tly_…`) or an OAuth access token from /oauth/token (`Authorization: Bearer tat_…`); their answers carry the RateLimit-Policy and RateLimit fields. See /docs/api for this document rendered, and /docs/api-guide (docs/api.md) for generating a client.",
       license: { name: "Proprietary", identifier: "LicenseRef-Tally" },
     },
     servers: [{ url: serverUrl, description: "This Tally." }],

@@ -6,6 +6,8 @@
 // credited), then send the conversion and wait for the service's answer, so the page
 // can show the 202 messages or the 422 validation errors instead of a silent beacon.
 import { type FormEvent, type InputHTMLAttributes, useId, useState } from "react";
+import { Problem } from "@/app/problem";
+import { Busy } from "@/app/query-state";
 import type { TallyApi, TallyConversionReply, TallyOrder } from "@/sdk/tally";
 import styles from "../../demo.module.css";
 import { loadTally } from "../../load-tally";
@@ -176,8 +178,8 @@ export function Checkout({ sku, price }: { sku: string; price: number | null }) 
       </form>
 
       {/* Live regions stay in the page so that assistive technology announces what appears in them. */}
-      <div role="status" aria-busy={sending || undefined} data-testid="checkout-status">
-        {sending ? <p className={styles.quiet}>Sending the order to Tally…</p> : null}
+      <div role="status" data-testid="checkout-status">
+        {sending ? <Busy doing="Sending" what="the order to Tally" /> : null}
         {outcome.kind === "accepted" ? (
           <div className={styles.confirmation}>
             <p className={styles.confirmationTitle}>
@@ -193,21 +195,18 @@ export function Checkout({ sku, price }: { sku: string; price: number | null }) 
           </div>
         ) : null}
       </div>
-      <div role="alert" data-testid="checkout-error">
-        {outcome.kind === "invalid" ? (
-          <div className={styles.checkoutError}>
-            <p>Order {outcome.orderId} was refused: the conversion is not valid.</p>
-            <ul className={styles.messages}>
-              {outcome.errors.map((error) => (
-                <li key={`${error.path} ${error.message}`}>
-                  <code>{error.path}</code> {error.message}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        {outcome.kind === "failed" ? <p className={styles.checkoutError}>{outcome.message}</p> : null}
-      </div>
+      {/* The service's 422 entries, each "path message", as one sentence a screen reader reads out. */}
+      <Problem
+        testId="checkout-error"
+        about={outcome.kind === "invalid" ? `Order ${outcome.orderId} was refused: the conversion is not valid` : "The order could not be sent"}
+        message={
+          outcome.kind === "invalid"
+            ? outcome.errors.map((error) => `${error.path} ${error.message}`).join("; ")
+            : outcome.kind === "failed"
+              ? outcome.message
+              : null
+        }
+      />
     </section>
   );
 }

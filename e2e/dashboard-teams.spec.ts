@@ -57,9 +57,7 @@ test("an account manager invites an advertiser's user, who sets a password throu
   // The link works once.
   const again = await (await browser.newContext()).newPage();
   await again.goto(link);
-  await expect(again.getByRole("main").getByRole("alert")).toHaveText(
-    "This invitation link is invalid or has expired. Ask your account manager for a new one.",
-  );
+  await expect(again.getByRole("main").getByRole("alert")).toHaveText("This invitation link is invalid or has expired. Ask whoever invited you for a new one.");
   await invited.close();
 });
 

@@ -25,7 +25,7 @@ const LOCAL_ORIGIN = "http://localhost:3000";
 const MAILING_TRANSACTION_MS = 30_000;
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-const invalidLink = () => new TallyError("not_found", "this invitation link is invalid or has expired; ask your account manager for a new one");
+const invalidLink = () => new TallyError("not_found", "this invitation link is invalid or has expired; ask whoever invited you for a new one");
 const actorName = (actor: Actor) => (isOperator(actor) ? "Tally's operator" : `${actor.name} (${actor.email})`);
 
 export interface InvitationSummary {

@@ -91,7 +91,7 @@ describe("an invitation", () => {
     for (const token of [used, revoked, tokenOf(late.link), "A".repeat(43), "short", `${used}x`]) {
       await expect(join(token, "anyone")).rejects.toMatchObject({
         code: "NOT_FOUND",
-        message: "this invitation link is invalid or has expired; ask your account manager for a new one",
+        message: "this invitation link is invalid or has expired; ask whoever invited you for a new one",
       });
     }
     expect(await db.user.count()).toBe(users);

@@ -49,7 +49,7 @@ describe("an activity entry in words", () => {
     expect(describeChange(null, { previousSecret: "verifies until 2026-11-30T09:00:00.000Z" }, "USD")).toEqual([
       "Previous secret: verifies until 2026-11-30 09:00 UTC",
     ]);
-    expect(describeChange(null, { email: "bo@x.com", role: "viewer", expiresAt: "2026-12-04T15:04:00Z" }, "USD")).toEqual([
+    expect(describeChange(null, { role: "viewer", expiresAt: "2026-12-04T15:04:00Z", email: "bo@x.com" }, "USD")).toEqual([
       "E-mail: bo@x.com",
       "Role: viewer",
       "Expires: 2026-12-04 15:04 UTC",

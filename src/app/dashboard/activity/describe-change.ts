@@ -111,6 +111,8 @@ export function describeValue(field: string, value: unknown, names: Names = {}):
 const FIELD_ORDER = [
   "kind",
   "name",
+  "email",
+  "role",
   "type",
   "status",
   "startDate",

@@ -37,7 +37,11 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   await expect(changed).toContainText("Daily budget (USD): 50.00 → 80.00");
   await expect(changed).toContainText("Bid (USD): 0.35 → 0.50");
   await expect(changed).toContainText("staff@tally.local");
+  await expect(changed).toContainText(`Demo Account Manager changed campaign “${name}”`);
   await expect(changed).not.toContainText("Name:");
+  // When: a minute in UTC, how long ago on hover; never an ISO moment.
+  await expect(changed.locator("time")).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+  await expect(changed.locator("time")).toHaveAttribute("title", /ago|now/);
   await expect(own.locator('tr[data-action="campaign.created"]')).toHaveCount(1);
 
   // The Activity page, filtered by kind and text through its form: the filters go to the address.
@@ -68,9 +72,10 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile((await file.path())!);
   const sheet = workbook.worksheets[0]!;
-  expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(["When (UTC)", "Who", "What", "Subject", "Account", "Change"]);
+  expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(["When (UTC)", "Who", "What", "Account", "Change"]);
   expect(sheet.actualRowCount).toBe(3);
-  expect(String(sheet.getRow(2).getCell(6).value)).toContain("Daily budget (USD): 50.00 → 80.00");
+  expect(String(sheet.getRow(2).getCell(5).value)).toContain("Daily budget (USD): 50.00 → 80.00");
+  expect(String(sheet.getRow(2).getCell(3).value)).toBe(`Demo Account Manager changed campaign “${name}”`);
   expect(sheet.getRow(2).getCell(1).value).toBeInstanceOf(Date);
 
   // Another kind of change leaves none of them; the stored entry is the one shown.
@@ -230,7 +235,7 @@ test("every kind of change made in the dashboard is listed under its kind", asyn
 
   // What each kind lists for this run: each action once, with a line of what it changed.
   const expected: Record<ActivityKind, Record<string, string[]>> = {
-    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid (USD): 0.40", "Publishers: pub_demo_market"] },
+    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid (USD): 0.40", "Publishers: Demo Market"] },
     "ad.": { "ad.created": [`Name: ${names.ad}`, "Type: product"] },
     "account.": {
       "account.created": [`Name: ${names.account}`, "Wallet balance (USD): 100.00"],
@@ -240,10 +245,10 @@ test("every kind of change made in the dashboard is listed under its kind", asyn
     "api_key.": { "api_key.created": [`Name: ${names.apiKey}`] },
     "oauth_client.": { "oauth_client.created": [`Name: ${names.oauthClient}`, "reports:read"] },
     "export_destination.": { "export_destination.created": [`Name: ${names.destination}`, "Bucket: tally-demo", "Access key: set"] },
-    "product.": { "product.created": [`Name: ${names.product}`, `Sku: ${names.sku}`, "Price (USD): 4.50"] },
-    "catalogue.": { "catalogue.entry.set": [`Brand: ${accountId}`] },
+    "product.": { "product.created": [`Name: ${names.product}`, `SKU: ${names.sku}`, "Price (USD): 4.50"] },
+    "catalogue.": { "catalogue.entry.set": [`Brand: ${names.account}`, `listed SKU ${names.sku} as ${names.account}'s in the catalogue of Demo Market`] },
     "attribution.": { "attribution.windows.set": [`Click window (days): ${windows.was} → ${windows.became}`] },
-    "user.": { "user.invited": [`Email: ${names.invitee}`, "Role: viewer"] },
+    "user.": { "user.invited": [`E-mail: ${names.invitee}`, "Role: viewer", `Demo Account Manager invited ${names.invitee} as viewer`] },
   };
 
   await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Activity" }).click();
@@ -266,6 +271,8 @@ test("every kind of change made in the dashboard is listed under its kind", asyn
       await expect(row).toContainText("staff@tally.local");
       for (const line of lines) await expect(row).toContainText(line);
     }
+    // The brand a catalogue entry names reads by its name, never its id.
+    if (kind === "catalogue.") await expect(table).not.toContainText(accountId);
     if (kind === "attribution.") {
       // The windows were set back: a second entry, the change undone, shown beside the first; one entry each.
       const undone = table.locator('tr[data-action="attribution.windows.set"]').filter({ hasText: `Click window (days): ${windows.became} → ${windows.was}` });

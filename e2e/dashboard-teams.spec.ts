@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
 import { readCsv } from "./files";
-import { signInAsStaff } from "./sign-in";
+import { signIn, signInAsStaff } from "./sign-in";
 
 test("an account manager invites an advertiser's user, who sets a password through the link and sees only their account", async ({ page, browser }) => {
   const email = `buyer-${Date.now()}@acme.test`;
@@ -57,9 +57,7 @@ test("an account manager invites an advertiser's user, who sets a password throu
   // The link works once.
   const again = await (await browser.newContext()).newPage();
   await again.goto(link);
-  await expect(again.getByRole("main").getByRole("alert")).toHaveText(
-    "This invitation link is invalid or has expired. Ask your account manager for a new one.",
-  );
+  await expect(again.getByRole("main").getByRole("alert")).toHaveText("This invitation link is invalid or has expired. Ask whoever invited you for a new one.");
   await invited.close();
 });
 
@@ -105,6 +103,15 @@ test("a viewer of an account reads and downloads its screens, and meets no form 
   await reader.getByRole("link", { name: "Accounts" }).click();
   const account = reader.getByRole("region", { name: "Account Acme Coffee" });
   await expect(account.getByText("You can read this account but not change it")).toBeVisible();
+  // The team: read only, and who may change it, by name.
+  const readOnlyTeam = account.getByRole("region", { name: "Team" });
+  await expect(readOnlyTeam.getByRole("cell", { name: email, exact: true })).toBeVisible();
+  await expect(readOnlyTeam.getByTestId("team-read-only")).toHaveText(
+    /^You can read this team but not change it: its admins?, (.+, )?Acme Coffee Marketing( and .+)?, or Tally staff, invite people, change roles and remove users\.$/,
+  );
+  await expect(readOnlyTeam.getByRole("form", { name: "Invite a user" })).toHaveCount(0);
+  await expect(readOnlyTeam.getByRole("button", { name: /^Remove/ })).toHaveCount(0);
+  await expect(readOnlyTeam.getByLabel(/^Role of /)).toHaveCount(0);
   await expect(account.getByRole("form", { name: "Daily budget" })).toHaveCount(0);
   await expect(account.getByRole("form", { name: "Add a product" })).toHaveCount(0);
   const products = account.getByRole("table", { name: "Products" });
@@ -139,4 +146,40 @@ test("a viewer of an account reads and downloads its screens, and meets no form 
   const [acme] = await query<{ micros: string | null }>("SELECT daily_budget_micros::text AS micros FROM accounts WHERE id = 'adv_acme_coffee'");
   expect(acme!.micros).not.toBe("1000000");
   await context.close();
+});
+
+test("an account's admin, not staff, invites a teammate; the invitation shows, and the activity log says so in words", async ({ page }) => {
+  const email = `mate-${Date.now()}@acme.test`;
+  await signIn(page, "acme@tally.local", "tally-demo-advertiser");
+  await page.getByRole("link", { name: "Accounts" }).click();
+  const team = page.getByRole("region", { name: "Account Acme Coffee" }).getByRole("region", { name: "Team" });
+  await expect(team.getByRole("cell", { name: "acme@tally.local", exact: true })).toBeVisible();
+  await expect(team.getByTestId("team-read-only")).toHaveCount(0);
+
+  const form = team.getByRole("form", { name: "Invite a user" });
+  await form.getByLabel("E-mail to invite").fill(email);
+  await form.getByLabel("Role").selectOption("viewer");
+  await form.getByRole("button", { name: "Invite" }).click();
+  await expect(team.getByTestId("invitation-link")).toHaveText(/\/invite\/[A-Za-z0-9_-]{43}$/);
+  const invitations = team.getByRole("table", { name: "Open invitations" });
+  await expect(invitations).toContainText(email);
+  await expect(invitations.getByRole("button", { name: `Revoke the invitation of ${email}` })).toBeVisible();
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-teams-admin.png", fullPage: true });
+
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Activity" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Activity" })).toBeVisible();
+  await page.getByLabel("Text").fill(email);
+  await page.getByRole("button", { name: "Filter" }).click();
+  const invited = page.getByRole("table", { name: "Activity" }).locator('tr[data-action="user.invited"]');
+  await expect(invited).toHaveCount(1);
+  await expect(invited).toContainText(`Acme Coffee Marketing invited ${email} as viewer`);
+  await expect(invited).toContainText(`E-mail: ${email}`);
+  await expect(invited.locator("time")).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+  await page.screenshot({ path: "test-results/e2e/screens/dashboard-activity-in-words.png", fullPage: true });
+
+  const [stored] = await query<{ account_id: string; invited_by: string | null }>(
+    "SELECT i.account_id, u.email AS invited_by FROM user_invitations i LEFT JOIN users u ON u.id = i.invited_by WHERE i.email = $1",
+    [email],
+  );
+  expect(stored).toEqual({ account_id: "adv_acme_coffee", invited_by: "acme@tally.local" });
 });

@@ -365,7 +365,8 @@ const serverSchema = z
     TALLY_EXPORT_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     /**
      * Tally's public address (https://tally.example.com), the start of the links Tally sends (an
-     * invitation's); unset, the address the request came to, or http://localhost:3000 from a CLI.
+     * invitation's); unset, the address the request came to, or from a CLI its --base-url, a running
+     * `npm run dev`'s address, or http://localhost:3000 (src/cli/base-url.ts).
      */
     TALLY_PUBLIC_URL: z
       .url({ protocol: /^https?$/ })

@@ -11,6 +11,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { exitOnEnvError, type LauncherEnv, parseLauncherEnv } from "@/env";
+import { forgetAppAddress, recordAppAddress } from "./local/app-address";
 import { ensureDemoDestination } from "./local/demo-destination";
 import { ensureDatabase, freePort, type LocalPostgres, startLocalPostgres, temporaryDataDir } from "./local/embedded-postgres";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "./local/local-s3";
@@ -85,6 +86,7 @@ async function shutdown(code: number): Promise<never> {
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
       if (next.exitCode === null && next.signalCode === null) next.kill("SIGKILL");
     }
+    if (!values.ephemeral) await forgetAppAddress(config.TALLY_DATA_DIR).catch(() => {});
     if (s3) {
       log("stopping the local S3");
       await s3.stop().catch(() => {});
@@ -182,6 +184,8 @@ async function main(): Promise<void> {
     // Telemetry would try to reach the network on every start; a user can still opt in.
     env: { NEXT_TELEMETRY_DISABLED: "1", ...secrets, ...process.env, DATABASE_URL: databaseUrl, PORT: port },
   });
+  // The CLIs run beside it print links to this address (src/cli/base-url.ts); a temporary run keeps no such file.
+  if (!values.ephemeral) await recordAppAddress(config.TALLY_DATA_DIR, `http://localhost:${port}`);
   next.on("exit", (code, signal) => {
     if (!shuttingDown) {
       log(`Next.js exited (${signal ?? code})`);

@@ -1,15 +1,20 @@
 // `npm run users` as an operator runs it: a child process against this file's database.
 import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { signIn } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { acceptInvitation } from "@/server/teams/invitations";
 import { makeAdvertiser } from "@/testing/fixtures";
 
-function users(args: string[], stdin = ""): Promise<{ code: number | null; out: string; err: string }> {
+function users(args: string[], stdin = "", where: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: "test", TALLY_PUBLIC_URL: "https://tally.example.com", SMTP_URL: "", ...where };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/users.ts", ...args], {
-      env: { ...process.env, NODE_ENV: "test", TALLY_PUBLIC_URL: "https://tally.example.com", SMTP_URL: "" },
+      env: { ...env, NODE_ENV: "test" },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let out = "";
@@ -76,4 +81,32 @@ describe("npm run users", () => {
     expect(usage.err).toContain("usage: npm run users --");
     // Nine processes, each a few seconds to start on a busy machine.
   }, 180_000);
+
+  it("prints links that start at --base-url, else TALLY_PUBLIC_URL, else where a running npm run dev serves, else localhost:3000 said to be a guess", async () => {
+    const brand = await makeAdvertiser();
+    const linkOf = (out: string) => out.match(/^(.*)\/invite\/[A-Za-z0-9_-]{43}$/m)?.[1];
+    const given = await users(["invite", "--account", brand.id, "--email", "a@base.test", "--role", "viewer", "--base-url", "http://10.0.0.5:8080/"]);
+    expect(given.code).toBe(0);
+    expect(linkOf(given.out)).toBe("http://10.0.0.5:8080");
+    expect(given.out).toContain("tally: links start with http://10.0.0.5:8080 (from --base-url)\n");
+
+    // No public address: the launcher's file in the data folder says where the app runs.
+    const dataDir = await mkdtemp(path.join(tmpdir(), "tally-users-cli-"));
+    const bare = { TALLY_PUBLIC_URL: undefined, TALLY_DATA_DIR: dataDir };
+    await writeFile(path.join(dataDir, "app-url"), "http://localhost:3130\n");
+    const beside = await users(["invite", "--account", brand.id, "--email", "b@base.test", "--role", "viewer"], "", bare);
+    expect(linkOf(beside.out)).toBe("http://localhost:3130");
+
+    const nothing = await users(["invite", "--account", brand.id, "--email", "c@base.test", "--role", "viewer"], "", {
+      ...bare,
+      TALLY_DATA_DIR: path.join(dataDir, "none"),
+    });
+    expect(linkOf(nothing.out)).toBe("http://localhost:3000");
+    expect(nothing.out).toContain("if Tally runs elsewhere, pass --base-url <address> or set TALLY_PUBLIC_URL");
+
+    const wrong = await users(["invite", "--account", brand.id, "--email", "d@base.test", "--role", "viewer", "--base-url", "tally.example.com"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain("--base-url must be an http:// or https:// address");
+    expect(await db.userInvitation.count({ where: { email: "d@base.test" } })).toBe(0);
+  }, 120_000);
 });

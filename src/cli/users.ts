@@ -1,5 +1,7 @@
 // `npm run users -- <command>`: an account's team, as the operator (docs/teams.md).
-//   invite --account <id> --email <e-mail> --role admin|viewer   prints the invitation link (mails it too with SMTP_URL)
+//   invite --account <id> --email <e-mail> --role admin|viewer [--base-url <address>]
+//                                                               prints the invitation link (mails it too with SMTP_URL), starting
+//                                                               as base-url.ts says: --base-url, TALLY_PUBLIC_URL, a running npm run dev
 //   list --account <id>                                         the account's users and open invitations
 //   set-role --user <id> --role admin|viewer                    a member's role in their account
 //   remove --user <id>                                          deletes the user; their sessions end at once
@@ -15,9 +17,11 @@ import { TallyError } from "@/server/core/errors";
 import { disconnectDb } from "@/server/db/client";
 import { inviteUser, revokeInvitation } from "@/server/teams/invitations";
 import { createStaffUser, listTeam, removeUser, setMemberRole } from "@/server/teams/team-members";
+import { BaseUrlError, baseUrlNote, cliBaseUrl } from "./base-url";
+import { readAppAddress } from "./local/app-address";
 
 const USAGE =
-  "usage: npm run users -- invite --account <id> --email <e-mail> --role admin|viewer | list --account <id>" +
+  "usage: npm run users -- invite --account <id> --email <e-mail> --role admin|viewer [--base-url <address>] | list --account <id>" +
   " | set-role --user <id> --role admin|viewer | remove --user <id> | revoke --invitation <id>" +
   " | create-staff --email <e-mail> --name <name> [--password-stdin]";
 
@@ -37,6 +41,7 @@ const { positionals, values } = parseArgs({
     invitation: { type: "string" },
     name: { type: "string" },
     "password-stdin": { type: "boolean" },
+    "base-url": { type: "string" },
   },
 });
 const [command] = positionals;
@@ -78,10 +83,18 @@ async function newPassword(): Promise<string> {
 
 try {
   if (command === "invite" && values.account && values.email && role(values.role)) {
-    const { invitation, link, mailed } = await inviteUser({ actor: OPERATOR, accountId: values.account, email: values.email, role: role(values.role)! });
+    const base = cliBaseUrl({ option: values["base-url"], publicUrl: env().TALLY_PUBLIC_URL, launcher: await readAppAddress(env().TALLY_DATA_DIR) });
+    const { invitation, link, mailed } = await inviteUser({
+      actor: OPERATOR,
+      accountId: values.account,
+      email: values.email,
+      role: role(values.role)!,
+      baseUrl: base.url,
+    });
     console.log(
       `tally: invited ${invitation.email} to ${invitation.accountId} as ${invitation.role} (invitation ${invitation.id}, until ${date(invitation.expiresAt)})`,
     );
+    console.log(`tally: ${baseUrlNote(base)}`);
     console.log(mailed ? `tally: mailed the link to ${invitation.email}; it is also shown this once:` : "tally: the link is shown this once; send it to them:");
     console.log(link);
   } else if (command === "list" && values.account) {
@@ -108,10 +121,16 @@ try {
     process.exitCode = 2;
   }
 } catch (error) {
-  if (error instanceof TallyError) console.error(`tally: ${error.message}`);
-  else if (error instanceof ZodError) console.error(`tally: ${error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
-  else throw error;
-  process.exitCode = 1;
+  if (error instanceof BaseUrlError) {
+    // A usage error, as a missing option is.
+    console.error(`tally: ${error.message}`);
+    process.exitCode = 2;
+  } else {
+    if (error instanceof TallyError) console.error(`tally: ${error.message}`);
+    else if (error instanceof ZodError) console.error(`tally: ${error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+    else throw error;
+    process.exitCode = 1;
+  }
 } finally {
   await disconnectDb();
 }

@@ -16,7 +16,9 @@ export default async function SignInPage() {
       <TopNav />
       <main className="narrow">
         <h1>Sign in</h1>
-        <p className="muted">Account managers, advertisers and publishers sign in with the e-mail and password their account manager set up.</p>
+        <p className="muted">
+          Account managers, advertisers and publishers sign in with their e-mail and the password they chose when they accepted their invitation.
+        </p>
         <TrpcProvider>
           <SignInForm />
         </TrpcProvider>

@@ -1,7 +1,9 @@
 "use client";
+// The sign-in form: e-mail and password; a refusal is said beside the form, and a signed-in user goes to the dashboard.
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { Problem } from "../problem";
 import { useTRPC } from "../trpc-client";
 
 export function SignInForm() {
@@ -26,11 +28,10 @@ export function SignInForm() {
         Password
         <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
-      {signIn.error ? (
-        <p id="sign-in-error" role="alert" className="error">
-          {signIn.error.message}
-        </p>
-      ) : null}
+      {/* The form's description while it holds a refusal (aria-describedby above). */}
+      <div id="sign-in-error">
+        <Problem message={signIn.error?.message} />
+      </div>
       <button type="submit" className="button" disabled={signIn.isPending}>
         {signIn.isPending ? "Signing in…" : "Sign in"}
       </button>

@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { db } from "@/server/db/client";
 import type { Prisma } from "@/server/db/generated/client";
+import { namedIdsOf, namesOfIds } from "./activity-names";
 
 type Tx = Prisma.TransactionClient;
 
@@ -36,6 +37,8 @@ export interface ActivityEntry {
   campaignId: string | null;
   before: unknown;
   after: unknown;
+  /** The names of the things before and after point at by id, as they are now (activity-names.ts). */
+  names: Record<string, string>;
 }
 
 const actorOf = (actor: ActivityActor) =>
@@ -126,7 +129,10 @@ function whereOf(filter: ActivityFilter): Prisma.ActivityEntryWhereInput {
 export async function readActivity(filter: ActivityFilter): Promise<ActivityPage> {
   const limit = Math.min(Math.max(1, Math.trunc(filter.limit ?? 50)), ACTIVITY_PAGE_LIMIT);
   const rows = await db.activityEntry.findMany({ where: whereOf(filter), orderBy: { id: "desc" }, take: limit + 1 });
-  const entries = rows.slice(0, limit).map((row) => ({
+  const page = rows.slice(0, limit);
+  const idsOf = page.map((row) => namedIdsOf(row));
+  const names = await namesOfIds([...new Set(idsOf.flat())]);
+  const entries = page.map((row, index) => ({
     id: String(row.id),
     at: row.at,
     actor: row.actorStaff && filter.staffShownAs !== undefined ? filter.staffShownAs : row.actorName,
@@ -136,6 +142,7 @@ export async function readActivity(filter: ActivityFilter): Promise<ActivityPage
     campaignId: row.campaignId,
     before: row.before,
     after: row.after,
+    names: Object.fromEntries(idsOf[index]!.flatMap((id) => (names.has(id) ? [[id, names.get(id)!]] : []))),
   }));
   return { entries, next: rows.length > limit ? (entries.at(-1)?.id ?? null) : null };
 }

@@ -1,7 +1,8 @@
 // Reading the activity log through the dashboard's procedure: a member reads their own account's
 // entries only, whatever they ask for; pages walk back by id without gaps or repeats; the filters
 // narrow; a change that fails leaves no entry, as an entry that fails undoes its change; and a
-// member reads staff's changes as "Tally staff", never their names.
+// member reads staff's changes as "Tally staff", never their names; the ids an entry's fields hold
+// come with the names of what they point at, as they are now.
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
@@ -151,5 +152,18 @@ describe("whose names a member reads", () => {
     expect(onPage.entries[0]).toMatchObject({ action: "campaign.updated", actor: "Tally staff" });
     expect(JSON.stringify(onPage)).not.toMatch(/Lee Manager|lee@tally\.test/);
     expect((await as(staff).activity.list({ campaignId: campaign.id })).entries[0]?.actor).toBe("Lee Manager <lee@tally.test>");
+  });
+});
+
+describe("names beside ids", () => {
+  it("an entry's fields' ids come with the name of the publisher they point at, as they are now; other values have none", async () => {
+    const publisher = await makePublisher();
+    const { campaign } = await makeCampaignWithAd({ advertiserId: brandId, publisherIds: [publisher.id] });
+    await db.account.update({ where: { id: publisher.id }, data: { name: "Corner Shop, renamed" } });
+    const [created] = (await as(brandMember).activity.list({ campaignId: campaign.id, actionPrefix: "campaign.created" })).entries;
+    expect((created!.after as { publisherIds: string[] }).publisherIds).toEqual([publisher.id]);
+    expect(created!.names).toEqual({ [publisher.id]: "Corner Shop, renamed" });
+    const [budget] = (await as(brandMember).activity.list({ actionPrefix: "account.daily_budget" })).entries;
+    expect(budget!.names).toEqual({});
   });
 });

@@ -1,12 +1,12 @@
 // Invitations to an account's team (docs/teams.md). An account manager (staff, or the operator
-// through `npm run users`) invites an e-mail to an advertiser's, a publisher's or a network's
-// account as an admin or a viewer. The link carries 32 random bytes; only their SHA-256 is kept,
+// through `npm run users`) or one of the account's own admins invites an e-mail to an
+// advertiser's, a publisher's or a network's account as an admin or a viewer (team-rules.ts). The link carries 32 random bytes; only their SHA-256 is kept,
 // so a database read yields no usable link. A link works once, for 7 days, unless revoked; every
 // way it can fail (unknown, used, revoked, expired) answers the same "invalid or expired", so
 // the answer tells a guesser nothing. Each change writes its activity entry in its transaction.
 import { createHash, randomBytes } from "node:crypto";
 import { env } from "@/env";
-import { type Actor, assertAccountManager, assertMayAccess, isOperator } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess, isOperator, mayAccess } from "@/server/accounts/actor";
 import { newUserRow } from "@/server/accounts/create-user";
 import { type MemberRole, startSession, type Viewer, viewerOfUser } from "@/server/accounts/sessions";
 import { recordActivity } from "@/server/activity/activity-log";
@@ -16,6 +16,7 @@ import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { mailsInvitations, sendInvitationMail } from "./invitation-mail";
 import { type TAcceptInvitationInput, type TInviteInput, ZAcceptInvitationInput, ZInvitationToken, ZInviteInput } from "./team-input";
+import { assertMayManageTeam } from "./team-rules";
 
 export const INVITATION_DAYS = 7;
 /** Where a link starts when neither TALLY_PUBLIC_URL nor a request says: `npm run dev`'s address. */
@@ -24,7 +25,7 @@ const LOCAL_ORIGIN = "http://localhost:3000";
 const MAILING_TRANSACTION_MS = 30_000;
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-const invalidLink = () => new TallyError("not_found", "this invitation link is invalid or has expired; ask your account manager for a new one");
+const invalidLink = () => new TallyError("not_found", "this invitation link is invalid or has expired; ask whoever invited you for a new one");
 const actorName = (actor: Actor) => (isOperator(actor) ? "Tally's operator" : `${actor.name} (${actor.email})`);
 
 export interface InvitationSummary {
@@ -37,9 +38,13 @@ export interface InvitationSummary {
 }
 const SUMMARY = { id: true, accountId: true, email: true, role: true, createdAt: true, expiresAt: true } as const;
 
-/** The invitation link of a token: TALLY_PUBLIC_URL, else the origin the request came to, else the local address. */
-export function invitationLink(token: string, origin?: string | null): string {
-  return `${env().TALLY_PUBLIC_URL ?? origin ?? LOCAL_ORIGIN}/invite/${token}`;
+/**
+ * The invitation link of a token: the base address a CLI was given (`--base-url`), else
+ * TALLY_PUBLIC_URL, else the origin the request came to, else the local address.
+ */
+export function invitationLink(token: string, where: { baseUrl?: string | null; origin?: string | null } = {}): string {
+  const base = where.baseUrl ?? env().TALLY_PUBLIC_URL ?? where.origin ?? LOCAL_ORIGIN;
+  return `${base.replace(/\/+$/, "")}/invite/${token}`;
 }
 
 /** Where an invitation stands, as a `where` of open ones: neither accepted nor revoked nor expired. */
@@ -52,15 +57,15 @@ const openAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: {
  * CLI, and `mailed` says whether the dashboard may show it.
  */
 export async function inviteUser(
-  input: TInviteInput & { actor: Actor; origin?: string | null },
+  input: TInviteInput & { actor: Actor; origin?: string | null; baseUrl?: string | null },
   now = new Date(),
 ): Promise<{ invitation: InvitationSummary; link: string; mailed: boolean }> {
-  assertAccountManager(input.actor);
   const data = ZInviteInput.parse(input);
+  assertMayManageTeam(input.actor, data.accountId, "account");
   const account = await db.account.findUnique({ where: { id: data.accountId }, select: { id: true, name: true } });
   if (!account) throw new TallyError("not_found", "no such account");
   const token = randomBytes(32).toString("base64url");
-  const link = invitationLink(token, input.origin);
+  const link = invitationLink(token, input);
   const mailed = mailsInvitations();
   const invitation = await db.$transaction(
     async (tx) => {
@@ -68,7 +73,9 @@ export async function inviteUser(
         throw new TallyError("bad_request", `${data.email} already has a Tally user; change their role or remove them instead`);
       }
       const open = await tx.userInvitation.findFirst({ where: { email: data.email, ...openAt(now) }, select: { accountId: true } });
-      if (open) throw new TallyError("bad_request", `${data.email} already has an open invitation (${open.accountId}); revoke it to send a new link`);
+      // Another account's invitation is not named to a member of this one.
+      const where = mayAccess(input.actor, open?.accountId ?? "") ? ` (${open?.accountId})` : "";
+      if (open) throw new TallyError("bad_request", `${data.email} already has an open invitation${where}; revoke it to send a new link`);
       const created = await tx.userInvitation.create({
         data: {
           id: newId("inv"),
@@ -111,10 +118,15 @@ export async function inviteUser(
   return { invitation, link, mailed };
 }
 
-/** Revokes an open invitation of an account: its link stops at once. A used, revoked or expired one is refused. */
+/**
+ * Revokes an open invitation of an account: its link stops at once. A used, revoked or expired
+ * one is refused, and so is another account's, as if it did not exist.
+ */
 export async function revokeInvitation({ actor, invitationId }: { actor: Actor; invitationId: string }, now = new Date()): Promise<InvitationSummary> {
-  assertAccountManager(actor);
   return db.$transaction(async (tx) => {
+    const found = await tx.userInvitation.findFirst({ where: { id: invitationId, ...openAt(now) }, select: { accountId: true } });
+    if (!found) throw new TallyError("not_found", "no such open invitation");
+    assertMayManageTeam(actor, found.accountId, "open invitation");
     const revoked = await tx.userInvitation.updateMany({ where: { id: invitationId, ...openAt(now) }, data: { revokedAt: now } });
     if (revoked.count === 0) throw new TallyError("not_found", "no such open invitation");
     const invitation = await tx.userInvitation.findUniqueOrThrow({ where: { id: invitationId }, select: SUMMARY });

@@ -63,7 +63,7 @@ describe("an invitation", () => {
     expect(team.users).toEqual([expect.objectContaining({ email: "ada@brand.test", role: "admin" })]);
     expect(team.invitations).toEqual([]);
     await expect(as(viewer).teams.list({ accountId: shopId })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(as(viewer).teams.invite({ accountId: brandId, email: "friend@brand.test", role: "admin" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(viewer).teams.invite({ accountId: shopId, email: "friend@brand.test", role: "admin" })).rejects.toMatchObject({ code: "NOT_FOUND" });
 
     const entries = (await listActivity({ actor: OPERATOR, actionPrefix: "user." })).entries;
     expect(entries.map((e) => e.action)).toEqual(expect.arrayContaining(["user.invited", "user.joined"]));
@@ -91,7 +91,7 @@ describe("an invitation", () => {
     for (const token of [used, revoked, tokenOf(late.link), "A".repeat(43), "short", `${used}x`]) {
       await expect(join(token, "anyone")).rejects.toMatchObject({
         code: "NOT_FOUND",
-        message: "this invitation link is invalid or has expired; ask your account manager for a new one",
+        message: "this invitation link is invalid or has expired; ask whoever invited you for a new one",
       });
     }
     expect(await db.user.count()).toBe(users);
@@ -162,13 +162,13 @@ describe("a member's role", () => {
       [{ role: "admin" }, { role: "viewer" }],
       [{ role: "viewer" }, { role: "admin" }],
     ]);
-    await expect(as(asAdmin).teams.setRole({ userId: viewer.userId, role: "admin" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(again).teams.setRole({ userId: viewer.userId, role: "admin" })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
   it("a removed user is signed out at once and cannot sign in", async () => {
     const { viewer, session } = await join(await invite("leaving@brand.test", "admin"), "leaving@brand.test");
     expect(await viewerOfSession(session)).not.toBeNull();
-    await expect(as(viewer).teams.remove({ userId: viewer.userId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(as(viewer).teams.remove({ userId: staff.userId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await as(staff).teams.remove({ userId: viewer.userId });
     expect(await viewerOfSession(session)).toBeNull();
     expect(await db.userSession.count({ where: { userId: viewer.userId } })).toBe(0);

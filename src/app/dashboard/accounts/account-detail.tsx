@@ -189,7 +189,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
           <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}
-      <Team accountId={a.id} staff={staff} />
+      <Team accountId={a.id} />
       {mayChange === false ? <ReadOnlyNote what="this account" /> : null}
       <Problem message={problem} />
       <Problem message={serverError} />

@@ -1,14 +1,17 @@
 "use client";
-// An account's team on its page: its users with their role, and its open invitations. Account
-// managers invite (the link shown here once when it is not mailed), revoke, change a role and
-// remove a user; the account's own users see the same lists without the controls.
+// An account's team on its page: its users with their role, and its open invitations. Staff and
+// the account's own admins invite (the link shown here once when it is not mailed), revoke, change
+// a role and remove a user; the account's viewers see the same lists without the controls, and a
+// sentence naming who may change them. The server decides who may (src/server/teams/team-rules.ts)
+// and says so in the team's `mayManage`; the screen only follows it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
 import { Problem } from "@/app/problem";
+import { Empty, QueryState } from "@/app/query-state";
 import type { MemberRole } from "@/server/accounts/user-input";
 import type { InvitationSummary } from "@/server/teams/invitations";
 import { ZInviteInput } from "@/server/teams/team-input";
-import type { TeamMember } from "@/server/teams/team-members";
+import type { Team as TeamData, TeamMember } from "@/server/teams/team-members";
 import { useTRPC } from "../../trpc-client";
 import { DataTable } from "../data-table";
 import { minuteOrNever } from "../figures";
@@ -31,12 +34,45 @@ function useTeam(accountId: string) {
   return { trpc, team, refresh };
 }
 
-// Over 80 lines on purpose: the users' table with its two controls, in the order the page shows them.
-export function Team({ accountId, staff }: { accountId: string; staff: boolean }) {
-  const { trpc, team, refresh } = useTeam(accountId);
+/** "Ana, Bo and Cy" */
+const listInWords = (names: string[]) => (names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
+
+/** Said to whoever may not change the team: who may. */
+export function whoChangesTheTeam(admins: string[]): string {
+  if (admins.length === 0) return "Only Tally staff change this team: the account has no admin. Ask your account manager.";
+  const whom = admins.length === 1 ? `its admin, ${admins[0]}` : `its admins, ${listInWords(admins)}`;
+  return `You can read this team but not change it: ${whom}, or Tally staff, invite people, change roles and remove users.`;
+}
+
+export function Team({ accountId }: { accountId: string }) {
+  const { team } = useTeam(accountId);
+  return (
+    <section aria-label="Team">
+      <h3>Team</h3>
+      <QueryState query={team} what="team">
+        {(data) => (
+          <>
+            <Users accountId={accountId} team={data} />
+            {data.mayManage ? null : (
+              <p className="muted read-only-note" data-testid="team-read-only">
+                {whoChangesTheTeam(data.admins)}
+              </p>
+            )}
+            <Invitations accountId={accountId} team={data} />
+          </>
+        )}
+      </QueryState>
+    </section>
+  );
+}
+
+/** The users' table, with a role picker and a Remove button for whoever may change the team. */
+function Users({ accountId, team }: { accountId: string; team: TeamData }) {
+  const { trpc, refresh } = useTeam(accountId);
+  const manage = team.mayManage;
   const setRole = useMutation(trpc.teams.setRole.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.teams.remove.mutationOptions({ onSuccess: () => void refresh() }));
-  // Staff change a role in its cell; the file holds the role's name either way.
+  // Whoever may change the team changes a role in its cell; the file holds the role's name either way.
   const columns = useMemo<TableColumn<TeamMember>[]>(
     () => [
       { id: "name", label: "Name", kind: "text", value: (user) => user.name },
@@ -46,13 +82,13 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
         label: "Role",
         kind: "text",
         value: (user) => ROLE_LABELS[user.role],
-        cell: staff
+        cell: manage
           ? (user) => (
               <select
                 aria-label={`Role of ${user.email}`}
                 value={user.role}
                 disabled={setRole.isPending}
-                onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value as MemberRole })}
+                onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value === "admin" ? "admin" : "viewer" })}
               >
                 <option value="admin">admin</option>
                 <option value="viewer">viewer</option>
@@ -62,27 +98,18 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
       },
       momentColumn("createdAt", "Created (UTC)", (user) => user.createdAt, minuteOrNever),
     ],
-    [staff, setRole.isPending, setRole.mutate],
+    [manage, setRole.isPending, setRole.mutate],
   );
 
   return (
-    <section aria-label="Team">
-      <h3>Team</h3>
-      {team.error ? (
-        <p role="alert" className="error">
-          The team could not be loaded: {team.error.message}
-        </p>
-      ) : !team.data ? (
-        <p aria-busy="true" className="muted">
-          Loading the team…
-        </p>
-      ) : team.data.users.length === 0 ? (
-        <p className="empty">No users yet.{staff ? " Invite one below." : ""}</p>
+    <>
+      {team.users.length === 0 ? (
+        <Empty testId="team-empty">No users yet.{manage ? " Invite one below." : ""}</Empty>
       ) : (
         <DataTable
           caption="Users of the account"
           columns={columns}
-          rows={team.data.users}
+          rows={team.users}
           rowKey={(user) => user.id}
           currency={null}
           defaultSort={{ id: "email", descending: false }}
@@ -90,7 +117,7 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
           sheet="Team"
           urlPrefix="team_"
           actions={
-            staff
+            manage
               ? (user) => (
                   <button
                     type="button"
@@ -105,16 +132,16 @@ export function Team({ accountId, staff }: { accountId: string; staff: boolean }
           }
         />
       )}
-      <Problem message={setRole.error?.message} about="The role could not be changed" />
-      <Problem message={remove.error?.message} about="The user could not be removed" />
-      <Invitations accountId={accountId} staff={staff} />
-    </section>
+      <Problem message={setRole.error?.message} about="The role could not be changed" testId="team-role-problem" />
+      <Problem message={remove.error?.message} about="The user could not be removed" testId="team-remove-problem" />
+    </>
   );
 }
 
-// Over 80 lines on purpose: the open invitations, the invite form and the link shown once, together.
-function Invitations({ accountId, staff }: { accountId: string; staff: boolean }) {
-  const { trpc, team, refresh } = useTeam(accountId);
+/** The open invitations, the invite form and the link shown once, together. */
+function Invitations({ accountId, team }: { accountId: string; team: TeamData }) {
+  const { trpc, refresh } = useTeam(accountId);
+  const manage = team.mayManage;
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<MemberRole>("admin");
   const [problem, setProblem] = useState<string | null>(null);
@@ -127,7 +154,6 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
     }),
   );
   const revoke = useMutation(trpc.teams.revokeInvitation.mutationOptions({ onSuccess: () => void refresh() }));
-  const invitations = team.data?.invitations ?? [];
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -139,13 +165,13 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
 
   return (
     <>
-      {invitations.length > 0 ? (
+      {team.invitations.length > 0 ? (
         <>
           <h4>Open invitations</h4>
           <DataTable
             caption="Open invitations"
             columns={invitationColumns}
-            rows={invitations}
+            rows={team.invitations}
             rowKey={(invitation) => invitation.id}
             currency={null}
             defaultSort={{ id: "expiresAt", descending: false }}
@@ -153,7 +179,7 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
             sheet="Invitations"
             urlPrefix="invitations_"
             actions={
-              staff
+              manage
                 ? (invitation) => (
                     <button type="button" className="link-button" disabled={revoke.isPending} onClick={() => revoke.mutate({ invitationId: invitation.id })}>
                       Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
@@ -164,7 +190,7 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
           />
         </>
       ) : null}
-      {staff ? (
+      {manage ? (
         <form className="toolbar" noValidate onSubmit={submit} aria-label="Invite a user">
           <label>
             E-mail to invite
@@ -172,7 +198,7 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
           </label>
           <label>
             Role
-            <select value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
+            <select value={role} onChange={(e) => setRole(e.target.value === "viewer" ? "viewer" : "admin")}>
               <option value="admin">admin (changes the account)</option>
               <option value="viewer">viewer (reads and downloads)</option>
             </select>
@@ -182,31 +208,35 @@ function Invitations({ accountId, staff }: { accountId: string; staff: boolean }
           </button>
         </form>
       ) : null}
-      <Problem message={problem} />
-      <Problem message={invite.error?.message} about="The invitation could not be made" />
-      <Problem message={revoke.error?.message} about="The invitation could not be revoked" />
-      {invite.data ? (
-        <div className="callout" role="status">
-          {invite.data.link ? (
-            <>
-              <p>
-                Invitation of <strong>{invite.data.invitation.email}</strong>: copy the link now and send it to them; it is not shown again and works once, for
-                7 days.
-              </p>
-              <code className="secret" data-testid="invitation-link">
-                {invite.data.link}
-              </code>
-              <button type="button" className="chip" onClick={() => void navigator.clipboard?.writeText(invite.data.link ?? "")}>
-                Copy
-              </button>
-            </>
-          ) : (
-            <p>
-              The invitation link was e-mailed to <strong>{invite.data.invitation.email}</strong>; it works once, for 7 days.
-            </p>
-          )}
-        </div>
-      ) : null}
+      <Problem message={problem} testId="invite-problem" />
+      <Problem message={invite.error?.message} about="The invitation could not be made" testId="invite-problem" />
+      <Problem message={revoke.error?.message} about="The invitation could not be revoked" testId="revoke-problem" />
+      {invite.data ? <InvitationMade made={invite.data} /> : null}
     </>
+  );
+}
+
+/** The invitation just made: its link to copy, shown this once, or that it was mailed. */
+function InvitationMade({ made }: { made: { invitation: InvitationSummary; link: string | null } }) {
+  return (
+    <div className="callout" role="status">
+      {made.link ? (
+        <>
+          <p>
+            Invitation of <strong>{made.invitation.email}</strong>: copy the link now and send it to them; it is not shown again and works once, for 7 days.
+          </p>
+          <code className="secret" data-testid="invitation-link">
+            {made.link}
+          </code>
+          <button type="button" className="chip" onClick={() => void navigator.clipboard?.writeText(made.link ?? "")}>
+            Copy
+          </button>
+        </>
+      ) : (
+        <p>
+          The invitation link was e-mailed to <strong>{made.invitation.email}</strong>; it works once, for 7 days.
+        </p>
+      )}
+    </div>
   );
 }

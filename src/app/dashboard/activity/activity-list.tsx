@@ -1,13 +1,16 @@
 "use client";
 // The activity log's entries for a filter, newest first, a page at a time ("Load more" walks
-// back): when (UTC), who, what, the subject and each changed field before → after.
+// back): when (in UTC, how long ago on hover), who, what they did as a sentence naming the thing
+// changed, and each changed field before → after.
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { Problem } from "@/app/problem";
+import { QueryState } from "@/app/query-state";
 import type { TListActivityInput } from "@/server/activity/activity-input";
 import { useTRPC } from "../../trpc-client";
-import { utcMinute } from "../figures";
 import { downloadTableFile, fileBaseName } from "../table-file";
-import { describeAction, describeChange } from "./describe-change";
+import { describeChange } from "./describe-change";
+import { type DescribedEntry, describeEntry, howLongAgo, whenInWords } from "./describe-entry";
 
 export type ActivityFilter = Omit<TListActivityInput, "cursor" | "limit">;
 
@@ -29,68 +32,69 @@ export function ActivityList({ filter, label, pageSize = 50 }: { filter: Activit
       }),
     [queryClient, trpc],
   );
-  if (pages.error) {
-    return (
-      <p role="alert" className="error">
-        The activity could not be loaded: {pages.error.message}
-      </p>
-    );
-  }
-  if (!pages.data) {
-    return (
-      <p aria-busy="true" className="muted">
-        Loading the activity…
-      </p>
-    );
-  }
-  const entries = pages.data.pages.flatMap((page) => page.entries);
-  if (entries.length === 0) return <p className="empty">No changes match.</p>;
   return (
-    <>
-      <ActivityDownloads entries={entries} label={label} />
-      <div className="table-scroll">
-        <table className="data" aria-label={label}>
-          <thead>
-            <tr>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id} data-action={entry.action}>
-                <td>{utcMinute(entry.at)}</td>
-                <td>{entry.actor}</td>
-                <td>{describeAction(entry.action)}</td>
-                <td>
-                  {entry.subject}
-                  {entry.accountName ? <div className="muted">{entry.accountName}</div> : null}
-                </td>
-                <td>
-                  {describeChange(entry.before, entry.after, entry.currency).map((line) => (
-                    <div key={line}>{line}</div>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {pages.hasNextPage ? (
-        <div className="toolbar">
-          <button type="button" className="button" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-            {pages.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        </div>
-      ) : null}
-    </>
+    <QueryState query={pages} what="activity" isEmpty={(data) => data.pages.every((page) => page.entries.length === 0)} empty="No changes match.">
+      {(data) => {
+        const entries = data.pages.flatMap((page) => page.entries);
+        return (
+          <>
+            <ActivityDownloads entries={entries} label={label} />
+            <ActivityTable entries={entries} label={label} />
+            {pages.hasNextPage ? (
+              <div className="toolbar">
+                <button type="button" className="button" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
+                  {pages.isFetchingNextPage ? "Loading…" : "Load more"}
+                </button>
+              </div>
+            ) : null}
+          </>
+        );
+      }}
+    </QueryState>
   );
 }
 
-type ShownEntry = { at: Date; actor: string; action: string; subject: string; accountName: string | null; before: unknown; after: unknown; currency: string };
+/** The entries as rows: when (exact, how long ago on hover), who, the change as a sentence, each field before → after. */
+function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string })[]; label: string }) {
+  const now = new Date();
+  return (
+    <div className="table-scroll">
+      <table className="data" aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+            <th scope="col">Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id} data-action={entry.action}>
+              <td>
+                <time dateTime={entry.at.toISOString()} title={howLongAgo(entry.at, now)}>
+                  {whenInWords(entry.at)}
+                </time>
+              </td>
+              <td>{entry.actor}</td>
+              <td>
+                {describeEntry(entry)}
+                {entry.accountName ? <div className="muted">{entry.accountName}</div> : null}
+              </td>
+              <td>
+                {describeChange(entry.before, entry.after, entry.currency, entry.names).map((line) => (
+                  <div key={line}>{line}</div>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type ShownEntry = DescribedEntry & { at: Date };
 
 /** The entries loaded so far (more after "Load more"), as the table shows them, as CSV or XLSX. */
 function ActivityDownloads({ entries, label }: { entries: ShownEntry[]; label: string }) {
@@ -108,17 +112,15 @@ function ActivityDownloads({ entries, label }: { entries: ShownEntry[]; label: s
           { label: "When (UTC)", kind: "datetime" },
           { label: "Who", kind: "text" },
           { label: "What", kind: "text" },
-          { label: "Subject", kind: "text" },
           { label: "Account", kind: "text" },
           { label: "Change", kind: "text" },
         ],
         rows: entries.map((entry) => [
           entry.at.toISOString(),
           entry.actor,
-          describeAction(entry.action),
-          entry.subject,
+          describeEntry(entry),
           entry.accountName,
-          describeChange(entry.before, entry.after, entry.currency).join("; "),
+          describeChange(entry.before, entry.after, entry.currency, entry.names).join("; "),
         ]),
       });
     } catch (error) {
@@ -135,11 +137,7 @@ function ActivityDownloads({ entries, label }: { entries: ShownEntry[]; label: s
       <button type="button" className="chip" disabled={busy} onClick={() => void download("xlsx")}>
         Download XLSX
       </button>
-      {problem ? (
-        <p role="alert" className="error">
-          The file could not be made: {problem}
-        </p>
-      ) : null}
+      <Problem message={problem} about="The file could not be made" testId="activity-file-problem" />
     </div>
   );
 }

@@ -35,4 +35,24 @@ describe("an activity entry in words", () => {
     expect(fieldLabel("writeSuccessMarker")).toBe("Success marker");
     expect(fieldLabel("someNewField")).toBe("Some new field");
   });
+
+  it("reads ids as the names the server sent beside them, and moments as minutes in UTC, never raw ids or ISO", () => {
+    const names = { pub_demo_market: "Demo Market", prd_9f2: "Beans 1 kg", adv_acme: "Acme Coffee" };
+    expect(describeChange({ publisherIds: ["pub_demo_market"] }, { publisherIds: ["pub_demo_market", "pub_gone"] }, "USD", names)).toEqual([
+      "Publishers: Demo Market → Demo Market, pub_gone",
+    ]);
+    expect(describeChange(null, { productRefs: ["prd_9f2", "ACME-BEANS-1KG"], advertiserId: "adv_acme" }, "USD", names)).toEqual([
+      "Products: Beans 1 kg, ACME-BEANS-1KG",
+      "Brand: Acme Coffee",
+    ]);
+    expect(describeChange({ revokedAt: null }, { revokedAt: "2026-11-27T15:04:59.123Z" }, "USD")).toEqual(["Revoked: — → 2026-11-27 15:04 UTC"]);
+    expect(describeChange(null, { previousSecret: "verifies until 2026-11-30T09:00:00.000Z" }, "USD")).toEqual([
+      "Previous secret: verifies until 2026-11-30 09:00 UTC",
+    ]);
+    expect(describeChange(null, { role: "viewer", expiresAt: "2026-12-04T15:04:00Z", email: "bo@x.com" }, "USD")).toEqual([
+      "E-mail: bo@x.com",
+      "Role: viewer",
+      "Expires: 2026-12-04 15:04 UTC",
+    ]);
+  });
 });

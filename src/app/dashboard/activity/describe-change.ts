@@ -1,6 +1,8 @@
-// The activity log's entries in words: what each action means, and each changed field as
-// "Label: before → after", money with two decimals beside its account's currency, lists joined,
-// empty values as "—" (docs/activity.md names every action and field).
+// The activity log's changed fields in words: each as "Label: before → after", money with two
+// decimals beside its account's currency, lists joined, empty values as "—", moments as
+// "2026-11-27 15:04 UTC" and ids as the names of what they point at (the server sends them beside
+// the entry); docs/activity.md names every action and field. The sentence a whole entry reads as
+// is describe-entry.ts.
 
 const ACTIONS: Record<string, string> = {
   "account.created": "Account created",
@@ -30,8 +32,11 @@ const ACTIONS: Record<string, string> = {
   "catalogue.entry.removed": "Catalogue SKU removed",
   "attribution.windows.set": "Attribution windows set",
   "user.invited": "User invited",
+  "user.invitation.revoked": "Invitation revoked",
+  "user.joined": "User joined",
   "user.role.set": "User role set",
   "user.removed": "User removed",
+  "user.created": "Staff user created",
 };
 
 /** An action's name in words; an action this page does not know yet reads as its dotted name. */
@@ -68,6 +73,10 @@ const LABELS: Record<string, string> = {
   advertiserId: "Brand",
   productId: "Product id",
   networkId: "Network",
+  sku: "SKU",
+  email: "E-mail",
+  expiresAt: "Expires",
+  userId: "User",
 };
 
 /** "dailyBudget" → "Daily budget" where named above, else the name's words. */
@@ -80,18 +89,30 @@ export const fieldLabel = (field: string) =>
 
 const twoDecimals = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-export function describeValue(field: string, value: unknown): string {
+/** An ISO moment as entries store them (2026-11-27T15:04:05.123Z), anywhere in a value. */
+const ISO_MOMENT = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
+
+/** Every ISO moment in a text as "2026-11-27 15:04 UTC". */
+export const momentsInWords = (text: string) => text.replace(ISO_MOMENT, "$1 $2 UTC");
+
+/** The names the server sent beside an entry, by id (src/server/activity/activity-names.ts). */
+export type Names = Record<string, string>;
+
+export function describeValue(field: string, value: unknown, names: Names = {}): string {
   if (value === null || value === undefined || value === "") return "—";
   if (MONEY_FIELDS.has(field) && typeof value === "number") return twoDecimals.format(value);
   if (typeof value === "boolean") return value ? "yes" : "no";
-  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item)).join(", ");
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item, names)).join(", ");
   if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "string") return names[value] ?? momentsInWords(value);
   return String(value);
 }
 
 const FIELD_ORDER = [
   "kind",
   "name",
+  "email",
+  "role",
   "type",
   "status",
   "startDate",
@@ -107,14 +128,14 @@ const FIELD_ORDER = [
   "productRefs",
 ];
 
-const fieldsOf = (value: unknown): Record<string, unknown> =>
+export const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
  * One line per changed field: "Daily budget (USD): 50.00 → 80.00"; a made thing's fields
  * ("— → value" would say nothing more) read "Name: Spring", a deleted one's "Name: Spring (removed)".
  */
-export function describeChange(before: unknown, after: unknown, currency: string): string[] {
+export function describeChange(before: unknown, after: unknown, currency: string, names: Names = {}): string[] {
   const was = fieldsOf(before);
   const now = fieldsOf(after);
   // Postgres keeps JSON keys in its own order (shortest first): shown in the forms' order instead.
@@ -122,8 +143,8 @@ export function describeChange(before: unknown, after: unknown, currency: string
   const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort((a, b) => rank(a) - rank(b));
   return fields.map((field) => {
     const label = MONEY_FIELDS.has(field) ? `${fieldLabel(field)} (${currency})` : fieldLabel(field);
-    if (before === null || before === undefined) return `${label}: ${describeValue(field, now[field])}`;
-    if (after === null || after === undefined) return `${label}: ${describeValue(field, was[field])} (removed)`;
-    return `${label}: ${describeValue(field, was[field])} → ${describeValue(field, now[field])}`;
+    if (before === null || before === undefined) return `${label}: ${describeValue(field, now[field], names)}`;
+    if (after === null || after === undefined) return `${label}: ${describeValue(field, was[field], names)} (removed)`;
+    return `${label}: ${describeValue(field, was[field], names)} → ${describeValue(field, now[field], names)}`;
   });
 }

@@ -2,6 +2,7 @@
 // account and the e-mail, and asks a name and a password; a link that is used, revoked, expired or
 // unknown says only that it is invalid or expired. The link's token stays out of the Referer.
 import type { Metadata } from "next";
+import { Problem } from "@/app/problem";
 import { TallyError } from "@/server/core/errors";
 import { invitationPreview } from "@/server/teams/invitations";
 import { TopNav } from "../../top-nav";
@@ -28,9 +29,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       <main className="narrow">
         <h1>Join Tally</h1>
         {"problem" in invitation ? (
-          <p role="alert" className="error">
-            This invitation link is invalid or has expired. Ask your account manager for a new one.
-          </p>
+          <Problem message="This invitation link is invalid or has expired. Ask whoever invited you for a new one." />
         ) : (
           <>
             <p>

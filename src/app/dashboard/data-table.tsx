@@ -271,7 +271,11 @@ export function DataTable<Item extends RowData>({
                   {selection ? <td {...pin(0)} /> : null}
                   {visible.map((c, i) => (
                     <td key={c.id} {...pin(first + i, c.kind === "text" ? undefined : "number")}>
-                      {i === 0 && c.total === undefined ? "Total" : c.total === undefined ? "" : shownValue(totals.get(c.id) ?? null, c.format ?? c.kind, currency)}
+                      {i === 0 && c.total === undefined
+                        ? "Total"
+                        : c.total === undefined
+                          ? ""
+                          : shownValue(totals.get(c.id) ?? null, c.format ?? c.kind, currency)}
                     </td>
                   ))}
                   {actions ? <td /> : null}

@@ -1,7 +1,6 @@
-// The activity log as a person meets it: a campaign's daily budget and bid changed in its form
-// show on the Activity page and on the campaign's page as before → after, and the page's filters
-// live in its address, so a reload keeps them; and one change of every kind, each made in its own
-// form, is listed under that kind, and stored once.
+// The activity log as a person meets it: a campaign's budget and bid changed in its form show on the
+// Activity page and the campaign's page as before → after; the page's filters live in its address,
+// so a reload keeps them; one change of every kind, each made in its own form, is listed once.
 import { expect, type Page, test } from "@playwright/test";
 import ExcelJS from "exceljs";
 import { ACTIVITY_KINDS, type ActivityKind } from "../src/server/activity/activity-input";

@@ -10,13 +10,14 @@ describe("one way to write a figure", () => {
     expect(formatMoney(null, "USD")).toBe("—");
   });
 
-  it("writes times and percentages with two decimals, counts grouped, units to three decimals", () => {
+  it("writes times and percentages with two decimals, counts grouped, units to two decimals at most, as in the files", () => {
     expect(formatFigure(73.117, "times", "USD")).toBe("73.12×");
     expect(formatFigure(0.019, "percent", null)).toBe("1.90%");
     expect(formatFigure(0.0191, "percent", null)).toBe("1.91%");
     expect(formatFigure(1, "percent", null)).toBe("100.00%");
     expect(formatFigure(1234567, "count", null)).toBe("1,234,567");
-    expect(formatFigure(2.1255, "units", null)).toBe("2.126");
+    expect(formatFigure(2.1255, "units", null)).toBe("2.13");
+    expect(formatFigure(3, "units", null)).toBe("3");
     expect(formatFigure(null, "times", null)).toBe("—");
   });
 
@@ -28,7 +29,7 @@ describe("one way to write a figure", () => {
 
   it("gives a table's cell the same writing as a card: by the column's format, else its kind", () => {
     expect(shownValue(73.117, "times", "USD")).toBe("73.12×");
-    expect(shownValue(73.117, "number", "USD")).toBe("73.117");
+    expect(shownValue(73.117, "number", "USD")).toBe("73.12");
     expect(shownValue(0.0191, "percent", null)).toBe("1.91%");
     expect(shownValue(4890, "money", "USD")).toBe("USD 4,890.00");
     expect(shownValue(1500, "integer", null)).toBe("1,500");

@@ -1,6 +1,6 @@
 "use client";
 // How every screen writes a figure, once: money "USD 1,234.50" (the account's code, 2 decimals),
-// times "73.12×", percentages "1.90%", counts "12,345", units to 3 decimals. Cards, tables, charts,
+// times "73.12×", percentages "1.90%", counts "12,345", units to 2 decimals at most. Cards, tables, charts,
 // pacing and wallets call these; the files keep raw numbers under number formats with the same
 // decimals (store/metric-columns.ts, formats/xlsx-styles.ts). Also the date range picker.
 import { useEffect, useId, useState } from "react";
@@ -15,7 +15,7 @@ export { lastDays } from "./url-views";
 export const whole = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 export const money = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 export const percent = new Intl.NumberFormat("en", { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const units = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
+const units = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
 const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
 const signedPercent = new Intl.NumberFormat("en", { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: "exceptZero" });
 

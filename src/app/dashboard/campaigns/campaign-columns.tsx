@@ -3,6 +3,7 @@
 // reads. The advertiser's column is there when the list holds several advertisers' campaigns.
 import Link from "next/link";
 import type { CampaignPacing } from "@/server/campaigns/pacing-output";
+import type { Audience } from "@/server/store/metric-columns";
 import type { CampaignListingRow } from "@/server/store/report-rows";
 import { metricColumns } from "../metric-columns";
 import type { TableColumn } from "../table-columns";
@@ -24,8 +25,11 @@ export const bidModelColumn: TableColumn<CampaignRow> = {
   value: (c) => c.pacing?.bidModel.toUpperCase() ?? null,
 };
 
-/** The list's columns; with `advertiserName`, an Advertiser column after the campaign's name. */
-export const campaignColumns = (advertiserName?: (advertiserId: string) => string): TableColumn<CampaignRow>[] => [
+/**
+ * The list's columns, in the words of `audience` (a publisher reads ad revenue where an advertiser
+ * reads spend); with `advertiserName`, an Advertiser column after the campaign's name.
+ */
+export const campaignColumns = (audience: Audience, advertiserName?: (advertiserId: string) => string): TableColumn<CampaignRow>[] => [
   {
     id: "name",
     label: "Campaign",
@@ -46,7 +50,7 @@ export const campaignColumns = (advertiserName?: (advertiserId: string) => strin
     cell: (c) => <span className={`badge ${c.campaign_status}`}>{c.campaign_status}</span>,
   },
   { id: "campaign_type", label: "Type", kind: "text", value: (c) => c.campaign_type },
-  ...metricColumns<CampaignRow>(["impressions_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "sales_revenue", "roas"]),
+  ...metricColumns<CampaignRow>(["impressions_total", "clicks_total", "ctr", "ad_revenue", "conversions_total", "sales_revenue", "roas"], audience),
   // Budget and pacing (src/server/campaigns/pacing.ts): "—" where the viewer does not manage the campaign.
   { id: "bid", label: "Bid", kind: "money", value: (c) => c.pacing?.bid ?? null, cell: (c) => (c.pacing ? <BidCell pacing={c.pacing} /> : "—") },
   {

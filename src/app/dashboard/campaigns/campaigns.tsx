@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker } from "../account-picker";
-import { useCurrency } from "../currency";
+import { useAudience, useCurrency } from "../currency";
 import { QueryTable } from "../data-table";
 import { RangePicker } from "../figures";
 import { useUrlAccount, useUrlRange, useUrlState } from "../url-state";
@@ -39,6 +39,7 @@ export function Campaigns() {
   const [range, setRange] = useUrlRange();
   const [accountId, setAccountId] = useUrlAccount();
   const currency = useCurrency(accountId);
+  const audience = useAudience(accountId);
   // The filters live in the address too (`q`, `status`): the name as typed, without a history entry per key.
   const { params, set } = useUrlState();
   const [search, setSearchText] = useState(() => params.get("q") ?? "");
@@ -62,9 +63,9 @@ export function Campaigns() {
   // Several advertisers' campaigns (all accounts, or a publisher's inventory): whose each one is.
   const columns = useMemo(() => {
     const several = new Set((list.data?.campaigns ?? []).map((c) => c.advertiser_id)).size > 1;
-    const names = new Map((accounts.data ?? []).map((a) => [a.id, a.name]));
-    return campaignColumns(several ? (id) => names.get(id) ?? id : undefined);
-  }, [list.data, accounts.data]);
+    const names = list.data?.advertiserNames ?? {};
+    return campaignColumns(audience, several ? (id) => names[id] ?? id : undefined);
+  }, [list.data, audience]);
   // Only rows shown are changed: a selection hidden by the filter stays out of the action.
   const chosen = rows.filter((c) => selected.has(c.campaign_id)).map((c) => ({ id: c.campaign_id, name: c.name }));
   const nothingYet = (list.data?.campaigns.length ?? 0) === 0;

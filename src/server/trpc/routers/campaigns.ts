@@ -23,6 +23,8 @@ const ZCampaignsList = z.object({
   campaigns: z.array(ZCampaignListingRow.extend({ pacing: ZCampaignPacing.nullable() })),
   total: z.int(),
   advertisers: z.array(ZAdvertiserPacing),
+  /** The listed campaigns' advertisers by id: whose each campaign is, for a publisher's users too. */
+  advertiserNames: z.record(z.string(), z.string()),
 });
 // The period just before the range (as many days), to compare with; null when the campaign has no row for it.
 const ZPreviousPeriod = z.object({ startDate: z.string(), endDate: z.string(), total: ZMetrics, daily: z.array(ZDayMetrics) });

@@ -33,8 +33,8 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   const own = page.getByRole("table", { name: "Campaign activity" });
   const changed = own.locator('tr[data-action="campaign.updated"]');
   await expect(changed).toHaveCount(1);
-  await expect(changed).toContainText("Daily budget (USD): 50.00 → 80.00");
-  await expect(changed).toContainText("Bid (USD): 0.35 → 0.50");
+  await expect(changed).toContainText("Daily budget: USD 50.00 → USD 80.00");
+  await expect(changed).toContainText("Bid: USD 0.35 → USD 0.50");
   await expect(changed).toContainText("staff@tally.local");
   await expect(changed).toContainText(`Demo Account Manager changed campaign “${name}”`);
   await expect(changed).not.toContainText("Name:");
@@ -54,7 +54,7 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   await expect(page).toHaveURL(/who=staff%40tally/);
   const table = page.getByRole("table", { name: "Activity" });
   await expect(table.getByRole("row")).toHaveCount(3); // the header, the change and the creation
-  await expect(table.locator('tr[data-action="campaign.updated"]')).toContainText("Daily budget (USD): 50.00 → 80.00");
+  await expect(table.locator('tr[data-action="campaign.updated"]')).toContainText("Daily budget: USD 50.00 → USD 80.00");
   await page.screenshot({ path: "test-results/e2e/screens/dashboard-activity.png", fullPage: true });
 
   await page.reload();
@@ -63,7 +63,7 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   await expect(page.getByLabel("Text")).toHaveValue(name);
   await expect(page.getByLabel("Who")).toHaveValue("staff@tally");
   await expect(table.getByRole("row")).toHaveCount(3);
-  await expect(table.locator('tr[data-action="campaign.updated"]')).toContainText("Bid (USD): 0.35 → 0.50");
+  await expect(table.locator('tr[data-action="campaign.updated"]')).toContainText("Bid: USD 0.35 → USD 0.50");
 
   // The entries shown, as a file a reader Tally did not write (exceljs) opens: a row each, in the order shown.
   const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download XLSX" }).click()]);
@@ -73,7 +73,7 @@ test("a campaign's budget and bid changes are listed with before → after, and 
   const sheet = workbook.worksheets[0]!;
   expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(["When (UTC)", "Who", "What", "Account", "Change"]);
   expect(sheet.actualRowCount).toBe(3);
-  expect(String(sheet.getRow(2).getCell(5).value)).toContain("Daily budget (USD): 50.00 → 80.00");
+  expect(String(sheet.getRow(2).getCell(5).value)).toContain("Daily budget: USD 50.00 → USD 80.00");
   expect(String(sheet.getRow(2).getCell(3).value)).toBe(`Demo Account Manager changed campaign “${name}”`);
   expect(sheet.getRow(2).getCell(1).value).toBeInstanceOf(Date);
 
@@ -234,17 +234,17 @@ test("every kind of change made in the dashboard is listed under its kind", asyn
 
   // What each kind lists for this run: each action once, with a line of what it changed.
   const expected: Record<ActivityKind, Record<string, string[]>> = {
-    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid (USD): 0.40", "Publishers: Demo Market"] },
+    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid: USD 0.40", "Publishers: Demo Market"] },
     "ad.": { "ad.created": [`Name: ${names.ad}`, "Type: product"] },
     "account.": {
-      "account.created": [`Name: ${names.account}`, "Wallet balance (USD): 100.00"],
-      "account.wallet.topped_up": ["Wallet balance (USD): 100.00 → 125.00"],
-      "account.daily_budget.set": ["Daily budget (USD): — → 30.00"],
+      "account.created": [`Name: ${names.account}`, "Wallet balance: USD 100.00"],
+      "account.wallet.topped_up": ["Wallet balance: USD 100.00 → USD 125.00"],
+      "account.daily_budget.set": ["Daily budget: — → USD 30.00"],
     },
     "api_key.": { "api_key.created": [`Name: ${names.apiKey}`] },
     "oauth_client.": { "oauth_client.created": [`Name: ${names.oauthClient}`, "reports:read"] },
     "export_destination.": { "export_destination.created": [`Name: ${names.destination}`, "Bucket: tally-demo", "Access key: set"] },
-    "product.": { "product.created": [`Name: ${names.product}`, `SKU: ${names.sku}`, "Price (USD): 4.50"] },
+    "product.": { "product.created": [`Name: ${names.product}`, `SKU: ${names.sku}`, "Price: USD 4.50"] },
     "catalogue.": { "catalogue.entry.set": [`Brand: ${names.account}`, `listed SKU ${names.sku} as ${names.account}'s in the catalogue of Demo Market`] },
     "attribution.": { "attribution.windows.set": [`Click window (days): ${windows.was} → ${windows.became}`] },
     "user.": { "user.invited": [`E-mail: ${names.invitee}`, "Role: viewer", `Demo Account Manager invited ${names.invitee} as viewer`] },

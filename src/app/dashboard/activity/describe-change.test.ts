@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { describeAction, describeChange, fieldLabel } from "./describe-change";
 
 describe("an activity entry in words", () => {
-  it("shows each changed field before → after, money with two decimals and its currency", () => {
+  it("shows each changed field before → after, money as every screen writes it, with its currency", () => {
     expect(describeChange({ bid: 1.5, dailyBudget: 50 }, { bid: 2, dailyBudget: 80 }, "EUR")).toEqual([
-      "Bid (EUR): 1.50 → 2.00",
-      "Daily budget (EUR): 50.00 → 80.00",
+      "Bid: EUR 1.50 → EUR 2.00",
+      "Daily budget: EUR 50.00 → EUR 80.00",
     ]);
-    expect(describeChange({ dailyBudget: null }, { dailyBudget: 1234.5 }, "USD")).toEqual(["Daily budget (USD): — → 1,234.50"]);
+    expect(describeChange({ dailyBudget: null }, { dailyBudget: 1234.5 }, "USD")).toEqual(["Daily budget: — → USD 1,234.50"]);
   });
 
   it("lists, flags and statuses read as words; a made thing shows its values, a removed one says so", () => {
@@ -23,8 +23,8 @@ describe("an activity entry in words", () => {
     expect(describeChange(null, { bid: 0.35, zeta: 1, name: "Spring", dailyBudget: 5, type: "product" }, "USD")).toEqual([
       "Name: Spring",
       "Type: product",
-      "Bid (USD): 0.35",
-      "Daily budget (USD): 5.00",
+      "Bid: USD 0.35",
+      "Daily budget: USD 5.00",
       "Zeta: 1",
     ]);
   });

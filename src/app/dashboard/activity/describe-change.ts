@@ -1,8 +1,9 @@
-// The activity log's changed fields in words: each as "Label: before → after", money with two
-// decimals beside its account's currency, lists joined, empty values as "—", moments as
+// The activity log's changed fields in words: each as "Label: before → after", money as "USD 1,234.50"
+// in its account's currency, lists joined, empty values as "—", moments as
 // "2026-11-27 15:04 UTC" and ids as the names of what they point at (the server sends them beside
 // the entry); docs/activity.md names every action and field. The sentence a whole entry reads as
 // is describe-entry.ts.
+import { formatMoney } from "../figures";
 
 const ACTIONS: Record<string, string> = {
   "account.created": "Account created",
@@ -87,8 +88,6 @@ export const fieldLabel = (field: string) =>
     .replace(/^./, (first) => first.toUpperCase())
     .replace(/ ([A-Z])/g, (_all, c: string) => ` ${c.toLowerCase()}`);
 
-const twoDecimals = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /** An ISO moment as entries store them (2026-11-27T15:04:05.123Z), anywhere in a value. */
 const ISO_MOMENT = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
 
@@ -98,9 +97,10 @@ export const momentsInWords = (text: string) => text.replace(ISO_MOMENT, "$1 $2 
 /** The names the server sent beside an entry, by id (src/server/activity/activity-names.ts). */
 export type Names = Record<string, string>;
 
-export function describeValue(field: string, value: unknown, names: Names = {}): string {
+/** A changed field's value in words; money as every screen writes it, "USD 1,234.50" (figures.tsx). */
+export function describeValue(field: string, value: unknown, names: Names = {}, currency: string | null = null): string {
   if (value === null || value === undefined || value === "") return "—";
-  if (MONEY_FIELDS.has(field) && typeof value === "number") return twoDecimals.format(value);
+  if (MONEY_FIELDS.has(field) && typeof value === "number") return formatMoney(value, currency);
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item, names)).join(", ");
   if (typeof value === "object") return JSON.stringify(value);
@@ -132,7 +132,7 @@ export const fieldsOf = (value: unknown): Record<string, unknown> =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
- * One line per changed field: "Daily budget (USD): 50.00 → 80.00"; a made thing's fields
+ * One line per changed field: "Daily budget: USD 50.00 → USD 80.00"; a made thing's fields
  * ("— → value" would say nothing more) read "Name: Spring", a deleted one's "Name: Spring (removed)".
  */
 export function describeChange(before: unknown, after: unknown, currency: string, names: Names = {}): string[] {
@@ -142,9 +142,10 @@ export function describeChange(before: unknown, after: unknown, currency: string
   const rank = (field: string) => (FIELD_ORDER.indexOf(field) + FIELD_ORDER.length + 1) % (FIELD_ORDER.length + 1);
   const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort((a, b) => rank(a) - rank(b));
   return fields.map((field) => {
-    const label = MONEY_FIELDS.has(field) ? `${fieldLabel(field)} (${currency})` : fieldLabel(field);
-    if (before === null || before === undefined) return `${label}: ${describeValue(field, now[field], names)}`;
-    if (after === null || after === undefined) return `${label}: ${describeValue(field, was[field], names)} (removed)`;
-    return `${label}: ${describeValue(field, was[field], names)} → ${describeValue(field, now[field], names)}`;
+    const label = fieldLabel(field);
+    const value = (v: unknown) => describeValue(field, v, names, currency);
+    if (before === null || before === undefined) return `${label}: ${value(now[field])}`;
+    if (after === null || after === undefined) return `${label}: ${value(was[field])} (removed)`;
+    return `${label}: ${value(was[field])} → ${value(now[field])}`;
   });
 }

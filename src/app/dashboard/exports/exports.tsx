@@ -103,7 +103,7 @@ export function Exports() {
           initial={EMPTY_DESTINATION}
           submitLabel="Add destination"
           pending={create.isPending}
-          serverError={create.error?.message ?? null}
+          serverError={create.error}
           onSubmit={(input: TDestinationInput) => create.mutate(input as never)}
           onCancel={() => setEditing(null)}
         />
@@ -127,7 +127,7 @@ export function Exports() {
               initial={formOf(d)}
               submitLabel="Save changes"
               pending={update.isPending}
-              serverError={update.error?.message ?? null}
+              serverError={update.error}
               onSubmit={(input: TDestinationInput) => update.mutate({ id: d.id, destination: input as never })}
               onCancel={() => setEditing(null)}
             />

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Problem } from "@/app/problem";
+import { budgetBelowBid } from "@/server/campaigns/budget-warning";
 import { useTRPC } from "../../../trpc-client";
 import { useCurrency } from "../../currency";
 import { DailyCharts } from "../../daily-charts";
@@ -91,6 +92,11 @@ export function CampaignPage({ id }: { id: string }) {
         ) : null}
       </form>
       <Problem message={setStatus.error?.message} />
+      {c.pacing && budgetBelowBid(c.pacing) ? (
+        <p role="status" className="notice" data-testid="budget-warning">
+          {budgetBelowBid(c.pacing)}
+        </p>
+      ) : null}
       <PacingCards pacing={c.pacing} wallet={c.wallet} />
       <KpiCards total={c} previous={c.previous} currency={currency} />
       <CampaignWindows campaignId={id} campaignType={c.campaign_type} />

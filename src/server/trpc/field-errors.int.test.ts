@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn } from "@/server/accounts/sessions";
 import { NO_AD_YET } from "@/server/campaigns/campaign-references";
+import { SECRET_MASK } from "@/server/pipeline/export/destinations/destination-input";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { handleTrpcRequest } from "./http-handler";
 
@@ -64,6 +65,24 @@ describe("field errors over tRPC", () => {
     expect(await refusal("accounts.topUp", { accountId: brandId, amount: 999_999_999 })).toMatchObject({
       status: 400,
       fieldErrors: { amount: expect.any(String) },
+    });
+    // A new destination has no stored secret for the mask to keep: the refusal is the secret field's.
+    const destination = {
+      accountId: brandId,
+      name: "Lake",
+      bucket: "field-errors-bucket",
+      region: "us-east-1",
+      endpoint: null,
+      forcePathStyle: false,
+      prefix: "tally",
+      credentials: { kind: "access_key", accessKeyId: "AKIAFIELDERRORS", secretAccessKey: SECRET_MASK },
+      types: ["advertisers"],
+    };
+    expect(await refusal("exportDestinations.create", destination)).toEqual({
+      status: 400,
+      code: "BAD_REQUEST",
+      message: "credentials.secretAccessKey is required",
+      fieldErrors: { secretAccessKey: "is required" },
     });
   });
 

@@ -116,6 +116,7 @@ async function changeAnAccount(page: Page, names: Names) {
   const detail = page.getByRole("region", { name: `Account ${names.account}` });
   await detail.getByLabel("Top-up amount").fill("25");
   await detail.getByRole("button", { name: "Top up" }).click();
+  await detail.getByRole("group", { name: "Confirm the top-up" }).getByRole("button", { name: "Add USD 25.00" }).click();
   await expect(detail.locator('[data-kpi="Wallet"] .kpi-value')).toHaveText("USD 125.00");
   await detail.getByLabel("Daily budget (empty for none)").fill("30");
   await detail.getByRole("button", { name: "Save budget" }).click();
@@ -234,7 +235,11 @@ test("every kind of change made in the dashboard is listed under its kind", asyn
 
   // What each kind lists for this run: each action once, with a line of what it changed.
   const expected: Record<ActivityKind, Record<string, string[]>> = {
-    "campaign.": { "campaign.created": [`Name: ${names.campaign}`, "Bid: USD 0.40", "Publishers: Demo Market"] },
+    "campaign.": {
+      "campaign.created": [`Name: ${names.campaign}`, "Bid: USD 0.40", "Publishers: Demo Market"],
+      // Its first ad started the draft.
+      "campaign.status.set": ["Status: draft → active"],
+    },
     "ad.": { "ad.created": [`Name: ${names.ad}`, "Type: product"] },
     "account.": {
       "account.created": [`Name: ${names.account}`, "Wallet balance: USD 100.00"],

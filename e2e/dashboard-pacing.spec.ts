@@ -38,18 +38,23 @@ test("a campaign that spent its daily budget shows a full meter and 'Out of budg
   await expect(budget).toContainText("USD 0.40");
   await expect(page.getByRole("region", { name: "Wallet" })).toContainText("Balance");
   await expect(page.getByRole("region", { name: "Wallet" })).toContainText("USD");
-  // An active campaign with no ad yet has nothing to serve.
-  await expect(budget.getByText("No active ads")).toBeVisible();
+  // A new campaign waits as a draft for its first ad: not yet serving, so not "No active ads" either.
+  const status = page.locator("main h1 + p .badge");
+  await expect(status).toHaveText("draft");
+  await expect(budget.getByText("No active ads")).toHaveCount(0);
 
   // Its ad: only the product kind and the campaign's own product are offered.
   await page.getByRole("button", { name: "New ad" }).click();
   const adForm = page.getByRole("form", { name: "New ad" });
   await expect(adForm.getByLabel("Ad type").locator("option")).toHaveText(["product"]);
-  await expect(adForm.getByRole("checkbox")).toHaveCount(1);
+  await expect(adForm.getByRole("group", { name: "Products in the ad" }).getByRole("checkbox")).toHaveCount(1);
+  // The draft starts with its first ad, unless told otherwise.
+  await expect(adForm.getByLabel(/Start the campaign with this ad/)).toBeChecked();
   await adForm.getByLabel("Ad name").fill(`Pacing ad ${tag}`);
   await adForm.getByRole("checkbox", { name: new RegExp(sku) }).check();
   await adForm.getByRole("button", { name: "Create ad" }).click();
   await expect(page.getByRole("table", { name: `Ads of ${name}` }).getByRole("cell", { name: `Pacing ad ${tag}`, exact: true })).toBeVisible();
+  await expect(status).toHaveText("active");
   await expect(budget.getByText("No active ads")).toHaveCount(0);
 
   // A shopper sees the ad on a search for the SKU and clicks it: 0.40, the whole budget.

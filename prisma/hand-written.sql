@@ -160,3 +160,12 @@ ALTER TABLE "attribution_windows" ADD CONSTRAINT "attribution_windows_days" CHEC
 ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_window_days" CHECK (
   ("click_window_seconds" IS NULL OR "click_window_seconds" BETWEEN 86400 AND 7776000) AND
   ("view_window_seconds" IS NULL OR "view_window_seconds" BETWEEN 86400 AND 7776000));
+
+-- Wallet top-ups (20261206000500_wallet_top_ups): append-only. The account a top-up belongs to is
+-- kept (no Prisma relation, so that the ledger never cascades away with it), and rules turn an
+-- update or a delete of a row into nothing.
+ALTER TABLE "wallet_top_ups" ADD CONSTRAINT "wallet_top_ups_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+CREATE RULE "wallet_top_ups_no_update" AS ON UPDATE TO "wallet_top_ups" DO INSTEAD NOTHING;
+
+CREATE RULE "wallet_top_ups_no_delete" AS ON DELETE TO "wallet_top_ups" DO INSTEAD NOTHING;

@@ -11,3 +11,17 @@ export function Problem({ message, about, testId }: { message: string | null | u
     </p>
   );
 }
+
+/**
+ * One field's problem, beside the field (`id` for its aria-describedby), led by the field's label.
+ * Announced (`announce`) when it arrives after a submit, from the server's `data.fieldErrors`;
+ * the form's own checks show at once, where the person is looking.
+ */
+export function FieldProblem({ id, label, message, announce }: { id: string; label: string; message: string | null | undefined; announce?: boolean }) {
+  if (!message) return null;
+  return (
+    <span id={id} className="error" role={announce ? "alert" : undefined}>
+      {label} {message}
+    </span>
+  );
+}

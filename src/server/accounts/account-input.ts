@@ -29,6 +29,8 @@ export type TCreateAccountInput = z.input<typeof ZCreateAccountInput>;
 export const ZTopUpInput = z.object({
   accountId: z.string().min(1),
   amount: z.number({ message: "must be a number" }).positive("must be above 0").max(10_000_000),
+  /** The dashboard's id for one top-up (a UUID made when the form asks to confirm): sent twice, it tops up once. */
+  requestId: z.string().min(8).max(100).optional(),
 });
 export const ZDailyBudgetInput = z.object({
   accountId: z.string().min(1),

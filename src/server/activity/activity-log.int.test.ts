@@ -136,7 +136,7 @@ const CASES: Case[] = [
         advertiserId: brandId,
         name: "Morning",
         type: "product",
-        status: "active",
+        status: "paused",
         startDate: daysFromToday(0),
         bidModel: "cpc",
         bid: 1.5,
@@ -154,7 +154,7 @@ const CASES: Case[] = [
       after: {
         name: "Morning",
         type: "product",
-        status: "active",
+        status: "paused",
         startDate: daysFromToday(0),
         endDate: null,
         bidModel: "cpc",
@@ -175,8 +175,8 @@ const CASES: Case[] = [
   },
   {
     action: "campaign.status.set",
-    change: () => setCampaignStatus({ actor: brandUser, id: campaignId, status: "paused" }),
-    entry: () => ({ subject: "campaign Morning", accountId: brandId, campaignId, before: { status: "active" }, after: { status: "paused" } }),
+    change: () => setCampaignStatus({ actor: brandUser, id: campaignId, status: "draft" }),
+    entry: () => ({ subject: "campaign Morning", accountId: brandId, campaignId, before: { status: "paused" }, after: { status: "draft" } }),
   },
   {
     action: "campaign.windows.set",

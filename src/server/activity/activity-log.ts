@@ -41,7 +41,8 @@ export interface ActivityEntry {
   names: Record<string, string>;
 }
 
-const actorOf = (actor: ActivityActor) =>
+/** How an entry (and the wallet ledger, accounts/wallet-ledger.ts) names its actor. */
+export const actorOf = (actor: ActivityActor) =>
   "userId" in actor
     ? { actorUserId: actor.userId, actorName: `${actor.name} <${actor.email}>`, actorStaff: actor.role === "staff" }
     : { actorUserId: null, actorName: "operator", actorStaff: false };

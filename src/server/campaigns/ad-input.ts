@@ -36,6 +36,13 @@ export const ZAdSettings = z
   .refine((ad) => ad.type === "product" || ad.size !== undefined, { message: "is required for banners and video", path: ["size"] })
   .refine((ad) => ad.type === "product" || ad.mediaUrl !== undefined, { message: "is required for banners and video", path: ["mediaUrl"] });
 
-export const ZCreateAdInput = z.object({ id: z.string().min(1).max(64).optional(), campaignId: z.string().min(1) }).and(ZAdSettings);
+export const ZCreateAdInput = z
+  .object({
+    id: z.string().min(1).max(64).optional(),
+    campaignId: z.string().min(1),
+    /** Starts a draft campaign with this ad, its first active one (create-ad.ts). */
+    activateCampaign: z.boolean().optional(),
+  })
+  .and(ZAdSettings);
 export type TCreateAdInput = z.input<typeof ZCreateAdInput>;
 export type TAdSettings = z.input<typeof ZAdSettings>;

@@ -38,7 +38,7 @@ beforeAll(async () => {
   beans = await createProduct({ actor: OPERATOR, advertiserId: advertiser.id, sku: `BEANS-${randomUUID().slice(0, 8)}`, name: "Beans" });
   // The brand's own product, but not one this campaign promotes.
   mugs = await createProduct({ actor: OPERATOR, advertiserId: advertiser.id, sku: `MUG-${randomUUID().slice(0, 8)}`, name: "Mug" });
-  const settings = { status: "active" as const, startDate: "2026-12-01", bidModel: "cpc" as const, bid: 0.4, publisherIds: [shop.id] };
+  const settings = { status: "paused" as const, startDate: "2026-12-01", bidModel: "cpc" as const, bid: 0.4, publisherIds: [shop.id] };
   productCampaign = (await createCampaign({ actor: brand, advertiserId: advertiser.id, name: "Beans", type: "product", ...settings, productRefs: [beans.id] }))
     .id;
   displayCampaign = (await createCampaign({ actor: brand, advertiserId: advertiser.id, name: "Banners", type: "display", ...settings, productRefs: [] })).id;

@@ -2,8 +2,9 @@
 // publisher or network accounts, and promotes the advertiser's own products; its ads are of a kind
 // the campaign runs and promote products of the campaign's. Whose SKU a product is on each
 // publisher is sku-ownership.ts's rule.
+import { type Actor, isOperator } from "@/server/accounts/actor";
 import { TallyError } from "@/server/core/errors";
-import type { AdType, CampaignType } from "@/server/db/generated/enums";
+import type { AdType, CampaignStatus, CampaignType } from "@/server/db/generated/enums";
 import { AD_TYPES_OF_CAMPAIGN } from "./ad-input";
 import type { Tx } from "./sku-ownership";
 
@@ -11,16 +12,16 @@ import type { Tx } from "./sku-ownership";
 export async function assertOwnProducts(tx: Tx, advertiserId: string, productRefs: string[]): Promise<void> {
   if (productRefs.length === 0) return;
   const found = await tx.product.count({ where: { id: { in: productRefs }, advertiserId } });
-  if (found !== new Set(productRefs).size) throw new TallyError("bad_request", "productRefs: every product must be one of the advertiser's");
+  if (found !== new Set(productRefs).size) throw TallyError.field("productRefs", "every product must be one of the advertiser's");
 }
 
-/** Throws bad_request naming the field unless the campaign's advertiser, publishers and products are of the right kinds and owner. */
+/** Throws bad_request about the field (TallyError.field) unless the campaign's advertiser, publishers and products are of the right kinds and owner. */
 export async function assertCampaignReferences(tx: Tx, campaign: { advertiserId: string; publisherIds: string[]; productRefs: string[] }): Promise<void> {
   const advertiser = await tx.account.findUnique({ where: { id: campaign.advertiserId }, select: { kind: true } });
   if (advertiser?.kind !== "advertiser") throw new TallyError("bad_request", "campaigns belong to advertiser accounts");
   const publishers = await tx.account.count({ where: { id: { in: campaign.publisherIds }, kind: { in: ["publisher", "network"] } } });
   if (publishers !== new Set(campaign.publisherIds).size) {
-    throw new TallyError("bad_request", "publisherIds: every publisher must be a publisher or network account");
+    throw TallyError.field("publisherIds", "every publisher must be a publisher or network account");
   }
   await assertOwnProducts(tx, campaign.advertiserId, campaign.productRefs);
 }
@@ -29,7 +30,7 @@ export async function assertCampaignReferences(tx: Tx, campaign: { advertiserId:
 export function adTypeRefusal(campaignType: CampaignType, adType: AdType): string | null {
   const allowed = AD_TYPES_OF_CAMPAIGN[campaignType];
   if (allowed.includes(adType)) return null;
-  return `type: a ${campaignType} campaign runs ${allowed.join(" or ")} ads, not ${adType} ads`;
+  return `a ${campaignType} campaign runs ${allowed.join(" or ")} ads, not ${adType} ads`;
 }
 
 /**
@@ -42,7 +43,7 @@ export async function assertAdFitsCampaign(
   ad: { type: AdType; productRefs: string[] },
 ): Promise<void> {
   const refusal = adTypeRefusal(campaign.type, ad.type);
-  if (refusal) throw new TallyError("bad_request", refusal);
+  if (refusal) throw TallyError.field("type", refusal);
   await assertOwnProducts(tx, campaign.advertiserId, ad.productRefs);
   if (ad.productRefs.length === 0) return;
   const stray = await tx.product.findFirst({
@@ -50,7 +51,7 @@ export async function assertAdFitsCampaign(
     select: { sku: true },
     orderBy: { sku: "asc" },
   });
-  if (stray) throw new TallyError("bad_request", `productRefs: SKU ${stray.sku} is not one of the campaign's products`);
+  if (stray) throw TallyError.field("productRefs", `SKU ${stray.sku} is not one of the campaign's products`);
 }
 
 /**
@@ -67,9 +68,29 @@ export async function assertAdsStillFit(tx: Tx, campaign: { id: string; type: Ca
   const kept = new Set(campaign.productRefs);
   for (const ad of ads) {
     if (adTypeRefusal(campaign.type, ad.type)) {
-      throw new TallyError("bad_request", `type: a ${campaign.type} campaign cannot keep its ${ad.type} ad "${ad.name}"; archive the ad first`);
+      throw TallyError.field("type", `a ${campaign.type} campaign cannot keep its ${ad.type} ad "${ad.name}"; archive the ad first`);
     }
     const dropped = ad.products.find((p) => !kept.has(p.productRef));
-    if (dropped) throw new TallyError("bad_request", `productRefs: SKU ${dropped.product.sku} is promoted by the campaign's ad "${ad.name}"`);
+    if (dropped) throw TallyError.field("productRefs", `SKU ${dropped.product.sku} is promoted by the campaign's ad "${ad.name}"`);
   }
+}
+
+/** The refusal of an active campaign with nothing to serve, beside the form's status. */
+export const NO_AD_YET = "add an ad first: a campaign without an ad cannot be active (save it as a draft; its first ad can start it)";
+
+/**
+ * Throws about `status` when a person would make a campaign active while it has no ad (archived
+ * ads never serve again): a new campaign starts as a draft, and its first ad can start it
+ * (create-ad.ts). The operator (the seed, fixtures, CLIs) builds a campaign and its ads in one go,
+ * so it is left alone; so is a campaign already active (`was`), whose edit changes something else.
+ * Checked after the other rules, whose refusals say more.
+ */
+export async function assertMayBeActive(
+  tx: Tx,
+  actor: Actor,
+  campaign: { id: string | null; was: CampaignStatus | null; status: CampaignStatus },
+): Promise<void> {
+  if (campaign.status !== "active" || campaign.was === "active" || isOperator(actor)) return;
+  const ads = campaign.id === null ? 0 : await tx.ad.count({ where: { campaignId: campaign.id, status: { not: "archived" } } });
+  if (ads === 0) throw TallyError.field("status", NO_AD_YET);
 }

@@ -36,7 +36,7 @@ let rivalProduct: string;
 const settings = (overrides: { publisherIds?: string[]; productRefs?: string[] } = {}) => ({
   name: `Campaign ${randomUUID().slice(0, 6)}`,
   type: "product" as const,
-  status: "active" as const,
+  status: "paused" as const,
   startDate: "2026-12-01",
   bidModel: "cpc" as const,
   bid: 0.4,

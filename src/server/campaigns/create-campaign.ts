@@ -4,7 +4,7 @@ import { db } from "@/server/db/client";
 import { newId } from "@/server/db/ids";
 import { campaignStateOf, recordCampaignChange } from "./campaign-activity";
 import { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
-import { assertCampaignReferences } from "./campaign-references";
+import { assertCampaignReferences, assertMayBeActive } from "./campaign-references";
 import { assertCampaignMaySell } from "./sku-ownership";
 
 export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-input";
@@ -13,8 +13,9 @@ export { type TCreateCampaignInput, ZCreateCampaignInput } from "./campaign-inpu
  * Creates a campaign for an advertiser the actor may manage (the operator when no actor is given).
  * Refused unless the advertiser is an advertiser account, its publishers publisher or network
  * accounts and its products the advertiser's own (campaign-references.ts), and when it would
- * promote another advertiser's SKU on one of its publishers (sku-ownership.ts). Only the operator
- * (the seed, fixtures) chooses the id.
+ * promote another advertiser's SKU on one of its publishers (sku-ownership.ts), and when a person
+ * asks for it active: it has no ad yet (campaign-references.ts). Only the operator (the seed,
+ * fixtures) chooses the id.
  */
 export async function createCampaign(input: TCreateCampaignInput & { actor: Actor }) {
   const actor = input.actor;
@@ -31,6 +32,7 @@ export async function createCampaign(input: TCreateCampaignInput & { actor: Acto
       productRefs: data.productRefs,
       holdsNow: false,
     });
+    await assertMayBeActive(tx, actor, { id: null, was: null, status: data.status });
     const created = await tx.campaign.create({
       data: {
         id,

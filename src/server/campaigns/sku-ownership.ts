@@ -65,8 +65,8 @@ function refusal(conflicts: Conflict[]): TallyError {
     return `${what} belongs to another advertiser on ${where}, ${why}`;
   });
   const more = conflicts.length > MAX_NAMED ? `; and ${conflicts.length - MAX_NAMED} more` : "";
-  // The field name first: the campaign form shows the message beside its products.
-  return new TallyError("bad_request", `productRefs: ${named.join("; ")}${more}`);
+  // About the products: the campaign form shows it beside them.
+  return TallyError.field("productRefs", `${named.join("; ")}${more}`);
 }
 
 export interface CampaignSelling {

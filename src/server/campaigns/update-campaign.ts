@@ -11,7 +11,7 @@ import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { campaignState, campaignStateOf, recordCampaignChange } from "./campaign-activity";
 import { type TCampaignSettings, ZCampaignSettings } from "./campaign-input";
-import { assertAdsStillFit, assertCampaignReferences } from "./campaign-references";
+import { assertAdsStillFit, assertCampaignReferences, assertMayBeActive } from "./campaign-references";
 import { assertCampaignMaySell, releasesSkus, type Tx } from "./sku-ownership";
 import { lockCampaignRow } from "./update-campaign.sql";
 
@@ -44,6 +44,7 @@ export async function updateCampaign({ actor, id, settings }: { actor: Actor; id
       productRefs: data.productRefs,
       holdsNow: !releasesSkus(existing.status),
     });
+    await assertMayBeActive(tx, actor, { id, was: existing.status, status: data.status });
     const before = await campaignState(tx, id);
     await tx.campaignPublisher.deleteMany({ where: { campaignId: id } });
     await tx.campaignProduct.deleteMany({ where: { campaignId: id } });
@@ -67,7 +68,10 @@ export async function updateCampaign({ actor, id, settings }: { actor: Actor; id
   });
 }
 
-/** Sets the status; an ended or archived campaign that comes back claims its SKUs again, and may be refused. */
+/**
+ * Sets the status; an ended or archived campaign that comes back claims its SKUs again, and may be
+ * refused; a campaign without an ad may not be made active by a person.
+ */
 export async function setCampaignStatus({ actor, id, status }: { actor: Actor; id: string; status: CampaignStatus }) {
   await db.$transaction(async (tx) => {
     const existing = await lockCampaign(tx, actor, id);
@@ -83,6 +87,7 @@ export async function setCampaignStatus({ actor, id, status }: { actor: Actor; i
         holdsNow: false,
       });
     }
+    await assertMayBeActive(tx, actor, { id, was: existing.status, status });
     const before = await campaignState(tx, id);
     await tx.campaign.update({ where: { id }, data: { status } });
     if (before) await recordCampaignChange(tx, actor, { id, name: before.name, advertiserId: existing.advertiserId }, before, { ...before, status });

@@ -34,11 +34,28 @@ export class TallyError extends Error {
   constructor(
     readonly code: TallyErrorCode,
     message: string,
-    /** `fields`: header fields the answer carries, such as where a caller stands against a rate limit (RateLimit-Policy, RateLimit). */
-    readonly details?: { entries?: ValidationEntry[]; cause?: unknown; retryAfterSeconds?: number; fields?: Record<string, string> },
+    /**
+     * `fields`: header fields the answer carries, such as where a caller stands against a rate limit (RateLimit-Policy, RateLimit).
+     * `fieldErrors`: the input fields a refusal is about, each with its problem, so a form shows it beside that field.
+     */
+    readonly details?: {
+      entries?: ValidationEntry[];
+      cause?: unknown;
+      retryAfterSeconds?: number;
+      fields?: Record<string, string>;
+      fieldErrors?: Record<string, string>;
+    },
   ) {
     super(message);
     this.name = "TallyError";
+  }
+
+  /**
+   * A refusal about one input field. The message still names the field first ("productRefs: SKU …")
+   * for callers that read only the message (the CLIs, logs); forms read `fieldErrors`.
+   */
+  static field(field: string, problem: string, code: TallyErrorCode = "bad_request"): TallyError {
+    return new TallyError(code, `${field}: ${problem}`, { fieldErrors: { [field]: problem } });
   }
 
   static validation(entries: ValidationEntry[]): TallyError {

@@ -22,15 +22,30 @@ export interface TrpcContext {
 }
 
 // Input that fails its zod schema is a 400 whose message names each field in words, as the
-// forms show it, rather than zod's issue list as JSON.
+// forms show it, rather than zod's issue list as JSON. Either refusal, the schema's or the
+// domain's (TallyError's `fieldErrors`), also reaches the browser as `data.fieldErrors`, each
+// problem under its field's name (the last name in a zod issue's path: `settings.bid` is `bid`),
+// so a form puts it beside that field without reading the message.
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
-    if (error.code !== "BAD_REQUEST" || !(error.cause instanceof ZodError)) return shape;
-    const message = error.cause.issues.map((issue) => `${issue.path.join(".") || "input"} ${issue.message}`).join("; ");
-    return { ...shape, message };
+    const invalid = error.code === "BAD_REQUEST" && error.cause instanceof ZodError ? error.cause : null;
+    const fieldErrors: Record<string, string> | null =
+      error.cause instanceof TallyError ? (error.cause.details?.fieldErrors ?? null) : invalid ? zodFieldErrors(invalid) : null;
+    const message = invalid ? invalid.issues.map((issue) => `${issue.path.join(".") || "input"} ${issue.message}`).join("; ") : shape.message;
+    return { ...shape, message, data: { ...shape.data, fieldErrors } };
   },
 });
+
+/** The first problem of each field a zod error names, under the field's own (last) name. */
+export function zodFieldErrors(error: ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const name = issue.path.findLast((part) => typeof part === "string");
+    if (typeof name === "string" && !(name in fields)) fields[name] = issue.message;
+  }
+  return fields;
+}
 
 const CODES: Partial<Record<TallyErrorCode, TRPCError["code"]>> = {
   bad_request: "BAD_REQUEST",

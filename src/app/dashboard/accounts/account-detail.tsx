@@ -1,11 +1,12 @@
 "use client";
-// One account's page: wallet and daily budget (advertisers), sites and sub-publishers
-// (publishers, networks), their conversion settings, products and the publisher's catalogue, and
-// the account's team (team.tsx).
+// One account's page: wallet (top-ups and its ledger: wallet.tsx) and daily budget (advertisers),
+// sites and sub-publishers (publishers, networks), their conversion settings, products and the
+// publisher's catalogue, and the account's team (team.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
-import { ZAddSiteInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
+import { ZAddSiteInput, ZDailyBudgetInput } from "@/server/accounts/account-input";
+import { Empty, QueryState } from "../../query-state";
 import { useTRPC } from "../../trpc-client";
 import { formatMoney } from "../figures";
 import { ReadOnlyNote, useMayChange } from "../may-change";
@@ -14,6 +15,7 @@ import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
 import { Products } from "./products";
 import { Team } from "./team";
+import { WalletLedger, WalletTopUp } from "./wallet";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
@@ -22,18 +24,9 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
   const account = useQuery(trpc.accounts.get.queryOptions({ id }));
   const mayChange = useMayChange(id);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.accounts.pathKey() });
-  const [topUp, setTopUp] = useState("");
   const [budget, setBudget] = useState<string | null>(null);
   const [site, setSite] = useState({ name: "", domain: "" });
   const [problem, setProblem] = useState<string | null>(null);
-  const topUpMutation = useMutation(
-    trpc.accounts.topUp.mutationOptions({
-      onSuccess: () => {
-        setTopUp("");
-        void refresh();
-      },
-    }),
-  );
   const budgetMutation = useMutation(
     trpc.accounts.setDailyBudget.mutationOptions({
       onSuccess: () => {
@@ -50,29 +43,16 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
       },
     }),
   );
-  const serverError = topUpMutation.error?.message ?? budgetMutation.error?.message ?? siteMutation.error?.message;
+  const serverError = budgetMutation.error?.message ?? siteMutation.error?.message;
 
-  if (account.error)
-    return (
-      <p role="alert" className="error">
-        {account.error.message}
-      </p>
-    );
   if (!account.data)
     return (
-      <p aria-busy="true" className="muted">
-        Loading…
-      </p>
+      <QueryState query={account} what="account">
+        {() => null}
+      </QueryState>
     );
   const a = account.data;
 
-  const submitTopUp = (event: FormEvent) => {
-    event.preventDefault();
-    const parsed = ZTopUpInput.safeParse({ accountId: id, amount: topUp === "" ? Number.NaN : Number(topUp) });
-    if (!parsed.success) return setProblem(firstProblem(parsed.error.issues, { amount: "Amount" }));
-    setProblem(null);
-    topUpMutation.mutate(parsed.data);
-  };
   const submitBudget = (event: FormEvent) => {
     event.preventDefault();
     const value = budget ?? "";
@@ -111,17 +91,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               <span className="kpi-value">{a.dailyBudget === null ? "none" : formatMoney(a.dailyBudget, a.currency)}</span>
             </div>
           </div>
-          {staff ? (
-            <form className="toolbar" noValidate onSubmit={submitTopUp} aria-label="Top up the wallet">
-              <label>
-                Top-up amount
-                <input type="number" min="0" step="0.01" value={topUp} onChange={(e) => setTopUp(e.target.value)} />
-              </label>
-              <button type="submit" className="button" disabled={topUpMutation.isPending}>
-                Top up
-              </button>
-            </form>
-          ) : null}
+          {staff ? <WalletTopUp account={a} /> : null}
           {mayChange ? (
             <form className="toolbar" noValidate onSubmit={submitBudget} aria-label="Daily budget">
               <label>
@@ -139,13 +109,14 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
               </button>
             </form>
           ) : null}
+          <WalletLedger accountId={a.id} currency={a.currency} />
           <Products advertiserId={a.id} currency={a.currency} />
         </>
       ) : (
         <>
           <h3>Sites</h3>
           {a.sites.length === 0 ? (
-            <p className="empty">No sites yet.</p>
+            <Empty>No sites yet: add the site or app whose name its events and orders carry.</Empty>
           ) : (
             <ul>
               {a.sites.map((s) => (
@@ -175,7 +146,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
             <>
               <h3>Sub-publishers</h3>
               {a.subPublishers.length === 0 ? (
-                <p className="empty">No sub-publishers yet.</p>
+                <Empty>No sub-publishers yet: a publisher joins this network when staff create it with the network named.</Empty>
               ) : (
                 <ul>
                   {a.subPublishers.map((p) => (

@@ -8,7 +8,7 @@ import { Problem } from "@/app/problem";
 import { ZCatalogueEntryInput } from "@/server/campaigns/catalogue-input";
 import type { CatalogueEntry } from "@/server/campaigns/publisher-catalogue";
 import { useTRPC } from "../../trpc-client";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import type { TableColumn } from "../table-columns";
 
 const LABELS: Record<string, string> = { sku: "SKU", productId: "Product id", advertiserId: "Brand" };
@@ -61,42 +61,37 @@ export function Catalogue({ publisherId, staff }: { publisherId: string; staff: 
         Whose SKU is whose here. A listed SKU (and its product id) can only be promoted here by its brand, whichever campaign came first, and only the
         brand&apos;s ads are credited with its sales here.
       </p>
-      {entries.error ? (
-        <p role="alert" className="error">
-          {entries.error.message}
-        </p>
-      ) : entries.data?.length === 0 ? (
-        <p className="empty">No SKUs listed: here a SKU belongs to the first advertiser whose campaign promotes it.</p>
-      ) : (
-        <DataTable
-          caption="Catalogue"
-          columns={catalogueColumns}
-          rows={entries.data ?? []}
-          rowKey={(e) => e.sku}
-          currency={null}
-          defaultSort={{ id: "sku", descending: false }}
-          fileName="catalogue"
-          sheet="Catalogue"
-          urlPrefix="catalogue_"
-          actions={
-            staff
-              ? (e) => (
-                  <button
-                    type="button"
-                    className="link-button"
-                    disabled={remove.isPending}
-                    onClick={() =>
-                      window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) &&
-                      remove.mutate({ publisherId, sku: e.sku })
-                    }
-                  >
-                    Remove<span className="visually-hidden"> {e.sku}</span>
-                  </button>
-                )
-              : undefined
-          }
-        />
-      )}
+      <QueryTable
+        query={entries}
+        what="catalogue"
+        empty="No SKUs listed: here a SKU belongs to the first advertiser whose campaign promotes it."
+        rowsOf={(data) => data}
+        caption="Catalogue"
+        columns={catalogueColumns}
+        rowKey={(e) => e.sku}
+        currency={null}
+        defaultSort={{ id: "sku", descending: false }}
+        fileName="catalogue"
+        sheet="Catalogue"
+        urlPrefix="catalogue_"
+        actions={
+          staff
+            ? (e) => (
+                <button
+                  type="button"
+                  className="link-button"
+                  disabled={remove.isPending}
+                  onClick={() =>
+                    window.confirm(`Take ${e.sku} off the catalogue? It will belong to whoever's campaign promotes it first.`) &&
+                    remove.mutate({ publisherId, sku: e.sku })
+                  }
+                >
+                  Remove<span className="visually-hidden"> {e.sku}</span>
+                </button>
+              )
+            : undefined
+        }
+      />
       {staff ? (
         <>
           <form className="toolbar" noValidate onSubmit={submit} aria-label="List a SKU">

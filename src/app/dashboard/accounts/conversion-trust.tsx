@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZConversionTrustInput } from "@/server/pipeline/accept/conversions/trust-input";
+import { Empty, QueryState } from "../../query-state";
 import { useTRPC } from "../../trpc-client";
 import { utcMinute } from "../figures";
 import { useMayChange } from "../may-change";
@@ -39,17 +40,11 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
   );
   const rotate = useMutation(trpc.conversionTrust.rotateSecret.mutationOptions({ onSuccess: () => void refresh() }));
 
-  if (trust.error)
-    return (
-      <p role="alert" className="error">
-        The conversion settings could not be loaded: {trust.error.message}
-      </p>
-    );
   if (!trust.data)
     return (
-      <p aria-busy="true" className="muted">
-        Loading conversion settings…
-      </p>
+      <QueryState query={trust} what="conversion settings">
+        {() => null}
+      </QueryState>
     );
   const t = trust.data;
   const shown = (edit: string | undefined, value: number | null) => edit ?? (value === null ? "" : String(value));
@@ -129,7 +124,7 @@ export function ConversionTrust({ publisherId }: { publisherId: string }) {
 
       <h4>Order-signing secret</h4>
       {t.secrets.length === 0 ? (
-        <p className="empty">No signing secret yet.</p>
+        <Empty>No signing secret yet: create one to sign order tokens in the checkout.</Empty>
       ) : (
         <ul aria-label="Signing secrets">
           {t.secrets.map((secret) => (

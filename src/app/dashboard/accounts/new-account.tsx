@@ -56,7 +56,7 @@ export function NewAccount({ onDone }: { onDone: (id: string | null) => void }) 
     if (!parsed.success)
       return setProblem(firstProblem(parsed.error.issues, { name: "Name", currency: "Currency", walletBalance: "Wallet", dailyBudget: "Daily budget" }));
     setProblem(null);
-    create.mutate(input as never);
+    create.mutate(parsed.data);
   };
 
   return (

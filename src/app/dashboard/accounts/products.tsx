@@ -5,7 +5,7 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { ZCreateProductInput } from "@/server/campaigns/product-input";
 import { useTRPC } from "../../trpc-client";
-import { DataTable } from "../data-table";
+import { QueryTable } from "../data-table";
 import { useMayChange } from "../may-change";
 import type { TableColumn } from "../table-columns";
 import { firstProblem } from "./first-problem";
@@ -65,21 +65,20 @@ export function Products({ advertiserId, currency }: { advertiserId: string; cur
   return (
     <>
       <h3>Products</h3>
-      {products.data?.length === 0 ? (
-        <p className="empty">No products yet: campaigns promote products, and orders are matched to them by SKU.</p>
-      ) : (
-        <DataTable
-          caption="Products"
-          columns={productColumns}
-          rows={products.data ?? []}
-          rowKey={(p) => p.id}
-          currency={currency}
-          defaultSort={{ id: "name", descending: false }}
-          fileName="products"
-          sheet="Products"
-          urlPrefix="products_"
-        />
-      )}
+      <QueryTable
+        query={products}
+        what="products"
+        empty="No products yet: campaigns promote products, and orders are matched to them by SKU."
+        rowsOf={(data) => data}
+        caption="Products"
+        columns={productColumns}
+        rowKey={(p) => p.id}
+        currency={currency}
+        defaultSort={{ id: "name", descending: false }}
+        fileName="products"
+        sheet="Products"
+        urlPrefix="products_"
+      />
       {mayChange ? (
         <form className="toolbar" noValidate onSubmit={submit} aria-label="Add a product">
           {field("sku", "SKU")}

@@ -1,8 +1,12 @@
 "use client";
-// Create or edit a campaign, checked with the server's own schema before it is sent.
+// Create or edit a campaign, checked with the server's own schema before it is sent. A new one
+// starts as a draft (or paused): its first ad starts it (src/server/campaigns/campaign-references.ts).
+// A daily budget under one bid is warned about, not refused (budget-warning.ts).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { FieldProblem, Problem } from "@/app/problem";
+import { budgetBelowBid } from "@/server/campaigns/budget-warning";
 import { type TCampaignSettings, ZCampaignSettings } from "@/server/campaigns/campaign-input";
 import { utcDay } from "@/server/core/days";
 import { useTRPC } from "../../trpc-client";
@@ -20,13 +24,10 @@ type Form = {
   productRefs: string[];
 };
 
-// A refusal that needs the database names its field first ("productRefs: SKU … belongs to another
-// advertiser on …"), so it is shown beside that field like the schema's own messages.
-const FIELD_REFUSAL = /^(publisherIds|productRefs): (.+)$/s;
 export const NEW_CAMPAIGN: Form = {
   name: "",
   type: "product",
-  status: "active",
+  status: "draft",
   startDate: utcDay(),
   endDate: "",
   bidModel: "cpc",
@@ -69,15 +70,16 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   const create = useMutation(trpc.campaigns.create.mutationOptions({ onSuccess: done }));
   const update = useMutation(trpc.campaigns.update.mutationOptions({ onSuccess: done }));
   const pending = create.isPending || update.isPending;
-  const serverError = create.error?.message ?? update.error?.message;
-  const refusal = serverError?.match(FIELD_REFUSAL);
-  const fieldErrors: Record<string, string> = refusal ? { ...errors, [refusal[1]!]: refusal[2]! } : errors;
+  const failure = create.error ?? update.error;
+  // A refusal about fields (the server's schema or its rules: whose SKU, no ad yet) goes beside them.
+  const refused = failure?.data?.fieldErrors ?? {};
+  const fieldErrors: Record<string, string> = { ...refused, ...errors };
   // Editing a field takes its complaint away until the next check.
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm((old) => ({ ...old, [key]: value }));
     setErrors(({ [key]: _dropped, ...rest }) => rest);
     // Which publishers and which products: either can settle whose SKU it is.
-    if (refusal && (key === "publisherIds" || key === "productRefs")) {
+    if (key in refused || (("publisherIds" in refused || "productRefs" in refused) && (key === "publisherIds" || key === "productRefs"))) {
       create.reset();
       update.reset();
     }
@@ -106,12 +108,16 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
   };
 
   // The server's refusal arrives after the submit, so it is announced; the schema's are there at once.
-  const error = (key: string, label: string) =>
-    fieldErrors[key] ? (
-      <span id={`${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>
-        {label} {fieldErrors[key]}
-      </span>
-    ) : null;
+  const error = (key: string, label: string) => (
+    <FieldProblem id={`${key}-error`} label={label} message={fieldErrors[key]} announce={key in refused && !(key in errors)} />
+  );
+  const budgetWarning = budgetBelowBid({
+    bidModel: form.bidModel,
+    bid: form.bid === "" ? Number.NaN : Number(form.bid),
+    dailyBudget: form.dailyBudget === "" ? null : Number(form.dailyBudget),
+  });
+  // A new campaign has no ad yet, so it cannot start: it waits as a draft (or paused) for its first ad.
+  const statuses = campaignId ? ["draft", "active", "paused", "ended", "archived"] : ["draft", "paused"];
   const input = (key: "name" | "startDate" | "endDate" | "bid" | "dailyBudget", label: string, type = "text") => (
     <div className="field">
       <label>
@@ -122,24 +128,34 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
           min={type === "number" ? "0" : undefined}
           value={form[key]}
           onChange={(e) => set(key, e.target.value)}
-          aria-invalid={errors[key] ? true : undefined}
-          aria-describedby={errors[key] ? `${key}-error` : undefined}
+          aria-invalid={fieldErrors[key] ? true : undefined}
+          aria-describedby={
+            [fieldErrors[key] ? `${key}-error` : "", key === "dailyBudget" && budgetWarning ? "budget-warning" : ""].join(" ").trim() || undefined
+          }
         />
       </label>
       {error(key, label)}
     </div>
   );
   const select = (key: "type" | "status" | "bidModel", label: string, values: string[]) => (
-    <label>
-      {label}
-      <select value={form[key]} onChange={(e) => set(key, e.target.value)}>
-        {values.map((v) => (
-          <option key={v} value={v}>
-            {v}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div className="field">
+      <label>
+        {label}
+        <select
+          value={form[key]}
+          onChange={(e) => set(key, e.target.value)}
+          aria-invalid={fieldErrors[key] ? true : undefined}
+          aria-describedby={fieldErrors[key] ? `${key}-error` : undefined}
+        >
+          {values.map((v) => (
+            <option key={v} value={v}>
+              {v}
+            </option>
+          ))}
+        </select>
+      </label>
+      {error(key, `${label}:`)}
+    </div>
   );
 
   return (
@@ -147,8 +163,9 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
       {input("name", "Name")}
       <div className="row">
         {select("type", "Type", ["product", "display", "video"])}
-        {select("status", "Status", ["draft", "active", "paused", "ended", "archived"])}
+        {select("status", "Status", statuses)}
       </div>
+      {campaignId ? null : <p className="muted">A new campaign waits as a draft until its first ad: adding that ad can start it.</p>}
       <div className="row">
         {input("startDate", "Start date", "date")}
         {input("endDate", "End date (optional)", "date")}
@@ -158,6 +175,11 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
         {input("bid", form.bidModel === "cpm" ? "Bid per 1,000 impressions" : "Bid per click", "number")}
         {input("dailyBudget", "Daily budget (optional)", "number")}
       </div>
+      {budgetWarning ? (
+        <p id="budget-warning" role="status" className="notice" data-testid="budget-warning">
+          {budgetWarning} You can still save it.
+        </p>
+      ) : null}
       <fieldset>
         <legend>Where it runs</legend>
         {(options.data?.publishers ?? []).map((p) => (
@@ -189,11 +211,7 @@ export function CampaignForm({ advertiserId, campaignId, initial }: { advertiser
         ))}
         {error("productRefs", "Products:")}
       </fieldset>
-      {serverError && !refusal ? (
-        <p role="alert" className="error">
-          {serverError}
-        </p>
-      ) : null}
+      <Problem about="The campaign was not saved" message={failure && Object.keys(refused).length === 0 ? failure.message : null} />
       <div className="row-buttons">
         <button type="submit" className="button" disabled={pending}>
           {pending ? "Saving…" : campaignId ? "Save changes" : "Create campaign"}

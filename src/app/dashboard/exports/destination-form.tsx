@@ -2,8 +2,10 @@
 // Create or edit an export destination, checked with the server's own schema before it is sent.
 // A stored secret is never shown: the field holds the mask, which keeps the secret if unchanged.
 // A role's external id is Tally's (generated when the destination is saved): shown, never edited.
-// The server's problems (`endpoint must be a public address: ...`) go on their fields too.
+// The server's problems (its `data.fieldErrors`: `endpoint` must be a public address, ...) go on
+// their fields too.
 import { type FormEvent, useState } from "react";
+import { FieldProblem, Problem } from "@/app/problem";
 import { type AggregateLayout, EXPORT_TYPES } from "@/server/core/export-types";
 import { SECRET_MASK, type TDestinationInput, ZDestinationInput } from "@/server/pipeline/export/destinations/destination-input";
 
@@ -42,21 +44,23 @@ export const EMPTY_DESTINATION: DestinationFormValue = {
   aggregateLayout: "interface",
 };
 
+/** The refusal of a save: the tRPC error (its fields in `data.fieldErrors`), or a message alone. */
+export type DestinationRefusal = string | { message: string; data?: { fieldErrors?: Record<string, string> | null } | null } | null;
+
 // Fields with an input (or, for types, a message) of their own.
 const FIELDS = new Set<string>(Object.keys(EMPTY_DESTINATION).filter((key) => key !== "externalId" && key !== "kind"));
 
-/** The server's message (`field problem; field problem`) split into the form's fields and the rest. */
-function serverProblems(message: string | null): { fields: Record<string, string>; rest: string[] } {
-  const fields: Record<string, string> = {};
-  const rest: string[] = [];
-  for (const part of message ? message.split("; ") : []) {
-    const match = /^([\w.]+) (.+)$/.exec(part);
-    const key = match?.[1]?.split(".").at(-1);
-    if (match && key && FIELDS.has(key) && !fields[key]) fields[key] = match[2]!;
-    else rest.push(part);
-  }
-  return { fields, rest };
+/** The server's refusal split into the form's fields and the rest: the whole message when a field has no place here. */
+function serverProblems(refusal: DestinationRefusal): { fields: Record<string, string>; rest: string | null } {
+  if (!refusal) return { fields: {}, rest: null };
+  if (typeof refusal === "string") return { fields: {}, rest: refusal };
+  const fields = refusal.data?.fieldErrors ?? {};
+  const placed = Object.keys(fields).length > 0 && Object.keys(fields).every((key) => FIELDS.has(key));
+  return placed ? { fields, rest: null } : { fields: {}, rest: refusal.message };
 }
+
+// Keys of the form's text inputs: the ones an <input>'s value sets as it is.
+type TextKey = { [K in keyof DestinationFormValue]: string extends DestinationFormValue[K] ? K : never }[keyof DestinationFormValue];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function DestinationForm(props: {
@@ -64,7 +68,7 @@ export function DestinationForm(props: {
   initial: DestinationFormValue;
   submitLabel: string;
   pending: boolean;
-  serverError: string | null;
+  serverError: DestinationRefusal;
   onSubmit: (input: TDestinationInput) => void;
   onCancel: () => void;
 }) {
@@ -108,25 +112,21 @@ export function DestinationForm(props: {
     props.onSubmit(input as TDestinationInput);
   };
 
-  const field = (key: keyof DestinationFormValue & string, label: string, extra: { type?: string; placeholder?: string; autoComplete?: string } = {}) => (
+  const field = (key: TextKey, label: string, extra: { type?: string; placeholder?: string; autoComplete?: string } = {}) => (
     <div className="field">
       <label>
         {label}
         <input
           type={extra.type ?? "text"}
-          value={String(value[key])}
+          value={value[key]}
           placeholder={extra.placeholder}
           autoComplete={extra.autoComplete ?? "off"}
-          onChange={(e) => set(key, e.target.value as never)}
+          onChange={(e) => set(key, e.target.value)}
           aria-invalid={errors[key] ? true : undefined}
           aria-describedby={errors[key] ? `${key}-error` : undefined}
         />
       </label>
-      {errors[key] ? (
-        <span id={`${key}-error`} className="error">
-          {label} {errors[key]}
-        </span>
-      ) : null}
+      <FieldProblem id={`${key}-error`} label={label} message={errors[key]} announce={key in server.fields && !(key in ownErrors)} />
     </div>
   );
 
@@ -191,7 +191,7 @@ export function DestinationForm(props: {
             {type}
           </label>
         ))}
-        {errors.types ? <span className="error">Types {errors.types}</span> : null}
+        <FieldProblem id="types-error" label="Types" message={errors.types} announce={"types" in server.fields && !("types" in ownErrors)} />
       </fieldset>
       <label>
         Columns of the daily CSV files (advertisers, campaigns, ads)
@@ -204,11 +204,7 @@ export function DestinationForm(props: {
         <input type="checkbox" checked={value.writeSuccessMarker} onChange={(e) => set("writeSuccessMarker", e.target.checked)} /> Write an empty{" "}
         <code>_SUCCESS</code> object after each batch
       </label>
-      {server.rest.length > 0 ? (
-        <p role="alert" className="error">
-          {server.rest.join("; ")}
-        </p>
-      ) : null}
+      <Problem about="The destination was not saved" message={server.rest} />
       <div className="row-buttons">
         <button type="submit" className="button" disabled={props.pending}>
           {props.pending ? "Saving…" : props.submitLabel}

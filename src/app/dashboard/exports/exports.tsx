@@ -91,7 +91,7 @@ export function Exports() {
           initial={EMPTY_DESTINATION}
           submitLabel="Add destination"
           pending={create.isPending}
-          serverError={create.error?.message ?? null}
+          serverError={create.error}
           onSubmit={(input) => create.mutate(input)}
           onCancel={() => setEditing(null)}
         />
@@ -114,7 +114,7 @@ export function Exports() {
                   initial={formOf(d)}
                   submitLabel="Save changes"
                   pending={update.isPending}
-                  serverError={update.error?.message ?? null}
+                  serverError={update.error}
                   onSubmit={(input) => update.mutate({ id: d.id, destination: input })}
                   onCancel={() => setEditing(null)}
                 />

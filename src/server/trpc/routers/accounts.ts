@@ -1,5 +1,6 @@
 // Accounts: every one for staff, their own for a member. Creating accounts and topping up
-// wallets is for account managers; budgets and sites for the account's own users too.
+// wallets is for account managers; budgets and sites for the account's own users too, who read
+// the wallet's ledger as staff do.
 import { z } from "zod";
 import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
 import { createAccount } from "@/server/accounts/create-account";
@@ -7,6 +8,8 @@ import { getAccount } from "@/server/accounts/get-account";
 import { landingAccount } from "@/server/accounts/landing-account";
 import { listAccounts } from "@/server/accounts/list-accounts";
 import { addSite, setDailyBudget, topUpWallet } from "@/server/accounts/manage-account";
+import { walletLedger } from "@/server/accounts/wallet-ledger";
+import { ZRangeInput } from "../range-input";
 import { router, signedInProcedure, staffProcedure } from "../trpc";
 
 export const accountsRouter = router({
@@ -22,9 +25,12 @@ export const accountsRouter = router({
     return { id: created.id };
   }),
 
-  topUp: staffProcedure
-    .input(ZTopUpInput)
-    .mutation(async ({ ctx, input }) => ({ walletBalance: await topUpWallet({ actor: ctx.viewer, accountId: input.accountId, amount: input.amount }) })),
+  topUp: staffProcedure.input(ZTopUpInput).mutation(async ({ ctx, input }) => ({ walletBalance: await topUpWallet({ actor: ctx.viewer, ...input }) })),
+
+  /** The wallet's top-ups and daily charges over a range, newest first: staff and the account's own members. */
+  walletLedger: signedInProcedure
+    .input(z.object({ accountId: z.string().min(1) }).and(ZRangeInput))
+    .query(({ ctx, input }) => walletLedger({ actor: ctx.viewer, ...input })),
 
   setDailyBudget: signedInProcedure.input(ZDailyBudgetInput).mutation(async ({ ctx, input }) => {
     await setDailyBudget({ actor: ctx.viewer, ...input });

@@ -25,7 +25,7 @@ const as = (v: Viewer | null) => createCaller({ viewer: v });
 const settings = (publisherIds: string[], productRefs: string[]) => ({
   name: `Campaign ${randomUUID().slice(0, 6)}`,
   type: "product" as const,
-  status: "active" as const,
+  status: "paused" as const,
   startDate: "2026-12-01",
   bidModel: "cpc" as const,
   bid: 0.4,

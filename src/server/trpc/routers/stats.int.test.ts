@@ -112,7 +112,7 @@ describe("campaign management", () => {
     const settings = {
       name: "Winter push",
       type: "display" as const,
-      status: "active" as const,
+      status: "draft" as const,
       startDate: "2026-12-01",
       bidModel: "cpm" as const,
       bid: 4.5,

@@ -1,16 +1,17 @@
 "use client";
 // Create or edit an ad, checked with the server's schema first, with a preview of its media. It
 // offers the ad kinds the campaign runs and the campaign's own products only; the server's
-// refusal of either (src/server/campaigns/campaign-references.ts) is shown beside its field.
+// refusal of either (src/server/campaigns/campaign-references.ts) is shown beside its field. On a
+// draft campaign, a new ad offers to start the campaign with it (create-ad.ts).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { FieldProblem, Problem } from "@/app/problem";
 import { AD_TYPES_OF_CAMPAIGN, type TAdSettings, ZAdSettings } from "@/server/campaigns/ad-input";
+import { Busy } from "../../../query-state";
 import { useTRPC } from "../../../trpc-client";
 
 type Form = { name: string; type: string; size: string; mediaUrl: string; destinationUrl: string; status: string; productRefs: string[] };
 export const NEW_AD: Form = { name: "", type: "product", size: "", mediaUrl: "", destinationUrl: "", status: "active", productRefs: [] };
-// A refusal that needs the database names its field first ("productRefs: SKU … is not one of the campaign's products").
-const FIELD_REFUSAL = /^(type|productRefs): (.+)$/s;
 const adTypesOf = (campaignType: string): readonly string[] =>
   AD_TYPES_OF_CAMPAIGN[campaignType as keyof typeof AD_TYPES_OF_CAMPAIGN] ?? ["product", "banner", "video"];
 
@@ -36,15 +37,17 @@ export function AdForm({
   const existing = useQuery({ ...trpc.ads.settings.queryOptions({ id: adId ?? "" }), enabled: adId !== undefined });
   const [form, setForm] = useState<Form | null>(adId ? null : { ...NEW_AD, type: adTypesOf(campaignType)[0] ?? "product" });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [startCampaign, setStartCampaign] = useState(true);
   const finish = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.campaigns.pathKey() });
     onDone();
   };
   const create = useMutation(trpc.ads.create.mutationOptions({ onSuccess: finish }));
   const update = useMutation(trpc.ads.update.mutationOptions({ onSuccess: finish }));
-  const serverError = create.error?.message ?? update.error?.message;
-  const refusal = serverError?.match(FIELD_REFUSAL);
-  const fieldErrors: Record<string, string> = refusal ? { ...errors, [refusal[1]!]: refusal[2]! } : errors;
+  const failure = create.error ?? update.error;
+  // A refusal about fields (the ad's kind, a product not the campaign's) goes beside them.
+  const refused = failure?.data?.fieldErrors ?? {};
+  const fieldErrors: Record<string, string> = { ...refused, ...errors };
   const current: Form | null =
     form ??
     (existing.data
@@ -56,28 +59,23 @@ export function AdForm({
           destinationUrl: existing.data.destinationUrl ?? "",
         }
       : null);
-  if (!current)
-    return (
-      <p aria-busy="true" className="muted">
-        Loading the ad…
-      </p>
-    );
+  if (!current) return existing.error ? <Problem about="The ad could not be loaded" message={existing.error.message} /> : <Busy what="the ad" />;
   // The campaign's products, and any the ad kept from before the rule, so that it can be unticked.
   const campaignProducts = (options.data?.products ?? []).filter((p) => campaign.data?.productRefs.includes(p.id) || current.productRefs.includes(p.id));
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm({ ...current, [key]: value });
     setErrors(({ [key]: _dropped, ...rest }) => rest);
-    if (refusal?.[1] === key) {
+    if (key in refused) {
       create.reset();
       update.reset();
     }
   };
-  const fieldError = (key: string, label: string) =>
-    fieldErrors[key] ? (
-      <span id={`ad-${key}-error`} className="error" role={refusal?.[1] === key ? "alert" : undefined}>
-        {label} {fieldErrors[key]}
-      </span>
-    ) : null;
+  // The server's refusal arrives after the submit, so it is announced; the schema's are there at once.
+  const fieldError = (key: string, label: string) => (
+    <FieldProblem id={`ad-${key}-error`} label={label} message={fieldErrors[key]} announce={key in refused && !(key in errors)} />
+  );
+  // Only a draft starts with its first ad; a paused or ended campaign is resumed on its own page.
+  const offersStart = !adId && campaign.data?.status === "draft";
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -93,7 +91,7 @@ export function AdForm({
     const parsed = ZAdSettings.safeParse(settings);
     if (!parsed.success) return setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
     if (adId) update.mutate({ id: adId, settings });
-    else create.mutate({ campaignId, ...settings });
+    else create.mutate({ campaignId, ...settings, activateCampaign: offersStart && startCampaign });
   };
   const text = (key: "name" | "size" | "mediaUrl" | "destinationUrl", label: string, placeholder = "") => (
     <div className="field">
@@ -103,15 +101,11 @@ export function AdForm({
           value={current[key]}
           placeholder={placeholder}
           onChange={(e) => set(key, e.target.value)}
-          aria-invalid={errors[key] ? true : undefined}
-          aria-describedby={errors[key] ? `ad-${key}-error` : undefined}
+          aria-invalid={fieldErrors[key] ? true : undefined}
+          aria-describedby={fieldErrors[key] ? `ad-${key}-error` : undefined}
         />
       </label>
-      {errors[key] ? (
-        <span id={`ad-${key}-error`} className="error">
-          {label} {errors[key]}
-        </span>
-      ) : null}
+      {fieldError(key, label)}
     </div>
   );
 
@@ -178,11 +172,13 @@ export function AdForm({
         ))}
         {fieldError("productRefs", "Products:")}
       </fieldset>
-      {serverError && !refusal ? (
-        <p role="alert" className="error">
-          {serverError}
-        </p>
+      {offersStart ? (
+        <label className="check">
+          <input type="checkbox" checked={startCampaign} onChange={(e) => setStartCampaign(e.target.checked)} /> Start the campaign with this ad (it is a draft
+          until then)
+        </label>
       ) : null}
+      <Problem about="The ad was not saved" message={failure && Object.keys(refused).length === 0 ? failure.message : null} />
       <div className="row-buttons">
         <button type="submit" className="button" disabled={create.isPending || update.isPending}>
           {adId ? "Save ad" : "Create ad"}

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { Problem } from "@/app/problem";
 import { Busy, Empty } from "@/app/query-state";
+import { budgetBelowBid } from "@/server/campaigns/budget-warning";
 import { useTRPC } from "../../../trpc-client";
 import { useAudience, useCurrency } from "../../currency";
 import { DailyCharts } from "../../daily-charts";
@@ -89,6 +90,11 @@ export function CampaignPage({ id }: { id: string }) {
         ) : null}
       </form>
       <Problem message={setStatus.error?.message} />
+      {c.pacing && budgetBelowBid(c.pacing) ? (
+        <p role="status" className="notice" data-testid="budget-warning">
+          {budgetBelowBid(c.pacing)}
+        </p>
+      ) : null}
       <PacingCards pacing={c.pacing} wallet={c.wallet} />
       <KpiCards total={c} previous={c.previous} currency={currency} audience={audience} started={c.start_date} start="this campaign started" />
       <CampaignWindows campaignId={id} campaignType={c.campaign_type} />

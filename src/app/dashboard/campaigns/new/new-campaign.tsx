@@ -2,6 +2,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Problem } from "../../../problem";
+import { Busy, Empty } from "../../../query-state";
 import { useTRPC } from "../../../trpc-client";
 import { ReadOnlyNote, useMayChange } from "../../may-change";
 import { CampaignForm, NEW_CAMPAIGN } from "../campaign-form";
@@ -19,12 +21,12 @@ export function NewCampaign() {
         <Link href="/dashboard/campaigns">← Campaigns</Link>
       </p>
       <h1>New campaign</h1>
-      {accounts.isPending || mayChange === undefined ? (
-        <p aria-busy="true" className="muted">
-          Loading…
-        </p>
+      {accounts.error ? (
+        <Problem about="The advertisers could not be loaded" message={accounts.error.message} />
+      ) : accounts.isPending || mayChange === undefined ? (
+        <Busy what="advertisers" />
       ) : advertisers.length === 0 ? (
-        <p className="empty">Campaigns belong to advertisers, and this account is not one.</p>
+        <Empty>Campaigns belong to advertisers, and this account is not one.</Empty>
       ) : !mayChange ? (
         <ReadOnlyNote what="this account's campaigns" />
       ) : (

@@ -117,11 +117,17 @@ async function parse(input: unknown, options: SaveOptions) {
   const result = ZDestinationInput.safeParse(input);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "destination"} ${issue.message}`);
-    throw new TallyError("bad_request", problems.join("; "));
+    // Each field's first problem under its own name (`credentials.roleArn` is `roleArn`), for the form.
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of result.error.issues) {
+      const name = issue.path.findLast((part) => typeof part === "string");
+      if (typeof name === "string") fieldErrors[name] ??= issue.message;
+    }
+    throw new TallyError("bad_request", problems.join("; "), { fieldErrors });
   }
   assertMayChange(options.actor, result.data.accountId, "account");
   const problem = await endpointProblem(result.data.endpoint, options.allowPrivateEndpoints ?? privateEndpointsAllowed());
-  if (problem) throw new TallyError("bad_request", `endpoint ${problem}`);
+  if (problem) throw new TallyError("bad_request", `endpoint ${problem}`, { fieldErrors: { endpoint: problem } });
   return result.data;
 }
 
@@ -136,7 +142,8 @@ function credentialColumns(id: string, credentials: z.output<typeof ZCredentials
   }
   let secretCiphertext: Uint8Array<ArrayBuffer>;
   if (credentials.secretAccessKey === SECRET_MASK) {
-    if (!stored?.secretCiphertext || stored.credentialKind !== "access_key") throw new TallyError("bad_request", "credentials.secretAccessKey is required");
+    if (!stored?.secretCiphertext || stored.credentialKind !== "access_key")
+      throw new TallyError("bad_request", "credentials.secretAccessKey is required", { fieldErrors: { secretAccessKey: "is required" } });
     secretCiphertext = stored.secretCiphertext;
   } else {
     secretCiphertext = new Uint8Array(encryptSecret(credentials.secretAccessKey, id));

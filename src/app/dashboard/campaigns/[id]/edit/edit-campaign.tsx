@@ -1,6 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { Problem } from "../../../../problem";
+import { Busy } from "../../../../query-state";
 import { useTRPC } from "../../../../trpc-client";
 import { ReadOnlyNote, useMayChange } from "../../../may-change";
 import { CampaignForm, formOfSettings } from "../../campaign-form";
@@ -16,13 +18,11 @@ export function EditCampaign({ id }: { id: string }) {
       </p>
       <h1>Edit campaign</h1>
       {settings.error ? (
-        <p role="alert" className="error">
-          {settings.error.data?.code === "NOT_FOUND" ? "There is no such campaign, or it is not one of this account's." : settings.error.message}
-        </p>
+        <Problem
+          message={settings.error.data?.code === "NOT_FOUND" ? "There is no such campaign, or it is not one of this account's." : settings.error.message}
+        />
       ) : !settings.data || mayChange === undefined ? (
-        <p aria-busy="true" className="muted">
-          Loading…
-        </p>
+        <Busy what="the campaign" />
       ) : !mayChange ? (
         <ReadOnlyNote what="this campaign" />
       ) : (

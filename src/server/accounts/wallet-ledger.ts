@@ -1,0 +1,85 @@
+// An advertiser's wallet as a ledger: what came in (each top-up, kept in wallet_top_ups by
+// topUpWallet in its own transaction) and what went out (each UTC day's charges). The charges are
+// read from advertiser_daily_spend, the per-day sum that settling writes in the statement that
+// takes the same amount from the wallet (store/postgres/settle-beacons.sql.ts), in either store,
+// so the ledger and the balance cannot disagree and no write per event is added for it.
+import { type ActivityActor, actorOf } from "@/server/activity/activity-log";
+import { dayStart } from "@/server/core/days";
+import { fromMicros } from "@/server/core/money";
+import { db } from "@/server/db/client";
+import type { Prisma } from "@/server/db/generated/client";
+import { newId } from "@/server/db/ids";
+import { type Actor, assertMayAccess, isOperator } from "./actor";
+
+type Tx = Prisma.TransactionClient;
+
+/** Most top-ups one range lists (newest first); the page says when more were left out. */
+export const LEDGER_TOP_UP_LIMIT = 500;
+
+export async function recordTopUp(
+  tx: Tx,
+  actor: ActivityActor,
+  topUp: { accountId: string; requestId: string; amountMicros: bigint; balanceAfterMicros: bigint },
+): Promise<void> {
+  const { actorUserId, actorName } = actorOf(actor);
+  await tx.walletTopUp.create({ data: { id: newId("wtu"), ...topUp, actorUserId, actorName } });
+}
+
+export interface LedgerRow {
+  id: string;
+  /** A top-up's moment (UTC, to the second) or a day of charges (YYYY-MM-DD): newest first either way. */
+  when: string;
+  entry: "top-up" | "charges";
+  /** Money in (a top-up) is positive, out (a day's charges) negative. */
+  amount: number;
+  /** Who topped up; members read "Tally staff", as in the activity log. Null for charges. */
+  by: string | null;
+  /** The wallet just after a top-up; null for a day's charges, taken event by event. */
+  balanceAfter: number | null;
+}
+
+/**
+ * The wallet's top-ups and daily charges from `startDate` to `endDate` (UTC days, inclusive),
+ * newest first, for whoever may see the account: staff, and the account's own members.
+ */
+export async function walletLedger({
+  actor,
+  accountId,
+  startDate,
+  endDate,
+}: {
+  actor: Actor;
+  accountId: string;
+  startDate: string;
+  endDate: string;
+}): Promise<{ rows: LedgerRow[]; moreTopUps: boolean }> {
+  assertMayAccess(actor, accountId);
+  const from = dayStart(startDate);
+  const until = new Date(dayStart(endDate).getTime() + 86_400_000);
+  const [topUps, charges] = await Promise.all([
+    db.walletTopUp.findMany({
+      where: { accountId, at: { gte: from, lt: until } },
+      orderBy: [{ at: "desc" }, { id: "desc" }],
+      take: LEDGER_TOP_UP_LIMIT + 1,
+    }),
+    db.advertiserDailySpend.findMany({ where: { advertiserId: accountId, day: { gte: from, lt: until }, spendMicros: { gt: 0 } }, orderBy: { day: "desc" } }),
+  ]);
+  const staffShown = isOperator(actor) || actor.role === "staff";
+  const rows: LedgerRow[] = [
+    ...topUps.slice(0, LEDGER_TOP_UP_LIMIT).map((t) => ({
+      id: t.id,
+      when: t.at.toISOString().slice(0, 19).replace("T", " "),
+      entry: "top-up" as const,
+      amount: fromMicros(t.amountMicros),
+      by: staffShown ? t.actorName : "Tally staff",
+      balanceAfter: fromMicros(t.balanceAfterMicros),
+    })),
+    ...charges.map((c) => {
+      const day = c.day.toISOString().slice(0, 10);
+      return { id: `charges-${day}`, when: day, entry: "charges" as const, amount: -fromMicros(c.spendMicros), by: null, balanceAfter: null };
+    }),
+  ];
+  // A day's charges after that day's top-ups: "2026-12-02" sorts before "2026-12-02 09:00:00".
+  rows.sort((a, b) => b.when.localeCompare(a.when));
+  return { rows, moreTopUps: topUps.length > LEDGER_TOP_UP_LIMIT };
+}

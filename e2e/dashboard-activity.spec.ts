@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: one change of every kind, each made through its own form, reads best beside the list it is checked against.
 // The activity log as a person meets it: a campaign's budget and bid changed in its form show on the
 // Activity page and the campaign's page as before → after; the page's filters live in its address,
 // so a reload keeps them; one change of every kind, each made in its own form, is listed once.

@@ -51,7 +51,6 @@ export function Campaigns() {
   const status = (STATUSES as readonly string[]).includes(asked) ? asked : "";
   const setStatus = (value: string) => set({ status: value || null });
   const me = useQuery(trpc.auth.me.queryOptions());
-  const accounts = useQuery(trpc.accounts.list.queryOptions());
   const manages = useManagesCampaigns(accountId);
   const list = useQuery(trpc.campaigns.list.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
   const [selected, setSelected] = useState<Set<string>>(() => new Set());

@@ -1,13 +1,16 @@
 // Tests wait for settling where they used to wait for the 202: a beacon's status, spend and
 // rollups exist once its shard is settled (src/server/pipeline/settle/).
 
+import { randomUUID } from "node:crypto";
 import { OPERATOR } from "@/server/accounts/actor";
 import { type ApiKeyCaller, authenticateApiKey, createApiKey } from "@/server/accounts/api-keys";
+import { DAY_MS } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
 import { pgPool } from "@/server/db/pg-pool";
 import { type AcceptedBeacon, recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import { type RecordedConversion, recordConversion } from "@/server/pipeline/accept/conversions/record-conversion";
 import { type SettleSummary, settlePending } from "@/server/pipeline/settle/settle-pending";
+import { CHROME, type ServedTarget, servedClaims } from "./beacon-log";
 
 /**
  * Settles until every beacon and order committed before the call is settled. A shard's log is read only up
@@ -64,6 +67,13 @@ export async function recordAndSettle(input: Parameters<typeof recordBeacon>[0])
   const { eventId } = await recordBeacon(input);
   await settleAll();
   return outcomeOf(eventId);
+}
+
+/** A click on `target`'s ad `daysAgo` days before now, in a session of its own, recorded and settled: its outcome. */
+export function settledClickDaysAgo(target: ServedTarget, daysAgo: number): Promise<SettledOutcome> {
+  const at = new Date(Date.now() - daysAgo * DAY_MS);
+  const session = `click-${randomUUID()}`;
+  return recordAndSettle({ claims: servedClaims(target, session, { kind: "click", at }), body: { session_id: session }, userAgent: CHROME, now: at });
 }
 
 const checkoutServers = new Map<string, Promise<ApiKeyCaller>>();

@@ -4,12 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Viewer } from "@/server/accounts/sessions";
-import { DAY_MS, daysFromToday } from "@/server/core/days";
+import { daysFromToday } from "@/server/core/days";
 import { db } from "@/server/db/client";
 import { createCaller } from "@/server/trpc/root";
-import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
+import type { ServedTarget } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { settledClickDaysAgo } from "@/testing/settle";
 import { topUpWallet } from "./manage-account";
 import { walletLedger } from "./wallet-ledger";
 
@@ -30,16 +30,8 @@ let campaign: Awaited<ReturnType<typeof makeCampaignWithAd>>;
 
 /** A counted click (CPC 0.40) `daysAgo` days before now. */
 async function click(daysAgo: number) {
-  const at = new Date(Date.now() - daysAgo * DAY_MS);
   const target: ServedTarget = { ...campaign, ad: { id: campaign.ad.id, type: campaign.ad.type, size: campaign.ad.size }, publisher: shop };
-  const session = `ledger-${randomUUID()}`;
-  const outcome = await recordAndSettle({
-    claims: servedClaims(target, session, { kind: "click", at }),
-    body: { session_id: session },
-    userAgent: CHROME,
-    now: at,
-  });
-  expect(outcome.status).toBe("counted");
+  expect((await settledClickDaysAgo(target, daysAgo)).status).toBe("counted");
 }
 
 beforeAll(async () => {

@@ -1,13 +1,9 @@
-// Pacing as the dashboard reads it, from spend that real beacons settled: a campaign at its daily
-// budget, an advertiser's days of wallet left at its last 7 days' spend (worked out here by hand),
-// a live campaign with nothing to serve, and none of it across tenants.
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Viewer } from "@/server/accounts/sessions";
-import { DAY_MS, daysFromToday } from "@/server/core/days";
-import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
+import { daysFromToday } from "@/server/core/days";
+import type { ServedTarget } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle } from "@/testing/settle";
+import { settledClickDaysAgo } from "@/testing/settle";
 import { getCampaign } from "./get-campaign";
 import { listCampaigns } from "./list-campaigns";
 import { campaignPacing } from "./pacing";
@@ -35,15 +31,8 @@ let rivalCampaign: Made;
 
 /** A counted click on the campaign's ad, `daysAgo` days before now, in a session of its own. */
 async function click(made: Made, daysAgo: number) {
-  const at = new Date(Date.now() - daysAgo * DAY_MS);
   const target: ServedTarget = { ...made, ad: { id: made.ad.id, type: made.ad.type, size: made.ad.size }, publisher: shop };
-  const session = `pace-${randomUUID()}`;
-  const outcome = await recordAndSettle({
-    claims: servedClaims(target, session, { kind: "click", at }),
-    body: { session_id: session },
-    userAgent: CHROME,
-    now: at,
-  });
+  const outcome = await settledClickDaysAgo(target, daysAgo);
   expect(outcome.status).toBe("counted");
   return outcome.spendMicros;
 }

@@ -135,7 +135,7 @@ export function CampaignPage({ id }: { id: string }) {
       ) : (
         <DataTable
           caption={`Ads of ${c.name}`}
-          columns={adColumns}
+          columns={adColumns(audience)}
           rows={c.ads}
           rowKey={(ad) => ad.ad_id}
           currency={currency}

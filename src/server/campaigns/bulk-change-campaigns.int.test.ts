@@ -1,15 +1,10 @@
-// Bulk changes to campaigns meet the single campaign's rules, campaign by campaign: who may change
-// which campaign, which status moves are allowed, the budget's bounds, one activity entry per
-// campaign changed; and the request's own bound, through the procedure too.
-import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Viewer } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { createCaller } from "@/server/trpc/root";
-import { makeAdvertiser, makePublisher } from "@/testing/fixtures";
+import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { MAX_BULK_CAMPAIGNS } from "./bulk-campaign-input";
 import { bulkChangeCampaigns } from "./bulk-change-campaigns";
-import { createCampaign } from "./create-campaign";
 
 const staff: Viewer = { userId: "usr_bulk_staff", email: "staff@bulk.test", name: "Staff", role: "staff", accountId: null };
 const member = (accountId: string, memberRole: "admin" | "viewer" = "admin"): Viewer => ({
@@ -25,20 +20,10 @@ let shop: Awaited<ReturnType<typeof makePublisher>>;
 let brand: Awaited<ReturnType<typeof makeAdvertiser>>;
 let rival: Awaited<ReturnType<typeof makeAdvertiser>>;
 
+/** A campaign with one ad (so a member may make it active), made as the seed and the CLIs make them. */
 async function campaign(advertiserId: string, status: "active" | "paused" | "draft" = "active", dailyBudget?: number) {
-  const made = await createCampaign({
-    actor: staff,
-    advertiserId,
-    name: `Bulk ${randomUUID().slice(0, 8)}`,
-    type: "display",
-    status,
-    startDate: "2026-12-01",
-    bidModel: "cpm",
-    bid: 2,
-    dailyBudget,
-    publisherIds: [shop.id],
-  });
-  return made.id;
+  const made = await makeCampaignWithAd({ advertiserId, publisherIds: [shop.id], status, bid: 2, dailyBudget });
+  return made.campaign.id;
 }
 
 const statusOf = async (ids: string[]) =>
@@ -82,7 +67,11 @@ describe("bulkChangeCampaigns", () => {
     ]);
     expect(await statusOf([first, second])).toEqual({ [first]: "active", [second]: "active" });
     // Only their creation is in the log.
-    expect((await entriesOf([first, second])).map((e) => e.action)).toEqual(["campaign.created", "campaign.created"]);
+    // Nothing but how they were made (each campaign and its ad): the viewer changed none.
+    expect((await entriesOf([first, second])).map((e) => e.action).filter((action) => action.startsWith("campaign."))).toEqual([
+      "campaign.created",
+      "campaign.created",
+    ]);
   });
 
   it("resumes only a paused campaign: an active one is left as it is, a draft is refused", async () => {
@@ -95,6 +84,14 @@ describe("bulkChangeCampaigns", () => {
     ]);
     expect(await statusOf([paused, active, draft])).toEqual({ [paused]: "active", [active]: "active", [draft]: "draft" });
     expect((await entriesOf([paused, active, draft])).filter((e) => e.action === "campaign.status.set").map((e) => e.campaignId)).toEqual([paused]);
+  });
+
+  it("refuses to resume a paused campaign whose ads are all archived: it would be active with nothing to serve", async () => {
+    const made = await makeCampaignWithAd({ advertiserId: brand.id, publisherIds: [shop.id], status: "paused" });
+    await db.ad.update({ where: { id: made.ad.id }, data: { status: "archived" } });
+    const answer = await bulkChangeCampaigns({ actor: member(brand.id), ids: [made.campaign.id], change: { action: "resume" } });
+    expect(answer).toEqual({ changed: 0, results: [{ id: made.campaign.id, outcome: "refused", reason: expect.stringMatching(/^status: add an ad first/) }] });
+    expect(await statusOf([made.campaign.id])).toEqual({ [made.campaign.id]: "paused" });
   });
 
   it("gives every campaign one daily budget, logs what it was, and leaves one that already has it", async () => {

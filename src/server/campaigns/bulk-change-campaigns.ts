@@ -11,6 +11,7 @@ import { db } from "@/server/db/client";
 import type { CampaignStatus } from "@/server/db/generated/enums";
 import { type BulkCampaignOutcome, type TBulkCampaignChange, type TBulkCampaignsInput, ZBulkCampaignsInput } from "./bulk-campaign-input";
 import { type CampaignState, campaignState, recordCampaignChange } from "./campaign-activity";
+import { assertMayBeActive } from "./campaign-references";
 import type { Tx } from "./sku-ownership";
 import { lockCampaign } from "./update-campaign";
 
@@ -43,6 +44,8 @@ async function changeOne(tx: Tx, actor: Actor, id: string, change: TBulkCampaign
   const next = nextState(before, change);
   if ("skip" in next) return { id, ...next.skip };
   const { after } = next;
+  // A paused campaign whose ads are all archived cannot serve: resumed, it would be active with no ad.
+  await assertMayBeActive(tx, actor, { id, was: before.status as CampaignStatus, status: after.status as CampaignStatus });
   await tx.campaign.update({
     where: { id },
     data: change.action === "daily_budget" ? { dailyBudgetMicros: toMicros(change.dailyBudget) } : { status: STATUS_MOVES[change.action].to },

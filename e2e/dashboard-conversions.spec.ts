@@ -33,7 +33,7 @@ test("conversion settings: credit orders without proof, a limit, and a signing s
     expect(stored).toEqual({ credits: true, total: "2500000000", quantity: null });
 
     // A new secret, shown once.
-    await expect(conversions.getByText("No signing secret yet.")).toBeVisible();
+    await expect(conversions.getByText("No signing secret yet:")).toBeVisible();
     await conversions.getByRole("button", { name: "Create secret" }).click();
     const secret = (await conversions.getByTestId("new-signing-secret").textContent())!;
     expect(secret).toMatch(/^tss_[A-Za-z0-9_-]{43}$/);

@@ -117,7 +117,9 @@ test("a viewer of an account reads and downloads its screens, and meets no form 
   const products = account.getByRole("table", { name: "Products" });
   await expect(products).toContainText("ACME-BEANS-1KG");
   const shown = await products.locator("tbody tr").count();
-  const [csv] = await Promise.all([reader.waitForEvent("download"), account.getByRole("button", { name: "Download CSV" }).first().click()]);
+  // The Products table's own download (the wallet's ledger above it has one too).
+  const productsTable = account.locator(".data-table").filter({ has: reader.getByRole("table", { name: "Products" }) });
+  const [csv] = await Promise.all([reader.waitForEvent("download"), productsTable.getByRole("button", { name: "Download CSV" }).click()]);
   expect(csv.suggestedFilename()).toMatch(/^products.*\.csv$/);
   const lines = (await readCsv((await csv.path())!)).filter((line) => line.some((cell) => cell !== ""));
   expect(lines[0]).toEqual(["Product", "SKU", "Category", "Price"]);

@@ -30,6 +30,8 @@ test("from a new advertiser to its ad in the store, a click and an order, to the
   // Its campaign, with a bid that wins the store's sponsored slots, and its ad.
   await page.getByRole("link", { name: "Campaigns" }).click();
   await page.getByRole("link", { name: "New campaign" }).click();
+  // The list's account picker and column chooser name advertisers too: the form's own field, once it is open.
+  await expect(page.getByRole("heading", { level: 1, name: "New campaign" })).toBeVisible();
   await page.getByLabel("Advertiser").selectOption({ label: "Lighthouse Tea" });
   const campaign = page.getByRole("form", { name: "New campaign" });
   await campaign.getByLabel("Name").fill("Lighthouse: green tea");

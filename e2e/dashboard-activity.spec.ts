@@ -223,6 +223,8 @@ async function changeVideoWindows(page: Page): Promise<{ was: number; became: nu
 }
 
 test("every kind of change made in the dashboard is listed under its kind", async ({ page }) => {
+  // A change of every kind, each through its own form (the top-up now confirmed first): longer than one screen's test.
+  test.setTimeout(120_000);
   const run = String(Date.now());
   const names = namesOf(run);
   const secret = `activity-secret-${run}`;

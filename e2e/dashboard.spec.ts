@@ -85,7 +85,7 @@ test("an account manager sees the overview's totals and charts for an account, a
 
   await page.getByRole("button", { name: "Last 7 days" }).click();
   await expect(page.getByRole("button", { name: "Last 7 days" })).toHaveAttribute("aria-pressed", "true");
-  await expect(page.getByLabel("From")).toHaveValue(daysAgo(6));
+  await expect(page.getByRole("textbox", { name: "From" })).toHaveValue(daysAgo(6));
 
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(kpis).toBeVisible();

@@ -3,6 +3,7 @@
 // named by the name its entry's subject was written with (the name at the time), ids in fields by
 // the names the server sent (as they are now); an action this page does not know yet still reads
 // as who did what to which thing. Moments read "2026-11-27 15:04 UTC", with how long ago beside.
+import { formatMoney } from "../figures";
 import { describeAction, describeValue, fieldsOf, type Names } from "./describe-change";
 
 export interface DescribedEntry {
@@ -103,8 +104,6 @@ const PHRASES: Record<string, (c: Context) => string> = {
   "user.created": (c) => `created staff user ${text(c.now.email)}`,
 };
 
-const twoDecimals = new Intl.NumberFormat("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /** The entry as one sentence, who first. */
 export function describeEntry(entry: DescribedEntry): string {
   const names = entry.names ?? {};
@@ -113,7 +112,7 @@ export function describeEntry(entry: DescribedEntry): string {
     account: entry.accountName ?? "the account",
     was: fieldsOf(entry.before),
     now: fieldsOf(entry.after),
-    money: (amount) => (typeof amount === "number" && Number.isFinite(amount) ? `${entry.currency} ${twoDecimals.format(amount)}` : "—"),
+    money: (amount) => (typeof amount === "number" && Number.isFinite(amount) ? formatMoney(amount, entry.currency) : "—"),
     name: (value) => describeValue("", value, names),
     subject: entry.subject,
   };

@@ -28,9 +28,11 @@ export interface ReportScope {
 }
 
 export interface ReportQuery<OrderBy extends string> {
-  /** YYYY-MM-DD, inclusive, UTC. */
+  /** YYYY-MM-DD, inclusive, local dates in `zone`. */
   startDate: string;
   endDate: string;
+  /** The IANA zone (canonical name) the range and each row's day are local dates in; absent: UTC. */
+  zone?: string;
   page: number;
   perPage: number;
   orderBy: OrderBy;

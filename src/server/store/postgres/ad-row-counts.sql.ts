@@ -15,15 +15,15 @@ import type { ReportTableSpec } from "./rollup-tables.sql";
 export function rowCounting(spec: ReportTableSpec): { returning: string; countsCte: string } {
   if (!spec.rowsCounted) return { returning: "", countsCte: "" };
   return {
-    returning: "RETURNING advertiser_id, day, campaign_id, publisher_id, xmax = 0 AS inserted",
+    returning: "RETURNING advertiser_id, zone, day, campaign_id, publisher_id, xmax = 0 AS inserted",
     countsCte: `, daily_ad_row_counts AS (
-  INSERT INTO daily_ad_row_counts AS c (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows)
-  SELECT advertiser_id, day, campaign_id, count(*) FILTER (WHERE publisher_id = ''), count(*) FILTER (WHERE publisher_id <> '')
+  INSERT INTO daily_ad_row_counts AS c (advertiser_id, zone, day, campaign_id, ad_rows, ad_publisher_rows)
+  SELECT advertiser_id, zone, day, campaign_id, count(*) FILTER (WHERE publisher_id = ''), count(*) FILTER (WHERE publisher_id <> '')
     FROM ${spec.table}
    WHERE inserted
-   GROUP BY 1, 2, 3
-   ORDER BY 1, 2, 3
-  ON CONFLICT (advertiser_id, day, campaign_id) DO UPDATE
+   GROUP BY 1, 2, 3, 4
+   ORDER BY 1, 2, 3, 4
+  ON CONFLICT (advertiser_id, zone, day, campaign_id) DO UPDATE
      SET ad_rows = c.ad_rows + EXCLUDED.ad_rows, ad_publisher_rows = c.ad_publisher_rows + EXCLUDED.ad_publisher_rows
 )`,
   };
@@ -36,9 +36,9 @@ export function rowCounting(spec: ReportTableSpec): { returning: string; countsC
  */
 export const adRowCountsRecount = (firstDay: string, lastDay: string): Sql => sql`
 recounted AS (
-  SELECT advertiser_id, day, campaign_id, count(*) FILTER (WHERE publisher_id = '') AS ad_rows,
+  SELECT advertiser_id, zone, day, campaign_id, count(*) FILTER (WHERE publisher_id = '') AS ad_rows,
          count(*) FILTER (WHERE publisher_id <> '') AS ad_publisher_rows
     FROM daily_ad_totals
    WHERE day BETWEEN ${firstDay}::date AND ${lastDay}::date
-   GROUP BY 1, 2, 3
+   GROUP BY 1, 2, 3, 4
 )`;

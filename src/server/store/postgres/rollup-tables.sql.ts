@@ -4,11 +4,12 @@
 // in key order, so batches cannot deadlock.
 import { INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
 
+/** daily_rollups' key but for its zone (ClickHouse's rollups, kept in UTC days, have this key). */
 export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
-export type KeyColumn = (typeof ROLLUP_KEY)[number];
+export type KeyColumn = (typeof ROLLUP_KEY)[number] | "zone" | "hour";
 
 export interface ReportTableSpec {
-  table: "daily_rollups" | "daily_campaign_totals" | "daily_ad_totals";
+  table: "daily_rollups" | "daily_campaign_totals" | "daily_ad_totals" | "hourly_campaign_totals";
   keys: readonly KeyColumn[];
   /** Rows per publisher and, with publisher_id '', over every publisher. */
   alsoOverPublishers?: boolean;
@@ -17,17 +18,40 @@ export interface ReportTableSpec {
 }
 
 export const REPORT_TABLES: readonly ReportTableSpec[] = [
-  { table: "daily_rollups", keys: ROLLUP_KEY },
-  { table: "daily_campaign_totals", keys: ["day", "publisher_id", "advertiser_id", "campaign_id"] },
-  { table: "daily_ad_totals", keys: ["day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true, rowsCounted: true },
+  { table: "daily_rollups", keys: ["zone", ...ROLLUP_KEY] },
+  { table: "daily_campaign_totals", keys: ["zone", "day", "publisher_id", "advertiser_id", "campaign_id"] },
+  { table: "daily_ad_totals", keys: ["zone", "day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true, rowsCounted: true },
+  { table: "hourly_campaign_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id", "campaign_id"] },
 ];
 
+/** Whether a table keys its rows by local hour too: its zones' rows start at `hours_since`, not `since`. */
+export const isHourly = (spec: { keys: readonly KeyColumn[] }): boolean => spec.keys.includes("hour");
+
 /**
- * The key of a table's rows computed from source rows whose time is `timeColumn` (the UTC day of
- * it): the SELECT list (named as the table's columns) and the GROUP BY clause.
+ * The kept zones, as a CTE named `zones` for the writers' statements: every row of report_zones,
+ * share-locked so that upkeep's move of a zone's start (which locks its row for update) never
+ * interleaves with a batch that read the old start.
+ */
+export const ZONES_CTE = "zones AS (SELECT zone, since, hours_since FROM report_zones FOR SHARE)";
+
+/**
+ * The source rows joined to the zones each one belongs in: `${relation} JOIN zones z` on the
+ * time column reaching the zone's start (its hours' start for an hourly table).
+ */
+export const zonedSource = (spec: ReportTableSpec, relation: string, timeColumn: string): string =>
+  `${relation} JOIN zones z ON ${timeColumn} >= z.${isHourly(spec) ? "hours_since" : "since"}`;
+
+/** A local day (or hour) of a time column in the zone joined as `z`. */
+export const localDay = (timeColumn: string): string => `(${timeColumn} AT TIME ZONE z.zone)::date`;
+export const localHour = (timeColumn: string): string => `extract(hour FROM ${timeColumn} AT TIME ZONE z.zone)::smallint`;
+
+/**
+ * The key of a table's rows computed from source rows whose time is `timeColumn`, joined to the
+ * zones as `z` (zonedSource): the SELECT list (named as the table's columns) and the GROUP BY
+ * clause. A row's day is the local date of the time in its zone, its hour the local hour.
  */
 export function reportKeyGrouping(spec: ReportTableSpec, timeColumn: string): { columns: string; groupBy: string } {
-  const expression = (key: KeyColumn) => (key === "day" ? `(${timeColumn} AT TIME ZONE 'UTC')::date` : key);
+  const expression = (key: KeyColumn) => (key === "zone" ? "z.zone" : key === "day" ? localDay(timeColumn) : key === "hour" ? localHour(timeColumn) : key);
   const columns = spec.keys
     .map((key) =>
       key === "publisher_id" && spec.alsoOverPublishers

@@ -12,11 +12,15 @@ import {
   CREDIT_MEASURES,
   CREDIT_SUMS,
   creditRows,
+  localDay,
+  localHour,
   ORDER_COUNTS,
   ORDER_MEASURES,
   REPORT_TABLES,
   type ReportTableSpec,
   reportKeyGrouping,
+  ZONES_CTE,
+  zonedSource,
 } from "./rollup-tables.sql";
 
 function trafficUpsert(spec: ReportTableSpec): string {
@@ -33,7 +37,7 @@ function trafficUpsert(spec: ReportTableSpec): string {
                     count(*) FILTER (WHERE status = 'counted' AND kind = 'click'),
                     sum(spend_micros),
                     ${FILTERED_STATUSES.map(({ status }) => `count(*) FILTER (WHERE status = '${status}')`).join(",\n                    ")}
-               FROM input
+               FROM ${zonedSource(spec, "input", "created_at")}
               GROUP BY ${groupBy}
               ORDER BY ${positions}
              ON CONFLICT (${keys.join(", ")}) DO UPDATE
@@ -48,7 +52,7 @@ function trafficUpsert(spec: ReportTableSpec): string {
  * The beacon writer's CTEs, one per report table, over the batch's rows in a CTE named `input`
  * (ad_events' columns): counted impressions, views and clicks, spend, and each filtered status.
  */
-export const trafficUpserts = (): string => REPORT_TABLES.map(trafficUpsert).join(", ");
+export const trafficUpserts = (): string => [ZONES_CTE, ...REPORT_TABLES.map(trafficUpsert)].join(", ");
 
 function creditUpsert(spec: ReportTableSpec): string {
   const { table, keys } = spec;
@@ -59,7 +63,7 @@ function creditUpsert(spec: ReportTableSpec): string {
   INSERT INTO ${table} AS r (${keys.join(", ")}, ${CREDIT_MEASURES.join(", ")})
   SELECT ${columns},
          ${CREDIT_SUMS}
-    FROM credit_rows
+    FROM ${zonedSource(spec, "credit_rows", "at")}
    GROUP BY ${groupBy}
    ORDER BY ${positions}
   ON CONFLICT (${keys.join(", ")}) DO UPDATE
@@ -80,7 +84,7 @@ function creditUpsert(spec: ReportTableSpec): string {
  * up over batches.
  */
 export const creditUpserts = (): string =>
-  `converted AS (
+  `${ZONES_CTE}, converted AS (
   INSERT INTO converted_clicks (event_id, event_created_at)
   SELECT DISTINCT event_id, event_created_at FROM attributed WHERE ${CONVERTING_CLICK_LINES} ORDER BY event_id
   ON CONFLICT (event_id) DO NOTHING
@@ -88,15 +92,27 @@ export const creditUpserts = (): string =>
 ), credit_rows AS (${creditRows("attributed", "attributed JOIN converted USING (event_id)")}
 ), `
     .concat(REPORT_TABLES.map(creditUpsert).join(", "))
-    .concat(`, daily_publisher_orders AS (
-  -- Distinct orders per day and publisher, per advertiser and for every advertiser (''): the
-  -- advertiser and publisher reports' order counts, which do not add up over campaigns.
-  INSERT INTO daily_publisher_orders AS r (day, publisher_id, advertiser_id, ${ORDER_MEASURES.join(", ")})
-  SELECT (at AT TIME ZONE 'UTC')::date, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
+    .concat(`, ${publisherOrdersUpsert("daily")}, ${publisherOrdersUpsert("hourly")}`);
+
+/**
+ * Distinct orders per zone, local day (and hour, for hourly_publisher_orders) and publisher, per
+ * advertiser and for every advertiser (''): the advertiser and publisher reports' order counts,
+ * which do not add up over campaigns.
+ */
+function publisherOrdersUpsert(grain: "daily" | "hourly"): string {
+  const hourly = grain === "hourly";
+  const table = `${grain}_publisher_orders`;
+  const key = ["zone", "day", ...(hourly ? ["hour"] : []), "publisher_id", "advertiser_id"];
+  const time = ["z.zone", localDay("at"), ...(hourly ? [localHour("at")] : [])].join(", ");
+  const source = zonedSource({ table: hourly ? "hourly_campaign_totals" : "daily_campaign_totals", keys: hourly ? ["hour"] : [] }, "credit_rows", "at");
+  return `${table} AS (
+  INSERT INTO ${table} AS r (${key.join(", ")}, ${ORDER_MEASURES.join(", ")})
+  SELECT ${time}, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,
          ${ORDER_COUNTS}
-    FROM credit_rows
+    FROM ${source}
    WHERE NOT converted_click
-   GROUP BY GROUPING SETS (((at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((at AT TIME ZONE 'UTC')::date, publisher_id))
-   ORDER BY 1, 2, 3
-  ON CONFLICT (day, publisher_id, advertiser_id) DO UPDATE SET ${ORDER_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
-)`);
+   GROUP BY GROUPING SETS ((${time}, publisher_id, advertiser_id), (${time}, publisher_id))
+   ORDER BY ${key.map((_, index) => index + 1).join(", ")}
+  ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${ORDER_MEASURES.map((m) => `${m} = r.${m} + EXCLUDED.${m}`).join(", ")}
+)`;
+}

@@ -16,12 +16,16 @@ import {
   CREDIT_MEASURES,
   CREDIT_SUMS,
   creditRows,
+  type KeyColumn,
+  localDay,
+  localHour,
   ORDER_COUNTS,
   ORDER_MEASURES,
   REPORT_TABLES,
   type ReportTableSpec,
   ROLLUP_KEY,
   reportKeyGrouping,
+  zonedSource,
 } from "@/server/store/postgres/rollup-tables.sql";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
@@ -33,6 +37,8 @@ export type ReportTable = ReportTableSpec["table"] | "daily_publisher_orders" | 
 
 export interface RollupDifference {
   table: ReportTable;
+  /** The zone whose local date `day` is. */
+  zone: string;
   day: string;
   /** The row's key; columns the table does not have are null. */
   publisher_id: string | null;
@@ -48,11 +54,38 @@ export interface RollupDifference {
   recounted: string;
 }
 
-/** First and last day, inclusive, UTC. */
+/** First and last day, inclusive: local dates in each kept zone. */
 interface Days {
   firstDay: string;
   lastDay: string;
+  /**
+   * Only the local days that begin at or after the first UTC day's midnight (a check: in a zone
+   * ahead of UTC the first local day begins on the UTC day before, whose raw rows retention may
+   * have dropped); a rebuild takes every local day of the range.
+   */
+  wholeDaysOnly: boolean;
 }
+
+/**
+ * The kept zones, as the CTE `zones`, each with the local days the check or rebuild covers:
+ * from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
+ */
+const zonesCte = ({ firstDay, lastDay, wholeDaysOnly }: Days): Sql => sql`
+zones AS (
+  SELECT zone, since, hours_since, first_day, (first_day::timestamp AT TIME ZONE zone) AS from_at,
+         ((${lastDay}::date + 1)::timestamp AT TIME ZONE zone) AS to_at
+    FROM report_zones,
+         LATERAL (SELECT CASE WHEN ${wholeDaysOnly}::boolean AND (${firstDay}::date::timestamp AT TIME ZONE zone) < (${firstDay}::date::timestamp AT TIME ZONE 'UTC')
+                              THEN ${firstDay}::date + 1 ELSE ${firstDay}::date END AS first_day) f
+)`;
+
+/** Source rows in the local days each zone covers (zonesCte), from the zone's start on. */
+const zonedSpan = (spec: { table: ReportTableSpec["table"]; keys: ReportTableSpec["keys"] }, relation: string, time: string) =>
+  `${zonedSource(spec as ReportTableSpec, relation, time)} AND ${time} >= z.from_at AND ${time} < z.to_at`;
+
+// Raw rows of the UTC days around the range, so that the partitions of other days are pruned
+// (every zone's offset is within a day of UTC).
+const aroundRange = (time: string, { firstDay, lastDay }: Days) => sql`${raw(time)} >= ${firstDay}::date - 1 AND ${raw(time)} < ${lastDay}::date + 2`;
 
 // Table and column names below come from REPORT_TABLES, ROLLUP_KEY, MEASURES and FILTERED_STATUSES,
 // fixed lists, never from input.
@@ -62,29 +95,29 @@ const MEASURE_LIST = raw(MEASURES.join(", "));
 // `recounted`: events counted per key, and credited lines, distinct orders, sales and units per key,
 // with the unverified and uncredited orders and their sales, and converted clicks on the click's
 // day, each click once however many orders it led to (rollup-tables.sql.ts, CREDIT_SUMS).
-function recountCtes(spec: ReportTableSpec, { firstDay, lastDay }: Days): Sql {
+function recountCtes(spec: ReportTableSpec, days: Days): Sql {
   const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");
   const credited = reportKeyGrouping(spec, "at");
   return sql`
-events AS (
+${zonesCte(days)}, events AS (
   SELECT ${raw(events.columns)},
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'click') AS clicks,
          sum(spend_micros) AS spend_micros,
          ${raw(FILTERED_STATUSES.map(({ status, column }) => `count(*) FILTER (WHERE status = '${status}') AS ${column}`).join(",\n         "))}
-    FROM ad_events
-   WHERE created_at >= ${firstDay}::date AND created_at < ${lastDay}::date + 1
+    FROM ${raw(zonedSpan(spec, "ad_events", "created_at"))}
+   WHERE ${aroundRange("created_at", days)}
    GROUP BY ${raw(events.groupBy)}
 ), lines_placed AS (
-  SELECT * FROM attributions WHERE placed_at >= ${firstDay}::date AND placed_at < ${lastDay}::date + 1
+  SELECT * FROM attributions WHERE ${aroundRange("placed_at", days)}
 ), clicks_credited AS (
   SELECT * FROM attributions
-   WHERE ${raw(CONVERTING_CLICK_LINES)} AND event_created_at >= ${firstDay}::date AND event_created_at < ${lastDay}::date + 1
+   WHERE ${raw(CONVERTING_CLICK_LINES)} AND ${aroundRange("event_created_at", days)}
 ), credited (${key}, ${raw(CREDIT_MEASURES.join(", "))}) AS (
   SELECT ${raw(credited.columns)}, ${raw(CREDIT_SUMS)}
-    FROM (${raw(creditRows("lines_placed", "clicks_credited"))}) credit_rows
+    FROM ${raw(zonedSpan(spec, `(${creditRows("lines_placed", "clicks_credited")}) credit_rows`, "at"))}
    GROUP BY ${raw(credited.groupBy)}
 ), recounted AS (
   SELECT ${key},
@@ -99,11 +132,11 @@ events AS (
 function verifyTable(spec: ReportTableSpec, days: Days): Sql {
   const { table, keys } = spec;
   const key = raw(keys.join(", "));
-  const output = raw(ROLLUP_KEY.map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", "));
+  const output = raw((["zone", ...ROLLUP_KEY] as KeyColumn[]).map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", "));
   const compared = raw(MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0)::numeric, coalesce(r.${m}, 0)::numeric)`).join(", "));
   return sql`
 WITH ${recountCtes(spec, days)}, stored AS (
-  SELECT ${key}, ${MEASURE_LIST} FROM ${raw(table)} WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
+  SELECT ${key}, ${MEASURE_LIST} FROM ${raw(table)} JOIN zones z USING (zone) WHERE day BETWEEN z.first_day AND ${days.lastDay}::date
 )
 SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
   FROM stored s FULL JOIN recounted r USING (${key})
@@ -113,41 +146,53 @@ SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.
  ORDER BY ${key}, m.measure`;
 }
 
-// daily_publisher_orders recounted: distinct orders per day and publisher, per advertiser and
-// for every advertiser ('').
-const publisherOrdersRecount = ({ firstDay, lastDay }: Days) => sql`
-recounted (day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))}) AS (
-  SELECT (at AT TIME ZONE 'UTC')::date AS day, publisher_id,
-         CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, ${raw(ORDER_COUNTS)}
-    FROM (${raw(creditRows("attributions", "(SELECT * FROM attributions WHERE false) no_clicks"))}) credit_rows
-   WHERE at >= ${firstDay}::date AND at < ${lastDay}::date + 1 AND NOT converted_click
-   GROUP BY GROUPING SETS (((at AT TIME ZONE 'UTC')::date, publisher_id, advertiser_id), ((at AT TIME ZONE 'UTC')::date, publisher_id))
-)`;
+// daily_publisher_orders (and hourly_publisher_orders) recounted: distinct orders per zone, local
+// day (and hour) and publisher, per advertiser and for every advertiser ('').
+type OrdersGrain = "daily" | "hourly";
+const ordersKey = (grain: OrdersGrain) => ["zone", "day", ...(grain === "hourly" ? ["hour"] : []), "publisher_id", "advertiser_id"];
 
-const verifyPublisherOrders = (days: Days) => sql`
-WITH ${publisherOrdersRecount(days)}, stored AS (
-  SELECT day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))} FROM daily_publisher_orders WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
+const publisherOrdersRecount = (grain: OrdersGrain, days: Days) => {
+  const hourly = grain === "hourly";
+  const time = ["z.zone", localDay("at"), ...(hourly ? [localHour("at")] : [])].join(", ");
+  const spec = { table: hourly ? "hourly_campaign_totals" : "daily_campaign_totals", keys: (hourly ? ["hour"] : []) as KeyColumn[] } as const;
+  return sql`
+${zonesCte(days)}, recounted (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) AS (
+  SELECT ${raw(time)}, publisher_id,
+         CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, ${raw(ORDER_COUNTS)}
+    FROM ${raw(zonedSpan(spec, `(${creditRows("attributions", "(SELECT * FROM attributions WHERE false) no_clicks")}) credit_rows`, "at"))}
+   WHERE ${aroundRange("at", days)} AND NOT converted_click
+   GROUP BY GROUPING SETS ((${raw(time)}, publisher_id, advertiser_id), (${raw(time)}, publisher_id))
+)`;
+};
+
+const verifyPublisherOrders = (grain: OrdersGrain, days: Days) => {
+  const key = raw(ordersKey(grain).join(", "));
+  return sql`
+WITH ${publisherOrdersRecount(grain, days)}, stored AS (
+  SELECT ${key}, ${raw(ORDER_MEASURES.join(", "))} FROM ${raw(`${grain}_publisher_orders`)} JOIN zones z USING (zone)
+   WHERE day BETWEEN z.first_day AND ${days.lastDay}::date
 )
-SELECT 'daily_publisher_orders' AS "table", day::text, publisher_id, NULL::text AS site, advertiser_id, NULL::text AS campaign_id,
+SELECT ${raw(`'${grain}_publisher_orders'`)} AS "table", zone, day::text, publisher_id, NULL::text AS site, advertiser_id, NULL::text AS campaign_id,
        NULL::text AS ad_id, NULL::text AS placement_name, m.measure, m.stored::text, m.recounted::text
-  FROM stored s FULL JOIN recounted r USING (day, publisher_id, advertiser_id)
+  FROM stored s FULL JOIN recounted r USING (${key})
  CROSS JOIN LATERAL (VALUES ${raw(ORDER_MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0), coalesce(r.${m}, 0))`).join(", "))})
        AS m(measure, stored, recounted)
  WHERE m.stored <> m.recounted
- ORDER BY day, publisher_id, advertiser_id, m.measure`;
+ ORDER BY ${key}, m.measure`;
+};
 
 const verifyAdRowCounts = (days: Days) => sql`
 WITH ${adRowCountsRecount(days.firstDay, days.lastDay)}, stored AS (
-  SELECT advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows FROM daily_ad_row_counts WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
+  SELECT advertiser_id, zone, day, campaign_id, ad_rows, ad_publisher_rows FROM daily_ad_row_counts WHERE day BETWEEN ${days.firstDay}::date AND ${days.lastDay}::date
 )
-SELECT 'daily_ad_row_counts' AS "table", day::text, NULL::text AS publisher_id, NULL::text AS site, advertiser_id, campaign_id,
+SELECT 'daily_ad_row_counts' AS "table", zone, day::text, NULL::text AS publisher_id, NULL::text AS site, advertiser_id, campaign_id,
        NULL::text AS ad_id, NULL::text AS placement_name, m.measure, m.stored::text, m.recounted::text
-  FROM stored s FULL JOIN recounted r USING (advertiser_id, day, campaign_id)
+  FROM stored s FULL JOIN recounted r USING (advertiser_id, zone, day, campaign_id)
  CROSS JOIN LATERAL (VALUES ('ad_rows', coalesce(s.ad_rows, 0), coalesce(r.ad_rows, 0)),
                             ('ad_publisher_rows', coalesce(s.ad_publisher_rows, 0), coalesce(r.ad_publisher_rows, 0)))
        AS m(measure, stored, recounted)
  WHERE m.stored <> m.recounted
- ORDER BY day, advertiser_id, campaign_id, m.measure`;
+ ORDER BY zone, day, advertiser_id, campaign_id, m.measure`;
 
 /** The first day whose raw rows are all still there, per family; null where retention has removed nothing. */
 export async function rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }> {
@@ -173,13 +218,13 @@ export async function firstDayWithRawRows(firstDay: string): Promise<string> {
 export async function verifyRollups(from: string, lastDay: string): Promise<RollupDifference[]> {
   const firstDay = await firstDayWithRawRows(from);
   if (firstDay > lastDay) return [];
-  const days = { firstDay, lastDay };
+  const days = { firstDay, lastDay, wholeDaysOnly: true };
   const differences: RollupDifference[] = [];
   for (const spec of REPORT_TABLES) {
     const { rows } = await bulkPool().query<RollupDifference>(verifyTable(spec, days));
     differences.push(...rows);
   }
-  differences.push(...(await bulkPool().query<RollupDifference>(verifyPublisherOrders(days))).rows);
+  for (const grain of ["daily", "hourly"] as const) differences.push(...(await bulkPool().query<RollupDifference>(verifyPublisherOrders(grain, days))).rows);
   differences.push(...(await bulkPool().query<RollupDifference>(verifyAdRowCounts(days))).rows);
   return differences;
 }
@@ -199,7 +244,7 @@ export async function rebuildRollups(from: string, lastDay: string): Promise<num
 }
 
 async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<number> {
-  const days = { firstDay, lastDay };
+  const days = { firstDay, lastDay, wholeDaysOnly: false };
   const inRange = sql`day BETWEEN ${firstDay}::date AND ${lastDay}::date`;
   return inTransaction(
     async (client) => {
@@ -215,13 +260,16 @@ async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<num
         const { rowCount } = await client.query(sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, days)} SELECT ${columns} FROM recounted`);
         if (spec.table === "daily_rollups") finest = rowCount ?? 0;
       }
-      await client.query(sql`DELETE FROM daily_publisher_orders WHERE ${inRange}`);
-      await client.query(
-        sql`INSERT INTO daily_publisher_orders (day, publisher_id, advertiser_id, ${raw(ORDER_MEASURES.join(", "))}) WITH ${publisherOrdersRecount(days)} SELECT * FROM recounted`,
-      );
+      for (const grain of ["daily", "hourly"] as const) {
+        const table = raw(`${grain}_publisher_orders`);
+        await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
+        await client.query(
+          sql`INSERT INTO ${table} (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) WITH ${publisherOrdersRecount(grain, days)} SELECT * FROM recounted`,
+        );
+      }
       await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);
       await client.query(
-        sql`INSERT INTO daily_ad_row_counts (advertiser_id, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${adRowCountsRecount(firstDay, lastDay)} SELECT * FROM recounted`,
+        sql`INSERT INTO daily_ad_row_counts (advertiser_id, zone, day, campaign_id, ad_rows, ad_publisher_rows) WITH ${adRowCountsRecount(firstDay, lastDay)} SELECT * FROM recounted`,
       );
       return finest;
     },

@@ -169,3 +169,7 @@ ALTER TABLE "wallet_top_ups" ADD CONSTRAINT "wallet_top_ups_account_id_fkey" FOR
 CREATE RULE "wallet_top_ups_no_update" AS ON UPDATE TO "wallet_top_ups" DO INSTEAD NOTHING;
 
 CREATE RULE "wallet_top_ups_no_delete" AS ON DELETE TO "wallet_top_ups" DO INSTEAD NOTHING;
+
+-- Days in time zones (20261207000000_time_zones): a local hour is 0 to 23.
+ALTER TABLE "hourly_campaign_totals" ADD CONSTRAINT "hourly_campaign_totals_hour_check" CHECK ("hour" BETWEEN 0 AND 23);
+ALTER TABLE "hourly_publisher_orders" ADD CONSTRAINT "hourly_publisher_orders_hour_check" CHECK ("hour" BETWEEN 0 AND 23);

@@ -7,7 +7,7 @@
 import { type ActivityActor, actorOf } from "@/server/activity/activity-log";
 import { dayStart } from "@/server/core/days";
 import { fromMicros } from "@/server/core/money";
-import { localRangeSpan, offsetMinutes } from "@/server/core/time-zones";
+import { localRangeSpan, offsetMinutes, UTC } from "@/server/core/time-zones";
 import { db } from "@/server/db/client";
 import type { Prisma } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
@@ -61,7 +61,7 @@ export async function walletLedger({
 }): Promise<{ rows: LedgerRow[]; moreTopUps: boolean; timeZone: string }> {
   assertMayAccess(actor, accountId);
   const account = await db.account.findUnique({ where: { id: accountId }, select: { timeZone: true } });
-  const timeZone = account?.timeZone ?? "UTC";
+  const timeZone = account?.timeZone ?? UTC;
   // Top-ups by their moment within the local days; charges by their row's date, already local.
   const span = localRangeSpan({ startDate, endDate }, timeZone);
   const from = dayStart(startDate);

@@ -47,9 +47,10 @@ function stopOf(row: PacingRow, today: string): CampaignPacing["stoppedBy"] {
   return null;
 }
 
-/** A campaign's pacing at `now`, on its advertiser's local day. */
-export function campaignPacingOf(row: PacingRow, now: Date): CampaignPacing {
-  const local = localDayAt(now, row.time_zone);
+type LocalDay = ReturnType<typeof localDayAt>;
+
+/** A campaign's pacing at `now`, on its advertiser's local day (`local`, when already worked out for its zone). */
+export function campaignPacingOf(row: PacingRow, now: Date, local: LocalDay = localDayAt(now, row.time_zone)): CampaignPacing {
   const spentMicros = spentOn(row.campaign_spent, local.day);
   const stoppedBy = stopOf(row, local.day);
   return {
@@ -73,8 +74,8 @@ export function campaignPacingOf(row: PacingRow, now: Date): CampaignPacing {
 }
 
 /** The advertiser's wallet at `now`: its spend today and on each whole local day of the look-back, and the days the balance lasts at that rate. */
-export function advertiserPacingOf(row: PacingRow, now: Date): AdvertiserPacing {
-  const today = localDay(now, row.time_zone);
+export function advertiserPacingOf(row: PacingRow, now: Date, local: LocalDay = localDayAt(now, row.time_zone)): AdvertiserPacing {
+  const today = local.day;
   const lastDays = Array.from({ length: LOOK_BACK_DAYS }, (_, i) => addDays(today, i - LOOK_BACK_DAYS)).map((day) => ({
     day,
     micros: spentOn(row.advertiser_spent, day),
@@ -113,7 +114,12 @@ export async function campaignPacing({ actor, campaignIds, now = new Date() }: {
     todays: [addDays(utcToday, -1), utcToday, addDays(utcToday, 1)],
     firstDay: addDays(utcToday, -1 - LOOK_BACK_DAYS),
   });
+  // Each zone's day once (the tz database is slow to ask), however many campaigns share it.
+  const zones = new Map<string, LocalDay>();
+  const localIn = (zone: string) => zones.get(zone) ?? zones.set(zone, localDayAt(now, zone)).get(zone)!;
   const advertisers = new Map<string, AdvertiserPacing>();
-  for (const row of rows) if (!advertisers.has(row.advertiser_id)) advertisers.set(row.advertiser_id, advertiserPacingOf(row, now));
-  return { campaigns: rows.map((row) => campaignPacingOf(row, now)), advertisers: [...advertisers.values()] };
+  for (const row of rows) {
+    if (!advertisers.has(row.advertiser_id)) advertisers.set(row.advertiser_id, advertiserPacingOf(row, now, localIn(row.time_zone)));
+  }
+  return { campaigns: rows.map((row) => campaignPacingOf(row, now, localIn(row.time_zone))), advertisers: [...advertisers.values()] };
 }

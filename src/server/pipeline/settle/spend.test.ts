@@ -98,6 +98,16 @@ describe("the limits of spend", () => {
     expect(priced).toEqual({ spend: [0n, 1_000_000n, 0n], days: ["", "2026-03-02", ""] });
   });
 
+  it("counts a budget over New York's 23-hour 8 March 2026: from 05:00 UTC (midnight EST) to 04:00 UTC the next day (midnight EDT)", () => {
+    const moments = ["2026-03-08T04:59:59Z", "2026-03-08T05:00:00Z", "2026-03-09T03:59:59Z", "2026-03-09T04:00:00Z"];
+    const priced = priceEvents(
+      moments.map((moment) => event("click", "campaign-1", new Date(moment))),
+      counted(4),
+      cpc({ advertiser_time_zone: "America/New_York", campaign_daily_budget: 1_000_000n }),
+    );
+    expect(priced).toEqual({ spend: [1_000_000n, 1_000_000n, 0n, 1_000_000n], days: ["2026-03-07", "2026-03-08", "", "2026-03-09"] });
+  });
+
   it("counts the advertiser's budget per local date too: Kathmandu's day starts at 18:15 UTC the day before (UTC+5:45)", () => {
     const priced = priceEvents(
       [event("click", "campaign-1", new Date("2026-03-01T18:14:59Z")), event("click", "campaign-1", new Date("2026-03-01T18:15:00Z"))],

@@ -8,16 +8,35 @@
 import type pg from "pg";
 import { addDays, utcDay } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
-import { localDay } from "@/server/core/time-zones";
+import { localDay, localRangeSpan } from "@/server/core/time-zones";
 import type { LoggedBeacon, PricedEvents } from "@/server/store/settle-types";
 import { type BillingRow, lockedBilling } from "./spend.sql";
 
 const isBillable = (beacon: LoggedBeacon, status: EventStatus | undefined) => status === "counted" && beacon.claims.kind !== "view";
 
+/**
+ * localDay for the many moments of a stretch: a date in the tz database costs tens of
+ * microseconds, so each zone's current local day is worked out once, with the UTC moments it
+ * spans, and reused while the moments fall inside that span (exactly that day, however long).
+ */
+function localDays(): (moment: Date, zone: string) => string {
+  const spans = new Map<string, { day: string; from: number; to: number }>();
+  return (moment, zone) => {
+    const at = moment.getTime();
+    const known = spans.get(zone);
+    if (known && at >= known.from && at < known.to) return known.day;
+    const day = localDay(moment, zone);
+    const { from, to } = localRangeSpan({ startDate: day, endDate: day }, zone);
+    spans.set(zone, { day, from: from.getTime(), to: to.getTime() });
+    return day;
+  };
+}
+
 /** The price of each event of `batch`, from its campaign's billing row; in order, so earlier events use the budget first. */
 export function priceEvents(batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], campaigns: readonly BillingRow[]): PricedEvents {
   const spend = batch.map(() => 0n);
   const days = batch.map(() => "");
+  const dayOf = localDays();
   const billable = batch.map((b, i) => ({ b, i })).filter(({ b, i }) => isBillable(b, statuses[i]));
   const byCampaign = new Map(campaigns.map((c) => [c.id, c]));
   const spentSoFar = new Map<string, bigint>();
@@ -37,7 +56,7 @@ export function priceEvents(batch: readonly LoggedBeacon[], statuses: readonly E
           ? campaign.bid_micros
           : 0n;
     if (price === 0n) continue;
-    const day = localDay(b.createdAt, campaign.advertiser_time_zone);
+    const day = dayOf(b.createdAt, campaign.advertiser_time_zone);
     const campaignKey = `campaign:${campaign.id}:${day}`;
     const advertiserKey = `advertiser:${campaign.advertiser_id}:${day}`;
     const wallet = wallets.get(campaign.advertiser_id) ?? 0n;

@@ -4,12 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Viewer } from "@/server/accounts/sessions";
-import { daysFromToday } from "@/server/core/days";
+import { addDays, DAY_MS, daysFromToday, utcDay } from "@/server/core/days";
 import { db } from "@/server/db/client";
 import { createCaller } from "@/server/trpc/root";
-import type { ServedTarget } from "@/testing/beacon-log";
+import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { settledClickDaysAgo } from "@/testing/settle";
+import { recordAndSettle, settledClickDaysAgo } from "@/testing/settle";
 import { topUpWallet } from "./manage-account";
 import { walletLedger } from "./wallet-ledger";
 
@@ -100,5 +100,33 @@ describe("the wallet's ledger", () => {
     const read = await createCaller({ viewer: member(wallet.id) }).accounts.walletLedger({ accountId: wallet.id, ...range });
     expect(read.rows).toMatchObject([{ entry: "top-up", amount: 500, balanceAfter: 500, by: "Tally staff" }]);
     await expect(createCaller({ viewer: member(wallet.id) }).accounts.topUp({ accountId: wallet.id, amount: 5 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("lists an account's local days and times: São Paulo's evening clicks, either side of 00:00 UTC, are one day's charges", async () => {
+    const saoPaulo = await makeAdvertiser({ wallet: 10 });
+    await db.account.update({ where: { id: saoPaulo.id }, data: { timeZone: "America/Sao_Paulo" } });
+    const made = await makeCampaignWithAd({ advertiserId: saoPaulo.id, publisherIds: [shop.id], bidModel: "cpc", bid: 0.4, startDate: daysFromToday(-10) });
+    const target: ServedTarget = { ...made, publisher: shop };
+    const day = utcDay(Date.now() - 3 * DAY_MS);
+    // 23:00 UTC on `day` is 20:00 there (UTC−3), 02:30 UTC the next day is 23:30 there: both on `day`.
+    for (const at of [new Date(`${day}T23:00:00Z`), new Date(`${addDays(day, 1)}T02:30:00Z`)]) {
+      const session = `ledger-${randomUUID()}`;
+      const outcome = await recordAndSettle({
+        claims: servedClaims(target, session, { kind: "click", at }),
+        body: { session_id: session },
+        userAgent: CHROME,
+        now: at,
+      });
+      expect(outcome.spendMicros).toBe(400_000n);
+    }
+    await topUpWallet({ actor: staff, accountId: saoPaulo.id, amount: 5, requestId: `req-${randomUUID()}` });
+    const stored = await db.walletTopUp.findFirstOrThrow({ where: { accountId: saoPaulo.id } });
+    const ledger = await walletLedger({ actor: staff, accountId: saoPaulo.id, startDate: addDays(day, -1), endDate: daysFromToday(1) });
+    expect(ledger.timeZone).toBe("America/Sao_Paulo");
+    const localTopUp = new Date(stored.at.getTime() - 3 * 3_600_000).toISOString().slice(0, 19).replace("T", " ");
+    expect(ledger.rows.map(({ when, entry, amount }) => ({ when, entry, amount }))).toEqual([
+      { when: localTopUp, entry: "top-up", amount: 5 },
+      { when: day, entry: "charges", amount: -0.8 },
+    ]);
   });
 });

@@ -1,11 +1,13 @@
 // An advertiser's wallet as a ledger: what came in (each top-up, kept in wallet_top_ups by
-// topUpWallet in its own transaction) and what went out (each UTC day's charges). The charges are
+// topUpWallet in its own transaction) and what went out (each day's charges). Days and times are
+// the account's local ones (accounts.time_zone), the days its daily budget runs over. The charges are
 // read from advertiser_daily_spend, the per-day sum that settling writes in the statement that
 // takes the same amount from the wallet (store/postgres/settle-beacons.sql.ts), in either store,
 // so the ledger and the balance cannot disagree and no write per event is added for it.
 import { type ActivityActor, actorOf } from "@/server/activity/activity-log";
 import { dayStart } from "@/server/core/days";
 import { fromMicros } from "@/server/core/money";
+import { localRangeSpan, offsetMinutes, UTC } from "@/server/core/time-zones";
 import { db } from "@/server/db/client";
 import type { Prisma } from "@/server/db/generated/client";
 import { newId } from "@/server/db/ids";
@@ -27,7 +29,7 @@ export async function recordTopUp(
 
 export interface LedgerRow {
   id: string;
-  /** A top-up's moment (UTC, to the second) or a day of charges (YYYY-MM-DD): newest first either way. */
+  /** A top-up's moment (local time in the account's zone, to the second) or a local day of charges (YYYY-MM-DD): newest first either way. */
   when: string;
   entry: "top-up" | "charges";
   /** Money in (a top-up) is positive, out (a day's charges) negative. */
@@ -38,9 +40,13 @@ export interface LedgerRow {
   balanceAfter: number | null;
 }
 
+/** A moment as the local time in `zone`, "YYYY-MM-DD HH:MM:SS" (offsets are whole minutes, so shifting by one is exact). */
+const localMoment = (at: Date, zone: string) => new Date(at.getTime() + offsetMinutes(at, zone) * 60_000).toISOString().slice(0, 19).replace("T", " ");
+
 /**
- * The wallet's top-ups and daily charges from `startDate` to `endDate` (UTC days, inclusive),
- * newest first, for whoever may see the account: staff, and the account's own members.
+ * The wallet's top-ups and daily charges from `startDate` to `endDate` (the account's local days,
+ * inclusive), newest first, for whoever may see the account: staff, and the account's own
+ * members; with the zone they are in.
  */
 export async function walletLedger({
   actor,
@@ -52,13 +58,17 @@ export async function walletLedger({
   accountId: string;
   startDate: string;
   endDate: string;
-}): Promise<{ rows: LedgerRow[]; moreTopUps: boolean }> {
+}): Promise<{ rows: LedgerRow[]; moreTopUps: boolean; timeZone: string }> {
   assertMayAccess(actor, accountId);
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { timeZone: true } });
+  const timeZone = account?.timeZone ?? UTC;
+  // Top-ups by their moment within the local days; charges by their row's date, already local.
+  const span = localRangeSpan({ startDate, endDate }, timeZone);
   const from = dayStart(startDate);
   const until = new Date(dayStart(endDate).getTime() + 86_400_000);
   const [topUps, charges] = await Promise.all([
     db.walletTopUp.findMany({
-      where: { accountId, at: { gte: from, lt: until } },
+      where: { accountId, at: { gte: span.from, lt: span.to } },
       orderBy: [{ at: "desc" }, { id: "desc" }],
       take: LEDGER_TOP_UP_LIMIT + 1,
     }),
@@ -68,7 +78,7 @@ export async function walletLedger({
   const rows: LedgerRow[] = [
     ...topUps.slice(0, LEDGER_TOP_UP_LIMIT).map((t) => ({
       id: t.id,
-      when: t.at.toISOString().slice(0, 19).replace("T", " "),
+      when: localMoment(t.at, timeZone),
       entry: "top-up" as const,
       amount: fromMicros(t.amountMicros),
       by: staffShown ? t.actorName : "Tally staff",
@@ -81,5 +91,5 @@ export async function walletLedger({
   ];
   // A day's charges after that day's top-ups: "2026-12-02" sorts before "2026-12-02 09:00:00".
   rows.sort((a, b) => b.when.localeCompare(a.when));
-  return { rows, moreTopUps: topUps.length > LEDGER_TOP_UP_LIMIT };
+  return { rows, moreTopUps: topUps.length > LEDGER_TOP_UP_LIMIT, timeZone };
 }

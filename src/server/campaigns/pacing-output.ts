@@ -15,8 +15,16 @@ export const ZCampaignPacing = z.object({
   /** CPM: per thousand counted impressions; CPC: per counted click. */
   bid: z.number(),
   dailyBudget: z.number().nullable(),
-  /** The UTC day the figures are of. */
+  /** The advertiser's local date the figures are of, in `timeZone`. */
   day,
+  /** The advertiser's IANA time zone: its daily budgets run from local midnight to local midnight. */
+  timeZone: z.string(),
+  /** The share of `day` elapsed (0 to 1), over the day's real length: 23 or 25 hours across a DST change. */
+  dayElapsed: z.number(),
+  /** When the next local day, and so a fresh daily budget, begins (UTC, ISO 8601). */
+  resetsAt: z.string(),
+  /** That moment's local time in `timeZone`, "00:00" unless a DST change skips midnight. */
+  resetTime: z.string(),
   spentToday: z.number(),
   /** spentToday / dailyBudget; above 1 by at most one event's price; null without a budget. */
   shareSpent: z.number().nullable(),
@@ -31,11 +39,15 @@ export type CampaignPacing = z.infer<typeof ZCampaignPacing>;
 export const ZAdvertiserPacing = z.object({
   advertiserId: z.string(),
   currency: z.string(),
+  /** The advertiser's IANA time zone: its days below are local dates there. */
+  timeZone: z.string(),
+  /** The advertiser's local date today. */
+  day,
   walletBalance: z.number(),
   walletEmpty: z.boolean(),
   dailyBudget: z.number().nullable(),
   spentToday: z.number(),
-  /** The 7 whole UTC days before today, oldest first, each with the advertiser's spend. */
+  /** The 7 whole local days before today, oldest first, each with the advertiser's spend. */
   lastDays: z.array(z.object({ day, spend: z.number() })),
   averageDailySpend: z.number(),
   /** walletBalance / averageDailySpend (0 once the wallet is empty); null when nothing was spent. */

@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Viewer } from "@/server/accounts/sessions";
-import { daysFromToday } from "@/server/core/days";
-import type { ServedTarget } from "@/testing/beacon-log";
+import { addDays, DAY_MS, daysFromToday, utcDay } from "@/server/core/days";
+import { db } from "@/server/db/client";
+import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { settledClickDaysAgo } from "@/testing/settle";
+import { recordAndSettle, settledClickDaysAgo } from "@/testing/settle";
 import { getCampaign } from "./get-campaign";
 import { listCampaigns } from "./list-campaigns";
 import { campaignPacing } from "./pacing";
@@ -137,5 +139,32 @@ describe("campaign pacing", () => {
     const page = await getCampaign({ actor: member(brand.id), id: adless.campaign.id, ...range });
     expect(page.pacing).toMatchObject({ campaignId: adless.campaign.id, bid: 0.1, activeWithoutActiveAds: true });
     expect(page.wallet).toMatchObject({ advertiserId: brand.id, walletBalance: 98 });
+  });
+
+  it("reads today as the advertiser's local date: São Paulo's spend at 20:00 local still caps at 23:59 local, and a new day starts at 03:00 UTC", async () => {
+    const saoPaulo = await makeAdvertiser({ wallet: 10 });
+    await db.account.update({ where: { id: saoPaulo.id }, data: { timeZone: "America/Sao_Paulo" } });
+    const made = await makeCampaignWithAd({ advertiserId: saoPaulo.id, publisherIds: [shop.id], bidModel: "cpc", bid: 0.5, dailyBudget: 1 });
+    const target: ServedTarget = { ...made, publisher: shop };
+    const day = utcDay(Date.now() - 3 * DAY_MS);
+    // 23:00 UTC is 20:00 in São Paulo (UTC−3): two clicks spend the budget of 1.00 on `day`.
+    for (const second of ["00", "01"]) {
+      const at = new Date(`${day}T23:00:${second}Z`);
+      const session = `sp-${randomUUID()}`;
+      await recordAndSettle({ claims: servedClaims(target, session, { kind: "click", at }), body: { session_id: session }, userAgent: CHROME, now: at });
+    }
+    const pacingAt = async (iso: string) => {
+      const { campaigns, advertisers } = await campaignPacing({ actor: member(saoPaulo.id), campaignIds: [made.campaign.id], now: new Date(iso) });
+      return { campaign: campaigns[0]!, wallet: advertisers[0]! };
+    };
+    const next = addDays(day, 1);
+    const late = await pacingAt(`${next}T02:59:00Z`);
+    expect(late.campaign).toMatchObject({ day, timeZone: "America/Sao_Paulo", spentToday: 1, outOfBudgetToday: true, resetsAt: `${next}T03:00:00.000Z` });
+    expect(late.wallet).toMatchObject({ day, spentToday: 1, walletBalance: 9 });
+    const midnight = await pacingAt(`${next}T03:00:00Z`);
+    expect(midnight.campaign).toMatchObject({ day: next, spentToday: 0, outOfBudgetToday: false, dayElapsed: 0 });
+    // The day spent is now the last whole local day of the wallet's look-back.
+    expect(midnight.wallet.lastDays.at(-1)).toEqual({ day, spend: 1 });
+    expect(midnight.wallet.averageDailySpend).toBeCloseTo(1 / 7, 9);
   });
 });

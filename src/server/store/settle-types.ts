@@ -41,6 +41,16 @@ export interface LoggedBeacon {
   createdAt: Date;
 }
 
+/**
+ * What settling charges a stretch (pipeline/settle/spend.ts), one entry per beacon: its price in
+ * micro-units (0n where none), and the advertiser's local date (YYYY-MM-DD, in accounts.time_zone)
+ * its spend counts toward, the day of the daily budgets ("" where nothing is charged).
+ */
+export interface PricedEvents {
+  spend: bigint[];
+  days: string[];
+}
+
 /** What a beacon became: its status and what it cost. */
 export interface SettledBeacon {
   eventId: string;

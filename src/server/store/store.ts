@@ -34,7 +34,7 @@ import type {
   ReportRows,
 } from "./report-rows";
 import type { RollupChecks } from "./rollup-checks";
-import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
+import type { LoggedBeacon, PricedEvents, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
 import type { Shipping } from "./shipping";
 
 type DayRange = { startDate: string; endDate: string };
@@ -46,8 +46,12 @@ export interface SettledEvents {
    * rules to decide against, looked up within their `limits`, inside the settle transaction `tx`.
    */
   beaconHistory(tx: DbConnection, beacons: readonly LoggedBeacon[], limits: TrafficLimits): Promise<StoredHistory[]>;
-  /** Records a stretch of one shard's beacons with the statuses the rules decided and the spend settling priced (one each): events, spend and rollups, inside `tx`. */
-  storeBeacons(tx: DbConnection, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: readonly bigint[]): Promise<SettledBeacon[]>;
+  /**
+   * Records a stretch of one shard's beacons with the statuses the rules decided and what settling
+   * priced (one each, with the advertiser's local date each charge counts toward): events, spend
+   * and rollups, inside `tx`.
+   */
+  storeBeacons(tx: DbConnection, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], priced: PricedEvents): Promise<SettledBeacon[]>;
   /** Stores a stretch of accepted orders (the attribution queue), inside the settle transaction `tx`. */
   storeConversions(tx: DbConnection, batch: ConversionToStore[]): Promise<void>;
   /** Attributes up to `limit` orders received at or before `receivedBefore` and writes their credit to the rollups. */

@@ -15,8 +15,9 @@ import { formatMoney, RangePicker } from "../figures";
 import type { TableColumn } from "../table-columns";
 import { useUrlRange } from "../url-state";
 
-const ledgerColumns: TableColumn<LedgerRow>[] = [
-  { id: "when", label: "When (UTC)", kind: "text", value: (r) => r.when },
+/** The ledger's columns; its times and days are the account's local ones, in `timeZone`. */
+const ledgerColumns = (timeZone: string): TableColumn<LedgerRow>[] => [
+  { id: "when", label: `When (${timeZone})`, kind: "text", value: (r) => r.when },
   { id: "entry", label: "Entry", kind: "text", value: (r) => (r.entry === "top-up" ? "Top-up" : "Charges for the day") },
   { id: "amount", label: "Amount", kind: "money", value: (r) => r.amount, total: "sum" },
   { id: "by", label: "By", kind: "text", value: (r) => r.by ?? "" },
@@ -128,7 +129,8 @@ export function WalletLedger({ accountId, currency }: { accountId: string; curre
         <RangePicker range={range} onChange={setRange} />
       </div>
       <p className="muted">
-        Top-ups as they were made, and each day&apos;s charges as settling took them from the wallet (the day&apos;s spend on every campaign).
+        Top-ups as they were made, and each day&apos;s charges as settling took them from the wallet (the day&apos;s spend on every campaign), in the
+        account&apos;s time zone{ledger.data ? ` (${ledger.data.timeZone})` : ""}: its days run from local midnight.
       </p>
       <QueryTable
         query={ledger}
@@ -136,7 +138,7 @@ export function WalletLedger({ accountId, currency }: { accountId: string; curre
         rowsOf={(data) => data.rows}
         empty={`No top-ups or charges from ${range.startDate} to ${range.endDate}.`}
         caption={`Wallet ledger from ${range.startDate} to ${range.endDate}`}
-        columns={ledgerColumns}
+        columns={ledgerColumns(ledger.data?.timeZone ?? "UTC")}
         rowKey={(r) => r.id}
         currency={currency}
         defaultSort={{ id: "when", descending: true }}

@@ -48,12 +48,19 @@ export function PacingBar({ pacing, label = "Spend today" }: { pacing: CampaignP
   );
 }
 
+/**
+ * When serving resumes: a daily budget at the start of the advertiser's next local day ("00:00
+ * America/Sao_Paulo": budgets are the advertiser's local days), an empty wallet once money is added.
+ */
+const resumes = (pacing: CampaignPacing) =>
+  pacing.stoppedBy === "wallet" ? "Not served until money is added" : `Not served until ${pacing.resetTime} ${pacing.timeZone} (the advertiser's next day)`;
+
 export function PacingFlags({ pacing }: { pacing: CampaignPacing }) {
   if (!pacing.outOfBudgetToday && !pacing.activeWithoutActiveAds) return null;
   return (
     <span className={styles.flags}>
       {pacing.outOfBudgetToday && pacing.stoppedBy ? (
-        <span className={`badge ${styles.stopped}`} title={`Not served until tomorrow (UTC): ${STOPPED_BY[pacing.stoppedBy]}`}>
+        <span className={`badge ${styles.stopped}`} title={`${resumes(pacing)}: ${STOPPED_BY[pacing.stoppedBy]}`}>
           Out of budget today
         </span>
       ) : null}
@@ -70,7 +77,9 @@ export function PacingFlags({ pacing }: { pacing: CampaignPacing }) {
 export function PacingCard({ pacing }: { pacing: CampaignPacing }) {
   return (
     <section className="card" aria-label="Budget and pacing">
-      <h2>Budget today ({pacing.day} UTC)</h2>
+      <h2>
+        Budget today ({pacing.day} {pacing.timeZone})
+      </h2>
       <dl>
         <dt>Bid</dt>
         <dd>
@@ -83,7 +92,11 @@ export function PacingCard({ pacing }: { pacing: CampaignPacing }) {
       </dl>
       <PacingBar pacing={pacing} />
       <PacingFlags pacing={pacing} />
-      {pacing.stoppedBy ? <p className="muted">Not served until tomorrow (UTC): {STOPPED_BY[pacing.stoppedBy]}.</p> : null}
+      {pacing.stoppedBy ? (
+        <p className="muted">
+          {resumes(pacing)}: {STOPPED_BY[pacing.stoppedBy]}.
+        </p>
+      ) : null}
     </section>
   );
 }

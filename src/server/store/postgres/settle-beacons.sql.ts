@@ -15,10 +15,9 @@
 // decisions need no other lock. Statements are named, so Postgres plans each once per connection.
 import type pg from "pg";
 import sql, { raw, type Sql } from "sql-template-tag";
-import { utcDay } from "@/server/core/days";
 import type { EventStatus } from "@/server/core/event-status";
 import { prepared } from "@/server/db/prepared";
-import type { LoggedBeacon, SettledBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
+import type { LoggedBeacon, PricedEvents, SettledBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
 import { trafficUpserts } from "./rollup-upserts.sql";
 
 // The look-ups of beaconHistory, one row per beacon asked about (n: its index among them):
@@ -74,8 +73,12 @@ export async function beaconHistory(client: pg.PoolClient, beacons: readonly Log
   });
 }
 
-/** Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays. */
-function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
+/**
+ * Sums spend by advertiser, campaign-day and advertiser-day, as unnest-ready arrays; each day is
+ * the advertiser's local date settling priced the event against (spend.ts), not worked out again
+ * here, so the row written is the row the budget was compared with.
+ */
+function spendTotals(batch: readonly LoggedBeacon[], { spend, days }: PricedEvents) {
   const byAdvertiser = new Map<string, bigint>();
   const byCampaignDay = new Map<string, bigint>();
   const byAdvertiserDay = new Map<string, bigint>();
@@ -83,7 +86,7 @@ function spendTotals(batch: readonly LoggedBeacon[], spend: readonly bigint[]) {
   batch.forEach((b, i) => {
     const amount = spend[i]!;
     if (amount === 0n) return;
-    const day = utcDay(b.createdAt);
+    const day = days[i]!;
     add(byAdvertiser, b.claims.advertiserId, amount);
     add(byCampaignDay, `${b.claims.campaignId}\u0000${day}`, amount);
     add(byAdvertiserDay, `${b.claims.advertiserId}\u0000${day}`, amount);
@@ -124,10 +127,11 @@ async function writeEventsAndSpend(
   client: pg.PoolClient,
   batch: readonly LoggedBeacon[],
   statuses: readonly EventStatus[],
-  spend: readonly bigint[],
+  priced: PricedEvents,
   target: ReportRowsTarget,
 ): Promise<void> {
-  const totals = spendTotals(batch, spend);
+  const { spend } = priced;
+  const totals = spendTotals(batch, priced);
   const outbox = target === "outbox";
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
   await client.query(
@@ -170,9 +174,9 @@ async function writeEventsAndSpend(
  */
 export const beaconWriter =
   (target: ReportRowsTarget) =>
-  async (client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], spend: readonly bigint[]): Promise<SettledBeacon[]> => {
-    await writeEventsAndSpend(client, batch, statuses, spend, target);
-    return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: spend[i]! }));
+  async (client: pg.PoolClient, batch: readonly LoggedBeacon[], statuses: readonly EventStatus[], priced: PricedEvents): Promise<SettledBeacon[]> => {
+    await writeEventsAndSpend(client, batch, statuses, priced, target);
+    return batch.map((b, i) => ({ eventId: b.eventId, status: statuses[i]!, spendMicros: priced.spend[i]! }));
   };
 
 /** Postgres as the store: the events and their report rows, in Postgres. */

@@ -1,5 +1,8 @@
 // Hand-written SQL: the ad query runs on every page view of every publisher, so eligibility is
-// one round trip that the database answers from indexes, not a chain of ORM calls.
+// one round trip that the database answers from indexes, not a chain of ORM calls. Each
+// advertiser's today is its own local date, so the day's spend is a probe per candidate by
+// (campaign, day) and (advertiser, day), correlated scalar subqueries rather than joins a planner
+// could hash over the whole spend tables.
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
 
@@ -28,11 +31,13 @@ export interface CandidateAd {
 const PRODUCT_JSON = sql`json_build_object('sku', p.sku, 'product_id', p.product_id, 'name', p.name, 'category', p.category, 'image_url', p.image_url)`;
 
 /**
- * Ads that may be served today on these publishers (a publisher and its network): ad and campaign
- * active, inside the campaign's dates, wallet above zero, neither the campaign's nor the
- * advertiser's daily budget spent, and of one of the requested types.
+ * Ads that may be served at `now` on these publishers (a publisher and its network): ad and
+ * campaign active, inside the campaign's dates, wallet above zero, neither the campaign's nor the
+ * advertiser's daily budget spent, and of one of the requested types. "Today" is each
+ * advertiser's own local date (accounts.time_zone), the day settling counts spend toward
+ * (pipeline/settle/spend.ts), so a capped campaign serves again from its advertiser's midnight.
  */
-export async function findCandidateAds(publisherIds: string[], day: string, adTypes: readonly string[]): Promise<CandidateAd[]> {
+export async function findCandidateAds(publisherIds: string[], now: Date, adTypes: readonly string[]): Promise<CandidateAd[]> {
   const { rows } = await pgPool().query<CandidateAd>(
     sql`SELECT a.id AS ad_id, a.type::text AS ad_type, a.size, a.media_url, a.destination_url,
             c.id AS campaign_id, c.advertiser_id, c.bid_model::text AS bid_model, c.bid_micros,
@@ -43,13 +48,14 @@ export async function findCandidateAds(publisherIds: string[], day: string, adTy
        FROM ads a
        JOIN campaigns c ON c.id = a.campaign_id
        JOIN accounts adv ON adv.id = c.advertiser_id
-       LEFT JOIN campaign_daily_spend cs ON cs.campaign_id = c.id AND cs.day = ${day}::date
-       LEFT JOIN advertiser_daily_spend s ON s.advertiser_id = adv.id AND s.day = ${day}::date
+       CROSS JOIN LATERAL (SELECT (${now}::timestamptz AT TIME ZONE adv.time_zone)::date AS day) AS today
       WHERE a.status = 'active' AND c.status = 'active'
-        AND c.start_date <= ${day}::date AND (c.end_date IS NULL OR c.end_date >= ${day}::date)
+        AND c.start_date <= today.day AND (c.end_date IS NULL OR c.end_date >= today.day)
         AND adv.wallet_balance_micros > 0
-        AND (c.daily_budget_micros IS NULL OR coalesce(cs.spend_micros, 0) < c.daily_budget_micros)
-        AND (adv.daily_budget_micros IS NULL OR coalesce(s.spend_micros, 0) < adv.daily_budget_micros)
+        AND (c.daily_budget_micros IS NULL
+             OR coalesce((SELECT cs.spend_micros FROM campaign_daily_spend cs WHERE cs.campaign_id = c.id AND cs.day = today.day), 0) < c.daily_budget_micros)
+        AND (adv.daily_budget_micros IS NULL
+             OR coalesce((SELECT s.spend_micros FROM advertiser_daily_spend s WHERE s.advertiser_id = adv.id AND s.day = today.day), 0) < adv.daily_budget_micros)
         AND a.type::text = ANY(${adTypes}::text[])
         AND EXISTS (SELECT 1 FROM campaign_publishers cp WHERE cp.campaign_id = c.id AND cp.publisher_id = ANY(${publisherIds}::text[]))`,
   );

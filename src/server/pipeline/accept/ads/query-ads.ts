@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher.sql";
-import { utcDay } from "@/server/core/days";
 import { TallyError, type ValidationEntry } from "@/server/core/errors";
 import { type SigningKey, sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { EVENT_KINDS } from "@/server/store/settle-types";
@@ -55,7 +54,7 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
   const site = resolveSite(publisher, query, pageHost);
   const wantedTypes = [...new Set(query.placements.flatMap((placement) => placement.types))];
   const publisherIds = publisher.network_id ? [publisher.id, publisher.network_id] : [publisher.id];
-  const candidates = await findCandidateAds(publisherIds, utcDay(now), wantedTypes);
+  const candidates = await findCandidateAds(publisherIds, now, wantedTypes);
   const placed = fillPlacements(rankAds(candidates), query.placements, query);
 
   const requestId = randomUUID();

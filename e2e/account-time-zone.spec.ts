@@ -1,9 +1,9 @@
 // An account's time zone as staff meet it: set on the account's page, shown with its offset, a bad
 // name refused beside the field, the zone kept for the reports from a start in the future, and
-// the change listed in the activity log as a sentence.
+// the change listed in the activity log as a sentence; a viewer reads it without the form.
 import { expect, test } from "@playwright/test";
 import { query } from "./database";
-import { signInAsStaff } from "./sign-in";
+import { signIn, signInAsStaff } from "./sign-in";
 
 test("staff set an account's time zone on its page, see it with its offset, and find the change in the activity log", async ({ page }) => {
   const name = `Zone Tea ${Date.now()}`;
@@ -54,4 +54,22 @@ test("staff set an account's time zone on its page, see it with its offset, and 
   await expect(row).toContainText(`Demo Account Manager changed ${name}'s time zone from UTC to America/Sao_Paulo`);
   await expect(row).toContainText("Time zone: UTC → America/Sao_Paulo");
   await expect(row).toContainText("staff@tally.local");
+});
+
+test("an account's viewer reads its time zone with its offset, without the form", async ({ page }) => {
+  // A viewer of Acme Coffee, signing in with the demo advertiser's password (its hash copied).
+  await query(
+    `INSERT INTO users (id, email, name, password_hash, role, account_id, member_role)
+     SELECT 'usr_zone_viewer', 'zone-viewer@tally.local', 'Zone Viewer', password_hash, role, account_id, 'viewer' FROM users WHERE email = 'acme@tally.local'
+     ON CONFLICT (id) DO NOTHING`,
+  );
+  await signIn(page, "zone-viewer@tally.local", "tally-demo-advertiser");
+  await page.getByRole("link", { name: "Accounts" }).click();
+  const account = page.getByRole("region", { name: "Account Acme Coffee" });
+  const zone = account.getByRole("region", { name: "Time zone", exact: true });
+  await expect(zone.getByTestId("account-time-zone")).toHaveText(/^(UTC|[A-Za-z_]+\/[A-Za-z_/]+), UTC[+−]\d\d:\d\d$/);
+  await expect(account.getByText("You can read this account but not change it")).toBeVisible();
+  await expect(zone.getByRole("form")).toHaveCount(0);
+  await expect(zone.getByRole("combobox")).toHaveCount(0);
+  await expect(zone.getByRole("button", { name: "Save time zone" })).toHaveCount(0);
 });

@@ -2,6 +2,7 @@
 // The one place that reads process.env. Every variable is checked at start; a problem stops the
 // process with one line per variable, never a stack trace from deep inside a request.
 import { z } from "zod";
+import { canonicalZone } from "@/server/core/time-zones";
 
 const postgresUrl = z.string().refine((value) => {
   try {
@@ -382,6 +383,26 @@ const serverSchema = z
       .optional(),
     /** The sender of those e-mails. */
     SMTP_FROM: z.string().min(3).max(320).default("Tally <no-reply@tally.invalid>"),
+    /**
+     * The zone staff views read days in when they name none (an IANA name such as Europe/Berlin),
+     * kept in report_zones at every server's and worker's start (docs/time-zones.md).
+     */
+    TALLY_DEFAULT_TIME_ZONE: z
+      .string()
+      .default("UTC")
+      .transform((value, ctx) => {
+        const zone = canonicalZone(value);
+        if (zone === null) {
+          ctx.addIssue({ code: "custom", message: "must be an IANA time zone such as UTC, Europe/Berlin or America/Sao_Paulo" });
+          return z.NEVER;
+        }
+        return zone;
+      }),
+    /**
+     * The most zones the report tables are kept in, UTC included: every kept zone adds its rows to
+     * every write, so an account may choose a zone not yet kept only below it (docs/time-zones.md).
+     */
+    TALLY_REPORT_ZONES_MAX: z.coerce.number().int().min(1).max(1000).default(24),
     /** Serves the demo store (/demo), whose pages fire real beacons and orders. `npm run dev` turns it on. */
     TALLY_DEMO: z
       .enum(["0", "1"])

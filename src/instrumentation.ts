@@ -29,6 +29,13 @@ export async function register(): Promise<void> {
     const { logger } = await import("@/server/core/log");
     logger().warn({ setting: "TALLY_TRUSTED_PROXY_HOPS" }, warning);
   }
+  // The operator's default zone (TALLY_DEFAULT_TIME_ZONE) in the report tables' zones, so staff
+  // views read days in it; a database away now does not stop the server (the next start keeps it).
+  const { keepOperatorTimeZone } = await import("@/server/accounts/account-time-zone");
+  await keepOperatorTimeZone().catch(async (error: unknown) => {
+    const { logger } = await import("@/server/core/log");
+    logger().error({ setting: "TALLY_DEFAULT_TIME_ZONE", cause: (error as Error).message }, "could not keep the default time zone in report_zones");
+  });
   if (env().CLICKHOUSE_URL) {
     // Before the first request, so reports find their tables; a ClickHouse away now does not stop
     // the server (beacons and orders do not need it): the shipper migrates once it answers.

@@ -5,6 +5,7 @@
 // destinations are each taken under a lock, so workers share the work without doing it twice.
 // Set TALLY_SETTLE_INTERVAL_SECONDS=0 (and the other intervals) on the web tier to leave it to them.
 import { env, exitOnEnvError } from "@/env";
+import { keepOperatorTimeZone } from "@/server/accounts/account-time-zone";
 import type { IntervalJob } from "@/server/core/interval-job";
 import { disconnectDb } from "@/server/db/client";
 import { startAttributionLoop } from "@/server/pipeline/attribute/attribution-loop";
@@ -39,6 +40,12 @@ try {
   console.error(`tally: worker ${process.pid}: ClickHouse migrations failed: ${(error as Error).message}`);
   process.exit(1);
 }
+
+// The operator's default zone (TALLY_DEFAULT_TIME_ZONE) among the report tables' zones, so the
+// batches this worker settles are added to it too; a database away now is said, not fatal.
+await keepOperatorTimeZone().catch((error: unknown) =>
+  console.error(`tally: worker ${process.pid}: could not keep TALLY_DEFAULT_TIME_ZONE in report_zones: ${(error as Error).message}`),
+);
 
 const shipLoop = startShipLoop(settleSeconds * 1000);
 const jobs: IntervalJob[] = [

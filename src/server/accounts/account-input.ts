@@ -41,3 +41,8 @@ export const ZDailyBudgetInput = z.object({
     .nullable(),
 });
 export const ZAddSiteInput = z.object({ accountId: z.string().min(1) }).and(site);
+/** An account's time zone: an IANA name, checked and made canonical by the server (account-time-zone.ts). */
+export const ZTimeZoneInput = z.object({
+  accountId: z.string().min(1),
+  timeZone: z.string().trim().min(1, "is required: name a zone such as America/Sao_Paulo").max(64, "is too long for a time zone"),
+});

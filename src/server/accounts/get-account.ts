@@ -20,6 +20,8 @@ export async function getAccount({ actor, id }: { actor: Actor; id: string }) {
     kind: a.kind,
     name: a.name,
     currency: a.currency,
+    /** The IANA zone its reports, budgets and exports count days in (docs/time-zones.md). */
+    timeZone: a.timeZone,
     sellerId: a.sellerId,
     walletBalance: fromMicros(a.walletBalanceMicros),
     dailyBudget: a.dailyBudgetMicros === null ? null : fromMicros(a.dailyBudgetMicros),

@@ -6,7 +6,7 @@ export async function listAccounts({ actor }: { actor: Actor }) {
   const inView = accountsInView(actor);
   return db.account.findMany({
     where: inView === null ? {} : { id: { in: inView } },
-    select: { id: true, name: true, kind: true, networkId: true, currency: true },
+    select: { id: true, name: true, kind: true, networkId: true, currency: true, timeZone: true },
     orderBy: [{ kind: "asc" }, { name: "asc" }],
   });
 }

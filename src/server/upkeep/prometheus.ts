@@ -3,6 +3,7 @@
 // database-wide figures (lags, backlogs, partitions), read at scrape time. What to alert on is
 // in docs/operations.md.
 import { Gauge, Registry } from "prom-client";
+import { reportZoneCount } from "@/server/accounts/account-time-zone";
 import { allCounters } from "@/server/core/counters";
 import { beaconWriterDepth } from "@/server/pipeline/accept/beacons/record-beacon";
 import { conversionWriterDepth } from "@/server/pipeline/accept/conversions/record-conversion";
@@ -68,6 +69,14 @@ function createMetrics() {
   gauge("tally_log_bytes", "Size of the logs of accepted beacons and orders on disk, indexes included.", (l) => l.logPartitions.bytes);
   gauge("tally_set_aside_events", "Accepted beacons and orders set aside because their own data could not be settled.", (l) => l.setAside.events);
   gauge("tally_set_aside_orders", "Orders set aside because their own data could not be attributed.", (l) => l.setAside.orders);
+  new Gauge({
+    name: "tally_report_zones",
+    help: "Time zones the report tables are kept in, UTC included; each adds its rows to every write (TALLY_REPORT_ZONES_MAX caps it).",
+    registers: [registry],
+    async collect() {
+      this.set(await reportZoneCount());
+    },
+  });
   new Gauge({
     name: "tally_orders_set_aside_by_rule",
     help: "Orders settling set aside by a rule in the last 24 hours: orders_per_session, order_total_limit, line_quantity_limit.",

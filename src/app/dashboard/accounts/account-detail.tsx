@@ -1,7 +1,7 @@
 "use client";
 // One account's page: wallet (top-ups and its ledger: wallet.tsx) and daily budget (advertisers),
 // sites and sub-publishers (publishers, networks), their conversion settings, products and the
-// publisher's catalogue, and the account's team (team.tsx).
+// publisher's catalogue, its time zone (time-zone.tsx) and the account's team (team.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
@@ -15,6 +15,7 @@ import { ConversionTrust } from "./conversion-trust";
 import { firstProblem } from "./first-problem";
 import { Products } from "./products";
 import { Team } from "./team";
+import { AccountTimeZone } from "./time-zone";
 import { WalletLedger, WalletTopUp } from "./wallet";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
@@ -160,6 +161,7 @@ export function AccountDetail({ id, staff }: { id: string; staff: boolean }) {
           <Catalogue publisherId={a.id} staff={staff} />
         </>
       )}
+      <AccountTimeZone account={a} />
       <Team accountId={a.id} />
       {mayChange === false ? <ReadOnlyNote what="this account" /> : null}
       <Problem message={problem} />

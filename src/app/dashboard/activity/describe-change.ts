@@ -9,6 +9,7 @@ const ACTIONS: Record<string, string> = {
   "account.created": "Account created",
   "account.wallet.topped_up": "Wallet topped up",
   "account.daily_budget.set": "Account daily budget set",
+  "account.time_zone.set": "Account time zone set",
   "account.site.added": "Site added",
   "account.conversion_trust.set": "Conversion settings changed",
   "account.signing_secret.rotated": "Signing secret rotated",
@@ -47,6 +48,7 @@ const MONEY_FIELDS = new Set(["bid", "dailyBudget", "walletBalance", "maxOrderTo
 
 const LABELS: Record<string, string> = {
   dailyBudget: "Daily budget",
+  timeZone: "Time zone",
   walletBalance: "Wallet balance",
   bidModel: "Bid model",
   startDate: "Start date",

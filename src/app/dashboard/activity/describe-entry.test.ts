@@ -44,6 +44,21 @@ describe("an activity entry as a sentence", () => {
     expect(describeEntry(entry({ action: "api_key.revoked", subject: "API key Warehouse (key_3)" }))).toBe("Ana Admin revoked API key “Warehouse”");
   });
 
+  it("says whose time zone changed, from which to which", () => {
+    const change = {
+      action: "account.time_zone.set",
+      subject: "time zone of Acme Coffee",
+      before: { timeZone: "UTC" },
+      after: { timeZone: "America/Sao_Paulo" },
+    };
+    expect(describeEntry(entry({ actor: "Sam Staff <sam@tally.test>", ...change }))).toBe(
+      "Sam Staff changed Acme Coffee's time zone from UTC to America/Sao_Paulo",
+    );
+    expect(describeEntry(entry({ ...change, before: { timeZone: "America/Sao_Paulo" }, after: { timeZone: "Asia/Kathmandu" } }))).toBe(
+      "Ana Admin changed Acme Coffee's time zone from America/Sao_Paulo to Asia/Kathmandu",
+    );
+  });
+
   it("says money with its currency, and the brand of a catalogue entry by name", () => {
     expect(
       describeEntry(

@@ -73,6 +73,7 @@ const PHRASES: Record<string, (c: Context) => string> = {
     c.now.dailyBudget === null || c.now.dailyBudget === undefined
       ? `removed the daily budget of ${c.account}`
       : `set the daily budget of ${c.account} to ${c.money(c.now.dailyBudget)}`,
+  "account.time_zone.set": (c) => `changed ${c.account}'s time zone from ${text(c.was.timeZone) || "UTC"} to ${text(c.now.timeZone)}`,
   "account.site.added": (c) => `added ${c.thing} to ${c.account}`,
   "account.conversion_trust.set": (c) => `changed the conversion settings of ${c.account}`,
   "account.signing_secret.rotated": (c) => `rotated the order-signing secret of ${c.account}`,

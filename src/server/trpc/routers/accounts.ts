@@ -2,7 +2,8 @@
 // wallets is for account managers; budgets and sites for the account's own users too, who read
 // the wallet's ledger as staff do.
 import { z } from "zod";
-import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTopUpInput } from "@/server/accounts/account-input";
+import { ZAddSiteInput, ZCreateAccountInput, ZDailyBudgetInput, ZTimeZoneInput, ZTopUpInput } from "@/server/accounts/account-input";
+import { setAccountTimeZone, timeZoneChoices } from "@/server/accounts/account-time-zone";
 import { createAccount } from "@/server/accounts/create-account";
 import { getAccount } from "@/server/accounts/get-account";
 import { landingAccount } from "@/server/accounts/landing-account";
@@ -36,6 +37,12 @@ export const accountsRouter = router({
     await setDailyBudget({ actor: ctx.viewer, ...input });
     return { dailyBudget: input.dailyBudget };
   }),
+
+  /** The zone the account reads, budgets and exports in (docs/time-zones.md): staff and the account's admins. */
+  setTimeZone: signedInProcedure.input(ZTimeZoneInput).mutation(({ ctx, input }) => setAccountTimeZone({ actor: ctx.viewer, ...input })),
+
+  /** The zones the time zone picker offers, UTC first, each with its offset now. */
+  timeZones: signedInProcedure.query(() => timeZoneChoices()),
 
   addSite: signedInProcedure.input(ZAddSiteInput).mutation(async ({ ctx, input }) => {
     const site = await addSite({ actor: ctx.viewer, ...input });

@@ -49,6 +49,15 @@ export async function keepReportZone(tx: Tx, zone: string, max: number | null): 
     SELECT zone, since, hours_since, false FROM kept`;
 }
 
+/**
+ * Whether Postgres's own tz database knows `zone`: the writers compute every kept zone's local
+ * days in Postgres, so a name only the runtime knows would make every batch fail.
+ */
+export async function databaseKnowsZone(tx: Tx, zone: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ known: boolean }[]>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${zone}) AS known`;
+  return row?.known === true;
+}
+
 /** How many zones the report tables are kept in, UTC included (the tally_report_zones gauge). */
 export async function countReportZones(tx: Tx): Promise<number> {
   const [row] = await tx.$queryRaw<{ zones: number }[]>`SELECT count(*)::int AS zones FROM report_zones`;

@@ -8,7 +8,7 @@ import { changedFields, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { canonicalZone, knownZones, offsetLabel, UTC } from "@/server/core/time-zones";
 import { db } from "@/server/db/client";
-import { countReportZones, type KeptZone, keepReportZone, lockAccountZone } from "./account-time-zone.sql";
+import { countReportZones, databaseKnowsZone, type KeptZone, keepReportZone, lockAccountZone } from "./account-time-zone.sql";
 import { type Actor, assertMayChange } from "./actor";
 
 /** A zone named as a person would, in the problem a bad name gets. */
@@ -44,6 +44,10 @@ export interface TimeZoneChange {
   hoursSince: Date;
 }
 
+function unknownToDatabase(zone: string): TallyError {
+  return TallyError.field("timeZone", `is not in the database's time zone data yet (${zone}): update Postgres's tz data, or choose a zone it knows`);
+}
+
 function refusedByCap(max: number): TallyError {
   return TallyError.field(
     "timeZone",
@@ -64,6 +68,7 @@ export async function setAccountTimeZone({ actor, accountId, timeZone }: { actor
   return db.$transaction(async (tx) => {
     const [account] = await lockAccountZone(tx, accountId);
     if (!account) throw new TallyError("not_found", "no such account");
+    if (!(await databaseKnowsZone(tx, zone))) throw unknownToDatabase(zone);
     const [kept] = await keepReportZone(tx, zone, max);
     if (!kept) throw refusedByCap(max);
     const change = changedFields({ timeZone: account.time_zone }, { timeZone: zone });
@@ -91,7 +96,10 @@ export async function setAccountTimeZone({ actor, accountId, timeZone }: { actor
 export async function keepOperatorTimeZone(): Promise<KeptZone | null> {
   const zone = operatorTimeZone();
   if (zone === UTC) return null;
-  const [kept] = await db.$transaction((tx) => keepReportZone(tx, zone, null));
+  const [kept] = await db.$transaction(async (tx) => {
+    if (!(await databaseKnowsZone(tx, zone))) throw unknownToDatabase(zone);
+    return keepReportZone(tx, zone, null);
+  });
   return kept ?? null;
 }
 

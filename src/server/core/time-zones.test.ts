@@ -79,6 +79,12 @@ describe("zone names", () => {
     expect(canonicalZone("america/sao_paulo")).toBe("America/Sao_Paulo");
     expect(canonicalZone("UTC")).toBe("UTC");
     expect(canonicalZone("utc")).toBe("UTC");
+    // The current names, whatever the runtime's ICU resolves them to.
+    expect(canonicalZone("Asia/Kolkata")).toBe("Asia/Kolkata");
+    expect(canonicalZone("asia/calcutta")).toBe("Asia/Kolkata");
+    expect(canonicalZone("Asia/Kathmandu")).toBe("Asia/Kathmandu");
+    expect(canonicalZone("Europe/Kiev")).toBe("Europe/Kyiv");
+    expect(canonicalZone("US/Eastern")).toBe("America/New_York");
     for (const bad of ["", "+05:30", "EST", "GMT+3", "Mars/Olympus", "America/../etc", "a".repeat(65), "Asia/Kolkata\n", "Europe/London;DROP"]) {
       expect(canonicalZone(bad), bad).toBeNull();
     }
@@ -96,6 +102,9 @@ describe("zone names", () => {
     expect(zones[0]).toBe("UTC");
     expect(zones).toContain("America/Sao_Paulo");
     expect(zones).toContain("Australia/Lord_Howe");
+    expect(zones).toContain("Asia/Kolkata");
+    expect(zones).not.toContain("Asia/Calcutta");
+    expect(new Set(zones).size).toBe(zones.length);
     expect(zones.length).toBeGreaterThan(300);
   });
 });

@@ -31,10 +31,34 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return format;
 }
 
+// ICU (the runtime's Intl) still resolves some zones to names the tz database has since renamed;
+// Tally stores and offers the current ones, which Postgres's tz database knows too.
+const CURRENT_NAMES: Readonly<Record<string, string>> = {
+  "Africa/Asmera": "Africa/Asmara",
+  "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+  "America/Catamarca": "America/Argentina/Catamarca",
+  "America/Cordoba": "America/Argentina/Cordoba",
+  "America/Godthab": "America/Nuuk",
+  "America/Indianapolis": "America/Indiana/Indianapolis",
+  "America/Jujuy": "America/Argentina/Jujuy",
+  "America/Louisville": "America/Kentucky/Louisville",
+  "America/Mendoza": "America/Argentina/Mendoza",
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Atlantic/Faeroe": "Atlantic/Faroe",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Pacific/Enderbury": "Pacific/Kanton",
+  "Pacific/Ponape": "Pacific/Pohnpei",
+  "Pacific/Truk": "Pacific/Chuuk",
+};
+
 /**
- * The canonical name of an IANA zone ("america/sao_paulo" → "America/Sao_Paulo"), or null when
- * the runtime's tz database does not know it. Offsets ("+05:30") and abbreviations ("EST") are not
- * zones: they have no daylight-saving rules, so a day in them is not a day anyone lives.
+ * The canonical name of an IANA zone ("america/sao_paulo" → "America/Sao_Paulo", "Asia/Calcutta"
+ * → "Asia/Kolkata"), or null when the runtime's tz database does not know it. Offsets ("+05:30")
+ * and abbreviations ("EST") are not zones: they have no daylight-saving rules, so a day in them is
+ * not a day anyone lives.
  */
 export function canonicalZone(name: string): string | null {
   if (name.length === 0 || name.length > MAX_ZONE_LENGTH || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return null;
@@ -42,7 +66,8 @@ export function canonicalZone(name: string): string | null {
   if (!name.includes("/")) return null;
   try {
     const resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
-    return resolved.includes("/") || resolved === UTC ? resolved : null;
+    const current = CURRENT_NAMES[resolved] ?? resolved;
+    return current.includes("/") || current === UTC ? current : null;
   } catch {
     return null;
   }
@@ -150,5 +175,6 @@ export function offsetLabel(moment: Date | number, zone: string): string {
 /** Every zone the runtime knows, canonical names, UTC first. */
 export function knownZones(): string[] {
   const names = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("timeZone") ?? [];
-  return [UTC, ...names.filter((name) => name !== UTC && canonicalZone(name) === name)];
+  const current = new Set(names.map((name) => canonicalZone(name)).filter((name): name is string => name !== null && name !== UTC));
+  return [UTC, ...[...current].sort()];
 }

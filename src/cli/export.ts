@@ -1,7 +1,7 @@
 // `npm run export -- [--destination <id>] [--type <name>] [--from <YYYY-MM-DD> --to <YYYY-MM-DD>] [--rows-per-file <n>]`:
 // runs the export job by hand with a line per file. Without --from/--to it delivers what is due
-// (as the cron does); with them it backfills those UTC days for one destination, leaving its
-// watermarks where they are.
+// (as the cron does); with them it backfills those days for one destination (UTC days of events,
+// local days of the account's zone of aggregates), leaving its watermarks where they are.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { EXPORT_TYPES } from "@/server/core/export-types";

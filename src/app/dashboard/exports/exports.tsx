@@ -74,7 +74,7 @@ export function Exports() {
     <>
       <h1>Exports</h1>
       <p className="muted">
-        Raw events as Snappy Parquet (hourly) and daily aggregates as CSV (after 03:00 UTC), delivered to the account&apos;s own S3 bucket. See{" "}
+        Raw events as Snappy Parquet (hourly) and daily aggregates as CSV (each local day of the account&apos;s time zone, after 03:00 there), delivered to the account&apos;s own S3 bucket. See{" "}
         <a href="/docs/export">what a data team receives</a>.
       </p>
       <div className="toolbar">

@@ -71,8 +71,8 @@ describe("daily aggregates in the account's zone", () => {
     expect(new Date(threeLocal).toISOString().slice(11, 16)).toBe("06:00"); // 03:00 in São Paulo is 06:00 UTC
     expect((await run(threeLocal - 1)).runs).toEqual([]);
     const { runs } = await run(threeLocal);
-    expect(runs.map((r) => [r.status, r.rangeStart, r.rangeEnd])).toEqual([
-      ["succeeded", new Date(midnight(addDays(D, -1))).toISOString(), new Date(midnight(D)).toISOString()],
+    expect(runs.map((r) => [r.status, r.day, r.timeZone, r.rangeStart, r.rangeEnd])).toEqual([
+      ["succeeded", addDays(D, -1), SAO_PAULO, new Date(midnight(addDays(D, -1))).toISOString(), new Date(midnight(D)).toISOString()],
     ]);
     // D itself is due only at 03:00 local on the day after it.
     expect((await run(midnight(addDays(D, 1)) + 3 * HOUR_MS - 1)).runs).toEqual([]);

@@ -22,7 +22,7 @@ import { SETTLE_HORIZON_MARGIN_MS, settledBefore } from "@/server/pipeline/settl
 import { store } from "@/server/store";
 import type { ReportScope } from "@/server/store/report-query";
 import type { FileDelivered } from "./deliver-batch";
-import { deliverRun, type PlanOptions, planRun, type RunDelivery } from "./deliver-run";
+import { dayOfRun, deliverRun, type PlanOptions, planRun, type RunDelivery, zoneOfRun } from "./deliver-run";
 import type { SetAsideRow } from "./poison";
 import { activeDestinations, failRun, finishRun, type RunRow, resumeRun, unfinishedRun, watermarkOf, withLock } from "./runs.sql";
 import {
@@ -45,6 +45,9 @@ export interface ExportRunSummary {
   type: ExportType;
   rangeStart: string;
   rangeEnd: string;
+  /** An aggregate run's local date and its zone (the range is that day's span); null for events. */
+  day: string | null;
+  timeZone: string | null;
   status: "succeeded" | "failed";
   attempt: number;
   rows: number;
@@ -113,6 +116,8 @@ async function executeRun(
     type: run.type,
     rangeStart: run.range_start.toISOString(),
     rangeEnd: run.range_end.toISOString(),
+    day: dayOfRun(run),
+    timeZone: zoneOfRun(run),
     status,
     attempt: run.attempt,
     ...result,

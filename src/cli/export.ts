@@ -1,7 +1,7 @@
 // `npm run export -- [--destination <id>] [--type <name>] [--from <YYYY-MM-DD> --to <YYYY-MM-DD>] [--rows-per-file <n>]`:
 // runs the export job by hand with a line per file. Without --from/--to it delivers what is due
-// (as the cron does); with them it backfills those UTC days for one destination, leaving its
-// watermarks where they are.
+// (as the cron does); with them it backfills those days for one destination (UTC days of events,
+// local days of the account's zone of aggregates), leaving its watermarks where they are.
 import { parseArgs } from "node:util";
 import { env, exitOnEnvError } from "@/env";
 import { EXPORT_TYPES } from "@/server/core/export-types";
@@ -39,10 +39,12 @@ const options = {
   onFile: (f: { destinationId: string; type: string; index: number; files: number; rows: number; bytes: number; key: string }) =>
     console.log(`tally: export: ${f.destinationId} ${f.type} file ${f.index + 1}/${f.files}: ${f.rows.toLocaleString("en")} rows, ${mb(f.bytes)} → ${f.key}`),
   onRun: (r: ExportRunSummary) => {
+    // An aggregate run is a local day: its date and zone first, then the UTC moments it spans.
+    const range = `${r.day ? `${r.day} (${r.timeZone}) ` : ""}${r.rangeStart} to ${r.rangeEnd}`;
     console.log(
       r.status === "succeeded"
-        ? `tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: delivered ${r.rows.toLocaleString("en")} rows in ${r.files} files (${mb(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s)${r.setAsideRows > 0 ? `; ${r.setAsideRows.toLocaleString("en")} set aside` : ""}`
-        : `tally: export: ${r.destinationId} ${r.type} ${r.rangeStart} to ${r.rangeEnd}: failed (attempt ${r.attempt}): ${r.error}`,
+        ? `tally: export: ${r.destinationId} ${r.type} ${range}: delivered ${r.rows.toLocaleString("en")} rows in ${r.files} files (${mb(r.bytes)}, ${(r.durationMs / 1000).toFixed(1)} s)${r.setAsideRows > 0 ? `; ${r.setAsideRows.toLocaleString("en")} set aside` : ""}`
+        : `tally: export: ${r.destinationId} ${r.type} ${range}: failed (attempt ${r.attempt}): ${r.error}`,
     );
     // Rows that could not be read or encoded: left out of the files, each with its id and reason.
     for (const row of r.setAside) console.log(`tally: export: ${r.destinationId} ${r.type}: set aside ${row.id}: ${row.reason}`);

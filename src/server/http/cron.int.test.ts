@@ -120,11 +120,16 @@ describe("GET /api/cron/export", () => {
 
       const response = await exportCall("Bearer cron-secret-for-this-test-file");
       expect(response.status).toBe(200);
-      const body = (await response.json()) as { runs: { destination_id: string; type: string; status: string; files: number }[]; unfinished: boolean };
+      const body = (await response.json()) as {
+        runs: { destination_id: string; type: string; status: string; files: number; range: string[]; day: string; time_zone: string }[];
+        unfinished: boolean;
+      };
       expect(body.unfinished).toBe(false);
       const mine = body.runs.filter((r) => r.destination_id === destination.id);
       expect(mine.length).toBeGreaterThanOrEqual(1);
       expect(mine.every((r) => r.type === "advertisers" && r.status === "succeeded" && r.files === 1)).toBe(true);
+      // Each aggregate run names its local day and zone (the account's, UTC here) beside its UTC range.
+      expect(mine.every((r) => r.time_zone === "UTC" && r.range[0] === `${r.day}T00:00:00.000Z`)).toBe(true);
       expect(JSON.stringify(body)).not.toContain(LOCAL_S3_CREDENTIALS.secretAccessKey);
     } finally {
       await s3.stop();

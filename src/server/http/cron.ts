@@ -86,6 +86,9 @@ export const handleExportCron = cronRoute(async () => {
       destination_id: r.destinationId,
       type: r.type,
       range: [r.rangeStart, r.rangeEnd],
+      // An aggregate run's local date and zone; null for events.
+      day: r.day,
+      time_zone: r.timeZone,
       status: r.status,
       rows: r.rows,
       files: r.files,

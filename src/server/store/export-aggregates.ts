@@ -21,10 +21,10 @@ interface DayRows {
 
 const field = (name: string) => (row: object) => String((row as Record<string, unknown>)[name]);
 
-const SOURCES: Record<AggregateType, (reports: ReportReads, scope: ReportScope, day: string) => DayRows> = {
-  advertisers: (reports, scope, day) => ({ rows: () => reports.advertisers(scope, dayQuery(day, "advertiser")), id: field("advertiser_id") }),
-  campaigns: (reports, scope, day) => ({ rows: () => reports.campaigns(scope, dayQuery(day, "name")), id: field("campaign_id") }),
-  ads: (reports, scope, day) => ({ rows: () => reports.adResults(scope, dayQuery(day, "name")), id: field("ad_id") }),
+const SOURCES: Record<AggregateType, (reports: ReportReads, scope: ReportScope, day: string, zone: string | undefined) => DayRows> = {
+  advertisers: (reports, scope, day, zone) => ({ rows: () => reports.advertisers(scope, dayQuery(day, "advertiser", zone)), id: field("advertiser_id") }),
+  campaigns: (reports, scope, day, zone) => ({ rows: () => reports.campaigns(scope, dayQuery(day, "name", zone)), id: field("campaign_id") }),
+  ads: (reports, scope, day, zone) => ({ rows: () => reports.adResults(scope, dayQuery(day, "name", zone)), id: field("ad_id") }),
 };
 
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -36,9 +36,16 @@ function passes(id: string, filter: RowFilter, excluded: ReadonlySet<string>): b
   return true;
 }
 
-/** One day's aggregate batch of `type`, read through `reports`. */
-export function aggregateBatch(reports: ReportReads, type: AggregateType, scope: ReportScope, day: string, layout?: AggregateLayout): ExportBatch {
-  const source = SOURCES[type](reports, scope, day);
+/** One local day's aggregate batch of `type` (`day` in `zone`, UTC when absent), read through `reports`. */
+export function aggregateBatch(
+  reports: ReportReads,
+  type: AggregateType,
+  scope: ReportScope,
+  day: string,
+  layout?: AggregateLayout,
+  zone?: string,
+): ExportBatch {
+  const source = SOURCES[type](reports, scope, day, zone);
   const columns = aggregateColumns(type, layout);
   async function* filtered(filter: RowFilter): AsyncGenerator<object[]> {
     const excluded = new Set(filter.exclude ?? []);

@@ -1,11 +1,12 @@
 // What an export file holds, whatever the store reads it from (docs/interface.md §2.5,
 // docs/interface-decisions.md §6): the three event layouts as Parquet columns, the three aggregated
-// layouts as CSV columns over the report rows of a day (so an exported day has the numbers the
-// reports show for it), and the reads the export makes of a batch. A batch is a range of time
+// layouts as CSV columns over the report rows of a local day in the account's zone (so an exported
+// day has the numbers the reports show for it in that zone), and the reads the export makes of a batch. A batch is a range of time
 // (events) or a day (aggregates); each row has an identity, text unique in the batch and read from
 // stored columns only, so a row the export cannot read or encode is found by splitting the batch
 // into ranges of ids and set aside by its id (pipeline/export/job/poison.ts).
 import type { AggregateLayout, AggregateType, EventType, ExportTypeName } from "@/server/core/export-types";
+import { localDay, UTC } from "@/server/core/time-zones";
 import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";
 import { METRIC_FIELDS } from "./metrics";
 import type { ReportScope } from "./report-query";
@@ -99,6 +100,8 @@ export function aggregateColumns(type: AggregateType, layout: AggregateLayout = 
 export interface BatchRange {
   rangeStart: Date;
   rangeEnd: Date;
+  /** An aggregate batch's IANA zone: the range is one local day of it, read as the reports read that day in it (UTC when absent). */
+  zone?: string;
 }
 
 /** Which rows of a batch: not the set-aside ids, and those whose id is in (after, upTo] (in byte order). */
@@ -147,7 +150,10 @@ export function cappedEndAt(next: Date | null, range: { start: Date; end: Date }
   return before > range.start ? before : next;
 }
 
-/** The report query of one UTC day that a daily aggregate file holds: every row, in `orderBy` order. */
-export function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy) {
-  return { startDate: day, endDate: day, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
+/** The local date in `zone` an aggregate batch holds: the one its range begins. */
+export const aggregateDate = (range: BatchRange): string => localDay(range.rangeStart, range.zone ?? UTC);
+
+/** The report query of one local day in `zone` that a daily aggregate file holds: every row, in `orderBy` order. */
+export function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy, zone: string = UTC) {
+  return { startDate: day, endDate: day, zone, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
 }

@@ -74,8 +74,8 @@ export function Exports() {
     <>
       <h1>Exports</h1>
       <p className="muted">
-        Raw events as Snappy Parquet (hourly) and daily aggregates as CSV (after 03:00 UTC), delivered to the account&apos;s own S3 bucket. See{" "}
-        <a href="/docs/export">what a data team receives</a>.
+        Raw events as Snappy Parquet (hourly) and daily aggregates as CSV (each local day of the account&apos;s time zone, after 03:00 there), delivered to the
+        account&apos;s own S3 bucket. See <a href="/docs/export">what a data team receives</a>.
       </p>
       <div className="toolbar">
         <AccountPicker value={accountId} onChange={(id) => set({ account: id, edit: null, runs: null })} />

@@ -5,11 +5,10 @@
 // Postgres's (store/postgres/export-batches.sql.ts), so a destination's files do not change with
 // the store (export-reads.ch.int.test.ts compares every read).
 
-import { utcDay } from "@/server/core/days";
 import { isEventType } from "@/server/core/export-types";
 import { bulkPool } from "@/server/db/pg-pool";
 import { aggregateBatch } from "@/server/store/export-aggregates";
-import { cappedEndAt, type ExportBatch, type ExportReads, type RowFilter } from "@/server/store/export-rows";
+import { aggregateDate, cappedEndAt, type ExportBatch, type ExportReads, type RowFilter } from "@/server/store/export-rows";
 import { EVENT_PARTS, exportBatch, FETCH_ROWS, postgresExportReads } from "@/server/store/postgres/export-batches.sql";
 import type { ReportScope } from "@/server/store/report-query";
 import type { ReportReads } from "@/server/store/store";
@@ -117,7 +116,7 @@ function creditedOrdersBatch(scope: ReportScope, range: Range): ExportBatch {
 export function clickhouseExportReads(reports: ReportReads): ExportReads {
   return {
     batch: (type, scope, range, layout) => {
-      if (!isEventType(type)) return aggregateBatch(reports, type, scope, utcDay(range.rangeStart), layout);
+      if (!isEventType(type)) return aggregateBatch(reports, type, scope, aggregateDate(range), layout, range.zone);
       const span = { start: range.rangeStart, end: range.rangeEnd };
       if (type !== "orders") return eventBatch(type, EVENT_LAYOUTS[type](scope, span));
       // A publisher's orders are its conversions by receipt time: Postgres alone answers.

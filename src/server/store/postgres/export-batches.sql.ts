@@ -4,13 +4,12 @@
 // so a retried batch writes the same rows into the same files. Every read is a batch-sized scan,
 // so all of them go to the bulk pool (pg-pool.ts), never to the connections requests wait for.
 import sql, { empty, join, raw, type Sql } from "sql-template-tag";
-import { utcDay } from "@/server/core/days";
 import { type AggregateLayout, type AggregateType, type EventType, isEventType } from "@/server/core/export-types";
 import { cursorBatches } from "@/server/db/cursor";
 import { bulkPool } from "@/server/db/pg-pool";
 import type { CsvValue } from "@/server/formats/csv";
 import type { ExportBatch, ExportReads, RowFilter } from "@/server/store/export-rows";
-import { aggregateColumns, cappedEndAt, dayQuery } from "@/server/store/export-rows";
+import { aggregateColumns, aggregateDate, cappedEndAt, dayQuery } from "@/server/store/export-rows";
 import type { ReportScope } from "@/server/store/report-query";
 import { adResultsStatement } from "./ad-results.sql";
 import { advertiserReportStatement } from "./advertiser-report.sql";
@@ -110,15 +109,15 @@ export const EVENT_TIMES: Record<EventType, (scope: ReportScope, range: Range) =
   order_items: (scope, range) => sql`SELECT a.created_at AS at FROM attributions a WHERE ${creditedIn(scope, range)}`,
 };
 
-/** The report statement of one UTC day for the scope; its rows hold every column but `day`. */
-const AGGREGATE_STATEMENTS: Record<AggregateType, (scope: ReportScope, day: string) => ReportStatement<object>> = {
-  advertisers: (scope, day) => advertiserReportStatement(scope, dayQuery(day, "advertiser")),
-  campaigns: (scope, day) => campaignListingStatement(scope, dayQuery(day, "name")),
-  ads: (scope, day) => adResultsStatement(scope, dayQuery(day, "name")),
+/** The report statement of one local day in `zone` for the scope; its rows hold every column but `day`. */
+const AGGREGATE_STATEMENTS: Record<AggregateType, (scope: ReportScope, day: string, zone: string | undefined) => ReportStatement<object>> = {
+  advertisers: (scope, day, zone) => advertiserReportStatement(scope, dayQuery(day, "advertiser", zone)),
+  campaigns: (scope, day, zone) => campaignListingStatement(scope, dayQuery(day, "name", zone)),
+  ads: (scope, day, zone) => adResultsStatement(scope, dayQuery(day, "name", zone)),
 };
 
-function aggregateParts(type: AggregateType, scope: ReportScope, day: string, layout?: AggregateLayout): BatchParts {
-  const statement = AGGREGATE_STATEMENTS[type](scope, day);
+function aggregateParts(type: AggregateType, scope: ReportScope, day: string, zone: string | undefined, layout?: AggregateLayout): BatchParts {
+  const statement = AGGREGATE_STATEMENTS[type](scope, day, zone);
   const columns = aggregateColumns(type, layout);
   return {
     columns,
@@ -180,7 +179,7 @@ export const postgresExportReads: ExportReads = {
     exportBatch(
       isEventType(type)
         ? EVENT_PARTS[type](scope, { start: range.rangeStart, end: range.rangeEnd })
-        : aggregateParts(type as AggregateType, scope, utcDay(range.rangeStart), layout),
+        : aggregateParts(type as AggregateType, scope, aggregateDate(range), range.zone, layout),
       type,
     ),
   cappedEnd: async (type, scope, range, maxRows) => {

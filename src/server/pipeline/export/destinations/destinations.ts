@@ -50,6 +50,8 @@ export interface DestinationView {
 /** What the exporter needs to write: the stored row with its secret decrypted, in memory only. */
 export interface DestinationWithSecret extends DestinationView {
   secretAccessKey: string | null;
+  /** Its account's IANA zone: the daily aggregates are that zone's local days. */
+  timeZone: string;
 }
 
 /** `a/b` and `/a/b/` → `a/b/`; empty stays empty. */
@@ -283,10 +285,10 @@ export async function destinationRuns({ actor, id, limit }: { actor: Actor; id: 
 
 /** For the exporter only: the destination with its secret decrypted. */
 export async function destinationWithSecret(id: string): Promise<DestinationWithSecret | null> {
-  const row = await db.exportDestination.findUnique({ where: { id } });
+  const row = await db.exportDestination.findUnique({ where: { id }, include: { account: { select: { timeZone: true } } } });
   if (!row) return null;
   const secretAccessKey = row.credentialKind === "access_key" && row.secretCiphertext ? decryptSecret(row.secretCiphertext, row.id) : null;
-  return { ...viewOf(row), secretAccessKey };
+  return { ...viewOf(row), secretAccessKey, timeZone: row.account.timeZone };
 }
 
 /** Marks a destination as needing a person (access denied, no such bucket): scheduled runs skip it until it is updated. */

@@ -54,6 +54,11 @@ export async function uploadEmpty(client: S3Client, bucket: string, key: string)
   await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "", ContentLength: 0 }));
 }
 
+export async function uploadText(client: S3Client, bucket: string, key: string, text: string, contentType: string): Promise<void> {
+  const body = Buffer.from(text, "utf8");
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType }));
+}
+
 /** Deletes an object; one that is not there is no error (S3 answers 204 either way). */
 export async function deleteObject(client: S3Client, bucket: string, key: string): Promise<void> {
   await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));

@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { TallyError } from "@/server/core/errors";
 import { extensionOf, isEventType } from "@/server/core/export-types";
+import { localDay, UTC } from "@/server/core/time-zones";
 import type { ExportType } from "@/server/db/generated/enums";
 import type { DestinationWithSecret } from "@/server/pipeline/export/destinations/destinations";
 import { store } from "@/server/store";
@@ -19,10 +20,23 @@ import { filesFor, MAX_PLANS_PER_CALL, ROWS_PER_FILE, type TimeRange } from "./s
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** TYPE/YYYY/MM/DD/TIMESTAMP_NS/<random>.ext under the prefix, dated by the plan's time (UTC). */
-export function planKeys(prefix: string, type: ExportType, plannedAt: Date, files: number): string[] {
-  const folder = `${prefix}${type}/${plannedAt.getUTCFullYear()}/${pad(plannedAt.getUTCMonth() + 1)}/${pad(plannedAt.getUTCDate())}/${BigInt(plannedAt.getTime()) * 1_000_000n}/`;
+/**
+ * TYPE/YYYY/MM/DD/TIMESTAMP_NS/<random>.ext under the prefix: dated by `day` (an aggregate run's
+ * local date) or else by the plan's time (UTC), and stamped with the plan's time.
+ */
+export function planKeys(prefix: string, type: ExportType, plannedAt: Date, files: number, day: string | null = null): string[] {
+  const date = day ? day.replaceAll("-", "/") : `${plannedAt.getUTCFullYear()}/${pad(plannedAt.getUTCMonth() + 1)}/${pad(plannedAt.getUTCDate())}`;
+  const folder = `${prefix}${type}/${date}/${BigInt(plannedAt.getTime()) * 1_000_000n}/`;
   return Array.from({ length: files }, () => `${folder}${randomBytes(12).toString("hex")}${extensionOf(type)}`);
+}
+
+/** The zone of a run's range: an aggregate run's local day's (UTC for those from before zones); null for events. */
+export const zoneOfRun = (run: Pick<RunRow, "type" | "time_zone">): string | null => (isEventType(run.type) ? null : (run.time_zone ?? UTC));
+
+/** The local date an aggregate run covers (its range starts at that date's first moment); null for events. */
+export function dayOfRun(run: Pick<RunRow, "type" | "time_zone" | "range_start">): string | null {
+  const zone = zoneOfRun(run);
+  return zone === null ? null : localDay(run.range_start, zone);
 }
 
 export interface PlanOptions {
@@ -30,25 +44,31 @@ export interface PlanOptions {
   maxRowsPerBatch: number;
 }
 
-/** Plans and stores a batch over `range`, which ends early when it would hold more than the cap. */
+/**
+ * Plans and stores a batch over `range`, which ends early when it would hold more than the cap.
+ * `zone`: an aggregate batch's, whose range is one local day of it (null for events).
+ */
 export async function planRun(
   destination: DestinationWithSecret,
   scope: ReportScope,
   type: ExportType,
-  range: TimeRange,
+  range: TimeRange & { zone: string | null },
   backfill: boolean,
   plan: PlanOptions,
 ): Promise<RunRow> {
+  const zone = isEventType(type) ? null : (range.zone ?? UTC);
   let end = range.end;
-  let rows = await store().exports.batch(type, scope, { rangeStart: range.start, rangeEnd: end }).count();
+  let rows = await store()
+    .exports.batch(type, scope, { rangeStart: range.start, rangeEnd: end, zone: zone ?? undefined })
+    .count();
   // Only a batch over the cap pays for finding where to end it (a sort of its rows' times).
   if (isEventType(type) && rows > plan.maxRowsPerBatch) {
     end = await store().exports.cappedEnd(type, scope, range, plan.maxRowsPerBatch);
     rows = await store().exports.batch(type, scope, { rangeStart: range.start, rangeEnd: end }).count();
   }
   const startedAt = new Date();
-  const keys = planKeys(destination.prefix, type, startedAt, filesFor(type, rows, plan.rowsPerFile));
-  return insertRun({ destinationId: destination.id, type, range: { start: range.start, end }, keys, rows, backfill, startedAt });
+  const keys = planKeys(destination.prefix, type, startedAt, filesFor(type, rows, plan.rowsPerFile), zone === null ? null : localDay(range.start, zone));
+  return insertRun({ destinationId: destination.id, type, range: { start: range.start, end }, zone, keys, rows, backfill, startedAt });
 }
 
 export type RunDelivery = { run: RunRow } & ({ status: "delivered"; rows: number; files: number; bytes: number } | { status: "failed"; error: unknown });
@@ -73,11 +93,11 @@ export async function deliverRun(
     for (let plans = 0; ; plans += 1) {
       if (plans === MAX_PLANS_PER_CALL) throw new TallyError("internal", "the batch's rows kept changing while it was delivered; it is tried again later");
       const exclude = run.set_aside.map((row) => row.id);
-      const range = { rangeStart: run.range_start, rangeEnd: run.range_end };
+      const range = { rangeStart: run.range_start, rangeEnd: run.range_end, zone: zoneOfRun(run) ?? undefined };
       // The planned files must still match: the rows now (set-aside ones left out), and the rows per file.
       const rows = checkRows ? await store().exports.batch(run.type, scope, range).count({ exclude }) : Number(run.planned_rows);
       if (rows !== Number(run.planned_rows) || run.keys.length !== filesFor(run.type, rows, rowsPerFile)) {
-        run = await replanRun(run.id, planKeys(destination.prefix, run.type, new Date(), filesFor(run.type, rows, rowsPerFile)), rows);
+        run = await replanRun(run.id, planKeys(destination.prefix, run.type, new Date(), filesFor(run.type, rows, rowsPerFile), dayOfRun(run)), rows);
       }
       checkRows = true;
       let delivery: Awaited<ReturnType<typeof deliverBatch>>;

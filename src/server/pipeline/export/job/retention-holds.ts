@@ -59,7 +59,7 @@ export interface RetentionHold extends ExportPosition {
  */
 export function rawPositions(positions: DestinationPosition[]): ExportPosition[] {
   return positions.flatMap(({ destinationId, name, accountId, type, createdAt, watermark }) =>
-    isEventType(type) ? [{ destinationId, destinationName: name, accountId, type, deliveredTo: watermark ?? initialWatermark(createdAt, type) }] : [],
+    isEventType(type) ? [{ destinationId, destinationName: name, accountId, type, deliveredTo: watermark ?? initialWatermark(createdAt) }] : [],
   );
 }
 

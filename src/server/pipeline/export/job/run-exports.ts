@@ -12,8 +12,8 @@
 // sources (layouts.ts, batch-rows.ts) and delivery (deliver-run.ts, deliver-batch.ts, s3.ts).
 
 import { type Actor, assertMayChange } from "@/server/accounts/actor";
-import { DAY_MS } from "@/server/core/days";
-import { EXPORT_TYPES, type ExportTypeName } from "@/server/core/export-types";
+import { addDays, dayStart } from "@/server/core/days";
+import { EXPORT_TYPES, type ExportTypeName, isEventType } from "@/server/core/export-types";
 import type { ExportType } from "@/server/db/generated/enums";
 import { type DestinationWithSecret, destinationWithSecret, getDestination, markNeedsAttention } from "@/server/pipeline/export/destinations/destinations";
 import { describeS3Error } from "@/server/pipeline/export/destinations/s3";
@@ -22,10 +22,22 @@ import { SETTLE_HORIZON_MARGIN_MS, settledBefore } from "@/server/pipeline/settl
 import { store } from "@/server/store";
 import type { ReportScope } from "@/server/store/report-query";
 import type { FileDelivered } from "./deliver-batch";
-import { deliverRun, type PlanOptions, planRun, type RunDelivery } from "./deliver-run";
+import { dayOfRun, deliverRun, type PlanOptions, planRun, type RunDelivery, zoneOfRun } from "./deliver-run";
 import type { SetAsideRow } from "./poison";
 import { activeDestinations, failRun, finishRun, type RunRow, resumeRun, unfinishedRun, watermarkOf, withLock } from "./runs.sql";
-import { backfillDays, initialWatermark, isResumable, MAX_ROWS_PER_BATCH, nextRange, ROWS_PER_FILE, retryAt, startsInBudget } from "./schedule";
+import {
+  aggregateDay,
+  backfillDays,
+  initialWatermark,
+  isResumable,
+  MAX_ROWS_PER_BATCH,
+  nextAggregateDay,
+  nextRange,
+  ROWS_PER_FILE,
+  retryAt,
+  startsInBudget,
+  type TimeRange,
+} from "./schedule";
 
 export interface ExportRunSummary {
   runId: string;
@@ -33,6 +45,9 @@ export interface ExportRunSummary {
   type: ExportType;
   rangeStart: string;
   rangeEnd: string;
+  /** An aggregate run's local date and its zone (the range is that day's span); null for events. */
+  day: string | null;
+  timeZone: string | null;
   status: "succeeded" | "failed";
   attempt: number;
   rows: number;
@@ -101,6 +116,8 @@ async function executeRun(
     type: run.type,
     rangeStart: run.range_start.toISOString(),
     rangeEnd: run.range_end.toISOString(),
+    day: dayOfRun(run),
+    timeZone: zoneOfRun(run),
     status,
     attempt: run.attempt,
     ...result,
@@ -126,6 +143,26 @@ async function executeRun(
 }
 
 /**
+ * The next range of a destination's type due now, or null: events after the watermark; aggregates
+ * the local day, in the account's zone now, after the last one delivered (the zone of a day is
+ * fixed when it is planned, so a day planned before a change of zone is retried in the old one).
+ */
+async function nextDue(
+  destination: DestinationWithSecret,
+  type: ExportType,
+  now: Date,
+  settled: Date,
+  eager: boolean,
+): Promise<(TimeRange & { zone: string | null }) | null> {
+  const watermark = await watermarkOf(destination.id, type);
+  if (isEventType(type)) {
+    const range = nextRange(watermark?.at ?? initialWatermark(destination.createdAt), now, eager, settled);
+    return range && { ...range, zone: null };
+  }
+  return nextAggregateDay(watermark, destination.createdAt, destination.timeZone, now, eager, settled);
+}
+
+/**
  * The next run of a destination's type, delivered: an unfinished scheduled run (failed and due
  * again, or left running by a worker that died: the caller holds the lock, so nobody else runs
  * it), else a new run for the next range due; null when there is nothing to do.
@@ -143,8 +180,7 @@ async function nextScheduledRun(
     const resumed = await resumeRun(unfinished.id);
     return executeRun(destination, () => scopeOfAccount(destination.accountId), resumed, false, options, now);
   }
-  const watermark = (await watermarkOf(destination.id, type)) ?? initialWatermark(destination.createdAt, type);
-  const range = nextRange(type, watermark, now, options.eager ?? false, settled);
+  const range = await nextDue(destination, type, now, settled, options.eager ?? false);
   if (!range) return null;
   const scope = await scopeOfAccount(destination.accountId);
   const run = await planRun(destination, scope, type, range, false, planOptions(options));
@@ -199,9 +235,9 @@ export async function runDueExports(options: RunExportsOptions = {}): Promise<{ 
 }
 
 /**
- * Delivers a range by hand (npm run export -- --from --to): per UTC day, each type's rows of that
- * day (events in as many capped batches as the day needs), as runs marked backfill that leave the
- * watermark where it is.
+ * Delivers a range by hand (npm run export -- --from --to): per day, each type's rows of that day
+ * (events of the UTC day, in as many capped batches as it needs; aggregates of the local day in the
+ * account's zone), as runs marked backfill that leave the watermark where it is.
  */
 export async function backfillExports(options: RunExportsOptions & { destinationId: string; fromDay: string; toDay: string }): Promise<ExportRunSummary[]> {
   const destination = await destinationWithSecret(options.destinationId);
@@ -210,8 +246,9 @@ export async function backfillExports(options: RunExportsOptions & { destination
   const types = EXPORT_TYPES.filter((type) => destination.types.includes(type) && (!options.types || options.types.includes(type)));
   for (const day of backfillDays(options.fromDay, options.toDay)) {
     for (const type of types) {
-      for (let start = day; start < day + DAY_MS; ) {
-        const range = { start: new Date(start), end: new Date(day + DAY_MS) };
+      const whole = isEventType(type) ? { start: dayStart(day), end: dayStart(addDays(day, 1)), zone: null } : aggregateDay(day, destination.timeZone);
+      for (let start = whole.start.getTime(); start < whole.end.getTime(); ) {
+        const range = { ...whole, start: new Date(start) };
         const outcome = await withLock(destination.id, type, async () => {
           const scope = await scopeOfAccount(destination.accountId);
           const run = await planRun(destination, scope, type, range, true, planOptions(options));

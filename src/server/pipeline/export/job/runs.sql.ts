@@ -3,16 +3,17 @@
 // and type has been delivered) and the advisory lock that keeps two workers (cron calls, the dev
 // timer, the CLI) off the same destination and type. Hand-written SQL: the watermark moves only
 // if it is still where the batch started (compare and set), in the transaction that marks the
-// run delivered. Small queries, on the request pool; the batch's reads are on the bulk pool
+// run delivered; an aggregate watermark is a local midnight with its zone, and moves only if the
+// date beginning there is the run's day. Small queries, on the request pool; the batch's reads are on the bulk pool
 // (batch-rows.ts).
 import type pg from "pg";
-import sql from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 import type { ExportType } from "@/server/db/generated/enums";
 import { newId } from "@/server/db/ids";
 import { pgPool } from "@/server/db/pg-pool";
 import { inTransaction } from "@/server/db/transaction";
 import type { SetAsideRow } from "./poison";
-import type { TimeRange } from "./schedule";
+import type { AggregateWatermark, TimeRange } from "./schedule";
 
 export interface RunRow {
   id: string;
@@ -21,6 +22,8 @@ export interface RunRow {
   status: "running" | "succeeded" | "failed";
   range_start: Date;
   range_end: Date;
+  /** An aggregate run's zone: its range is a local day of it. Null for events (and UTC for aggregate runs from before zones). */
+  time_zone: string | null;
   keys: string[];
   planned_rows: bigint | number;
   stale_keys: string[] | null;
@@ -81,12 +84,12 @@ export async function destinationPositions(): Promise<DestinationPosition[]> {
   }));
 }
 
-/** How far a destination's type has been delivered; null before its first scheduled batch. */
-export async function watermarkOf(destinationId: string, type: ExportType): Promise<Date | null> {
-  const { rows } = await pgPool().query<{ delivered_to: Date }>(
-    sql`SELECT delivered_to FROM export_watermarks WHERE destination_id = ${destinationId} AND type = ${type}::"ExportType"`,
+/** How far a destination's type has been delivered, and the zone that moment is a local midnight of (aggregates); null before its first scheduled batch. */
+export async function watermarkOf(destinationId: string, type: ExportType): Promise<AggregateWatermark | null> {
+  const { rows } = await pgPool().query<{ delivered_to: Date; time_zone: string }>(
+    sql`SELECT delivered_to, time_zone FROM export_watermarks WHERE destination_id = ${destinationId} AND type = ${type}::"ExportType"`,
   );
-  return rows[0]?.delivered_to ?? null;
+  return rows[0] ? { at: rows[0].delivered_to, zone: rows[0].time_zone } : null;
 }
 
 /** The oldest scheduled run of a destination's type that has not succeeded (failed, or left running by a worker that died). */
@@ -111,6 +114,8 @@ export interface PlannedRun {
   destinationId: string;
   type: ExportType;
   range: TimeRange;
+  /** An aggregate run's zone (its range is a local day of it); null for events. */
+  zone: string | null;
   keys: string[];
   rows: number;
   backfill: boolean;
@@ -119,9 +124,9 @@ export interface PlannedRun {
 
 export async function insertRun(plan: PlannedRun): Promise<RunRow> {
   const { rows } = await pgPool().query<RunRow>(
-    sql`INSERT INTO export_runs (id, destination_id, type, status, range_start, range_end, keys, planned_rows, backfill, started_at)
-        VALUES (${newId("exr")}, ${plan.destinationId}, ${plan.type}::"ExportType", 'running', ${plan.range.start}, ${plan.range.end}, ${plan.keys},
-                ${plan.rows}, ${plan.backfill}, ${plan.startedAt})
+    sql`INSERT INTO export_runs (id, destination_id, type, status, range_start, range_end, time_zone, keys, planned_rows, backfill, started_at)
+        VALUES (${newId("exr")}, ${plan.destinationId}, ${plan.type}::"ExportType", 'running', ${plan.range.start}, ${plan.range.end}, ${plan.zone},
+                ${plan.keys}, ${plan.rows}, ${plan.backfill}, ${plan.startedAt})
         RETURNING *`,
   );
   return rows[0]!;
@@ -144,7 +149,17 @@ export async function recordSetAside(runId: string, found: SetAsideRow[]): Promi
   return updated[0]!;
 }
 
-/** Marks a run delivered and, unless it was a backfill, moves the watermark from its start to its end, in one transaction. */
+/**
+ * The compare of the compare and set: an event watermark must be at the run's start; an aggregate
+ * watermark (a local midnight in its zone) must begin the run's day, which is the run's start
+ * unless the account's zone changed since the last day delivered.
+ */
+function watermarkAtStart(run: RunRow): Sql {
+  if (run.time_zone === null) return sql`w.delivered_to = ${run.range_start}`;
+  return sql`(w.delivered_to AT TIME ZONE w.time_zone)::date = (${run.range_start}::timestamptz AT TIME ZONE ${run.time_zone})::date`;
+}
+
+/** Marks a run delivered and, unless it was a backfill, moves the watermark from its start (or its day) to its end, in one transaction. */
 export async function finishRun(run: RunRow, result: { rows: number; files: number; bytes: number }, durationMs: number): Promise<void> {
   return inTransaction(async (client) => {
     await client.query(
@@ -155,8 +170,10 @@ export async function finishRun(run: RunRow, result: { rows: number; files: numb
     if (!run.backfill) {
       // Compare and set: the watermark moves from this batch's start to its end, or not at all.
       const moved = await client.query(
-        sql`INSERT INTO export_watermarks AS w (destination_id, type, delivered_to, updated_at) VALUES (${run.destination_id}, ${run.type}::"ExportType", ${run.range_end}, now())
-            ON CONFLICT (destination_id, type) DO UPDATE SET delivered_to = EXCLUDED.delivered_to, updated_at = now() WHERE w.delivered_to = ${run.range_start}`,
+        sql`INSERT INTO export_watermarks AS w (destination_id, type, delivered_to, time_zone, updated_at)
+            VALUES (${run.destination_id}, ${run.type}::"ExportType", ${run.range_end}, ${run.time_zone ?? "UTC"}, now())
+            ON CONFLICT (destination_id, type) DO UPDATE SET delivered_to = EXCLUDED.delivered_to, time_zone = EXCLUDED.time_zone, updated_at = now()
+             WHERE ${watermarkAtStart(run)}`,
       );
       if (moved.rowCount !== 1) throw new Error(`the watermark of ${run.destination_id}/${run.type} is no longer at ${run.range_start.toISOString()}`);
     }

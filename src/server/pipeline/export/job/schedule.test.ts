@@ -6,6 +6,8 @@ import {
   initialWatermark,
   isResumable,
   MAX_ROWS_PER_BATCH,
+  nextAggregateDate,
+  nextAggregateDay,
   nextRange,
   ROWS_PER_FILE,
   retryAt,
@@ -16,11 +18,13 @@ const at = (iso: string) => new Date(iso);
 const MINUTE = 60_000;
 
 describe("where a new destination starts", () => {
-  it("takes events from the start of the UTC day it was created, and aggregates from the day before", () => {
+  it("takes events from the start of the UTC day it was created, and aggregates from the local day before", () => {
     const created = at("2026-11-10T23:30:00+01:00"); // 22:30 UTC on the 10th
-    expect(initialWatermark(created, "ad_events")).toEqual(at("2026-11-10T00:00:00Z"));
-    expect(initialWatermark(created, "order_items")).toEqual(at("2026-11-10T00:00:00Z"));
-    expect(initialWatermark(created, "campaigns")).toEqual(at("2026-11-09T00:00:00Z"));
+    expect(initialWatermark(created)).toEqual(at("2026-11-10T00:00:00Z"));
+    expect(nextAggregateDate(null, created, "UTC")).toBe("2026-11-09");
+    // 19:30 on the 10th in São Paulo, 07:30 on the 11th in Auckland.
+    expect(nextAggregateDate(null, created, "America/Sao_Paulo")).toBe("2026-11-09");
+    expect(nextAggregateDate(null, created, "Pacific/Auckland")).toBe("2026-11-10");
   });
 });
 
@@ -28,36 +32,81 @@ describe("an events batch", () => {
   const watermark = at("2026-11-10T10:00:00Z");
 
   it("is due once it spans an hour up to 5 minutes ago, and then covers everything up to 5 minutes ago", () => {
-    expect(nextRange("ad_events", watermark, at("2026-11-10T11:04:59.999Z"), false)).toBeNull();
-    expect(nextRange("ad_events", watermark, at("2026-11-10T11:05:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T11:00:00Z") });
-    expect(nextRange("orders", watermark, at("2026-11-10T13:47:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T13:42:00Z") });
+    expect(nextRange(watermark, at("2026-11-10T11:04:59.999Z"), false)).toBeNull();
+    expect(nextRange(watermark, at("2026-11-10T11:05:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T11:00:00Z") });
+    expect(nextRange(watermark, at("2026-11-10T13:47:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-10T13:42:00Z") });
   });
 
   it("covers a day at most, so a backlog is caught up in bounded batches", () => {
-    expect(nextRange("ad_events", watermark, at("2026-11-14T08:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T10:00:00Z") });
+    expect(nextRange(watermark, at("2026-11-14T08:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T10:00:00Z") });
   });
 
   it("is due at once when run now, however short, but never reaches into the last 5 minutes", () => {
     const now = at("2026-11-10T10:05:00.002Z");
-    expect(nextRange("ad_events", watermark, now, true)).toEqual({ start: watermark, end: at("2026-11-10T10:00:00.002Z") });
-    expect(nextRange("ad_events", watermark, at("2026-11-10T10:05:00Z"), true)).toBeNull();
-    expect(nextRange("ad_events", watermark, at("2026-11-10T10:02:00Z"), true)).toBeNull();
+    expect(nextRange(watermark, now, true)).toEqual({ start: watermark, end: at("2026-11-10T10:00:00.002Z") });
+    expect(nextRange(watermark, at("2026-11-10T10:05:00Z"), true)).toBeNull();
+    expect(nextRange(watermark, at("2026-11-10T10:02:00Z"), true)).toBeNull();
   });
 });
 
 describe("an aggregates batch", () => {
-  const watermark = at("2026-11-10T00:00:00Z");
+  const watermark = { at: at("2026-11-10T00:00:00Z"), zone: "UTC" };
+  const created = at("2026-01-01T00:00:00Z");
+  const day = (start: string, end: string, date: string, zone = "UTC") => ({ day: date, zone, start: at(start), end: at(end) });
 
   it("is the whole next day, due from 03:00 UTC the day after it", () => {
-    expect(nextRange("campaigns", watermark, at("2026-11-11T02:59:59.999Z"), false)).toBeNull();
-    expect(nextRange("campaigns", watermark, at("2026-11-11T03:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+    expect(nextAggregateDay(watermark, created, "UTC", at("2026-11-11T02:59:59.999Z"), false)).toBeNull();
+    expect(nextAggregateDay(watermark, created, "UTC", at("2026-11-11T03:00:00Z"), false)).toEqual(
+      day("2026-11-10T00:00:00Z", "2026-11-11T00:00:00Z", "2026-11-10"),
+    );
     // Days are delivered one batch each, however late the call.
-    expect(nextRange("ads", watermark, at("2026-11-20T12:00:00Z"), false)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+    expect(nextAggregateDay(watermark, created, "UTC", at("2026-11-20T12:00:00Z"), false)?.day).toBe("2026-11-10");
   });
 
   it("is due as soon as the day is complete when run now, never before", () => {
-    expect(nextRange("advertisers", watermark, at("2026-11-10T23:59:59.999Z"), true)).toBeNull();
-    expect(nextRange("advertisers", watermark, at("2026-11-11T00:00:00Z"), true)).toEqual({ start: watermark, end: at("2026-11-11T00:00:00Z") });
+    expect(nextAggregateDay(watermark, created, "UTC", at("2026-11-10T23:59:59.999Z"), true)).toBeNull();
+    expect(nextAggregateDay(watermark, created, "UTC", at("2026-11-11T00:00:00Z"), true)?.day).toBe("2026-11-10");
+  });
+
+  it("waits for the whole day to be settled, even when its time has come", () => {
+    const now = at("2026-11-11T05:00:00Z");
+    expect(nextAggregateDay(watermark, created, "UTC", now, false, at("2026-11-10T23:59:59.999Z"))).toBeNull();
+    expect(nextAggregateDay(watermark, created, "UTC", now, false, at("2026-11-11T00:00:00Z"))?.day).toBe("2026-11-10");
+  });
+
+  it("is a local day of the account's zone, due at 03:00 local the day after", () => {
+    const saoPaulo = { at: at("2026-11-10T03:00:00Z"), zone: "America/Sao_Paulo" };
+    // 02:59:59.999 on the 11th in São Paulo (UTC−3), then 03:00.
+    expect(nextAggregateDay(saoPaulo, created, "America/Sao_Paulo", at("2026-11-11T05:59:59.999Z"), false)).toBeNull();
+    expect(nextAggregateDay(saoPaulo, created, "America/Sao_Paulo", at("2026-11-11T06:00:00Z"), false)).toEqual(
+      day("2026-11-10T03:00:00Z", "2026-11-11T03:00:00Z", "2026-11-10", "America/Sao_Paulo"),
+    );
+    // Kathmandu (UTC+5:45): the day ends at 18:15 UTC, due at 21:15 UTC.
+    const kathmandu = { at: at("2026-11-09T18:15:00Z"), zone: "Asia/Kathmandu" };
+    expect(nextAggregateDay(kathmandu, created, "Asia/Kathmandu", at("2026-11-10T21:14:59.999Z"), false)).toBeNull();
+    expect(nextAggregateDay(kathmandu, created, "Asia/Kathmandu", at("2026-11-10T21:15:00Z"), false)?.end).toEqual(at("2026-11-10T18:15:00Z"));
+  });
+
+  it("spans 23 or 25 hours across a daylight-saving change, due 3 hours after its end", () => {
+    // New York falls back on 2026-11-01: that day is 25 hours long.
+    const newYork = { at: at("2026-11-01T04:00:00Z"), zone: "America/New_York" };
+    const next = nextAggregateDay(newYork, created, "America/New_York", at("2026-11-02T08:00:00Z"), false);
+    expect(next).toEqual(day("2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z", "2026-11-01", "America/New_York"));
+    expect(nextAggregateDay(newYork, created, "America/New_York", at("2026-11-02T07:59:59.999Z"), false)).toBeNull();
+  });
+
+  it("after the account's zone changed, is the next date in the new zone: none delivered twice, none skipped", () => {
+    const late = at("2026-12-01T00:00:00Z");
+    // UTC's 10th delivered, now in São Paulo: São Paulo's 11th (whose start is after the watermark).
+    expect(nextAggregateDay({ at: at("2026-11-11T00:00:00Z"), zone: "UTC" }, created, "America/Sao_Paulo", late, false)).toEqual(
+      day("2026-11-11T03:00:00Z", "2026-11-12T03:00:00Z", "2026-11-11", "America/Sao_Paulo"),
+    );
+    // São Paulo's 10th delivered, now in UTC: UTC's 11th (which began 3 hours before the watermark).
+    expect(nextAggregateDay({ at: at("2026-11-11T03:00:00Z"), zone: "America/Sao_Paulo" }, created, "UTC", late, false)).toEqual(
+      day("2026-11-11T00:00:00Z", "2026-11-12T00:00:00Z", "2026-11-11"),
+    );
+    // Even across the date line: Pago Pago's 10th delivered (UTC−11), now in Kiritimati (UTC+14).
+    expect(nextAggregateDay({ at: at("2026-11-11T11:00:00Z"), zone: "Pacific/Pago_Pago" }, created, "Pacific/Kiritimati", late, false)?.day).toBe("2026-11-11");
   });
 });
 
@@ -107,13 +156,8 @@ describe("a call's budget", () => {
 });
 
 describe("a backfill", () => {
-  it("covers every UTC day from the first to the last, both included", () => {
-    expect(backfillDays("2026-10-30", "2026-11-02").map((day) => new Date(day).toISOString().slice(0, 10))).toEqual([
-      "2026-10-30",
-      "2026-10-31",
-      "2026-11-01",
-      "2026-11-02",
-    ]);
+  it("covers every day from the first to the last, both included", () => {
+    expect(backfillDays("2026-10-30", "2026-11-02")).toEqual(["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02"]);
     expect(backfillDays("2026-11-02", "2026-11-02")).toHaveLength(1);
     expect(backfillDays("2026-11-03", "2026-11-02")).toEqual([]);
   });

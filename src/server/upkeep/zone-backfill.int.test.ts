@@ -12,6 +12,7 @@ import type { EventKind } from "@/server/store/settle-types";
 import { CHROME, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
+import { metricsText } from "./prometheus";
 import { backfillZones } from "./zone-backfill";
 
 const LIMITS = { days: 1000, budgetMs: 120_000, statementTimeoutMs: 30_000 };
@@ -126,6 +127,10 @@ describe("upkeep's backfill of kept zones", () => {
       { zone: "Asia/Kolkata", grain: "hours", start: new Date("2026-11-22T00:00:00Z"), daysBehind: 2 },
       { zone: "UTC", grain: "hours", start: new Date("2026-11-22T00:00:00Z"), daysBehind: 2 },
     ]);
+    // /api/metrics says the same.
+    const { body } = await metricsText();
+    expect(body).toContain('tally_report_zone_days_behind{zone="Asia/Kolkata",grain="days"} 2');
+    expect(body).toContain('tally_report_zone_days_behind{zone="UTC",grain="days"} 0');
     // One zone-day when the run may take one.
     const first = await backfillZones({ ...LIMITS, days: 1 });
     expect(first.moved).toEqual([{ zone: "Asia/Kathmandu", grain: "days", from: new Date("2026-11-21T00:00:00Z"), to: new Date("2026-11-22T00:00:00Z") }]);

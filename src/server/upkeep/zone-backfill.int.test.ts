@@ -4,14 +4,16 @@
 // that fails is left for the next run and the other zones go on.
 import { createHash, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { localDay } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
+import { recordBeacon } from "@/server/pipeline/accept/beacons/record-beacon";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { store } from "@/server/store";
 import { rebuildRollups, verifyRollups } from "@/server/store/postgres/verify-rollups.sql";
 import type { EventKind } from "@/server/store/settle-types";
-import { CHROME, servedClaims } from "@/testing/beacon-log";
+import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
-import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
+import { recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
 import { metricsText } from "./prometheus";
 import { backfillZones } from "./zone-backfill";
 
@@ -47,6 +49,8 @@ const keep = (zone: string, since: string) =>
     since,
   ]);
 
+let served: ServedTarget;
+
 describe("upkeep's backfill of kept zones", () => {
   beforeAll(async () => {
     const publisher = await makePublisher({ creditUnverified: true });
@@ -60,6 +64,7 @@ describe("upkeep's backfill of kept zones", () => {
       bid: 8,
       products: [{ sku, name: "Kettle" }],
     });
+    served = { ad, campaign, publisher };
     const beacon = (kind: EventKind, session: string, at: string) =>
       recordAndSettle({
         claims: servedClaims({ ad, campaign, publisher }, session, { kind, at: new Date(at) }),
@@ -193,5 +198,38 @@ describe("upkeep's backfill of kept zones", () => {
       await pgPool().query("DELETE FROM report_zones WHERE zone = 'Nowhere/Atlantis'");
     }
     expect(await verifyRollups("2026-11-01", "2026-11-30")).toEqual([]);
+  });
+
+  it("counts each event once when its batch settles while the zone moves back over its day", async () => {
+    // Tokyo is kept from the 25th; 120 impressions of the 21st to the 24th settle while upkeep moves
+    // it back: a batch written before a zone-day's step is in its recount, one written after it
+    // reads the new start and adds itself, whichever way they interleave.
+    await keep("Asia/Tokyo", "2026-11-25T00:00:00Z");
+    const moments = Array.from({ length: 120 }, (_, i) => new Date(Date.parse("2026-11-21T00:00:00Z") + i * 47 * 60_000 + 7_000));
+    for (const at of moments) {
+      const session = `race-${randomUUID()}`;
+      await recordBeacon({ claims: servedClaims(served, session, { kind: "impression", at }), body: { session_id: session }, userAgent: CHROME, now: at });
+    }
+    const [done] = await Promise.all([backfillZones(LIMITS), settleAll(60_000)]);
+    await settleAll();
+    expect(done.failed).toEqual([]);
+    expect((await starts())["Asia/Tokyo"]).toEqual(["2026-11-20T00:00:00.000Z", "2026-11-20T00:00:00.000Z"]);
+    expect(await verifyRollups("2026-11-01", "2026-11-30")).toEqual([]);
+    // Tokyo (+9) counted every one of them on its local day.
+    const byDay = new Map<string, number>();
+    for (const at of moments) byDay.set(localDay(at, "Asia/Tokyo"), (byDay.get(localDay(at, "Asia/Tokyo")) ?? 0) + 1);
+    const { rows } = await pgPool().query<{ day: string; n: number }>(
+      `SELECT day::text, sum(impressions)::int AS n FROM daily_campaign_totals
+        WHERE zone = 'Asia/Tokyo' AND campaign_id = $1 AND day BETWEEN '2026-11-21' AND '2026-11-24' GROUP BY day ORDER BY day`,
+      [served.campaign.id],
+    );
+    // Tokyo's 21st to 23rd also hold the first impressions above (b on the 21st, c on the 22nd, d and e on the 23rd).
+    const earlier: Record<string, number> = { "2026-11-21": 1, "2026-11-22": 1, "2026-11-23": 2 };
+    expect(rows).toEqual(
+      [...byDay]
+        .filter(([day]) => day <= "2026-11-24")
+        .sort()
+        .map(([day, n]) => ({ day, n: n + (earlier[day] ?? 0) })),
+    );
   });
 });

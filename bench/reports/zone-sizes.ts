@@ -49,7 +49,9 @@ async function main(): Promise<void> {
   process.env.DATABASE_STATEMENT_TIMEOUT_SECONDS = "3600";
   try {
     const { firstDay, lastDay } = note;
+    // A run before may have left another zone: UTC only, as a fresh seed is.
     await pgPool().query("DELETE FROM report_zones WHERE zone <> 'UTC'");
+    for (const table of TABLES) await pgPool().query(`DELETE FROM ${table} WHERE zone <> 'UTC'`);
     await pgPool().query(`UPDATE report_zones SET hours_since = '${firstDay}T00:00:00Z' WHERE zone = 'UTC'`);
     let started = Date.now();
     await store().rollups.rebuild(firstDay, lastDay);

@@ -68,13 +68,14 @@ interface Days {
 
 /**
  * What a recount covers: `zones`, a CTE of the zones recounted, each with the UTC moments
- * [from_at, to_at) it covers besides its own start (since, hours_since), and the UTC days
- * (inclusive) whose raw rows hold those moments, so that the partitions of other days are pruned.
+ * [from_at, to_at) it covers besides its own start (since, hours_since), and the raw rows read,
+ * [from, to) (the UTC moments of a stretch, or of days: `2026-11-20` reads as its midnight), so
+ * that the partitions, and rows, of other moments are left alone.
  */
 export interface RecountSpan {
   zones: Sql;
-  firstDay: string;
-  lastDay: string;
+  rawFrom: Sql;
+  rawTo: Sql;
 }
 
 /**
@@ -91,15 +92,18 @@ zones AS (
 )`;
 
 /** Every kept zone over the local days of a check or rebuild. */
-const keptZonesSpan = (days: Days): RecountSpan => ({ zones: zonesCte(days), firstDay: days.firstDay, lastDay: days.lastDay });
+// Raw rows of the UTC days around the range (every zone's offset is within a day of UTC).
+const keptZonesSpan = (days: Days): RecountSpan => ({
+  zones: zonesCte(days),
+  rawFrom: sql`${days.firstDay}::date - 1`,
+  rawTo: sql`${days.lastDay}::date + 2`,
+});
 
 /** Source rows in the moments each zone covers (RecountSpan), from the zone's start on. */
 const zonedSpan = (spec: { table: ReportTableSpec["table"]; keys: ReportTableSpec["keys"] }, relation: string, time: string) =>
   `${zonedSource(spec as ReportTableSpec, relation, time)} AND ${time} >= z.from_at AND ${time} < z.to_at`;
 
-// Raw rows of the UTC days around the span, so that the partitions of other days are pruned
-// (every zone's offset is within a day of UTC).
-const aroundRange = (time: string, { firstDay, lastDay }: RecountSpan) => sql`${raw(time)} >= ${firstDay}::date - 1 AND ${raw(time)} < ${lastDay}::date + 2`;
+const aroundRange = (time: string, { rawFrom, rawTo }: RecountSpan) => sql`${raw(time)} >= ${rawFrom} AND ${raw(time)} < ${rawTo}`;
 
 // Table and column names below come from REPORT_TABLES, ROLLUP_KEY, MEASURES and FILTERED_STATUSES,
 // fixed lists, never from input.

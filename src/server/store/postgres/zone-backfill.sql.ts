@@ -48,8 +48,8 @@ async function behind(): Promise<ZoneBehind[]> {
 const stretchSpan = (zone: string, from: Date, to: Date): RecountSpan => ({
   zones: sql`zones AS (SELECT ${zone}::text AS zone, ${from}::timestamptz AS since, ${from}::timestamptz AS hours_since,
                               ${from}::timestamptz AS from_at, ${to}::timestamptz AS to_at)`,
-  firstDay: utcDay(from),
-  lastDay: utcDay(from),
+  rawFrom: sql`${from}::timestamptz`,
+  rawTo: sql`${to}::timestamptz`,
 });
 
 // Table and column names come from REPORT_TABLES, MEASURES and ORDER_MEASURES, fixed lists.

@@ -235,6 +235,14 @@ const serverSchema = z
      * new-to-brand (docs/reports.md, "New-to-brand"); brand_purchases keeps rows this long.
      */
     TALLY_NEW_TO_BRAND_DAYS: z.coerce.number().int().min(1).max(730).default(365),
+    /**
+     * Upkeep's backfill of kept time zones (docs/operations.md, "Time zones"): zone-days (a zone's
+     * start moved back one UTC day) one hourly run adds at most, the seconds after which it starts
+     * no other, and the statement timeout of each.
+     */
+    TALLY_ZONE_BACKFILL_DAYS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(48),
+    TALLY_ZONE_BACKFILL_SECONDS: z.coerce.number().int().min(1).max(3000).default(600),
+    TALLY_ZONE_BACKFILL_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     /** Days the records of set-aside beacons and orders (and orders set aside by attribution) are kept. */
     TALLY_SET_ASIDE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Bytes one publisher's traffic may add in a UTC day before /api/health says degraded and the alert metric fires (MiB). */

@@ -1,7 +1,8 @@
 // `npm run bench:seed -- [--events 10000000]`: fills the report benchmark's database
 // (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
 // last 30 days, orders and their attributions (dataset.ts), then recounts every report table
-// (src/server/pipeline/rollups/) from them, printing each step. `npm run bench:reports` reads it.
+// (src/server/store/postgres/verify-rollups.sql.ts) from them in every kept zone, the hourly
+// tables over the whole month too, printing each step. `npm run bench:reports` reads it.
 
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
     await loadReportDataset(pgPool(), { events, firstDay, now, chunk: 1_000_000, workers: 2, progress: (line) => log(line) });
 
     let step = Date.now();
+    // UTC's hourly rows start when the migration ran (now), after every generated event: from the
+    // first day instead, as upkeep's backfill would move them, so the hours report has the month too.
+    await pgPool().query("UPDATE report_zones SET hours_since = $1 WHERE zone = 'UTC' AND hours_since > $1", [`${firstDay}T00:00:00Z`]);
     const rollupRows = await store().rollups.rebuild(firstDay, lastDay);
     log(`daily_rollups: ${rollupRows.toLocaleString("en")} rows recounted from the events and attributions (${((Date.now() - step) / 1000).toFixed(1)} s)`);
     step = Date.now();

@@ -20,6 +20,43 @@ export interface RollupDifference {
   recounted: string;
 }
 
+/** A zone's daily report rows (from `since`) or its hourly ones (from `hours_since`). */
+export type ZoneRowsGrain = "days" | "hours";
+
+/** How far a kept zone's rows of one grain still are from the first day of raw rows held. */
+export interface ZoneBehind {
+  zone: string;
+  grain: ZoneRowsGrain;
+  /** Where the zone's rows of this grain start. */
+  start: Date;
+  /** UTC days (a part of one counting as one) between the first raw day held and `start`: what backfill can still add. */
+  daysBehind: number;
+}
+
+/** A stretch backfill added to a zone's rows: the UTC moments [from, to), `from` the zone's new start. */
+export interface ZoneStretch {
+  zone: string;
+  grain: ZoneRowsGrain;
+  from: Date;
+  to: Date;
+}
+
+/**
+ * Moving kept zones' starts back over the days whose raw rows are still held (upkeep), so that
+ * a zone added late reads its own local days for as far back as the raw rows allow.
+ */
+export interface ZoneBackfill {
+  /** Every kept zone and grain with how many days it still lacks; none in a store whose rollups are UTC days only. */
+  behind(): Promise<ZoneBehind[]>;
+  /**
+   * Moves one zone's start of one grain back to the UTC midnight before it, in one transaction
+   * that adds the recount of the raw rows of that stretch to the zone's rows; null when there is
+   * nothing to move (the first held raw day reached, or the zone no longer kept). A statement
+   * running past `statementTimeoutMs` fails the step and changes nothing.
+   */
+  step(zone: string, grain: ZoneRowsGrain, statementTimeoutMs: number): Promise<ZoneStretch | null>;
+}
+
 export interface RollupChecks {
   /** Every report figure between two days (inclusive) that differs from a recount; empty when the report rows are right. */
   verify(from: string, lastDay: string): Promise<RollupDifference[]>;
@@ -29,4 +66,5 @@ export interface RollupChecks {
   firstDayWithRawRows(firstDay: string): Promise<string>;
   /** The first day whose raw rows are all still there, per family; null where retention has removed nothing. */
   rawRowsKeptFrom(): Promise<{ adEvents: string | null; orders: string | null }>;
+  zoneBackfill: ZoneBackfill;
 }

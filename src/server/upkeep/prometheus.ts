@@ -100,6 +100,16 @@ function createMetrics() {
       },
     });
   }
+  new Gauge({
+    name: "tally_report_zone_days_behind",
+    help: "For each kept time zone, UTC days of raw rows still held that its report rows do not cover yet (grain days: the daily tables, hours: the hourly ones); upkeep moves them back.",
+    labelNames: ["zone", "grain"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const behind of await store().rollups.zoneBackfill.behind()) this.set({ zone: behind.zone, grain: behind.grain }, behind.daysBehind);
+    },
+  });
   gauge(
     "tally_publishers_over_storage_alert",
     "Publishers whose traffic stored more than TALLY_PUBLISHER_DAILY_STORAGE_ALERT_MB today (UTC).",

@@ -16,6 +16,10 @@ export function startUpkeepLoop(log: (line: string) => void = jobLog("upkeep")):
       const { records, orders } = done.setAsideDeleted;
       if (records + orders > 0)
         log(`tally: upkeep: set-aside records deleted past retention: ${records} beacons and orders, ${orders} orders attribution set aside`);
+      const { moved, failed } = done.zonesBackfilled;
+      if (moved.length > 0)
+        log(`tally: upkeep: time zones' report rows moved back: ${moved.map((m) => `${m.zone} ${m.grain} from ${m.from.toISOString()}`).join(", ")}`);
+      for (const failure of failed) log(`tally: upkeep: time zone ${failure.zone} (${failure.grain}) not moved back, left for the next run: ${failure.error}`);
     },
   });
 }

@@ -2,7 +2,8 @@
 // and past TALLY_LOG_RETENTION_DAYS), of the raw rows (past TALLY_RAW_RETENTION_DAYS and every
 // hold, raw-retention.sql.ts), of what was set aside (past TALLY_SET_ASIDE_RETENTION_DAYS), of
 // shoppers' brand purchases (past TALLY_NEW_TO_BRAND_DAYS), OAuth access tokens past their hour,
-// report jobs and their files (past 7 days), and the shared rate limits' past windows. Run hourly
+// report jobs and their files (past 7 days), and the shared rate limits' past windows; then kept
+// time zones' report rows moved back over the raw days still held (zone-backfill.ts). Run hourly
 // by the server and the worker, and by the cron route.
 import { env } from "@/env";
 import { purgeExpiredAccessTokens } from "@/server/accounts/oauth-tokens";
@@ -14,6 +15,7 @@ import { createPartitionsAhead } from "./day-partitions.sql";
 import { dropSettledLogPartitions } from "./log-retention.sql";
 import { dropExpiredRawDays } from "./raw-retention.sql";
 import { dropExpiredSetAsides } from "./set-aside-retention.sql";
+import { backfillZones, type ZoneBackfillLimits, type ZoneBackfillResult, zoneBackfillLimits } from "./zone-backfill";
 
 export interface UpkeepResult {
   /** Partitions created, as `<table>_<YYYYMMDD>` names. */
@@ -30,6 +32,8 @@ export interface UpkeepResult {
   accessTokensDeleted: number;
   /** Report jobs deleted with their files past their 7 days. */
   reportJobsDeleted: number;
+  /** Kept zones' stretches of held raw days added to their report rows, and the zone-days that failed. */
+  zonesBackfilled: ZoneBackfillResult;
 }
 
 export interface RetentionPolicy {
@@ -47,7 +51,11 @@ export const retentionPolicy = (): RetentionPolicy => ({
   newToBrandDays: env().TALLY_NEW_TO_BRAND_DAYS,
 });
 
-export async function upkeep(now: Date, retention: RetentionPolicy = retentionPolicy()): Promise<UpkeepResult> {
+export async function upkeep(
+  now: Date,
+  retention: RetentionPolicy = retentionPolicy(),
+  backfill: ZoneBackfillLimits = zoneBackfillLimits(),
+): Promise<UpkeepResult> {
   const created = await createPartitionsAhead(now);
   const logs = await dropSettledLogPartitions(now, retention.logDays);
   const raw = await dropExpiredRawDays(now, retention.raw);
@@ -57,6 +65,8 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
   // Processes forget the shared limits' past windows as they go; a process that stopped taking
   // leases leaves its last ones, which go here.
   await postgresLeaseStore().forgetBefore(now.getTime() - 60_000);
+  // After retention, so that no day it drops is added; a zone-day that fails waits for the next run.
+  const zonesBackfilled = await backfillZones(backfill);
   // Last: a bucket that cannot be reached stops only this step.
   const reportJobsDeleted = await deleteExpiredReportJobs(now);
   return {
@@ -67,5 +77,6 @@ export async function upkeep(now: Date, retention: RetentionPolicy = retentionPo
     brandPurchasesDeleted,
     accessTokensDeleted,
     reportJobsDeleted,
+    zonesBackfilled,
   };
 }

@@ -15,6 +15,7 @@ import { publisherReportStatement } from "./publisher-report.sql";
 import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
 import { firstDayWithRawRows, rawRowsKeptFrom, rebuildRollups, verifyRollups } from "./verify-rollups.sql";
+import { zoneBackfill } from "./zone-backfill.sql";
 
 export const postgresStore: TallyStore = {
   name: "postgres",
@@ -31,5 +32,5 @@ export const postgresStore: TallyStore = {
     invalidTrafficByDay,
   },
   exports: postgresExportReads,
-  rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom },
+  rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom, zoneBackfill },
 };

@@ -29,7 +29,7 @@ import {
 } from "@/server/store/postgres/rollup-tables.sql";
 
 const FILTERED = FILTERED_STATUSES.map(({ column }) => column);
-const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, ...CREDIT_MEASURES] as const;
+export const MEASURES = ["impressions", "views", "clicks", "spend_micros", ...FILTERED, ...CREDIT_MEASURES] as const;
 /** `ad_rows` and `ad_publisher_rows`: daily_ad_row_counts against a count of daily_ad_totals. */
 export type RollupMeasure = (typeof MEASURES)[number] | "ad_rows" | "ad_publisher_rows";
 
@@ -67,6 +67,18 @@ interface Days {
 }
 
 /**
+ * What a recount covers: `zones`, a CTE of the zones recounted, each with the UTC moments
+ * [from_at, to_at) it covers besides its own start (since, hours_since), and the raw rows read,
+ * [from, to) (the UTC moments of a stretch, or of days: `2026-11-20` reads as its midnight), so
+ * that the partitions, and rows, of other moments are left alone.
+ */
+export interface RecountSpan {
+  zones: Sql;
+  rawFrom: Sql;
+  rawTo: Sql;
+}
+
+/**
  * The kept zones, as the CTE `zones`, each with the local days the check or rebuild covers:
  * from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
  */
@@ -79,13 +91,19 @@ zones AS (
                               THEN ${firstDay}::date + 1 ELSE ${firstDay}::date END AS first_day) f
 )`;
 
-/** Source rows in the local days each zone covers (zonesCte), from the zone's start on. */
+/** Every kept zone over the local days of a check or rebuild. */
+// Raw rows of the UTC days around the range (every zone's offset is within a day of UTC).
+const keptZonesSpan = (days: Days): RecountSpan => ({
+  zones: zonesCte(days),
+  rawFrom: sql`${days.firstDay}::date - 1`,
+  rawTo: sql`${days.lastDay}::date + 2`,
+});
+
+/** Source rows in the moments each zone covers (RecountSpan), from the zone's start on. */
 const zonedSpan = (spec: { table: ReportTableSpec["table"]; keys: ReportTableSpec["keys"] }, relation: string, time: string) =>
   `${zonedSource(spec as ReportTableSpec, relation, time)} AND ${time} >= z.from_at AND ${time} < z.to_at`;
 
-// Raw rows of the UTC days around the range, so that the partitions of other days are pruned
-// (every zone's offset is within a day of UTC).
-const aroundRange = (time: string, { firstDay, lastDay }: Days) => sql`${raw(time)} >= ${firstDay}::date - 1 AND ${raw(time)} < ${lastDay}::date + 2`;
+const aroundRange = (time: string, { rawFrom, rawTo }: RecountSpan) => sql`${raw(time)} >= ${rawFrom} AND ${raw(time)} < ${rawTo}`;
 
 // Table and column names below come from REPORT_TABLES, ROLLUP_KEY, MEASURES and FILTERED_STATUSES,
 // fixed lists, never from input.
@@ -95,12 +113,12 @@ const MEASURE_LIST = raw(MEASURES.join(", "));
 // `recounted`: events counted per key, and credited lines, distinct orders, sales and units per key,
 // with the unverified and uncredited orders and their sales, and converted clicks on the click's
 // day, each click once however many orders it led to (rollup-tables.sql.ts, CREDIT_SUMS).
-function recountCtes(spec: ReportTableSpec, days: Days): Sql {
+export function recountCtes(spec: ReportTableSpec, span: RecountSpan): Sql {
   const key = raw(spec.keys.join(", "));
   const events = reportKeyGrouping(spec, "created_at");
   const credited = reportKeyGrouping(spec, "at");
   return sql`
-${zonesCte(days)}, events AS (
+${span.zones}, events AS (
   SELECT ${raw(events.columns)},
          count(*) FILTER (WHERE status = 'counted' AND kind = 'impression') AS impressions,
          count(*) FILTER (WHERE status = 'counted' AND kind = 'view') AS views,
@@ -108,13 +126,13 @@ ${zonesCte(days)}, events AS (
          sum(spend_micros) AS spend_micros,
          ${raw(FILTERED_STATUSES.map(({ status, column }) => `count(*) FILTER (WHERE status = '${status}') AS ${column}`).join(",\n         "))}
     FROM ${raw(zonedSpan(spec, "ad_events", "created_at"))}
-   WHERE ${aroundRange("created_at", days)}
+   WHERE ${aroundRange("created_at", span)}
    GROUP BY ${raw(events.groupBy)}
 ), lines_placed AS (
-  SELECT * FROM attributions WHERE ${aroundRange("placed_at", days)}
+  SELECT * FROM attributions WHERE ${aroundRange("placed_at", span)}
 ), clicks_credited AS (
   SELECT * FROM attributions
-   WHERE ${raw(CONVERTING_CLICK_LINES)} AND ${aroundRange("event_created_at", days)}
+   WHERE ${raw(CONVERTING_CLICK_LINES)} AND ${aroundRange("event_created_at", span)}
 ), credited (${key}, ${raw(CREDIT_MEASURES.join(", "))}) AS (
   SELECT ${raw(credited.columns)}, ${raw(CREDIT_SUMS)}
     FROM ${raw(zonedSpan(spec, `(${creditRows("lines_placed", "clicks_credited")}) credit_rows`, "at"))}
@@ -135,7 +153,7 @@ function verifyTable(spec: ReportTableSpec, days: Days): Sql {
   const output = raw((["zone", ...ROLLUP_KEY] as KeyColumn[]).map((k) => (k === "day" ? "day::text" : keys.includes(k) ? k : `NULL::text AS ${k}`)).join(", "));
   const compared = raw(MEASURES.map((m) => `('${m}', coalesce(s.${m}, 0)::numeric, coalesce(r.${m}, 0)::numeric)`).join(", "));
   return sql`
-WITH ${recountCtes(spec, days)}, stored AS (
+WITH ${recountCtes(spec, keptZonesSpan(days))}, stored AS (
   SELECT ${key}, ${MEASURE_LIST} FROM ${raw(table)} JOIN zones z USING (zone) WHERE day BETWEEN z.first_day AND ${days.lastDay}::date
 )
 SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.recounted::text
@@ -148,19 +166,19 @@ SELECT ${raw(`'${table}'`)} AS "table", ${output}, m.measure, m.stored::text, m.
 
 // daily_publisher_orders (and hourly_publisher_orders) recounted: distinct orders per zone, local
 // day (and hour) and publisher, per advertiser and for every advertiser ('').
-type OrdersGrain = "daily" | "hourly";
-const ordersKey = (grain: OrdersGrain) => ["zone", "day", ...(grain === "hourly" ? ["hour"] : []), "publisher_id", "advertiser_id"];
+export type OrdersGrain = "daily" | "hourly";
+export const ordersKey = (grain: OrdersGrain) => ["zone", "day", ...(grain === "hourly" ? ["hour"] : []), "publisher_id", "advertiser_id"];
 
-const publisherOrdersRecount = (grain: OrdersGrain, days: Days) => {
+export const publisherOrdersRecount = (grain: OrdersGrain, span: RecountSpan) => {
   const hourly = grain === "hourly";
   const time = ["z.zone", localDay("at"), ...(hourly ? [localHour("at")] : [])].join(", ");
   const spec = { table: hourly ? "hourly_campaign_totals" : "daily_campaign_totals", keys: (hourly ? ["hour"] : []) as KeyColumn[] } as const;
   return sql`
-${zonesCte(days)}, recounted (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) AS (
+${span.zones}, recounted (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) AS (
   SELECT ${raw(time)}, publisher_id,
          CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END AS advertiser_id, ${raw(ORDER_COUNTS)}
     FROM ${raw(zonedSpan(spec, `(${creditRows("attributions", "(SELECT * FROM attributions WHERE false) no_clicks")}) credit_rows`, "at"))}
-   WHERE ${aroundRange("at", days)} AND NOT converted_click
+   WHERE ${aroundRange("at", span)} AND NOT converted_click
    GROUP BY GROUPING SETS ((${raw(time)}, publisher_id, advertiser_id), (${raw(time)}, publisher_id))
 )`;
 };
@@ -168,7 +186,7 @@ ${zonesCte(days)}, recounted (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_M
 const verifyPublisherOrders = (grain: OrdersGrain, days: Days) => {
   const key = raw(ordersKey(grain).join(", "));
   return sql`
-WITH ${publisherOrdersRecount(grain, days)}, stored AS (
+WITH ${publisherOrdersRecount(grain, keptZonesSpan(days))}, stored AS (
   SELECT ${key}, ${raw(ORDER_MEASURES.join(", "))} FROM ${raw(`${grain}_publisher_orders`)} JOIN zones z USING (zone)
    WHERE day BETWEEN z.first_day AND ${days.lastDay}::date
 )
@@ -257,14 +275,16 @@ async function rebuildRollupDays(firstDay: string, lastDay: string): Promise<num
         const table = raw(spec.table);
         const columns = raw(`${spec.keys.join(", ")}, ${MEASURES.join(", ")}`);
         await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
-        const { rowCount } = await client.query(sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, days)} SELECT ${columns} FROM recounted`);
+        const { rowCount } = await client.query(
+          sql`INSERT INTO ${table} (${columns}) WITH ${recountCtes(spec, keptZonesSpan(days))} SELECT ${columns} FROM recounted`,
+        );
         if (spec.table === "daily_rollups") finest = rowCount ?? 0;
       }
       for (const grain of ["daily", "hourly"] as const) {
         const table = raw(`${grain}_publisher_orders`);
         await client.query(sql`DELETE FROM ${table} WHERE ${inRange}`);
         await client.query(
-          sql`INSERT INTO ${table} (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) WITH ${publisherOrdersRecount(grain, days)} SELECT * FROM recounted`,
+          sql`INSERT INTO ${table} (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) WITH ${publisherOrdersRecount(grain, keptZonesSpan(days))} SELECT * FROM recounted`,
         );
       }
       await client.query(sql`DELETE FROM daily_ad_row_counts WHERE ${inRange}`);

@@ -12,7 +12,7 @@ import { SHARED_RESPONSES } from "./shared-responses";
 
 export const OPENAPI_TAG = "Documentation";
 /** The version of the API this document describes: raised with every change a client would notice. */
-export const API_VERSION = "1.1.0";
+export const API_VERSION = "1.2.0";
 
 const DOCUMENT_API: ApiContribution = {
   tags: [{ name: OPENAPI_TAG, description: "This document, also rendered at /docs/api." }],

@@ -4,6 +4,7 @@
 // metric with a legend of the scale, the zone the hours are local to named, and below it the same
 // 168 rows as a table with its CSV and XLSX downloads. The metric lives in the address (`hours`).
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { type HourRow, WEEKDAYS } from "@/server/store/hours-report";
 import type { Audience } from "@/server/store/metric-columns";
 import { metricFor } from "@/server/store/metric-columns";
@@ -43,17 +44,37 @@ interface Props {
   audience: Audience;
   /** Names the downloads and the table: "overview", "campaign-…". */
   fileName: string;
+  /**
+   * Folded until opened, and read only then: the overview, whose height on a phone has a budget
+   * (docs/dashboard.md) and whose every load counts against the figures' limit.
+   */
+  folded?: boolean;
 }
 
-export function HoursHeatmap({ range, accountId, campaignId, currency, audience, fileName }: Props) {
+export function HoursHeatmap({ range, accountId, campaignId, currency, audience, fileName, folded = false }: Props) {
   const trpc = useTRPC();
   const { params, set } = useUrlState();
   const chosen = params.get("hours");
   const metric: HeatmapMetric = isMetric(chosen) ? chosen : "impressions_total";
-  const hours = useQuery(trpc.stats.hours.queryOptions({ ...range, ...(accountId ? { accountId } : {}), ...(campaignId ? { campaignId } : {}) }));
+  // A folded heatmap is read only once opened; a metric chosen in the address opens it.
+  const [open, setOpen] = useState(!folded || chosen !== null);
+  const hours = useQuery({
+    ...trpc.stats.hours.queryOptions({ ...range, ...(accountId ? { accountId } : {}), ...(campaignId ? { campaignId } : {}) }),
+    enabled: open,
+  });
+  const heading = <h2 id="hours-heading">By hour of the week</h2>;
+  if (!open)
+    return (
+      <section aria-labelledby="hours-heading">
+        {heading}
+        <button type="button" className="chip" onClick={() => setOpen(true)}>
+          Show the hours of the week
+        </button>
+      </section>
+    );
   return (
     <section aria-labelledby="hours-heading">
-      <h2 id="hours-heading">By hour of the week</h2>
+      {heading}
       <form className="toolbar" aria-label="Heatmap" onSubmit={(e) => e.preventDefault()}>
         <label>
           Shade by{" "}
@@ -104,7 +125,9 @@ function HoursGrid({ rows, metric, audience, currency }: { rows: HourRow[]; metr
           <caption className="visually-hidden">{`${label} by weekday and hour`}</caption>
           <thead>
             <tr>
-              <td />
+              <th scope="col">
+                <span className="visually-hidden">Weekday</span>
+              </th>
               {HOURS.map((hour) => (
                 <th key={hour} scope="col">
                   {hour}

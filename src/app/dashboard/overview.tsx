@@ -74,7 +74,7 @@ export function Overview() {
               fileName={`overview-${range.startDate}-${range.endDate}`}
               sheet="By day"
             />
-            <HoursHeatmap range={range} accountId={accountId || undefined} currency={currency} audience={audience} fileName="overview" />
+            <HoursHeatmap range={range} accountId={accountId || undefined} currency={currency} audience={audience} fileName="overview" folded />
             <SetAsideNotices range={range} accountId={accountId} />
           </>
         )}

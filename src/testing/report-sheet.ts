@@ -34,6 +34,7 @@ export async function reportSheet(
   const rows: Record<string, unknown>[] = [];
   for (let n = 2; n <= sheet.rowCount; n += 1) rows.push(read(n));
   const last = sheet.rowCount > 1 ? sheet.getRow(sheet.rowCount) : null;
-  const isTotals = last !== null && last.getCell(1).value === "Total" && last.getCell(1).font?.bold === true;
+  // "Total", or a label that says more of the figures ("Total (hours in UTC, counted from …)").
+  const isTotals = last !== null && String(last.getCell(1).value).startsWith("Total") && last.getCell(1).font?.bold === true;
   return { sheet, header, fields, rows: isTotals ? rows.slice(0, -1) : rows, totals: isTotals ? rows.at(-1)! : null };
 }

@@ -1,7 +1,7 @@
 "use client";
 // The overview: headline figures and folded groups against the period before, daily charts and a
 // daily table for an account (or, for staff, every account) over a date range, from
-// stats.overview, and the orders attribution or settling's rules set aside. Range, account and
+// stats.overview, the heatmap of hours (hours-heatmap.tsx), and the orders attribution or settling's rules set aside. Range, account and
 // whether the charts draw the period before live in the address.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -14,6 +14,7 @@ import { DailyCharts } from "./daily-charts";
 import { dailyColumns } from "./daily-columns";
 import { DataTable } from "./data-table";
 import { RangePicker, whole } from "./figures";
+import { HoursHeatmap } from "./hours-heatmap";
 import { KpiCards } from "./kpi-cards";
 import { PipelineStatus } from "./pipeline-status";
 import { SetAsideNotices } from "./set-aside-notices";
@@ -73,6 +74,7 @@ export function Overview() {
               fileName={`overview-${range.startDate}-${range.endDate}`}
               sheet="By day"
             />
+            <HoursHeatmap range={range} accountId={accountId || undefined} currency={currency} audience={audience} fileName="overview" folded />
             <SetAsideNotices range={range} accountId={accountId} />
           </>
         )}

@@ -14,6 +14,7 @@ import type { EventStatus } from "@/server/core/event-status";
 import type { DbConnection } from "@/server/db/pg-pool";
 import type { AttributedBatch, ConversionToStore } from "@/server/store/conversion-rows";
 import type { ExportReads } from "./export-rows";
+import type { HoursReport } from "./hours-report";
 import type { Metrics } from "./metrics";
 import type { ReportQuery, ReportScope } from "./report-query";
 import type {
@@ -71,6 +72,8 @@ export interface ReportReads {
   /** The dashboard's figures: totals and days of a scope. */
   metricsOverRange(scope: ReportScope, range: DayRange): Promise<{ total: Metrics; daily: DayMetrics[] }>;
   invalidTrafficByDay(scope: ReportScope, range: DayRange): Promise<InvalidTrafficDay[]>;
+  /** The hours report: the range's figures by local weekday and hour in `query.zone` (UTC when absent), filtered by its ids. */
+  hours(scope: ReportScope, query: ReportQuery<string>): Promise<HoursReport>;
 }
 
 export interface TallyStore {

@@ -1,5 +1,6 @@
 // The report, report job and token handlers as the integration suites call them: the same
 // handlers, each answer checked against the API document (contract.ts) before the test reads it.
+import * as hours from "@/server/http/hours-route";
 import * as token from "@/server/http/oauth-token";
 import * as jobs from "@/server/http/report-job-routes";
 import * as routes from "@/server/http/report-routes";
@@ -29,6 +30,7 @@ export const handlePublisherReport = checked(routes.handlePublisherReport);
 export const handleNetworkPublisherReport = checked(routes.handleNetworkPublisherReport);
 export const handleCampaignsDetailed = checked(routes.handleCampaignsDetailed);
 export const handleAdsDetailed = checked(routes.handleAdsDetailed);
+export const handleHours = checked(hours.handleHours);
 
 export const handleCreateReportJob = checked(jobs.handleCreateReportJob);
 export const handleListReportJobs = checked(jobs.handleListReportJobs);

@@ -1,5 +1,6 @@
 // The path each report handler is served at (src/app/), so a test that calls a handler directly
 // sends the Request a client would and its answer is checked against that operation.
+import { handleHours } from "@/server/http/hours-route";
 import {
   handleAdResults,
   handleAdsDetailed,
@@ -21,10 +22,11 @@ const PATHS = new Map<ReportHandler, string>([
   [handleNetworkPublisherReport, "/report/network/publishers"],
   [handleCampaignsDetailed, "/report/advertisers/campaigns-detailed"],
   [handleAdsDetailed, "/report/advertisers/ads-detailed"],
+  [handleHours, "/report/hours"],
 ]);
 
 export function reportPathOf(handler: ReportHandler): string {
   const path = PATHS.get(uncheckedHandler(handler));
-  if (!path) throw new Error("not a paged report handler: add it to src/testing/api/report-paths.ts");
+  if (!path) throw new Error("not a report handler with a path: add it to src/testing/api/report-paths.ts");
   return path;
 }

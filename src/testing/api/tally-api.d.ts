@@ -237,6 +237,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/report/hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Figures by weekday and hour (dayparting)
+         * @description The range's figures in the caller's scope summed by local weekday and hour: all 168 cells, weekday then hour, zeros where nothing happened. Hours are kept from a moment on (hours_since, also the Tally-Hours-Since header): a range that starts before it counts only the hours after. Orders are distinct orders of the cell; filtered to one campaign, that campaign's.
+         */
+        get: operations["getHours"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/report/jobs": {
         parameters: {
             query?: never;
@@ -1233,9 +1253,80 @@ export interface components {
             /** @description How many ads the campaign has in scope, listed or not. */
             ads_total: number;
         };
+        /** Hour of the week */
+        HourRow: {
+            /** @description Counted impressions. */
+            impressions_total: number;
+            /** @description Counted views (the ad was seen). */
+            views_total: number;
+            /** @description Counted clicks. */
+            clicks_total: number;
+            /** @description clicks_total / impressions_total; 0 without impressions. */
+            ctr: number;
+            /** @description What the counted events cost the advertiser (the publisher's ad revenue). */
+            ad_revenue: number;
+            /** @description Credited orders: orders with a line credited here. */
+            conversions_total: number;
+            /** @description conversions_total / clicks_total; 0 without clicks. */
+            conversion_rate: number;
+            /** @description The value of the credited lines. */
+            sales_revenue: number;
+            /** @description Return on ad spend: sales_revenue / ad_revenue; 0 without spend. */
+            roas: number;
+            /** @description Beacons filtered as repeats inside the de-duplication windows. */
+            duplicate_events: number;
+            /** @description Beacons filtered as known bots (by user agent). */
+            bot_events: number;
+            /** @description Beacons filtered for every other reason: session_mismatch, token_reuse, no_user_agent, click_velocity. */
+            invalid_events: number;
+            /** @description Orders with an item attributed here that came with no proof (no API key, no valid order token), credited or not. */
+            unverified_conversions: number;
+            /** @description The value of those orders' attributed items. */
+            unverified_sales_revenue: number;
+            /** @description Of the unverified orders, those left out of conversions_total: their publisher credits only proven orders (the default). */
+            uncredited_conversions: number;
+            /** @description The value of those orders' attributed items, left out of sales_revenue and ROAS. */
+            uncredited_sales_revenue: number;
+            /** @description Of conversions_total, the orders with a line credited to a click here. */
+            conversions_click: number;
+            /** @description conversions_total − conversions_click: orders credited here to views and impressions only. */
+            conversions_view: number;
+            /** @description Of sales_revenue, the value of lines credited to a click. */
+            sales_revenue_click: number;
+            /** @description sales_revenue − sales_revenue_click. */
+            sales_revenue_view: number;
+            /** @description Units bought in the credited lines (a quantity may be fractional: 0.5 kg). */
+            units_sold: number;
+            /** @description Counted clicks that earned credit for at least one order line. */
+            converted_clicks: number;
+            /** @description converted_clicks / clicks_total: the share of clicks that led to a sale, never above 1; null without clicks. */
+            click_conversion_rate: number | null;
+            /** @description Credited orders with a line of another SKU of the advertiser credited here as halo (no campaign had a touch for that SKU itself): apart from conversions_total. */
+            halo_conversions: number;
+            /** @description The value of those halo lines: apart from sales_revenue and ROAS. */
+            halo_sales_revenue: number;
+            /** @description Of conversions_total, the orders with a line new to the brand: its shopper had bought none of the advertiser's SKUs at the publisher in the look-back before (365 days unless set). */
+            ntb_conversions: number;
+            /** @description The value of those new-to-brand lines (part of sales_revenue). */
+            ntb_sales_revenue: number;
+            /** @description ntb_conversions / conversions_total; null without conversions. */
+            ntb_rate: number | null;
+            /** @description Cost per thousand counted impressions: ad_revenue × 1000 / impressions_total; null without impressions. */
+            ecpm: number | null;
+            /** @description Average cost per counted click: ad_revenue / clicks_total; null without clicks. */
+            avg_cpc: number | null;
+            /** @description Cost per conversion: ad_revenue / conversions_total; null without conversions. */
+            cpa: number | null;
+            /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
+            acos: number | null;
+            /** @description The local weekday: 0 is Sunday, 6 Saturday. */
+            weekday: number;
+            /** @description The local hour the events fell in: 14 is 14:00 to 15:00. */
+            hour: number;
+        };
         ReportJobRequest: {
             /** @enum {string} */
-            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
+            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily" | "hours";
             start_date: string;
             end_date: string;
             /** @default {} */
@@ -1259,7 +1350,7 @@ export interface components {
              */
             status: "queued" | "running" | "done" | "failed";
             /** @enum {string} */
-            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
+            report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily" | "hours";
             /** @enum {string} */
             format: "jsonl" | "csv" | "xlsx";
             /** Format: date */
@@ -2475,6 +2566,122 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["CampaignDetail"];
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description A malformed request: a query parameter, a body that is not JSON. The message names what is wrong. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller may not do this: an access token without the scope the route needs (WWW-Authenticate names it), a key that cannot verify this publisher's orders, a session cookie sent by another site. */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing here for this caller: an unknown object, another account's, a report for another kind of account, a beacon address that is not Tally's. */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Past a rate limit. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot answer now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHours: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @example 2026-11-01
+                 */
+                start_date?: string;
+                /**
+                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @example 2026-11-30
+                 */
+                end_date?: string;
+                /** @description true: the whole report (every page) as an XLSX file instead of JSON, subject to the download limits. */
+                download?: boolean;
+                /** @description Only this advertiser's rows. */
+                advertiser_id?: string;
+                /** @description Only this publisher's rows. */
+                publisher_id?: string;
+                /** @description Only this campaign's rows. */
+                campaign_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The 168 cells of the week (JSON), or the same rows as an XLSX file with download=true. */
+            200: {
+                headers: {
+                    /** @description Reports are private and never cached: private, no-store. */
+                    "Cache-Control": string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
+                    "Content-Disposition"?: string;
+                    /** @description The moment hours are counted from in the report's zone (ISO 8601, UTC). */
+                    "Tally-Hours-Since": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Weekday then hour: 0 (Sunday) 0:00 first. */
+                        data: components["schemas"]["HourRow"][];
+                        /** @description The IANA zone the range's dates, the weekdays and the hours are local to. */
+                        time_zone: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment hours are counted from in this zone: no cell holds an event before it.
+                         */
+                        hours_since: string;
                     };
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };

@@ -2,6 +2,7 @@
 // (registry.ts). Nothing here describes a payload itself: the shared error answers come from
 // respond.ts's schemas, the rest from the contributions.
 import { EVENTS_API } from "../events-operations";
+import { HOURS_API } from "../hours-route";
 import { OAUTH_API } from "../oauth-token-operation";
 import { REPORT_JOBS_API } from "../report-job-operations";
 import { REPORT_API } from "../report-routes";
@@ -11,7 +12,7 @@ import { SHARED_RESPONSES } from "./shared-responses";
 
 export const OPENAPI_TAG = "Documentation";
 /** The version of the API this document describes: raised with every change a client would notice. */
-export const API_VERSION = "1.1.0";
+export const API_VERSION = "1.2.0";
 
 const DOCUMENT_API: ApiContribution = {
   tags: [{ name: OPENAPI_TAG, description: "This document, also rendered at /docs/api." }],
@@ -30,7 +31,7 @@ const DOCUMENT_API: ApiContribution = {
 };
 
 /** Every route module's part; a new one is added here. */
-export const API_CONTRIBUTIONS: readonly ApiContribution[] = [EVENTS_API, REPORT_API, REPORT_JOBS_API, OAUTH_API, DOCUMENT_API];
+export const API_CONTRIBUTIONS: readonly ApiContribution[] = [EVENTS_API, REPORT_API, HOURS_API, REPORT_JOBS_API, OAUTH_API, DOCUMENT_API];
 
 export interface DocumentOptions {
   /** Where the report routes are served: the base URL, else the request's origin. */

@@ -5,6 +5,7 @@
 import { TallyError } from "@/server/core/errors";
 import type { XlsxColumn } from "@/server/formats/xlsx";
 import { store } from "@/server/store";
+import type { HourRow, HoursReport } from "@/server/store/hours-report";
 import { FIELD_COLUMNS, type MetricTotalsOptions } from "@/server/store/metric-columns";
 import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
 import type { ReportIdParameter, ReportQuery, ReportScope } from "@/server/store/report-query";
@@ -204,3 +205,26 @@ export const ADS_DETAILED: PagedReport<AdsDetailedRow, DetailedReportOrderBy> = 
 
 /** The daily rows of GET /campaign/:id, as its download holds them. */
 export const CAMPAIGN_DAILY_WORKBOOK: ReportWorkbook<DayMetrics> = { sheet: "Daily", columns: [field("day"), ...metricColumns<DayMetrics>()], totals: SUMMED };
+
+/**
+ * GET /report/hours (dayparting): the range's figures by local weekday and hour, all 168 cells in
+ * one answer (not paged: a week has no more), read through the store like every report.
+ */
+export const HOURS_REPORT = {
+  ids: ["advertiser_id", "publisher_id", "campaign_id"] as const satisfies readonly ReportIdParameter[],
+  file: "hours",
+  read: (scope: ReportScope, query: ReportQuery<string>): Promise<HoursReport> => store().reports.hours(scope, query),
+};
+
+/** The hours report's file: weekday (0 = Sunday) and hour, then the metrics, as the JSON rows hold them. */
+export const HOURS_WORKBOOK: ReportWorkbook<HourRow> = {
+  sheet: "Hours",
+  columns: [{ header: "Weekday (0 = Sunday)", key: "weekday", kind: "integer" }, { header: "Hour", key: "hour", kind: "integer" }, ...metricColumns<HourRow>()],
+  totals: SUMMED,
+};
+
+/** The hours report's file for one answer: its totals row says the zone and from when its hours are counted. */
+export const hoursWorkbookOf = (report: Pick<HoursReport, "zone" | "hoursSince">): ReportWorkbook<HourRow> => ({
+  ...HOURS_WORKBOOK,
+  totalsLabel: `Total (hours in ${report.zone}, counted from ${report.hoursSince.toISOString()})`,
+});

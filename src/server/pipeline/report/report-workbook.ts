@@ -10,6 +10,8 @@ export interface ReportWorkbook<Row> {
   sheet: string;
   columns: XlsxColumn<Row>[];
   totals: MetricTotalsOptions;
+  /** The first cell of the totals row ("Total" unless given): a report that must say more of its figures says it there. */
+  totalsLabel?: string;
 }
 
 /** The columns with `currency` on every money column (a column naming the row's own currency keeps it). */
@@ -25,7 +27,7 @@ export function reportXlsxWriter<Row extends object>(
   const totals = metricTotals(workbook.totals);
   const columns = inCurrency(workbook.columns, currency);
   const labelKey = String(columns[0]?.key ?? "");
-  const writer = xlsxWriter(workbook.sheet, columns, sink, { ...options, totals: () => totals.row(labelKey) });
+  const writer = xlsxWriter(workbook.sheet, columns, sink, { ...options, totals: () => totals.row(labelKey, workbook.totalsLabel) });
   return {
     async write(rows) {
       totals.add(rows);

@@ -18,6 +18,7 @@ import { openStatementCursor, type ReportStatement } from "@/server/store/postgr
 import type { ReportQuery, ReportScope } from "@/server/store/report-query";
 import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
+import { clickhouseHours } from "./hours-report.ch";
 import { invalidTrafficDays, keyedFigures, keyedFiguresOfEach, measuredFigures, measuredRowsPerDay, type RollupRows } from "./report-totals.ch.sql";
 
 type DayRange = { startDate: string; endDate: string };
@@ -175,4 +176,5 @@ export const clickhouseReports: ReportReads = {
     for (let day = range.startDate; day <= range.endDate; day = addDays(day, 1)) days.push(found.get(day) ?? zeroDay(day));
     return days;
   },
+  hours: clickhouseHours,
 };

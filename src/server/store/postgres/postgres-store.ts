@@ -10,6 +10,7 @@ import { campaignListingStatement } from "./campaign-listing.sql";
 import { metricsOverRange } from "./daily-metrics.sql";
 import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-report.sql";
 import { postgresExportReads } from "./export-batches.sql";
+import { hoursReport } from "./hours-report.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
 import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
@@ -30,6 +31,7 @@ export const postgresStore: TallyStore = {
     campaign: campaignDetail,
     metricsOverRange,
     invalidTrafficByDay,
+    hours: hoursReport,
   },
   exports: postgresExportReads,
   rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom, zoneBackfill },

@@ -14,6 +14,7 @@ import { DailyCharts } from "../../daily-charts";
 import { dailyColumns } from "../../daily-columns";
 import { DataTable } from "../../data-table";
 import { RangePicker } from "../../figures";
+import { HoursHeatmap } from "../../hours-heatmap";
 import { KpiCards } from "../../kpi-cards";
 import { useMayChange } from "../../may-change";
 import { useUrlRange } from "../../url-state";
@@ -110,6 +111,16 @@ export function CampaignPage({ id }: { id: string }) {
         fileName={`campaign-days-${range.startDate}-${range.endDate}`}
         sheet="By day"
         urlPrefix="days_"
+      />
+      <HoursHeatmap
+        range={range}
+        campaignId={id}
+        currency={currency}
+        audience={audience}
+        fileName={`campaign-${c.campaign_id}`
+          .toLowerCase()
+          .replace(/[^a-z0-9_-]/g, "-")
+          .slice(0, 40)}
       />
       <h2>Ads</h2>
       {mayChange && adForm === null ? (

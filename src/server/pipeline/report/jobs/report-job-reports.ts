@@ -11,6 +11,8 @@ import {
   CAMPAIGN_DAILY_WORKBOOK,
   CAMPAIGN_LISTING,
   CAMPAIGNS_DETAILED,
+  HOURS_REPORT,
+  hoursWorkbookOf,
   NETWORK_PUBLISHER_REPORT,
   type PagedReport,
   PUBLISHER_REPORT,
@@ -27,6 +29,7 @@ export const REPORT_JOB_REPORTS = [
   "campaigns_detailed",
   "ads_detailed",
   "campaign_daily",
+  "hours",
 ] as const;
 export type ReportJobReport = (typeof REPORT_JOB_REPORTS)[number];
 
@@ -34,6 +37,8 @@ export type ReportJobReport = (typeof REPORT_JOB_REPORTS)[number];
 export interface JobRows {
   batches: AsyncIterable<Record<string, unknown>[]>;
   close(): Promise<void>;
+  /** The XLSX file's sheet, columns and totals when this read decides them (the hours report's totals say from when it counts), else the definition's. */
+  workbook?: ReportWorkbook<Record<string, unknown>>;
 }
 
 export interface ReportJobDefinition {
@@ -77,6 +82,20 @@ const CAMPAIGN_DAILY: ReportJobDefinition = {
   },
 };
 
+// GET /report/hours answers its 168 cells at once, so its job reads them so too.
+const HOURS: ReportJobDefinition = {
+  ids: HOURS_REPORT.ids,
+  orderBy: ["weekday"],
+  workbook: hoursWorkbookOf({ zone: "UTC", hoursSince: new Date(0) }) as unknown as ReportWorkbook<Record<string, unknown>>,
+  async open(scope, query) {
+    const report = await HOURS_REPORT.read(scope, query);
+    async function* batches() {
+      yield report.rows as unknown as Record<string, unknown>[];
+    }
+    return { batches: batches(), close: async () => {}, workbook: hoursWorkbookOf(report) as unknown as ReportWorkbook<Record<string, unknown>> };
+  },
+};
+
 const DEFINITIONS: Record<ReportJobReport, ReportJobDefinition> = {
   campaigns: paged(CAMPAIGN_LISTING),
   ad_results: paged(AD_RESULTS),
@@ -86,6 +105,7 @@ const DEFINITIONS: Record<ReportJobReport, ReportJobDefinition> = {
   campaigns_detailed: paged(CAMPAIGNS_DETAILED),
   ads_detailed: paged(ADS_DETAILED),
   campaign_daily: CAMPAIGN_DAILY,
+  hours: HOURS,
 };
 
 export const reportJobDefinition = (report: ReportJobReport): ReportJobDefinition => DEFINITIONS[report];

@@ -94,14 +94,14 @@ class LeaseLost extends Error {
 /** Bytes of a file of the job's format, written to `sink` batch by batch. */
 function fileWriter(
   format: keyof typeof FILE_EXTENSIONS,
-  definition: ReportJobDefinition,
+  workbook: ReportJobDefinition["workbook"],
   currency: string | null,
   sink: ByteSink,
 ): TableWriter<Record<string, unknown>> {
-  if (format === "xlsx") return reportXlsxWriter(definition.workbook, currency, sink);
+  if (format === "xlsx") return reportXlsxWriter(workbook, currency, sink);
   if (format === "csv") {
     // A CSV is for programs: the JSON's field names, raw figures, no totals.
-    const columns = definition.workbook.columns;
+    const columns = workbook.columns;
     const csv = csvWriter(
       columns.map((c) => String(c.key)),
       sink,
@@ -156,7 +156,7 @@ export async function runClaimedJob(
     const file = await streamedUpload(bucket, key, CONTENT_TYPES[format], { partBytes: settings.partBytes, onPart });
     upload = file;
     const currency = format === "xlsx" ? await reportCurrency(caller, query.ids) : null;
-    const writer = fileWriter(format, definition, currency, (chunk) => file.write(chunk));
+    const writer = fileWriter(format, read.workbook ?? definition.workbook, currency, (chunk) => file.write(chunk));
     for await (const batch of read.batches) {
       if (lost) throw new LeaseLost();
       if (Date.now() > deadline) throw new TallyError("unavailable", `it ran past its time limit (${settings.maxMs / 1000} s)`);

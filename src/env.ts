@@ -2,6 +2,7 @@
 // The one place that reads process.env. Every variable is checked at start; a problem stops the
 // process with one line per variable, never a stack trace from deep inside a request.
 import { z } from "zod";
+import { canonicalZone } from "@/server/core/time-zones";
 
 const postgresUrl = z.string().refine((value) => {
   try {
@@ -333,6 +334,15 @@ const serverSchema = z
       .enum(["0", "1"])
       .default("0")
       .transform((value) => value === "1"),
+    /**
+     * The IANA time zone staff read reports in when a request names none (an account reads in its
+     * own, accounts.time_zone); UTC unless set. A name the runtime does not know is refused at start.
+     */
+    TALLY_DEFAULT_TIME_ZONE: z
+      .string()
+      .refine((name) => canonicalZone(name) !== null, "must be an IANA time zone name such as America/Sao_Paulo")
+      .transform((name) => canonicalZone(name)!)
+      .default("UTC"),
     /** Report jobs one account may have queued or running at once; one more is a 429. */
     TALLY_REPORT_JOBS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
     /**

@@ -5,7 +5,9 @@
 // (events) or a day (aggregates); each row has an identity, text unique in the batch and read from
 // stored columns only, so a row the export cannot read or encode is found by splitting the batch
 // into ranges of ids and set aside by its id (pipeline/export/job/poison.ts).
+
 import type { AggregateLayout, AggregateType, EventType, ExportTypeName } from "@/server/core/export-types";
+import { UTC } from "@/server/core/time-zones";
 import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";
 import { METRIC_FIELDS } from "./metrics";
 import type { ReportScope } from "./report-query";
@@ -148,6 +150,6 @@ export function cappedEndAt(next: Date | null, range: { start: Date; end: Date }
 }
 
 /** The report query of one UTC day that a daily aggregate file holds: every row, in `orderBy` order. */
-export function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy) {
-  return { startDate: day, endDate: day, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
+export function dayQuery<OrderBy extends string>(day: string, orderBy: OrderBy, zone = UTC) {
+  return { startDate: day, endDate: day, zone, page: 1, perPage: 1, orderBy, order: "asc" as const, download: true, ids: {} };
 }

@@ -1238,6 +1238,7 @@ export interface components {
             report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily";
             start_date: string;
             end_date: string;
+            time_zone?: string;
             /** @default {} */
             filters?: {
                 advertiser_id?: string;
@@ -1266,6 +1267,8 @@ export interface components {
             start_date: string;
             /** Format: date */
             end_date: string;
+            /** @description The IANA zone start_date, end_date and the rows' days are local dates in. */
+            time_zone: string;
             /** @description The id parameters asked for. */
             filters: {
                 [key: string]: string;
@@ -1672,15 +1675,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -1707,6 +1715,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -1782,15 +1794,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -1819,6 +1836,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -1894,15 +1915,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -1927,6 +1953,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2002,15 +2032,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2035,6 +2070,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2110,15 +2149,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2143,6 +2187,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2218,15 +2266,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2253,6 +2306,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2328,15 +2385,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2365,6 +2427,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2440,15 +2506,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description true: the whole report (every page) as an XLSX file instead of JSON, subject to the download limits. */
                 download?: boolean;
             };
@@ -2466,6 +2537,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */

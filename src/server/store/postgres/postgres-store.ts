@@ -12,6 +12,7 @@ import { adsDetailedStatement, campaignsDetailedStatement } from "./detailed-rep
 import { postgresExportReads } from "./export-batches.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
+import { readableReportZones } from "./report-zone.sql";
 import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
 import { firstDayWithRawRows, rawRowsKeptFrom, rebuildRollups, verifyRollups } from "./verify-rollups.sql";
@@ -29,6 +30,7 @@ export const postgresStore: TallyStore = {
     campaign: campaignDetail,
     metricsOverRange,
     invalidTrafficByDay,
+    readableZones: () => readableReportZones(),
   },
   exports: postgresExportReads,
   rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom },

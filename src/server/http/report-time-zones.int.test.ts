@@ -29,6 +29,10 @@ const MOMENTS = {
   atKathmanduMidnight: "2026-11-11T18:15:00.000Z",
 };
 const EVENTS = Object.keys(MOMENTS).length;
+// New York, kept since 1 Oct: its 1 Nov has 25 hours (clocks go back at 02:00), from 04:00 UTC to
+// 05:00 UTC the next day. Its first and last millisecond, and the next day's first.
+const NEW_YORK_SINCE = "2026-10-01T00:00:00Z";
+const NEW_YORK_MOMENTS = ["2026-11-01T04:00:00.000Z", "2026-11-02T04:59:59.999Z", "2026-11-02T05:00:00.000Z"];
 const RANGE = "start_date=2026-11-01&end_date=2026-11-30";
 
 let key: string;
@@ -39,12 +43,16 @@ beforeAll(async () => {
     `INSERT INTO report_zones (zone, since, hours_since) VALUES ('America/Sao_Paulo', $1, $1), ('Asia/Kathmandu', $1, $1) ON CONFLICT (zone) DO NOTHING`,
     [SINCE],
   );
+  await pgPool().query(`INSERT INTO report_zones (zone, since, hours_since) VALUES ('America/New_York', $1, $1) ON CONFLICT (zone) DO NOTHING`, [
+    NEW_YORK_SINCE,
+  ]);
   forgetReadableZones();
   const shop = await makePublisher();
   const advertiser = await makeAdvertiser();
   await pgPool().query(`UPDATE accounts SET time_zone = 'America/Sao_Paulo' WHERE id = $1`, [advertiser.id]);
   fixture = await makeCampaignWithAd({ advertiserId: advertiser.id, publisherIds: [shop.id], bidModel: "cpm", bid: 10 });
   for (const [name, moment] of Object.entries(MOMENTS)) await beacon("impression", fixture, shop, name, new Date(moment));
+  for (const [n, moment] of NEW_YORK_MOMENTS.entries()) await beacon("impression", fixture, shop, `ny${n}`, new Date(moment));
   await settleAll();
   key = (await createApiKey({ actor: OPERATOR, accountId: advertiser.id, name: "zones" })).key;
 }, 120_000);
@@ -69,31 +77,39 @@ describe("reports in the account's time zone", () => {
     expect(headers.get("tally-time-zone")).toBe("America/Sao_Paulo");
     expect(headers.get("tally-utc-days-before")).toBe("2026-11-05");
     // 4 Nov: the UTC day before the start (12:00 UTC) and São Paulo's 4 Nov from the start on (22:00 there).
-    expect(days).toEqual({ "2026-11-04": 2, "2026-11-09": 1, "2026-11-10": 1, "2026-11-11": 2 });
-    expect(sum(days)).toBe(EVENTS);
+    // New York's three are before São Paulo's start: on their UTC days, 1 Nov (04:00) and 2 Nov (04:59:59.999 and 05:00).
+    expect(days).toEqual({ "2026-11-01": 1, "2026-11-02": 2, "2026-11-04": 2, "2026-11-09": 1, "2026-11-10": 1, "2026-11-11": 2 });
+    expect(sum(days)).toBe(EVENTS + 3);
   });
 
   it("read another kept zone with time_zone, and UTC, each impression once", async () => {
     const kathmandu = await daysOf(`${RANGE}&time_zone=Asia/Kathmandu`);
     expect(kathmandu.headers.get("tally-time-zone")).toBe("Asia/Kathmandu");
-    expect(kathmandu.days).toEqual({ "2026-11-04": 1, "2026-11-05": 1, "2026-11-10": 2, "2026-11-11": 1, "2026-11-12": 1 });
+    expect(kathmandu.days).toEqual({ "2026-11-01": 1, "2026-11-02": 2, "2026-11-04": 1, "2026-11-05": 1, "2026-11-10": 2, "2026-11-11": 1, "2026-11-12": 1 });
     const utc = await daysOf(`${RANGE}&time_zone=utc`);
     expect(utc.headers.get("tally-time-zone")).toBe("UTC");
     expect(utc.headers.get("tally-utc-days-before")).toBeNull();
-    expect(utc.days).toEqual({ "2026-11-04": 1, "2026-11-05": 1, "2026-11-10": 2, "2026-11-11": 2 });
-    expect(sum(kathmandu.days)).toBe(EVENTS);
-    expect(sum(utc.days)).toBe(EVENTS);
+    expect(utc.days).toEqual({ "2026-11-01": 1, "2026-11-02": 2, "2026-11-04": 1, "2026-11-05": 1, "2026-11-10": 2, "2026-11-11": 2 });
+    expect(sum(kathmandu.days)).toBe(EVENTS + 3);
+    expect(sum(utc.days)).toBe(EVENTS + 3);
+  });
+
+  it("make a 25-hour local day of the day clocks go back", async () => {
+    const { days, headers } = await daysOf("start_date=2026-10-31&end_date=2026-11-03&time_zone=America/New_York");
+    expect(headers.get("tally-utc-days-before")).toBeNull();
+    expect(days).toEqual({ "2026-11-01": 2, "2026-11-02": 1 });
   });
 
   it("say nothing of UTC days when the range starts at the zone's start, and count the same totals over every route", async () => {
     const { days, headers } = await daysOf("start_date=2026-11-05&end_date=2026-11-30");
+    // São Paulo's own days from the start on: the impressions of 1 and 2 Nov are before the range.
     expect(headers.get("tally-utc-days-before")).toBeNull();
     expect(days).toEqual({ "2026-11-09": 1, "2026-11-10": 1, "2026-11-11": 2 });
 
     const listing = await ask(handleCampaignListing, "/campaign/v2", RANGE);
     expect(listing.headers.get("tally-time-zone")).toBe("America/Sao_Paulo");
     const rows = ((await listing.response.json()) as { data: { campaign_id: string; impressions_total: number }[] }).data;
-    expect(rows.find((row) => row.campaign_id === fixture.campaign.id)?.impressions_total).toBe(EVENTS);
+    expect(rows.find((row) => row.campaign_id === fixture.campaign.id)?.impressions_total).toBe(EVENTS + 3);
     // One local day: São Paulo's 10 Nov holds the impression at its midnight, not the one 1 ms before.
     const oneDay = await ask(handleCampaignListing, "/campaign/v2", "start_date=2026-11-10&end_date=2026-11-10");
     expect(((await oneDay.response.json()) as { data: { impressions_total: number }[] }).data[0]?.impressions_total).toBe(1);
@@ -103,7 +119,7 @@ describe("reports in the account's time zone", () => {
     const { status, response } = await ask(handleAdsDetailed, "/report/advertisers/ads-detailed", `${RANGE}&per_page=2`);
     expect(status).toBe(200);
     const page = (await response.json()) as { data: { day: string; impressions_total: number }[]; total: number };
-    expect(page.total).toBe(4);
+    expect(page.total).toBe(6);
     expect(page.data.map((row) => row.day)).toEqual(["2026-11-11", "2026-11-10"]);
     const last = await ask(handleAdsDetailed, "/report/advertisers/ads-detailed", `${RANGE}&per_page=2&page=2`);
     const lastPage = (await last.response.json()) as { data: { day: string; impressions_total: number }[] };
@@ -133,7 +149,7 @@ describe("reports in the account's time zone", () => {
     const paris = await ask(handleCampaignListing, "/campaign/v2", `${RANGE}&time_zone=Europe/Paris`);
     expect(paris.status).toBe(400);
     expect(await paris.response.json()).toEqual({
-      error: { code: "bad_request", message: "time_zone must be one of: UTC, America/Sao_Paulo, Asia/Kathmandu" },
+      error: { code: "bad_request", message: "time_zone must be one of: UTC, America/New_York, America/Sao_Paulo, Asia/Kathmandu" },
     });
     const offset = await ask(handleCampaignListing, "/campaign/v2", `${RANGE}&time_zone=%2B05:30`);
     expect(offset.status).toBe(400);

@@ -869,7 +869,7 @@ export interface components {
             cpa: number | null;
             /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
             acos: number | null;
-            /** @description YYYY-MM-DD (UTC). */
+            /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
             day: string;
             /**
              * @description `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share.
@@ -964,7 +964,7 @@ export interface components {
             cpa: number | null;
             /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
             acos: number | null;
-            /** @description YYYY-MM-DD (UTC). */
+            /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
             day: string;
             /**
              * @description `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share.
@@ -1141,7 +1141,7 @@ export interface components {
                 cpa: number | null;
                 /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
                 acos: number | null;
-                /** @description YYYY-MM-DD (UTC). */
+                /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
                 day: string;
             }[];
             /** @description Its ads by impressions, the first 1,000 (/ad/results/v2?campaign_id= pages through all). */

@@ -19,6 +19,13 @@ describe("environment", () => {
     expect(env.TALLY_EMBEDDED_PG_PORT).toBe(54329);
   });
 
+  it("reads staff's report time zone by its canonical name, UTC unless set, and refuses a name that is no zone", () => {
+    const base = { DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" };
+    expect(parseEnv(base).TALLY_DEFAULT_TIME_ZONE).toBe("UTC");
+    expect(parseEnv({ ...base, TALLY_DEFAULT_TIME_ZONE: "america/sao_paulo" }).TALLY_DEFAULT_TIME_ZONE).toBe("America/Sao_Paulo");
+    expect(problemsOf({ ...base, TALLY_DEFAULT_TIME_ZONE: "+05:30" })).toEqual([expect.stringContaining("TALLY_DEFAULT_TIME_ZONE")]);
+  });
+
   it("refuses a sign-in back-off whose cap is shorter than its first step", () => {
     const base = { DATABASE_URL: "postgresql://u@h/db", NODE_ENV: "test" };
     expect(parseEnv(base).TALLY_SIGN_IN_BACKOFF_MAX_SECONDS).toBe(900);

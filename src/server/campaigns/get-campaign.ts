@@ -1,6 +1,7 @@
 import type { Actor } from "@/server/accounts/actor";
 import { previousRange } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
+import { UTC } from "@/server/core/time-zones";
 import { reportScopeOf } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
@@ -13,12 +14,25 @@ import { campaignPacing } from "./pacing";
  * to compare with, and today's pacing and its advertiser's wallet when the actor may manage it
  * (null otherwise). Outside the scope, as for an unknown id, "no such campaign".
  */
-export async function getCampaign({ actor, id, startDate, endDate }: { actor: Actor; id: string; startDate: string; endDate: string }) {
+export async function getCampaign({
+  actor,
+  id,
+  startDate,
+  endDate,
+  zone = UTC,
+}: {
+  actor: Actor;
+  id: string;
+  startDate: string;
+  endDate: string;
+  /** The zone the dates are local dates in. */
+  zone?: string;
+}) {
   const scope = await reportScopeOf({ actor });
   const previous = previousRange({ startDate, endDate });
   const [detail, before] = await Promise.all([
-    store().reports.campaign(scope, id, detailQuery(startDate, endDate)),
-    store().reports.campaign(scope, id, detailQuery(previous.startDate, previous.endDate), { withAds: false }),
+    store().reports.campaign(scope, id, detailQuery(startDate, endDate, zone)),
+    store().reports.campaign(scope, id, detailQuery(previous.startDate, previous.endDate, zone), { withAds: false }),
   ]);
   if (!detail) throw new TallyError("not_found", "no such campaign");
   const pacing = await campaignPacing({ actor, campaignIds: [id] });
@@ -30,8 +44,8 @@ export async function getCampaign({ actor, id, startDate, endDate }: { actor: Ac
   };
 }
 
-function detailQuery(startDate: string, endDate: string): ReportQuery<string> {
-  return { startDate, endDate, page: 1, perPage: MAX_PER_PAGE, orderBy: "impressions_total", order: "desc", download: false, ids: {} };
+function detailQuery(startDate: string, endDate: string, zone: string): ReportQuery<string> {
+  return { startDate, endDate, zone, page: 1, perPage: MAX_PER_PAGE, orderBy: "impressions_total", order: "desc", download: false, ids: {} };
 }
 
 const metricsOnly = (row: Metrics): Metrics => Object.fromEntries(METRIC_FIELDS.map((field) => [field, row[field]])) as Metrics;

@@ -1,4 +1,5 @@
 import type { Actor } from "@/server/accounts/actor";
+import { UTC } from "@/server/core/time-zones";
 import { db } from "@/server/db/client";
 import { reportScopeOf } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
@@ -12,10 +13,24 @@ import { campaignPacing } from "./pacing";
  * pacing of those the actor may manage (null on the others), with their advertisers' wallets;
  * and the names of the advertisers listed, so a publisher's list says whose each campaign is.
  */
-export async function listCampaigns({ actor, accountId, startDate, endDate }: { actor: Actor; accountId?: string; startDate: string; endDate: string }) {
+export async function listCampaigns({
+  actor,
+  accountId,
+  startDate,
+  endDate,
+  zone = UTC,
+}: {
+  actor: Actor;
+  accountId?: string;
+  startDate: string;
+  endDate: string;
+  /** The zone the dates are local dates in. */
+  zone?: string;
+}) {
   const query: ReportQuery<CampaignListingOrderBy> = {
     startDate,
     endDate,
+    zone,
     page: 1,
     perPage: MAX_PER_PAGE,
     orderBy: "impressions_total",

@@ -11,15 +11,36 @@ import { columnWidth, shownLength, type XlsxKind, type XlsxStyles } from "./xlsx
 
 export const sheetNumbers = (sheets: number) => Array.from({ length: sheets }, (_, i) => i + 1);
 
-export const contentTypes = (sheets: number) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+export const contentTypes = (sheets: number, core = false) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheetNumbers(
   sheets,
 )
   .map((n) => `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`)
-  .join("")}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`;
+  .join(
+    "",
+  )}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>${core ? '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' : ""}</Types>`;
 
 export const ROOT_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
+
+/** The package's relationships, with the document properties (docProps/core.xml) when the file has them. */
+export const rootRels = (core: boolean) =>
+  core
+    ? ROOT_RELS.replace(
+        "</Relationships>",
+        '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/></Relationships>',
+      )
+    : ROOT_RELS;
+
+/** What a file says about itself in its document properties (File > Properties): a title and a description. */
+export interface XlsxProperties {
+  title: string;
+  description: string;
+}
+
+/** docProps/core.xml of `properties`. */
+export const coreProperties = ({ title, description }: XlsxProperties) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>${escapeXml(title)}</dc:title><dc:description>${escapeXml(description)}</dc:description></cp:coreProperties>`;
 
 // Sheet n is rId<n>; the styles come after the sheets.
 export const workbookRels = (sheets: number) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -16,7 +16,8 @@ import {
   columnLetters,
   columnWidths,
   contentTypes,
-  ROOT_RELS,
+  coreProperties,
+  rootRels,
   rowsXml,
   SHEET_END,
   sheetNameOf,
@@ -24,6 +25,7 @@ import {
   sheetStart,
   workbook,
   workbookRels,
+  type XlsxProperties,
 } from "./xlsx-parts";
 import { type XlsxKind, XlsxStyles } from "./xlsx-styles";
 import { type ZipWriter, zipWriter } from "./zip";
@@ -49,6 +51,8 @@ export interface XlsxOptions {
    * bold under the last row, or left out when null.
    */
   totals?: () => object | null;
+  /** The file's title and description in its document properties (a report's names its range and time zone). */
+  properties?: XlsxProperties;
 }
 
 export interface XlsxColumn<Row> {
@@ -109,9 +113,11 @@ export function xlsxWriter<Row extends object>(sheetName: string, columns: XlsxC
       if (onSheet === null && (sheets === 0 || totals)) await openSheet([]);
       if (totals) await zip.write(rowsXml(layouts, letters, [totals], 0, 1, onSheet! + 2, true));
       if (onSheet !== null) await closeSheet();
+      const { properties } = options;
       const parts: [string, string][] = [
-        ["[Content_Types].xml", contentTypes(sheets)],
-        ["_rels/.rels", ROOT_RELS],
+        ["[Content_Types].xml", contentTypes(sheets, properties !== undefined)],
+        ["_rels/.rels", rootRels(properties !== undefined)],
+        ...(properties ? [["docProps/core.xml", coreProperties(properties)] as [string, string]] : []),
         ["xl/workbook.xml", workbook(sheetNumbers(sheets).map((n) => sheetNameOf(sheetName, n)))],
         ["xl/_rels/workbook.xml.rels", workbookRels(sheets)],
         ["xl/styles.xml", styles.xml()],

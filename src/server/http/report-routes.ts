@@ -1,8 +1,9 @@
 // The report routes (docs/interface.md §4.3) as Fetch handlers: parse the query, find the caller's scope,
 // call the report through the store (src/server/store/; each report defined once in
 // src/server/pipeline/report/report-definitions.ts), answer JSON or the XLSX download (whose
-// limits, report-download.ts, are met before the answer starts). Next.js route files under
-// src/app/ export these.
+// limits, report-download.ts, are met before the answer starts). Dates are local dates in the
+// caller's account's zone or `time_zone`, and every answer names its zone in a header
+// (report-time-zone-headers.ts). Next.js route files under src/app/ export these.
 import type { z } from "zod";
 import { TallyError } from "@/server/core/errors";
 import { xlsxHeaders } from "@/server/formats/xlsx";
@@ -21,9 +22,10 @@ import {
 } from "@/server/pipeline/report/report-definitions";
 import { openReportDownload } from "@/server/pipeline/report/report-download";
 import { reportScope } from "@/server/pipeline/report/report-scope";
-import { reportXlsxStream } from "@/server/pipeline/report/report-workbook";
+import { callerReportZones } from "@/server/pipeline/report/report-time-zone";
+import { reportFileProperties, reportXlsxStream } from "@/server/pipeline/report/report-workbook";
 import { store } from "@/server/store";
-import { parseReportQuery, type ReportQuerySpec } from "@/server/store/report-query";
+import { parseReportQuery, type ReportQuerySpec, utcDaysBeforeOf } from "@/server/store/report-query";
 import {
   ZAdResultsRow,
   ZAdsDetailedRow,
@@ -37,6 +39,7 @@ import { campaignDetailOperation } from "./openapi/campaign-detail-operation";
 import { type ApiContribution, type ApiOperation, type JsonSchema, jsonSchemaOf } from "./openapi/registry";
 import { type PagedReportDoc, pagedReportOperation, REPORTS_TAG } from "./openapi/report-operation";
 import { reportRoute } from "./report-caller";
+import { timeZoneHeaders } from "./report-time-zone-headers";
 
 /** How the API document describes a report route: the schema of its JSON rows, its name and words. */
 interface ReportRouteDoc<Row extends object> {
@@ -61,14 +64,19 @@ function pagedReportRoute<Row extends object, OrderBy extends string>(report: Pa
   Object.assign(schemas, described.schemas);
   return reportRoute(async (request, caller, requester) => {
     assertReportKind(report.kinds, caller);
-    const query = parseReportQuery(new URL(request.url).searchParams, spec);
+    const zones = await callerReportZones(caller);
+    const query = parseReportQuery(new URL(request.url).searchParams, spec, zones);
     const scope = await reportScope(caller);
+    const zoneHeaders = timeZoneHeaders(query, zones);
     if (query.download) {
       const currency = await reportCurrency(caller, query.ids);
       const rows = await openReportDownload(report.rows(scope, query, caller), requester);
-      return new Response(reportXlsxStream(report, currency, rows), { headers: xlsxHeaders(report.file, query.startDate, query.endDate) });
+      const properties = reportFileProperties(report.sheet, query, utcDaysBeforeOf(query, zones));
+      return new Response(reportXlsxStream(report, currency, rows, properties), {
+        headers: { ...xlsxHeaders(report.file, query.startDate, query.endDate), ...zoneHeaders },
+      });
     }
-    return Response.json(await report.rows(scope, query, caller).page(query), { headers: { "Cache-Control": "private, no-store" } });
+    return Response.json(await report.rows(scope, query, caller).page(query), { headers: { "Cache-Control": "private, no-store", ...zoneHeaders } });
   });
 }
 
@@ -174,7 +182,9 @@ schemas.CampaignDetail = jsonSchemaOf(ZCampaignDetail);
 export const handleCampaignDetail = reportRoute(async (request, caller) => {
   const url = new URL(request.url);
   const campaignId = campaignIdOf(url);
-  const query = parseReportQuery(url.searchParams, CAMPAIGN_DETAIL_QUERY);
+  const zones = await callerReportZones(caller);
+  const query = parseReportQuery(url.searchParams, CAMPAIGN_DETAIL_QUERY, zones);
+  const zoneHeaders = timeZoneHeaders(query, zones);
   const detail = campaignId ? await store().reports.campaign(await reportScope(caller), campaignId, query, { withAds: !query.download }) : null;
   if (!detail) throw new TallyError("not_found", `no campaign ${campaignId}`);
   if (query.download) {
@@ -182,9 +192,10 @@ export const handleCampaignDetail = reportRoute(async (request, caller) => {
       yield detail!.daily;
     }
     const currency = await reportCurrency(caller, { advertiser_id: detail.advertiser_id });
-    return new Response(reportXlsxStream(CAMPAIGN_DAILY_WORKBOOK, currency, daily()), {
-      headers: xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate),
+    const properties = reportFileProperties(`Campaign ${campaignId}`, query, utcDaysBeforeOf(query, zones));
+    return new Response(reportXlsxStream(CAMPAIGN_DAILY_WORKBOOK, currency, daily(), properties), {
+      headers: { ...xlsxHeaders(`campaign-${campaignId}`, query.startDate, query.endDate), ...zoneHeaders },
     });
   }
-  return Response.json({ data: detail }, { headers: { "Cache-Control": "private, no-store" } });
+  return Response.json({ data: detail }, { headers: { "Cache-Control": "private, no-store", ...zoneHeaders } });
 });

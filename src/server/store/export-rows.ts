@@ -5,6 +5,7 @@
 // (events) or a day (aggregates); each row has an identity, text unique in the batch and read from
 // stored columns only, so a row the export cannot read or encode is found by splitting the batch
 // into ranges of ids and set aside by its id (pipeline/export/job/poison.ts).
+
 import type { AggregateLayout, AggregateType, EventType, ExportTypeName } from "@/server/core/export-types";
 import { localDay, UTC } from "@/server/core/time-zones";
 import type { ParquetColumn } from "@/server/formats/parquet/parquet-writer";

@@ -1,12 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { parseReportQuery, type ReportQuerySpec } from "./report-query";
+import { parseReportQuery, type ReportQuerySpec, type ReportZones, reportZones, UTC_ONLY, utcDaysBeforeOf } from "./report-query";
 
 const spec: ReportQuerySpec<"impressions" | "clicks" | "name"> = { ids: ["advertiser_id", "campaign_id"], orderBy: ["impressions", "clicks", "name"] };
 const NOW = new Date("2026-11-22T15:00:00Z");
-const parse = (query: string) => parseReportQuery(new URLSearchParams(query), spec, NOW);
-const refusal = (query: string) => {
+const parse = (query: string, zones: ReportZones = UTC_ONLY) => parseReportQuery(new URLSearchParams(query), spec, zones, NOW);
+// UTC, São Paulo (kept since 2026-11-15) and Kathmandu (kept since 2026-11-20).
+const KEPT = [
+  { zone: "UTC", utcDaysBefore: null },
+  { zone: "America/Sao_Paulo", utcDaysBefore: "2026-11-15" },
+  { zone: "Asia/Kathmandu", utcDaysBefore: "2026-11-20" },
+];
+const refusal = (query: string, zones: ReportZones = UTC_ONLY) => {
   try {
-    parse(query);
+    parse(query, zones);
   } catch (error) {
     return { code: (error as { code: string }).code, message: (error as Error).message };
   }
@@ -18,6 +24,7 @@ describe("report query parameters", () => {
     expect(parse("")).toEqual({
       startDate: "2026-10-24",
       endDate: "2026-11-22",
+      zone: "UTC",
       page: 1,
       perPage: 50,
       orderBy: "impressions",
@@ -33,6 +40,7 @@ describe("report query parameters", () => {
     ).toEqual({
       startDate: "2026-01-01",
       endDate: "2026-01-31",
+      zone: "UTC",
       page: 3,
       perPage: 1000,
       orderBy: "name",
@@ -58,7 +66,7 @@ describe("report query parameters", () => {
       ["download=yes", "download must be true or false, not 'yes'"],
       [
         "publisher_id=pub_1",
-        "unknown parameter 'publisher_id'; this route takes start_date, end_date, page, per_page, order_by, order, download, advertiser_id, campaign_id",
+        "unknown parameter 'publisher_id'; this route takes start_date, end_date, time_zone, page, per_page, order_by, order, download, advertiser_id, campaign_id",
       ],
       ["page=1&page=2", "page is given more than once"],
       ["advertiser_id=", "advertiser_id must be an id of 1 to 100 characters"],
@@ -72,12 +80,42 @@ describe("report query parameters", () => {
 
   it("refuse paging and sorting on a route that answers one object", () => {
     const single = { ids: [], orderBy: ["day"], paged: false } as const;
-    expect(parseReportQuery(new URLSearchParams("start_date=2026-11-01&download=true"), single, NOW)).toMatchObject({
+    expect(parseReportQuery(new URLSearchParams("start_date=2026-11-01&download=true"), single, UTC_ONLY, NOW)).toMatchObject({
       startDate: "2026-11-01",
       download: true,
     });
-    expect(() => parseReportQuery(new URLSearchParams("page=2"), single, NOW)).toThrow(
-      "unknown parameter 'page'; this route takes start_date, end_date, download",
+    expect(() => parseReportQuery(new URLSearchParams("page=2"), single, UTC_ONLY, NOW)).toThrow(
+      "unknown parameter 'page'; this route takes start_date, end_date, time_zone, download",
     );
+  });
+
+  it("read local dates of the account's zone by default, the last 30 local days ending today there", () => {
+    // 2026-11-22T15:00Z is still the 22nd in São Paulo (12:00) and already 20:45 in Kathmandu.
+    const late = new Date("2026-11-23T01:30:00Z");
+    const query = (zone: string) => parseReportQuery(new URLSearchParams(""), spec, reportZones(zone, KEPT), late);
+    expect(query("America/Sao_Paulo")).toMatchObject({ zone: "America/Sao_Paulo", startDate: "2026-10-24", endDate: "2026-11-22" });
+    expect(query("Asia/Kathmandu")).toMatchObject({ zone: "Asia/Kathmandu", startDate: "2026-10-25", endDate: "2026-11-23" });
+    expect(query("UTC")).toMatchObject({ zone: "UTC", endDate: "2026-11-23" });
+  });
+
+  it("take time_zone, canonicalised, and only a zone the store reads exactly", () => {
+    const zones = reportZones("America/Sao_Paulo", KEPT);
+    expect(parse("time_zone=asia/kathmandu", zones)).toMatchObject({ zone: "Asia/Kathmandu" });
+    expect(parse("time_zone=utc", zones)).toMatchObject({ zone: "UTC" });
+    expect(refusal("time_zone=Europe/Paris", zones)).toEqual({
+      code: "bad_request",
+      message: "time_zone must be one of: UTC, America/Sao_Paulo, Asia/Kathmandu",
+    });
+    expect(refusal("time_zone=Mars/Olympus", zones).message).toBe("time_zone must be an IANA time zone name such as America/Sao_Paulo, not 'Mars/Olympus'");
+    expect(refusal("time_zone=%2B05:30", zones).message).toContain("time_zone must be an IANA time zone name");
+    expect(refusal("time_zone=America/Sao_Paulo").message).toBe("time_zone must be one of: UTC");
+  });
+
+  it("fall back to UTC when the account's zone is not kept, and say which days are UTC days", () => {
+    expect(reportZones("Europe/Paris", KEPT).defaultZone).toBe("UTC");
+    const zones = reportZones("America/Sao_Paulo", KEPT);
+    expect(utcDaysBeforeOf({ startDate: "2026-11-10", endDate: "2026-11-20", zone: "America/Sao_Paulo" }, zones)).toBe("2026-11-15");
+    expect(utcDaysBeforeOf({ startDate: "2026-11-15", endDate: "2026-11-20", zone: "America/Sao_Paulo" }, zones)).toBeNull();
+    expect(utcDaysBeforeOf({ startDate: "2026-11-01", endDate: "2026-11-20", zone: "UTC" }, zones)).toBeNull();
   });
 });

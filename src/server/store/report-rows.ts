@@ -57,6 +57,9 @@ export interface ReportRows<Row> {
 // The rows as schemas: the source of their types, of the API document and of the contract tests.
 const id = z.string().describe("Tally's id.");
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+/** A row's day: a local date of the zone the report is read in (its Tally-Time-Zone header). */
+const LOCAL_DAY =
+  "YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day.";
 
 export const ZAdvertiserReportRow = ZMetrics.extend({
   advertiser: z.string().describe("The advertiser's name."),
@@ -103,7 +106,7 @@ export const ZAdResultsRow = ZMetrics.extend({
 export type AdResultsRow = z.infer<typeof ZAdResultsRow>;
 
 const ZDetailedRowBase = ZMetrics.extend({
-  day: day.describe("YYYY-MM-DD (UTC)."),
+  day: day.describe(LOCAL_DAY),
   level: z
     .enum(["campaign", "ad", "sub_publisher"])
     .describe("`campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share."),
@@ -133,7 +136,7 @@ export const ZAdsDetailedRow = ZDetailedRowBase.extend({
 }).meta({ title: "Ad day row" });
 export type AdsDetailedRow = z.infer<typeof ZAdsDetailedRow>;
 
-export const ZDayMetrics = ZMetrics.extend({ day: day.describe("YYYY-MM-DD (UTC).") }).meta({ title: "Day" });
+export const ZDayMetrics = ZMetrics.extend({ day: day.describe(LOCAL_DAY) }).meta({ title: "Day" });
 export type DayMetrics = z.infer<typeof ZDayMetrics>;
 
 export const ZCampaignDetail = ZCampaignListingRow.extend({

@@ -16,7 +16,7 @@ import type { AttributedBatch, ConversionToStore } from "@/server/store/conversi
 import type { ExportReads } from "./export-rows";
 import type { HoursReport } from "./hours-report";
 import type { Metrics } from "./metrics";
-import type { ReportQuery, ReportScope } from "./report-query";
+import type { ReadableZone, ReportQuery, ReportScope, ZonedRange } from "./report-query";
 import type {
   AdResultsOrderBy,
   AdResultsRow,
@@ -38,8 +38,6 @@ import type { RollupChecks } from "./rollup-checks";
 import type { LoggedBeacon, PricedEvents, SettledBeacon, StoredHistory, TrafficLimits } from "./settle-types";
 import type { Shipping } from "./shipping";
 
-type DayRange = { startDate: string; endDate: string };
-
 /** Writing what settling and attribution decided. */
 export interface SettledEvents {
   /**
@@ -59,7 +57,10 @@ export interface SettledEvents {
   attributeBatch(limit: number, receivedBefore: Date, now: Date): Promise<AttributedBatch>;
 }
 
-/** Every report Tally serves, read from the rollups; each listing as rows read a page at a time or all through one read. */
+/**
+ * Every report Tally serves, read from the rollups; each listing as rows read a page at a time or
+ * all through one read. Every range is local dates of a zone the store reads (readableZones).
+ */
 export interface ReportReads {
   advertisers(scope: ReportScope, query: ReportQuery<AdvertiserReportOrderBy>): ReportRows<AdvertiserReportRow>;
   /** Publishers; `networkId`: only that network's sub-publishers (the network publishers report). */
@@ -70,10 +71,12 @@ export interface ReportReads {
   adResults(scope: ReportScope, query: ReportQuery<AdResultsOrderBy>): ReportRows<AdResultsRow>;
   campaign(scope: ReportScope, campaignId: string, query: ReportQuery<string>, options?: { withAds?: boolean }): Promise<CampaignDetail | null>;
   /** The dashboard's figures: totals and days of a scope. */
-  metricsOverRange(scope: ReportScope, range: DayRange): Promise<{ total: Metrics; daily: DayMetrics[] }>;
-  invalidTrafficByDay(scope: ReportScope, range: DayRange): Promise<InvalidTrafficDay[]>;
-  /** The hours report: the range's figures by local weekday and hour in `query.zone` (UTC when absent), filtered by its ids. */
+  metricsOverRange(scope: ReportScope, range: ZonedRange): Promise<{ total: Metrics; daily: DayMetrics[] }>;
+  invalidTrafficByDay(scope: ReportScope, range: ZonedRange): Promise<InvalidTrafficDay[]>;
+  /** The hours report: the range's figures by local weekday and hour in `query.zone`, filtered by its ids. */
   hours(scope: ReportScope, query: ReportQuery<string>): Promise<HoursReport>;
+  /** The zones this store reads reports in exactly, UTC first; a report in another is refused. */
+  readableZones(): Promise<ReadableZone[]>;
 }
 
 export interface TallyStore {

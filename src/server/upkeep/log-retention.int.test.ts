@@ -54,7 +54,7 @@ describe("beacon log partitions", () => {
     expect(early.dropped).toEqual(expect.arrayContaining([named(-9), named(-7), named(-3)]));
 
     await settleAll();
-    const range = { startDate: dayOf(-8), endDate: dayOf(0), page: 1, perPage: 10, orderBy: "impressions_total" as const, order: "desc" as const };
+    const range = { startDate: dayOf(-8), endDate: dayOf(0), zone: "UTC", page: 1, perPage: 10, orderBy: "impressions_total" as const, order: "desc" as const };
     const scope = { advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null };
     const report = await campaignListing(scope, { ...range, download: false, ids: {} });
     expect(report.data.find((row) => row.campaign_id === campaign.id)).toMatchObject({ impressions_total: 25 });

@@ -78,6 +78,7 @@ const countOf = async (table: string) => Number((await pgPool().query<{ n: strin
 const scope = () => ({ advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null });
 const report = () =>
   campaignListing(scope(), {
+    zone: "UTC",
     startDate: dayOf(CREATED - 1),
     endDate: dayOf(0),
     page: 1,

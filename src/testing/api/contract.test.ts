@@ -6,7 +6,7 @@ import { checkAnswer } from "./contract";
 const ORIGIN = "http://tally.test";
 const get = (path: string) => ({ method: "GET", url: `${ORIGIN}${path}` });
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  Response.json(body, { status, headers: { "Cache-Control": "private, no-store", ...headers } });
+  Response.json(body, { status, headers: { "Cache-Control": "private, no-store", "Tally-Time-Zone": "UTC", ...headers } });
 
 const ADVERTISER_ROW: Record<string, unknown> = {
   advertiser: "Acme",
@@ -50,9 +50,13 @@ describe("checkAnswer", () => {
     await expect(
       checkAnswer(get("/report/v2/advertisers"), json(429, { error: { code: "too_many_requests", message: "x" } }, { "Retry-After": "soon" })),
     ).rejects.toThrow(/header Retry-After/);
-    await expect(checkAnswer(get("/campaign/v2"), new Response("<html>", { headers: { "Content-Type": "text/html", "Cache-Control": "x" } }))).rejects.toThrow(
-      /content type text\/html is not declared/,
+    // A report's answer that does not name its time zone.
+    await expect(checkAnswer(get("/report/v2/advertisers"), Response.json(PAGE, { headers: { "Cache-Control": "private, no-store" } }))).rejects.toThrow(
+      /Tally-Time-Zone is missing/,
     );
+    await expect(
+      checkAnswer(get("/campaign/v2"), new Response("<html>", { headers: { "Content-Type": "text/html", "Cache-Control": "x", "Tally-Time-Zone": "UTC" } })),
+    ).rejects.toThrow(/content type text\/html is not declared/);
   });
 
   it("checks the shared RateLimit fields and an OAuth error body", async () => {

@@ -889,7 +889,7 @@ export interface components {
             cpa: number | null;
             /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
             acos: number | null;
-            /** @description YYYY-MM-DD (UTC). */
+            /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
             day: string;
             /**
              * @description `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share.
@@ -984,7 +984,7 @@ export interface components {
             cpa: number | null;
             /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
             acos: number | null;
-            /** @description YYYY-MM-DD (UTC). */
+            /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
             day: string;
             /**
              * @description `campaign` or `ad`: the row's totals on every publisher; `sub_publisher`: one publisher's share.
@@ -1161,7 +1161,7 @@ export interface components {
                 cpa: number | null;
                 /** @description Advertising cost of sales: ad_revenue / sales_revenue (the inverse of ROAS); null without sales. */
                 acos: number | null;
-                /** @description YYYY-MM-DD (UTC). */
+                /** @description YYYY-MM-DD, a local date in the report's time zone (the Tally-Time-Zone header); before the zone's start (Tally-Utc-Days-Before), a UTC day. */
                 day: string;
             }[];
             /** @description Its ads by impressions, the first 1,000 (/ad/results/v2?campaign_id= pages through all). */
@@ -1329,6 +1329,7 @@ export interface components {
             report: "campaigns" | "ad_results" | "advertisers" | "publishers" | "network_publishers" | "campaigns_detailed" | "ads_detailed" | "campaign_daily" | "hours";
             start_date: string;
             end_date: string;
+            time_zone?: string;
             /** @default {} */
             filters?: {
                 advertiser_id?: string;
@@ -1357,6 +1358,8 @@ export interface components {
             start_date: string;
             /** Format: date */
             end_date: string;
+            /** @description The IANA zone start_date, end_date and the rows' days are local dates in. */
+            time_zone: string;
             /** @description The id parameters asked for. */
             filters: {
                 [key: string]: string;
@@ -1763,15 +1766,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -1798,6 +1806,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -1873,15 +1885,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -1910,6 +1927,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -1985,15 +2006,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2018,6 +2044,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2093,15 +2123,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2126,6 +2161,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2201,15 +2240,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2234,6 +2278,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2309,15 +2357,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2344,6 +2397,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2419,15 +2476,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description The page to answer, from 1. */
                 page?: number;
                 /** @description Rows per page. */
@@ -2456,6 +2518,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */
@@ -2531,15 +2597,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description true: the whole report (every page) as an XLSX file instead of JSON, subject to the download limits. */
                 download?: boolean;
             };
@@ -2557,6 +2628,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */

@@ -62,7 +62,16 @@ describe("the OpenAPI document", () => {
     expect(operation.parameters.find((p) => p.name === "per_page")?.schema).toMatchObject({ maximum: 1000, default: 50 });
     expect(operation.parameters.find((p) => p.name === "order_by")?.schema).toMatchObject({ default: "day" });
     const detail = document.paths["/campaign/{id}"]?.get as { parameters: { name: string }[] };
-    expect(detail.parameters.map((p) => p.name)).toEqual(["id", "start_date", "end_date", "download"]);
+    expect(detail.parameters.map((p) => p.name)).toEqual(["id", "start_date", "end_date", "time_zone", "download"]);
+  });
+
+  it("names the time zone of every report answer in its headers", () => {
+    const responsesOf = (path: string) =>
+      (document.paths[path]!.get as { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> }).responses;
+    for (const path of ["/campaign/v2", "/report/advertisers/ads-detailed", "/campaign/{id}"]) {
+      expect(responsesOf(path)["200"]?.headers?.["Tally-Time-Zone"], path).toMatchObject({ required: true });
+      expect(responsesOf(path)["200"]?.headers?.["Tally-Utc-Days-Before"], path).toBeDefined();
+    }
   });
 
   it("declares the API key and OAuth2 client credentials, and the events host for /v1", () => {

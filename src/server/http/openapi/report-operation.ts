@@ -3,6 +3,7 @@
 // a parameter the parser learns and this file does not describe throws when the document is built.
 import type { z } from "zod";
 import type { OauthScope } from "@/server/accounts/oauth-client-input";
+import { MAX_ZONE_LENGTH } from "@/server/core/time-zones";
 import {
   DEFAULT_ORDER,
   DEFAULT_PER_PAGE,
@@ -47,10 +48,20 @@ function parameterOf(name: string, spec: ReportQuerySpec<string>): ApiParameter 
   switch (name) {
     case "start_date":
       return query(
-        day(`First day of the range, UTC, inclusive. Default: ${DEFAULT_RANGE_DAYS} days ending at end_date. At most ${MAX_RANGE_DAYS} days.`, "2026-11-01"),
+        day(
+          `First day of the range, a local date in the report's time zone, inclusive. Default: ${DEFAULT_RANGE_DAYS} days ending at end_date. At most ${MAX_RANGE_DAYS} days.`,
+          "2026-11-01",
+        ),
       );
     case "end_date":
-      return query(day("Last day of the range, UTC, inclusive. Default: today (UTC).", "2026-11-30"));
+      return query(day("Last day of the range, a local date in the report's time zone, inclusive. Default: today there.", "2026-11-30"));
+    case "time_zone":
+      return query({
+        description:
+          "The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.",
+        schema: { type: "string", minLength: 1, maxLength: MAX_ZONE_LENGTH },
+        example: "America/Sao_Paulo",
+      });
     case "page":
       return query({ description: "The page to answer, from 1.", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 } });
     case "per_page":
@@ -77,6 +88,20 @@ export function reportQueryParameters(spec: ReportQuerySpec<string>): ApiParamet
   return reportQueryParameterNames(spec).map((name) => parameterOf(name, spec));
 }
 
+/** Every report answer names the zone its dates are local dates in (src/server/http/report-time-zone-headers.ts). */
+export const TIME_ZONE_HEADERS = {
+  "Tally-Time-Zone": {
+    description: "The IANA time zone the answer's dates (the range and each row's day) are local dates in.",
+    required: true,
+    schema: { type: "string", examples: ["America/Sao_Paulo"] },
+  },
+  "Tally-Utc-Days-Before": {
+    description:
+      "Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days.",
+    schema: { type: "string", format: "date" },
+  },
+};
+
 const CACHE_CONTROL = { description: "Reports are private and never cached: private, no-store.", required: true, schema: { type: "string" } };
 
 /** 200: JSON of `jsonSchema`, or the XLSX file with download=true. */
@@ -85,6 +110,7 @@ export function reportAnswer(description: string, jsonSchema: object): ApiRespon
     description,
     headers: {
       "Cache-Control": CACHE_CONTROL,
+      ...TIME_ZONE_HEADERS,
       ...RATE_LIMIT_HEADERS,
       "Content-Disposition": { description: 'With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx".', schema: { type: "string" } },
     },

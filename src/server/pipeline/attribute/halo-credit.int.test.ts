@@ -150,7 +150,7 @@ describe("halo credit", () => {
 
   it("counts halo lines in the halo figures of their ad and nowhere else, and leaves them out of the order items export", async () => {
     const day = ORDER_TIME.toISOString().slice(0, 10);
-    const range = { startDate: day, endDate: day };
+    const range = { startDate: day, endDate: day, zone: "UTC" };
     const query = { ...range, page: 1, perPage: 50, orderBy: "name" as const, order: "asc" as const, download: false, ids: {} };
     const scope = { advertiserId: tea.campaign.advertiserId, publisherIds: null, targetedPublisherIds: null };
     const rows = (await store().reports.campaigns(scope, query).page(query)).data;

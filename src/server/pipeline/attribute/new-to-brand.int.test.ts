@@ -188,7 +188,17 @@ describe("new-to-brand", () => {
 
   it("reports new-to-brand orders, their sales and their share of conversions, the same on a recount", async () => {
     const day = new Date(T).toISOString().slice(0, 10);
-    const query = { startDate: day, endDate: day, page: 1, perPage: 50, orderBy: "name" as const, order: "asc" as const, download: false, ids: {} };
+    const query = {
+      startDate: day,
+      endDate: day,
+      zone: "UTC",
+      page: 1,
+      perPage: 50,
+      orderBy: "name" as const,
+      order: "asc" as const,
+      download: false,
+      ids: {},
+    };
     const scope = { advertiserId: tea.campaign.advertiserId, publisherIds: [shop.id], targetedPublisherIds: null };
     const row = (await store().reports.campaigns(scope, query).page(query)).data.find((r) => r.campaign_id === tea.campaign.id)!;
     // On T at the shop: 8 credited orders of 10.00 (one per test above, two in the edge test and

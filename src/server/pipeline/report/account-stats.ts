@@ -5,6 +5,7 @@
 import type { Actor } from "@/server/accounts/actor";
 import { previousRange } from "@/server/core/days";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { UTC } from "@/server/core/time-zones";
 import { type SetAsideOrder, setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/pipeline/settle/set-aside-events";
 import { store } from "@/server/store";
@@ -13,9 +14,10 @@ import { reportScopeOf } from "./report-scope";
 interface StatsRequest {
   actor: Actor;
   accountId?: string;
-  /** YYYY-MM-DD, inclusive, UTC. */
+  /** YYYY-MM-DD, inclusive, local dates in `zone` (UTC unless given). */
   startDate: string;
   endDate: string;
+  zone?: string;
 }
 
 /**
@@ -23,21 +25,21 @@ interface StatsRequest {
  * with, and how many beacons the range filtered (bots, repeats, the other invalid-traffic
  * reasons): with no impression counted, that tells "no traffic" from "all of it filtered".
  */
-export async function accountStats({ actor, accountId, startDate, endDate }: StatsRequest) {
+export async function accountStats({ actor, accountId, startDate, endDate, zone = UTC }: StatsRequest) {
   const scope = await reportScopeOf({ actor, accountId });
   const previous = previousRange({ startDate, endDate });
   const [current, before, invalid] = await Promise.all([
-    store().reports.metricsOverRange(scope, { startDate, endDate }),
-    store().reports.metricsOverRange(scope, previous),
-    store().reports.invalidTrafficByDay(scope, { startDate, endDate }),
+    store().reports.metricsOverRange(scope, { startDate, endDate, zone }),
+    store().reports.metricsOverRange(scope, { ...previous, zone }),
+    store().reports.invalidTrafficByDay(scope, { startDate, endDate, zone }),
   ]);
   const filteredEvents = invalid.reduce((sum, day) => sum + FILTERED_STATUSES.reduce((daySum, { column }) => daySum + day[column], 0), 0);
   return { ...current, previous: { ...previous, ...before }, filteredEvents };
 }
 
 /** Filtered beacons per day and reason. */
-export async function accountInvalidTraffic({ actor, accountId, startDate, endDate }: StatsRequest) {
-  return store().reports.invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate });
+export async function accountInvalidTraffic({ actor, accountId, startDate, endDate, zone = UTC }: StatsRequest) {
+  return store().reports.invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate, zone });
 }
 
 /**

@@ -60,6 +60,7 @@ describe("the hours report in Asia/Kolkata", () => {
       order: "asc" as const,
       download: false,
       ids: {},
+      zone: "UTC",
     };
     const utc = await store().reports.hours(scope, query);
     expect(busy(utc.rows)).toEqual([expect.objectContaining({ weekday: TUESDAY, hour: 12, impressions_total: 7, conversions_total: 1 })]);

@@ -8,3 +8,6 @@ export const publisherIdsOf = (accountId: string): Sql =>
        FROM accounts a WHERE a.id = ${accountId}`;
 
 export const accountKindOf = (accountId: string): Sql => sql`SELECT kind::text AS kind FROM accounts WHERE id = ${accountId}`;
+
+/** The IANA zone an account reads its reports in (accounts.time_zone, UTC until changed). */
+export const accountTimeZoneOf = (accountId: string): Sql => sql`SELECT time_zone FROM accounts WHERE id = ${accountId}`;

@@ -5,8 +5,13 @@
 // Postgres listing statement as the Postgres store with those figures passed in instead of read
 // from the report tables, so names, filters, sorting, paging, downloads and their claims are
 // one code whichever store counts.
+//
+// ClickHouse's rollups are UTC days, so its reports are read in UTC only (readableZones): a
+// report in another zone would put events on the wrong local days, and is refused instead.
 import { addDays } from "@/server/core/days";
+import { TallyError } from "@/server/core/errors";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { UTC } from "@/server/core/time-zones";
 import { adResultsStatement } from "@/server/store/postgres/ad-results.sql";
 import { advertiserReportStatement } from "@/server/store/postgres/advertiser-report.sql";
 import { campaignDetailOf } from "@/server/store/postgres/campaign-detail.sql";
@@ -15,7 +20,7 @@ import { dailyMetrics, metricsOverRange } from "@/server/store/postgres/daily-me
 import { adsDetailedStatement, campaignsDetailedStatement, type GivenDetailedRows, networkBoughtCampaigns } from "@/server/store/postgres/detailed-report.sql";
 import { publisherReportStatement } from "@/server/store/postgres/publisher-report.sql";
 import { openStatementCursor, type ReportStatement } from "@/server/store/postgres/report-runner";
-import type { ReportQuery, ReportScope } from "@/server/store/report-query";
+import { type ReportQuery, type ReportScope, UTC_ONLY, type ZonedRange } from "@/server/store/report-query";
 import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
 import { clickhouseHours } from "./hours-report.ch";
@@ -46,22 +51,33 @@ function afterFetch<Figures, Row>(fetch: () => Promise<Figures>, statement: (fig
   };
 }
 
+/** UTC days are all ClickHouse keeps; the routes refuse other zones first, this is the store's own guard. */
+function utcDaysOnly(zone: string): void {
+  if (zone !== UTC) throw new TallyError("bad_request", `time_zone must be one of: ${UTC}`);
+}
+
 /** The rollup rows of a scope over a range, narrowed by `more` (a request's id filters): what a report may count. */
-const scoped = (scope: ReportScope, range: DayRange, ...more: RollupRows["where"]): RollupRows => ({
-  range: { startDate: range.startDate, endDate: range.endDate },
-  where: [["advertiser_id", scope.advertiserId], ["publisher_id", scope.publisherIds], ...more],
-});
+function scoped(scope: ReportScope, range: ZonedRange, ...more: RollupRows["where"]): RollupRows {
+  utcDaysOnly(range.zone);
+  return {
+    range: { startDate: range.startDate, endDate: range.endDate },
+    where: [["advertiser_id", scope.advertiserId], ["publisher_id", scope.publisherIds], ...more],
+  };
+}
 
 /** The rollup rows a detailed report reads: an advertiser's report, which Postgres reads without the publisher scope too. */
-const detailedRollupRows = (grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>, range: DayRange = query): RollupRows => ({
-  range: { startDate: range.startDate, endDate: range.endDate },
-  where: [
-    ["advertiser_id", scope.advertiserId],
-    ["advertiser_id", query.ids.advertiser_id],
-    ["campaign_id", query.ids.campaign_id],
-    ["ad_id", grain === "ad" ? query.ids.ad_id : undefined],
-  ],
-});
+function detailedRollupRows(grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>, range: DayRange = query): RollupRows {
+  utcDaysOnly(query.zone);
+  return {
+    range: { startDate: range.startDate, endDate: range.endDate },
+    where: [
+      ["advertiser_id", scope.advertiserId],
+      ["advertiser_id", query.ids.advertiser_id],
+      ["campaign_id", query.ids.campaign_id],
+      ["ad_id", grain === "ad" ? query.ids.ad_id : undefined],
+    ],
+  };
+}
 
 /**
  * The days a page sorted by day covers, chosen as the detailed statement chooses them
@@ -130,7 +146,7 @@ const adResults: ReportReads["adResults"] = (scope, query) =>
   );
 
 /** What a campaign's page shows of its figures: its totals, each ad's and each day's, in scope. */
-const campaignFigures = (scope: ReportScope, campaignId: string, range: DayRange) =>
+const campaignFigures = (scope: ReportScope, campaignId: string, range: ZonedRange) =>
   keyedFiguresOfEach(["campaign_id", "ad_id", "day"] as const, scoped(scope, range, ["campaign_id", campaignId]));
 
 const zeroDay = (day: string): InvalidTrafficDay =>
@@ -177,4 +193,5 @@ export const clickhouseReports: ReportReads = {
     return days;
   },
   hours: clickhouseHours,
+  readableZones: async () => [...UTC_ONLY.readable],
 };

@@ -18,6 +18,7 @@ beforeAll(async () => {
 
 const query: ReportQuery<CampaignListingOrderBy> = {
   startDate: "2026-11-01",
+  zone: "UTC",
   endDate: "2026-11-30",
   page: 1,
   perPage: 50,

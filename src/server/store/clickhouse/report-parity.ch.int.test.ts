@@ -12,7 +12,7 @@ import { ADS_DETAILED } from "@/server/pipeline/report/report-definitions";
 import { reportScope, STAFF_CALLER, scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { postgresStore } from "@/server/store/postgres/postgres-store";
-import { parseReportQuery, type ReportQuery, type ReportScope } from "@/server/store/report-query";
+import { parseReportQuery, type ReportQuery, type ReportScope, UTC_ONLY } from "@/server/store/report-query";
 import {
   AD_RESULTS_ORDER_BY,
   ADVERTISER_REPORT_ORDER_BY,
@@ -28,7 +28,7 @@ import { clickhouseStore } from "./clickhouse-store";
 import { selectRows } from "./client";
 
 type Traffic = Awaited<ReturnType<typeof seedParityTraffic>>;
-type DayRange = { startDate: string; endDate: string };
+type DayRange = { startDate: string; endDate: string; zone: string };
 
 let traffic: Traffic;
 /** Every kind of caller: staff, each advertiser, a direct publisher, a sub-publisher, the network. */
@@ -74,10 +74,10 @@ beforeAll(async () => {
   ];
   const [first, middle, last] = [traffic.range.startDate, "2026-11-10", traffic.range.endDate];
   ranges = [
-    { startDate: first, endDate: last },
-    { startDate: middle, endDate: middle },
-    { startDate: "2026-11-01", endDate: middle },
-    { startDate: "2026-10-01", endDate: "2026-10-03" },
+    { startDate: first, endDate: last, zone: "UTC" },
+    { startDate: middle, endDate: middle, zone: "UTC" },
+    { startDate: "2026-11-01", endDate: middle, zone: "UTC" },
+    { startDate: "2026-10-01", endDate: "2026-10-03", zone: "UTC" },
   ];
 }, 300_000);
 
@@ -247,7 +247,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
 
   it("are compared over figures that can differ: orders of every kind, filtered traffic of every reason", async () => {
     const staff = scopes[0]![1];
-    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
+    const { total } = await clickhouse.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" });
     expect(total.conversions_total).toBeGreaterThan(0);
     expect(total.unverified_conversions).toBeGreaterThan(0);
     expect(total.uncredited_conversions).toBeGreaterThan(0);
@@ -255,7 +255,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect(total.duplicate_events).toBeGreaterThan(0);
     expect(total.bot_events).toBeGreaterThan(0);
     expect(total.invalid_events).toBeGreaterThan(0);
-    const days = await clickhouse.invalidTrafficByDay(staff, traffic.range);
+    const days = await clickhouse.invalidTrafficByDay(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" });
     for (const reason of ["session_mismatch_events", "token_reuse_events", "no_user_agent_events", "click_velocity_events"] as const) {
       expect(
         days.reduce((sum, day) => sum + day[reason], 0),
@@ -265,8 +265,8 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     // Shop one's verified order and its order of a click and a view credit both advertisers: each
     // counts them, the publisher once; the second is click-through for acme and the publisher, not for bolt.
     const shopOne = scopes.find(([name]) => name === "shop one")![1];
-    const advertisers = await clickhouse.advertisers(shopOne, queryOf(traffic.range, "advertiser")).page({ page: 1, perPage: 10 });
-    const publisher = await clickhouse.publishers(shopOne, queryOf(traffic.range, "publisher")).page({ page: 1, perPage: 10 });
+    const advertisers = await clickhouse.advertisers(shopOne, queryOf({ ...traffic.range, zone: "UTC" }, "advertiser")).page({ page: 1, perPage: 10 });
+    const publisher = await clickhouse.publishers(shopOne, queryOf({ ...traffic.range, zone: "UTC" }, "publisher")).page({ page: 1, perPage: 10 });
     const byAdvertisers = advertisers.data.reduce((sum, row) => sum + row.conversions_total, 0);
     expect(publisher.data.map((row) => row.conversions_total)).toEqual([byAdvertisers - 2]);
     const clickThroughByAdvertisers = advertisers.data.reduce((sum, row) => sum + row.conversions_click, 0);
@@ -280,7 +280,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
 
   it("are compared over click- and view-through credit, fractional units and clicks credited by orders of several days", async () => {
     const staff = scopes[0]![1];
-    const { total, daily } = await clickhouse.metricsOverRange(staff, traffic.range);
+    const { total, daily } = await clickhouse.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" });
     expect(total.conversions_click).toBeGreaterThan(0);
     expect(total.conversions_view).toBeGreaterThan(0);
     expect(total.conversions_click + total.conversions_view).toBe(total.conversions_total);
@@ -312,8 +312,8 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
 
   it("are compared over halo credit, which counts apart from every other figure, of credited orders alone", async () => {
     const staff = scopes[0]![1];
-    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
-    expect(total).toEqual((await postgres.metricsOverRange(staff, traffic.range)).total);
+    const { total } = await clickhouse.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" });
+    expect(total).toEqual((await postgres.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" })).total);
     // The descaler with the order of a click and a view (6.00) and alone (3 × 5.00); with the uncredited order, nowhere.
     expect(total.halo_conversions).toBe(2);
     expect(total.halo_sales_revenue).toBe(21);
@@ -340,18 +340,18 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect(haloClick.rows[0]!.converted).toBe(1);
     // Both credited halo lines are acme's, on shop one: acme's totals count them, and its row in shop one's report.
     const acme = advertiserScopes[0]![1];
-    const acmeTotal = (await clickhouse.metricsOverRange(acme, traffic.range)).total;
+    const acmeTotal = (await clickhouse.metricsOverRange(acme, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" })).total;
     expect([acmeTotal.halo_conversions, acmeTotal.halo_sales_revenue]).toEqual([2, 21]);
     const shopOne = scopes.find(([name]) => name === "shop one")![1];
-    const advertisers = await clickhouse.advertisers(shopOne, queryOf(traffic.range, "advertiser")).page({ page: 1, perPage: 10 });
+    const advertisers = await clickhouse.advertisers(shopOne, queryOf({ ...traffic.range, zone: "UTC" }, "advertiser")).page({ page: 1, perPage: 10 });
     const acmeRow = advertisers.data.find((row) => row.advertiser_id === traffic.acme.id)!;
     expect([acmeRow.halo_conversions, acmeRow.halo_sales_revenue]).toEqual([2, 21]);
   });
 
   it("are compared over new-to-brand orders and sales: a shopper's first purchase of a brand at a publisher, not a repeat by user id or e-mail", async () => {
     const staff = scopes[0]![1];
-    const { total } = await clickhouse.metricsOverRange(staff, traffic.range);
-    expect(total).toEqual((await postgres.metricsOverRange(staff, traffic.range)).total);
+    const { total } = await clickhouse.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" });
+    expect(total).toEqual((await postgres.metricsOverRange(staff, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" })).total);
     // Postgres's attribution says which lines are new to their brand; ClickHouse counts what it was sent.
     const orders = await pgPool().query<{ user_id: string; placed: string; new_to_brand: boolean }>(
       `SELECT DISTINCT user_id, to_char(placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS placed, new_to_brand
@@ -375,7 +375,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     const campaignRows = async (reports: ReportReads) =>
       (
         await reports
-          .campaigns(staff, queryOf(traffic.range, "name" as const, { ids: { campaign_id: traffic.campaigns.acmeDirect } }))
+          .campaigns(staff, queryOf({ ...traffic.range, zone: "UTC" }, "name" as const, { ids: { campaign_id: traffic.campaigns.acmeDirect } }))
           .page({ page: 1, perPage: 10 })
       ).data;
     const [fromClickhouse, fromPostgres] = [await campaignRows(clickhouse), await campaignRows(postgres)];
@@ -389,7 +389,10 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
 
   it("are compared over orders without proof on a publisher that credits only proven ones: no click converted, no purchase, apart from every figure", async () => {
     const strict = scopes.find(([name]) => name === "strict shop")![1];
-    const [fromClickhouse, fromPostgres] = [await clickhouse.metricsOverRange(strict, traffic.range), await postgres.metricsOverRange(strict, traffic.range)];
+    const [fromClickhouse, fromPostgres] = [
+      await clickhouse.metricsOverRange(strict, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" }),
+      await postgres.metricsOverRange(strict, { ...{ ...traffic.range, zone: "UTC" }, zone: "UTC" }),
+    ];
     expect(fromClickhouse.total).toEqual(fromPostgres.total);
     const lines = await pgPool().query<{ user_id: string; placed: string; credited: boolean; new_to_brand: boolean }>(
       `SELECT user_id, to_char(placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS placed, credited, new_to_brand
@@ -419,7 +422,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
   it("read their figures from ClickHouse alone: emptied report tables in Postgres change nothing", async () => {
     const staff = scopes[0]![1];
     const acme = advertiserScopes[0]![1];
-    const range = traffic.range;
+    const range = { ...traffic.range, zone: "UTC" };
     const reads = async () => ({
       advertisers: await clickhouse.advertisers(staff, queryOf(range, "advertiser")).page({ page: 1, perPage: 50 }),
       publishers: await clickhouse.publishers(staff, queryOf(range, "publisher")).page({ page: 1, perPage: 50 }),
@@ -449,7 +452,7 @@ describe("the report routes in ClickHouse mode", () => {
     const query = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&order_by=clicks_total&order=asc&per_page=1&page=2`;
     const response = await get(handleCampaignListing, key, query);
     expect(response.status).toBe(200);
-    const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id"], orderBy: CAMPAIGN_LISTING_ORDER_BY });
+    const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id"], orderBy: CAMPAIGN_LISTING_ORDER_BY }, UTC_ONLY);
     const expected = await postgres.campaigns(advertiserScopes[0]![1], parsed).page(parsed);
     expect(expected.data.length).toBeGreaterThan(0);
     expect(await response.json()).toEqual(JSON.parse(JSON.stringify(expected)));
@@ -457,7 +460,7 @@ describe("the report routes in ClickHouse mode", () => {
     const networkKey = (await createApiKey({ actor: OPERATOR, accountId: traffic.network.id, name: "reports" })).key;
     const publishersQuery = `start_date=${traffic.range.startDate}&end_date=${traffic.range.endDate}&order_by=conversions_total`;
     const publishers = await get(handlePublisherReport, networkKey, publishersQuery);
-    const parsedPublishers = parseReportQuery(new URLSearchParams(publishersQuery), { ids: ["publisher_id"], orderBy: PUBLISHER_REPORT_ORDER_BY });
+    const parsedPublishers = parseReportQuery(new URLSearchParams(publishersQuery), { ids: ["publisher_id"], orderBy: PUBLISHER_REPORT_ORDER_BY }, UTC_ONLY);
     const network = scopes.find(([name]) => name === "network")![1];
     expect(await publishers.json()).toEqual(JSON.parse(JSON.stringify(await postgres.publishers(network, parsedPublishers).page(parsedPublishers))));
   });
@@ -468,7 +471,11 @@ describe("the report routes in ClickHouse mode", () => {
     const response = await get(handleAdsDetailed, key, query);
     expect(response.status).toBe(200);
     const { rows: fromSheet, totals } = await reportSheet(await response.arrayBuffer(), ADS_DETAILED.columns);
-    const parsed = parseReportQuery(new URLSearchParams(query), { ids: ["advertiser_id", "campaign_id", "ad_id"], orderBy: DETAILED_REPORT_ORDER_BY });
+    const parsed = parseReportQuery(
+      new URLSearchParams(query),
+      { ids: ["advertiser_id", "campaign_id", "ad_id"], orderBy: DETAILED_REPORT_ORDER_BY },
+      UTC_ONLY,
+    );
     const expected = await everyRow(postgres.adsDetailed(advertiserScopes[0]![1], parsed));
     expect(expected.some((row) => row.level === "sub_publisher")).toBe(true);
     expect(totals).not.toBeNull();

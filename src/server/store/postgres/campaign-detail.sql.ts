@@ -1,20 +1,18 @@
 // One campaign for GET /campaign/:id: its listing row, daily rows (daily-metrics.sql.ts) and ads,
 // put together from a store's own reads of each (the ClickHouse store passes its own).
 
-import { MAX_PER_PAGE, type ReportScope } from "@/server/store/report-query";
+import { MAX_PER_PAGE, type ReportScope, type ZonedRange } from "@/server/store/report-query";
 import type { CampaignDetail, DayMetrics } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
 import { adResultsStatement } from "./ad-results.sql";
 import { campaignListingStatement } from "./campaign-listing.sql";
 import { dailyMetrics } from "./daily-metrics.sql";
 
-type DayRange = { startDate: string; endDate: string };
-
 /** What a campaign's page is made of: its listing row, its ads, and its daily rows over a range in scope. */
 export interface CampaignDetailReads {
   campaigns: ReportReads["campaigns"];
   adResults: ReportReads["adResults"];
-  days(scope: ReportScope, campaignId: string, range: DayRange): Promise<DayMetrics[]>;
+  days(scope: ReportScope, campaignId: string, range: ZonedRange): Promise<DayMetrics[]>;
 }
 
 /**
@@ -36,6 +34,6 @@ export function campaignDetailOf(reads: CampaignDetailReads): ReportReads["campa
 }
 
 /** The campaign's daily rows over the range, in scope, from the report tables. */
-export const campaignDays = (scope: ReportScope, campaignId: string, range: DayRange): Promise<DayMetrics[]> => dailyMetrics(scope, range, campaignId);
+export const campaignDays = (scope: ReportScope, campaignId: string, range: ZonedRange): Promise<DayMetrics[]> => dailyMetrics(scope, range, campaignId);
 
 export const campaignDetail = campaignDetailOf({ campaigns: campaignListingStatement, adResults: adResultsStatement, days: campaignDays });

@@ -1,17 +1,17 @@
 // Hand-written SQL: daily totals over a range for a scope (and, for the campaign page, one
-// campaign), every day present with zeros where nothing happened: the campaign page's daily rows
+// campaign), every local day of the range's zone present with zeros where nothing happened: the campaign page's daily rows
 // and the dashboard's time series.
 
 import sql from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
 import { addTotals, emptyTotals, type Metrics, metricsOf, type TotalsRow } from "@/server/store/metrics";
-import type { ReportScope } from "@/server/store/report-query";
+import type { ReportScope, ZonedRange } from "@/server/store/report-query";
 import type { DayMetrics } from "@/server/store/report-rows";
 import { type KeyedFigures, TOTALS_COLUMNS, totalsCtes } from "./rollup-totals.sql";
 
 async function dailyRows(
   scope: ReportScope,
-  range: { startDate: string; endDate: string },
+  range: ZonedRange,
   campaignId: string | null,
   given: readonly KeyedFigures[] | undefined,
 ): Promise<(TotalsRow & { day: string })[]> {
@@ -31,7 +31,7 @@ async function dailyRows(
  */
 export async function dailyMetrics(
   scope: ReportScope,
-  range: { startDate: string; endDate: string },
+  range: ZonedRange,
   campaignId: string | null = null,
   given?: readonly KeyedFigures[],
 ): Promise<DayMetrics[]> {
@@ -44,7 +44,7 @@ export async function dailyMetrics(
  */
 export async function metricsOverRange(
   scope: ReportScope,
-  range: { startDate: string; endDate: string },
+  range: ZonedRange,
   given?: readonly KeyedFigures[],
 ): Promise<{ total: Metrics; daily: DayMetrics[] }> {
   const rows = await dailyRows(scope, range, null, given);

@@ -6,7 +6,10 @@
 // or, with ClickHouse as the store, from both kinds of rows summed there and passed in (`given`).
 
 import sql, { empty, raw, type Sql } from "sql-template-tag";
+import { UTC } from "@/server/core/time-zones";
+import type { ZonedRange } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
+import { zonedDays } from "./report-zone.sql";
 import { invalidEventsSum } from "./rollup-tables.sql";
 import { FIGURE_NAMES, FIGURES, figureArrays, type GivenFigures, ORDER_FIGURES } from "./rollup-totals.sql";
 
@@ -46,7 +49,8 @@ export interface DetailedPlan {
   byDay: boolean;
   /** Rows per day are read from daily_ad_row_counts instead of counted from keys. */
   countedRows: boolean;
-  range: { startDate: string; endDate: string };
+  /** Local dates of the zone read in (report-zone.sql.ts). */
+  range: ZonedRange;
   /** The caller's advertiser scope. */
   advertiserId: string | null;
   /** The request's id filters (ad_id for the ad grain only). */
@@ -98,26 +102,48 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
  * campaign on one publisher, so only campaign totals need DISTINCT. Given rows are the rows.
  */
 function dayRowCounts(plan: DetailedPlan): Sql {
-  const { range, advertiserId, ids } = plan;
   if (plan.given?.rowsPerDay) {
     const { rowsPerDay } = plan.given;
     return sql`SELECT * FROM unnest(${rowsPerDay.map((d) => d.day)}::date[], ${rowsPerDay.map((d) => d.n)}::bigint[]) AS d(day, n)`;
   }
   if (plan.given) return sql`SELECT day, count(*)::bigint AS n FROM given GROUP BY day`;
-  if (plan.countedRows) {
-    return sql`SELECT c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n
+  if (plan.countedRows) return countedDayRows(plan);
+  return sql`SELECT day, count(*)::bigint AS n FROM (${rowKeys(plan, zonedDays("r", plan.range))}) row_keys GROUP BY day`;
+}
+
+/**
+ * Rows per day from daily_ad_row_counts. In a zone other than UTC, the date where the UTC days
+ * meet the zone's own (report-zone.sql.ts) may hold an ad in both, one report row: that date's
+ * rows are counted by key instead.
+ */
+function countedDayRows(plan: DetailedPlan): Sql {
+  const { range, advertiserId, ids } = plan;
+  const counts = (having: Sql, columns: Sql) => sql`SELECT ${columns}
         FROM daily_ad_row_counts c LEFT JOIN networks n ON n.campaign_id = c.campaign_id
-       WHERE c.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND (${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId}) AND (${ids.advertiserId}::text IS NULL OR c.advertiser_id = ${ids.advertiserId})
+       WHERE ${zonedDays("c", range)} AND (${advertiserId}::text IS NULL OR c.advertiser_id = ${advertiserId}) AND (${ids.advertiserId}::text IS NULL OR c.advertiser_id = ${ids.advertiserId})
          AND (${ids.campaignId}::text IS NULL OR c.campaign_id = ${ids.campaignId})
-       GROUP BY c.day`;
-  }
-  return sql`SELECT day, count(*)::bigint AS n FROM (
-        SELECT ${raw(plan.grain === "ad" ? "" : "DISTINCT ")}r.day, r.${plan.key}, '' AS publisher_id FROM ${plan.table} r
-         WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rowFilters(plan)}${totalRowsOnly(plan)}
-        UNION ALL
+       GROUP BY c.day ${having}`;
+  const perDay = sql`c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n`;
+  if (range.zone === UTC) return counts(empty, perDay);
+  const seamDays = counts(raw("HAVING count(DISTINCT c.zone) > 1"), raw("c.day"));
+  return sql`${counts(raw("HAVING count(DISTINCT c.zone) = 1"), perDay)}
+      UNION ALL
+      SELECT day, count(*)::bigint AS n FROM (${rowKeys(plan, sql`${zonedDays("r", range)} AND r.day IN (${seamDays})`)}) row_keys GROUP BY day`;
+}
+
+/**
+ * The keys of the report rows on the days `days` selects: (day, key, '') for total rows, (day,
+ * key, publisher) for sub-publisher rows. One zone's rows hold each key once (campaign totals
+ * once per publisher: DISTINCT); in another zone than UTC a key may also be in a UTC row of the
+ * same date, so every key is deduplicated (UNION).
+ */
+function rowKeys(plan: DetailedPlan, days: Sql): Sql {
+  const oneZone = plan.range.zone === UTC;
+  return sql`SELECT ${raw(oneZone && plan.grain === "ad" ? "" : "DISTINCT ")}r.day, r.${plan.key}, '' AS publisher_id FROM ${plan.table} r
+         WHERE ${days} AND ${rowFilters(plan)}${totalRowsOnly(plan)}
+        ${raw(oneZone ? "UNION ALL" : "UNION")}
         SELECT r.day, r.${plan.key}, r.publisher_id FROM ${plan.table} r JOIN networks n ON n.campaign_id = r.campaign_id
-         WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rowFilters(plan)}${publisherRowsOnly(plan)}
-      ) row_keys GROUP BY day`;
+         WHERE ${days} AND ${rowFilters(plan)}${publisherRowsOnly(plan)}`;
 }
 
 /** The CTE `given` (and its comma) when the rows were summed elsewhere: one row per measured row. */
@@ -146,11 +172,11 @@ export function dayWindowCtes(plan: DetailedPlan): Sql {
     ), `;
 }
 
-/** The days to sum: the chosen ones when sorted by day, else the whole range. */
+/** The days to sum: the chosen ones when sorted by day, else the whole range; of the zone's rows (or the given ones). */
 function daysRead(plan: DetailedPlan): Sql {
-  return plan.byDay
-    ? sql`r.day BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)`
-    : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
+  const chosen = sql`r.day BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)`;
+  if (plan.given) return plan.byDay ? chosen : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
+  return plan.byDay ? sql`${zonedDays("r", plan.range)} AND ${chosen}` : zonedDays("r", plan.range);
 }
 
 /**

@@ -54,7 +54,7 @@ function planOf(grain: DetailedGrain, scope: ReportScope, query: ReportQuery<Det
     whole,
     byDay: query.orderBy === "day" && !whole,
     countedRows: grain === "ad" && query.ids.ad_id === undefined,
-    range: { startDate: query.startDate, endDate: query.endDate },
+    range: { startDate: query.startDate, endDate: query.endDate, zone: query.zone },
     advertiserId: scope.advertiserId,
     ids: { advertiserId: query.ids.advertiser_id ?? null, campaignId: query.ids.campaign_id ?? null, adId: grain === "ad" ? (query.ids.ad_id ?? null) : null },
     ...(given ? { given } : {}),

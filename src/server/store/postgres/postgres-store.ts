@@ -13,6 +13,7 @@ import { postgresExportReads } from "./export-batches.sql";
 import { hoursReport } from "./hours-report.sql";
 import { invalidTrafficByDay } from "./invalid-traffic.sql";
 import { publisherReportStatement } from "./publisher-report.sql";
+import { readableReportZones } from "./report-zone.sql";
 import { beaconHistory, storeBeacons } from "./settle-beacons.sql";
 import { storeConversions } from "./store-conversions.sql";
 import { firstDayWithRawRows, rawRowsKeptFrom, rebuildRollups, verifyRollups } from "./verify-rollups.sql";
@@ -32,6 +33,7 @@ export const postgresStore: TallyStore = {
     metricsOverRange,
     invalidTrafficByDay,
     hours: hoursReport,
+    readableZones: () => readableReportZones(),
   },
   exports: postgresExportReads,
   rollups: { verify: verifyRollups, rebuild: rebuildRollups, firstDayWithRawRows, rawRowsKeptFrom, zoneBackfill },

@@ -5,15 +5,16 @@
 // ClickHouse summed, passed in (`given`), so every listing statement serves both stores.
 import sql, { empty, join, raw, type Sql } from "sql-template-tag";
 import type { TotalsRow } from "@/server/store/metrics";
-import type { ReportScope } from "@/server/store/report-query";
+import type { ReportScope, ZonedRange } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
+import { zonedDays } from "./report-zone.sql";
 import { invalidEventsSum } from "./rollup-tables.sql";
 
 export type TotalsDimension = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id" | "day";
 
-/** What the totals cover: days (inclusive, UTC) in the caller's scope, and for the campaign page one campaign. */
+/** What the totals cover: local days (inclusive) of a zone in the caller's scope, and for the campaign page one campaign. */
 export interface TotalsFilter {
-  range: { startDate: string; endDate: string };
+  range: ZonedRange;
   scope: ReportScope;
   campaignId?: string;
 }
@@ -68,7 +69,7 @@ function publisherOrders(dimension: "advertiser_id" | "publisher_id" | "day", { 
              sum(o.uncredited_conversions) AS uncredited_conversions, sum(o.conversions_click) AS conversions_click,
              sum(o.halo_conversions) AS halo_conversions, sum(o.ntb_conversions) AS ntb_conversions
         FROM daily_publisher_orders o
-       WHERE o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
+       WHERE ${zonedDays("o", range)} AND ${rows} AND (${publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${publisherIds}))
        GROUP BY 1`;
 }
 
@@ -173,7 +174,7 @@ export function totalsCtes(dimension: TotalsDimension, filter: TotalsFilter, giv
              sum(r.halo_conversions) AS halo_conversions, sum(r.halo_sales_revenue_micros) AS halo_sales_revenue_micros,
              sum(r.ntb_conversions) AS ntb_conversions, sum(r.ntb_sales_revenue_micros) AS ntb_sales_revenue_micros
         FROM ${raw(source.table)} r
-       WHERE r.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date ${oneCampaign(campaignId)}
+       WHERE ${zonedDays("r", range)} ${oneCampaign(campaignId)}
          AND (${advertiserId}::text IS NULL OR r.advertiser_id = ${advertiserId}) ${publishers}
        GROUP BY 1
     ), orders AS (

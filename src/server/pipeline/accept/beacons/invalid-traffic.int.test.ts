@@ -62,7 +62,7 @@ describe("invalid traffic", () => {
     // Reports count it among the filtered beacons, not as traffic.
     const listing = await campaignListing(
       { advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null },
-      { startDate: today(), endDate: today(), page: 1, perPage: 10, orderBy: "impressions_total", order: "desc", download: false, ids: {} },
+      { startDate: today(), endDate: today(), zone: "UTC", page: 1, perPage: 10, orderBy: "impressions_total", order: "desc", download: false, ids: {} },
     );
     expect(listing.data.find((row) => row.campaign_id === campaign.id)).toMatchObject({
       impressions_total: 1,
@@ -72,7 +72,7 @@ describe("invalid traffic", () => {
     });
     const [day] = await invalidTrafficByDay(
       { advertiserId: advertiser.id, publisherIds: null, targetedPublisherIds: null },
-      { startDate: today(), endDate: today() },
+      { startDate: today(), endDate: today(), zone: "UTC" },
     );
     expect(day).toMatchObject({ counted_events: 1, session_mismatch_events: 3, duplicate_events: 0 });
   });

@@ -143,7 +143,17 @@ describe("export to a customer's bucket", () => {
       expect(stored.keys[0]).toMatch(/^tally\/exports\/campaigns\/\d{4}\/\d{2}\/\d{2}\/\d{19}\/[0-9a-f]{24}\.csv$/);
       const [file] = await download("publisher-data", stored.keys);
       const csv = await sql(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
-      const query = { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name" as const, order: "asc" as const, download: true, ids: {} };
+      const query = {
+        startDate: day,
+        endDate: day,
+        zone: "UTC",
+        page: 1,
+        perPage: 1000,
+        orderBy: "name" as const,
+        order: "asc" as const,
+        download: true,
+        ids: {},
+      };
       const report = (await store().reports.campaigns(scope, query).page(query)).data;
       const text = (value: string | number | null) => (value === null ? null : String(value));
       expect(csv).toEqual(
@@ -219,7 +229,17 @@ describe("export to a customer's bucket", () => {
       const rows = await sql(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true)`);
       const day = String(rows[0]?.day ?? "");
       if (rows.length === 0) continue;
-      const query = { startDate: day, endDate: day, page: 1, perPage: 1000, orderBy: "name" as const, order: "asc" as const, download: true, ids: {} };
+      const query = {
+        startDate: day,
+        endDate: day,
+        zone: "UTC",
+        page: 1,
+        perPage: 1000,
+        orderBy: "name" as const,
+        order: "asc" as const,
+        download: true,
+        ids: {},
+      };
       const report = (await store().reports.campaigns(scope, query).page(query)).data;
       // Every cell is the report's, a null (a rate over nothing) an empty cell.
       expect(rows).toEqual(

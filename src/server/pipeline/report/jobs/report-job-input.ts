@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { daysBetween, isIsoDay } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
+import { MAX_ZONE_LENGTH } from "@/server/core/time-zones";
 import { REPORT_ID_PARAMETERS, type ReportIdParameter } from "@/server/store/report-query";
 import { REPORT_JOB_REPORTS, type ReportJobReport, reportJobDefinition } from "./report-job-reports";
 
@@ -21,10 +22,12 @@ const id = z.string().min(1).max(100);
 export const ZReportJobInput = z.strictObject({
   /** Which report: one per report route; campaign_daily is GET /campaign/:id's daily rows. */
   report: z.enum(REPORT_JOB_REPORTS),
-  /** The first day, UTC, included. */
+  /** The first day, a local date in time_zone, included. */
   start_date: day,
-  /** The last day, UTC, included; at most 400 days after start_date, counting both. */
+  /** The last day, a local date in time_zone, included; at most 400 days after start_date, counting both. */
   end_date: day,
+  /** The IANA zone the dates are local dates in, one the reports can be read in; its account's by default. */
+  time_zone: z.string().min(1).max(MAX_ZONE_LENGTH).optional(),
   /** The id parameters the report's route takes; campaign_daily needs campaign_id. */
   filters: z
     .strictObject(Object.fromEntries(REPORT_ID_PARAMETERS.map((name) => [name, id.optional()])) as Record<ReportIdParameter, z.ZodOptional<typeof id>>)
@@ -42,6 +45,8 @@ export interface ReportJobRequest {
   format: ReportJobFormat;
   startDate: string;
   endDate: string;
+  /** As asked for; the account's zone when absent (decided when the job is asked for, report-jobs.ts). */
+  timeZone?: string | undefined;
   filters: Partial<Record<ReportIdParameter, string>>;
   orderBy: string;
   order: "asc" | "desc";
@@ -81,6 +86,7 @@ export function checkReportJobInput(input: TReportJobInput): ReportJobRequest {
     format: input.format,
     startDate: input.start_date,
     endDate: input.end_date,
+    timeZone: input.time_zone,
     filters,
     orderBy,
     order: input.order ?? "desc",

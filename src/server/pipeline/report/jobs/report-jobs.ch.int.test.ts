@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
+import { pgPool } from "@/server/db/pg-pool";
 import { handleCreateReportJob, handleGetReportJob } from "@/server/http/report-job-routes";
 import { handleAdsDetailed, handleCampaignListing } from "@/server/http/report-routes";
 import { shipPending } from "@/server/pipeline/ship/ship-pending";
@@ -66,5 +67,30 @@ describe("a report job with ClickHouse as the store", () => {
       await jobFile({ report: "ads_detailed", start_date: startDate, end_date: endDate, order_by: "day", order: "asc", format: "csv" }),
     );
     expect(csv).toEqual(asText(detailed));
+  });
+});
+
+describe("time zones with ClickHouse as the store", () => {
+  it("reads UTC days only: the account's zone falls back to UTC and says so, and another time_zone is a 400 naming UTC", async () => {
+    // Postgres keeps São Paulo, and the account reads in it; ClickHouse's rollups are UTC days.
+    await pgPool().query(`INSERT INTO report_zones (zone, since, hours_since) VALUES ('America/Sao_Paulo', now(), now()) ON CONFLICT (zone) DO NOTHING`);
+    await pgPool().query(`UPDATE accounts SET time_zone = 'America/Sao_Paulo' WHERE id = $1`, [traffic.acme.id]);
+    const { startDate, endDate } = traffic.range;
+    const ask = (query: string) =>
+      handleCampaignListing(new Request(`http://tally.test/campaign/v2?start_date=${startDate}&end_date=${endDate}${query}`, { headers: auth() }));
+    const answer = await ask("");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("tally-time-zone")).toBe("UTC");
+    const refused = await ask("&time_zone=America/Sao_Paulo");
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: { code: "bad_request", message: "time_zone must be one of: UTC" } });
+    const job = await handleCreateReportJob(
+      new Request("http://tally.test/report/jobs", {
+        method: "POST",
+        headers: { ...auth(), "Content-Type": "application/json" },
+        body: JSON.stringify({ report: "campaigns", start_date: startDate, end_date: endDate, time_zone: "America/Sao_Paulo", format: "csv" }),
+      }),
+    );
+    expect(job.status).toBe(400);
   });
 });

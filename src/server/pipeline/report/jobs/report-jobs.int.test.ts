@@ -4,7 +4,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/server/accounts/create-user";
 import { signIn } from "@/server/accounts/sessions";
+import { pgPool } from "@/server/db/pg-pool";
 import { handleReportJobsCron } from "@/server/http/cron";
+import { forgetReadableZones } from "@/server/store/postgres/report-zone.sql";
 import {
   handleAdsDetailed,
   handleCampaignDetail,
@@ -25,6 +27,11 @@ const jobsBucket = await reportJobBucketForTests();
 let acme: Awaited<ReturnType<typeof seedAcme>>;
 
 beforeAll(async () => {
+  // Reports kept in São Paulo from before the data, so that a job can read them there.
+  await pgPool().query(
+    `INSERT INTO report_zones (zone, since, hours_since) VALUES ('America/Sao_Paulo', '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z') ON CONFLICT (zone) DO NOTHING`,
+  );
+  forgetReadableZones();
   acme = await seedAcme();
 });
 
@@ -100,7 +107,8 @@ describe("a report job of each format", () => {
     expect(campaigns).toHaveLength(2);
     const jsonFile = await downloaded(jsonl);
     expect(jsonFile.job.rows).toBe(2);
-    expect(jsonFile.disposition).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30.jsonl"');
+    expect(jsonFile.disposition).toBe('attachment; filename="campaigns_2026-11-01_2026-11-30_UTC.jsonl"');
+    expect(jsonFile.job.time_zone).toBe("UTC");
     expect(inJsonTerms(await jsonLinesRows(jsonFile.file))).toEqual(campaigns);
 
     const detailed = (
@@ -130,6 +138,41 @@ describe("a report job of each format", () => {
     expect(await jobsBucket.listKeys()).toEqual(
       [`report-jobs/${acme.acmeId}/${jsonl}.jsonl`, `report-jobs/${acme.acmeId}/${csv}.csv`, `report-jobs/${acme.acmeId}/${xlsx}.xlsx`].sort(),
     );
+  });
+});
+
+describe("a report job in a time zone", () => {
+  it("reads the range's local days in the zone asked for, keeps the zone, and names it in its file", async () => {
+    const path = `/campaign/${acme.cpc.campaign.id}?start_date=2026-11-09&end_date=2026-11-11&time_zone=America/Sao_Paulo`;
+    const id = await queued(acme.advertiserKey, {
+      report: "campaign_daily",
+      start_date: "2026-11-09",
+      end_date: "2026-11-11",
+      time_zone: "america/sao_paulo",
+      filters: { campaign_id: acme.cpc.campaign.id },
+      format: "xlsx",
+    });
+    expect((await runReportJobs({ settings: { partBytes: 5 * 1024 * 1024 } })).map((o) => [o.id, o.status])).toEqual([[id, "done"]]);
+    const file = await downloaded(id);
+    expect(file.job.time_zone).toBe("America/Sao_Paulo");
+    expect(file.disposition).toBe('attachment; filename="campaign_daily_2026-11-09_2026-11-11_America-Sao_Paulo.xlsx"');
+    const daily = ((await routeRows(handleCampaignDetail, path)).data as unknown as { daily: Record<string, unknown>[] }).daily;
+    expect(daily.map((row) => row.impressions_total)).toEqual([0, 5, 0]);
+    const sheet = await reportSheet(file.bytes, CAMPAIGN_DAILY_WORKBOOK.columns);
+    expect(inJsonTerms(sheet.rows)).toEqual(daily);
+    expect(sheet.sheet.workbook.title).toBe("Daily, 2026-11-09 to 2026-11-11, America/Sao_Paulo");
+  });
+
+  it("refuses a zone reports are not kept in, naming those they are", async () => {
+    const response = await post(acme.advertiserKey, {
+      report: "campaigns",
+      start_date: "2026-11-01",
+      end_date: "2026-11-30",
+      time_zone: "Asia/Tokyo",
+      format: "csv",
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("time_zone must be one of: UTC, America/Sao_Paulo");
   });
 });
 

@@ -11,6 +11,8 @@ export interface ReportJobRow {
   format: string;
   start_date: string;
   end_date: string;
+  /** The IANA zone the range and the rows' days are local dates in. */
+  time_zone: string;
   filters: Record<string, string>;
   order_by: string;
   order: string;
@@ -30,7 +32,19 @@ export interface ReportJobRow {
 
 export type NewReportJob = Pick<
   ReportJobRow,
-  "id" | "account_id" | "requested_by" | "report" | "format" | "start_date" | "end_date" | "filters" | "order_by" | "order" | "created_at" | "expires_at"
+  | "id"
+  | "account_id"
+  | "requested_by"
+  | "report"
+  | "format"
+  | "start_date"
+  | "end_date"
+  | "time_zone"
+  | "filters"
+  | "order_by"
+  | "order"
+  | "created_at"
+  | "expires_at"
 >;
 
 /** The jobs of one account (null: staff's), as a condition the account's index serves. */
@@ -60,8 +74,8 @@ export async function insertJobWithinLimit(job: NewReportJob, limits: { unfinish
       return "full";
     }
     const { rows } = await client.query<ReportJobRow>(
-      sql`INSERT INTO report_jobs (id, account_id, requested_by, report, format, start_date, end_date, filters, order_by, "order", created_at, expires_at)
-          VALUES (${job.id}, ${job.account_id}, ${job.requested_by}, ${job.report}, ${job.format}, ${job.start_date}, ${job.end_date},
+      sql`INSERT INTO report_jobs (id, account_id, requested_by, report, format, start_date, end_date, time_zone, filters, order_by, "order", created_at, expires_at)
+          VALUES (${job.id}, ${job.account_id}, ${job.requested_by}, ${job.report}, ${job.format}, ${job.start_date}, ${job.end_date}, ${job.time_zone},
                   ${JSON.stringify(job.filters)}::jsonb, ${job.order_by}, ${job.order}, ${job.created_at}, ${job.expires_at})
           RETURNING *`,
     );

@@ -9,8 +9,10 @@ import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { newId } from "@/server/db/ids";
 import { store } from "@/server/store";
+import { parseTimeZone } from "@/server/store/report-query";
 import type { Requester } from "../download-slots";
 import { type ReportCaller, reportScope } from "../report-scope";
+import { callerReportZones } from "../report-time-zone";
 import { DOWNLOAD_URL_SECONDS, type JobBucket, presignedDownload, requireJobBucket } from "./job-bucket";
 import { REPORT_JOB_FORMATS, type ReportJobRequest } from "./report-job-input";
 import { assertReportFor, REPORT_JOB_REPORTS } from "./report-job-reports";
@@ -33,6 +35,7 @@ export const ZReportJobView = z.object({
   format: z.enum(REPORT_JOB_FORMATS),
   start_date: z.iso.date(),
   end_date: z.iso.date(),
+  time_zone: z.string().describe("The IANA zone start_date, end_date and the rows' days are local dates in."),
   filters: z.record(z.string(), z.string()).describe("The id parameters asked for."),
   order_by: z.string(),
   order: z.enum(["asc", "desc"]),
@@ -59,6 +62,9 @@ export const ZReportJobPage = z.object({
 
 const iso = (moment: Date | null) => (moment ? moment.toISOString() : null);
 
+/** A zone in a file name: America/Sao_Paulo as America-Sao_Paulo (a slash would be a folder). */
+export const zoneInFileName = (zone: string) => zone.replaceAll("/", "-");
+
 /** Whose jobs a caller sees: its account's, or every job for staff (undefined). */
 const ownerOf = (caller: ReportCaller): string | undefined => (caller.accountKind === "staff" ? undefined : caller.accountId);
 
@@ -70,6 +76,7 @@ export async function jobView(row: ReportJobRow, bucket: JobBucket | null, now: 
     format: row.format as ReportJobView["format"],
     start_date: row.start_date,
     end_date: row.end_date,
+    time_zone: row.time_zone,
     filters: row.filters,
     order_by: row.order_by,
     order: row.order as ReportJobView["order"],
@@ -83,7 +90,7 @@ export async function jobView(row: ReportJobRow, bucket: JobBucket | null, now: 
     error: row.status === "done" ? null : row.error,
   };
   if (row.status === "done" && row.object_key && bucket) {
-    const fileName = `${row.report}_${row.start_date}_${row.end_date}.${FILE_EXTENSIONS[row.format as keyof typeof FILE_EXTENSIONS]}`;
+    const fileName = `${row.report}_${row.start_date}_${row.end_date}_${zoneInFileName(row.time_zone)}.${FILE_EXTENSIONS[row.format as keyof typeof FILE_EXTENSIONS]}`;
     view.download_url = await presignedDownload(bucket, row.object_key, fileName);
     view.download_expires_at = new Date(now.getTime() + DOWNLOAD_URL_SECONDS * 1000).toISOString();
   }
@@ -109,11 +116,13 @@ export async function createReportJob({
 }): Promise<ReportJobView> {
   assertReportFor(request.report, caller);
   const bucket = requireJobBucket();
+  const zone = parseTimeZone(request.timeZone, await callerReportZones(caller));
   if (request.report === "campaign_daily") {
     const campaignId = request.filters.campaign_id!;
     const oneDay = {
       startDate: request.startDate,
       endDate: request.startDate,
+      zone,
       page: 1,
       perPage: 1,
       orderBy: "day",
@@ -137,6 +146,7 @@ export async function createReportJob({
       format: request.format,
       start_date: request.startDate,
       end_date: request.endDate,
+      time_zone: zone,
       filters: request.filters as Record<string, string>,
       order_by: request.orderBy,
       order: request.order,

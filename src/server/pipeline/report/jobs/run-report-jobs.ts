@@ -10,10 +10,12 @@ import { TallyError } from "@/server/core/errors";
 import { logger } from "@/server/core/log";
 import { type CsvValue, csvWriter } from "@/server/formats/csv";
 import type { ByteSink, TableWriter } from "@/server/formats/table-writer";
-import type { ReportIdParameter, ReportQuery } from "@/server/store/report-query";
+import type { XlsxProperties } from "@/server/formats/xlsx-parts";
+import { store } from "@/server/store";
+import { type ReportIdParameter, type ReportQuery, utcDaysBeforeOf } from "@/server/store/report-query";
 import { reportCurrency } from "../report-currency";
 import { accountCaller, reportScope, STAFF_CALLER } from "../report-scope";
-import { reportXlsxWriter } from "../report-workbook";
+import { reportFileProperties, reportXlsxWriter } from "../report-workbook";
 import { type JobBucket, jobBucket, PART_BYTES, streamedUpload } from "./job-bucket";
 import { type ReportJobDefinition, type ReportJobReport, reportJobDefinition } from "./report-job-reports";
 import { FILE_EXTENSIONS } from "./report-jobs";
@@ -97,8 +99,9 @@ function fileWriter(
   workbook: ReportJobDefinition["workbook"],
   currency: string | null,
   sink: ByteSink,
+  properties: XlsxProperties,
 ): TableWriter<Record<string, unknown>> {
-  if (format === "xlsx") return reportXlsxWriter(workbook, currency, sink);
+  if (format === "xlsx") return reportXlsxWriter(workbook, currency, sink, { properties });
   if (format === "csv") {
     // A CSV is for programs: the JSON's field names, raw figures, no totals.
     const columns = workbook.columns;
@@ -145,6 +148,7 @@ export async function runClaimedJob(
     const query: ReportQuery<string> = {
       startDate: job.start_date,
       endDate: job.end_date,
+      zone: job.time_zone,
       page: 1,
       perPage: settings.batch,
       orderBy: job.order_by,
@@ -152,11 +156,16 @@ export async function runClaimedJob(
       download: true,
       ids: job.filters as Partial<Record<ReportIdParameter, string>>,
     };
+    const zones = { defaultZone: query.zone, readable: await store().reports.readableZones() };
+    // A zone no longer kept would read no rows of its own: the job fails rather than hand over an empty file.
+    if (!zones.readable.some((z) => z.zone === query.zone)) throw new TallyError("bad_request", `reports are no longer kept in the time zone ${query.zone}`);
     read = await definition.open(await reportScope(caller), query, caller, settings.batch);
     const file = await streamedUpload(bucket, key, CONTENT_TYPES[format], { partBytes: settings.partBytes, onPart });
     upload = file;
     const currency = format === "xlsx" ? await reportCurrency(caller, query.ids) : null;
-    const writer = fileWriter(format, read.workbook ?? definition.workbook, currency, (chunk) => file.write(chunk));
+    const workbook = read.workbook ?? definition.workbook;
+    const properties = reportFileProperties(workbook.sheet, query, utcDaysBeforeOf(query, zones));
+    const writer = fileWriter(format, workbook, currency, (chunk) => file.write(chunk), properties);
     for await (const batch of read.batches) {
       if (lost) throw new LeaseLost();
       if (Date.now() > deadline) throw new TallyError("unavailable", `it ran past its time limit (${settings.maxMs / 1000} s)`);

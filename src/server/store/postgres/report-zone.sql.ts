@@ -1,0 +1,55 @@
+// Which report table rows a report in a zone reads: the one fragment every Postgres report reader
+// uses (docs/reports.md, "Time zones"). The writers add each batch once per zone in report_zones,
+// on the event's local day in that zone, for events from the zone's `since` (a UTC midnight) on;
+// so a report in zone Z reads Z's rows and, for the days before `since`, the UTC rows, whole UTC
+// days that end exactly at `since`. Each event is counted once: before `since` in a UTC row, from
+// it on in a Z row. Z's first local day may hold only the events from `since` on; the UTC day
+// before `since` holds the rest, and both carry the same date when Z is west of UTC, so that
+// date's figures are the two together.
+import sql, { raw, type Sql } from "sql-template-tag";
+import { UTC } from "@/server/core/time-zones";
+import { pgPool } from "@/server/db/pg-pool";
+import type { ReadableZone, ZonedRange } from "@/server/store/report-query";
+
+/**
+ * The rows of `alias` (a report table with `zone` and `day`) that a report over `range` reads, as
+ * one condition. Each side keeps `zone` and `day` bounds, so the (…, zone, day) indexes serve
+ * both. The zone's start is read inside the statement, from the same snapshot as the rows: upkeep
+ * moves `since` back in the transaction that adds the zone's earlier days, and a start read
+ * beforehand could count those days twice. The two scalar subqueries are evaluated once per
+ * statement (InitPlans) and used as index bounds.
+ */
+export function zonedDays(alias: string, range: ZonedRange): Sql {
+  const r = raw(alias);
+  const days = sql`${r}.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date`;
+  if (range.zone === UTC) return sql`(${r}.zone = 'UTC' AND ${days})`;
+  return sql`((${r}.zone = ${range.zone} AND ${days} AND ${r}.day >= (SELECT (z.since AT TIME ZONE ${range.zone})::date FROM report_zones z WHERE z.zone = ${range.zone}))
+           OR (${r}.zone = 'UTC' AND ${days} AND ${r}.day < (SELECT (z.since AT TIME ZONE 'UTC')::date FROM report_zones z WHERE z.zone = ${range.zone})))`;
+}
+
+// Every report request asks which zones can be read (to refuse another, and to name the first
+// day of the zone's own in its answer). The list changes only when an account takes a new zone
+// or upkeep moves a start back, so it is read at most once every few seconds per process. The
+// rows a report reads never depend on this copy (zonedDays reads the start in its statement).
+const READABLE_ZONES_TTL_MS = 5_000;
+let cached: { at: number; zones: Promise<ReadableZone[]> } | null = null;
+
+/** The zones kept in report_zones, UTC first, each with the first day that is its own. */
+export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
+  if (cached && now - cached.at < READABLE_ZONES_TTL_MS) return cached.zones;
+  const zones = pgPool()
+    .query<{ zone: string; first_own_day: string }>(
+      sql`SELECT zone, (since AT TIME ZONE 'UTC')::date::text AS first_own_day FROM report_zones ORDER BY zone <> 'UTC', zone`,
+    )
+    .then(({ rows }) => rows.map((row) => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day })));
+  cached = { at: now, zones };
+  zones.catch(() => {
+    if (cached?.zones === zones) cached = null;
+  });
+  return zones;
+}
+
+/** Forgets the copy of report_zones, so the next report reads it afresh (tests that change the zones). */
+export function forgetReadableZones(): void {
+  cached = null;
+}

@@ -11,8 +11,8 @@ export function ZonePicker() {
   const id = useId();
   if (!chooses) {
     return (
-      <span className="muted dash-zone" title="Days and times are in your account's time zone">
-        Time zone: {zone}
+      <span className="muted dash-zone" title="Your account's time zone">
+        Days and times in {zone}
       </span>
     );
   }

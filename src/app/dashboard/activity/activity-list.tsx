@@ -58,7 +58,7 @@ export function ActivityList({ filter, label, pageSize = 50 }: { filter: Activit
 /** The entries as rows: when (exact, how long ago on hover), who, the change as a sentence, each field before → after. */
 function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string })[]; label: string }) {
   const now = new Date();
-  const { minute } = useMoments();
+  const { minute, zone } = useMoments();
   return (
     <div className="table-scroll">
       <table className="data" aria-label={label}>
@@ -84,7 +84,7 @@ function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string
                 {entry.accountName ? <div className="muted">{entry.accountName}</div> : null}
               </td>
               <td>
-                {describeChange(entry.before, entry.after, entry.currency, entry.names).map((line) => (
+                {describeChange(entry.before, entry.after, entry.currency, entry.names, zone).map((line) => (
                   <div key={line}>{line}</div>
                 ))}
               </td>

@@ -16,9 +16,10 @@ export function ZonePicker() {
       </span>
     );
   }
+  // The view's own zone leaves the address: opening another account then opens in its zone.
   return (
     <span className="dash-zone">
-      <label htmlFor={id}>Time zone</label> {/* The view's own zone leaves the address: opening another account then opens in its zone. */}
+      <label htmlFor={id}>Days and times in</label>{" "}
       <select id={id} value={zone} onChange={(e) => set({ tz: e.target.value === viewDefault ? null : e.target.value })}>
         {kept.map((name) => (
           <option key={name} value={name}>

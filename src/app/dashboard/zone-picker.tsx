@@ -19,7 +19,9 @@ export function ZonePicker() {
   // The view's own zone leaves the address: opening another account then opens in its zone.
   return (
     <span className="dash-zone">
-      <label htmlFor={id}>Days and times in</label>{" "}
+      <label htmlFor={id} className="dash-zone-words">
+        Days and times in
+      </label>{" "}
       <select id={id} value={zone} onChange={(e) => set({ tz: e.target.value === viewDefault ? null : e.target.value })}>
         {kept.map((name) => (
           <option key={name} value={name}>

@@ -32,7 +32,7 @@ async function seed() {
       // publisher_id '' holds the ad's figures over every publisher (what staff see).
       `INSERT INTO daily_ad_totals (day, advertiser_id, campaign_id, ad_id, publisher_id, impressions, clicks, spend_micros, bot_events)
        VALUES ($1, $2, $3, $8, '', $4, $5, $6, $7)
-       ON CONFLICT (day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6, bot_events = $7`,
+       ON CONFLICT (zone, day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6, bot_events = $7`,
       [...values, row.ad],
     );
   }

@@ -33,13 +33,13 @@ test.beforeAll(async () => {
     await query(
       `INSERT INTO daily_ad_totals (day, advertiser_id, campaign_id, ad_id, publisher_id, impressions, clicks, spend_micros)
        VALUES ($1, $2, $3, 'ad_northwind_leaderboard', '', $4, $5, $6)
-       ON CONFLICT (day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6`,
+       ON CONFLICT (zone, day, advertiser_id, campaign_id, ad_id, publisher_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6`,
       values,
     );
     await query(
       `INSERT INTO daily_campaign_totals (day, publisher_id, advertiser_id, campaign_id, impressions, clicks, spend_micros)
        VALUES ($1, $7, $2, $3, $4, $5, $6)
-       ON CONFLICT (day, publisher_id, advertiser_id, campaign_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6`,
+       ON CONFLICT (zone, day, publisher_id, advertiser_id, campaign_id) DO UPDATE SET impressions = $4, clicks = $5, spend_micros = $6`,
       [...values, PUBLISHER],
     );
   }

@@ -1,13 +1,15 @@
 "use client";
-// The dashboard's header: the screens, the saved views, who is signed in and in which role (the
-// team table's words: account admin, account viewer), and signing out. On a phone it keeps to two
+// The dashboard's header: the screens, the saved views, the time zone (staff choose it: the
+// screens' links keep the choice), who is signed in and in which role (the team table's words:
+// account admin, account viewer), and signing out. On a phone it keeps to two
 // lines: the screens fold behind a Menu button.
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useId, useState } from "react";
 import { useTRPC } from "../trpc-client";
 import { SavedViews } from "./saved-views";
+import { ZonePicker } from "./zone-picker";
 
 const SCREENS = [
   ["/dashboard", "Overview"],
@@ -28,6 +30,7 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
+  const tz = useSearchParams().get("tz");
   const [open, setOpen] = useState(false);
   const linksId = useId();
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
@@ -47,7 +50,7 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
         </button>
         <div id={linksId} className={open ? "nav-links open" : "nav-links"}>
           {SCREENS.map(([href, label]) => (
-            <Link key={href} href={href} aria-current={pathname === href ? "page" : undefined}>
+            <Link key={href} href={tz ? `${href}?tz=${encodeURIComponent(tz)}` : href} aria-current={pathname === href ? "page" : undefined}>
               {label}
             </Link>
           ))}
@@ -55,6 +58,7 @@ export function DashboardHeader({ name, role, memberRole }: { name: string; role
       </nav>
       <div className="dash-tools">
         <SavedViews />
+        <ZonePicker />
         {/* On a phone the name gives way before the role does. */}
         <span className="muted dash-who" title={`${name} · ${words}`}>
           <span className="dash-name">{name}</span>

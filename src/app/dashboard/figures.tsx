@@ -4,10 +4,12 @@
 // pacing and wallets call these; the files keep raw numbers under number formats with the same
 // decimals (store/metric-columns.ts, formats/xlsx-styles.ts). Also the date range picker.
 import { useEffect, useId, useState } from "react";
-import { isIsoDay, utcDay } from "@/server/core/days";
+import { isIsoDay } from "@/server/core/days";
+import { daysFromLocalToday, offsetLabel, offsetMinutes, UTC } from "@/server/core/time-zones";
 import type { FigureFormat } from "@/server/store/metric-columns";
 import { RangeNotice } from "./range-notice";
 import { lastDays, type Range } from "./url-views";
+import { useZone } from "./zone-context";
 
 export type { Range } from "./url-views";
 export { lastDays } from "./url-views";
@@ -51,14 +53,39 @@ export const formatChange = (change: number) => signedPercent.format(change).rep
 /** A chart axis's tick: short ("1.2K"), as the tooltip gives the whole figure. */
 export const formatTick = (value: number) => compact.format(value);
 
-/** A moment to the minute, in UTC: "2026-11-27 15:04". */
-export const utcMinute = (moment: Date) => moment.toISOString().slice(0, 16).replace("T", " ");
-/** When a credential was last used, created or revoked: a UTC minute, or "never". */
-export const whenUtc = (moment: Date | null) => (moment ? `${utcMinute(moment)} UTC` : "never");
-/** A table cell under a "(UTC)" header: the minute, or "never". */
-export const minuteOrNever = (moment: Date | null) => (moment ? utcMinute(moment) : "never");
+/**
+ * How a moment is written on every screen: the local minute in the viewer's zone (zone-context.tsx)
+ * and the zone's offset from UTC at that moment, "2026-12-02 09:15 UTC−03:00" in São Paulo,
+ * "2026-12-02 17:30 UTC+05:45" in Kathmandu, plain "2026-12-02 12:15 UTC" in UTC. The offset, not
+ * the zone's name, so an hour a daylight-saving change repeats reads twice, differently.
+ */
+export function minuteIn(moment: Date, zone: string): string {
+  const local = new Date(moment.getTime() + offsetMinutes(moment, zone) * 60_000);
+  return `${local.toISOString().slice(0, 16).replace("T", " ")} ${zone === UTC ? UTC : offsetLabel(moment, zone)}`;
+}
+/** When a credential was last used, created or revoked: a local minute, or "never". */
+export const whenIn = (moment: Date | null, zone: string) => (moment ? minuteIn(moment, zone) : "never");
+/** A table cell of moments: the local minute, or "never". */
+export const minuteOrNever = whenIn;
 /** The same where a missing moment is simply blank (a run with no next attempt). */
-export const minuteOrBlank = (moment: Date | null) => (moment ? utcMinute(moment) : "");
+export const minuteOrBlank = (moment: Date | null, zone: string) => (moment ? minuteIn(moment, zone) : "");
+
+/** A moment written by `write` in the viewer's zone: a table cell's (table-columns.ts momentColumn). */
+export function Moment({ at, write }: { at: Date | null; write: (at: Date | null, zone: string) => string }) {
+  const { zone } = useZone();
+  return <>{write(at, zone)}</>;
+}
+
+/** The moment writers above, in the viewer's zone: what a screen calls. */
+export function useMoments() {
+  const { zone } = useZone();
+  return {
+    zone,
+    minute: (moment: Date) => minuteIn(moment, zone),
+    orNever: (moment: Date | null) => whenIn(moment, zone),
+    orBlank: (moment: Date | null) => minuteOrBlank(moment, zone),
+  };
+}
 
 /**
  * A day typed as YYYY-MM-DD, as every date on the screens is written. A text field rather than
@@ -66,6 +93,7 @@ export const minuteOrBlank = (moment: Date | null) => (moment ? utcMinute(moment
  * beside ISO days everywhere else. A day that does not exist, or out of order, is said beside it.
  */
 function DayInput({ label, value, accept }: { label: string; value: string; accept: (day: string) => string | null }) {
+  const { zone } = useZone();
   const [text, setText] = useState(value);
   const [problem, setProblem] = useState<string | null>(null);
   const problemId = useId();
@@ -77,7 +105,7 @@ function DayInput({ label, value, accept }: { label: string; value: string; acce
   const take = (typed: string) => {
     setText(typed);
     if (typed.length < 10) return setProblem(null);
-    setProblem(isIsoDay(typed) ? accept(typed) : `${typed} is not a day: write it as YYYY-MM-DD, e.g. ${utcDay()}`);
+    setProblem(isIsoDay(typed) ? accept(typed) : `${typed} is not a day: write it as YYYY-MM-DD, e.g. ${daysFromLocalToday(0, zone)}`);
   };
   return (
     <span className="day-input">
@@ -107,13 +135,16 @@ function DayInput({ label, value, accept }: { label: string; value: string; acce
   );
 }
 
+/** The range's presets and days, local dates in the viewer's zone, which it names ("Days in America/Sao_Paulo"). */
 export function RangePicker({ range, onChange }: { range: Range; onChange: (range: Range) => void }) {
+  const { zone } = useZone();
   return (
     <>
+      <span className="muted range-zone">Days in {zone}</span>
       <fieldset className="presets">
         <legend className="visually-hidden">Range</legend>
         {[7, 30, 90].map((days) => {
-          const preset = lastDays(days);
+          const preset = lastDays(days, zone);
           return (
             <button
               key={days}

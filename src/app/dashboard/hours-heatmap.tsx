@@ -11,7 +11,7 @@ import { metricFor } from "@/server/store/metric-columns";
 import { QueryState } from "../query-state";
 import { useTRPC } from "../trpc-client";
 import { DataTable } from "./data-table";
-import { formatFigure, type Range, whenUtc } from "./figures";
+import { formatFigure, minuteIn, type Range } from "./figures";
 import { byWeekday, cellLabel, HEATMAP_METRICS, type HeatmapMetric, legendSteps, scaleTop, shadeOf } from "./hours-grid";
 import styles from "./hours-heatmap.module.css";
 import { metricColumns } from "./metric-columns";
@@ -91,7 +91,7 @@ export function HoursHeatmap({ range, accountId, campaignId, currency, audience,
         {(data) => (
           <>
             <p className="muted" data-testid="hours-zone">
-              Hours in {data.zone}, counted from {whenUtc(data.hoursSince)}: a range that starts earlier shows only the hours since.
+              Hours in {data.zone}, counted from {minuteIn(data.hoursSince, data.zone)}: a range that starts earlier shows only the hours since.
             </p>
             <HoursGrid rows={data.rows} metric={metric} audience={audience} currency={currency} />
             <DataTable

@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Problem } from "../problem";
 import { useTRPC } from "../trpc-client";
-import { utcMinute, whole } from "./figures";
+import { useMoments, whole } from "./figures";
 
 /** 42 s, 7 min, 3 h: a lag as people say it. */
 export function spoken(seconds: number): string {
@@ -19,6 +19,7 @@ const waiting = (backlog: number, lagSeconds: number, what: string) =>
 export function PipelineStatus() {
   const trpc = useTRPC();
   const status = useQuery({ ...trpc.stats.pipeline.queryOptions(), refetchInterval: 15_000 });
+  const { minute } = useMoments();
   if (!status.data) return null;
   const { data } = status;
   return (
@@ -45,7 +46,7 @@ export function PipelineStatus() {
               <dd data-lag="export">
                 {lag.deliveredTo === null || lag.lagSeconds === null
                   ? "nothing delivered yet"
-                  : `delivered up to ${utcMinute(lag.deliveredTo)} UTC (${spoken(lag.lagSeconds)} ago)`}
+                  : `delivered up to ${minute(lag.deliveredTo)} (${spoken(lag.lagSeconds)} ago)`}
               </dd>
             </div>
           ))}

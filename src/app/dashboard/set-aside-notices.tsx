@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-client";
 import type { Range } from "./figures";
-import { utcMinute, whole } from "./figures";
+import { useMoments, whole } from "./figures";
 
 /** The rules settling sets orders aside by, in words. */
 const RULES: Record<string, string> = {
@@ -17,6 +17,7 @@ export function SetAsideNotices({ range, accountId }: { range: Range; accountId:
   const trpc = useTRPC();
   const setAside = useQuery(trpc.stats.setAsideOrders.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
   const setAsideByRule = useQuery(trpc.stats.ordersSetAsideByRule.queryOptions({ ...range, ...(accountId ? { accountId } : {}) }));
+  const { minute } = useMoments();
   return (
     <>
       {setAside.data && setAside.data.total > 0 ? (
@@ -29,7 +30,7 @@ export function SetAsideNotices({ range, accountId }: { range: Range; accountId:
           <ul>
             {setAside.data.latest.map((order) => (
               <li key={`${order.publisher_id}/${order.order_id}`}>
-                order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC: {order.reason}
+                order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {minute(order.received_at)}: {order.reason}
               </li>
             ))}
           </ul>
@@ -49,7 +50,7 @@ export function SetAsideNotices({ range, accountId }: { range: Range; accountId:
           <ul>
             {setAsideByRule.data.latest.map((order) => (
               <li key={`${order.publisher_id}/${order.order_id}/${order.received_at.toISOString()}`}>
-                order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {utcMinute(order.received_at)} UTC (
+                order <code>{order.order_id}</code> of <code>{order.publisher_id}</code>, received {minute(order.received_at)} (
                 {RULES[order.rule] ?? order.rule}): {order.reason}
               </li>
             ))}

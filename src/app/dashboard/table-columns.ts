@@ -1,7 +1,8 @@
 // What a dashboard table knows of its columns, apart from how it draws them: the raw value of
 // each cell, its kind, how its totals row is made, and the file body of the rows shown.
-import type { ReactNode } from "react";
+import { createElement, type ReactNode } from "react";
 import type { FigureFormat } from "@/server/store/metric-columns";
+import { Moment } from "./figures";
 import type { CellValue, ColumnKind, TableFileBody } from "./table-file";
 
 export type { ColumnKind } from "./table-file";
@@ -23,6 +24,8 @@ export interface TableColumn<Row> {
   total?: ColumnTotal;
   /** Offered in the column chooser but not shown until chosen. */
   hidden?: boolean;
+  /** The column's name in the files, when it says more than on screen (a moment's zone). */
+  fileLabel?: string;
 }
 
 /** Numbers before text, nulls last in either direction is the sorter's job; this is the order of two values. */
@@ -80,13 +83,28 @@ export function tableFileBody<Row>(
     format,
     name: file.name,
     ...(file.sheet ? { sheet: file.sheet.slice(0, 31) } : {}),
-    columns: shown.map((c) => ({ label: c.label, kind: c.kind, ...(c.kind === "money" && file.currency ? { currency: file.currency } : {}) })),
+    columns: shown.map((c) => ({ label: c.fileLabel ?? c.label, kind: c.kind, ...(c.kind === "money" && file.currency ? { currency: file.currency } : {}) })),
     rows: file.rows.map((row) => shown.map((c) => c.value(row))),
     ...(withTotals ? { totals: shown.map((c, i) => (i === 0 && c.total === undefined ? "Total" : (totals.get(c.id) ?? null))) } : {}),
   };
 }
 
-/** A moment's column: an ISO string in the files (a real date-time in the XLSX), shown by `shown` in the table. */
-export function momentColumn<Row>(id: string, label: string, moment: (row: Row) => Date | null, shown: (at: Date | null) => string): TableColumn<Row> {
-  return { id, label, kind: "datetime", value: (row) => moment(row)?.toISOString() ?? null, cell: (row) => shown(moment(row)) };
+/**
+ * A moment's column: written by `shown` in the viewer's zone in the table (figures.tsx), and in the
+ * files as a UTC ISO string (a real date-time in the XLSX) under "<label> (UTC)".
+ */
+export function momentColumn<Row>(
+  id: string,
+  label: string,
+  moment: (row: Row) => Date | null,
+  shown: (at: Date | null, zone: string) => string,
+): TableColumn<Row> {
+  return {
+    id,
+    label,
+    fileLabel: `${label} (UTC)`,
+    kind: "datetime",
+    value: (row) => moment(row)?.toISOString() ?? null,
+    cell: (row) => createElement(Moment, { at: moment(row), write: shown }),
+  };
 }

@@ -7,6 +7,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect } from "react";
 import { useTRPC } from "../trpc-client";
 import { lastDays, type Range, readRange } from "./url-views";
+import { useZone } from "./zone-context";
 
 export type UrlChanges = Record<string, string | null>;
 
@@ -50,15 +51,18 @@ export function useUrlState() {
 }
 
 /**
- * The range in the address (`from`, `to`), the last 30 days when it holds none; when it holds one
+ * The range in the address (`from`, `to`), local dates in the page's zone (zone-context.tsx), the
+ * last 30 days there when it holds none; when it holds one
  * a view cannot show (not days, in the wrong order, over 366 days), the last 30 days and a
- * sentence saying what was asked and what is shown instead (RangePicker shows it).
+ * sentence saying what was asked and what is shown instead (RangePicker shows it). The range
+ * carries its zone (`timeZone`), so every query made with it reads in the page's zone.
  */
-export function useUrlRange(): [Range, (range: Range) => void, string | null] {
+export function useUrlRange(): [Range & { timeZone: string }, (range: Range) => void, string | null] {
   const { params, set } = useUrlState();
-  const { range, problem } = readRange({ from: params.get("from"), to: params.get("to") }, lastDays(30));
+  const { zone } = useZone();
+  const { range, problem } = readRange({ from: params.get("from"), to: params.get("to") }, lastDays(30, zone));
   const setRange = useCallback((next: Range) => set({ from: next.startDate, to: next.endDate }), [set]);
-  return [range, setRange, problem];
+  return [{ ...range, timeZone: zone }, setRange, problem];
 }
 
 /** The account in the address (`account`): "" for the viewer's own view, as for an account the viewer does not see. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { columnsFromParam, readRange, sortFromParam, sortToParam } from "./url-views";
+import { columnsFromParam, lastDays, readRange, readZone, sortFromParam, sortToParam } from "./url-views";
 
 const fallback = { startDate: "2026-10-30", endDate: "2026-11-28" };
 
@@ -44,5 +44,29 @@ describe("a view read from the address", () => {
     expect(columnsFromParam("c,a,zz", fields, ["a"])).toEqual(["a", "c"]);
     expect(columnsFromParam("zz", fields, ["a", "b"])).toEqual(["a", "b"]);
     expect(columnsFromParam(null, fields, ["b"])).toEqual(["b"]);
+  });
+});
+
+describe("the days and the zone of a view", () => {
+  it("ends the last days on today's local date, which begins at the zone's midnight", () => {
+    // 02:30 UTC on 2 December is still 1 December in São Paulo and already 08:15 on the 2nd in Kathmandu.
+    const now = Date.parse("2026-12-02T02:30:00Z");
+    expect(lastDays(30, "America/Sao_Paulo", now)).toEqual({ startDate: "2026-11-02", endDate: "2026-12-01" });
+    expect(lastDays(7, "Asia/Kathmandu", now)).toEqual({ startDate: "2026-11-26", endDate: "2026-12-02" });
+    expect(lastDays(1, "UTC", now)).toEqual({ startDate: "2026-12-02", endDate: "2026-12-02" });
+    // The first moment of the 2nd in São Paulo is 03:00 UTC.
+    expect(lastDays(1, "America/Sao_Paulo", Date.parse("2026-12-02T02:59:59Z")).endDate).toBe("2026-12-01");
+    expect(lastDays(1, "America/Sao_Paulo", Date.parse("2026-12-02T03:00:00Z")).endDate).toBe("2026-12-02");
+  });
+
+  it("takes the zone the address asks for when the reports keep it, canonical, else none", () => {
+    const kept = ["UTC", "America/Sao_Paulo"];
+    expect(readZone("America/Sao_Paulo", kept)).toBe("America/Sao_Paulo");
+    expect(readZone("america/sao_paulo", kept)).toBe("America/Sao_Paulo");
+    expect(readZone("utc", kept)).toBe("UTC");
+    expect(readZone("Asia/Kathmandu", kept)).toBeNull();
+    expect(readZone("Mars/Olympus", kept)).toBeNull();
+    expect(readZone("", kept)).toBeNull();
+    expect(readZone(null, kept)).toBeNull();
   });
 });

@@ -1,14 +1,30 @@
 // What a view in the address means: the range, the sort and the columns read from search
 // params, each falling back to its default when the address holds something else (a hand-edited
 // or outdated link opens the default view rather than an error).
-import { daysBetween, daysFromToday, isIsoDay, utcDay } from "@/server/core/days";
+import { daysBetween, isIsoDay } from "@/server/core/days";
+import { canonicalZone, daysFromLocalToday } from "@/server/core/time-zones";
 import { MAX_RANGE_DAYS } from "@/server/store/report-query";
 
 export type Range = { startDate: string; endDate: string };
 export type Sort = { id: string; descending: boolean };
 
-/** The last `days` UTC days, today included: the presets, and the view an address without a range opens. */
-export const lastDays = (days: number): Range => ({ startDate: daysFromToday(-(days - 1)), endDate: utcDay() });
+/**
+ * The last `days` local dates in a zone, today included (today begins at the zone's midnight): the
+ * presets, and the view an address without a range opens.
+ */
+export const lastDays = (days: number, zone: string, now: Date | number = Date.now()): Range => ({
+  startDate: daysFromLocalToday(-(days - 1), zone, now),
+  endDate: daysFromLocalToday(0, zone, now),
+});
+
+/**
+ * The zone the address asks for (`tz=America/Sao_Paulo`), canonical, when the report tables keep
+ * it; null when it asks for none, or for one they do not keep (the view's own zone then).
+ */
+export function readZone(asked: string | null, kept: readonly string[]): string | null {
+  const zone = asked ? canonicalZone(asked) : null;
+  return zone !== null && kept.includes(zone) ? zone : null;
+}
 
 /** The range a view shows, and when the address asked for another: what it asked, and why it is not shown. */
 export interface RangeRead {

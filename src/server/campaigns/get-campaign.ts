@@ -1,8 +1,8 @@
 import type { Actor } from "@/server/accounts/actor";
 import { previousRange } from "@/server/core/days";
 import { TallyError } from "@/server/core/errors";
-import { UTC } from "@/server/core/time-zones";
 import { reportScopeOf } from "@/server/pipeline/report/report-scope";
+import { viewZone } from "@/server/pipeline/report/view-zone";
 import { store } from "@/server/store";
 import { METRIC_FIELDS, type Metrics } from "@/server/store/metrics";
 import { MAX_PER_PAGE, type ReportQuery } from "@/server/store/report-query";
@@ -12,23 +12,25 @@ import { campaignPacing } from "./pacing";
  * One campaign in the actor's scope: its totals over the range, one row per day and its ads (the
  * statement of /campaign/:id), with its totals and days of the period just before (as many days)
  * to compare with, and today's pacing and its advertiser's wallet when the actor may manage it
- * (null otherwise). Outside the scope, as for an unknown id, "no such campaign".
+ * (null otherwise). Outside the scope, as for an unknown id, "no such campaign". The range and
+ * the days are local dates in `timeZone`, else in the view's zone (the advertiser's for staff,
+ * view-zone.ts), which the answer names.
  */
 export async function getCampaign({
   actor,
   id,
   startDate,
   endDate,
-  zone = UTC,
+  timeZone,
 }: {
   actor: Actor;
   id: string;
   startDate: string;
   endDate: string;
-  /** The zone the dates are local dates in. */
-  zone?: string;
+  timeZone?: string;
 }) {
   const scope = await reportScopeOf({ actor });
+  const { zone } = await viewZone({ actor, campaignId: id, asked: timeZone });
   const previous = previousRange({ startDate, endDate });
   const [detail, before] = await Promise.all([
     store().reports.campaign(scope, id, detailQuery(startDate, endDate, zone)),
@@ -41,6 +43,7 @@ export async function getCampaign({
     previous: before ? { ...previous, total: metricsOnly(before), daily: before.daily } : null,
     pacing: pacing.campaigns[0] ?? null,
     wallet: pacing.advertisers[0] ?? null,
+    zone,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Actor } from "@/server/accounts/actor";
-import { UTC } from "@/server/core/time-zones";
 import { db } from "@/server/db/client";
 import { reportScopeOf } from "@/server/pipeline/report/report-scope";
+import { viewZone } from "@/server/pipeline/report/view-zone";
 import { store } from "@/server/store";
 import { MAX_PER_PAGE, type ReportQuery } from "@/server/store/report-query";
 import type { CampaignListingOrderBy } from "@/server/store/report-rows";
@@ -12,21 +12,22 @@ import { campaignPacing } from "./pacing";
  * impressions), with their totals over the range: the statement of /campaign/v2; and today's
  * pacing of those the actor may manage (null on the others), with their advertisers' wallets;
  * and the names of the advertisers listed, so a publisher's list says whose each campaign is.
+ * The range is local dates in `timeZone`, else in the view's zone (view-zone.ts), which the answer names.
  */
 export async function listCampaigns({
   actor,
   accountId,
   startDate,
   endDate,
-  zone = UTC,
+  timeZone,
 }: {
   actor: Actor;
   accountId?: string;
   startDate: string;
   endDate: string;
-  /** The zone the dates are local dates in. */
-  zone?: string;
+  timeZone?: string;
 }) {
+  const { zone } = await viewZone({ actor, accountId, asked: timeZone });
   const query: ReportQuery<CampaignListingOrderBy> = {
     startDate,
     endDate,
@@ -50,5 +51,6 @@ export async function listCampaigns({
     campaigns: page.data.map((c) => ({ ...c, pacing: byCampaign.get(c.campaign_id) ?? null })),
     total: page.total,
     advertisers: pacing.advertisers,
+    zone,
   };
 }

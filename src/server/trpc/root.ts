@@ -14,6 +14,7 @@ import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
 import { teamsRouter } from "./routers/teams";
 import { viewsRouter } from "./routers/views";
+import { zonesRouter } from "./routers/zones";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -32,6 +33,7 @@ export const appRouter = router({
   activity: activityRouter,
   teams: teamsRouter,
   views: viewsRouter,
+  zones: zonesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,11 +7,10 @@ import { Problem } from "@/app/problem";
 import { ZConversionTrustInput } from "@/server/pipeline/accept/conversions/trust-input";
 import { Empty, QueryState } from "../../query-state";
 import { useTRPC } from "../../trpc-client";
-import { utcMinute } from "../figures";
+import { useMoments } from "../figures";
 import { useMayChange } from "../may-change";
 import { firstProblem } from "./first-problem";
 
-const when = (value: Date) => `${utcMinute(value)} UTC`;
 const number = new Intl.NumberFormat("en", { maximumFractionDigits: 6 });
 
 interface Edits {
@@ -23,6 +22,7 @@ interface Edits {
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function ConversionTrust({ publisherId }: { publisherId: string }) {
   const trpc = useTRPC();
+  const { minute: when } = useMoments();
   const queryClient = useQueryClient();
   const trust = useQuery(trpc.conversionTrust.get.queryOptions({ publisherId }));
   const mayChange = useMayChange(publisherId);

@@ -22,8 +22,8 @@ const ROLE_LABELS: Record<MemberRole, string> = { admin: "admin", viewer: "viewe
 const invitationColumns: TableColumn<InvitationSummary>[] = [
   { id: "email", label: "E-mail", kind: "text", value: (invitation) => invitation.email },
   { id: "role", label: "Role", kind: "text", value: (invitation) => ROLE_LABELS[invitation.role] },
-  momentColumn("createdAt", "Sent (UTC)", (invitation) => invitation.createdAt, minuteOrNever),
-  momentColumn("expiresAt", "Expires (UTC)", (invitation) => invitation.expiresAt, minuteOrNever),
+  momentColumn("createdAt", "Sent", (invitation) => invitation.createdAt, minuteOrNever),
+  momentColumn("expiresAt", "Expires", (invitation) => invitation.expiresAt, minuteOrNever),
 ];
 
 function useTeam(accountId: string) {
@@ -96,7 +96,7 @@ function Users({ accountId, team }: { accountId: string; team: TeamData }) {
             )
           : undefined,
       },
-      momentColumn("createdAt", "Created (UTC)", (user) => user.createdAt, minuteOrNever),
+      momentColumn("createdAt", "Created", (user) => user.createdAt, minuteOrNever),
     ],
     [manage, setRole.isPending, setRole.mutate],
   );

@@ -1,6 +1,6 @@
 "use client";
 // The activity log's entries for a filter, newest first, a page at a time ("Load more" walks
-// back): when (in UTC, how long ago on hover), who, what they did as a sentence naming the thing
+// back): when (in the viewer's zone, figures.tsx minuteIn; how long ago on hover), who, what they did as a sentence naming the thing
 // changed, and each changed field before → after.
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -8,9 +8,10 @@ import { Problem } from "@/app/problem";
 import { QueryState } from "@/app/query-state";
 import type { TListActivityInput } from "@/server/activity/activity-input";
 import { useTRPC } from "../../trpc-client";
+import { useMoments } from "../figures";
 import { downloadTableFile, fileBaseName } from "../table-file";
 import { describeChange } from "./describe-change";
-import { type DescribedEntry, describeEntry, howLongAgo, whenInWords } from "./describe-entry";
+import { type DescribedEntry, describeEntry, howLongAgo } from "./describe-entry";
 
 export type ActivityFilter = Omit<TListActivityInput, "cursor" | "limit">;
 
@@ -57,6 +58,7 @@ export function ActivityList({ filter, label, pageSize = 50 }: { filter: Activit
 /** The entries as rows: when (exact, how long ago on hover), who, the change as a sentence, each field before → after. */
 function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string })[]; label: string }) {
   const now = new Date();
+  const { minute, zone } = useMoments();
   return (
     <div className="table-scroll">
       <table className="data" aria-label={label}>
@@ -73,7 +75,7 @@ function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string
             <tr key={entry.id} data-action={entry.action}>
               <td>
                 <time dateTime={entry.at.toISOString()} title={howLongAgo(entry.at, now)}>
-                  {whenInWords(entry.at)}
+                  {minute(entry.at)}
                 </time>
               </td>
               <td>{entry.actor}</td>
@@ -82,7 +84,7 @@ function ActivityTable({ entries, label }: { entries: (ShownEntry & { id: string
                 {entry.accountName ? <div className="muted">{entry.accountName}</div> : null}
               </td>
               <td>
-                {describeChange(entry.before, entry.after, entry.currency, entry.names).map((line) => (
+                {describeChange(entry.before, entry.after, entry.currency, entry.names, zone).map((line) => (
                   <div key={line}>{line}</div>
                 ))}
               </td>

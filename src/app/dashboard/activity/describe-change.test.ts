@@ -55,4 +55,16 @@ describe("an activity entry in words", () => {
       "Expires: 2026-12-04 15:04 UTC",
     ]);
   });
+
+  it("reads moments inside values in the screen's zone, lists' items too", () => {
+    expect(describeChange({ revokedAt: null }, { revokedAt: "2026-11-27T15:04:59.123Z" }, "USD", {}, "America/Sao_Paulo")).toEqual([
+      "Revoked: — → 2026-11-27 12:04 UTC−03:00",
+    ]);
+    expect(describeChange(null, { previousSecret: "verifies until 2026-11-30T20:00:00.000Z" }, "USD", {}, "Asia/Kathmandu")).toEqual([
+      "Previous secret: verifies until 2026-12-01 01:45 UTC+05:45",
+    ]);
+    expect(describeChange(null, { windows: ["2026-11-27T02:00Z", "2026-11-27T12:00Z"] }, "USD", {}, "America/Sao_Paulo")).toEqual([
+      "Windows: 2026-11-26 23:00 UTC−03:00, 2026-11-27 09:00 UTC−03:00",
+    ]);
+  });
 });

@@ -1,9 +1,10 @@
 // The activity log's changed fields in words: each as "Label: before → after", money as "USD 1,234.50"
-// in its account's currency, lists joined, empty values as "—", moments as
-// "2026-11-27 15:04 UTC" and ids as the names of what they point at (the server sends them beside
+// in its account's currency, lists joined, empty values as "—", moments as every screen writes
+// them in the viewer's zone, "2026-11-27 12:04 UTC−03:00" (figures.tsx minuteIn), and ids as the names of what they point at (the server sends them beside
 // the entry); docs/activity.md names every action and field. The sentence a whole entry reads as
 // is describe-entry.ts.
-import { formatMoney } from "../figures";
+import { UTC } from "@/server/core/time-zones";
+import { formatMoney, minuteIn } from "../figures";
 
 const ACTIONS: Record<string, string> = {
   "account.created": "Account created",
@@ -91,22 +92,22 @@ export const fieldLabel = (field: string) =>
     .replace(/ ([A-Z])/g, (_all, c: string) => ` ${c.toLowerCase()}`);
 
 /** An ISO moment as entries store them (2026-11-27T15:04:05.123Z), anywhere in a value. */
-const ISO_MOMENT = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
+const ISO_MOMENT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g;
 
-/** Every ISO moment in a text as "2026-11-27 15:04 UTC". */
-export const momentsInWords = (text: string) => text.replace(ISO_MOMENT, "$1 $2 UTC");
+/** Every ISO moment in a text as a minute in `zone`: "2026-11-27 15:04 UTC", "2026-11-27 12:04 UTC−03:00". */
+export const momentsInWords = (text: string, zone: string = UTC) => text.replace(ISO_MOMENT, (moment) => minuteIn(new Date(moment), zone));
 
 /** The names the server sent beside an entry, by id (src/server/activity/activity-names.ts). */
 export type Names = Record<string, string>;
 
 /** A changed field's value in words; money as every screen writes it, "USD 1,234.50" (figures.tsx). */
-export function describeValue(field: string, value: unknown, names: Names = {}, currency: string | null = null): string {
+export function describeValue(field: string, value: unknown, names: Names = {}, currency: string | null = null, zone: string = UTC): string {
   if (value === null || value === undefined || value === "") return "—";
   if (MONEY_FIELDS.has(field) && typeof value === "number") return formatMoney(value, currency);
   if (typeof value === "boolean") return value ? "yes" : "no";
-  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item, names)).join(", ");
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item) => describeValue(field, item, names, currency, zone)).join(", ");
   if (typeof value === "object") return JSON.stringify(value);
-  if (typeof value === "string") return names[value] ?? momentsInWords(value);
+  if (typeof value === "string") return names[value] ?? momentsInWords(value, zone);
   return String(value);
 }
 
@@ -136,8 +137,9 @@ export const fieldsOf = (value: unknown): Record<string, unknown> =>
 /**
  * One line per changed field: "Daily budget: USD 50.00 → USD 80.00"; a made thing's fields
  * ("— → value" would say nothing more) read "Name: Spring", a deleted one's "Name: Spring (removed)".
+ * Moments in `zone` (the screen's; the files' are UTC).
  */
-export function describeChange(before: unknown, after: unknown, currency: string, names: Names = {}): string[] {
+export function describeChange(before: unknown, after: unknown, currency: string, names: Names = {}, zone: string = UTC): string[] {
   const was = fieldsOf(before);
   const now = fieldsOf(after);
   // Postgres keeps JSON keys in its own order (shortest first): shown in the forms' order instead.
@@ -145,7 +147,7 @@ export function describeChange(before: unknown, after: unknown, currency: string
   const fields = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort((a, b) => rank(a) - rank(b));
   return fields.map((field) => {
     const label = fieldLabel(field);
-    const value = (v: unknown) => describeValue(field, v, names, currency);
+    const value = (v: unknown) => describeValue(field, v, names, currency, zone);
     if (before === null || before === undefined) return `${label}: ${value(now[field])}`;
     if (after === null || after === undefined) return `${label}: ${value(was[field])} (removed)`;
     return `${label}: ${value(was[field])} → ${value(now[field])}`;

@@ -122,9 +122,6 @@ export function describeEntry(entry: DescribedEntry): string {
   return `${actorInWords(entry.actor)} ${what}`;
 }
 
-/** "2026-11-27 15:04 UTC" */
-export const whenInWords = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-
 const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["second", 60],

@@ -7,10 +7,11 @@ import { Problem } from "@/app/problem";
 import { Empty } from "@/app/query-state";
 import { ZCreateApiKeyInput } from "@/server/accounts/api-key-input";
 import type { ApiKeySummary } from "@/server/accounts/api-keys";
+import { UTC } from "@/server/core/time-zones";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useOneAccount } from "../account-picker";
 import { QueryTable } from "../data-table";
-import { minuteOrNever, whenUtc } from "../figures";
+import { Moment, minuteOrNever, whenIn } from "../figures";
 import { ReadOnlyNote, useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
 import { OauthClients } from "./oauth-clients";
@@ -18,9 +19,23 @@ import { OauthClients } from "./oauth-clients";
 const keyColumns: TableColumn<ApiKeySummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (key) => key.name },
   { id: "prefix", label: "Key", kind: "text", value: (key) => `${key.prefix}…`, cell: (key) => <code>{key.prefix}…</code> },
-  momentColumn("createdAt", "Created (UTC)", (key) => key.createdAt, minuteOrNever),
-  momentColumn("lastUsedAt", "Last used (UTC)", (key) => key.lastUsedAt, minuteOrNever),
-  { id: "status", label: "Status", kind: "text", value: (key) => (key.revokedAt ? `revoked ${whenUtc(key.revokedAt)}` : "live") },
+  momentColumn("createdAt", "Created", (key) => key.createdAt, minuteOrNever),
+  momentColumn("lastUsedAt", "Last used", (key) => key.lastUsedAt, minuteOrNever),
+  {
+    id: "status",
+    label: "Status",
+    kind: "text",
+    // The files write moments in UTC; the screen in the viewer's zone.
+    value: (key) => (key.revokedAt ? `revoked ${whenIn(key.revokedAt, UTC)}` : "live"),
+    cell: (key) =>
+      key.revokedAt ? (
+        <>
+          revoked <Moment at={key.revokedAt} write={whenIn} />
+        </>
+      ) : (
+        "live"
+      ),
+  },
 ];
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.

@@ -6,9 +6,10 @@ import { type FormEvent, useState } from "react";
 import { Problem } from "@/app/problem";
 import { OAUTH_SCOPES, type OauthScope, ZCreateOauthClientInput } from "@/server/accounts/oauth-client-input";
 import type { OauthClientSummary } from "@/server/accounts/oauth-clients";
+import { UTC } from "@/server/core/time-zones";
 import { useTRPC } from "../../trpc-client";
 import { QueryTable } from "../data-table";
-import { minuteOrNever, whenUtc } from "../figures";
+import { Moment, minuteOrNever, whenIn } from "../figures";
 import { useMayChange } from "../may-change";
 import { momentColumn, type TableColumn } from "../table-columns";
 
@@ -21,10 +22,24 @@ const clientColumns: TableColumn<OauthClientSummary>[] = [
   { id: "name", label: "Name", kind: "text", value: (client) => client.name },
   { id: "id", label: "Client id", kind: "text", value: (client) => client.id, cell: (client) => <code>{client.id}</code> },
   { id: "scopes", label: "Scopes", kind: "text", value: (client) => client.scopes.join(" ") },
-  momentColumn("createdAt", "Created (UTC)", (client) => client.createdAt, minuteOrNever),
-  momentColumn("lastUsedAt", "Last token (UTC)", (client) => client.lastUsedAt, minuteOrNever),
-  momentColumn("secretRotatedAt", "Secret rotated (UTC)", (client) => client.secretRotatedAt, minuteOrNever),
-  { id: "status", label: "Status", kind: "text", value: (client) => (client.revokedAt ? `revoked ${whenUtc(client.revokedAt)}` : "live") },
+  momentColumn("createdAt", "Created", (client) => client.createdAt, minuteOrNever),
+  momentColumn("lastUsedAt", "Last token", (client) => client.lastUsedAt, minuteOrNever),
+  momentColumn("secretRotatedAt", "Secret rotated", (client) => client.secretRotatedAt, minuteOrNever),
+  {
+    id: "status",
+    label: "Status",
+    kind: "text",
+    // The files write moments in UTC; the screen in the viewer's zone.
+    value: (client) => (client.revokedAt ? `revoked ${whenIn(client.revokedAt, UTC)}` : "live"),
+    cell: (client) =>
+      client.revokedAt ? (
+        <>
+          revoked <Moment at={client.revokedAt} write={whenIn} />
+        </>
+      ) : (
+        "live"
+      ),
+  },
 ];
 
 /** A secret in clear, the one time it is shown. */

@@ -10,7 +10,7 @@ import { Empty, QueryState } from "@/app/query-state";
 import type { AppRouter } from "@/server/trpc/root";
 import { useTRPC } from "../../trpc-client";
 import { AccountPicker, useOneAccount } from "../account-picker";
-import { utcMinute } from "../figures";
+import { useMoments } from "../figures";
 import { useMayChange } from "../may-change";
 import { useUrlState } from "../url-state";
 import { DestinationForm, type DestinationFormValue, EMPTY_DESTINATION } from "./destination-form";
@@ -138,13 +138,14 @@ export function Exports() {
 /** A destination far behind holds raw rows past retention, up to a ceiling: say how long, and what is already gone. */
 function RetentionNotice({ hold }: { hold: NonNullable<View["retentionHold"]> }) {
   const lost = hold.deliveredTo < hold.droppedBefore;
+  const { minute } = useMoments();
   return (
     <p role="status" className="notice">
-      Far behind: Tally keeps the raw events and orders from {utcMinute(hold.deliveredTo)} UTC on for this destination until it has delivered them, past the{" "}
+      Far behind: Tally keeps the raw events and orders from {minute(hold.deliveredTo)} on for this destination until it has delivered them, past the{" "}
       {hold.retentionDays} days it keeps them otherwise
       {lost
-        ? `. Rows before ${utcMinute(hold.droppedBefore)} UTC were not kept any longer: the files of those hours will lack them.`
-        : `, but not before ${utcMinute(hold.droppedBefore)} UTC: older rows go even undelivered.`}{" "}
+        ? `. Rows before ${minute(hold.droppedBefore)} were not kept any longer: the files of those hours will lack them.`
+        : `, but not before ${minute(hold.droppedBefore)}: older rows go even undelivered.`}{" "}
       Let it catch up, or disable it to release them.
     </p>
   );

@@ -10,10 +10,10 @@ import { momentColumn, type TableColumn } from "../table-columns";
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
 
 const runColumns: TableColumn<ExportRunRecord>[] = [
-  momentColumn("startedAt", "Started (UTC)", (run) => run.startedAt, minuteOrBlank),
+  momentColumn("startedAt", "Started", (run) => run.startedAt, minuteOrBlank),
   { id: "type", label: "Type", kind: "text", value: (run) => (run.backfill ? `${run.type} (backfill)` : run.type) },
-  momentColumn("rangeStart", "From (UTC)", (run) => run.rangeStart, minuteOrBlank),
-  momentColumn("rangeEnd", "To (UTC)", (run) => run.rangeEnd, minuteOrBlank),
+  momentColumn("rangeStart", "From", (run) => run.rangeStart, minuteOrBlank),
+  momentColumn("rangeEnd", "To", (run) => run.rangeEnd, minuteOrBlank),
   {
     id: "status",
     label: "Status",
@@ -39,7 +39,7 @@ const runColumns: TableColumn<ExportRunRecord>[] = [
     cell: (run) => (run.setAsideRows > 0 ? <SetAside rows={run.setAsideRows} list={run.setAside} /> : ""),
   },
   { id: "durationMs", label: "Duration (ms)", kind: "integer", value: (run) => run.durationMs, hidden: true },
-  momentColumn("nextAttemptAt", "Next attempt (UTC)", (run) => run.nextAttemptAt, minuteOrBlank),
+  momentColumn("nextAttemptAt", "Next attempt", (run) => run.nextAttemptAt, minuteOrBlank),
   { id: "error", label: "Error", kind: "text", value: (run) => run.error ?? "" },
 ];
 

@@ -30,7 +30,7 @@ const describeWindows = (value: unknown) => {
 };
 
 const changeColumns: TableColumn<ActivityEntry>[] = [
-  momentColumn("at", "When (UTC)", (entry) => entry.at, minuteOrBlank),
+  momentColumn("at", "When", (entry) => entry.at, minuteOrBlank),
   { id: "actor", label: "Who", kind: "text", value: (entry) => entry.actor },
   { id: "subject", label: "What", kind: "text", value: (entry) => entry.subject },
   { id: "before", label: "Before", kind: "text", value: (entry) => describeWindows(entry.before) },

@@ -1,13 +1,10 @@
 // The dashboard's heatmap of hours (dayparting): an account's figures, or one campaign's, by local
 // weekday and hour over a range, through the same store read as GET /report/hours.
-import { type Actor, isOperator } from "@/server/accounts/actor";
-import { wholeViewer } from "@/server/accounts/sessions";
-import { UTC } from "@/server/core/time-zones";
-import { pgPool } from "@/server/db/pg-pool";
+import type { Actor } from "@/server/accounts/actor";
 import { store } from "@/server/store";
 import type { HoursReport } from "@/server/store/hours-report";
-import { timeZoneOfAccount } from "./account-hours.sql";
 import { reportScopeOf } from "./report-scope";
+import { viewZone } from "./view-zone";
 
 interface HoursRequest {
   actor: Actor;
@@ -16,15 +13,8 @@ interface HoursRequest {
   /** Local dates in the zone, inclusive. */
   startDate: string;
   endDate: string;
-  /** The zone to read in; absent, the account's own (the viewer's account's, else UTC). */
+  /** The zone to read in; absent, the view's (view-zone.ts). */
   timeZone?: string;
-}
-
-/** The zone an account reads in; UTC for staff's view of every account. */
-async function zoneOf(accountId: string | null): Promise<string> {
-  if (accountId === null) return UTC;
-  const { rows } = await pgPool().query<{ time_zone: string }>(timeZoneOfAccount(accountId));
-  return rows[0]?.time_zone ?? UTC;
 }
 
 /**
@@ -33,8 +23,7 @@ async function zoneOf(accountId: string | null): Promise<string> {
  */
 export async function accountHours({ actor, accountId, campaignId, startDate, endDate, timeZone }: HoursRequest): Promise<HoursReport> {
   const scope = await reportScopeOf({ actor, accountId });
-  const viewerAccount = isOperator(actor) ? null : (wholeViewer(actor)?.accountId ?? null);
-  const zone = timeZone ?? (await zoneOf(accountId ?? viewerAccount));
+  const { zone } = await viewZone({ actor, accountId, campaignId, asked: timeZone });
   return store().reports.hours(scope, {
     startDate,
     endDate,

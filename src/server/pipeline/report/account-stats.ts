@@ -5,19 +5,25 @@
 import type { Actor } from "@/server/accounts/actor";
 import { previousRange } from "@/server/core/days";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
-import { UTC } from "@/server/core/time-zones";
 import { type SetAsideOrder, setAsideOrders } from "@/server/pipeline/attribute/set-aside-orders";
 import { type OrderSetAsideByRule, ordersSetAsideByRule } from "@/server/pipeline/settle/set-aside-events";
 import { store } from "@/server/store";
 import { reportScopeOf } from "./report-scope";
+import { viewZone } from "./view-zone";
 
 interface StatsRequest {
   actor: Actor;
   accountId?: string;
-  /** YYYY-MM-DD, inclusive, local dates in `zone` (UTC unless given). */
+  /** YYYY-MM-DD, inclusive, local dates in `timeZone` (left out: the view's zone, view-zone.ts). */
   startDate: string;
   endDate: string;
-  zone?: string;
+  timeZone?: string;
+}
+
+/** The range in the zone the request reads in (asked for, or the view's). */
+async function zonedRange({ actor, accountId, startDate, endDate, timeZone }: StatsRequest) {
+  const { zone } = await viewZone({ actor, accountId, asked: timeZone });
+  return { startDate, endDate, zone };
 }
 
 /**
@@ -25,21 +31,22 @@ interface StatsRequest {
  * with, and how many beacons the range filtered (bots, repeats, the other invalid-traffic
  * reasons): with no impression counted, that tells "no traffic" from "all of it filtered".
  */
-export async function accountStats({ actor, accountId, startDate, endDate, zone = UTC }: StatsRequest) {
-  const scope = await reportScopeOf({ actor, accountId });
-  const previous = previousRange({ startDate, endDate });
+export async function accountStats(request: StatsRequest) {
+  const scope = await reportScopeOf(request);
+  const range = await zonedRange(request);
+  const previous = { ...previousRange(range), zone: range.zone };
   const [current, before, invalid] = await Promise.all([
-    store().reports.metricsOverRange(scope, { startDate, endDate, zone }),
-    store().reports.metricsOverRange(scope, { ...previous, zone }),
-    store().reports.invalidTrafficByDay(scope, { startDate, endDate, zone }),
+    store().reports.metricsOverRange(scope, range),
+    store().reports.metricsOverRange(scope, previous),
+    store().reports.invalidTrafficByDay(scope, range),
   ]);
   const filteredEvents = invalid.reduce((sum, day) => sum + FILTERED_STATUSES.reduce((daySum, { column }) => daySum + day[column], 0), 0);
-  return { ...current, previous: { ...previous, ...before }, filteredEvents };
+  return { ...current, previous: { startDate: previous.startDate, endDate: previous.endDate, ...before }, filteredEvents, zone: range.zone };
 }
 
-/** Filtered beacons per day and reason. */
-export async function accountInvalidTraffic({ actor, accountId, startDate, endDate, zone = UTC }: StatsRequest) {
-  return store().reports.invalidTrafficByDay(await reportScopeOf({ actor, accountId }), { startDate, endDate, zone });
+/** Filtered beacons per day (local dates in the view's zone) and reason. */
+export async function accountInvalidTraffic(request: StatsRequest) {
+  return store().reports.invalidTrafficByDay(await reportScopeOf(request), await zonedRange(request));
 }
 
 /**

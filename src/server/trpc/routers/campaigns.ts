@@ -25,6 +25,8 @@ const ZCampaignsList = z.object({
   advertisers: z.array(ZAdvertiserPacing),
   /** The listed campaigns' advertisers by id: whose each campaign is, for a publisher's users too. */
   advertiserNames: z.record(z.string(), z.string()),
+  /** The zone the range and the figures' days are local dates in. */
+  zone: z.string(),
 });
 // The period just before the range (as many days), to compare with; null when the campaign has no row for it.
 const ZPreviousPeriod = z.object({ startDate: z.string(), endDate: z.string(), total: ZMetrics, daily: z.array(ZDayMetrics) });
@@ -32,6 +34,8 @@ const ZCampaignPage = ZCampaignDetail.extend({
   previous: ZPreviousPeriod.nullable(),
   pacing: ZCampaignPacing.nullable(),
   wallet: ZAdvertiserPacing.nullable(),
+  /** The zone the range and each day are local dates in. */
+  zone: z.string(),
 });
 
 export const campaignsRouter = router({

@@ -2709,15 +2709,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description First day of the range, UTC, inclusive. Default: 30 days ending at end_date. At most 366 days.
+                 * @description First day of the range, a local date in the report's time zone, inclusive. Default: 30 days ending at end_date. At most 366 days.
                  * @example 2026-11-01
                  */
                 start_date?: string;
                 /**
-                 * @description Last day of the range, UTC, inclusive. Default: today (UTC).
+                 * @description Last day of the range, a local date in the report's time zone, inclusive. Default: today there.
                  * @example 2026-11-30
                  */
                 end_date?: string;
+                /**
+                 * @description The IANA time zone the range and each row's day are local dates in. Default: the caller's account's zone (staff: the operator's), or UTC when reports are not kept in it. Only the zones reports are kept in can be read (400 names them); the answer's Tally-Time-Zone header says which was used.
+                 * @example America/Sao_Paulo
+                 */
+                time_zone?: string;
                 /** @description true: the whole report (every page) as an XLSX file instead of JSON, subject to the download limits. */
                 download?: boolean;
                 /** @description Only this advertiser's rows. */
@@ -2738,6 +2743,10 @@ export interface operations {
                 headers: {
                     /** @description Reports are private and never cached: private, no-store. */
                     "Cache-Control": string;
+                    /** @description The IANA time zone the answer's dates (the range and each row's day) are local dates in. */
+                    "Tally-Time-Zone": string;
+                    /** @description Present when the range reaches before the days reports are kept in that zone: the days before this date (YYYY-MM-DD) are UTC days, each figure counted once; from it on, local days. */
+                    "Tally-Utc-Days-Before"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     /** @description With download=true: attachment; filename="<report>_<start_date>_<end_date>.xlsx". */

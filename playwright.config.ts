@@ -66,8 +66,10 @@ export default defineConfig({
       stderr: "pipe",
       gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
       // The specs shop in the demo store, which a production server serves only when asked; the
-      // launcher generates the production keys itself (start mode).
-      env: { TALLY_DEMO: "1", CLICKHOUSE_URL: "" },
+      // launcher generates the production keys itself (start mode). The specs sign in from one
+      // address far more often in 15 minutes than a person would; the per-address limit itself is
+      // tested by the integration and hostile suites.
+      env: { TALLY_DEMO: "1", CLICKHOUSE_URL: "", TALLY_SIGN_IN_ATTEMPTS_PER_ADDRESS: "1000" },
     },
     {
       command: `node --import tsx src/cli/app.ts start --ephemeral --clickhouse --no-s3 --port ${CLICKHOUSE_PORT} --pg-port ${E2E_CLICKHOUSE_PG_PORT}`,

@@ -120,7 +120,7 @@ function HoursGrid({ rows, metric, audience, currency }: { rows: HourRow[]; metr
     <>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box must take focus to scroll from the keyboard */}
       {/* biome-ignore lint/a11y/useSemanticElements: a group, not a fieldset of form controls, nor a landmark per grid */}
-      <div className={styles.box} role="group" aria-label="Heatmap of hours, scrolls sideways" tabIndex={0}>
+      <div className={`${styles.box} table-scroll`} role="group" aria-label="Heatmap of hours, scrolls sideways" tabIndex={0}>
         <table className={styles.grid}>
           <caption className="visually-hidden">{`${label} by weekday and hour`}</caption>
           <thead>

@@ -6,7 +6,7 @@
 // The layout gives the viewer's own default and the zones kept (view-zone.ts decides them).
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useSearchParams } from "next/navigation";
-import { createContext, type ReactNode, useContext } from "react";
+import { createContext, type ReactNode, useContext, useRef } from "react";
 import { Busy } from "@/app/query-state";
 import { UTC } from "@/server/core/time-zones";
 import { useTRPC } from "../trpc-client";
@@ -54,8 +54,14 @@ export function ZoneProvider({ staff, initial, children }: { staff: boolean; ini
   // An account or campaign the viewer may not see opens in the viewer's own default, as no account would.
   const viewDefault = aboutOne && !ofView.isError ? ofView.data?.zone : initial.zone;
   const asked = staff ? readZone(params.get("tz"), kept) : null;
-  const zone = asked ?? viewDefault;
+  // While another account's zone loads (a page that writes its account into the address), the
+  // page keeps the zone it had: putting Busy in its place would unmount it and lose what the
+  // viewer was doing (an open form).
+  const shown = useRef<{ zone: string; viewDefault: string } | null>(null);
+  const last = shown.current;
+  const known = viewDefault !== undefined ? { zone: asked ?? viewDefault, viewDefault } : last && { zone: asked ?? last.zone, viewDefault: last.viewDefault };
   // Only the first time, before the account's zone is known: a page read in another zone first would show other days.
-  if (zone === undefined || viewDefault === undefined) return <Busy what="the account's time zone" />;
-  return <ZoneContext.Provider value={{ zone, viewDefault, kept, chooses: staff }}>{children}</ZoneContext.Provider>;
+  if (known === null) return <Busy what="the account's time zone" />;
+  shown.current = known;
+  return <ZoneContext.Provider value={{ ...known, kept, chooses: staff }}>{children}</ZoneContext.Provider>;
 }

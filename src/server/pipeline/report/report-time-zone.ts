@@ -2,7 +2,7 @@
 // (accounts.time_zone: the advertiser's for an advertiser's key, token or member, the
 // publisher's, the network's), or for staff the operator's default zone. A zone the store does
 // not read exactly falls back to UTC, and every answer names the zone it used (docs/reports.md).
-import { env } from "@/env";
+import { operatorTimeZone } from "@/server/accounts/account-time-zone";
 import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
@@ -10,12 +10,9 @@ import { type ReportZones, reportZones } from "@/server/store/report-query";
 import type { ReportCaller } from "./report-scope";
 import { accountTimeZoneOf } from "./report-scope.sql";
 
-/** The operator's default zone, for staff: TALLY_DEFAULT_TIME_ZONE, UTC unless set. */
-export const operatorReportZone = (): string => env().TALLY_DEFAULT_TIME_ZONE;
-
 /** The zone of the caller's own account (staff: the operator's). */
 export async function callerTimeZone(caller: ReportCaller): Promise<string> {
-  if (caller.accountKind === "staff" || caller.accountId === null) return operatorReportZone();
+  if (caller.accountKind === "staff" || caller.accountId === null) return operatorTimeZone();
   const { rows } = await pgPool().query<{ time_zone: string }>(accountTimeZoneOf(caller.accountId));
   return rows[0]?.time_zone ?? UTC;
 }

@@ -3,14 +3,15 @@
 // campaign), else the operator's default (TALLY_DEFAULT_TIME_ZONE, UTC when unset). Only zones
 // the report tables are kept in (report_zones) can be read in: a default the tables do not keep
 // yet reads in UTC, and a zone asked for that they do not keep is refused, naming those they do.
+import { operatorTimeZone } from "@/server/accounts/account-time-zone";
 import { type Actor, assertMayAccess, isOperator } from "@/server/accounts/actor";
 import { wholeViewer } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
 import { canonicalZone, UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
-import { operatorReportZone } from "./report-time-zone";
-import { accountZoneQuery, campaignZoneQuery } from "./view-zone.sql";
+import { accountTimeZoneOf } from "./report-scope.sql";
+import { campaignZoneQuery } from "./view-zone.sql";
 
 /** The zones the store reads reports in exactly, UTC first (ClickHouse's: UTC only, for now). */
 export async function keptZones(): Promise<string[]> {
@@ -18,7 +19,7 @@ export async function keptZones(): Promise<string[]> {
 }
 
 async function accountZone(accountId: string): Promise<string | null> {
-  const { rows } = await pgPool().query<{ time_zone: string }>(accountZoneQuery(accountId));
+  const { rows } = await pgPool().query<{ time_zone: string }>(accountTimeZoneOf(accountId));
   return rows[0]?.time_zone ?? null;
 }
 
@@ -28,7 +29,7 @@ async function defaultZone(actor: Actor, accountId: string | undefined, campaign
   if (viewer?.role === "member") return (await accountZone(viewer.accountId)) ?? UTC;
   if (accountId) {
     assertMayAccess(actor, accountId, "account");
-    return (await accountZone(accountId)) ?? operatorReportZone();
+    return (await accountZone(accountId)) ?? operatorTimeZone();
   }
   if (campaignId) {
     const { rows } = await pgPool().query<{ advertiser_id: string; time_zone: string }>(campaignZoneQuery(campaignId));
@@ -37,7 +38,7 @@ async function defaultZone(actor: Actor, accountId: string | undefined, campaign
       return rows[0].time_zone;
     }
   }
-  return operatorReportZone();
+  return operatorTimeZone();
 }
 
 /**

@@ -38,7 +38,7 @@ export const ZONES_CTE = "zones AS (SELECT zone, since, hours_since FROM report_
  * The source rows joined to the zones each one belongs in: `${relation} JOIN zones z` on the
  * time column reaching the zone's start (its hours' start for an hourly table).
  */
-export const zonedSource = (spec: ReportTableSpec, relation: string, timeColumn: string): string =>
+export const zonedSource = (spec: { keys: readonly KeyColumn[] }, relation: string, timeColumn: string): string =>
   `${relation} JOIN zones z ON ${timeColumn} >= z.${isHourly(spec) ? "hours_since" : "since"}`;
 
 /** A local day (or hour) of a time column in the zone joined as `z`. */

@@ -104,7 +104,7 @@ function publisherOrdersUpsert(grain: "daily" | "hourly"): string {
   const table = `${grain}_publisher_orders`;
   const key = ["zone", "day", ...(hourly ? ["hour"] : []), "publisher_id", "advertiser_id"];
   const time = ["z.zone", localDay("at"), ...(hourly ? [localHour("at")] : [])].join(", ");
-  const source = zonedSource({ table: hourly ? "hourly_campaign_totals" : "daily_campaign_totals", keys: hourly ? ["hour"] : [] }, "credit_rows", "at");
+  const source = zonedSource({ keys: hourly ? ["hour"] : [] }, "credit_rows", "at");
   return `${table} AS (
   INSERT INTO ${table} AS r (${key.join(", ")}, ${ORDER_MEASURES.join(", ")})
   SELECT ${time}, publisher_id, CASE WHEN grouping(advertiser_id) = 1 THEN '' ELSE advertiser_id END,

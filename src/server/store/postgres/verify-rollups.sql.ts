@@ -100,8 +100,8 @@ const keptZonesSpan = (days: Days): RecountSpan => ({
 });
 
 /** Source rows in the moments each zone covers (RecountSpan), from the zone's start on. */
-const zonedSpan = (spec: { table: ReportTableSpec["table"]; keys: ReportTableSpec["keys"] }, relation: string, time: string) =>
-  `${zonedSource(spec as ReportTableSpec, relation, time)} AND ${time} >= z.from_at AND ${time} < z.to_at`;
+const zonedSpan = (spec: { keys: readonly KeyColumn[] }, relation: string, time: string) =>
+  `${zonedSource(spec, relation, time)} AND ${time} >= z.from_at AND ${time} < z.to_at`;
 
 const aroundRange = (time: string, { rawFrom, rawTo }: RecountSpan) => sql`${raw(time)} >= ${rawFrom} AND ${raw(time)} < ${rawTo}`;
 
@@ -172,7 +172,7 @@ export const ordersKey = (grain: OrdersGrain) => ["zone", "day", ...(grain === "
 export const publisherOrdersRecount = (grain: OrdersGrain, span: RecountSpan) => {
   const hourly = grain === "hourly";
   const time = ["z.zone", localDay("at"), ...(hourly ? [localHour("at")] : [])].join(", ");
-  const spec = { table: hourly ? "hourly_campaign_totals" : "daily_campaign_totals", keys: (hourly ? ["hour"] : []) as KeyColumn[] } as const;
+  const spec = { keys: (hourly ? ["hour"] : []) as KeyColumn[] };
   return sql`
 ${span.zones}, recounted (${raw(ordersKey(grain).join(", "))}, ${raw(ORDER_MEASURES.join(", "))}) AS (
   SELECT ${raw(time)}, publisher_id,

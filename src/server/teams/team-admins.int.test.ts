@@ -130,12 +130,16 @@ describe("an account's viewer", () => {
       as(vic).teams.setRole({ userId: vic.userId, role: "admin" }),
       as(vic).teams.remove({ userId: ana.userId }),
     ];
-    for (const refusal of refusals) {
-      await expect(refusal).rejects.toMatchObject({
-        code: "FORBIDDEN",
-        message: "only the account's admins or Tally staff change its team; ask one of its admins",
-      });
-    }
+    // Every refusal is awaited at once: one still waiting its turn in a loop could reject first,
+    // with nothing yet listening.
+    await Promise.all(
+      refusals.map((refusal) =>
+        expect(refusal).rejects.toMatchObject({
+          code: "FORBIDDEN",
+          message: "only the account's admins or Tally staff change its team; ask one of its admins",
+        }),
+      ),
+    );
     const open = await as(ana).teams.invite({ accountId: brandId, email: "pending@brand.test", role: "viewer" });
     await expect(as(vic).teams.revokeInvitation({ invitationId: open.invitation.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await db.userInvitation.count({ where: { email: "friend@brand.test" } })).toBe(0);

@@ -140,7 +140,8 @@ describe("a member's role", () => {
         productRefs: [],
       }),
     ];
-    for (const refusal of refusals) await expect(refusal).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // Awaited at once: a refusal waiting its turn in a loop could reject with nothing listening yet.
+    await Promise.all(refusals.map((refusal) => expect(refusal).rejects.toMatchObject({ code: "FORBIDDEN" })));
     expect(await db.apiKey.count({ where: { accountId: brandId } })).toBe(0);
     expect(await db.product.count({ where: { advertiserId: brandId, sku: "SKU-V" } })).toBe(0);
 

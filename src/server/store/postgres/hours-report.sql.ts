@@ -67,10 +67,14 @@ function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: st
      ORDER BY w.weekday, h.hour`;
 }
 
+/** The refusal of an hours read in a zone whose hours Tally does not keep, whichever the store. */
+export const hoursNotKept = (zone: string) =>
+  new TallyError("bad_request", `hours are not kept in the time zone ${zone}; they are kept in UTC and each account's zone`);
+
 /** From when a kept zone's hours are counted; 400 for a zone whose hours Tally does not keep. */
 export async function hoursSinceOf(zone: string): Promise<Date> {
   const { rows } = await pgPool().query<{ hours_since: Date }>(sql`SELECT hours_since FROM report_zones WHERE zone = ${zone}`);
-  if (!rows[0]) throw new TallyError("bad_request", `hours are not kept in the time zone ${zone}; they are kept in UTC and each account's zone`);
+  if (!rows[0]) throw hoursNotKept(zone);
   return rows[0].hours_since;
 }
 

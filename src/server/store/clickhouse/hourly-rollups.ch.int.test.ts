@@ -55,6 +55,7 @@ const query = (zone: string, more: Partial<ReportQuery<string>> = {}): ReportQue
 });
 const busy = (rows: readonly HourRow[], figure: keyof HourRow) =>
   Object.fromEntries(rows.filter((row) => Number(row[figure]) > 0).map((row) => [`${row.weekday} ${row.hour}`, row[figure]]));
+const total = (rows: readonly HourRow[]) => rows.reduce((sum, row) => sum + row.impressions_total, 0);
 /** Expected counts per "weekday hour" of moments in a zone. */
 const expectedCells = (moments: readonly string[], zone: string) => {
   const cells: Record<string, number> = {};
@@ -210,6 +211,16 @@ describe("the hourly rollups", () => {
     const oneCampaign = (await clickhouseHours(STAFF, query(KATHMANDU, { ids: { campaign_id: campaignTwo } }))).rows;
     expect(busy(oneCampaign, "conversions_total")).toEqual({ "2 6": 1 });
     expect(busy(oneCampaign, "impressions_total")).toEqual({});
+  });
+
+  it("count a shipped batch sent again with its deduplication token once", async () => {
+    const before = (await clickhouseHours(STAFF, query(KATHMANDU))).rows;
+    // Wednesday 11 Nov, 12:00 UTC: 17:45 in Kathmandu. The shipper's retry sends the same rows and token.
+    const retried = [event("2026-11-11T12:00:00.000Z"), event("2026-11-11T12:00:00.000Z")];
+    for (let attempt = 0; attempt < 2; attempt++) await insertRows("ad_events", retried, "batch-retried");
+    const after = (await clickhouseHours(STAFF, query(KATHMANDU))).rows;
+    expect(after[3 * 24 + 17]!.impressions_total - before[3 * 24 + 17]!.impressions_total).toBe(2);
+    expect(total(after) - total(before)).toBe(2);
   });
 
   it("refuse a zone whose hours ClickHouse does not keep, as the Postgres store does", async () => {

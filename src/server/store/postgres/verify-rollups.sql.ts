@@ -79,9 +79,8 @@ export interface RecountSpan {
 }
 
 /**
- * The kept zones, as the CTE `zones` (ZONES_CTE's columns), each with the local days the check or
- * rebuild covers: from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
- * Zones Postgres does not know are left out (their rows cannot be recounted).
+ * The kept zones Postgres knows, as the CTE `zones` (ZONES_CTE's columns), each with the local days the
+ * check or rebuild covers: from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
  */
 const zonesCte = ({ firstDay, lastDay, wholeDaysOnly }: Days): Sql => sql`
 zones AS (

@@ -12,20 +12,11 @@ import { addDays } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { ZONES_CTE } from "@/server/store/postgres/rollup-tables.sql";
+import { ZONE_TABLES } from "@/testing/zone-rows";
 import { log } from "../lib/stack";
 import { readSeedNote, startBenchDatabase } from "./database";
 
 const ZONE = "America/Sao_Paulo";
-const TABLES = [
-  "daily_rollups",
-  "daily_campaign_totals",
-  "daily_ad_totals",
-  "daily_publisher_orders",
-  "daily_ad_row_counts",
-  "hourly_campaign_totals",
-  "hourly_publisher_orders",
-];
-
 /** Runs `work` while a probe takes the writers' zone locks again and again; each probe's time in ms. */
 async function probed<T>(work: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
   let done = false;
@@ -64,7 +55,7 @@ async function main(): Promise<void> {
     const { lastDay } = note;
     // A run before may have left the zone, or a step's rows: UTC only, as a fresh seed is.
     await pgPool().query("DELETE FROM report_zones WHERE zone <> 'UTC'");
-    for (const table of TABLES) await pgPool().query(`DELETE FROM ${table} WHERE zone <> 'UTC'`);
+    for (const table of ZONE_TABLES) await pgPool().query(`DELETE FROM ${table} WHERE zone <> 'UTC'`);
     const tomorrow = `${addDays(lastDay, 1)}T00:00:00Z`;
     await pgPool().query(`INSERT INTO report_zones (zone, since, hours_since) VALUES ('${ZONE}', '${tomorrow}', '${tomorrow}')`);
     const every: number[] = [];

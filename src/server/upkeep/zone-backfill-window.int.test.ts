@@ -16,27 +16,9 @@ import type { EventKind } from "@/server/store/settle-types";
 import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettleConversion, settleAll } from "@/testing/settle";
+import { rowsOf } from "@/testing/zone-rows";
 
 const SAO_PAULO = "America/Sao_Paulo";
-const TABLES = [
-  "daily_rollups",
-  "daily_campaign_totals",
-  "daily_ad_totals",
-  "daily_publisher_orders",
-  "daily_ad_row_counts",
-  "hourly_campaign_totals",
-  "hourly_publisher_orders",
-];
-
-/** Every report row of a zone (or of a step's key), as text, in key order. */
-async function rowsOf(zone: string): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of TABLES) {
-    const { rows } = await pgPool().query<{ row: string }>(`SELECT t::text AS row FROM ${table} t WHERE zone = $1 ORDER BY t::text`, [zone]);
-    out[table] = rows.map((r) => r.row);
-  }
-  return out;
-}
 
 const keysLeft = async () =>
   (

@@ -36,6 +36,12 @@ export async function register(): Promise<void> {
     const { logger } = await import("@/server/core/log");
     logger().error({ setting: "TALLY_DEFAULT_TIME_ZONE", cause: (error as Error).message }, "could not keep the default time zone in report_zones");
   });
+  // Kept zones Postgres's tz database no longer knows, left out before the first batch (logged by name).
+  const { checkStoreZones } = await import("@/server/store/start-store");
+  await checkStoreZones().catch(async (error: unknown) => {
+    const { logger } = await import("@/server/core/log");
+    logger().error({ cause: (error as Error).message }, "could not check the kept time zones against Postgres's tz database");
+  });
   if (env().CLICKHOUSE_URL) {
     // Before the first request, so reports find their tables; a ClickHouse away now does not stop
     // the server (beacons and orders do not need it): the shipper migrates once it answers.

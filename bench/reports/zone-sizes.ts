@@ -8,24 +8,15 @@
 import { addDays } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
+import { ZONE_TABLES } from "@/testing/zone-rows";
 import { log } from "../lib/stack";
 import { readSeedNote, startBenchDatabase } from "./database";
 
-const TABLES = [
-  "daily_rollups",
-  "daily_campaign_totals",
-  "daily_ad_totals",
-  "daily_publisher_orders",
-  "daily_ad_row_counts",
-  "hourly_campaign_totals",
-  "hourly_publisher_orders",
-];
-
 async function sizes(label: string): Promise<void> {
-  await pgPool().query(`VACUUM FULL ${TABLES.join(", ")}`);
+  await pgPool().query(`VACUUM FULL ${ZONE_TABLES.join(", ")}`);
   let rows = 0;
   let bytes = 0;
-  for (const table of TABLES) {
+  for (const table of ZONE_TABLES) {
     const { rows: found } = await pgPool().query<{ zone: string; rows: number }>(
       `SELECT zone, count(*)::int AS rows FROM ${table} GROUP BY zone ORDER BY zone`,
     );
@@ -51,7 +42,7 @@ async function main(): Promise<void> {
     const { firstDay, lastDay } = note;
     // A run before may have left another zone: UTC only, as a fresh seed is.
     await pgPool().query("DELETE FROM report_zones WHERE zone <> 'UTC'");
-    for (const table of TABLES) await pgPool().query(`DELETE FROM ${table} WHERE zone <> 'UTC'`);
+    for (const table of ZONE_TABLES) await pgPool().query(`DELETE FROM ${table} WHERE zone <> 'UTC'`);
     await pgPool().query(`UPDATE report_zones SET hours_since = '${firstDay}T00:00:00Z' WHERE zone = 'UTC'`);
     let started = Date.now();
     await store().rollups.rebuild(firstDay, lastDay);

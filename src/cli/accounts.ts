@@ -1,35 +1,22 @@
 // `npm run accounts -- <command>`: an account's settings, as the operator (docs/time-zones.md).
 //   time-zone --account <id> --zone <Area/City>   the zone the account reads, budgets and exports in
 //   show --account <id>                           the account's kind, currency and zone (its offset now)
-import { parseArgs } from "node:util";
-import { ZodError } from "zod";
-import { env, exitOnEnvError } from "@/env";
 import { setAccountTimeZone } from "@/server/accounts/account-time-zone";
 import { OPERATOR } from "@/server/accounts/actor";
 import { getAccount } from "@/server/accounts/get-account";
-import { TallyError } from "@/server/core/errors";
 import { offsetLabel, UTC } from "@/server/core/time-zones";
-import { disconnectDb } from "@/server/db/client";
+import { operatorArguments, runOperatorCommand } from "./operator-command";
 
 const USAGE = "usage: npm run accounts -- time-zone --account <id> --zone <Area/City> | show --account <id>";
 
-try {
-  env();
-} catch (error) {
-  exitOnEnvError(error);
-}
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    account: { type: "string" },
-    zone: { type: "string" },
-  },
+const { positionals, values } = operatorArguments({
+  account: { type: "string" },
+  zone: { type: "string" },
 });
 const [command] = positionals;
 const minute = (value: Date) => `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-try {
+await runOperatorCommand(USAGE, async () => {
   if (command === "time-zone" && values.account && values.zone) {
     const set = await setAccountTimeZone({ actor: OPERATOR, accountId: values.account, timeZone: values.zone });
     const account = `${set.accountName} (${set.accountId})`;
@@ -43,15 +30,6 @@ try {
   } else if (command === "show" && values.account) {
     const account = await getAccount({ actor: OPERATOR, id: values.account });
     console.log(`${account.id}  ${account.name}  ${account.kind}  ${account.currency}  ${account.timeZone} (${offsetLabel(new Date(), account.timeZone)} now)`);
-  } else {
-    console.error(`tally: ${USAGE}`);
-    process.exitCode = 2;
-  }
-} catch (error) {
-  if (error instanceof TallyError) console.error(`tally: ${error.message}`);
-  else if (error instanceof ZodError) console.error(`tally: ${error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
-  else throw error;
-  process.exitCode = 1;
-} finally {
-  await disconnectDb();
-}
+  } else return false;
+  return true;
+});

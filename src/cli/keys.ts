@@ -3,32 +3,20 @@
 // sending verified orders). `npm run keys -- signing-secret --account <id> [--retire-previous-now]`
 // makes or rotates a publisher's order-signing secret and prints it once;
 // `npm run keys -- signing-secrets --account <id>` lists the live ones (prefixes only).
-import { parseArgs } from "node:util";
-import { env, exitOnEnvError } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/accounts/api-keys";
-import { TallyError } from "@/server/core/errors";
-import { disconnectDb } from "@/server/db/client";
 import { listSigningSecrets, rotateSigningSecret } from "@/server/pipeline/accept/conversions/signing-secrets";
+import { operatorArguments, runOperatorCommand } from "./operator-command";
 
 const USAGE =
   "usage: npm run keys -- create --account <id> [--name <name>] | list --account <id> | revoke <key id>" +
   " | signing-secret --account <id> [--retire-previous-now] | signing-secrets --account <id>";
 
-try {
-  env();
-} catch (error) {
-  exitOnEnvError(error);
-}
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { account: { type: "string" }, name: { type: "string" }, "retire-previous-now": { type: "boolean" } },
-});
+const { positionals, values } = operatorArguments({ account: { type: "string" }, name: { type: "string" }, "retire-previous-now": { type: "boolean" } });
 const [command, keyId] = positionals;
 const date = (value: Date | null) => (value ? value.toISOString() : "-");
 
-try {
+await runOperatorCommand(USAGE, async () => {
   if (command === "create" && values.account) {
     const created = await createApiKey({ actor: OPERATOR, accountId: values.account, name: values.name ?? "report API" });
     console.log(`tally: created API key ${created.id} (${created.name}) for ${created.accountId}`);
@@ -57,14 +45,6 @@ try {
   } else if (command === "revoke" && keyId) {
     const revoked = await revokeApiKey({ actor: OPERATOR, keyId });
     console.log(`tally: API key ${revoked.id} (${revoked.prefix}…) revoked at ${date(revoked.revokedAt)}`);
-  } else {
-    console.error(`tally: ${USAGE}`);
-    process.exitCode = 2;
-  }
-} catch (error) {
-  if (!(error instanceof TallyError)) throw error;
-  console.error(`tally: ${error.message}`);
-  process.exitCode = 1;
-} finally {
-  await disconnectDb();
-}
+  } else return false;
+  return true;
+});

@@ -8,41 +8,30 @@
 //   revoke --invitation <id>                                    the link stops working
 //   create-staff --email <e-mail> --name <name> [--password-stdin]   an account manager; the password is asked twice unless piped
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
-import { ZodError } from "zod";
-import { env, exitOnEnvError } from "@/env";
+import { env } from "@/env";
 import { OPERATOR } from "@/server/accounts/actor";
 import { MEMBER_ROLES, type MemberRole } from "@/server/accounts/sessions";
 import { TallyError } from "@/server/core/errors";
-import { disconnectDb } from "@/server/db/client";
 import { inviteUser, revokeInvitation } from "@/server/teams/invitations";
 import { createStaffUser, listTeam, removeUser, setMemberRole } from "@/server/teams/team-members";
 import { BaseUrlError, baseUrlNote, cliBaseUrl } from "./base-url";
 import { readAppAddress } from "./local/app-address";
+import { operatorArguments, runOperatorCommand } from "./operator-command";
 
 const USAGE =
   "usage: npm run users -- invite --account <id> --email <e-mail> --role admin|viewer [--base-url <address>] | list --account <id>" +
   " | set-role --user <id> --role admin|viewer | remove --user <id> | revoke --invitation <id>" +
   " | create-staff --email <e-mail> --name <name> [--password-stdin]";
 
-try {
-  env();
-} catch (error) {
-  exitOnEnvError(error);
-}
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    account: { type: "string" },
-    email: { type: "string" },
-    role: { type: "string" },
-    user: { type: "string" },
-    invitation: { type: "string" },
-    name: { type: "string" },
-    "password-stdin": { type: "boolean" },
-    "base-url": { type: "string" },
-  },
+const { positionals, values } = operatorArguments({
+  account: { type: "string" },
+  email: { type: "string" },
+  role: { type: "string" },
+  user: { type: "string" },
+  invitation: { type: "string" },
+  name: { type: "string" },
+  "password-stdin": { type: "boolean" },
+  "base-url": { type: "string" },
 });
 const [command] = positionals;
 const date = (value: Date) => value.toISOString();
@@ -81,56 +70,47 @@ async function newPassword(): Promise<string> {
   return first;
 }
 
-try {
-  if (command === "invite" && values.account && values.email && role(values.role)) {
-    const base = cliBaseUrl({ option: values["base-url"], publicUrl: env().TALLY_PUBLIC_URL, launcher: await readAppAddress(env().TALLY_DATA_DIR) });
-    const { invitation, link, mailed } = await inviteUser({
-      actor: OPERATOR,
-      accountId: values.account,
-      email: values.email,
-      role: role(values.role)!,
-      baseUrl: base.url,
-    });
-    console.log(
-      `tally: invited ${invitation.email} to ${invitation.accountId} as ${invitation.role} (invitation ${invitation.id}, until ${date(invitation.expiresAt)})`,
-    );
-    console.log(`tally: ${baseUrlNote(base)}`);
-    console.log(mailed ? `tally: mailed the link to ${invitation.email}; it is also shown this once:` : "tally: the link is shown this once; send it to them:");
-    console.log(link);
-  } else if (command === "list" && values.account) {
-    const team = await listTeam({ actor: OPERATOR, accountId: values.account });
-    if (team.users.length === 0) console.log(`tally: ${values.account} has no users`);
-    for (const user of team.users) console.log(`${user.id}  ${user.email}  ${user.name}  ${user.role}  created ${date(user.createdAt)}`);
-    for (const invitation of team.invitations) {
-      console.log(`${invitation.id}  ${invitation.email}  invited as ${invitation.role}  expires ${date(invitation.expiresAt)}`);
-    }
-  } else if (command === "set-role" && values.user && role(values.role)) {
-    const user = await setMemberRole({ actor: OPERATOR, userId: values.user, role: role(values.role)! });
-    console.log(`tally: ${user.email} (${user.id}) is now ${user.role} of their account`);
-  } else if (command === "remove" && values.user) {
-    const removed = await removeUser({ actor: OPERATOR, userId: values.user });
-    console.log(`tally: removed ${removed.email} (${removed.id}); their sessions have ended`);
-  } else if (command === "revoke" && values.invitation) {
-    const revoked = await revokeInvitation({ actor: OPERATOR, invitationId: values.invitation });
-    console.log(`tally: revoked the invitation of ${revoked.email} (${revoked.id}); its link no longer works`);
-  } else if (command === "create-staff" && values.email && values.name) {
-    const user = await createStaffUser({ actor: OPERATOR, email: values.email, name: values.name, password: await newPassword() });
-    console.log(`tally: created account manager ${user.email} (${user.id}); they sign in at /sign-in`);
-  } else {
-    console.error(`tally: ${USAGE}`);
-    process.exitCode = 2;
-  }
-} catch (error) {
-  if (error instanceof BaseUrlError) {
-    // A usage error, as a missing option is.
-    console.error(`tally: ${error.message}`);
-    process.exitCode = 2;
-  } else {
-    if (error instanceof TallyError) console.error(`tally: ${error.message}`);
-    else if (error instanceof ZodError) console.error(`tally: ${error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
-    else throw error;
-    process.exitCode = 1;
-  }
-} finally {
-  await disconnectDb();
-}
+await runOperatorCommand(
+  USAGE,
+  async () => {
+    if (command === "invite" && values.account && values.email && role(values.role)) {
+      const base = cliBaseUrl({ option: values["base-url"], publicUrl: env().TALLY_PUBLIC_URL, launcher: await readAppAddress(env().TALLY_DATA_DIR) });
+      const { invitation, link, mailed } = await inviteUser({
+        actor: OPERATOR,
+        accountId: values.account,
+        email: values.email,
+        role: role(values.role)!,
+        baseUrl: base.url,
+      });
+      console.log(
+        `tally: invited ${invitation.email} to ${invitation.accountId} as ${invitation.role} (invitation ${invitation.id}, until ${date(invitation.expiresAt)})`,
+      );
+      console.log(`tally: ${baseUrlNote(base)}`);
+      console.log(
+        mailed ? `tally: mailed the link to ${invitation.email}; it is also shown this once:` : "tally: the link is shown this once; send it to them:",
+      );
+      console.log(link);
+    } else if (command === "list" && values.account) {
+      const team = await listTeam({ actor: OPERATOR, accountId: values.account });
+      if (team.users.length === 0) console.log(`tally: ${values.account} has no users`);
+      for (const user of team.users) console.log(`${user.id}  ${user.email}  ${user.name}  ${user.role}  created ${date(user.createdAt)}`);
+      for (const invitation of team.invitations) {
+        console.log(`${invitation.id}  ${invitation.email}  invited as ${invitation.role}  expires ${date(invitation.expiresAt)}`);
+      }
+    } else if (command === "set-role" && values.user && role(values.role)) {
+      const user = await setMemberRole({ actor: OPERATOR, userId: values.user, role: role(values.role)! });
+      console.log(`tally: ${user.email} (${user.id}) is now ${user.role} of their account`);
+    } else if (command === "remove" && values.user) {
+      const removed = await removeUser({ actor: OPERATOR, userId: values.user });
+      console.log(`tally: removed ${removed.email} (${removed.id}); their sessions have ended`);
+    } else if (command === "revoke" && values.invitation) {
+      const revoked = await revokeInvitation({ actor: OPERATOR, invitationId: values.invitation });
+      console.log(`tally: revoked the invitation of ${revoked.email} (${revoked.id}); its link no longer works`);
+    } else if (command === "create-staff" && values.email && values.name) {
+      const user = await createStaffUser({ actor: OPERATOR, email: values.email, name: values.name, password: await newPassword() });
+      console.log(`tally: created account manager ${user.email} (${user.id}); they sign in at /sign-in`);
+    } else return false;
+    return true;
+  },
+  (error): error is BaseUrlError => error instanceof BaseUrlError,
+);

@@ -14,7 +14,7 @@ import { startReportJobLoop } from "@/server/pipeline/report/jobs/report-job-loo
 import { startSettleLoop } from "@/server/pipeline/settle/settle-loop";
 import { startShipLoop } from "@/server/pipeline/ship/ship-loop";
 import { closeStore } from "@/server/store";
-import { migrateStore } from "@/server/store/start-store";
+import { checkStoreZones, migrateStore } from "@/server/store/start-store";
 import { startUpkeepLoop } from "@/server/upkeep/upkeep-loop";
 
 let config: ReturnType<typeof env>;
@@ -45,6 +45,11 @@ try {
 // batches this worker settles are added to it too; a database away now is said, not fatal.
 await keepOperatorTimeZone().catch((error: unknown) =>
   console.error(`tally: worker ${process.pid}: could not keep TALLY_DEFAULT_TIME_ZONE in report_zones: ${(error as Error).message}`),
+);
+
+// Kept zones Postgres's tz database no longer knows: left out before the first batch, logged by name.
+await checkStoreZones().catch((error: unknown) =>
+  console.error(`tally: worker ${process.pid}: could not check the kept time zones: ${(error as Error).message}`),
 );
 
 const shipLoop = startShipLoop(settleSeconds * 1000);

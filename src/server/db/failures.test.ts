@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureReason, isDataError, isTransientFailure, storableText } from "./failures";
+import { failureReason, isDataError, isTransientFailure, isUnknownZoneError, storableText } from "./failures";
 
 const pgError = (code: string, message = `error ${code}`) => Object.assign(new Error(message), { code });
 
@@ -39,6 +39,16 @@ describe("a failure's fault", () => {
     expect(isTransientFailure(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isTransientFailure(new Error("timeout exceeded when trying to connect"))).toBe(true);
     expect(isTransientFailure(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);
+  });
+
+  it("counts a kept zone Postgres does not know as the database's failure, not the item's", () => {
+    // What Postgres 18 answers for AT TIME ZONE 'Nowhere/Atlantis' (store/unknown-zones.int.test.ts meets it for real).
+    expect(isUnknownZoneError(pgError("22023", 'time zone "Nowhere/Atlantis" not recognized'))).toBe(true);
+    expect(isTransientFailure(pgError("22023", 'time zone "Nowhere/Atlantis" not recognized'))).toBe(true);
+    // Any other invalid parameter is still the item's.
+    expect(isUnknownZoneError(pgError("22023", "invalid value for parameter"))).toBe(false);
+    expect(isTransientFailure(pgError("22023", "invalid value for parameter"))).toBe(false);
+    expect(isUnknownZoneError(new RangeError('time zone "X" not recognized'))).toBe(false);
   });
 
   it("counts only SQLSTATE classes 22 and 23 as data errors", () => {

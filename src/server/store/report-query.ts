@@ -64,6 +64,8 @@ export interface ReportZones {
   /** The caller's account's zone (staff: the operator's), if the store reads it; else UTC. */
   defaultZone: string;
   readable: readonly ReadableZone[];
+  /** Kept zones Postgres's tz database no longer knows (store/unknown-zones.sql.ts): refused by name. */
+  unknown?: readonly string[];
 }
 
 /** UTC only: what a store reads when it keeps no other zone. */
@@ -79,8 +81,8 @@ function keptZone(zone: string, readable: readonly ReadableZone[]): string | nul
 }
 
 /** The caller's zones: `accountZone` by default when the store reads it, UTC otherwise (and the answer says which). */
-export function reportZones(accountZone: string, readable: readonly ReadableZone[]): ReportZones {
-  return { defaultZone: keptZone(accountZone, readable) ?? UTC, readable };
+export function reportZones(accountZone: string, readable: readonly ReadableZone[], unknown: readonly string[] = []): ReportZones {
+  return { defaultZone: keptZone(accountZone, readable) ?? UTC, readable, unknown };
 }
 
 /** The first day of `zone` that is its own when a range reaches before it (the answer names it), else null. */
@@ -119,10 +121,17 @@ export function reportQueryParameterNames(spec: ReportQuerySpec<string>): string
 
 /**
  * The zone a report is read in: `time_zone` canonicalised, or the caller's default. A zone the
- * store does not read exactly is refused, naming those it does: nothing inexact is served.
+ * store does not read exactly is refused, naming those it does: nothing inexact is served; a kept
+ * zone Postgres no longer knows is refused as unavailable (503), by name, rather than read with holes.
  */
 export function parseTimeZone(value: string | undefined, zones: ReportZones): string {
   if (value === undefined) return zones.defaultZone;
+  const lost = zones.unknown?.find((z) => z === value.trim() || (canonicalZone(value) !== null && canonicalZone(value) === canonicalZone(z)));
+  if (lost !== undefined)
+    throw new TallyError(
+      "unavailable",
+      `time_zone ${lost} cannot be read now: the database's time zone data no longer knows it, so its report rows are not kept; read in UTC or another zone, and ask Tally's operator to restore or replace it`,
+    );
   const zone = canonicalZone(value);
   if (zone === null) throw bad(`time_zone must be an IANA time zone name such as America/Sao_Paulo, not '${value}'`);
   const kept = keptZone(value, zones.readable);

@@ -49,12 +49,14 @@ export interface ZoneBackfill {
   /** Every kept zone and grain with how many days it still lacks; none in a store whose rollups are UTC days only. */
   behind(): Promise<ZoneBehind[]>;
   /**
-   * Moves one zone's start of one grain back to the UTC midnight before it, in one transaction
-   * that adds the recount of the raw rows of that stretch to the zone's rows; null when there is
-   * nothing to move (the first held raw day reached, or the zone no longer kept). A statement
-   * running past `statementTimeoutMs` fails the step and changes nothing.
+   * Moves one zone's start of one grain back to the UTC midnight before it, adding the recount of
+   * the raw rows of that stretch to the zone's rows; the writers go on while it recounts, and
+   * wait only while it adds what they stored of the stretch meanwhile. Null when there is
+   * nothing to move (the first held raw day reached, the zone no longer kept, or another process
+   * is at the same zone). A statement running past `statementTimeoutMs` fails the step and
+   * changes nothing. `hooks.whileRecounting` runs while it recounts (tests).
    */
-  step(zone: string, grain: ZoneRowsGrain, statementTimeoutMs: number): Promise<ZoneStretch | null>;
+  step(zone: string, grain: ZoneRowsGrain, statementTimeoutMs: number, hooks?: { whileRecounting?: () => Promise<void> }): Promise<ZoneStretch | null>;
 }
 
 export interface RollupChecks {

@@ -1,9 +1,12 @@
 // What a process does with the store when it starts: with ClickHouse as the store, its schema is
 // brought up to date (numbered migrations and the TTL, store/clickhouse/migrate.ts) beside
 // Prisma's migrations of Postgres, so a deploy needs no step of its own for it. Migrations are
-// idempotent and recorded, so every web process and worker may run them at start.
+// idempotent and recorded, so every web process and worker may run them at start. And whatever the
+// store, the kept report zones are checked against Postgres's tz database, so a zone a later
+// Postgres dropped is left out before the first batch rather than found by every batch failing.
 import { env } from "@/env";
 import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
+import { checkReportZones, type UnknownZone } from "@/server/store/unknown-zones.sql";
 
 const holder = globalThis as unknown as { tallyStoreMigrated?: Promise<number[] | null> };
 
@@ -25,3 +28,9 @@ export function ensureStoreMigrated(): Promise<number[] | null> {
   });
   return holder.tallyStoreMigrated;
 }
+
+/**
+ * The kept report zones Postgres does not know, each recorded (the writers then leave it out) and
+ * logged once (store/unknown-zones.sql.ts): called at every server's and worker's start.
+ */
+export const checkStoreZones = (): Promise<UnknownZone[]> => checkReportZones();

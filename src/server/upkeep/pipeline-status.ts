@@ -4,6 +4,7 @@
 // a member is refused (forbidden) rather than shown them. Thresholds are the ones /api/health uses.
 import { type Actor, assertAccountManager } from "@/server/accounts/actor";
 import type { ExportType } from "@/server/db/generated/enums";
+import { unknownReportZones } from "@/server/store/unknown-zones.sql";
 import { lagProblems, readLags } from "./lags.sql";
 
 export interface PipelineStatus {
@@ -18,7 +19,7 @@ export interface PipelineStatus {
 
 export async function pipelineStatus({ actor }: { actor: Actor }): Promise<PipelineStatus> {
   assertAccountManager(actor);
-  const lags = await readLags();
+  const [lags, unknownZones] = await Promise.all([readLags(), unknownReportZones()]);
   return {
     settleLagSeconds: lags.settleLagSeconds,
     settleBacklog: lags.settleBacklog,
@@ -30,6 +31,11 @@ export async function pipelineStatus({ actor }: { actor: Actor }): Promise<Pipel
       // A destination far behind also keeps raw rows past retention (raw-retention.sql.ts); say so, and until when.
       ...lags.retentionHolds.map(
         (hold) => `export ${hold.destinationName} (${hold.type}) holds raw rows past retention, from ${hold.deliveredTo.toISOString().slice(0, 10)}`,
+      ),
+      // A kept zone Postgres no longer knows: its reports are refused until the operator acts (docs/operations.md).
+      ...unknownZones.map(
+        ({ zone, foundAt }) =>
+          `time zone ${zone} is unknown to Postgres since ${foundAt.toISOString().slice(0, 16).replace("T", " ")} UTC: its report rows are not kept and its reports are refused`,
       ),
     ],
   };

@@ -8,6 +8,7 @@ import { allCounters } from "@/server/core/counters";
 import { beaconWriterDepth } from "@/server/pipeline/accept/beacons/record-beacon";
 import { conversionWriterDepth } from "@/server/pipeline/accept/conversions/record-conversion";
 import { store } from "@/server/store";
+import { unknownReportZones } from "@/server/store/unknown-zones.sql";
 import { type Lags, readLags } from "./lags.sql";
 
 const holder = globalThis as unknown as { tallyMetrics?: ReturnType<typeof createMetrics> };
@@ -100,6 +101,16 @@ function createMetrics() {
       },
     });
   }
+  new Gauge({
+    name: "tally_report_zone_unknown",
+    help: "Kept time zones Postgres's tz database does not know (1 each): their report rows are no longer kept and their reports are refused; UTC and the other zones go on (docs/operations.md).",
+    labelNames: ["zone"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const { zone } of await unknownReportZones()) this.set({ zone }, 1);
+    },
+  });
   new Gauge({
     name: "tally_report_zone_days_behind",
     help: "For each kept time zone, UTC days of raw rows still held that its report rows do not cover yet (grain days: the daily tables, hours: the hourly ones); upkeep moves them back.",

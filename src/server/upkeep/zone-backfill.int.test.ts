@@ -14,29 +14,11 @@ import type { EventKind } from "@/server/store/settle-types";
 import { CHROME, type ServedTarget, servedClaims } from "@/testing/beacon-log";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { recordAndSettle, recordAndSettleConversion, settleAll } from "@/testing/settle";
+import { rowsOf } from "@/testing/zone-rows";
 import { metricsText } from "./prometheus";
 import { backfillZones } from "./zone-backfill";
 
 const LIMITS = { days: 1000, budgetMs: 120_000, statementTimeoutMs: 30_000 };
-const ZONE_TABLES = [
-  "daily_rollups",
-  "daily_campaign_totals",
-  "daily_ad_totals",
-  "daily_publisher_orders",
-  "daily_ad_row_counts",
-  "hourly_campaign_totals",
-  "hourly_publisher_orders",
-];
-
-/** Every report row of a zone, as text, in key order. */
-async function rowsOf(zone: string): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of ZONE_TABLES) {
-    const { rows } = await pgPool().query<{ row: string }>(`SELECT t::text AS row FROM ${table} t WHERE zone = $1 ORDER BY t::text`, [zone]);
-    out[table] = rows.map((r) => r.row);
-  }
-  return out;
-}
 
 async function starts(): Promise<Record<string, [string, string]>> {
   const { rows } = await pgPool().query<{ zone: string; since: Date; hours_since: Date }>("SELECT zone, since, hours_since FROM report_zones ORDER BY zone");

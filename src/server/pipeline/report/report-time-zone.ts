@@ -7,6 +7,7 @@ import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { type ReportZones, reportZones } from "@/server/store/report-query";
+import { unknownReportZones } from "@/server/store/unknown-zones.sql";
 import type { ReportCaller } from "./report-scope";
 import { accountTimeZoneOf } from "./report-scope.sql";
 
@@ -19,6 +20,10 @@ export async function callerTimeZone(caller: ReportCaller): Promise<string> {
 
 /** The zones the caller's report may be read in, and its default. */
 export async function callerReportZones(caller: ReportCaller): Promise<ReportZones> {
-  const [own, readable] = await Promise.all([callerTimeZone(caller), store().reports.readableZones()]);
-  return reportZones(own, readable);
+  const [own, readable, unknown] = await Promise.all([callerTimeZone(caller), store().reports.readableZones(), unknownReportZones()]);
+  return reportZones(
+    own,
+    readable,
+    unknown.map((z) => z.zone),
+  );
 }

@@ -34,12 +34,13 @@ export function zonedDays(alias: string, range: ZonedRange): Sql {
 const READABLE_ZONES_TTL_MS = 5_000;
 let cached: { at: number; zones: Promise<ReadableZone[]> } | null = null;
 
-/** The zones kept in report_zones, UTC first, each with the first day that is its own. */
+/** The zones kept in report_zones that Postgres knows (store/unknown-zones.sql.ts), UTC first, each with the first day that is its own. */
 export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
   if (cached && now - cached.at < READABLE_ZONES_TTL_MS) return cached.zones;
   const zones = pgPool()
     .query<{ zone: string; first_own_day: string }>(
-      sql`SELECT zone, (since AT TIME ZONE 'UTC')::date::text AS first_own_day FROM report_zones ORDER BY zone <> 'UTC', zone`,
+      sql`SELECT zone, (since AT TIME ZONE 'UTC')::date::text AS first_own_day FROM report_zones
+           WHERE zone NOT IN (SELECT zone FROM unknown_report_zones) ORDER BY zone <> 'UTC', zone`,
     )
     .then(({ rows }) => rows.map((row) => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day })));
   cached = { at: now, zones };

@@ -27,23 +27,42 @@ export const REPORT_TABLES: readonly ReportTableSpec[] = [
 /** Whether a table keys its rows by local hour too: its zones' rows start at `hours_since`, not `since`. */
 export const isHourly = (spec: { keys: readonly KeyColumn[] }): boolean => spec.keys.includes("hour");
 
+/** The key under which the writers add a stretch of `zone` that upkeep is recounting (zone-backfill.sql.ts); no report reads it. */
+export const BACKFILL_KEY_PREFIX = "backfill:";
+
 /**
- * The kept zones, as a CTE named `zones` for the writers' statements: every row of report_zones,
- * share-locked so that upkeep's move of a zone's start (which locks its row for update) never
- * interleaves with a batch that read the old start.
+ * The kept zones, as a CTE named `zones` for the writers' statements, one row per key the batch is
+ * added under: `zone` (the rows' key), `tz` (the IANA zone its local days are in) and the moments
+ * [since, until) and [hours_since, hours_until) the daily and hourly rows take. Every zone of
+ * report_zones, from its starts on, share-locked so that upkeep's change of a zone's row (which
+ * locks it for update) never interleaves with a batch that read the old one; and, while upkeep
+ * recounts a stretch before a start (backfill_since, backfill_hours_since), that stretch under
+ * 'backfill:<zone>'. Zones Postgres's tz database does not know (unknown_report_zones) are left
+ * out: converting a time into one fails, and one zone must not stop every batch.
  */
-export const ZONES_CTE = "zones AS (SELECT zone, since, hours_since FROM report_zones FOR SHARE)";
+export const ZONES_CTE = `kept_zones AS (
+  SELECT zone, since, hours_since, backfill_since, backfill_hours_since FROM report_zones
+   WHERE zone NOT IN (SELECT zone FROM unknown_report_zones) FOR SHARE
+), zones AS (
+  SELECT zone, zone AS tz, since, 'infinity'::timestamptz AS until, hours_since, 'infinity'::timestamptz AS hours_until FROM kept_zones
+  UNION ALL
+  SELECT '${BACKFILL_KEY_PREFIX}' || zone, zone, coalesce(backfill_since, 'infinity'), since, coalesce(backfill_hours_since, 'infinity'), hours_since
+    FROM kept_zones WHERE backfill_since IS NOT NULL OR backfill_hours_since IS NOT NULL
+)`;
 
 /**
  * The source rows joined to the zones each one belongs in: `${relation} JOIN zones z` on the
- * time column reaching the zone's start (its hours' start for an hourly table).
+ * time column within the zone's moments (its hours' for an hourly table). Every CTE named `zones`
+ * has the columns ZONES_CTE gives.
  */
 export const zonedSource = (spec: { keys: readonly KeyColumn[] }, relation: string, timeColumn: string): string =>
-  `${relation} JOIN zones z ON ${timeColumn} >= z.${isHourly(spec) ? "hours_since" : "since"}`;
+  isHourly(spec)
+    ? `${relation} JOIN zones z ON ${timeColumn} >= z.hours_since AND ${timeColumn} < z.hours_until`
+    : `${relation} JOIN zones z ON ${timeColumn} >= z.since AND ${timeColumn} < z.until`;
 
 /** A local day (or hour) of a time column in the zone joined as `z`. */
-export const localDay = (timeColumn: string): string => `(${timeColumn} AT TIME ZONE z.zone)::date`;
-export const localHour = (timeColumn: string): string => `extract(hour FROM ${timeColumn} AT TIME ZONE z.zone)::smallint`;
+export const localDay = (timeColumn: string): string => `(${timeColumn} AT TIME ZONE z.tz)::date`;
+export const localHour = (timeColumn: string): string => `extract(hour FROM ${timeColumn} AT TIME ZONE z.tz)::smallint`;
 
 /**
  * The key of a table's rows computed from source rows whose time is `timeColumn`, joined to the

@@ -18,6 +18,7 @@ import sql, { raw, type Sql } from "sql-template-tag";
 import type { EventStatus } from "@/server/core/event-status";
 import { prepared } from "@/server/db/prepared";
 import type { LoggedBeacon, PricedEvents, SettledBeacon, StoredHistory, TrafficLimits } from "@/server/store/settle-types";
+import { withKnownZones } from "@/server/store/unknown-zones.sql";
 import { trafficUpserts } from "./rollup-upserts.sql";
 
 // The look-ups of beaconHistory, one row per beacon asked about (n: its index among them):
@@ -134,10 +135,12 @@ async function writeEventsAndSpend(
   const totals = spendTotals(batch, priced);
   const outbox = target === "outbox";
   // Data-modifying CTEs always run to completion, referenced or not: one round trip for all writes.
-  await client.query(
-    prepared(
-      outbox ? "beacons-write-outbox" : "beacons-write",
-      sql`WITH ${raw(outbox ? `${OUTBOX_BATCH}, ` : "")}input AS (
+  // A kept zone Postgres no longer knows fails it: withKnownZones has the zone left out from then on.
+  await withKnownZones(() =>
+    client.query(
+      prepared(
+        outbox ? "beacons-write-outbox" : "beacons-write",
+        sql`WITH ${raw(outbox ? `${OUTBOX_BATCH}, ` : "")}input AS (
              SELECT * FROM unnest(${batch.map((b) => b.eventId)}::uuid[], ${batch.map((b) => b.claims.kind)}::text[], ${statuses}::text[], ${batch.map((b) => b.sessionId)}::text[], ${batch.map((b) => b.userId)}::text[], ${batch.map((b) => b.claims.adId)}::text[], ${batch.map((b) => b.claims.campaignId)}::text[], ${batch.map((b) => b.claims.advertiserId)}::text[], ${batch.map((b) => b.claims.publisherId)}::text[],
                                   ${batch.map((b) => b.claims.requestId)}::text[], ${batch.map((b) => b.claims.adType)}::text[], ${batch.map((b) => b.claims.adSize)}::text[], ${batch.map((b) => b.claims.placementName)}::text[], ${batch.map((b) => b.claims.context)}::text[], ${batch.map((b) => b.claims.site)}::text[], ${spend.map(String)}::bigint[], ${batch.map((b) => b.userAgent)}::text[], ${batch.map((b) => b.createdAt)}::timestamptz[],
                                   ${batch.map((b) => b.clientHash)}::text[])
@@ -163,6 +166,7 @@ async function writeEventsAndSpend(
              ON CONFLICT (advertiser_id, day) DO UPDATE SET spend_micros = advertiser_daily_spend.spend_micros + EXCLUDED.spend_micros
            )
            SELECT 1`,
+      ),
     ),
   );
 }

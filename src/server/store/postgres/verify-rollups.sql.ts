@@ -79,16 +79,17 @@ export interface RecountSpan {
 }
 
 /**
- * The kept zones, as the CTE `zones`, each with the local days the check or rebuild covers:
- * from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
+ * The kept zones Postgres knows, as the CTE `zones` (ZONES_CTE's columns), each with the local days the
+ * check or rebuild covers: from `first_day` to the last day, the UTC moments [from_at, to_at) they span.
  */
 const zonesCte = ({ firstDay, lastDay, wholeDaysOnly }: Days): Sql => sql`
 zones AS (
-  SELECT zone, since, hours_since, first_day, (first_day::timestamp AT TIME ZONE zone) AS from_at,
-         ((${lastDay}::date + 1)::timestamp AT TIME ZONE zone) AS to_at
+  SELECT zone, zone AS tz, since, 'infinity'::timestamptz AS until, hours_since, 'infinity'::timestamptz AS hours_until, first_day,
+         (first_day::timestamp AT TIME ZONE zone) AS from_at, ((${lastDay}::date + 1)::timestamp AT TIME ZONE zone) AS to_at
     FROM report_zones,
          LATERAL (SELECT CASE WHEN ${wholeDaysOnly}::boolean AND (${firstDay}::date::timestamp AT TIME ZONE zone) < (${firstDay}::date::timestamp AT TIME ZONE 'UTC')
                               THEN ${firstDay}::date + 1 ELSE ${firstDay}::date END AS first_day) f
+   WHERE zone NOT IN (SELECT zone FROM unknown_report_zones)
 )`;
 
 /** Every kept zone over the local days of a check or rebuild. */

@@ -7,7 +7,7 @@
 // so both halves are smaller and the search ends. A read past its statement timeout, or a
 // RangeError while encoding, is searched for the same way. Connection and S3 errors are not the
 // rows' fault: they fail the run, which is retried as before.
-import { isDataError, isTransientFailure, sqlstateOf } from "@/server/db/failures";
+import { isDataError, isTransientFailure, isUnknownZoneError, sqlstateOf } from "@/server/db/failures";
 import type { ExportBatch, RowFilter } from "@/server/store/export-rows";
 import { isUnwritableRow, openFileWriter } from "./file-writer";
 
@@ -32,7 +32,9 @@ export interface SetAsideRow {
  * is not the database's health: src/server/db/failures.ts), or a RangeError while encoding.
  */
 export const isRowDataError = (error: unknown): boolean =>
-  isDataError(error) || isUnwritableRow(error) || (sqlstateOf(error) !== null && !isTransientFailure(error)) || error instanceof RangeError;
+  // A kept zone Postgres no longer knows fails every row of an account's aggregates alike: the run fails and waits (store/unknown-zones.sql.ts).
+  !isUnknownZoneError(error) &&
+  (isDataError(error) || isUnwritableRow(error) || (sqlstateOf(error) !== null && !isTransientFailure(error)) || error instanceof RangeError);
 
 export function reasonOf(error: unknown): string {
   const e = error as { message?: string; code?: string };

@@ -23,6 +23,9 @@ let cached: { at: number; zones: Promise<ReadableZone[]> } | null = null;
 /** The since of a zone Postgres no longer keeps: past any event, so the views count nothing for it. */
 export const DROPPED_SINCE_MS = Date.UTC(2299, 11, 31);
 
+/** ClickHouse's report_zones as this node names it: on a cluster every node holds all of it (migration 7), so reads and writes go to the local table. */
+export const zonesTable = (): string => currentSchema().local("report_zones");
+
 export interface ClickhouseZone {
   zone: string;
   sinceMs: number;
@@ -34,7 +37,7 @@ export interface ClickhouseZone {
 export async function clickhouseZones(): Promise<ClickhouseZone[]> {
   const rows = await selectRows<{ zone: string; since_ms: string; hours_since_ms: string; version: string }>(
     `SELECT zone, toUnixTimestamp64Milli(since) AS since_ms, toUnixTimestamp64Milli(hours_since) AS hours_since_ms, toString(version) AS version
-       FROM report_zones FINAL ORDER BY zone`,
+       FROM ${zonesTable()} FINAL ORDER BY zone`,
   );
   return rows.map((row) => ({ zone: row.zone, sinceMs: Number(row.since_ms), hoursSinceMs: Number(row.hours_since_ms), version: row.version }));
 }
@@ -53,9 +56,9 @@ export const asDateTime = (ms: number) => new Date(ms).toISOString().replace("T"
  */
 export async function putZone(zone: string, sinceMs: number, hoursSinceMs: number): Promise<void> {
   await runCommand(
-    `INSERT INTO report_zones (zone, since, hours_since, version)
+    `INSERT INTO ${zonesTable()} (zone, since, hours_since, version)
      SELECT {zone:String}, {since:DateTime64(3, 'UTC')}, {hoursSince:DateTime64(3, 'UTC')},
-            greatest(toUInt64(toUnixTimestamp64Micro(now64(6))), (SELECT max(version) + 1 FROM report_zones WHERE zone = {zone:String}))`,
+            greatest(toUInt64(toUnixTimestamp64Micro(now64(6))), (SELECT max(version) + 1 FROM ${zonesTable()} WHERE zone = {zone:String}))`,
     { zone, since: asDateTime(sinceMs), hoursSince: asDateTime(hoursSinceMs) },
   );
   cached = null;

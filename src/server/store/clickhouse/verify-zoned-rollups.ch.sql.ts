@@ -10,7 +10,7 @@ import { UTC } from "@/server/core/time-zones";
 import type { RollupDifference } from "@/server/store/rollup-checks";
 import { runCommand, selectRows } from "./client";
 import { currentSchema } from "./migrate.sql";
-import { asDateTime } from "./report-zones.sql";
+import { asDateTime, zonesTable } from "./report-zones.sql";
 import { insertColumns, keptZones, NOT_DAY_KEY, ZONED_TABLES, ZONED_VIEWS, type ZonedTable, type ZonedView, zonedRollupQuery } from "./zoned-rollups.sql";
 
 const KEY = NOT_DAY_KEY.join(", ");
@@ -30,7 +30,7 @@ const unpivot = (table: ZonedTable, relation: string, measures: readonly string[
     ARRAY JOIN [${measures.map((m) => `('${m}', m_${m})`).join(", ")}] AS m`;
 
 const recountOf = (view: ZonedView) =>
-  `(${zonedRollupQuery(view, view.source, keptZones("report_zones"), true).replaceAll("{windowTo:DateTime64(3, 'UTC')}", RECOUNT_TO)})`;
+  `(${zonedRollupQuery(view, view.source, keptZones(zonesTable()), true).replaceAll("{windowTo:DateTime64(3, 'UTC')}", RECOUNT_TO)})`;
 
 function verifyStatement(table: ZonedTable): string {
   const views = ZONED_VIEWS.filter((view) => view.target === table);

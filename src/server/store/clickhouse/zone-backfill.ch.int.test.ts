@@ -2,13 +2,14 @@
 // the shipper's next run, from the next UTC midnight when events after Postgres's since were
 // already shipped; each backfill step moves its since back one UTC day and adds that day's events
 // on their local days (worked out here with Intl.DateTimeFormat from the raw rows, a reference
-// neither store wrote); a step cut short before its since moved and run again counts once; a zone
+// neither store wrote); a step cut short before its since moved and run again counts once; the
+// check finds a zone's figure off by one and the rebuild recounts it; a zone
 // Postgres drops is no longer read, and its rows go.
 import { describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { beacon, seedAcme } from "@/testing/report-fixture";
-import { selectRows } from "./client";
+import { insertRows, selectRows } from "./client";
 import { clickhouseReadableZones, clickhouseZones, forgetClickhouseReadableZones, putZone, syncReportZones } from "./report-zones.sql";
 
 const ZONE = "Asia/Kolkata";
@@ -85,6 +86,36 @@ describe("ClickHouse's kept zones", () => {
     // Postgres's since reached: nothing more to move.
     expect(await backfill.step(ZONE, "days", 60_000)).toBeNull();
     expect((await backfill.behind()).find((b) => b.zone === ZONE)?.daysBehind).toBe(0);
+  });
+
+  it("are checked and rebuilt per zone: an impression nobody saw is found on its local day, and a rebuild recounts it away", async () => {
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+    const row = {
+      zone: ZONE,
+      day: "2026-11-10",
+      publisher_id: "pub",
+      site: "site",
+      advertiser_id: "adv",
+      campaign_id: "cmp",
+      ad_id: "ad",
+      placement_name: "p",
+      impressions: 1,
+    };
+    await insertRows("zoned_report_rollups", [row], "");
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([
+      expect.objectContaining({
+        table: "zoned_report_rollups",
+        zone: ZONE,
+        day: "2026-11-10",
+        ad_id: "ad",
+        measure: "impressions",
+        stored: "1",
+        recounted: "0",
+      }),
+    ]);
+    expect(await store().rollups.rebuild("2026-11-09", "2026-11-11")).toBeGreaterThan(0);
+    expect(await store().rollups.verify("2026-11-01", "2026-11-30")).toEqual([]);
+    expect(await zonedImpressions()).toEqual(await recounted(new Date("2026-11-09T00:00:00Z")));
   });
 
   it("stop reading a zone Postgres no longer keeps, and drop its rows", async () => {

@@ -15,7 +15,7 @@ import { TallyError } from "@/server/core/errors";
 import { UTC } from "@/server/core/time-zones";
 import type { RollupChecks, ZoneBehind, ZoneStretch } from "@/server/store/rollup-checks";
 import { runCommand } from "./client";
-import { asDateTime, clickhouseZones, DROPPED_SINCE_MS, postgresZones, putZone } from "./report-zones.sql";
+import { asDateTime, clickhouseZones, DROPPED_SINCE_MS, postgresZones, putZone, zonesTable } from "./report-zones.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { insertColumns, keptZones, ZONED_VIEWS, zonedRollupQuery } from "./zoned-rollups.sql";
 
@@ -60,7 +60,7 @@ export function clickhouseZoneBackfill(firstHeldDay: () => Promise<string | null
           const token = `zone-backfill:${tokenSafe(zone)}:${from}:${view.name}`;
           await runCommand(
             `INSERT INTO ${view.target} (${insertColumns(view).join(", ")})
-             ${zonedRollupQuery(view, view.source, keptZones("report_zones"), true)}
+             ${zonedRollupQuery(view, view.source, keptZones(zonesTable()), true)}
              SETTINGS insert_deduplication_token = '${token}', max_execution_time = ${seconds}, distributed_foreground_insert = 1`,
             { zone, windowFrom: from, windowTo: asDateTime(track.sinceMs) },
           );

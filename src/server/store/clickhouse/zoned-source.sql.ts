@@ -7,6 +7,7 @@
 // the read's one query, and the zone's since is read inside it, from report_zones' newest version.
 // The read's range ({startDate}, {endDate}) bounds both sides, so each reads an index range.
 import { UTC } from "@/server/core/time-zones";
+import { currentSchema } from "./migrate.sql";
 import { TWIN_COLUMNS, type ZonedTable } from "./zoned-rollups.sql";
 
 const ZONED_OF: Record<"report_rollups" | "order_rollups", ZonedTable> = {
@@ -14,7 +15,8 @@ const ZONED_OF: Record<"report_rollups" | "order_rollups", ZonedTable> = {
   order_rollups: "zoned_order_rollups",
 };
 
-const SINCE = "(SELECT argMax(since, version) FROM report_zones WHERE zone = {readZone:String})";
+/** The zone's since, read in the statement (report_zones as this node names it: every node holds all of it). */
+const since = () => `(SELECT argMax(since, version) FROM ${currentSchema().local("report_zones")} WHERE zone = {readZone:String})`;
 
 /**
  * The rows of `table` (a UTC rollup table) that a read in `zone` sums, as a relation for its
@@ -26,8 +28,8 @@ export function rollupSource(table: "report_rollups" | "order_rollups", zone: st
   const zoned = ZONED_OF[table];
   const columns = TWIN_COLUMNS[zoned].join(", ");
   const days = "day BETWEEN {startDate:Date} AND {endDate:Date}";
-  return `(SELECT ${columns} FROM ${table} WHERE ${days} AND day < toDate(${SINCE})
+  return `(SELECT ${columns} FROM ${table} WHERE ${days} AND day < toDate(${since()})
             UNION ALL
            SELECT ${columns} FROM ${zoned}
-            WHERE zone = {readZone:String} AND ${days} AND day >= toDate(formatDateTime(${SINCE}, '%F', {readZone:String})))`;
+            WHERE zone = {readZone:String} AND ${days} AND day >= toDate(formatDateTime(${since()}, '%F', {readZone:String})))`;
 }

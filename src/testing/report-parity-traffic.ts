@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: the traffic's whole story in one place (its days, local midnights and orders), so what the reports must show can be read off it.
 // Traffic for comparing the two stores' reports (store/clickhouse/report-parity.ch.int.test.ts):
 // every kind of row a report counts, through the real intake, settling and attribution. Three
 // advertisers (one with no traffic at all), two direct publishers (one crediting only proven
@@ -93,7 +94,6 @@ async function order(
   );
 }
 
-// Over 80 lines on purpose: the whole story of the traffic in one place, day by day, so what the reports must show can be read off it.
 /**
  * Local midnights of the parity zones on the middle day (UTC moments, worked out by hand from the
  * offsets in force on 10 November 2026, after New York's change to standard time on 1 November):
@@ -108,6 +108,7 @@ export const LOCAL_MIDNIGHTS: Record<string, Date> = {
 };
 
 /** `options.localMidnights`: an impression 1 ms before and one at each of LOCAL_MIDNIGHTS, and a credited order 1 ms before Kolkata's. */
+// Over 80 lines on purpose: the whole story of the traffic in one place, day by day, so what the reports must show can be read off it.
 export async function seedParityTraffic(options: { localMidnights?: boolean } = {}) {
   const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}`, sites: [] });
   const [subOne, subTwo] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id })];

@@ -4,15 +4,19 @@
 // on their local days (worked out here with Intl.DateTimeFormat from the raw rows, a reference
 // neither store wrote); a step cut short before its since moved and run again counts once; the
 // check finds a zone's figure off by one and the rebuild recounts it; a zone
-// Postgres drops is no longer read, and its rows go.
+// Postgres drops is no longer read, and its rows go. The export's daily aggregates of a local day in
+// the zone read the zone's rows.
 import { describe, expect, it } from "vitest";
+import { localRangeSpan } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
+import { scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { beacon, seedAcme } from "@/testing/report-fixture";
 import { insertRows, selectRows } from "./client";
 import { clickhouseReadableZones, clickhouseZones, forgetClickhouseReadableZones, putZone, syncReportZones } from "./report-zones.sql";
 
 const ZONE = "Asia/Kolkata";
+let acmeId: string;
 const localDay = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 
 /** The zone's impressions per local day as its rows hold them. */
@@ -43,6 +47,7 @@ const sinceOf = async (zone: string) => (await clickhouseZones()).find((z) => z.
 describe("ClickHouse's kept zones", () => {
   it("follow Postgres's, and the backfill moves a zone's since back one UTC day a step, counting each event once on its local day", async () => {
     const acme = await seedAcme();
+    acmeId = acme.acmeId;
     // Either side of Kolkata's midnights (+5:30): 23:59:59.999 and 00:00 of 10 November, 00:30 of 11 November.
     for (const [session, at] of [
       ["before-midnight", "2026-11-09T18:29:59.999Z"],
@@ -86,6 +91,22 @@ describe("ClickHouse's kept zones", () => {
     // Postgres's since reached: nothing more to move.
     expect(await backfill.step(ZONE, "days", 60_000)).toBeNull();
     expect((await backfill.behind()).find((b) => b.zone === ZONE)?.daysBehind).toBe(0);
+  });
+
+  it("export an advertiser's daily aggregates on its local day in the zone, as the zone's rows count it", async () => {
+    const day = "2026-11-10";
+    const span = localRangeSpan({ startDate: day, endDate: day }, ZONE);
+    const batch = store().exports.batch("advertisers", await scopeOfAccount(acmeId), { rangeStart: span.from, rangeEnd: span.to, zone: ZONE });
+    const rows: Record<string, unknown>[] = [];
+    for await (const page of batch.read({})) rows.push(...(page as Record<string, unknown>[]));
+    const acmeImpressions = await selectRows<{ at: string }>(
+      "SELECT toUnixTimestamp64Milli(created_at) AS at FROM ad_events WHERE status = 'counted' AND kind = 'impression' AND advertiser_id = {acme:String}",
+      { acme: acmeId },
+    );
+    const expected = acmeImpressions.filter((row) => localDay(new Date(Number(row.at))) === day).length;
+    // The fixture's seven at noon UTC and the one at Kolkata's midnight; not the one 1 ms before it.
+    expect(expected).toBe(8);
+    expect(rows.map((row) => [row.advertiser_id, row.impressions_total])).toEqual([[acmeId, expected]]);
   });
 
   it("are checked and rebuilt per zone: an impression nobody saw is found on its local day, and a rebuild recounts it away", async () => {

@@ -76,4 +76,44 @@ describe("ClickHouse's rollups per kept zone", () => {
     expect(expected.get("Asia/Kathmandu 2026-12-01")).toBe(3);
     expect(expected.get("Australia/Lord_Howe 2026-12-02")).toBe(2);
   });
+
+  it("puts events 1 ms before and at local midnights on their own days across daylight-saving changes: New York's 25-hour day, Lord Howe's half-hour change", async () => {
+    await insertRows(
+      "report_zones",
+      [zoneRow("America/New_York", "2026-10-01 00:00:00.000", 1), zoneRow("Australia/Lord_Howe", "2026-10-01 00:00:00.000", 3)],
+      "",
+    );
+    // New York: 1 November 2026 runs from 04:00 UTC (EDT) to 05:00 UTC the next day (EST), 25 hours.
+    // Lord Howe: 4 October 2026 runs from 13:30 UTC on the 3rd (+10:30) to 13:00 UTC on the 4th (+11), 23.5 hours.
+    const times = [
+      "2026-11-01T03:59:59.999Z",
+      "2026-11-01T04:00:00.000Z",
+      "2026-11-02T04:59:59.999Z",
+      "2026-11-02T05:00:00.000Z",
+      "2026-10-03T13:29:59.999Z",
+      "2026-10-03T13:30:00.000Z",
+      "2026-10-04T12:59:59.999Z",
+      "2026-10-04T13:00:00.000Z",
+    ];
+    await insertRows(
+      "ad_events",
+      times.map((at) => ({ ...event(at.replace("T", " ").replace("Z", "")), advertiser_id: "adv-dst" })),
+      "",
+    );
+    const found = await selectRows<{ zone: string; day: string; impressions: string }>(
+      `SELECT zone, toString(day) AS day, sum(impressions) AS impressions FROM zoned_report_rollups
+        WHERE advertiser_id = 'adv-dst' AND zone IN ('America/New_York', 'Australia/Lord_Howe') GROUP BY zone, day HAVING impressions > 0 ORDER BY zone, day`,
+    );
+    const expected = new Map<string, number>();
+    for (const zone of ["America/New_York", "Australia/Lord_Howe"]) {
+      for (const at of times) {
+        const key = `${zone} ${localDay(at, zone)}`;
+        expected.set(key, (expected.get(key) ?? 0) + 1);
+      }
+    }
+    expect(new Map(found.map((row) => [`${row.zone} ${row.day}`, Number(row.impressions)]))).toEqual(expected);
+    // By hand: New York's 1 November holds the two events from 04:00 UTC to 04:59:59.999 UTC the next day; Lord Howe's 4 October the two from 13:30 UTC to 12:59:59.999 UTC.
+    expect(expected.get("America/New_York 2026-11-01")).toBe(2);
+    expect(expected.get("Australia/Lord_Howe 2026-10-04")).toBe(2);
+  });
 });

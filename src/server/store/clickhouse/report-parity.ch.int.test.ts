@@ -2,7 +2,10 @@
 // The ClickHouse store's reports against the Postgres store's over the same events: traffic of
 // every kind (report-parity-traffic.ts) settled, attributed and shipped in ClickHouse mode, then
 // Postgres's report tables recounted from the same raw rows. Every read, for every kind of
-// caller, over several ranges, sorts, pages and downloads, must answer the same rows.
+// caller, over several ranges, sorts, pages and downloads, must answer the same rows, in UTC and
+// in five kept zones (events 1 ms before and at each local midnight among them), one of which
+// starts after the traffic's first day: its earlier days are UTC days in both stores, and the
+// routes name the same first day of the zone's own.
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";

@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: the traffic's whole story in one place (its days, local midnights and orders), so what the reports must show can be read off it.
 // Traffic for comparing the two stores' reports (store/clickhouse/report-parity.ch.int.test.ts):
 // every kind of row a report counts, through the real intake, settling and attribution. Three
 // advertisers (one with no traffic at all), two direct publishers (one crediting only proven
@@ -93,8 +94,22 @@ async function order(
   );
 }
 
+/**
+ * Local midnights of the parity zones on the middle day (UTC moments, worked out by hand from the
+ * offsets in force on 10 November 2026, after New York's change to standard time on 1 November):
+ * São Paulo −3, New York −5, Kolkata +5:30, Kathmandu +5:45, Lord Howe +11 (its daylight time).
+ */
+export const LOCAL_MIDNIGHTS: Record<string, Date> = {
+  "America/Sao_Paulo": new Date("2026-11-10T03:00:00Z"),
+  "America/New_York": new Date("2026-11-10T05:00:00Z"),
+  "Asia/Kolkata": new Date("2026-11-10T18:30:00Z"),
+  "Asia/Kathmandu": new Date("2026-11-10T18:15:00Z"),
+  "Australia/Lord_Howe": new Date("2026-11-10T13:00:00Z"),
+};
+
+/** `options.localMidnights`: an impression 1 ms before and one at each of LOCAL_MIDNIGHTS, and a credited order 1 ms before Kolkata's. */
 // Over 80 lines on purpose: the whole story of the traffic in one place, day by day, so what the reports must show can be read off it.
-export async function seedParityTraffic() {
+export async function seedParityTraffic(options: { localMidnights?: boolean } = {}) {
   const network = await createAccount({ actor: OPERATOR, kind: "network", name: `Network ${randomUUID()}`, sites: [] });
   const [subOne, subTwo] = [await makePublisher({ networkId: network.id }), await makePublisher({ networkId: network.id })];
   const [shopOne, strictShop] = [await makePublisher(), await makePublisher()];
@@ -280,6 +295,15 @@ export async function seedParityTraffic() {
     null,
   );
   await order(strictShop.id, { session: "proven-later", user: "proven-later" }, at(PARITY_DAYS[2], 9), [{ sku: kettle, quantity: 1, price: 20 }], strictKey);
+  if (options.localMidnights) {
+    for (const [zone, midnight] of Object.entries(LOCAL_MIDNIGHTS)) {
+      await shoot(acmeOne, { session: `before-${zone}`, user: `night-${zone}`, when: new Date(midnight.getTime() - 1) });
+      await shoot(boltOne, { session: `at-${zone}`, user: `night-${zone}`, when: midnight });
+    }
+    const kolkata = LOCAL_MIDNIGHTS["Asia/Kolkata"]!.getTime();
+    await shoot(acmeOne, { session: "night-order", user: "night-buyer", kind: "click", when: new Date(kolkata - 60_000) });
+    await order(shopOne.id, { session: "night-order", user: "night-buyer" }, new Date(kolkata - 1), [{ sku: kettle, quantity: 1, price: 12 }], null);
+  }
   await settleAll();
   await attributePendingConversions({ settleMs: 0 });
 

@@ -13,7 +13,7 @@ import { store } from "@/server/store";
 import { accountTimeZoneOf } from "./report-scope.sql";
 import { campaignZoneQuery } from "./view-zone.sql";
 
-/** The zones the store reads reports in exactly, UTC first (ClickHouse's: UTC only, for now). */
+/** The zones the store reads reports in exactly, UTC first (either store: those report_zones keeps). */
 export async function keptZones(): Promise<string[]> {
   return (await store().reports.readableZones()).map((readable) => readable.zone);
 }

@@ -6,12 +6,10 @@
 // from the report tables, so names, filters, sorting, paging, downloads and their claims are
 // one code whichever store counts.
 //
-// ClickHouse's rollups are UTC days, so its reports are read in UTC only (readableZones): a
-// report in another zone would put events on the wrong local days, and is refused instead.
+// A report reads in any zone ClickHouse keeps (report-zones.sql.ts, readableZones): its rows of
+// that zone from the zone's since on, and the UTC rows of the days before (zoned-source.sql.ts).
 import { addDays } from "@/server/core/days";
-import { TallyError } from "@/server/core/errors";
 import { FILTERED_STATUSES } from "@/server/core/event-status";
-import { UTC } from "@/server/core/time-zones";
 import { adResultsStatement } from "@/server/store/postgres/ad-results.sql";
 import { advertiserReportStatement } from "@/server/store/postgres/advertiser-report.sql";
 import { campaignDetailOf } from "@/server/store/postgres/campaign-detail.sql";
@@ -20,11 +18,12 @@ import { dailyMetrics, metricsOverRange } from "@/server/store/postgres/daily-me
 import { adsDetailedStatement, campaignsDetailedStatement, type GivenDetailedRows, networkBoughtCampaigns } from "@/server/store/postgres/detailed-report.sql";
 import { publisherReportStatement } from "@/server/store/postgres/publisher-report.sql";
 import { openStatementCursor, type ReportStatement } from "@/server/store/postgres/report-runner";
-import { type ReportQuery, type ReportScope, UTC_ONLY, type ZonedRange } from "@/server/store/report-query";
+import type { ReportQuery, ReportScope, ZonedRange } from "@/server/store/report-query";
 import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
 import { clickhouseHours } from "./hours-report.ch";
 import { invalidTrafficDays, keyedFigures, keyedFiguresOfEach, measuredFigures, measuredRowsPerDay, type RollupRows } from "./report-totals.ch.sql";
+import { clickhouseReadableZones } from "./report-zones.sql";
 
 type DayRange = { startDate: string; endDate: string };
 
@@ -51,25 +50,20 @@ function afterFetch<Figures, Row>(fetch: () => Promise<Figures>, statement: (fig
   };
 }
 
-/** UTC days are all ClickHouse keeps; the routes refuse other zones first, this is the store's own guard. */
-function utcDaysOnly(zone: string): void {
-  if (zone !== UTC) throw new TallyError("bad_request", `time_zone must be one of: ${UTC}`);
-}
-
 /** The rollup rows of a scope over a range, narrowed by `more` (a request's id filters): what a report may count. */
 function scoped(scope: ReportScope, range: ZonedRange, ...more: RollupRows["where"]): RollupRows {
-  utcDaysOnly(range.zone);
   return {
     range: { startDate: range.startDate, endDate: range.endDate },
+    zone: range.zone,
     where: [["advertiser_id", scope.advertiserId], ["publisher_id", scope.publisherIds], ...more],
   };
 }
 
 /** The rollup rows a detailed report reads: an advertiser's report, which Postgres reads without the publisher scope too. */
 function detailedRollupRows(grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>, range: DayRange = query): RollupRows {
-  utcDaysOnly(query.zone);
   return {
     range: { startDate: range.startDate, endDate: range.endDate },
+    zone: query.zone,
     where: [
       ["advertiser_id", scope.advertiserId],
       ["advertiser_id", query.ids.advertiser_id],
@@ -193,5 +187,5 @@ export const clickhouseReports: ReportReads = {
     return days;
   },
   hours: clickhouseHours,
-  readableZones: async () => [...UTC_ONLY.readable],
+  readableZones: () => clickhouseReadableZones(),
 };

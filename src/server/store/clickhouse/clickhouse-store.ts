@@ -9,6 +9,7 @@ import { storeConversions } from "@/server/store/postgres/store-conversions.sql"
 import type { ReportReads, TallyStore } from "@/server/store/store";
 import { clickhouseReports } from "./clickhouse-reports";
 import { clickhouseExportReads } from "./export-reads";
+import { syncReportZones } from "./report-zones.sql";
 import { clickhouseRollups } from "./rollup-checks";
 import { asRollupWriter } from "./rollup-writers.sql";
 import { forgetShipped, oldestUnshippedRow, shipBatches, shipperState, unshippedSince } from "./ship-batches.sql";
@@ -23,9 +24,14 @@ export const clickhouseStore: TallyStore = {
   rollups: clickhouseRollups,
   shipping: {
     // A rollup rebuild replaces whole months of rollups: batches wait until it is done (the next
-    // run ships them), so no shipped row is counted twice or lost (rollup-checks.ts).
+    // run ships them), so no shipped row is counted twice or lost (rollup-checks.ts). Each run
+    // first brings ClickHouse's kept zones in step with Postgres's (report-zones.sql.ts), so the
+    // views count a newly kept zone from its start on.
     ship: async (options) => {
-      const outcome = await asRollupWriter(() => shipBatches(options));
+      const outcome = await asRollupWriter(async () => {
+        await syncReportZones();
+        return shipBatches(options);
+      });
       return outcome === "rebuilding" ? { batches: 0, rows: 0, setAside: 0, error: null } : outcome;
     },
     state: shipperState,

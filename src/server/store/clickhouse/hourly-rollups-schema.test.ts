@@ -36,7 +36,7 @@ describe("migration 8 (hourly rollups)", () => {
     const list = statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
     const text = list.join("\n");
     expect(list[0]).toContain(
-      "CREATE TABLE IF NOT EXISTS report_zones_local ON CLUSTER tally (\n  zone String, since DateTime64(3, 'UTC'), hours_since DateTime64(3, 'UTC'), version UInt64\n) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/report_zones_local', '{replica}', version) ORDER BY zone",
+      "CREATE TABLE IF NOT EXISTS report_zones_local ON CLUSTER tally (\n  zone String, since DateTime64(3, 'UTC'), hours_since DateTime64(3, 'UTC'), version UInt64\n) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{database}/report_zones_local', '{replica}', version) ORDER BY zone",
     );
     for (const table of ["hourly_rollups", "hourly_order_rollups"]) {
       expect(text).toContain(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER tally`);

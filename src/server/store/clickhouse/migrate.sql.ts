@@ -14,6 +14,7 @@ import * as publisherProjections from "./migrations/0003-publisher-projections.s
 import * as clickCredit from "./migrations/0004-click-credit.sql";
 import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import * as newToBrand from "./migrations/0006-new-to-brand.sql";
+import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as hourlyRollups from "./migrations/0008-hourly-rollups.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "click-credit", ...clickCredit },
   { version: 5, name: "halo-credit", ...haloCredit },
   { version: 6, name: "new-to-brand", ...newToBrand },
+  { version: 7, name: "zoned-rollups", ...zonedRollups },
   { version: 8, name: "hourly-rollups", ...hourlyRollups },
 ];
 

@@ -2,16 +2,21 @@
 // The ClickHouse store's reports against the Postgres store's over the same events: traffic of
 // every kind (report-parity-traffic.ts) settled, attributed and shipped in ClickHouse mode, then
 // Postgres's report tables recounted from the same raw rows. Every read, for every kind of
-// caller, over several ranges, sorts, pages and downloads, must answer the same rows.
+// caller, over several ranges, sorts, pages and downloads, must answer the same rows, in UTC and
+// in five kept zones (events 1 ms before and at each local midnight among them), one of which
+// starts after the traffic's first day: its earlier days are UTC days in both stores, and the
+// routes name the same first day of the zone's own.
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
 import { handleAdsDetailed, handleCampaignListing, handlePublisherReport } from "@/server/http/report-routes";
+import { UTC_DAYS_BEFORE_HEADER } from "@/server/http/report-time-zone-headers";
 import { ADS_DETAILED } from "@/server/pipeline/report/report-definitions";
 import { reportScope, STAFF_CALLER, scopeOfAccount } from "@/server/pipeline/report/report-scope";
 import { store } from "@/server/store";
 import { postgresStore } from "@/server/store/postgres/postgres-store";
+import { forgetReadableZones } from "@/server/store/postgres/report-zone.sql";
 import { parseReportQuery, type ReportQuery, type ReportScope, UTC_ONLY } from "@/server/store/report-query";
 import {
   AD_RESULTS_ORDER_BY,
@@ -28,6 +33,17 @@ import { clickhouseStore } from "./clickhouse-store";
 import { selectRows } from "./client";
 
 type Traffic = Awaited<ReturnType<typeof seedParityTraffic>>;
+
+const KEPT_DAYS = { startDate: "2026-11-08", endDate: "2026-11-12" };
+
+/** The zones kept besides UTC, and where Postgres's rows of each start (UTC midnights). */
+const ZONE_STARTS: [string, Date][] = [
+  ["America/Sao_Paulo", new Date("2026-11-01T00:00:00Z")],
+  ["Asia/Kolkata", new Date("2026-11-01T00:00:00Z")],
+  ["Asia/Kathmandu", new Date("2026-11-01T00:00:00Z")],
+  ["Australia/Lord_Howe", new Date("2026-11-01T00:00:00Z")],
+  ["America/New_York", new Date("2026-11-10T00:00:00Z")],
+];
 type DayRange = { startDate: string; endDate: string; zone: string };
 
 let traffic: Traffic;
@@ -43,7 +59,12 @@ const clickhouse = clickhouseStore.reports;
 
 beforeAll(async () => {
   expect(store().name).toBe("clickhouse");
-  traffic = await seedParityTraffic();
+  // Kept zones, as accounts' zones keep them: four from before the traffic, New York from its
+  // second day on (the seam: its days before read as UTC days, in both stores).
+  for (const [zone, since] of ZONE_STARTS) {
+    await pgPool().query("INSERT INTO report_zones (zone, since, hours_since) VALUES ($1, $2, $2)", [zone, since]);
+  }
+  traffic = await seedParityTraffic({ localMidnights: true });
   for (;;) {
     const shipped = await store().shipping!.ship();
     expect(shipped.error).toBeNull();
@@ -54,10 +75,11 @@ beforeAll(async () => {
   // the events ClickHouse was sent.
   const empty = await pgPool().query<{ n: number }>("SELECT (SELECT count(*) FROM daily_campaign_totals) + (SELECT count(*) FROM daily_ad_totals)::int AS n");
   expect(Number(empty.rows[0]!.n)).toBe(0);
-  await postgresStore.rollups.rebuild(traffic.range.startDate, traffic.range.endDate);
-  expect(await postgresStore.rollups.verify(traffic.range.startDate, traffic.range.endDate)).toEqual([]);
+  // The local days of every kept zone that hold traffic: a day either side of the UTC days.
+  await postgresStore.rollups.rebuild(KEPT_DAYS.startDate, KEPT_DAYS.endDate);
+  expect(await postgresStore.rollups.verify(KEPT_DAYS.startDate, KEPT_DAYS.endDate)).toEqual([]);
   // ClickHouse's rollups, kept by its views, as its own recount of the raw rows says.
-  expect(await clickhouseStore.rollups.verify(traffic.range.startDate, traffic.range.endDate)).toEqual([]);
+  expect(await clickhouseStore.rollups.verify(KEPT_DAYS.startDate, KEPT_DAYS.endDate)).toEqual([]);
 
   advertiserScopes = [
     ["acme", await scopeOfAccount(traffic.acme.id)],
@@ -78,6 +100,11 @@ beforeAll(async () => {
     { startDate: middle, endDate: middle, zone: "UTC" },
     { startDate: "2026-11-01", endDate: middle, zone: "UTC" },
     { startDate: "2026-10-01", endDate: "2026-10-03", zone: "UTC" },
+    { startDate: "2026-11-08", endDate: "2026-11-12", zone: "America/Sao_Paulo" },
+    { startDate: first, endDate: last, zone: "Asia/Kolkata" },
+    { startDate: middle, endDate: middle, zone: "Asia/Kathmandu" },
+    { startDate: "2026-11-08", endDate: "2026-11-12", zone: "Australia/Lord_Howe" },
+    { startDate: "2026-11-08", endDate: "2026-11-12", zone: "America/New_York" },
   ];
 }, 300_000);
 
@@ -129,8 +156,9 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     for (const [name, scope] of scopes) {
       for (const range of ranges) {
         for (const { orderBy, order } of sorts(ADVERTISER_REPORT_ORDER_BY, range)) {
-          const rows = await compare(`advertisers for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
-            reports.advertisers(scope, queryOf(range, orderBy, { order, download })),
+          const rows = await compare(
+            `advertisers for ${name} ${range.startDate}..${range.endDate} ${range.zone} by ${orderBy} ${order}`,
+            (reports, { download }) => reports.advertisers(scope, queryOf(range, orderBy, { order, download })),
           );
           figures += rows.reduce((sum, row) => sum + row.impressions_total + row.conversions_total, 0);
         }
@@ -145,7 +173,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     for (const [name, scope] of scopes) {
       for (const range of ranges) {
         for (const { orderBy, order } of sorts(PUBLISHER_REPORT_ORDER_BY, range)) {
-          await compare(`publishers for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+          await compare(`publishers for ${name} ${range.startDate}..${range.endDate} ${range.zone} by ${orderBy} ${order}`, (reports, { download }) =>
             reports.publishers(scope, queryOf(range, orderBy, { order, download })),
           );
         }
@@ -155,7 +183,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     }
     const network = scopes.find(([name]) => name === "network")![1];
     for (const range of ranges) {
-      const rows = await compare(`the network's publishers ${range.startDate}..${range.endDate}`, (reports, { download }) =>
+      const rows = await compare(`the network's publishers ${range.startDate}..${range.endDate} ${range.zone}`, (reports, { download }) =>
         reports.publishers(network, queryOf(range, "conversions_total" as const, { download }), traffic.network.id),
       );
       if (range === ranges[0]) expect(rows.map((row) => row.publisher_id).sort()).toEqual([traffic.subOne.id, traffic.subTwo.id].sort());
@@ -166,12 +194,12 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     for (const [name, scope] of scopes) {
       for (const range of ranges) {
         for (const { orderBy, order } of sorts(CAMPAIGN_LISTING_ORDER_BY, range)) {
-          await compare(`campaigns for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+          await compare(`campaigns for ${name} ${range.startDate}..${range.endDate} ${range.zone} by ${orderBy} ${order}`, (reports, { download }) =>
             reports.campaigns(scope, queryOf(range, orderBy, { order, download })),
           );
         }
         for (const { orderBy, order } of sorts(AD_RESULTS_ORDER_BY, range)) {
-          await compare(`ads for ${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`, (reports, { download }) =>
+          await compare(`ads for ${name} ${range.startDate}..${range.endDate} ${range.zone} by ${orderBy} ${order}`, (reports, { download }) =>
             reports.adResults(scope, queryOf(range, orderBy, { order, download })),
           );
         }
@@ -196,7 +224,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     for (const [name, scope] of [scopes[0]!, ...advertiserScopes]) {
       for (const range of ranges) {
         for (const { orderBy, order } of sorts(DETAILED_REPORT_ORDER_BY, range)) {
-          const label = `${name} ${range.startDate}..${range.endDate} by ${orderBy} ${order}`;
+          const label = `${name} ${range.startDate}..${range.endDate} ${range.zone} by ${orderBy} ${order}`;
           const campaigns = await compare(`campaigns detailed for ${label}`, (reports, { download }) =>
             reports.campaignsDetailed(scope, queryOf(range, orderBy, { order, download })),
           );
@@ -439,7 +467,7 @@ describe("the ClickHouse store's reports", { timeout: MANY_READS_MS }, () => {
     expect(await reads()).toEqual(before);
     expect(before.metrics.total.impressions_total).toBeGreaterThan(0);
     // Postgres's rows are back for the route tests below.
-    await postgresStore.rollups.rebuild(range.startDate, range.endDate);
+    await postgresStore.rollups.rebuild(KEPT_DAYS.startDate, KEPT_DAYS.endDate);
   });
 });
 
@@ -463,6 +491,29 @@ describe("the report routes in ClickHouse mode", () => {
     const parsedPublishers = parseReportQuery(new URLSearchParams(publishersQuery), { ids: ["publisher_id"], orderBy: PUBLISHER_REPORT_ORDER_BY }, UTC_ONLY);
     const network = scopes.find(([name]) => name === "network")![1];
     expect(await publishers.json()).toEqual(JSON.parse(JSON.stringify(await postgres.publishers(network, parsedPublishers).page(parsedPublishers))));
+  });
+
+  it("answer in a kept zone as the Postgres store does, naming the same UTC days before the zone's own", async () => {
+    forgetReadableZones();
+    const readable = await postgres.readableZones();
+    expect(readable.find((z) => z.zone === "America/New_York")).toEqual({ zone: "America/New_York", utcDaysBefore: "2026-11-10" });
+    expect(await clickhouse.readableZones()).toEqual(readable);
+    const key = (await createApiKey({ actor: OPERATOR, accountId: traffic.acme.id, name: "zoned reports" })).key;
+    for (const zone of ["America/New_York", "Australia/Lord_Howe"]) {
+      const query = `start_date=2026-11-08&end_date=2026-11-12&time_zone=${zone}&order_by=clicks_total`;
+      const response = await get(handleCampaignListing, key, query);
+      expect(response.status).toBe(200);
+      expect(response.headers.get(UTC_DAYS_BEFORE_HEADER)).toBe(zone === "America/New_York" ? "2026-11-10" : null);
+      const parsed = parseReportQuery(
+        new URLSearchParams(query),
+        { ids: ["advertiser_id", "campaign_id"], orderBy: CAMPAIGN_LISTING_ORDER_BY },
+        { defaultZone: "UTC", readable },
+      );
+      expect(parsed.zone).toBe(zone);
+      const expected = await postgres.campaigns(advertiserScopes[0]![1], parsed).page(parsed);
+      expect(expected.data.length).toBeGreaterThan(0);
+      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
   });
 
   it("download the XLSX file of the Postgres store's rows", async () => {

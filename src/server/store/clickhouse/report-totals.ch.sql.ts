@@ -15,6 +15,7 @@ import type { MeasuredFigures } from "@/server/store/postgres/detailed-report.sq
 import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/server/store/postgres/rollup-totals.sql";
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
+import { rollupSource } from "./zoned-source.sql";
 
 const ORDER_FIGURES = [
   "conversions",
@@ -71,27 +72,30 @@ const READS = [
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
   keys: readonly string[],
-  where: Pick<Where, "params" | "settings">,
+  where: Pick<Where, "params" | "settings" | "zone">,
 ): Promise<Row[]> {
-  const [sums, orders] = READS.map(({ table, selected }) => statement(table, selected));
+  const [sums, orders] = READS.map(({ table, selected }) => statement(rollupSource(table, where.zone), selected));
   return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
 }
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
 
 /**
- * Which rows of the rollups to sum: the days of a range (inclusive, UTC) and conditions on
- * key columns, each one value or a list of values; a null or undefined value is no condition.
- * Several conditions on one column must all hold (a scope's advertiser and a requested one).
+ * Which rows of the rollups to sum: the days of a range (inclusive, local dates in `zone`) and
+ * conditions on key columns, each one value or a list of values; a null or undefined value is no
+ * condition. Several conditions on one column must all hold (a scope's advertiser and a requested one).
  */
 export interface RollupRows {
   range: { startDate: string; endDate: string };
+  /** A zone ClickHouse keeps (report_zones); UTC reads the UTC tables alone. */
+  zone: string;
   where: readonly (readonly [NarrowedColumn, string | readonly string[] | null | undefined])[];
 }
 
 interface Where {
   clause: string;
   params: Record<string, unknown>;
+  zone: string;
   /** The SETTINGS clause the statement ends with, or nothing. */
   settings: string;
 }
@@ -103,7 +107,7 @@ interface Where {
  */
 function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): Where {
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}"];
-  const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate };
+  const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate, readZone: rows.zone };
   let advertiserFirst = false;
   [...rows.where, ...extra].forEach(([column, value], index) => {
     if (value === null || value === undefined) return;
@@ -112,7 +116,7 @@ function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): Where {
     params[name] = value;
     if (column === "advertiser_id") advertiserFirst = true;
   });
-  return { clause: conditions.join(" AND "), params, settings: advertiserFirst ? " SETTINGS optimize_use_projections = 0" : "" };
+  return { clause: conditions.join(" AND "), params, zone: rows.zone, settings: advertiserFirst ? " SETTINGS optimize_use_projections = 0" : "" };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -181,7 +185,7 @@ function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, netwo
   return {
     text: (table: string, selected: string) =>
       networkCampaigns.length === 0 ? totalRows(table, selected) : `${totalRows(table, selected)} UNION ALL ${shareRows(table, selected)}`,
-    where: { params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params }, settings: totals.settings },
+    where: { params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params }, settings: totals.settings, zone: rows.zone },
   };
 }
 
@@ -207,10 +211,10 @@ export async function measuredRowsPerDay(
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, settings } = whereOf(rows);
+  const { clause, params, settings, zone } = whereOf(rows);
   const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM report_rollups AS r WHERE ${clause} GROUP BY day${settings}`,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${rollupSource("report_rollups", zone)} AS r WHERE ${clause} GROUP BY day${settings}`,
     { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
@@ -225,10 +229,10 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params, settings } = whereOf(rows);
+  const { clause, params, settings, zone } = whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
-       FROM report_rollups AS r
+       FROM ${rollupSource("report_rollups", zone)} AS r
       WHERE ${clause}
       GROUP BY day${settings}`,
     params,

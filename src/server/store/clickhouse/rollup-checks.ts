@@ -9,10 +9,14 @@
 // and inserting them again would show), and nothing is deleted row by row (a mutation, rewriting
 // parts in the background while reads go on). While it runs, nothing else may add to the rollups
 // (rollup-writers.sql.ts): the shipper's batches and the backfill wait for it.
+// Each kept zone's rows are checked and rebuilt too, over its local days from its since on
+// (verify-zoned-rollups.ch.sql.ts); they are deleted and recounted rather than swapped by month.
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
+import { localDay, UTC } from "@/server/core/time-zones";
 import type { RollupChecks, RollupDifference } from "@/server/store/rollup-checks";
 import { runCommand, selectRows } from "./client";
 import { currentSchema } from "./migrate.sql";
+import { clickhouseZones, DROPPED_SINCE_MS, postgresZones } from "./report-zones.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import {
   copyOtherDays,
@@ -26,6 +30,8 @@ import {
   TABLE_DEFINITION,
   VERIFY_ROLLUPS,
 } from "./verify-rollups.ch.sql";
+import { rebuildZone, verifyZone, type ZoneDays } from "./verify-zoned-rollups.ch.sql";
+import { clickhouseZoneBackfill } from "./zone-backfill.ch.sql";
 
 const stagingOf = (target: RollupTable) => `${target}_rebuild`;
 
@@ -56,7 +62,27 @@ async function firstDayWithRawRows(firstDay: string): Promise<string> {
 async function verify(from: string, lastDay: string): Promise<RollupDifference[]> {
   const firstDay = await firstDayWithRawRows(from);
   if (firstDay > lastDay) return [];
-  return selectRows<RollupDifference>(VERIFY_ROLLUPS, { firstDay, lastDay });
+  const differences = await selectRows<RollupDifference>(VERIFY_ROLLUPS, { firstDay, lastDay });
+  for (const days of await zoneDaysOf(from, lastDay)) differences.push(...(await verifyZone(days)));
+  return differences;
+}
+
+/**
+ * Each kept zone's local days from `from` to `lastDay` that its rows and the raw rows both hold
+ * whole: from the zone's since on (its first local day holds only what is at or after since, and
+ * the recount starts there too), and where the TTL has dropped raw rows after since, from the
+ * first local day that begins after the first held moment.
+ */
+async function zoneDaysOf(from: string, lastDay: string): Promise<ZoneDays[]> {
+  const [postgres, kept, held] = await Promise.all([postgresZones(), clickhouseZones(), firstHeldDay()]);
+  const heldFrom = held === null ? Number.NEGATIVE_INFINITY : Date.parse(`${held}T00:00:00Z`);
+  return kept
+    .filter((z) => z.zone !== UTC && z.sinceMs < DROPPED_SINCE_MS && postgres.has(z.zone))
+    .map((z) => {
+      const fromMs = Math.max(z.sinceMs, heldFrom);
+      const firstOwn = fromMs === z.sinceMs ? localDay(fromMs, z.zone) : addDays(localDay(fromMs, z.zone), 1);
+      return { zone: z.zone, firstDay: firstOwn > from ? firstOwn : from, lastDay, from: new Date(fromMs) };
+    });
 }
 
 /** The days from `first` to `last` split by month: each month's first and last day asked, and its partition (YYYYMM). */
@@ -110,11 +136,22 @@ async function rebuild(from: string, lastDay: string): Promise<number> {
       const written = await rebuildTable(table, spans);
       if (table === "report_rollups") reportRows = written;
     }
+    for (const days of await zoneDaysOf(from, lastDay)) reportRows += await rebuildZone(days);
     return reportRows;
   });
 }
 
-// ClickHouse's rollups are kept in UTC days only (its answers say so): no zone lacks anything there.
-const zoneBackfill: RollupChecks["zoneBackfill"] = { behind: async () => [], step: async () => null };
+/** The first UTC day whose raw rows ClickHouse holds whole (both tables), or null when its TTL has dropped none. */
+async function firstHeldDay(): Promise<string | null> {
+  const kept = await rawRowsKeptFrom();
+  return (
+    [kept.adEvents, kept.orders]
+      .filter((day): day is string => day !== null)
+      .sort()
+      .at(-1) ?? null
+  );
+}
+
+const zoneBackfill = clickhouseZoneBackfill(firstHeldDay);
 
 export const clickhouseRollups: RollupChecks = { verify, rebuild, firstDayWithRawRows, rawRowsKeptFrom, zoneBackfill };

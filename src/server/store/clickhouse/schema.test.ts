@@ -8,6 +8,7 @@ import { statements as projectionStatements } from "./migrations/0003-publisher-
 import { alone as clickCreditAlone, statements as clickCreditStatements } from "./migrations/0004-click-credit.sql";
 import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import * as newToBrand from "./migrations/0006-new-to-brand.sql";
+import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -179,5 +180,23 @@ describe("ClickHouse's schema", () => {
     expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*sum\(halo_sales_revenue_micros\), sum\(ntb_sales_revenue_micros\)/);
     expect(text).toMatch(/ADD PROJECTION IF NOT EXISTS publisher_days[\s\S]*uniqExactMerge\(halo_conversions\), uniqExactMerge\(ntb_conversions\)/);
     expect(text).not.toMatch(/non_replicated/);
+  });
+
+  it("keeps the rollups per zone on a cluster: report_zones replicated whole to every node, zoned tables sharded as the rollups, views joining local rows", () => {
+    const text = zonedRollups.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 })).join("\n");
+    expect(text).toContain("CREATE TABLE IF NOT EXISTS report_zones_local ON CLUSTER tally");
+    expect(text).toContain("ReplicatedReplacingMergeTree('/clickhouse/tables/all/{database}/report_zones_local', '{replica}', version)");
+    expect(text).not.toMatch(/CREATE TABLE IF NOT EXISTS report_zones ON CLUSTER/);
+    for (const table of ["zoned_report_rollups", "zoned_order_rollups"]) {
+      expect(text).toContain(`ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/${table}_local', '{replica}')`);
+      expect(text).toMatch(new RegExp(`CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER tally AS ${table}_local\\s+ENGINE = Distributed`));
+    }
+    expect(text.match(/replicated_deduplication_window = 500/g)).toHaveLength(2);
+    expect(text).toMatch(
+      /attributions_to_zoned_converted_clicks ON CLUSTER tally TO zoned_order_rollups_local AS[\s\S]*FROM attributions_local CROSS JOIN \(SELECT zone, argMax\(since, version\) AS since FROM report_zones_local/,
+    );
+    const single = zonedRollups.statements(schemaOf({ deduplicationWindow: 500 })).join("\n");
+    expect(single).toContain("ENGINE = ReplacingMergeTree(version) ORDER BY zone");
+    expect(single).not.toMatch(/ON CLUSTER|Replicated|_local/);
   });
 });

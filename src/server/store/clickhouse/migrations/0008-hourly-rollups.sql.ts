@@ -17,8 +17,8 @@
 // placed, a converted click on the click's own time, as the day rollups have them.
 //
 // report_zones is ClickHouse's copy of Postgres's: zones, their `since` (day rows) and
-// `hours_since` (these rows), one row per version. Its CREATE statement is shared, word for word,
-// with the migration that keys the day rollups by zone, so whichever runs first makes it. This
+// `hours_since` (these rows), one row per version, made by migration 7 (reportZonesTable; stated
+// again here, IF NOT EXISTS, so this migration stands on its own in tests of it). This
 // migration makes sure UTC is kept (since 1970), and moves every zone's hours_since to the first
 // whole UTC hour at least a minute after it runs, unless it is already later: the views count
 // from there, so no hour is counted in part (no history is added: ClickHouse had no hourly rows
@@ -28,6 +28,7 @@
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { Schema } from "../schema";
 import { ORDER_VIEW_FIGURES, ROLLUP_VIEW_FIGURES } from "./0005-halo-credit.sql";
+import { reportZonesTable } from "./0007-zoned-rollups.sql";
 
 /** The key of both hourly tables (and of the views' GROUP BY). */
 export const HOURLY_KEY = "zone, day, hour, publisher_id, advertiser_id, campaign_id";
@@ -81,16 +82,6 @@ export function hourlySelect({ source, time, figures, zones, where }: HourlySour
       WHERE r.${time} >= z.hours_since${where ? ` AND (${where})` : ""}
       GROUP BY ${HOURLY_KEY}`;
 }
-
-/**
- * report_zones' engine: ReplacingMergeTree keeping each zone's row of the highest version. Schema's
- * engine() takes a family without arguments; on a cluster its Replicated form already has the
- * path and replica, so the version column goes last among them.
- */
-const replacingByVersion = (s: Schema) => {
-  const engine = s.engine("ReplacingMergeTree", "report_zones");
-  return engine.endsWith(")") ? `${engine.slice(0, -1)}, version)` : `${engine}(version)`;
-};
 
 const SUM_COLUMNS = [
   "impressions SimpleAggregateFunction(sum, UInt64)",
@@ -147,9 +138,7 @@ export function statements(s: Schema): string[] {
   const orders = s.local("hourly_order_rollups");
   const kept = keptZoneHours(zones);
   return [
-    `CREATE TABLE IF NOT EXISTS ${zones}${s.onCluster} (
-  zone String, since DateTime64(3, 'UTC'), hours_since DateTime64(3, 'UTC'), version UInt64
-) ENGINE = ${replacingByVersion(s)} ORDER BY zone`,
+    reportZonesTable(s),
 
     `INSERT INTO ${zones} (zone, since, hours_since, version)
      SELECT 'UTC', toDateTime64(0, 3, 'UTC'), toDateTime64(0, 3, 'UTC'), toUnixTimestamp64Micro(now64(6))

@@ -14,9 +14,9 @@
 //     (the large advertiser's zone, kept from the first seeded day), one request of each in turn
 //     (in-turns.ts), then GET /report/hours in UTC and in São Paulo on after.
 //   - Per route: each side's p95 (the median over the rounds), the ratio to before's p95 (for the
-//     hours report: to its own p95 in UTC) in each round, and their min–max. A route meets its
-//     target when its p95 is under 50 ms and its ratio at most 1.10 in every round; "inside the
-//     spread" when only some rounds' ratios are; missed when none is (or its p95 is 50 ms or more).
+//     hours report: to its own p95 in UTC) in each round, and their min–max. The ratio's target is
+//     met when it is at most 1.10 in every round, "inside the spread" when in some, missed when in
+//     none; apart from it, whether the p95 is under 50 ms.
 // Prints the figures as JSON too (and writes them to bench/results/before-after.json); exits 1
 // when a route missed, 2 when a checkout cannot be run.
 import type { ChildProcess } from "node:child_process";
@@ -118,14 +118,8 @@ const median = (xs: number[]) => {
 function summarise(comparison: Comparison, p95s: number[][], k: number, base: number) {
   const ratios = p95s.map((round_) => round(round_[k]! / round_[base]!, 2));
   const p95 = round(median(p95s.map((r) => r[k]!)));
-  const verdict =
-    p95 >= REPORT_TARGETS.p95Ms
-      ? "missed (p95 of 50 ms or more)"
-      : ratios.every((r) => r <= MAX_RATIO)
-        ? "met"
-        : ratios.some((r) => r <= MAX_RATIO)
-          ? "inside the spread"
-          : "missed";
+  // The two targets apart: on a loaded machine the absolute one can be missed by both sides alike.
+  const verdict = ratios.every((r) => r <= MAX_RATIO) ? "met" : ratios.some((r) => r <= MAX_RATIO) ? "inside the spread" : "missed";
   return {
     variant: comparison.variants[k]!.label,
     against: comparison.variants[base]!.label,
@@ -135,6 +129,7 @@ function summarise(comparison: Comparison, p95s: number[][], k: number, base: nu
     ratio_min: Math.min(...ratios),
     ratio_max: Math.max(...ratios),
     verdict,
+    under_p95_target: p95 < REPORT_TARGETS.p95Ms,
   };
 }
 
@@ -232,7 +227,10 @@ async function timeSides(before: Side, after: Side): Promise<number> {
     const first = round(median(p95s.map((r) => r[0]!)));
     log(
       `${comparison.route}: ${comparison.variants[0]!.label} p95 ${first} ms; ${figures
-        .map((f) => `${f.variant} ${f.p95_ms} ms, ${f.ratio}× ${f.against}'s (${f.ratio_min}–${f.ratio_max}): ${f.verdict}`)
+        .map(
+          (f) =>
+            `${f.variant} ${f.p95_ms} ms, ${f.ratio}× ${f.against}'s (${f.ratio_min}–${f.ratio_max}): ratio ${f.verdict}, p95 ${f.under_p95_target ? "under" : "NOT under"} 50 ms`,
+        )
         .join("; ")}`,
     );
     return { route: comparison.route, p95_ms: first, p95_ms_by_round: p95s.map((r) => r[0]!), against_it: figures };
@@ -250,7 +248,7 @@ async function timeSides(before: Side, after: Side): Promise<number> {
   // The control (health) is not a target: the same code on both sides, it shows the noise.
   const missed = routes
     .slice(1)
-    .some((r) => r.against_it.some((f) => f.verdict.startsWith("missed")) || (r.route === "/report/hours" && r.p95_ms >= REPORT_TARGETS.p95Ms));
+    .some((r) => r.against_it.some((f) => f.verdict === "missed" || !f.under_p95_target) || (r.route === "/report/hours" && r.p95_ms >= REPORT_TARGETS.p95Ms));
   return missed ? 1 : 0;
 }
 

@@ -10,9 +10,16 @@ import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { log } from "../lib/stack";
 import { readSeedNote, startBenchDatabase } from "./database";
-import { REPORT_TABLE_NAMES } from "./report-table-sizes";
 
-const TABLES = REPORT_TABLE_NAMES;
+const TABLES = [
+  "daily_rollups",
+  "daily_campaign_totals",
+  "daily_ad_totals",
+  "daily_publisher_orders",
+  "daily_ad_row_counts",
+  "hourly_campaign_totals",
+  "hourly_publisher_orders",
+];
 
 async function sizes(label: string): Promise<void> {
   await pgPool().query(`VACUUM FULL ${TABLES.join(", ")}`);

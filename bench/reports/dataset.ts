@@ -17,6 +17,8 @@ export const LARGE_ADVERTISER = "badv-large";
 export const CATALOGUE_ADVERTISER = "badv-catalogue";
 export const NETWORK = "bnet";
 export const LARGE_PUBLISHER = "bpub-1";
+/** The large advertiser's zone, kept from the first seeded day (seed.ts): the zoned reads of bench:reports. */
+export const ZONED_READS = "America/Sao_Paulo";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36";
 

@@ -5,6 +5,9 @@
 //     publisher's or the network's) report over the 30 seeded days: 10 requests to warm up, then
 //     `--requests` (default 200) one after another; p50 and p95 in ms, and p95 as a ratio of
 //     GET /api/health's p95 (one trivial query through the same server) measured in the run.
+//     Each in UTC (`time_zone=UTC`), with GET /report/hours (weekday × hour) after them; then all
+//     of them again in America/Sao_Paulo, the large advertiser's own zone, kept from the first
+//     seeded day (seed.ts), each also as a ratio of its p95 in UTC.
 //   - The download is /report/advertisers/ads-detailed?download=true for the catalogue advertiser
 //     (1,500 ads) over the 30 days; its time to the last byte, its row count (read back with exceljs's
 //     streaming reader) and the server's peak resident memory during it (VmHWM of the server's
@@ -25,111 +28,50 @@ import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { LOCAL_S3_CREDENTIALS, type LocalS3, startLocalS3 } from "@/cli/local/local-s3";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { nextServerArgs } from "@/cli/next-server";
-import { addDays } from "@/server/core/days";
+import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
-import { ensureProductionBuild, log, runBenchChild, startServer, stopServer } from "../lib/stack";
+import { ensureProductionBuild, log, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "./database";
-import { LARGE_ADVERTISER } from "./dataset";
-import { reportKeys, reportRoutes, round, timeRequests } from "./timing";
+import { LARGE_ADVERTISER, ZONED_READS } from "./dataset";
+import { timeReportJob } from "./report-job-timing";
+import { hoursRoute, REPORT_TARGETS, type ReportKeys, reportKeys, reportRoutes, round, timeRequests } from "./timing";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200" } } });
 const REQUESTS = Number(values.requests);
-const TARGET = { p95Ms: 50, xlsxSeconds: 10, xlsxPeakMb: 300, xlsxRows: 100_000 };
+const TARGET = REPORT_TARGETS;
 const DOWNLOAD = "bench/results/ads-detailed.xlsx";
 const JOB_BUCKET_DIR = "bench/results/report-jobs-s3";
 
 /**
- * Asks for the download's report as a 400-day XLSX job, runs it in a worker process of its own,
- * and compares its time and the worker's peak memory with the download's.
+ * Every JSON route in UTC, then the hours report, then all of them again in the large advertiser's
+ * own zone (ZONED_READS, kept from the first seeded day, so those read the zone's own rows): p50
+ * and p95, p95 against health's and, for a zoned read, against the same route's in UTC.
  */
-async function timeReportJob(
-  origin: string,
-  key: string,
-  lastDay: string,
-  env: NodeJS.ProcessEnv,
-  download: { rows: number; seconds: number; server_peak_rss_mb: number },
-) {
-  const asked = await fetch(`${origin}/report/jobs`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: jobBody(lastDay),
-  });
-  if (asked.status !== 202) throw new Error(`POST /report/jobs answered ${asked.status}: ${await asked.text()}`);
-  const { id } = ((await asked.json()) as { data: { id: string } }).data;
-  const ran = await runJobWorker(env);
-  const done = ran.jobs.find((j) => j.id === id);
-  if (done?.status !== "done") throw new Error(`the report job did not finish: ${JSON.stringify(ran.jobs)}`);
-
-  // The same job again with the worker's old generation capped at what the worker held before
-  // its first job plus JOB_HEAP_ROOM_MB: a job that read its rows whole (over 100 MB of row objects
-  // at this size) or held its file cannot fit, one that streams batch by batch does. Derived from
-  // this machine's own figure, so a bigger Node.js or more code loaded at start does not fail it.
-  const heapCapMb = Math.ceil(ran.heapBeforeMb) + JOB_HEAP_ROOM_MB;
-  log(
-    `report job again, the worker's old generation capped at ${heapCapMb} MB: the ${Math.round(ran.heapBeforeMb)} MB it held before its first job + ${JOB_HEAP_ROOM_MB} MB of room for one job's batches (its live heap peaked at ${Math.round(ran.heapLivePeakMb)} MB uncapped, after full collections)`,
-  );
-  const again = await fetch(`${origin}/report/jobs`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: jobBody(lastDay),
-  });
-  const againId = ((await again.json()) as { data: { id: string } }).data.id;
-  const capped = await runCappedJobWorker({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --max-old-space-size=${heapCapMb}`.trim() });
-  const cappedDone = "jobs" in capped ? capped.jobs.find((j) => j.id === againId) : undefined;
-  return {
-    report: "ads_detailed as XLSX, 400 days",
-    rows: done.rows,
-    file_mb: round(done.bytes / 1024 / 1024, 1),
-    heap_before_mb: Math.round(ran.heapBeforeMb),
-    heap_live_peak_mb: Math.round(ran.heapLivePeakMb),
-    capped_heap_mb: heapCapMb,
-    capped_status: "jobs" in capped ? (cappedDone?.status ?? "not run") : capped.died,
-    capped_heap_live_peak_mb: "jobs" in capped ? Math.round(capped.heapLivePeakMb) : null,
-    capped_peak_rss_mb: "jobs" in capped ? Math.round(capped.peakRssMb) : null,
-    seconds: round(ran.seconds, 2),
-    seconds_vs_download: round(ran.seconds / download.seconds, 2),
-    worker_rss_before_mb: Math.round(ran.rssBeforeMb),
-    worker_peak_rss_mb: Math.round(ran.peakRssMb),
-    peak_vs_download: round(ran.peakRssMb / download.server_peak_rss_mb, 2),
-    met: ran.seconds < TARGET.xlsxSeconds && ran.peakRssMb < TARGET.xlsxPeakMb && done.rows === download.rows && cappedDone?.status === "done",
-  };
-}
-
-// Room over the worker's heap before its first job, for one job's working set: two read batches of 1,000 rows, the XML of
-// 250 rows and what is alive mid-batch when a collection runs. Full collections found up to 15 MB over the start mid-job
-// (bench/results.md): 24 MB leaves room, far below the 100 MB and more that rows read whole would take.
-const JOB_HEAP_ROOM_MB = 24;
-
-const jobBody = (lastDay: string) => JSON.stringify({ report: "ads_detailed", start_date: addDays(lastDay, -399), end_date: lastDay, format: "xlsx" });
-
-interface JobWorkerRun {
-  jobs: { id: string; status: string; rows: number; bytes: number }[];
-  seconds: number;
-  rssBeforeMb: number;
-  heapBeforeMb: number;
-  heapLivePeakMb: number;
-  peakRssMb: number;
-}
-
-/** Runs the queued report jobs in a worker process of its own, as `npm run worker` would. */
-async function runJobWorker(env: NodeJS.ProcessEnv): Promise<JobWorkerRun> {
-  const run = await runCappedJobWorker(env);
-  if ("died" in run) throw new Error(`the report job worker ${run.died}`);
-  return run;
-}
-
-/** The same, but a worker that dies (out of heap) is an outcome to report, not the bench's end. */
-async function runCappedJobWorker(env: NodeJS.ProcessEnv): Promise<JobWorkerRun | { died: string }> {
-  const worker = await runBenchChild("bench/reports/report-job-worker.ts", [], env);
-  if (worker.status !== 0) return { died: worker.status === null ? "was ended by a signal (V8 aborts a process out of heap)" : `exited with ${worker.status}` };
-  // Tally's log lines share stdout, and may be flushed after the worker's figures.
-  const figures = worker.stdout
-    .trim()
-    .split("\n")
-    .findLast((line) => line.startsWith('{"jobs":'));
-  if (!figures) throw new Error("the report job worker printed no figures");
-  return JSON.parse(figures) as JobWorkerRun;
+async function timeRoutes(origin: string, range: string, keys: ReportKeys, healthP95: number) {
+  const results = [];
+  const utcP95 = new Map<string, number>();
+  for (const zone of [UTC, ZONED_READS]) {
+    for (const [route, path, key] of [...reportRoutes(range, keys, zone), hoursRoute(range, keys, zone)]) {
+      const timing = await timeRequests(`${origin}${path}`, key, REQUESTS);
+      if (zone === UTC) utcP95.set(route, timing.p95);
+      const vsUtc = zone === UTC ? null : round(timing.p95 / utcP95.get(route)!, 2);
+      const result = {
+        route,
+        time_zone: zone,
+        p50_ms: timing.p50,
+        p95_ms: timing.p95,
+        p95_vs_health: round(timing.p95 / healthP95, 2),
+        p95_vs_utc: vsUtc,
+        met: timing.p95 < TARGET.p95Ms,
+      };
+      log(
+        `${route} in ${zone}: p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms (${result.p95_vs_health}× health${vsUtc === null ? "" : `, ${vsUtc}× in UTC`})${result.met ? "" : "  MISSED"}`,
+      );
+      results.push(result);
+    }
+  }
+  return results;
 }
 
 /** The pid and every descendant of it (next start may fork workers). */
@@ -185,11 +127,11 @@ async function main(): Promise<number> {
     log(`migrations: ${await migrateDeploy(database.url)}`);
     process.env.DATABASE_URL = database.url;
     const keys = await reportKeys();
-    const { rows } = await pgPool().query<{ rows: number }>(
-      "SELECT count(*)::int AS rows FROM daily_rollups WHERE advertiser_id = $1 AND day BETWEEN $2::date AND $3::date",
+    const { rows } = await pgPool().query<{ zone: string; rows: number }>(
+      "SELECT zone, count(*)::int AS rows FROM daily_rollups WHERE advertiser_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY zone ORDER BY zone",
       [LARGE_ADVERTISER, note.firstDay, note.lastDay],
     );
-    log(`the large advertiser has ${rows[0]!.rows.toLocaleString("en")} rollup rows in the range`);
+    log(`the large advertiser's rollup rows in the range: ${rows.map((r) => `${r.rows.toLocaleString("en")} in ${r.zone}`).join(", ")}`);
 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
@@ -216,20 +158,7 @@ async function main(): Promise<number> {
     const range = `start_date=${note.firstDay}&end_date=${note.lastDay}`;
     const baseline = await timeRequests(`${origin}/api/health`, null, REQUESTS);
     log(`GET /api/health (baseline): p50 ${baseline.p50} ms, p95 ${baseline.p95} ms`);
-    const routes = reportRoutes(range, keys);
-    const results = [];
-    for (const [name, path, key] of routes) {
-      const timing = await timeRequests(`${origin}${path}`, key, REQUESTS);
-      const result = {
-        route: name,
-        p50_ms: timing.p50,
-        p95_ms: timing.p95,
-        p95_vs_health: round(timing.p95 / baseline.p95, 2),
-        met: timing.p95 < TARGET.p95Ms,
-      };
-      log(`${name}: p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms (${result.p95_vs_health}× health)${result.met ? "" : "  MISSED"}`);
-      results.push(result);
-    }
+    const results = await timeRoutes(origin, range, keys, baseline.p95);
 
     const pids = processTree(server.pid!);
     const rssBeforeMb = pids.reduce((sum, pid) => sum + memoryKb(pid, "VmRSS"), 0) / 1024;

@@ -2,17 +2,20 @@
 // (bench/results/reports-pg, replaced if it exists) with generated accounts, ad events over the
 // last 30 days, orders and their attributions (dataset.ts), then recounts every report table
 // (src/server/store/postgres/verify-rollups.sql.ts) from them in every kept zone, the hourly
-// tables over the whole month too, printing each step. `npm run bench:reports` reads it.
+// tables over the whole month too, printing each step. The large advertiser reads in
+// America/Sao_Paulo (ZONED_READS), a zone kept from the first seeded day, so that its zoned
+// reports read the zone's own rows, not the UTC days before a zone's start. `npm run
+// bench:reports` reads it.
 
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
-import { daysFromToday, utcDay } from "@/server/core/days";
+import { addDays, daysFromToday, utcDay } from "@/server/core/days";
 import { pgPool } from "@/server/db/pg-pool";
 import { store } from "@/server/store";
 import { log } from "../lib/stack";
 import { DATA_DIR, startBenchDatabase, writeSeedNote } from "./database";
-import { loadReportDataset } from "./dataset";
+import { LARGE_ADVERTISER, loadReportDataset, ZONED_READS } from "./dataset";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "10000000" } } });
 const events = Number(values.events);
@@ -40,7 +43,15 @@ async function main(): Promise<void> {
     // UTC's hourly rows start when the migration ran (now), after every generated event: from the
     // first day instead, as upkeep's backfill would move them, so the hours report has the month too.
     await pgPool().query("UPDATE report_zones SET hours_since = $1 WHERE zone = 'UTC' AND hours_since > $1", [`${firstDay}T00:00:00Z`]);
-    const rollupRows = await store().rollups.rebuild(firstDay, lastDay);
+    // São Paulo kept from the first day's UTC midnight (days and hours), as if upkeep's backfill had
+    // reached it; the rebuild then recounts its rows with UTC's. From the day before: a zone west of
+    // UTC has a local day that holds the first UTC day's first hours.
+    await pgPool().query("UPDATE accounts SET time_zone = $1 WHERE id = $2", [ZONED_READS, LARGE_ADVERTISER]);
+    await pgPool().query(
+      "INSERT INTO report_zones (zone, since, hours_since) VALUES ($1, $2, $2) ON CONFLICT (zone) DO UPDATE SET since = $2, hours_since = $2",
+      [ZONED_READS, `${firstDay}T00:00:00Z`],
+    );
+    const rollupRows = await store().rollups.rebuild(addDays(firstDay, -1), lastDay);
     log(`daily_rollups: ${rollupRows.toLocaleString("en")} rows recounted from the events and attributions (${((Date.now() - step) / 1000).toFixed(1)} s)`);
     step = Date.now();
     await pgPool().query("VACUUM ANALYZE");

@@ -34,7 +34,12 @@ try {
   const started = Date.now();
   const differences = await store().rollups.verify(from, to);
   for (const d of differences) {
-    const key = [d.day, d.publisher_id, d.site, d.advertiser_id, d.campaign_id, d.ad_id, d.placement_name].filter((part) => part !== null).join(" ");
+    // A kept zone's rows name their zone, and hourly cells their local hour (ClickHouse's checks add both).
+    const { zone, hour } = d as { zone?: string; hour?: number };
+    const at = hour === undefined ? null : `${String(hour).padStart(2, "0")}h`;
+    const key = [zone ?? null, d.day, at, d.publisher_id, d.site, d.advertiser_id, d.campaign_id, d.ad_id, d.placement_name]
+      .filter((part) => part !== null)
+      .join(" ");
     console.log(`${d.table} ${key}: ${d.measure} stored ${d.stored}, recounted ${d.recounted}`);
   }
   // Orders attribution set aside are missing from the figures by design; an operator should see them.

@@ -9,7 +9,9 @@ import { DAY_MS } from "@/server/core/days";
 import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
 import type { ReadableZone } from "@/server/store/report-query";
+import { unknownReportZones } from "@/server/store/unknown-zones.sql";
 import { runCommand, selectRows } from "./client";
+import { HOURLY_TABLES } from "./hourly-recount.ch.sql";
 import { currentSchema } from "./migrate.sql";
 import { ZONED_TABLES } from "./zoned-rollups.sql";
 
@@ -42,10 +44,22 @@ export async function clickhouseZones(): Promise<ClickhouseZone[]> {
   return rows.map((row) => ({ zone: row.zone, sinceMs: Number(row.since_ms), hoursSinceMs: Number(row.hours_since_ms), version: row.version }));
 }
 
-/** Postgres's report_zones: the zones kept, and where Postgres's own rows of each start. */
+/**
+ * Postgres's report_zones: the zones kept, and where Postgres's own rows of each start (days and
+ * hours). Zones Postgres's tz database no longer knows (unknown_report_zones) are left out: its
+ * writers, budgets and account settings no longer agree on them, so ClickHouse neither adds,
+ * reads, backfills nor checks them (syncReportZones does not drop them either).
+ */
+export async function postgresZoneStarts(): Promise<Map<string, { sinceMs: number; hoursSinceMs: number; addedAtMs: number }>> {
+  const { rows } = await pgPool().query<{ zone: string; since: Date; hours_since: Date; added_at: Date }>(
+    sql`SELECT zone, since, hours_since, added_at FROM report_zones WHERE zone NOT IN (SELECT zone FROM unknown_report_zones)`,
+  );
+  return new Map(rows.map((row) => [row.zone, { sinceMs: row.since.getTime(), hoursSinceMs: row.hours_since.getTime(), addedAtMs: row.added_at.getTime() }]));
+}
+
+/** Postgres's known kept zones (postgresZoneStarts), each with where Postgres's day rows start. */
 export async function postgresZones(): Promise<Map<string, number>> {
-  const { rows } = await pgPool().query<{ zone: string; since: Date }>(sql`SELECT zone, since FROM report_zones`);
-  return new Map(rows.map((row) => [row.zone, row.since.getTime()]));
+  return new Map([...(await postgresZoneStarts())].map(([zone, starts]) => [zone, starts.sinceMs]));
 }
 
 export const asDateTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
@@ -89,11 +103,14 @@ async function newZoneSince(postgresSince: number, now: number): Promise<number>
 /**
  * Brings ClickHouse's report_zones in step with Postgres's: a zone Postgres keeps and ClickHouse
  * does not (or dropped) is added (newZoneSince, its hours from the same moment); a zone Postgres
- * no longer keeps is dropped: its since moved past any event and its rows deleted, so that if it
- * is kept again it starts afresh and no day counts twice. Returns the zones added and dropped.
+ * no longer keeps is dropped: its since and hours_since moved past any event and its day and
+ * hourly rows deleted, so that if it is kept again it starts afresh in both grains and no day or
+ * hour counts twice. Zones Postgres records unknown are left as they are. Returns the zones added and dropped.
  */
 export async function syncReportZones(now: number = Date.now()): Promise<{ added: string[]; dropped: string[] }> {
-  const [postgres, kept] = await Promise.all([postgresZones(), clickhouseZones()]);
+  const [postgres, kept, unknown] = await Promise.all([postgresZones(), clickhouseZones(), unknownReportZones()]);
+  // A kept zone Postgres's tz data no longer knows is still Postgres's: neither added nor dropped.
+  const stillKept = new Set(unknown.map((z) => z.zone));
   const live = new Map(kept.filter((z) => z.sinceMs < DROPPED_SINCE_MS).map((z) => [z.zone, z]));
   const added: string[] = [];
   const dropped: string[] = [];
@@ -104,10 +121,10 @@ export async function syncReportZones(now: number = Date.now()): Promise<{ added
     added.push(zone);
   }
   for (const zone of live.keys()) {
-    if (zone === UTC || postgres.has(zone)) continue;
+    if (zone === UTC || postgres.has(zone) || stillKept.has(zone)) continue;
     await putZone(zone, DROPPED_SINCE_MS, DROPPED_SINCE_MS);
     const schema = currentSchema();
-    for (const table of ZONED_TABLES) {
+    for (const table of [...ZONED_TABLES, ...HOURLY_TABLES]) {
       await runCommand(`ALTER TABLE ${schema.local(table)}${schema.onCluster} DELETE WHERE zone = {zone:String} SETTINGS mutations_sync = 2`, { zone });
     }
     dropped.push(zone);

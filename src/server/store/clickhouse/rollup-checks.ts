@@ -11,12 +11,15 @@
 // (rollup-writers.sql.ts): the shipper's batches and the backfill wait for it.
 // Each kept zone's rows are checked and rebuilt too, over its local days from its since on
 // (verify-zoned-rollups.ch.sql.ts); they are deleted and recounted rather than swapped by month.
+// So are the hourly rollups (migration 8) of every kept zone, UTC's too, over its local days from
+// its hours_since on (hourly-recount.ch.sql.ts).
 import { addDays, DAY_MS, utcDay } from "@/server/core/days";
 import { localDay, UTC } from "@/server/core/time-zones";
 import type { RollupChecks, RollupDifference } from "@/server/store/rollup-checks";
 import { runCommand, selectRows } from "./client";
+import { rebuildHourlyZone, verifyHourlyZone, type ZoneHours } from "./hourly-recount.ch.sql";
 import { currentSchema } from "./migrate.sql";
-import { clickhouseZones, DROPPED_SINCE_MS, postgresZones } from "./report-zones.sql";
+import { type ClickhouseZone, clickhouseZones, DROPPED_SINCE_MS, postgresZones } from "./report-zones.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import {
   copyOtherDays,
@@ -64,6 +67,7 @@ async function verify(from: string, lastDay: string): Promise<RollupDifference[]
   if (firstDay > lastDay) return [];
   const differences = await selectRows<RollupDifference>(VERIFY_ROLLUPS, { firstDay, lastDay });
   for (const days of await zoneDaysOf(from, lastDay)) differences.push(...(await verifyZone(days)));
+  for (const hours of await zoneHoursOf(from, lastDay)) differences.push(...(await verifyHourlyZone(hours)));
   return differences;
 }
 
@@ -74,13 +78,37 @@ async function verify(from: string, lastDay: string): Promise<RollupDifference[]
  * first local day that begins after the first held moment.
  */
 async function zoneDaysOf(from: string, lastDay: string): Promise<ZoneDays[]> {
+  return zoneStretchesOf(
+    from,
+    lastDay,
+    (z) => z.zone !== UTC,
+    (z) => z.sinceMs,
+  );
+}
+
+/** Each kept zone's local days of hourly cells (UTC's too) that its rows and the raw rows both hold whole, from its hours_since on. */
+async function zoneHoursOf(from: string, lastDay: string): Promise<ZoneHours[]> {
+  return zoneStretchesOf(
+    from,
+    lastDay,
+    () => true,
+    (z) => z.hoursSinceMs,
+  );
+}
+
+async function zoneStretchesOf(
+  from: string,
+  lastDay: string,
+  grainKeeps: (z: ClickhouseZone) => boolean,
+  startOf: (z: ClickhouseZone) => number,
+): Promise<ZoneDays[]> {
   const [postgres, kept, held] = await Promise.all([postgresZones(), clickhouseZones(), firstHeldDay()]);
   const heldFrom = held === null ? Number.NEGATIVE_INFINITY : Date.parse(`${held}T00:00:00Z`);
   return kept
-    .filter((z) => z.zone !== UTC && z.sinceMs < DROPPED_SINCE_MS && postgres.has(z.zone))
+    .filter((z) => grainKeeps(z) && z.sinceMs < DROPPED_SINCE_MS && (z.zone === UTC || postgres.has(z.zone)))
     .map((z) => {
-      const fromMs = Math.max(z.sinceMs, heldFrom);
-      const firstOwn = fromMs === z.sinceMs ? localDay(fromMs, z.zone) : addDays(localDay(fromMs, z.zone), 1);
+      const fromMs = Math.max(startOf(z), heldFrom);
+      const firstOwn = fromMs === startOf(z) ? localDay(fromMs, z.zone) : addDays(localDay(fromMs, z.zone), 1);
       return { zone: z.zone, firstDay: firstOwn > from ? firstOwn : from, lastDay, from: new Date(fromMs) };
     });
 }
@@ -137,6 +165,7 @@ async function rebuild(from: string, lastDay: string): Promise<number> {
       if (table === "report_rollups") reportRows = written;
     }
     for (const days of await zoneDaysOf(from, lastDay)) reportRows += await rebuildZone(days);
+    for (const hours of await zoneHoursOf(from, lastDay)) await rebuildHourlyZone(hours);
     return reportRows;
   });
 }

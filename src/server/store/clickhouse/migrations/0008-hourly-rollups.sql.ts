@@ -34,7 +34,8 @@ import { reportZonesTable } from "./0007-zoned-rollups.sql";
 export const HOURLY_KEY = "zone, day, hour, publisher_id, advertiser_id, campaign_id";
 
 const NEW_TO_BRAND = "match = 'sku' AND credited AND new_to_brand";
-const CLICK_CREDIT = "match = 'sku' AND credited AND event_kind = 'click'";
+/** A credited SKU line whose credit is a click: the lines whose clicks count as converted. */
+export const CLICK_CREDIT = "match = 'sku' AND credited AND event_kind = 'click'";
 
 /** What ad_events add to hourly_rollups: report_rollups' traffic figures (migration 1). */
 export const HOURLY_TRAFFIC_FIGURES = [

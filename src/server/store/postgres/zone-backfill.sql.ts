@@ -16,6 +16,7 @@
 import sql, { raw } from "sql-template-tag";
 import { DAY_MS, dayStart, utcDay } from "@/server/core/days";
 import { bulkPool, type DbConnection, pgPool } from "@/server/db/pg-pool";
+import { retryOnConflict } from "@/server/db/retry";
 import { inTransaction } from "@/server/db/transaction";
 import { COMMIT, ROLLBACK, setLocalStatementTimeout } from "@/server/db/transaction.sql";
 import type { ZoneBackfill, ZoneBehind, ZoneRowsGrain, ZoneStretch } from "@/server/store/rollup-checks";
@@ -210,6 +211,9 @@ async function step(zone: string, grain: ZoneRowsGrain, statementTimeoutMs: numb
   }
 }
 
+/** How often a step's last transaction is tried when Postgres ends it as a deadlock with a writer. */
+const MOVE_ATTEMPTS = 5;
+
 async function stepHoldingTurn(
   recounter: DbConnection,
   zone: string,
@@ -227,16 +231,26 @@ async function stepHoldingTurn(
     if (stretch === null) return null;
     await Promise.all([recountStretch(recounter, grain, stretchSpan(keysOf(zone).recount, zone, stretch.from, stretch.to)), hooks.whileRecounting?.()]);
     await recounter.query(COMMIT);
-    await inTransaction(
-      async (client) => {
-        await client.query(setLocalStatementTimeout(statementTimeoutMs));
-        await moveRows(client, grain, keysOf(zone).recount, zone);
-        // From here to the commit the writers wait: only what they stored of the stretch meanwhile is moved.
-        await client.query(sql`SELECT 1 FROM report_zones WHERE zone = ${zone} FOR UPDATE`);
-        await moveRows(client, grain, keysOf(zone).backfill, zone);
-        await client.query(sql`UPDATE report_zones SET ${raw(START_COLUMN[grain])} = ${stretch.from}, ${raw(MARK_COLUMN[grain])} = NULL WHERE zone = ${zone}`);
-      },
-      { pool: bulkPool() },
+    // The recount's rows are moved before the zone's row is locked, so the writers do not wait for
+    // them; a writer adding to the zone's first local day meanwhile holds the zone's row shared and
+    // wants a row the move holds, and Postgres ends one side as a deadlock. A writer's batch is
+    // retried; so is this transaction, which changes nothing until it commits.
+    await retryOnConflict(
+      () =>
+        inTransaction(
+          async (client) => {
+            await client.query(setLocalStatementTimeout(statementTimeoutMs));
+            await moveRows(client, grain, keysOf(zone).recount, zone);
+            // From here to the commit the writers wait: only what they stored of the stretch meanwhile is moved.
+            await client.query(sql`SELECT 1 FROM report_zones WHERE zone = ${zone} FOR UPDATE`);
+            await moveRows(client, grain, keysOf(zone).backfill, zone);
+            await client.query(
+              sql`UPDATE report_zones SET ${raw(START_COLUMN[grain])} = ${stretch.from}, ${raw(MARK_COLUMN[grain])} = NULL WHERE zone = ${zone}`,
+            );
+          },
+          { pool: bulkPool() },
+        ),
+      MOVE_ATTEMPTS,
     );
     return stretch;
   } catch (error) {

@@ -173,3 +173,4 @@ CREATE RULE "wallet_top_ups_no_delete" AS ON DELETE TO "wallet_top_ups" DO INSTE
 -- Days in time zones (20261207000000_time_zones): a local hour is 0 to 23.
 ALTER TABLE "hourly_campaign_totals" ADD CONSTRAINT "hourly_campaign_totals_hour_check" CHECK ("hour" BETWEEN 0 AND 23);
 ALTER TABLE "hourly_publisher_orders" ADD CONSTRAINT "hourly_publisher_orders_hour_check" CHECK ("hour" BETWEEN 0 AND 23);
+ALTER TABLE "hourly_advertiser_totals" ADD CONSTRAINT "hourly_advertiser_totals_hour_check" CHECK ("hour" BETWEEN 0 AND 23);

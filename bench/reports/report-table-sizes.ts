@@ -10,6 +10,7 @@ export const REPORT_TABLE_NAMES = [
   "daily_publisher_orders",
   "daily_ad_row_counts",
   "hourly_campaign_totals",
+  "hourly_advertiser_totals",
   "hourly_publisher_orders",
 ] as const;
 

@@ -9,6 +9,7 @@ export const ZONE_TABLES = [
   "daily_publisher_orders",
   "daily_ad_row_counts",
   "hourly_campaign_totals",
+  "hourly_advertiser_totals",
   "hourly_publisher_orders",
 ] as const;
 

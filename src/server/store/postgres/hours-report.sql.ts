@@ -41,20 +41,27 @@ function publisherOrders(scope: ReportScope, ids: Ids, range: { startDate: strin
        GROUP BY 1, 2`;
 }
 
+/**
+ * One campaign's cells come from its own hourly rows (and their distinct orders); every other
+ * read spans campaigns, and takes the advertisers' hourly rows, a twentieth as many for a large
+ * advertiser, with the distinct orders of hourly_publisher_orders.
+ */
 function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: string): Sql {
   const { ids } = query;
   const range = { startDate: query.startDate, endDate: query.endDate, zone };
-  const orders = ids.campaign_id !== undefined ? sql`SELECT weekday, hour, ${raw(ORDER_FIGURES.join(", "))} FROM totals` : publisherOrders(scope, ids, range);
+  const oneCampaign = ids.campaign_id !== undefined;
+  const orders = oneCampaign ? sql`SELECT weekday, hour, ${raw(ORDER_FIGURES.join(", "))} FROM totals` : publisherOrders(scope, ids, range);
+  const campaign = oneCampaign ? sql`AND r.campaign_id = ${ids.campaign_id}` : sql``;
   return sql`
     WITH totals AS (
       SELECT ${cell("r")}, ${FIGURE_SUMS}
-        FROM hourly_campaign_totals r
+        FROM ${raw(oneCampaign ? "hourly_campaign_totals" : "hourly_advertiser_totals")} r
        WHERE r.zone = ${zone} AND r.day BETWEEN ${query.startDate}::date AND ${query.endDate}::date
          AND (${scope.advertiserId}::text IS NULL OR r.advertiser_id = ${scope.advertiserId})
          AND (${scope.publisherIds}::text[] IS NULL OR r.publisher_id = ANY(${scope.publisherIds}))
          AND (${ids.advertiser_id ?? null}::text IS NULL OR r.advertiser_id = ${ids.advertiser_id ?? null})
          AND (${ids.publisher_id ?? null}::text IS NULL OR r.publisher_id = ${ids.publisher_id ?? null})
-         AND (${ids.campaign_id ?? null}::text IS NULL OR r.campaign_id = ${ids.campaign_id ?? null})
+         ${campaign}
        GROUP BY 1, 2
     ), orders AS (
       ${orders}

@@ -9,7 +9,7 @@ export const ROLLUP_KEY = ["day", "publisher_id", "site", "advertiser_id", "camp
 export type KeyColumn = (typeof ROLLUP_KEY)[number] | "zone" | "hour";
 
 export interface ReportTableSpec {
-  table: "daily_rollups" | "daily_campaign_totals" | "daily_ad_totals" | "hourly_campaign_totals";
+  table: "daily_rollups" | "daily_campaign_totals" | "daily_ad_totals" | "hourly_campaign_totals" | "hourly_advertiser_totals";
   keys: readonly KeyColumn[];
   /** Rows per publisher and, with publisher_id '', over every publisher. */
   alsoOverPublishers?: boolean;
@@ -22,6 +22,9 @@ export const REPORT_TABLES: readonly ReportTableSpec[] = [
   { table: "daily_campaign_totals", keys: ["zone", "day", "publisher_id", "advertiser_id", "campaign_id"] },
   { table: "daily_ad_totals", keys: ["zone", "day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true, rowsCounted: true },
   { table: "hourly_campaign_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id", "campaign_id"] },
+  // The campaigns' hours summed per advertiser, for the hours reads that span campaigns: a
+  // twentieth of the rows for a large advertiser, its distinct orders counted per advertiser.
+  { table: "hourly_advertiser_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id"] },
 ];
 
 /** Whether a table keys its rows by local hour too: its zones' rows start at `hours_since`, not `since`. */

@@ -4,6 +4,7 @@
 // local week's figures are the events of that week counted here from the moments they were made;
 // and the check finds nothing to correct.
 import { createHash, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays } from "@/server/core/days";
 import { localDay, localHour, startOfLocalDay } from "@/server/core/time-zones";
@@ -224,5 +225,16 @@ describe("report rows in many kept zones", () => {
 
   it("leave nothing for the check to correct", async () => {
     expect(await verifyRollups("2026-03-01", "2026-11-30")).toEqual([]);
+  });
+
+  it("hold the advertiser's hours as the migration that added them fills them from the campaigns' hours and the orders", async () => {
+    const everyRow = "SELECT t::text AS row FROM hourly_advertiser_totals t ORDER BY t::text";
+    const written = (await pgPool().query<{ row: string }>(everyRow)).rows.map((r) => r.row);
+    expect(written.length).toBeGreaterThan(0);
+    const migration = readFileSync("prisma/migrations/20261208000300_hourly_advertiser_totals/migration.sql", "utf8");
+    const fill = migration.slice(migration.indexOf('INSERT INTO "hourly_advertiser_totals"'));
+    await pgPool().query("DELETE FROM hourly_advertiser_totals");
+    await pgPool().query(fill);
+    expect((await pgPool().query<{ row: string }>(everyRow)).rows.map((r) => r.row)).toEqual(written);
   });
 });

@@ -2,7 +2,7 @@
 // straight from its Postgres (DATABASE_URL) by ClickHouse's postgresql() table function, then
 // copies them `copies - 1` more times, each copy 30 days further back with fresh ids: the stored
 // history of a network that has run for copies × 30 days. The materialized views build the
-// rollups as the shipper's inserts would. Prints one JSON line: rows and seconds.
+// rollups (in every zone Postgres keeps) as the shipper's inserts would. Prints one JSON line: rows and seconds.
 import { closeClickhouse, runCommand, selectRows } from "@/server/store/clickhouse/client";
 import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
 
@@ -14,6 +14,13 @@ const postgres = (table: string) =>
 
 await migrateClickhouse();
 const say = (line: string) => console.error(`bench: fill: ${line} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+// ClickHouse keeps the zones Postgres keeps, from the same starts (UTC's hours and São Paulo's days
+// and hours from the dataset's first day: bench/reports/seed.ts), before any row is copied, so its
+// views count the month in each zone as the shipper's inserts would have; the copies further back
+// are before those starts, as history held in UTC days only.
+await runCommand(`INSERT INTO report_zones (zone, since, hours_since, version)
+                    SELECT zone, since, hours_since, toUnixTimestamp64Micro(now64(6)) + 1 FROM ${postgres("report_zones")}`);
+say("kept zones copied from Postgres");
 await runCommand(`INSERT INTO ad_events SELECT event_id, toString(kind), toString(status), session_id, user_id, ad_id, campaign_id, advertiser_id,
                     publisher_id, request_id, toString(ad_type), ad_size, placement_name, context, site, spend_micros, user_agent, client_hash,
                     created_at, 0 FROM ${postgres("ad_events")}`);

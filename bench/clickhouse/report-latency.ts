@@ -9,18 +9,24 @@ import path from "node:path";
 import { freePort, type LocalPostgres } from "@/cli/local/embedded-postgres";
 import { migrateDeploy } from "@/cli/local/prisma-cli";
 import { nextServerArgs } from "@/cli/next-server";
+import { UTC } from "@/server/core/time-zones";
 import { disconnectDb } from "@/server/db/client";
 import { BENCH_SIGNING_KEYS } from "../ingest/beacons";
 import { ensureProductionBuild, log, runBenchChild, startServer, stopServer } from "../lib/stack";
 import { readSeedNote, type SeedNote, startBenchDatabase } from "../reports/database";
-import { reportKeys, reportRoutes, round, timeRequests } from "../reports/timing";
+import { ZONED_READS } from "../reports/dataset";
+import { hoursRoute, reportKeys, reportRoutes, round, timeRequests } from "../reports/timing";
 
 const FOLDER = path.resolve("bench/results/reports-ch");
 const NOTE = path.resolve("bench/results/reports-ch.json");
 
+/** What a fill holds beyond the rows: a folder filled before its zones were copied is filled again. */
+const FILL_LAYOUT = "kept-zones";
+
 interface FillNote {
   /** The Postgres dataset it was copied from (its seededAt). */
   from: string;
+  layout?: string;
   copies: number;
   events: number;
   attributions: number;
@@ -45,7 +51,7 @@ export interface ReportFigures {
 
 async function fill(url: string, seed: SeedNote, copies: number): Promise<FillNote> {
   const existing = existsSync(NOTE) ? (JSON.parse(readFileSync(NOTE, "utf8")) as FillNote) : null;
-  if (existing && existing.from === seed.seededAt && existing.copies === copies && existsSync(FOLDER)) return existing;
+  if (existing && existing.from === seed.seededAt && existing.copies === copies && existing.layout === FILL_LAYOUT && existsSync(FOLDER)) return existing;
   rmSync(FOLDER, { recursive: true, force: true });
   log(`filling ClickHouse with ${copies} × ${seed.events.toLocaleString("en")} events (bench/results/reports-ch)`);
   const child = await runBenchChild("bench/clickhouse/fill-history.ts", [String(copies)], {
@@ -57,7 +63,7 @@ async function fill(url: string, seed: SeedNote, copies: number): Promise<FillNo
   });
   if (child.status !== 0) throw new Error("filling ClickHouse failed");
   const filled = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Omit<FillNote, "from" | "copies">;
-  const note = { from: seed.seededAt, copies, ...filled };
+  const note = { from: seed.seededAt, copies, layout: FILL_LAYOUT, ...filled };
   writeFileSync(NOTE, `${JSON.stringify(note, null, 2)}\n`);
   return note;
 }
@@ -110,7 +116,17 @@ export async function measureReports(options: { requests: number; copies: number
     log(
       `ClickHouse holds ${filled.events.toLocaleString("en")} events, ${filled.attributions.toLocaleString("en")} attributions, ${filled.rollupRows.toLocaleString("en")} rollup rows`,
     );
-    const routes = reportRoutes(`start_date=${seed.firstDay}&end_date=${seed.lastDay}`, await reportKeys());
+    // Every route in UTC and the hours report, then all of them again in the large advertiser's
+    // own zone (its rows from the first seeded day), as bench:reports times them.
+    const range = `start_date=${seed.firstDay}&end_date=${seed.lastDay}`;
+    const keys = await reportKeys();
+    const routes = [UTC, ZONED_READS].flatMap((zone) =>
+      [...reportRoutes(range, keys, zone), hoursRoute(range, keys, zone)].map(([name, path, key]): [string, string, string] => [
+        zone === UTC ? name : `${name} (${zone})`,
+        path,
+        key,
+      ]),
+    );
     const onPostgres = await timeStore(database.url, null, routes, options.requests);
     const onClickhouse = await timeStore(database.url, `chdb:${FOLDER}`, routes, options.requests);
     return {

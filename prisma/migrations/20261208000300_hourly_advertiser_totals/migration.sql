@@ -1,7 +1,8 @@
 -- The hours report of an advertiser, a publisher or a network summed every campaign's hourly rows:
 -- 24 rows a day for each campaign and publisher, 56,960 for a large advertiser's month, read in
 -- 99-103 ms (bench/results.md, "Time zones"). hourly_advertiser_totals keeps the same figures per
--- publisher and advertiser, the campaign left out: a twentieth of the rows for that advertiser.
+-- publisher and advertiser, the campaign left out: as many rows as the advertiser has publishers
+-- an hour, not campaigns and publishers (11,260 against 33,248 at the 200,000-event seed).
 -- Its distinct orders are the advertiser's own per publisher and hour, as hourly_publisher_orders
 -- counts them, so it is filled from the campaign rows' sums and those counts (summing campaigns'
 -- orders would count an order of two campaigns twice). The writers add every batch to it from now on.

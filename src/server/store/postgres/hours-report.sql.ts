@@ -43,8 +43,8 @@ function publisherOrders(scope: ReportScope, ids: Ids, range: { startDate: strin
 
 /**
  * One campaign's cells come from its own hourly rows (and their distinct orders); every other
- * read spans campaigns, and takes the advertisers' hourly rows, a twentieth as many for a large
- * advertiser, with the distinct orders of hourly_publisher_orders.
+ * read spans campaigns, and takes the advertisers' hourly rows, one per publisher an hour rather
+ * than one per campaign and publisher, with the distinct orders of hourly_publisher_orders.
  */
 function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: string): Sql {
   const { ids } = query;

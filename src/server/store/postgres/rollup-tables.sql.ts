@@ -23,7 +23,8 @@ export const REPORT_TABLES: readonly ReportTableSpec[] = [
   { table: "daily_ad_totals", keys: ["zone", "day", "advertiser_id", "campaign_id", "ad_id", "publisher_id"], alsoOverPublishers: true, rowsCounted: true },
   { table: "hourly_campaign_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id", "campaign_id"] },
   // The campaigns' hours summed per advertiser, for the hours reads that span campaigns: a
-  // twentieth of the rows for a large advertiser, its distinct orders counted per advertiser.
+  // row per publisher an hour instead of one per campaign and publisher, its distinct orders
+  // counted per advertiser.
   { table: "hourly_advertiser_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id"] },
 ];
 

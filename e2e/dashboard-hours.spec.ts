@@ -18,14 +18,23 @@ const SEEDED = [
   { day: "2025-05-08", hour: 9, impressions: 100, clicks: 20 },
 ];
 
+// The campaign's hourly rows, and the advertiser's (the campaign is its only one with hours that
+// week): a campaign's heatmap reads the first, the overview's the second.
 test.beforeAll(async () => {
   await query(`DELETE FROM hourly_campaign_totals WHERE campaign_id = $1 AND day BETWEEN $2 AND $3`, [CAMPAIGN, RANGE.from, RANGE.to]);
-  for (const row of SEEDED)
+  await query(`DELETE FROM hourly_advertiser_totals WHERE advertiser_id = $1 AND day BETWEEN $2 AND $3`, [ADVERTISER, RANGE.from, RANGE.to]);
+  for (const row of SEEDED) {
     await query(
       `INSERT INTO hourly_campaign_totals (zone, day, hour, publisher_id, advertiser_id, campaign_id, impressions, clicks)
        VALUES ('UTC', $1, $2, $3, $4, $5, $6, $7)`,
       [row.day, row.hour, PUBLISHER, ADVERTISER, CAMPAIGN, row.impressions, row.clicks],
     );
+    await query(
+      `INSERT INTO hourly_advertiser_totals (zone, day, hour, publisher_id, advertiser_id, impressions, clicks)
+       VALUES ('UTC', $1, $2, $3, $4, $5, $6)`,
+      [row.day, row.hour, PUBLISHER, ADVERTISER, row.impressions, row.clicks],
+    );
+  }
 });
 
 test("a campaign's heatmap of hours names and shades its cells, switches metric, and downloads its table as CSV", async ({ page }) => {

@@ -1,18 +1,7 @@
 // Rows and bytes of the report tables of one database, per zone where a table has zones (before
 // them, none had): `npm run bench:reports:before-after` reads both checkouts' with it.
 import type pg from "pg";
-
-/** The report tables: the five daily ones, then the two hourly ones zones brought. */
-export const REPORT_TABLE_NAMES = [
-  "daily_rollups",
-  "daily_campaign_totals",
-  "daily_ad_totals",
-  "daily_publisher_orders",
-  "daily_ad_row_counts",
-  "hourly_campaign_totals",
-  "hourly_advertiser_totals",
-  "hourly_publisher_orders",
-] as const;
+import { ZONE_TABLES } from "@/testing/zone-rows";
 
 export interface TableSize {
   table: string;
@@ -25,7 +14,7 @@ export interface TableSize {
 /** Every report table the database has, with its rows and bytes. */
 export async function reportTableSizes(pool: pg.Pool): Promise<TableSize[]> {
   const sizes: TableSize[] = [];
-  for (const table of REPORT_TABLE_NAMES) {
+  for (const table of ZONE_TABLES) {
     const { rows: found } = await pool.query<{ exists: boolean; zoned: boolean }>(
       `SELECT to_regclass($1) IS NOT NULL AS exists,
               EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'zone') AS zoned`,

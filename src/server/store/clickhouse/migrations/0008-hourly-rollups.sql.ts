@@ -27,6 +27,7 @@
 // never moves hours_since past hours the views have already counted.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import type { Schema } from "../schema";
+import { ORDER_STATE_COLUMNS } from "../zoned-rollups.sql";
 import { ORDER_VIEW_FIGURES, ROLLUP_VIEW_FIGURES } from "./0005-halo-credit.sql";
 import { reportZonesTable } from "./0007-zoned-rollups.sql";
 
@@ -102,16 +103,8 @@ const SUM_COLUMNS = [
   ].map((column) => `${column} SimpleAggregateFunction(sum, Int128)`),
 ];
 
-/** The order states of hourly_order_rollups, in the order the read merges them. */
-export const HOURLY_ORDER_STATES = [
-  "conversions",
-  "unverified_conversions",
-  "uncredited_conversions",
-  "conversions_click",
-  "converted_clicks",
-  "halo_conversions",
-  "ntb_conversions",
-] as const;
+/** The order states of hourly_order_rollups, in the order the read merges them: order_rollups' (and the zoned twin's). */
+export const HOURLY_ORDER_STATES = ORDER_STATE_COLUMNS;
 
 const hourlyTable = (s: Schema, name: string, columns: readonly string[]) =>
   `CREATE TABLE IF NOT EXISTS ${s.local(name)}${s.onCluster} (

@@ -63,6 +63,16 @@ describe("GET /report/hours", () => {
     expect(busy(shopB)).toEqual([expect.objectContaining({ impressions_total: 1, clicks_total: 0, conversions_total: 0 })]);
   });
 
+  it("reads a publisher's hours across advertisers, each order once", async () => {
+    // Shop A: Acme's 6 impressions and 2 clicks, the other advertiser's impression, Acme's order.
+    const shopA = (await hours(acme.shopAKey, RANGE)).body.data;
+    expect(busy(shopA)).toEqual([
+      expect.objectContaining({ weekday: TUESDAY, hour: 12, impressions_total: 7, clicks_total: 2, conversions_total: 1, sales_revenue: 23 }),
+    ]);
+    const acmeOnly = (await hours(acme.shopAKey, `${RANGE}&advertiser_id=${acme.acmeId}`)).body.data;
+    expect(busy(acmeOnly)).toEqual([expect.objectContaining({ impressions_total: 6, clicks_total: 2, conversions_total: 1 })]);
+  });
+
   it("shows an account only its own rows: another advertiser's campaign id is an empty week, as the listings answer", async () => {
     const others = await hours(acme.otherAdvertiserKey, `${RANGE}&campaign_id=${acme.cpc.campaign.id}`);
     expect(others.status).toBe(200);

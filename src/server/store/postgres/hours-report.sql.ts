@@ -4,8 +4,9 @@
 // The hourly tables hold a zone's events from its `hours_since` on (rollup-tables.sql.ts), so a
 // range that starts before it counts only the hours after; the answer says from when. Orders
 // follow rollup-totals.sql.ts's rule: distinct orders add up over hours and publishers but not
-// over campaigns, so a cell that spans campaigns takes them from hourly_publisher_orders, and a
-// report of one campaign from the campaign table's own conversions.
+// over campaigns or advertisers, so a report of one campaign takes them from the campaign rows,
+// one of an advertiser from the advertiser rows (counted per advertiser), and one that spans
+// advertisers from hourly_publisher_orders' every-advertiser rows.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { TallyError } from "@/server/core/errors";
 import { pgPool } from "@/server/db/pg-pool";
@@ -27,15 +28,13 @@ const ORDER_SUMS = join(ORDER_FIGURES.map((figure) => raw(`sum(o.${figure}) AS $
 const cell = (alias: string) => raw(`extract(dow FROM ${alias}.day)::int AS weekday, ${alias}.hour::int AS hour`);
 
 /**
- * Distinct orders per cell from hourly_publisher_orders: the advertiser's rows when the caller is
- * one or names one, the every-advertiser rows ('') otherwise; a caller's publishers only.
+ * Distinct orders per cell over every advertiser, from hourly_publisher_orders' every-advertiser
+ * rows (''): a caller's publishers only.
  */
-function publisherOrders(scope: ReportScope, ids: Ids, range: { startDate: string; endDate: string; zone: string }): Sql {
-  const advertiser = ids.advertiser_id ?? scope.advertiserId ?? null;
+function everyAdvertiserOrders(scope: ReportScope, ids: Ids, range: { startDate: string; endDate: string; zone: string }): Sql {
   return sql`SELECT ${cell("o")}, ${ORDER_SUMS}
         FROM hourly_publisher_orders o
-       WHERE o.zone = ${range.zone} AND o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date
-         AND o.advertiser_id = coalesce(${advertiser}::text, '') AND (${scope.advertiserId}::text IS NULL OR o.advertiser_id = ${scope.advertiserId})
+       WHERE o.zone = ${range.zone} AND o.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date AND o.advertiser_id = ''
          AND (${scope.publisherIds}::text[] IS NULL OR o.publisher_id = ANY(${scope.publisherIds}))
          AND (${ids.publisher_id ?? null}::text IS NULL OR o.publisher_id = ${ids.publisher_id ?? null})
        GROUP BY 1, 2`;
@@ -44,13 +43,17 @@ function publisherOrders(scope: ReportScope, ids: Ids, range: { startDate: strin
 /**
  * One campaign's cells come from its own hourly rows (and their distinct orders); every other
  * read spans campaigns, and takes the advertisers' hourly rows, one per publisher an hour rather
- * than one per campaign and publisher, with the distinct orders of hourly_publisher_orders.
+ * than one per campaign and publisher (an advertiser's through the index that carries every
+ * figure): with their own distinct orders when the rows are one advertiser's, with those of
+ * hourly_publisher_orders when they span advertisers. Exported for bench/reports/hours-profile.ts.
  */
-function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: string): Sql {
+export function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: string): Sql {
   const { ids } = query;
   const range = { startDate: query.startDate, endDate: query.endDate, zone };
   const oneCampaign = ids.campaign_id !== undefined;
-  const orders = oneCampaign ? sql`SELECT weekday, hour, ${raw(ORDER_FIGURES.join(", "))} FROM totals` : publisherOrders(scope, ids, range);
+  const oneAdvertiser = (ids.advertiser_id ?? scope.advertiserId ?? null) !== null;
+  const orders =
+    oneCampaign || oneAdvertiser ? sql`SELECT weekday, hour, ${raw(ORDER_FIGURES.join(", "))} FROM totals` : everyAdvertiserOrders(scope, ids, range);
   const campaign = oneCampaign ? sql`AND r.campaign_id = ${ids.campaign_id}` : sql``;
   return sql`
     WITH totals AS (

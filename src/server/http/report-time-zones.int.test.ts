@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { createApiKey } from "@/server/accounts/api-keys";
 import { pgPool } from "@/server/db/pg-pool";
-import { forgetReadableZones, zonedDays } from "@/server/store/postgres/report-zone.sql";
+import { forgetReadableZones, readableReportZones, zonedDays } from "@/server/store/postgres/report-zone.sql";
 import { handleAdsDetailed, handleCampaignDetail, handleCampaignListing, handleCampaignsDetailed } from "@/testing/api/checked-report-routes";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
 import { beacon, type Fixture } from "@/testing/report-fixture";
@@ -169,6 +169,31 @@ describe("reports in the account's time zone", () => {
     expect(workbook.description).toBe(
       "Days are local dates in America/Sao_Paulo (time zone). Days before 2026-11-05 are UTC days: the zone's own days start then.",
     );
+  });
+
+  it("read a range wholly in the zone's own days from its rows alone, with the same figures as both sides", async () => {
+    const sum = async (range: { startDate: string; endDate: string; zone: string }) => {
+      const condition = zonedDays("r", range);
+      const { rows } = await pgPool().query<{ n: number }>(
+        sql`SELECT coalesce(sum(r.impressions), 0)::int AS n FROM daily_campaign_totals r WHERE r.campaign_id = ${fixture.campaign.id} AND ${condition}`,
+      );
+      return { n: rows[0]!.n, readsUtcRows: condition.sql.includes("report_zones") };
+    };
+    const own = { startDate: "2026-11-05", endDate: "2026-11-30", zone: "America/Sao_Paulo" };
+    const straddling = { ...own, startDate: "2026-11-04" };
+    forgetReadableZones();
+    // Without a copy of report_zones, both sides, the start read in the statement.
+    const unknown = await sum(own);
+    await readableReportZones();
+    const known = await sum(own);
+    expect(unknown.readsUtcRows).toBe(true);
+    expect(known.readsUtcRows).toBe(false);
+    expect(known.n).toBe(unknown.n);
+    // From São Paulo's 5 Nov: neither the impression before the start nor the one just after it (4 Nov, 22:00 there).
+    expect(known.n).toBe(EVENTS - 2);
+    // A range that starts before the zone's first own day still reads the UTC days before it.
+    const before = await sum(straddling);
+    expect(before).toEqual({ n: EVENTS, readsUtcRows: true });
   });
 
   it("read a report in a kept zone through the (advertiser, zone, day) index", async () => {

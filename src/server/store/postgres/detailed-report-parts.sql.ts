@@ -6,10 +6,9 @@
 // or, with ClickHouse as the store, from both kinds of rows summed there and passed in (`given`).
 
 import sql, { empty, raw, type Sql } from "sql-template-tag";
-import { UTC } from "@/server/core/time-zones";
 import type { ZonedRange } from "@/server/store/report-query";
 import { PAGE_LIMIT, PAGE_OFFSET } from "./report-runner";
-import { zonedDays } from "./report-zone.sql";
+import { readsOneZone, zonedDays } from "./report-zone.sql";
 import { invalidEventsSum } from "./rollup-tables.sql";
 import { FIGURE_NAMES, FIGURES, figureArrays, type GivenFigures, ORDER_FIGURES } from "./rollup-totals.sql";
 
@@ -124,7 +123,7 @@ function countedDayRows(plan: DetailedPlan): Sql {
          AND (${ids.campaignId}::text IS NULL OR c.campaign_id = ${ids.campaignId})
        GROUP BY c.day ${having}`;
   const perDay = sql`c.day, sum(c.ad_rows + CASE WHEN n.campaign_id IS NULL THEN 0 ELSE c.ad_publisher_rows END)::bigint AS n`;
-  if (range.zone === UTC) return counts(empty, perDay);
+  if (readsOneZone(range)) return counts(empty, perDay);
   const seamDays = counts(raw("HAVING count(DISTINCT c.zone) > 1"), raw("c.day"));
   return sql`${counts(raw("HAVING count(DISTINCT c.zone) = 1"), perDay)}
       UNION ALL
@@ -138,7 +137,7 @@ function countedDayRows(plan: DetailedPlan): Sql {
  * same date, so every key is deduplicated (UNION).
  */
 function rowKeys(plan: DetailedPlan, days: Sql): Sql {
-  const oneZone = plan.range.zone === UTC;
+  const oneZone = readsOneZone(plan.range);
   return sql`SELECT ${raw(oneZone && plan.grain === "ad" ? "" : "DISTINCT ")}r.day, r.${plan.key}, '' AS publisher_id FROM ${plan.table} r
          WHERE ${days} AND ${rowFilters(plan)}${totalRowsOnly(plan)}
         ${raw(oneZone ? "UNION ALL" : "UNION")}

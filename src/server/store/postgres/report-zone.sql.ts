@@ -19,24 +19,49 @@ import type { ReadableZone, ZonedRange } from "@/server/store/report-query";
  * beforehand could count those days twice. The scalar subquery is evaluated once per statement
  * (an InitPlan) and used as an index bound. Z's own rows need no lower bound: no row of Z is ever
  * before its start (late events before it go to UTC rows, and a backfill step keeps the rows it
- * builds under keys of its own until the transaction that moves the start), and a detailed report
- * that names the fragment six times planned and ran a third slower with the bound
- * (bench/results.md, "Time zones").
+ * builds under keys of its own until the transaction that moves the start).
+ *
+ * When the range starts on or after the zone's first own day as this process last read it
+ * (readableReportZones, at most READABLE_ZONES_TTL_MS old), the UTC side can hold none of its
+ * rows, and the condition is Z's rows alone: one index range, no subquery. That copy may be stale,
+ * and it is safe to use because a zone's start only ever moves back (upkeep's backfill; a kept zone
+ * is never dropped or restarted later), so a range that started on or after it then still does.
+ * A detailed report names the fragment six times: with both sides it planned and ran a third
+ * slower in São Paulo than in UTC (bench/results.md, "Time zones").
  */
-export function zonedDays(alias: string, range: ZonedRange): Sql {
+export function zonedDays(alias: string, range: ZonedRange, now = Date.now()): Sql {
   const r = raw(alias);
   const days = sql`${r}.day BETWEEN ${range.startDate}::date AND ${range.endDate}::date`;
-  if (range.zone === UTC) return sql`(${r}.zone = 'UTC' AND ${days})`;
+  if (readsOneZone(range, now)) return sql`(${r}.zone = ${range.zone} AND ${days})`;
   return sql`((${r}.zone = ${range.zone} AND ${days})
            OR (${r}.zone = 'UTC' AND ${days} AND ${r}.day < (SELECT (z.since AT TIME ZONE 'UTC')::date FROM report_zones z WHERE z.zone = ${range.zone})))`;
+}
+
+/**
+ * Whether a report over `range` reads one zone's rows only (zonedDays' one index range): UTC's, or
+ * a zone whose first own day, as this process last read it, is on or before the range's start.
+ * Once true for a range it stays true (a start only moves back), so readers may shape the rest of
+ * their statement on it (no date where two zones' rows meet).
+ */
+export function readsOneZone(range: ZonedRange, now = Date.now()): boolean {
+  if (range.zone === UTC) return true;
+  const firstOwnDay = knownFirstOwnDay(range.zone, now);
+  return firstOwnDay !== null && firstOwnDay <= range.startDate;
 }
 
 // Every report request asks which zones can be read (to refuse another, and to name the first
 // day of the zone's own in its answer). The list changes only when an account takes a new zone
 // or upkeep moves a start back, so it is read at most once every few seconds per process. The
-// rows a report reads never depend on this copy (zonedDays reads the start in its statement).
+// rows a report reads depend on this copy only through a start it shows, which can only have moved
+// back since (zonedDays).
 const READABLE_ZONES_TTL_MS = 5_000;
-let cached: { at: number; zones: Promise<ReadableZone[]> } | null = null;
+let cached: { at: number; zones: Promise<ReadableZone[]>; read?: ReadableZone[] } | null = null;
+
+/** The first own day of `zone` in the current copy of report_zones, when there is one. */
+function knownFirstOwnDay(zone: string, now: number): string | null {
+  if (!cached?.read || now - cached.at >= READABLE_ZONES_TTL_MS) return null;
+  return cached.read.find((z) => z.zone === zone)?.utcDaysBefore ?? null;
+}
 
 /** The zones kept in report_zones that Postgres knows (store/unknown-zones.sql.ts), UTC first, each with the first day that is its own. */
 export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
@@ -46,7 +71,11 @@ export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
       sql`SELECT zone, (since AT TIME ZONE 'UTC')::date::text AS first_own_day FROM report_zones
            WHERE zone NOT IN (SELECT zone FROM unknown_report_zones) ORDER BY zone <> 'UTC', zone`,
     )
-    .then(({ rows }) => rows.map((row) => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day })));
+    .then(({ rows }) => {
+      const read = rows.map((row) => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day }));
+      if (cached?.zones === zones) cached.read = read;
+      return read;
+    });
   cached = { at: now, zones };
   zones.catch(() => {
     if (cached?.zones === zones) cached = null;

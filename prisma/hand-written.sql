@@ -175,6 +175,8 @@ ALTER TABLE "hourly_campaign_totals" ADD CONSTRAINT "hourly_campaign_totals_hour
 ALTER TABLE "hourly_publisher_orders" ADD CONSTRAINT "hourly_publisher_orders_hour_check" CHECK ("hour" BETWEEN 0 AND 23);
 ALTER TABLE "hourly_advertiser_totals" ADD CONSTRAINT "hourly_advertiser_totals_hour_check" CHECK ("hour" BETWEEN 0 AND 23);
 
--- The hours report of an advertiser (20261209000100_hours_covering_index): an index-only scan of
--- the advertiser's hourly rows, every figure in the index (Prisma cannot declare INCLUDE).
-CREATE INDEX "hourly_advertiser_totals_advertiser_id_zone_day_idx" ON "hourly_advertiser_totals"("advertiser_id", "zone", "day") INCLUDE ("hour", "publisher_id", "impressions", "views", "clicks", "spend_micros", "duplicate_events", "bot_events", "session_mismatch_events", "token_reuse_events", "no_user_agent_events", "click_velocity_events", "attributed_items", "conversions", "sales_revenue_micros", "unverified_conversions", "unverified_sales_revenue_micros", "uncredited_conversions", "uncredited_sales_revenue_micros", "conversions_click", "sales_revenue_click_micros", "units_sold_micros", "converted_clicks", "halo_conversions", "halo_sales_revenue_micros", "ntb_conversions", "ntb_sales_revenue_micros");
+-- The hours report of an advertiser (20261209000100_hours_covering_index, then
+-- 20261210000100_hours_over_publishers): an index-only scan of the advertiser's hourly rows over
+-- every publisher (publisher_id '') or one publisher's, every figure in the index (Prisma cannot
+-- declare INCLUDE).
+CREATE INDEX "hourly_advertiser_totals_advertiser_id_zone_day_idx" ON "hourly_advertiser_totals"("advertiser_id", "zone", "publisher_id", "day") INCLUDE ("hour", "impressions", "views", "clicks", "spend_micros", "duplicate_events", "bot_events", "session_mismatch_events", "token_reuse_events", "no_user_agent_events", "click_velocity_events", "attributed_items", "conversions", "sales_revenue_micros", "unverified_conversions", "unverified_sales_revenue_micros", "uncredited_conversions", "uncredited_sales_revenue_micros", "conversions_click", "sales_revenue_click_micros", "units_sold_micros", "converted_clicks", "halo_conversions", "halo_sales_revenue_micros", "ntb_conversions", "ntb_sales_revenue_micros");

@@ -43,9 +43,10 @@ function everyAdvertiserOrders(scope: ReportScope, ids: Ids, range: { startDate:
 /**
  * One campaign's cells come from its own hourly rows (and their distinct orders); every other
  * read spans campaigns, and takes the advertisers' hourly rows, one per publisher an hour rather
- * than one per campaign and publisher (an advertiser's through the index that carries every
- * figure): with their own distinct orders when the rows are one advertiser's, with those of
- * hourly_publisher_orders when they span advertisers. Exported for bench/reports/hours-profile.ts.
+ * than one per campaign and publisher, or one an hour over every publisher when the read names no
+ * publisher (an advertiser's through the index that carries every figure): with their own
+ * distinct orders when the rows are one advertiser's, with those of hourly_publisher_orders when
+ * they span advertisers. Exported for bench/reports/statement-profile.ts.
  */
 export function hoursStatement(scope: ReportScope, query: ReportQuery<string>, zone: string): Sql {
   const { ids } = query;
@@ -54,7 +55,13 @@ export function hoursStatement(scope: ReportScope, query: ReportQuery<string>, z
   const oneAdvertiser = (ids.advertiser_id ?? scope.advertiserId ?? null) !== null;
   const orders =
     oneCampaign || oneAdvertiser ? sql`SELECT weekday, hour, ${raw(ORDER_FIGURES.join(", "))} FROM totals` : everyAdvertiserOrders(scope, ids, range);
-  const campaign = oneCampaign ? sql`AND r.campaign_id = ${ids.campaign_id}` : sql``;
+  // hourly_advertiser_totals' rows over every publisher (publisher_id '') serve a read that names
+  // no publisher; a publisher's own rows serve the others, whose filters leave the '' rows out.
+  const rows = oneCampaign
+    ? sql`AND r.campaign_id = ${ids.campaign_id}`
+    : scope.publisherIds === null && ids.publisher_id === undefined
+      ? sql`AND r.publisher_id = ''`
+      : sql``;
   return sql`
     WITH totals AS (
       SELECT ${cell("r")}, ${FIGURE_SUMS}
@@ -64,7 +71,7 @@ export function hoursStatement(scope: ReportScope, query: ReportQuery<string>, z
          AND (${scope.publisherIds}::text[] IS NULL OR r.publisher_id = ANY(${scope.publisherIds}))
          AND (${ids.advertiser_id ?? null}::text IS NULL OR r.advertiser_id = ${ids.advertiser_id ?? null})
          AND (${ids.publisher_id ?? null}::text IS NULL OR r.publisher_id = ${ids.publisher_id ?? null})
-         ${campaign}
+         ${rows}
        GROUP BY 1, 2
     ), orders AS (
       ${orders}
@@ -91,7 +98,9 @@ export async function hoursSinceOf(zone: string): Promise<Date> {
 /** The range's figures by local weekday and hour in `query.zone` (UTC when absent), in scope and filtered by the route's ids. */
 export async function hoursReport(scope: ReportScope, query: ReportQuery<string>): Promise<HoursReport> {
   const zone = query.zone ?? "UTC";
-  const hoursSince = await hoursSinceOf(zone);
-  const { rows } = await pgPool().query<TotalsRow & { weekday: number; hour: number }>(hoursStatement(scope, query, zone));
+  const [hoursSince, { rows }] = await Promise.all([
+    hoursSinceOf(zone),
+    pgPool().query<TotalsRow & { weekday: number; hour: number }>(hoursStatement(scope, query, zone)),
+  ]);
   return { zone, hoursSince, rows: rows.map((r) => ({ weekday: r.weekday, hour: r.hour, ...metricsOf(r) })) };
 }

@@ -24,8 +24,8 @@ export const REPORT_TABLES: readonly ReportTableSpec[] = [
   { table: "hourly_campaign_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id", "campaign_id"] },
   // The campaigns' hours summed per advertiser, for the hours reads that span campaigns: a
   // row per publisher an hour instead of one per campaign and publisher, its distinct orders
-  // counted per advertiser.
-  { table: "hourly_advertiser_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id"] },
+  // counted per advertiser; and one over every publisher, which an advertiser's own read sums.
+  { table: "hourly_advertiser_totals", keys: ["zone", "day", "hour", "publisher_id", "advertiser_id"], alsoOverPublishers: true },
 ];
 
 /** Whether a table keys its rows by local hour too: its zones' rows start at `hours_since`, not `since`. */

@@ -227,14 +227,24 @@ describe("report rows in many kept zones", () => {
     expect(await verifyRollups("2026-03-01", "2026-11-30")).toEqual([]);
   });
 
-  it("hold the advertiser's hours as the migration that added them fills them from the campaigns' hours and the orders", async () => {
+  it("hold the advertiser's hours as the migrations that added them fill them from the campaigns' hours and the orders", async () => {
     const everyRow = "SELECT t::text AS row FROM hourly_advertiser_totals t ORDER BY t::text";
     const written = (await pgPool().query<{ row: string }>(everyRow)).rows.map((r) => r.row);
     expect(written.length).toBeGreaterThan(0);
-    const migration = readFileSync("prisma/migrations/20261208000300_hourly_advertiser_totals/migration.sql", "utf8");
-    const fill = migration.slice(migration.indexOf('INSERT INTO "hourly_advertiser_totals"'));
+    // The writers' rows over every publisher (publisher_id '') as well as each publisher's.
+    const overPublishers = await pgPool().query("SELECT 1 FROM hourly_advertiser_totals WHERE publisher_id = ''");
+    expect(overPublishers.rowCount).toBeGreaterThan(0);
+    expect(overPublishers.rowCount).toBeLessThan(written.length);
+    const fillOf = (folder: string) => {
+      const migration = readFileSync(`prisma/migrations/${folder}/migration.sql`, "utf8");
+      const from = migration.indexOf('INSERT INTO "hourly_advertiser_totals"');
+      const to = migration.indexOf("DROP INDEX", from);
+      return migration.slice(from, to === -1 ? undefined : to);
+    };
     await pgPool().query("DELETE FROM hourly_advertiser_totals");
-    await pgPool().query(fill);
+    // The table's first fill (publishers' rows), then the rows over every publisher from those.
+    await pgPool().query(fillOf("20261208000300_hourly_advertiser_totals"));
+    await pgPool().query(fillOf("20261210000100_hours_over_publishers"));
     expect((await pgPool().query<{ row: string }>(everyRow)).rows.map((r) => r.row)).toEqual(written);
   });
 });

@@ -37,6 +37,14 @@ describe("served documents", () => {
     expect(headingId("`download=true` files")).toBe("downloadtrue-files");
   });
 
+  it("list every decision record in the decisions index", async () => {
+    const index = (await readDoc({ folder: "", slug: "decisions" }))!;
+    const listed = new Set([...index.matchAll(/\]\(decisions\/([^)#]+)\.md\)/g)].map((m) => m[1]!));
+    const records = (await listDecisions()).map((d) => d.slug);
+    expect(records.length).toBeGreaterThan(50);
+    expect(records.filter((slug) => !listed.has(slug))).toEqual([]);
+  });
+
   it("link only to pages that exist, at anchors those pages have", async () => {
     const places = await servedDocs();
     expect(places.length).toBeGreaterThan(40);

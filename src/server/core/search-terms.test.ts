@@ -6,6 +6,7 @@ import {
   type NegativeMatch,
   normaliseNegativeTerm,
   normaliseSearchTerm,
+  RAW_TERM_READ_LIMIT,
   SEARCH_TERM_MARKERS,
   SEARCH_TERM_MAX_LENGTH,
   searchTermWords,
@@ -268,5 +269,15 @@ describe("normaliseNegativeTerm", () => {
     expect(error).toBeInstanceOf(TallyError);
     expect((error as TallyError).code).toBe("bad_request");
     expect((error as TallyError).message).toMatch(message);
+  });
+});
+
+describe("a raw term of any length", () => {
+  it("is read up to RAW_TERM_READ_LIMIT characters only", () => {
+    const words = "tv ".repeat(RAW_TERM_READ_LIMIT / 3);
+    // Past the limit nothing is read, not even an address; before it, one is.
+    expect(normaliseSearchTerm(`${words}joao@example.com`)).toBe(normaliseSearchTerm(words));
+    expect(normaliseSearchTerm(`${"tv ".repeat(10)}joao@example.com`)).toBe(SEARCH_TERM_MARKERS.email);
+    expect(normaliseSearchTerm("a@".repeat(50_000))).toBe(normaliseSearchTerm("a@".repeat(RAW_TERM_READ_LIMIT / 2)));
   });
 });

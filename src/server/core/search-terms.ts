@@ -65,16 +65,21 @@ function fold(raw: string): string {
   );
 }
 
+/** Characters of a raw term read at most: a few times what is kept, so private data straddling the cap is still found. */
+export const RAW_TERM_READ_LIMIT = 1_000;
+
 /**
  * The term as Tally stores and reports it, or null when nothing is left: folded (NFKD without marks,
  * lower case, ß as "ss", NFC), without control or format characters, spaces collapsed, "(" and ")"
  * turned into spaces, at most SEARCH_TERM_MAX_LENGTH code points (cut at a space when one falls in
- * the last 20), or one of SEARCH_TERM_MARKERS when it holds private data. Callers bound the raw
- * input (the ad query takes 200 characters).
+ * the last 20), or one of SEARCH_TERM_MARKERS when it holds private data. Only the first
+ * RAW_TERM_READ_LIMIT characters are read (the ad query takes 200).
  */
 export function normaliseSearchTerm(raw: string | null | undefined): string | null {
   if (raw == null) return null;
-  const folded = fold(raw);
+  // The checks below look at the whole text, so their work is bounded by this many characters
+  // whatever a caller passes (the ad query already refuses terms over 200).
+  const folded = fold(raw.slice(0, RAW_TERM_READ_LIMIT));
   if (folded === "") return null;
   const found = privateDataIn(folded);
   if (found) return SEARCH_TERM_MARKERS[found];

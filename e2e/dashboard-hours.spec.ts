@@ -29,11 +29,14 @@ test.beforeAll(async () => {
        VALUES ('UTC', $1, $2, $3, $4, $5, $6, $7)`,
       [row.day, row.hour, PUBLISHER, ADVERTISER, CAMPAIGN, row.impressions, row.clicks],
     );
-    await query(
-      `INSERT INTO hourly_advertiser_totals (zone, day, hour, publisher_id, advertiser_id, impressions, clicks)
-       VALUES ('UTC', $1, $2, $3, $4, $5, $6)`,
-      [row.day, row.hour, PUBLISHER, ADVERTISER, row.impressions, row.clicks],
-    );
+    // As the writers keep them: the publisher's row and the one over every publisher ('').
+    for (const publisher of [PUBLISHER, ""]) {
+      await query(
+        `INSERT INTO hourly_advertiser_totals (zone, day, hour, publisher_id, advertiser_id, impressions, clicks)
+         VALUES ('UTC', $1, $2, $3, $4, $5, $6)`,
+        [row.day, row.hour, publisher, ADVERTISER, row.impressions, row.clicks],
+      );
+    }
   }
 });
 

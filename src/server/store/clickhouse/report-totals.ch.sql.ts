@@ -72,9 +72,9 @@ const READS = [
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
   keys: readonly string[],
-  where: Pick<Where, "params" | "settings" | "zone">,
+  where: Pick<Where, "params" | "settings" | "zone" | "startDate">,
 ): Promise<Row[]> {
-  const [sums, orders] = READS.map(({ table, selected }) => statement(rollupSource(table, where.zone), selected));
+  const [sums, orders] = READS.map(({ table, selected }) => statement(rollupSource(table, where.zone, where.startDate), selected));
   return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
 }
 
@@ -96,6 +96,7 @@ interface Where {
   clause: string;
   params: Record<string, unknown>;
   zone: string;
+  startDate: string;
   /** The SETTINGS clause the statement ends with, or nothing. */
   settings: string;
 }
@@ -116,7 +117,13 @@ function whereOf(rows: RollupRows, extra: RollupRows["where"] = []): Where {
     params[name] = value;
     if (column === "advertiser_id") advertiserFirst = true;
   });
-  return { clause: conditions.join(" AND "), params, zone: rows.zone, settings: advertiserFirst ? " SETTINGS optimize_use_projections = 0" : "" };
+  return {
+    clause: conditions.join(" AND "),
+    params,
+    zone: rows.zone,
+    startDate: rows.range.startDate,
+    settings: advertiserFirst ? " SETTINGS optimize_use_projections = 0" : "",
+  };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -185,7 +192,12 @@ function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, netwo
   return {
     text: (table: string, selected: string) =>
       networkCampaigns.length === 0 ? totalRows(table, selected) : `${totalRows(table, selected)} UNION ALL ${shareRows(table, selected)}`,
-    where: { params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params }, settings: totals.settings, zone: rows.zone },
+    where: {
+      params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, ...shares.params },
+      settings: totals.settings,
+      zone: rows.zone,
+      startDate: rows.range.startDate,
+    },
   };
 }
 
@@ -211,10 +223,10 @@ export async function measuredRowsPerDay(
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, settings, zone } = whereOf(rows);
+  const { clause, params, settings, zone, startDate } = whereOf(rows);
   const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${rollupSource("report_rollups", zone)} AS r WHERE ${clause} GROUP BY day${settings}`,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${rollupSource("report_rollups", zone, startDate)} AS r WHERE ${clause} GROUP BY day${settings}`,
     { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
@@ -229,10 +241,10 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params, settings, zone } = whereOf(rows);
+  const { clause, params, settings, zone, startDate } = whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
-       FROM ${rollupSource("report_rollups", zone)} AS r
+       FROM ${rollupSource("report_rollups", zone, startDate)} AS r
       WHERE ${clause}
       GROUP BY day${settings}`,
     params,

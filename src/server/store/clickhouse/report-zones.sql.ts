@@ -18,9 +18,17 @@ import { ZONED_TABLES } from "./zoned-rollups.sql";
 // Every report request asks which zones can be read; the list changes only when an account takes
 // a new zone or the backfill moves a since back, so it is read at most once every few seconds per
 // process, as the Postgres store's is (and afresh after this process changes a zone). The rows a
-// read sums never depend on this copy: its query reads the zone's since itself (zoned-source.sql.ts).
+// read sums depend on this copy only through a first own day it shows (zoned-source.sql.ts), which
+// can only have moved back since: the backfill moves a since back, and a zone is dropped (its since
+// moved past every event) only once Postgres no longer keeps it, which Postgres never stops doing.
 const READABLE_ZONES_TTL_MS = 5_000;
-let cached: { at: number; zones: Promise<ReadableZone[]> } | null = null;
+let cached: { at: number; zones: Promise<ReadableZone[]>; read?: ReadableZone[] } | null = null;
+
+/** The first own day of `zone` in the current copy of the readable zones, when there is one. */
+export function knownClickhouseFirstOwnDay(zone: string, now = Date.now()): string | null {
+  if (!cached?.read || now - cached.at >= READABLE_ZONES_TTL_MS) return null;
+  return cached.read.find((z) => z.zone === zone)?.utcDaysBefore ?? null;
+}
 
 /** The since of a zone Postgres no longer keeps: past any event, so the views count nothing for it. */
 export const DROPPED_SINCE_MS = Date.UTC(2299, 11, 31);
@@ -145,7 +153,10 @@ async function readReadableZones(): Promise<ReadableZone[]> {
  */
 export function clickhouseReadableZones(now = Date.now()): Promise<ReadableZone[]> {
   if (cached && now - cached.at < READABLE_ZONES_TTL_MS) return cached.zones;
-  const zones = readReadableZones();
+  const zones = readReadableZones().then((read) => {
+    if (cached?.zones === zones) cached.read = read;
+    return read;
+  });
   cached = { at: now, zones };
   zones.catch(() => {
     if (cached?.zones === zones) cached = null;

@@ -55,8 +55,12 @@ export const TOKEN_SPAN_SECONDS: Record<EventKind, number> = {
   view: TOKEN_LIFETIME_SECONDS.view + CLOCK_SKEW_SECONDS,
   click: TOKEN_LIFETIME_SECONDS.click + CLOCK_SKEW_SECONDS,
 };
-/** The longest token verified: a longer one is refused unread. */
-export const MAX_TOKEN_LENGTH = 2048;
+/**
+ * The longest token verified: a longer one is refused unread. Above the longest the ad query can
+ * sign (every claim at its longest in multi-byte characters: 3,439, beacon-token.test.ts), so no
+ * served ad's beacon is refused for its length, and short enough to bound a forged token's work.
+ */
+export const MAX_TOKEN_LENGTH = 4096;
 
 // The claims array as tokens signed before search terms were kept carry it: 13 entries, read as
 // searchTerm and category null. Click tokens live a week, so those are accepted for as long.

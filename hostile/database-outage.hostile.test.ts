@@ -142,6 +142,8 @@ describe("Postgres stopped in the middle of a load and started again", () => {
           context: "search",
           adType: "banner",
           adSize: "300x250",
+          searchTerm: null,
+          category: null,
           issuedAt: Math.floor(Date.now() / 1000),
           sessionHash: sessionHashOf(session),
         },

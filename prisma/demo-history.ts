@@ -92,6 +92,8 @@ async function demoTargets(): Promise<DemoTarget[]> {
           context: ad.type === "product" ? "search" : "home",
           adType: ad.type,
           adSize: ad.size,
+          searchTerm: null,
+          category: null,
         },
         startDay: Math.floor(campaign.startDate.getTime() / DAY_MS),
         skus: products.map((p) => ({ sku: p.sku, price: price(p) })),

@@ -5,7 +5,8 @@
 
 -- Accept, then settle (20261126000000_beacon_log): the partitioned log of accepted beacons, the
 -- cursors of the settle shards and the events set aside. Prisma cannot declare a partitioned
--- table, and only hand-written SQL reads these.
+-- table, and only hand-written SQL reads these. A beacon's normalised search term and category
+-- came with 20261211000100_search_terms_with_events.
 CREATE SEQUENCE "beacon_log_seq" AS bigint;
 
 CREATE TABLE "beacon_log" (
@@ -31,7 +32,9 @@ CREATE TABLE "beacon_log" (
     "user_agent" TEXT,
     "is_bot" BOOLEAN NOT NULL,
     "session_matches" BOOLEAN NOT NULL,
-    "client_hash" TEXT
+    "client_hash" TEXT,
+    "search_term" TEXT,
+    "category" TEXT
 ) PARTITION BY RANGE ("received_at");
 
 CREATE TABLE "beacon_log_default" PARTITION OF "beacon_log" DEFAULT;

@@ -22,22 +22,22 @@ await runCommand(`INSERT INTO report_zones (zone, since, hours_since, version)
                     SELECT zone, since, hours_since, toUnixTimestamp64Micro(now64(6)) + 1 FROM ${postgres("report_zones")}`);
 say("kept zones copied from Postgres");
 await runCommand(`INSERT INTO ad_events SELECT event_id, toString(kind), toString(status), session_id, user_id, ad_id, campaign_id, advertiser_id,
-                    publisher_id, request_id, toString(ad_type), ad_size, placement_name, context, site, spend_micros, user_agent, client_hash,
+                    publisher_id, request_id, toString(ad_type), ad_size, placement_name, context, search_term, category, site, spend_micros, user_agent, client_hash,
                     created_at, 0 FROM ${postgres("ad_events")}`);
 say("ad_events copied from Postgres");
 await runCommand(`INSERT INTO attributions SELECT conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                     product_sku, event_id, toString(event_kind), ad_id, campaign_id, advertiser_id, request_id, ad_size, toString(ad_type),
-                    placement_name, context, site, event_created_at, placed_at, price_micros, promotional_price_micros, quantity,
+                    placement_name, context, search_term, category, site, event_created_at, placed_at, price_micros, promotional_price_micros, quantity,
                     total_value_micros, verified, credited, toString(match), new_to_brand, created_at, 0 FROM ${postgres("attributions")}`);
 say("attributions copied from Postgres");
 for (let copy = 1; copy < copies; copy++) {
   await runCommand(`INSERT INTO ad_events SELECT generateUUIDv4(number), kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id,
-                      publisher_id, request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, client_hash,
+                      publisher_id, request_id, ad_type, ad_size, placement_name, context, search_term, category, site, spend_micros, user_agent, client_hash,
                       created_at - INTERVAL ${copy * 30} DAY, 0
                       FROM (SELECT *, rowNumberInAllBlocks() AS number FROM ad_events WHERE batch_id = 0 AND created_at >= (SELECT max(created_at) - INTERVAL 30 DAY FROM ad_events))`);
   await runCommand(`INSERT INTO attributions SELECT generateUUIDv4(number), conversion_received_at - INTERVAL ${copy * 30} DAY, item_position, publisher_id,
                       order_id, session_id, user_id, product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id, ad_size, ad_type,
-                      placement_name, context, site, event_created_at - INTERVAL ${copy * 30} DAY, placed_at - INTERVAL ${copy * 30} DAY, price_micros,
+                      placement_name, context, search_term, category, site, event_created_at - INTERVAL ${copy * 30} DAY, placed_at - INTERVAL ${copy * 30} DAY, price_micros,
                       promotional_price_micros, quantity, total_value_micros, verified, credited, match, new_to_brand, created_at - INTERVAL ${copy * 30} DAY, 0
                       FROM (SELECT *, rowNumberInAllBlocks() AS number FROM attributions WHERE placed_at >= (SELECT max(placed_at) - INTERVAL 30 DAY FROM attributions))`);
   say(`copy ${copy + 1} of ${copies}`);

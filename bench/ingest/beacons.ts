@@ -21,6 +21,8 @@ const AD = {
   site: "demomarket.com",
   adType: "banner" as const,
   adSize: "728x90",
+  searchTerm: null,
+  category: null,
 };
 
 /** The path of a fresh, validly signed impression beacon, served to `sessionId` (tokens are bound to their session). */

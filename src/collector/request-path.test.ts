@@ -15,6 +15,8 @@ const token = signBeaconToken(
     context: "home",
     adType: "product",
     adSize: null,
+    searchTerm: null,
+    category: null,
     issuedAt: 1_800_000_000,
     sessionHash: "abc",
   },

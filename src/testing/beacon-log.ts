@@ -23,6 +23,9 @@ interface ServedOptions {
   /** The placement it was served in ("home" by default) and its page context ("home" by default). */
   placementName?: string;
   context?: string;
+  /** The normalised search term and category the token carries (none by default). */
+  searchTerm?: string | null;
+  category?: string | null;
 }
 
 /** The claims of a token served for `target` (on the publisher's first site) to `sessionId`. */
@@ -40,6 +43,8 @@ export function servedClaims(target: ServedTarget, sessionId: string, options: S
     context: options.context ?? "home",
     adType: ad.type,
     adSize: ad.size,
+    searchTerm: options.searchTerm ?? null,
+    category: options.category ?? null,
     issuedAt: Math.floor((options.at ?? new Date()).getTime() / 1000),
     sessionHash: sessionHashOf(sessionId),
   };

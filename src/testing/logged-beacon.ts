@@ -35,6 +35,8 @@ export function loggedBeacon(overrides: Omit<Partial<LoggedBeacon>, "claims"> & 
       context: "home",
       adType: "banner",
       adSize: "300x250",
+      searchTerm: null,
+      category: null,
       ...claims,
     },
   };

@@ -34,6 +34,8 @@ export async function beacon(kind: EventKind, { campaign, ad }: Fixture, publish
       context: "search",
       adType: ad.type,
       adSize: ad.size,
+      searchTerm: null,
+      category: null,
       issuedAt: Math.floor(when.getTime() / 1000),
       sessionHash: sessionHashOf(session),
     },

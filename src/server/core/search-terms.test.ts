@@ -4,6 +4,7 @@ import {
   isSearchTermMarker,
   matchesNegativeTerm,
   type NegativeMatch,
+  normaliseCategory,
   normaliseNegativeTerm,
   normaliseSearchTerm,
   RAW_TERM_READ_LIMIT,
@@ -187,6 +188,38 @@ describe("normaliseSearchTerm never keeps private data", () => {
       expect(marker).toMatch(/[()]/);
       expect(normaliseSearchTerm(marker)).not.toBe(marker);
     }
+  });
+});
+
+describe("normaliseCategory", () => {
+  const cases: Array<{ raw: string; category: string; why: string }> = [
+    { raw: "Eletrônicos > TVs", category: "eletronicos > tvs", why: "folded as terms are, the path's separator kept" },
+    { raw: "  Mercearia \u00A0>\tDoces ", category: "mercearia > doces", why: "spaces collapsed and trimmed" },
+    { raw: "ＴＶ\u200B ４Ｋ", category: "tv 4k", why: "width and invisible characters" },
+    { raw: "100234567", category: "100234567", why: "a numeric id is kept, not a marker" },
+    { raw: "11912345678", category: "11912345678", why: "eleven digits are an id here, not a phone" },
+    { raw: "contato@example.com", category: "contato@example.com", why: "no private-data markers for a publisher's category" },
+    { raw: "TVs (4K)", category: "tvs (4k)", why: "parentheses stay" },
+    { raw: "(email)", category: "(email)", why: "a category may read like a marker" },
+    { raw: "x".repeat(200), category: "x".repeat(SEARCH_TERM_MAX_LENGTH), why: "at most 80 code points" },
+    { raw: `${"casa ".repeat(14)}jardim piscina`, category: `${"casa ".repeat(14)}jardim`, why: "cut at a space near the limit" },
+    { raw: "😀".repeat(100), category: "😀".repeat(SEARCH_TERM_MAX_LENGTH), why: "code points, not UTF-16 units" },
+  ];
+
+  it.each(cases)("$why", ({ raw, category }) => {
+    expect(normaliseCategory(raw)).toBe(category);
+  });
+
+  it("is null when nothing is left", () => {
+    expect(normaliseCategory(undefined)).toBeNull();
+    expect(normaliseCategory(null)).toBeNull();
+    expect(normaliseCategory("")).toBeNull();
+    expect(normaliseCategory(" \u200B\t ")).toBeNull();
+  });
+
+  it("leaves search terms as they were", () => {
+    expect(normaliseSearchTerm("TVs (4K)")).toBe("tvs 4k");
+    expect(normaliseSearchTerm("100234567")).toBe(number);
   });
 });
 

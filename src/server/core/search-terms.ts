@@ -76,11 +76,8 @@ export const RAW_TERM_READ_LIMIT = 1_000;
  * RAW_TERM_READ_LIMIT characters are read (the ad query takes 200).
  */
 export function normaliseSearchTerm(raw: string | null | undefined): string | null {
-  if (raw == null) return null;
-  // The checks below look at the whole text, so their work is bounded by this many characters
-  // whatever a caller passes (the ad query already refuses terms over 200).
-  const folded = fold(raw.slice(0, RAW_TERM_READ_LIMIT));
-  if (folded === "") return null;
+  const folded = foldedPrefix(raw);
+  if (folded === null) return null;
   const found = privateDataIn(folded);
   if (found) return SEARCH_TERM_MARKERS[found];
   const plain = folded.replace(/[()]/g, " ").replace(/ {2,}/g, " ").trim();
@@ -90,6 +87,26 @@ export function normaliseSearchTerm(raw: string | null | undefined): string | nu
   // stored must pass the same checks as what was typed.
   const cut = privateDataIn(term);
   return cut ? SEARCH_TERM_MARKERS[cut] : term;
+}
+
+/**
+ * A page's category (POST /v1/ads `category`) as Tally stores it beside every ad, or null when
+ * nothing is left: folded and cut as search terms are, but kept whole otherwise. A category comes
+ * from the publisher's page, not from what a shopper typed, so it is not searched for private data
+ * (its numeric ids, "100234567", are kept) and its parentheses stay ("tvs (4k)").
+ */
+export function normaliseCategory(raw: string | null | undefined): string | null {
+  const folded = foldedPrefix(raw);
+  return folded === null ? null : capLength(folded);
+}
+
+// The first RAW_TERM_READ_LIMIT characters folded, or null when nothing is left: the checks on a
+// term look at the whole text, so their work is bounded by this many characters whatever a caller
+// passes (the ad query already refuses terms and categories over 200).
+function foldedPrefix(raw: string | null | undefined): string | null {
+  if (raw == null) return null;
+  const folded = fold(raw.slice(0, RAW_TERM_READ_LIMIT));
+  return folded === "" ? null : folded;
 }
 
 function capLength(term: string): string {

@@ -43,6 +43,8 @@ function tokenFor(kind: "impression" | "click", options: { publisherId?: string;
       context: "home",
       adType: "banner",
       adSize: null,
+      searchTerm: null,
+      category: null,
       issuedAt: options.issuedAt ?? now(),
       sessionHash: sessionHashOf("s"),
     },

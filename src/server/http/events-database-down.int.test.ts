@@ -21,6 +21,8 @@ describe("/v1 routes without a database", () => {
         context: "home",
         adType: "banner",
         adSize: null,
+        searchTerm: null,
+        category: null,
         issuedAt: Math.floor(Date.now() / 1000),
         sessionHash: sessionHashOf("s"),
       },

@@ -163,6 +163,8 @@ describe("/v1 rate limits", () => {
         context: "home",
         adType: "banner",
         adSize: null,
+        searchTerm: null,
+        category: null,
         issuedAt: Math.floor(Date.now() / 1000),
         sessionHash: sessionHashOf("busy"),
       },

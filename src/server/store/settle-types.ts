@@ -21,6 +21,10 @@ export interface EventClaims {
   context: string;
   adType: AdType;
   adSize: string | null;
+  /** What the shopper searched, as normaliseSearchTerm (core/search-terms.ts) stores it; null without a term. */
+  searchTerm: string | null;
+  /** The page's category, as normaliseCategory stores it; null without one. */
+  category: string | null;
 }
 
 /** An accepted beacon as the log keeps it, in the shard's order. */

@@ -31,6 +31,8 @@ async function botImpression(session: string, when: Date) {
       context: "search",
       adType: ad.type,
       adSize: ad.size,
+      searchTerm: null,
+      category: null,
       issuedAt: Math.floor(when.getTime() / 1000),
       sessionHash: sessionHashOf(session),
     },

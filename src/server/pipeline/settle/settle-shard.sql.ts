@@ -19,7 +19,7 @@ export const readShardStretch = (shard: number, cursor: CursorPosition, limit: n
     sql`
 SELECT l.accepted_xid::text, l.seq::text, received_at, event_id::text, event_at, kind::text, session_id, user_id, ad_id, campaign_id,
        advertiser_id, publisher_id, request_id, ad_type::text, ad_size, placement_name, context, site, user_agent, is_bot,
-       session_matches, client_hash
+       session_matches, client_hash, search_term, category
   FROM beacon_log l
  WHERE l.shard = ${shard} AND (l.accepted_xid, l.seq) > (${cursor.last_xid}::xid8, ${cursor.last_seq}::bigint) AND l.accepted_xid < pg_snapshot_xmin(pg_current_snapshot())
  ORDER BY l.accepted_xid, l.seq

@@ -39,6 +39,8 @@ interface LogRow extends LogPosition {
   placement_name: string;
   context: string;
   site: string;
+  search_term: string | null;
+  category: string | null;
   user_agent: string | null;
   is_bot: boolean;
   session_matches: boolean;
@@ -63,6 +65,8 @@ function loggedBeacon(row: LogRow): LoggedBeacon {
       context: row.context,
       adType: row.ad_type,
       adSize: row.ad_size,
+      searchTerm: row.search_term,
+      category: row.category,
     },
     sessionId: row.session_id,
     userId: row.user_id,

@@ -16,6 +16,7 @@ import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as hourlyRollups from "./migrations/0008-hourly-rollups.sql";
+import * as searchTerms from "./migrations/0009-search-terms.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "new-to-brand", ...newToBrand },
   { version: 7, name: "zoned-rollups", ...zonedRollups },
   { version: 8, name: "hourly-rollups", ...hourlyRollups },
+  { version: 9, name: "search-terms", ...searchTerms },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

@@ -9,6 +9,7 @@ import { alone as clickCreditAlone, statements as clickCreditStatements } from "
 import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
+import * as searchTerms from "./migrations/0009-search-terms.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -198,5 +199,21 @@ describe("ClickHouse's schema", () => {
     const single = zonedRollups.statements(schemaOf({ deduplicationWindow: 500 })).join("\n");
     expect(single).toContain("ENGINE = ReplacingMergeTree(version) ORDER BY zone");
     expect(single).not.toMatch(/ON CLUSTER|Replicated|_local/);
+  });
+});
+
+describe("ClickHouse's search-terms migration", () => {
+  it("adds the nullable search term and category after context to ad_events and attributions, local and Distributed, and touches no view or rollup", () => {
+    const cluster = searchTerms.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const columns = ["search_term Nullable(String) AFTER context", "category LowCardinality(Nullable(String)) AFTER search_term"];
+    expect(cluster).toEqual(
+      ["ad_events_local", "ad_events", "attributions_local", "attributions"].flatMap((table) =>
+        columns.map((column) => `ALTER TABLE ${table} ON CLUSTER tally ADD COLUMN IF NOT EXISTS ${column}`),
+      ),
+    );
+    expect(searchTerms.statements(schemaOf({ deduplicationWindow: 500 }))).toEqual(
+      ["ad_events", "attributions"].flatMap((table) => columns.map((column) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column}`)),
+    );
+    expect(searchTerms).not.toHaveProperty("alone");
   });
 });

@@ -1,13 +1,19 @@
 // Exactly once across Postgres and ClickHouse: settled batches shipped twice, by two shippers at
 // once, by a shipper killed between its insert and its mark, past the deduplication window, and
-// with a row ClickHouse refuses; and the chdb session-settings leak.
+// with a row ClickHouse refuses; and the chdb session-settings leak. Rows arrive with every column
+// Postgres keeps, search terms and categories included.
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
+import { sessionHashOf } from "@/server/pipeline/accept/beacons/beacon-token";
+import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { store } from "@/server/store";
 import { insertTabSeparated, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { CHROME } from "@/testing/beacon-log";
 import { beacon, seedAcme } from "@/testing/report-fixture";
+import { recordAndSettle, recordAndSettleConversion } from "@/testing/settle";
 import { forgetShipped, oldestUnshippedRow, shipBatches } from "./ship-batches.sql";
 
 const count = async (query: string) => Number((await selectRows<{ n: string }>(query))[0]!.n);
@@ -234,5 +240,71 @@ describe("shipping", () => {
     expect(await forgetShipped(new Date("2026-11-12T00:00:00Z"))).toBe(old);
     const left = await pgPool().query("SELECT count(*)::int AS n, count(*) FILTER (WHERE shipped_at IS NULL)::int AS waiting FROM clickhouse_batches");
     expect(left.rows[0]).toEqual({ n: before - old, waiting: 1 });
+  });
+
+  it("ships the search term and category of each event and of the order line it wins, and nulls where there were none", async () => {
+    const { cpc, shopA } = fixture;
+    const session = `terms-${randomUUID()}`;
+    const when = new Date("2026-11-15T10:00:00Z");
+    for (const kind of ["impression", "click"] as const) {
+      await recordAndSettle({
+        claims: {
+          kind,
+          requestId: `terms-request-${session}`,
+          adId: cpc.ad.id,
+          campaignId: cpc.campaign.id,
+          advertiserId: cpc.campaign.advertiserId,
+          publisherId: shopA.id,
+          site: shopA.sites[0]!.name,
+          placementName: "grid",
+          context: "search",
+          adType: cpc.ad.type,
+          adSize: cpc.ad.size,
+          searchTerm: "acucar organico",
+          category: "mercearia > doces",
+          issuedAt: Math.floor(when.getTime() / 1000),
+          sessionHash: sessionHashOf(session),
+        },
+        body: { session_id: session },
+        userAgent: CHROME,
+        now: when,
+      });
+    }
+    await recordAndSettleConversion(
+      {
+        publisher_id: shopA.id,
+        user_id: `u-${session}`,
+        session_id: session,
+        order_id: `o-${session}`,
+        created_at: new Date("2026-11-15T10:30:00Z").toISOString(),
+        channel: "app",
+        email_hashed: createHash("sha256").update(`${session}@example.com`).digest("hex"),
+        items: [{ sku: cpc.products[0]!.sku, quantity: 1, price: 10, promotional_price: 9 }],
+      },
+      new Date("2026-11-15T10:31:00Z"),
+    );
+    await attributePendingConversions({ settleMs: 0 });
+    await beacon("impression", cpc, shopA, `no-terms-${session}`, when);
+    expect((await shipBatches()).error).toBeNull();
+
+    const kept = { search_term: "acucar organico", category: "mercearia > doces" };
+    const events = await selectRows<{ kind: string; search_term: string | null; category: string | null }>(
+      "SELECT kind, search_term, category FROM ad_events WHERE session_id = {session:String} ORDER BY kind DESC",
+      { session },
+    );
+    expect(events).toEqual([
+      { kind: "impression", ...kept },
+      { kind: "click", ...kept },
+    ]);
+    const lines = await selectRows<{ event_kind: string; search_term: string | null; category: string | null }>(
+      "SELECT event_kind, search_term, category FROM attributions WHERE session_id = {session:String}",
+      { session },
+    );
+    expect(lines).toEqual([{ event_kind: "click", ...kept }]);
+    const none = await selectRows<{ search_term: string | null; category: string | null }>(
+      "SELECT search_term, category FROM ad_events WHERE session_id = {session:String}",
+      { session: `no-terms-${session}` },
+    );
+    expect(none).toEqual([{ search_term: null, category: null }]);
   });
 });

@@ -156,7 +156,7 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
   SELECT DISTINCT ON (i.conversion_id, i.ordinal)
          i.conversion_id, i.ordinal - 1 AS item_position, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
          t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
-         t.placement_name, t.context, t.site, t.created_at AS event_created_at
+         t.placement_name, t.context, t.search_term, t.category, t.site, t.created_at AS event_created_at
     FROM lines i
     JOIN eligible t ON t.conversion_id = i.conversion_id
    WHERE (i.owner_id IS NULL OR t.advertiser_id = i.owner_id)
@@ -168,7 +168,7 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
   SELECT DISTINCT ON (i.conversion_id, i.ordinal)
          i.conversion_id, i.ordinal - 1 AS item_position, i.sku, i.quantity, i.price_micros, i.promotional_price_micros,
          t.event_id, t.kind, t.ad_id, t.campaign_id, t.advertiser_id, t.request_id, t.ad_size, t.ad_type,
-         t.placement_name, t.context, t.site, t.created_at AS event_created_at
+         t.placement_name, t.context, t.search_term, t.category, t.site, t.created_at AS event_created_at
     FROM lines i
     JOIN eligible t ON t.conversion_id = i.conversion_id AND t.advertiser_id = i.owner_id
    WHERE NOT EXISTS (SELECT 1 FROM winners w WHERE w.conversion_id = i.conversion_id AND w.item_position = i.ordinal - 1)
@@ -180,12 +180,12 @@ WITH ${raw(target === "outbox" ? `${OUTBOX_BATCH}, ` : "")}batch AS (
 ), attributed AS (
   INSERT INTO attributions (conversion_id, conversion_received_at, item_position, publisher_id, order_id, session_id, user_id,
                             product_sku, event_id, event_kind, ad_id, campaign_id, advertiser_id, request_id,
-                            ad_size, ad_type, placement_name, context, site, event_created_at, placed_at,
+                            ad_size, ad_type, placement_name, context, search_term, category, site, event_created_at, placed_at,
                             price_micros, promotional_price_micros, quantity, total_value_micros, verified, credited, match, new_to_brand,
                             created_at, clickhouse_batch)
   SELECT w.conversion_id, b.received_at, w.item_position, b.publisher_id, b.order_id, b.session_id, b.user_id,
          w.sku, w.event_id, w.kind, w.ad_id, w.campaign_id, w.advertiser_id, w.request_id,
-         w.ad_size, w.ad_type, w.placement_name, w.context, w.site, w.event_created_at, b.placed_at,
+         w.ad_size, w.ad_type, w.placement_name, w.context, w.search_term, w.category, w.site, w.event_created_at, b.placed_at,
          w.price_micros, w.promotional_price_micros, w.quantity,
          round(w.promotional_price_micros * w.quantity::numeric)::bigint, b.verified, b.credited, w.match,
          w.match = 'sku' AND b.credited AND prior.conversion_id IS NULL,

@@ -143,15 +143,17 @@ async function writeEventsAndSpend(
         sql`WITH ${raw(outbox ? `${OUTBOX_BATCH}, ` : "")}input AS (
              SELECT * FROM unnest(${batch.map((b) => b.eventId)}::uuid[], ${batch.map((b) => b.claims.kind)}::text[], ${statuses}::text[], ${batch.map((b) => b.sessionId)}::text[], ${batch.map((b) => b.userId)}::text[], ${batch.map((b) => b.claims.adId)}::text[], ${batch.map((b) => b.claims.campaignId)}::text[], ${batch.map((b) => b.claims.advertiserId)}::text[], ${batch.map((b) => b.claims.publisherId)}::text[],
                                   ${batch.map((b) => b.claims.requestId)}::text[], ${batch.map((b) => b.claims.adType)}::text[], ${batch.map((b) => b.claims.adSize)}::text[], ${batch.map((b) => b.claims.placementName)}::text[], ${batch.map((b) => b.claims.context)}::text[], ${batch.map((b) => b.claims.site)}::text[], ${spend.map(String)}::bigint[], ${batch.map((b) => b.userAgent)}::text[], ${batch.map((b) => b.createdAt)}::timestamptz[],
-                                  ${batch.map((b) => b.clientHash)}::text[])
+                                  ${batch.map((b) => b.clientHash)}::text[], ${batch.map((b) => b.claims.searchTerm)}::text[], ${batch.map((b) => b.claims.category)}::text[])
                     AS t(event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash)
+                         request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash,
+                         search_term, category)
            ), events AS (
              INSERT INTO ad_events (event_id, kind, status, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash, clickhouse_batch)
+                                    request_id, ad_type, ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash,
+                                    search_term, category, clickhouse_batch)
              SELECT event_id, kind::"EventKind", status::"EventStatus", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
                     request_id, ad_type::"AdType", ad_size, placement_name, context, site, spend_micros, user_agent, created_at, client_hash,
-                    ${raw(outbox ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
+                    search_term, category, ${raw(outbox ? "(SELECT id FROM outbox_id)" : "NULL::bigint")}
                FROM input
            ), ${raw(outbox ? OUTBOX_ROW : TRAFFIC_UPSERTS)}, wallets AS (
              UPDATE accounts a SET wallet_balance_micros = a.wallet_balance_micros - d.amount, updated_at = now()

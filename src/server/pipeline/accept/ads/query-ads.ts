@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher.sql";
 import { TallyError, type ValidationEntry } from "@/server/core/errors";
+import { normaliseCategory, normaliseSearchTerm } from "@/server/core/search-terms";
 import { type SigningKey, sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { EVENT_KINDS } from "@/server/store/settle-types";
 import type { AdQuery } from "./ad-query.schema";
@@ -60,6 +61,10 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
   const requestId = randomUUID();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const sessionHash = sessionHashOf(query.session_id);
+  // What every ad of the query keeps of the term and category: normalised once, never as typed
+  // (ranking above reads the raw query).
+  const searchTerm = normaliseSearchTerm(query.term);
+  const category = normaliseCategory(query.category);
   const ads: Record<string, ServedAd[]> = Object.fromEntries(query.placements.map((p) => [p.name, []]));
   for (const { placement, ad, product } of placed) {
     const urls = Object.fromEntries(
@@ -77,6 +82,8 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
             context: query.context,
             adType: ad.ad_type,
             adSize: ad.size,
+            searchTerm,
+            category,
             issuedAt,
             sessionHash,
           },

@@ -41,9 +41,11 @@ export async function appendBeaconBatch(batch: BeaconToAppend[]): Promise<void> 
       "beacons-append",
       sql`
 INSERT INTO beacon_log (shard, event_id, event_at, kind, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                        request_id, ad_type, ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash)
+                        request_id, ad_type, ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash,
+                        search_term, category)
 SELECT shard, event_id, coalesce(event_at, now()), kind::"EventKind", session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-       request_id, ad_type::"AdType", ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash
+       request_id, ad_type::"AdType", ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash,
+       search_term, category
   FROM unnest(${int2Array(batch.map((b) => b.shard))}::smallint[], ${uuidArray(batch.map((b) => b.eventId))}::uuid[],
               ${timestamptzArray(batch.map((b) => b.pinnedAt))}::timestamptz[], ${text((b) => b.claims.kind)}::text[],
               ${text((b) => b.sessionId)}::text[], ${text((b) => b.userId)}::text[], ${text((b) => b.claims.adId)}::text[],
@@ -51,9 +53,11 @@ SELECT shard, event_id, coalesce(event_at, now()), kind::"EventKind", session_id
               ${text((b) => b.claims.publisherId)}::text[], ${text((b) => b.claims.requestId)}::text[], ${text((b) => b.claims.adType)}::text[],
               ${text((b) => b.claims.adSize)}::text[], ${text((b) => b.claims.placementName)}::text[], ${text((b) => b.claims.context)}::text[],
               ${text((b) => b.claims.site)}::text[], ${text((b) => b.userAgent)}::text[], ${boolArray(batch.map((b) => b.isBot))}::boolean[],
-              ${boolArray(batch.map((b) => b.sessionMatches))}::boolean[], ${text((b) => b.clientHash)}::text[])
+              ${boolArray(batch.map((b) => b.sessionMatches))}::boolean[], ${text((b) => b.clientHash)}::text[],
+              ${text((b) => b.claims.searchTerm)}::text[], ${text((b) => b.claims.category)}::text[])
        WITH ORDINALITY AS t(shard, event_id, event_at, kind, session_id, user_id, ad_id, campaign_id, advertiser_id, publisher_id,
-                            request_id, ad_type, ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash, n)
+                            request_id, ad_type, ad_size, placement_name, context, site, user_agent, is_bot, session_matches, client_hash,
+                            search_term, category, n)
  ORDER BY n`,
     ),
   );

@@ -23,6 +23,8 @@ export function storedBeaconBytes(beacon: Pick<LoggedBeacon, "claims" | "session
     (claims.adSize?.length ?? 0) +
     claims.placementName.length +
     claims.context.length +
-    claims.site.length
+    claims.site.length +
+    (claims.searchTerm?.length ?? 0) +
+    (claims.category?.length ?? 0)
   );
 }

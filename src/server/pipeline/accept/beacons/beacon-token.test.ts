@@ -1,6 +1,8 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { TallyError } from "@/server/core/errors";
-import { type BeaconClaims, sessionHashOf, signBeaconToken, verifyBeaconToken } from "./beacon-token";
+import { SEARCH_TERM_MAX_LENGTH } from "@/server/core/search-terms";
+import { type BeaconClaims, MAX_TOKEN_LENGTH, sessionHashOf, signBeaconToken, verifyBeaconToken } from "./beacon-token";
 
 const oldKey = { id: "k1", secret: "a".repeat(40) };
 const newKey = { id: "k2", secret: "b".repeat(40) };
@@ -17,9 +19,34 @@ const claims: BeaconClaims = {
   context: "search",
   adType: "banner",
   adSize: "728x90",
+  searchTerm: null,
+  category: null,
   issuedAt: now,
   sessionHash: sessionHashOf("sess-1"),
 };
+
+/** A token signed as by Tally before search terms were kept (or with any other array): the array as given, signed with `key`. */
+function signArray(compact: unknown[], key: { id: string; secret: string }): string {
+  const signedPart = `${key.id}.${Buffer.from(JSON.stringify(compact)).toString("base64url")}`;
+  return `${signedPart}.${createHmac("sha256", key.secret).update(signedPart).digest("base64url")}`;
+}
+
+/** The 13 entries of the claims array before search terms were kept, in the order the old code wrote them. */
+const oldCompact = (c: BeaconClaims) => [
+  c.kind,
+  c.requestId,
+  c.adId,
+  c.campaignId,
+  c.advertiserId,
+  c.publisherId,
+  c.site,
+  c.placementName,
+  c.context,
+  c.adType,
+  c.adSize,
+  c.issuedAt,
+  c.sessionHash,
+];
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -82,8 +109,86 @@ describe("beacon tokens", () => {
     expect(codeOf(() => verifyBeaconToken(click, "click", [newKey], now + 7 * 24 * 3600 + 1))).toBe("gone");
   });
 
+  it("carry the normalised search term and category, or nulls", () => {
+    const withTerms = { ...claims, searchTerm: "acucar organico", category: "mercearia > doces" };
+    const token = signBeaconToken(withTerms, newKey);
+    expect(verifyBeaconToken(token, "impression", [newKey], now)).toEqual(withTerms);
+    const payload = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString());
+    expect(payload).toHaveLength(15);
+    expect(payload.slice(13)).toEqual(["acucar organico", "mercearia > doces"]);
+    const termOnly = { ...claims, searchTerm: "(email)" };
+    expect(verifyBeaconToken(signBeaconToken(termOnly, newKey), "impression", [newKey], now)).toEqual(termOnly);
+    const none = verifyBeaconToken(signBeaconToken(claims, newKey), "impression", [newKey], now);
+    expect([none.searchTerm, none.category]).toEqual([null, null]);
+  });
+
+  it("accept a 13-entry token signed before search terms were kept, as having none, for its whole life", () => {
+    const click = { ...claims, kind: "click" as const };
+    const old = signArray(oldCompact(click), newKey);
+    expect(verifyBeaconToken(old, "click", [newKey], now + 7 * 24 * 3600)).toEqual({ ...click, searchTerm: null, category: null });
+    expect(codeOf(() => verifyBeaconToken(old, "click", [newKey], now + 7 * 24 * 3600 + 1))).toBe("gone");
+  });
+
+  it("refuse claims arrays of any other length, or a term or category that is not a string or null", () => {
+    const base = oldCompact(claims);
+    for (const compact of [[...base, "acucar"], base.slice(0, 12), [...base, "a", "b", "c"], [...base, 1, null], [...base, null, false]]) {
+      expect(codeOf(() => verifyBeaconToken(signArray(compact, newKey), "impression", [newKey], now))).toBe("not_found");
+    }
+    expect(verifyBeaconToken(signArray([...base, "a", null], newKey), "impression", [newKey], now).searchTerm).toBe("a");
+  });
+
   it("refuse tokens issued in the future beyond clock skew", () => {
     const token = signBeaconToken({ ...claims, issuedAt: now + 3600 }, newKey);
+    expect(codeOf(() => verifyBeaconToken(token, "impression", [newKey], now))).toBe("not_found");
+  });
+});
+
+// The longest values each claim can take: account, campaign and ad ids at most 64 UTF-16 units
+// (account-input.ts, campaign-input.ts, ad-input.ts), a site name 200 (account-input.ts), a
+// placement name 100 code points (ad-query.schema.ts), a size "9999x9999", the longest context
+// and ad type, and a search term and category of SEARCH_TERM_MAX_LENGTH code points of 4 bytes.
+describe("the largest token", () => {
+  const fourBytes = "\u{1D11E}"; // 𝄞, 4 bytes of UTF-8, one code point
+  const terms = fourBytes.repeat(SEARCH_TERM_MAX_LENGTH);
+  const largest = (id: string, site: string, placement: string, term: string | null): BeaconClaims => ({
+    ...claims,
+    kind: "impression",
+    adId: id,
+    campaignId: id,
+    advertiserId: id,
+    publisherId: id,
+    site,
+    placementName: placement,
+    context: "checkout",
+    adType: "product",
+    adSize: "9999x9999",
+    searchTerm: term,
+    category: term,
+  });
+
+  it("fits the limit with the longest ASCII ids, site and placement and terms of 80 four-byte code points", () => {
+    const biggest = largest("a".repeat(64), "s".repeat(200), "p".repeat(100), terms);
+    const token = signBeaconToken(biggest, { id: "key-id-of-some-length", secret: "b".repeat(40) });
+    expect(token.length).toBe(1842);
+    expect(token.length).toBeLessThanOrEqual(MAX_TOKEN_LENGTH);
+    expect(verifyBeaconToken(token, "impression", [{ id: "key-id-of-some-length", secret: "b".repeat(40) }], now)).toEqual(biggest);
+  });
+
+  // Ids and site names may hold any character: at their longest in 3-byte characters (with a
+  // placement of 4-byte ones) a token is longest, and must still verify.
+  it("fits the limit with the longest multi-byte ids, site and placement, with or without terms", () => {
+    const threeBytes = "\u20AC"; // €
+    const withTerms = largest(threeBytes.repeat(64), threeBytes.repeat(200), fourBytes.repeat(100), terms);
+    const withoutTerms = largest(threeBytes.repeat(64), threeBytes.repeat(200), fourBytes.repeat(100), null);
+    const [signedWith, signedWithout] = [withTerms, withoutTerms].map((c) => signBeaconToken(c, newKey));
+    expect([signedWithout!.length, signedWith!.length]).toEqual([2591, 3439]);
+    expect(signedWith!.length).toBeLessThanOrEqual(MAX_TOKEN_LENGTH);
+    expect(verifyBeaconToken(signedWith!, "impression", [newKey], now)).toEqual(withTerms);
+    expect(verifyBeaconToken(signedWithout!, "impression", [newKey], now)).toEqual(withoutTerms);
+  });
+
+  it("refuses a token longer than the limit unread", () => {
+    const token = signBeaconToken({ ...claims, site: "s".repeat(MAX_TOKEN_LENGTH) }, newKey);
     expect(codeOf(() => verifyBeaconToken(token, "impression", [newKey], now))).toBe("not_found");
   });
 });

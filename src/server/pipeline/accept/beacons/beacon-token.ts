@@ -1,5 +1,7 @@
 // Beacon ids: opaque signed tokens that carry everything an event row needs about the served ad,
-// so a beacon is verified and stored without reading the database first.
+// so a beacon is verified and stored without reading the database first: the search term and
+// category of the ad query too, normalised (core/search-terms.ts), as every event and attribution
+// of the ad keeps them.
 // Format: `<kid>.<base64url(JSON payload)>.<base64url(HMAC-SHA256(secret, "<kid>.<payload>"))>`.
 // The key id names which configured secret signed it, so keys rotate: the first configured key
 // signs, every configured key verifies.
@@ -53,9 +55,16 @@ export const TOKEN_SPAN_SECONDS: Record<EventKind, number> = {
   view: TOKEN_LIFETIME_SECONDS.view + CLOCK_SKEW_SECONDS,
   click: TOKEN_LIFETIME_SECONDS.click + CLOCK_SKEW_SECONDS,
 };
-const MAX_TOKEN_LENGTH = 2048;
+/**
+ * The longest token verified: a longer one is refused unread. Above the longest the ad query can
+ * sign (every claim at its longest in multi-byte characters: 3,439, beacon-token.test.ts), so no
+ * served ad's beacon is refused for its length, and short enough to bound a forged token's work.
+ */
+export const MAX_TOKEN_LENGTH = 4096;
 
-type CompactClaims = [
+// The claims array as tokens signed before search terms were kept carry it: 13 entries, read as
+// searchTerm and category null. Click tokens live a week, so those are accepted for as long.
+type CompactClaimsWithoutTerms = [
   kind: EventKind,
   requestId: string,
   adId: string,
@@ -70,6 +79,9 @@ type CompactClaims = [
   issuedAt: number,
   sessionHash: string,
 ];
+
+// Today's array: the same 13 entries, then the search term and the category (string or null).
+type CompactClaims = [...CompactClaimsWithoutTerms, searchTerm: string | null, category: string | null];
 
 function sign(secret: string, signedPart: string): Buffer {
   return createHmac("sha256", secret).update(signedPart).digest();
@@ -91,6 +103,8 @@ export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
     claims.adSize,
     claims.issuedAt,
     claims.sessionHash,
+    claims.searchTerm,
+    claims.category,
   ];
   const signedPart = `${key.id}.${Buffer.from(JSON.stringify(compact)).toString("base64url")}`;
   return `${signedPart}.${sign(key.secret, signedPart).toString("base64url")}`;
@@ -98,11 +112,18 @@ export function signBeaconToken(claims: BeaconClaims, key: SigningKey): string {
 
 const notFound = () => new TallyError("not_found", "unknown beacon address");
 
-function isCompactClaims(value: unknown): value is CompactClaims {
-  if (!Array.isArray(value) || value.length !== 13) return false;
+const isStringOrNull = (value: unknown) => value === null || typeof value === "string";
+
+/** A claims array of either length: 13 entries (signed before search terms were kept) or 15. */
+function isCompactClaims(value: unknown): value is CompactClaimsWithoutTerms | CompactClaims {
+  if (!Array.isArray(value) || (value.length !== 13 && value.length !== 15)) return false;
   const strings = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12].every((i) => typeof value[i] === "string");
   return (
-    strings && (value[10] === null || typeof value[10] === "string") && Number.isInteger(value[11]) && (EVENT_KINDS as readonly unknown[]).includes(value[0])
+    strings &&
+    isStringOrNull(value[10]) &&
+    Number.isInteger(value[11]) &&
+    (EVENT_KINDS as readonly unknown[]).includes(value[0]) &&
+    (value.length === 13 || (isStringOrNull(value[13]) && isStringOrNull(value[14])))
   );
 }
 
@@ -131,9 +152,27 @@ export function verifyBeaconToken(token: string, kind: string, keys: readonly Si
   }
   if (!isCompactClaims(compact) || compact[0] !== kind) throw notFound();
   const [tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt, sessionHash] = compact;
+  const searchTerm = compact.length === 15 ? compact[13] : null;
+  const category = compact.length === 15 ? compact[14] : null;
   if (issuedAt > nowSeconds + CLOCK_SKEW_SECONDS) throw notFound();
   if (nowSeconds - issuedAt > TOKEN_LIFETIME_SECONDS[tokenKind]) {
     throw new TallyError("gone", "this beacon address has expired");
   }
-  return { kind: tokenKind, requestId, adId, campaignId, advertiserId, publisherId, site, placementName, context, adType, adSize, issuedAt, sessionHash };
+  return {
+    kind: tokenKind,
+    requestId,
+    adId,
+    campaignId,
+    advertiserId,
+    publisherId,
+    site,
+    placementName,
+    context,
+    adType,
+    adSize,
+    issuedAt,
+    sessionHash,
+    searchTerm,
+    category,
+  };
 }

@@ -36,6 +36,8 @@ function claimsFor(f: Awaited<ReturnType<typeof fixture>>, sessionId: string, ki
     context: "search",
     adType: f.ad.type,
     adSize: f.ad.size,
+    searchTerm: null,
+    category: null,
     issuedAt: Math.floor(Date.now() / 1000),
     sessionHash: sessionHashOf(sessionId),
   };

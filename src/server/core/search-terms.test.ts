@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: one table per rule of the search terms (folding, length, each kind of private data, barcodes, negatives), read side by side.
 import { describe, expect, it } from "vitest";
 import { TallyError } from "./errors";
 import {

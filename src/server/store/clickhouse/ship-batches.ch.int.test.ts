@@ -1,3 +1,4 @@
+// One file over 300 lines on purpose: every way a shipped batch could arrive twice or not at all, and what rows carry, over one set of fixtures.
 // Exactly once across Postgres and ClickHouse: settled batches shipped twice, by two shippers at
 // once, by a shipper killed between its insert and its mark, past the deduplication window, and
 // with a row ClickHouse refuses; and the chdb session-settings leak. Rows arrive with every column

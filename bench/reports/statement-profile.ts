@@ -6,7 +6,7 @@
 // 10 to warm up), their p50 and p95 in ms and the zone's p50 over UTC's, beside the same number of
 // `SELECT 1` round trips as the baseline of the connection's own cost.
 import { parseArgs } from "node:util";
-import type { Sql } from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 import { pgPool } from "@/server/db/pg-pool";
 import { advertiserReportStatement } from "@/server/store/postgres/advertiser-report.sql";
 import { adsDetailedStatement, campaignsDetailedStatement } from "@/server/store/postgres/detailed-report.sql";
@@ -17,6 +17,7 @@ import type { AdvertiserReportOrderBy, DetailedReportOrderBy } from "@/server/st
 import { log } from "../lib/stack";
 import { readSeedNote, startBenchDatabase } from "./database";
 import { LARGE_ADVERTISER, LARGE_PUBLISHER, ZONED_READS } from "./dataset";
+import { percentile } from "./timing";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "100" }, report: { type: "string", default: "hours" } } });
 const RUNS = Number(values.runs);
@@ -39,19 +40,6 @@ function statementOf(report: string, scope: ReportScope, query: ReportQuery<stri
   throw new Error(`--report: hours, ads-detailed, campaigns-detailed or advertisers, not ${report}`);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-
-async function timed(text: string, params: unknown[]): Promise<{ p50: number; p95: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS + 10; i++) {
-    const started = performance.now();
-    await pgPool().query(text, params);
-    if (i >= 10) times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: Math.round(percentile(times, 0.5) * 10) / 10, p95: Math.round(percentile(times, 0.95) * 10) / 10 };
-}
-
 /** Each statement run RUNS times, one of each in turn (after 10 turns to warm up). */
 async function timedInTurns(statements: Sql[]): Promise<{ p50: number; p95: number }[]> {
   const times = statements.map(() => [] as number[]);
@@ -64,7 +52,7 @@ async function timedInTurns(statements: Sql[]): Promise<{ p50: number; p95: numb
   }
   return times.map((list) => {
     list.sort((a, b) => a - b);
-    return { p50: Math.round(percentile(list, 0.5) * 10) / 10, p95: Math.round(percentile(list, 0.95) * 10) / 10 };
+    return { p50: Math.round(percentile(list, 50) * 10) / 10, p95: Math.round(percentile(list, 95) * 10) / 10 };
   });
 }
 
@@ -74,7 +62,7 @@ async function main(): Promise<void> {
   const { postgres, url } = await startBenchDatabase();
   process.env.DATABASE_URL = url;
   try {
-    log(`SELECT 1: ${JSON.stringify(await timed("SELECT 1", []))}`);
+    log(`SELECT 1: ${JSON.stringify((await timedInTurns([sql`SELECT 1`]))[0])}`);
     const scope: ReportScope = { advertiserId: LARGE_ADVERTISER, publisherIds: null, targetedPublisherIds: null };
     await readableReportZones();
     const statements = ["UTC", ZONED_READS].map((zone) => {

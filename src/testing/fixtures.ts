@@ -91,18 +91,18 @@ export async function makeCampaignWithAd(options: CampaignOptions) {
   return { campaign, ad, products };
 }
 
-/** A publisher, an advertiser and its product campaign (CPC 0.20) of one SKU on that publisher, with one ad. */
-export async function makeProductCampaign(options: { wallet?: number } = {}) {
+/** A publisher, an advertiser and its product campaign (CPC 0.20) of one SKU on that publisher, with one ad; the product "Beans" unless named. */
+export async function makeProductCampaign(options: { wallet?: number; product?: { name: string; category?: string } } = {}) {
   const publisher = await makePublisher();
   const advertiser = await makeAdvertiser({ wallet: options.wallet });
-  const sku = `BEANS-${unique()}`;
+  const sku = `${options.product ? "SKU" : "BEANS"}-${unique()}`;
   const made = await makeCampaignWithAd({
     advertiserId: advertiser.id,
     publisherIds: [publisher.id],
     type: "product",
     bidModel: "cpc",
     bid: 0.2,
-    products: [{ sku, name: "Beans" }],
+    products: [{ sku, ...(options.product ?? { name: "Beans" }) }],
   });
   return { publisher, advertiser, sku, ...made };
 }

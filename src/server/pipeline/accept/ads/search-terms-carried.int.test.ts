@@ -5,23 +5,10 @@ import { describe, expect, it } from "vitest";
 import { pgPool } from "@/server/db/pg-pool";
 import { attributePendingConversions } from "@/server/pipeline/attribute/attribute-pending";
 import { askForAds, postBeacon } from "@/testing/events-client";
-import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { makeProductCampaign } from "@/testing/fixtures";
 import { recordAndSettleConversion } from "@/testing/settle";
 
-async function sugarCampaign() {
-  const publisher = await makePublisher();
-  const advertiser = await makeAdvertiser();
-  const sku = `ACUCAR-${randomUUID()}`;
-  const made = await makeCampaignWithAd({
-    advertiserId: advertiser.id,
-    publisherIds: [publisher.id],
-    type: "product",
-    bidModel: "cpc",
-    bid: 0.2,
-    products: [{ sku, name: "Açúcar Orgânico 1 kg", category: "Mercearia > Doces" }],
-  });
-  return { publisher, sku, ...made };
-}
+const sugarCampaign = () => makeProductCampaign({ product: { name: "Açúcar Orgânico 1 kg", category: "Mercearia > Doces" } });
 
 type Campaign = Awaited<ReturnType<typeof sugarCampaign>>;
 

@@ -85,9 +85,14 @@ export function reportZones(accountZone: string, readable: readonly ReadableZone
   return { defaultZone: keptZone(accountZone, readable) ?? UTC, readable, unknown };
 }
 
+/** The first day that is `zone`'s own in a list of readable zones (none for UTC, an absent list or zone). */
+export function firstOwnDayIn(readable: readonly ReadableZone[] | undefined, zone: string): string | null {
+  return readable?.find((z) => z.zone === zone)?.utcDaysBefore ?? null;
+}
+
 /** The first day of `zone` that is its own when a range reaches before it (the answer names it), else null. */
 export function utcDaysBeforeOf(range: ZonedRange, zones: ReportZones): string | null {
-  const before = zones.readable.find((z) => z.zone === range.zone)?.utcDaysBefore ?? null;
+  const before = firstOwnDayIn(zones.readable, range.zone);
   return before !== null && range.startDate < before ? before : null;
 }
 

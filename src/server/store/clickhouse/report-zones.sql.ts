@@ -6,9 +6,10 @@
 // A version row per change (ReplacingMergeTree(version)); every read takes a zone's newest.
 import sql from "sql-template-tag";
 import { DAY_MS } from "@/server/core/days";
+import { expiringCopy } from "@/server/core/expiring-copy";
 import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
-import type { ReadableZone } from "@/server/store/report-query";
+import { firstOwnDayIn, type ReadableZone } from "@/server/store/report-query";
 import { unknownReportZones } from "@/server/store/unknown-zones.sql";
 import { runCommand, selectRows } from "./client";
 import { HOURLY_TABLES } from "./hourly-recount.ch.sql";
@@ -22,12 +23,11 @@ import { ZONED_TABLES } from "./zoned-rollups.sql";
 // can only have moved back since: the backfill moves a since back, and a zone is dropped (its since
 // moved past every event) only once Postgres no longer keeps it, which Postgres never stops doing.
 const READABLE_ZONES_TTL_MS = 5_000;
-let cached: { at: number; zones: Promise<ReadableZone[]>; read?: ReadableZone[] } | null = null;
+const readableCopy = expiringCopy(READABLE_ZONES_TTL_MS, () => readReadableZones());
 
 /** The first own day of `zone` in the current copy of the readable zones, when there is one. */
 export function knownClickhouseFirstOwnDay(zone: string, now = Date.now()): string | null {
-  if (!cached?.read || now - cached.at >= READABLE_ZONES_TTL_MS) return null;
-  return cached.read.find((z) => z.zone === zone)?.utcDaysBefore ?? null;
+  return firstOwnDayIn(readableCopy.known(now), zone);
 }
 
 /** The since of a zone Postgres no longer keeps: past any event, so the views count nothing for it. */
@@ -83,7 +83,7 @@ export async function putZone(zone: string, sinceMs: number, hoursSinceMs: numbe
             greatest(toUInt64(toUnixTimestamp64Micro(now64(6))), (SELECT max(version) + 1 FROM ${zonesTable()} WHERE zone = {zone:String}))`,
     { zone, since: asDateTime(sinceMs), hoursSince: asDateTime(hoursSinceMs) },
   );
-  cached = null;
+  readableCopy.forget();
 }
 
 /** Whether ClickHouse holds any shipped event or order line at or after `moment`. */
@@ -152,19 +152,10 @@ async function readReadableZones(): Promise<ReadableZone[]> {
  * still lists, each with the first day that is its own (ClickHouse's since, a UTC midnight).
  */
 export function clickhouseReadableZones(now = Date.now()): Promise<ReadableZone[]> {
-  if (cached && now - cached.at < READABLE_ZONES_TTL_MS) return cached.zones;
-  const zones = readReadableZones().then((read) => {
-    if (cached?.zones === zones) cached.read = read;
-    return read;
-  });
-  cached = { at: now, zones };
-  zones.catch(() => {
-    if (cached?.zones === zones) cached = null;
-  });
-  return zones;
+  return readableCopy.get(now);
 }
 
 /** Forgets the copy of the readable zones, so the next report reads them afresh (tests that change the zones). */
 export function forgetClickhouseReadableZones(): void {
-  cached = null;
+  readableCopy.forget();
 }

@@ -7,9 +7,10 @@
 // before `since` holds the rest, and both carry the same date when Z is west of UTC, so that
 // date's figures are the two together.
 import sql, { raw, type Sql } from "sql-template-tag";
+import { expiringCopy } from "@/server/core/expiring-copy";
 import { UTC } from "@/server/core/time-zones";
 import { pgPool } from "@/server/db/pg-pool";
-import type { ReadableZone, ZonedRange } from "@/server/store/report-query";
+import { firstOwnDayIn, type ReadableZone, type ZonedRange } from "@/server/store/report-query";
 
 /**
  * The rows of `alias` (a report table with `zone` and `day`) that a report over `range` reads, as
@@ -55,35 +56,26 @@ export function readsOneZone(range: ZonedRange, now = Date.now()): boolean {
 // rows a report reads depend on this copy only through a start it shows, which can only have moved
 // back since (zonedDays).
 const READABLE_ZONES_TTL_MS = 5_000;
-let cached: { at: number; zones: Promise<ReadableZone[]>; read?: ReadableZone[] } | null = null;
-
-/** The first own day of `zone` in the current copy of report_zones, when there is one. */
-function knownFirstOwnDay(zone: string, now: number): string | null {
-  if (!cached?.read || now - cached.at >= READABLE_ZONES_TTL_MS) return null;
-  return cached.read.find((z) => z.zone === zone)?.utcDaysBefore ?? null;
-}
-
-/** The zones kept in report_zones that Postgres knows (store/unknown-zones.sql.ts), UTC first, each with the first day that is its own. */
-export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
-  if (cached && now - cached.at < READABLE_ZONES_TTL_MS) return cached.zones;
-  const zones = pgPool()
+const readable = expiringCopy(READABLE_ZONES_TTL_MS, () =>
+  pgPool()
     .query<{ zone: string; first_own_day: string }>(
       sql`SELECT zone, (since AT TIME ZONE 'UTC')::date::text AS first_own_day FROM report_zones
            WHERE zone NOT IN (SELECT zone FROM unknown_report_zones) ORDER BY zone <> 'UTC', zone`,
     )
-    .then(({ rows }) => {
-      const read = rows.map((row) => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day }));
-      if (cached?.zones === zones) cached.read = read;
-      return read;
-    });
-  cached = { at: now, zones };
-  zones.catch(() => {
-    if (cached?.zones === zones) cached = null;
-  });
-  return zones;
+    .then(({ rows }) => rows.map((row): ReadableZone => ({ zone: row.zone, utcDaysBefore: row.zone === UTC ? null : row.first_own_day }))),
+);
+
+/** The first own day of `zone` in the current copy of report_zones, when there is one. */
+function knownFirstOwnDay(zone: string, now: number): string | null {
+  return firstOwnDayIn(readable.known(now), zone);
+}
+
+/** The zones kept in report_zones that Postgres knows (store/unknown-zones.sql.ts), UTC first, each with the first day that is its own. */
+export function readableReportZones(now = Date.now()): Promise<ReadableZone[]> {
+  return readable.get(now);
 }
 
 /** Forgets the copy of report_zones, so the next report reads it afresh (tests that change the zones). */
 export function forgetReadableZones(): void {
-  cached = null;
+  readable.forget();
 }

@@ -4,7 +4,9 @@
 // history of a network that has run for copies × 30 days. The materialized views build the
 // rollups (in every zone Postgres keeps) as the shipper's inserts would. Prints one JSON line: rows and seconds.
 import { closeClickhouse, runCommand, selectRows } from "@/server/store/clickhouse/client";
+import { HOURLY_TABLES } from "@/server/store/clickhouse/hourly-recount.ch.sql";
 import { migrateClickhouse } from "@/server/store/clickhouse/migrate.sql";
+import { ZONED_TABLES } from "@/server/store/clickhouse/zoned-rollups.sql";
 
 const copies = Number(process.argv[2] ?? "5");
 const source = new URL(process.env.DATABASE_URL!);
@@ -42,8 +44,9 @@ for (let copy = 1; copy < copies; copy++) {
                       FROM (SELECT *, rowNumberInAllBlocks() AS number FROM attributions WHERE placed_at >= (SELECT max(placed_at) - INTERVAL 30 DAY FROM attributions))`);
   say(`copy ${copy + 1} of ${copies}`);
 }
-await runCommand("OPTIMIZE TABLE report_rollups FINAL");
-await runCommand("OPTIMIZE TABLE order_rollups FINAL");
+// Every rollup table merged, as a store that has run a while has them (background merges): the
+// UTC tables, the zoned and the hourly alike, so no zone's reads are timed over unmerged parts.
+for (const table of ["report_rollups", "order_rollups", ...ZONED_TABLES, ...HOURLY_TABLES]) await runCommand(`OPTIMIZE TABLE ${table} FINAL`);
 const [counts] = await selectRows<{ events: string; attributions: string; rollup_rows: string }>(
   "SELECT (SELECT count() FROM ad_events) AS events, (SELECT count() FROM attributions) AS attributions, (SELECT count() FROM report_rollups) AS rollup_rows",
 );

@@ -17,6 +17,7 @@ import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as hourlyRollups from "./migrations/0008-hourly-rollups.sql";
 import * as searchTerms from "./migrations/0009-search-terms.sql";
+import * as zoneProjections from "./migrations/0010-zone-projections.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "zoned-rollups", ...zonedRollups },
   { version: 8, name: "hourly-rollups", ...hourlyRollups },
   { version: 9, name: "search-terms", ...searchTerms },
+  { version: 10, name: "zone-projections", ...zoneProjections },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

@@ -10,6 +10,7 @@ import * as haloCredit from "./migrations/0005-halo-credit.sql";
 import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as searchTerms from "./migrations/0009-search-terms.sql";
+import * as zoneProjections from "./migrations/0010-zone-projections.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -215,5 +216,45 @@ describe("ClickHouse's search-terms migration", () => {
       ["ad_events", "attributions"].flatMap((table) => columns.map((column) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column}`)),
     );
     expect(searchTerms).not.toHaveProperty("alone");
+  });
+});
+
+describe("ClickHouse's zone-projections migration", () => {
+  it("adds each projection to the local tables on a cluster, built before the next is added, the order states' in granules of 1,024 rows", () => {
+    const cluster = zoneProjections.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    expect(cluster.every((statement) => /^ALTER TABLE \w+_local ON CLUSTER tally /.test(statement))).toBe(true);
+    const added = cluster.flatMap((statement) => {
+      const found = /^ALTER TABLE (\w+)_local ON CLUSTER tally ADD PROJECTION IF NOT EXISTS (\w+) (.*)$/s.exec(statement);
+      if (!found) return [];
+      const [query, settings = ""] = found[3]!.split(" WITH SETTINGS ");
+      return [{ table: found[1], name: found[2], query: query!, settings }];
+    });
+    expect(added.map(({ table, name }) => `${table}.${name}`)).toEqual([
+      "zoned_report_rollups.publisher_days",
+      "zoned_order_rollups.publisher_days",
+      "hourly_rollups.advertiser_hours",
+      "hourly_order_rollups.advertiser_hours",
+      "hourly_rollups.publisher_hours",
+      "hourly_order_rollups.publisher_hours",
+      "order_rollups.campaign_days",
+      "zoned_order_rollups.campaign_days",
+    ]);
+    for (const { table, query, settings } of added) {
+      const holdsStates = table!.includes("order");
+      expect(settings, table).toBe(holdsStates ? "(index_granularity = 1024)" : "");
+      if (table!.endsWith("report_rollups") || table === "hourly_rollups") expect(query).not.toContain("uniqExactMerge");
+    }
+    // Each projection is built (and waited for) right after it is added, every table set to rebuild its projections on merges first.
+    for (const [index, statement] of cluster.entries()) {
+      if (!statement.includes("ADD PROJECTION")) continue;
+      const [, table, name] = /ALTER TABLE (\w+) ON CLUSTER tally ADD PROJECTION IF NOT EXISTS (\w+)/.exec(statement)!;
+      expect(cluster[index + 1]).toBe(`ALTER TABLE ${table} ON CLUSTER tally MATERIALIZE PROJECTION ${name} SETTINGS mutations_sync = 2`);
+      const rebuild = cluster.indexOf(`ALTER TABLE ${table} ON CLUSTER tally MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild'`);
+      expect(rebuild).toBeGreaterThanOrEqual(0);
+      expect(rebuild).toBeLessThan(index);
+    }
+    const single = zoneProjections.statements(schemaOf({ deduplicationWindow: 500 })).join("\n");
+    expect(single).not.toMatch(/ON CLUSTER|_local/);
+    expect(single).toContain("ALTER TABLE order_rollups ADD PROJECTION IF NOT EXISTS campaign_days (SELECT * ORDER BY advertiser_id, campaign_id, day)");
   });
 });

@@ -5,7 +5,8 @@
 // before since (whole UTC days, which end exactly at since): each event counted once, before
 // since in a UTC row, from it on in a Z row. Both come as one relation (UNION ALL) in the FROM of
 // the read's one query, and the zone's since is read inside it, from report_zones' newest version.
-// The read's range ({startDate}, {endDate}) bounds both sides, so each reads an index range.
+// The read's range ({startDate}, {endDate}) bounds both sides, so each reads an index range. A
+// range wholly in Z's own days reads the zoned table itself, so that its projections serve it.
 import { UTC } from "@/server/core/time-zones";
 import { currentSchema } from "./migrate.sql";
 import { knownClickhouseFirstOwnDay } from "./report-zones.sql";
@@ -20,21 +21,36 @@ const ZONED_OF: Record<"report_rollups" | "order_rollups", ZonedTable> = {
 const since = () => `(SELECT argMax(since, version) FROM ${currentSchema().local("report_zones")} WHERE zone = {readZone:String})`;
 
 /**
- * The rows of `table` (a UTC rollup table) that a read in `zone` from `startDate` sums, as a
- * relation for its FROM: the table itself in UTC; Z's rows alone when the range starts on or after
- * Z's first own day as this process last read it (report-zones.sql.ts: a copy at most seconds old,
- * right however stale, since a first own day only moves back), the UTC side then holding none of
- * its rows; else the seam above. Each table or subquery a ClickHouse query touches costs
- * milliseconds of its own, and the seam touches four. Needs the parameters readZone, startDate and
- * endDate.
+ * Which rows of the rollups a read in `zone` from `startDate` sums, decided once for both tables:
+ * UTC reads the UTC tables as they are; a range starting on or after Z's first own day as this
+ * process last read it (report-zones.sql.ts: a copy at most seconds old, right however stale, since
+ * a first own day only moves back) reads Z's rows of the zoned tables alone, the table itself
+ * with `zone` in the read's conditions, so that ClickHouse may answer it from the tables'
+ * projections (migrations 3 and 10), which a subquery hides; any other range reads the seam
+ * above. Each table or subquery a ClickHouse query touches costs milliseconds of its own, and
+ * the seam touches four.
  */
-export function rollupSource(table: "report_rollups" | "order_rollups", zone: string, startDate: string): string {
-  if (zone === UTC) return table;
+export interface RollupSource {
+  /** The relation for the FROM clause of a read of `table`. */
+  from(table: "report_rollups" | "order_rollups"): string;
+  /** The conditions the read adds to its own on that relation (as `alias`), or none. */
+  conditions(alias: string): string[];
+}
+
+export function rollupSource(zone: string, startDate: string): RollupSource {
+  if (zone === UTC) return { from: (table) => table, conditions: () => [] };
+  const firstOwnDay = knownClickhouseFirstOwnDay(zone);
+  if (firstOwnDay !== null && firstOwnDay <= startDate) {
+    return { from: (table) => ZONED_OF[table], conditions: (alias) => [`${alias}.zone = {readZone:String}`] };
+  }
+  return { from: (table) => seam(table), conditions: () => [] };
+}
+
+/** The UTC rows before the zone's since and the zone's own rows from it, as one relation. Needs readZone, startDate and endDate. */
+function seam(table: "report_rollups" | "order_rollups"): string {
   const zoned = ZONED_OF[table];
   const columns = TWIN_COLUMNS[zoned].join(", ");
   const days = "day BETWEEN {startDate:Date} AND {endDate:Date}";
-  const firstOwnDay = knownClickhouseFirstOwnDay(zone);
-  if (firstOwnDay !== null && firstOwnDay <= startDate) return `(SELECT ${columns} FROM ${zoned} WHERE zone = {readZone:String} AND ${days})`;
   return `(SELECT ${columns} FROM ${table} WHERE ${days} AND day < toDate(${since()})
             UNION ALL
            SELECT ${columns} FROM ${zoned}

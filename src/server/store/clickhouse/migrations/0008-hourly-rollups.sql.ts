@@ -103,6 +103,9 @@ const SUM_COLUMNS = [
   ].map((column) => `${column} SimpleAggregateFunction(sum, Int128)`),
 ];
 
+/** The sums of hourly_rollups, by name (migration 10 makes projections of them). */
+export const HOURLY_SUM_COLUMNS: readonly string[] = SUM_COLUMNS.map((column) => column.split(" ")[0]!);
+
 /** The order states of hourly_order_rollups, in the order the read merges them: order_rollups' (and the zoned twin's). */
 export const HOURLY_ORDER_STATES = ORDER_STATE_COLUMNS;
 

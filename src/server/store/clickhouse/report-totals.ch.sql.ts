@@ -72,10 +72,10 @@ const READS = [
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
   keys: readonly string[],
-  where: Pick<Where, "params" | "settings" | "source">,
+  where: Pick<Where, "params" | "source">,
 ): Promise<Row[]> {
   const [sums, orders] = READS.map(({ table, selected }) => statement(where.source.from(table), selected));
-  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
+  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})`, where.params);
 }
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
@@ -97,36 +97,24 @@ interface Where {
   params: Record<string, unknown>;
   /** Which rows of the rollups the read sums: its zone's (zoned-source.sql.ts), named in `clause` too. */
   source: RollupSource;
-  /** The SETTINGS clause the statement ends with, or nothing. */
-  settings: string;
 }
 
 /**
- * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. Rows narrowed to an
- * advertiser are read in the tables' own order (advertiser first): weighing the publisher
- * projection against it cost such a read a third of its time, and it never wins it. Rows narrowed
- * to campaigns too may be read from campaign_days (migration 10), which publisher_days cannot
- * answer, so nothing is weighed in vain.
+ * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. ClickHouse picks by
+ * itself the projection of the rollups (migrations 3 and 10) that answers the read from the
+ * fewest granules, or the table.
  */
-function whereOf(rows: RollupRows, extra: RollupRows["where"] = [], source = rollupSource(rows.zone, rows.range.startDate)): Where {
+function whereOf(rows: RollupRows): Where {
+  const source = rollupSource(rows.zone, rows.range.startDate);
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}", ...source.conditions("r")];
   const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate, readZone: rows.zone };
-  let advertiserFirst = false;
-  let campaigns = false;
-  [...rows.where, ...extra].forEach(([column, value], index) => {
+  rows.where.forEach(([column, value], index) => {
     if (value === null || value === undefined) return;
     const name = `where${index}`;
     conditions.push(typeof value === "string" ? `r.${column} = {${name}:String}` : `r.${column} IN {${name}:Array(String)}`);
     params[name] = value;
-    if (column === "advertiser_id") advertiserFirst = true;
-    if (column === "campaign_id") campaigns = true;
   });
-  return {
-    clause: conditions.join(" AND "),
-    params,
-    source,
-    settings: advertiserFirst && !campaigns ? " SETTINGS optimize_use_projections = 0" : "",
-  };
+  return { clause: conditions.join(" AND "), params, source };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -206,7 +194,6 @@ function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, netwo
     text: (table: string, selected: string) => (networkCampaigns.length === 0 ? totalRows(table, selected) : withShares(table, selected)),
     where: {
       params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, shareCampaigns: networkCampaigns },
-      settings: totals.settings,
       source: totals.source,
     },
   };
@@ -234,10 +221,10 @@ export async function measuredRowsPerDay(
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, settings, source } = whereOf(rows);
+  const { clause, params, source } = whereOf(rows);
   const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day${settings}`,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day`,
     { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
@@ -252,12 +239,12 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params, settings, source } = whereOf(rows);
+  const { clause, params, source } = whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
        FROM ${source.from("report_rollups")} AS r
       WHERE ${clause}
-      GROUP BY day${settings}`,
+      GROUP BY day`,
     params,
   );
   return found.map((row) => {

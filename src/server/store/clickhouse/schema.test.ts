@@ -220,7 +220,7 @@ describe("ClickHouse's search-terms migration", () => {
 });
 
 describe("ClickHouse's zone-projections migration", () => {
-  it("adds each projection to the local tables on a cluster, built before the next is added, the order states' in granules of 1,024 rows", () => {
+  it("adds each projection to the local tables on a cluster, built before the next is added, those of narrow order-state reads in granules of 1,024 rows", () => {
     const cluster = zoneProjections.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
     expect(cluster.every((statement) => /^ALTER TABLE \w+_local ON CLUSTER tally /.test(statement))).toBe(true);
     const added = cluster.flatMap((statement) => {
@@ -237,11 +237,13 @@ describe("ClickHouse's zone-projections migration", () => {
       "hourly_rollups.publisher_hours",
       "hourly_order_rollups.publisher_hours",
       "order_rollups.campaign_days",
+      "order_rollups.ad_days",
+      "zoned_order_rollups.ad_days",
       "zoned_order_rollups.campaign_days",
     ]);
-    for (const { table, query, settings } of added) {
-      const holdsStates = table!.includes("order");
-      expect(settings, table).toBe(holdsStates ? "(index_granularity = 1024)" : "");
+    for (const { table, name, query, settings } of added) {
+      const narrowStates = table!.includes("order") && name !== "ad_days";
+      expect(settings, `${table}.${name}`).toBe(narrowStates ? "(index_granularity = 1024)" : "");
       if (table!.endsWith("report_rollups") || table === "hourly_rollups") expect(query).not.toContain("uniqExactMerge");
     }
     // Each projection is built (and waited for) right after it is added, every table set to rebuild its projections on merges first.

@@ -12,11 +12,15 @@
 // - campaign_days on order_rollups and zoned_order_rollups: every row, sorted campaign before day,
 //   for the reads of one campaign (its page, a report filtered to it), which in the tables' order
 //   find the campaign's rows of each day among every other campaign's of the advertiser.
+// - ad_days on order_rollups and zoned_order_rollups: the order states merged over publishers,
+//   sites and placements, per advertiser, day, campaign and ad, for an advertiser's reads by
+//   campaign, ad or day (its listings, the dashboard's days): 58% of the table's rows here.
 // Order states are what a read pays for: each row read is a set of order ids made in memory, and
 // ClickHouse reads whole granules, so a read of a few hundred rows paid for thousands. The
-// projections holding order states here keep granules of 1,024 rows (the tables' own hold 4,000 to
-// 8,192), which is also why they are chosen: ClickHouse takes a projection when it reads fewer
-// granules than the table would (measured in bench/results.md, "Time zones").
+// projections for narrow reads (one campaign, one advertiser's hours, a publisher's) keep
+// granules of 1,024 rows (the tables' own hold 4,000 to 8,192), which is also why they are chosen:
+// ClickHouse takes a projection when it reads fewer granules than the table would; ad_days,
+// read over an advertiser's whole range, keeps the table's (measured in bench/results.md, "Time zones").
 // ClickHouse picks a projection by itself, and only one holding every column a read names: a
 // read by campaign keeps away from publisher_days and advertiser_hours. Sums are kept per column,
 // so reads sum each column on their own (report-totals.ch.sql.ts). An aggregating table's
@@ -71,6 +75,13 @@ export const ZONE_PROJECTIONS: readonly Projection[] = [
     granularity: STATE_GRANULES,
   },
   { table: "order_rollups", name: "campaign_days", key: ["advertiser_id", "campaign_id", "day"], aggregates: [], granularity: STATE_GRANULES },
+  { table: "order_rollups", name: "ad_days", key: ["advertiser_id", "day", "campaign_id", "ad_id"], aggregates: merges(ORDER_STATE_COLUMNS) },
+  {
+    table: "zoned_order_rollups",
+    name: "ad_days",
+    key: ["zone", "advertiser_id", "day", "campaign_id", "ad_id"],
+    aggregates: merges(ORDER_STATE_COLUMNS),
+  },
   { table: "zoned_order_rollups", name: "campaign_days", key: ["zone", "advertiser_id", "campaign_id", "day"], aggregates: [], granularity: STATE_GRANULES },
 ];
 

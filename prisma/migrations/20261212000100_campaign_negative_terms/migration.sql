@@ -12,6 +12,7 @@ CREATE TABLE "campaign_negative_terms" (
     "match_key" TEXT NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "created_by" TEXT NOT NULL,
+    "created_by_staff" BOOLEAN NOT NULL DEFAULT false,
 
     CONSTRAINT "campaign_negative_terms_pkey" PRIMARY KEY ("campaign_id","term","match")
 );

@@ -145,7 +145,12 @@ describe("negative term procedures", () => {
     await expect(as(viewer).negativeTerms.add(input)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await as(admin).negativeTerms.add(input);
     await as(staff).negativeTerms.add({ ...input, term: "socks", match: "exact" });
-    expect((await as(viewer).negativeTerms.list({ campaignId: campaign.id })).map((n) => n.term).sort()).toEqual(["running shoes", "socks"]);
+    // A member reads a staff member's addition as Tally staff's, as in the activity log; staff read the name.
+    expect((await as(viewer).negativeTerms.list({ campaignId: campaign.id })).map((n) => [n.term, n.createdBy]).sort()).toEqual([
+      ["running shoes", "admin <admin@negative.test>"],
+      ["socks", "Tally staff"],
+    ]);
+    expect((await as(staff).negativeTerms.list({ campaignId: campaign.id })).find((n) => n.term === "socks")?.createdBy).toBe("staff <staff@negative.test>");
     await expect(as(viewer).negativeTerms.remove(input)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(as(rivalAdmin).negativeTerms.list({ campaignId: campaign.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(as(rivalAdmin).negativeTerms.remove(input)).rejects.toMatchObject({ code: "NOT_FOUND" });

@@ -4,7 +4,8 @@
 // transaction. The ad query reads them by key on every request (candidate-ads.sql.ts), so a term
 // added blocks the next query.
 import { z } from "zod";
-import { type Actor, assertMayAccess } from "@/server/accounts/actor";
+import { type Actor, assertMayAccess, seesEveryAccount } from "@/server/accounts/actor";
+import { STAFF_ACTOR } from "@/server/accounts/list-activity";
 import { actorOf, recordActivity } from "@/server/activity/activity-log";
 import { TallyError } from "@/server/core/errors";
 import { negativeTermKey } from "@/server/core/negative-term-keys";
@@ -33,6 +34,7 @@ export interface NegativeTermRow {
   term: string;
   match: NegativeMatch;
   createdAt: Date;
+  /** Who added it: a member reads a staff member's as STAFF_ACTOR, as in the activity log. */
   createdBy: string;
 }
 
@@ -56,11 +58,13 @@ export async function listNegativeTerms({ actor, campaignId }: { actor: Actor; c
   const campaign = await db.campaign.findUnique({ where: { id: campaignId }, select: { advertiserId: true } });
   if (!campaign) throw noSuchCampaign();
   assertMayAccess(actor, campaign.advertiserId, "campaign");
-  return db.campaignNegativeTerm.findMany({
+  const rows = await db.campaignNegativeTerm.findMany({
     where: { campaignId },
-    select: { term: true, match: true, createdAt: true, createdBy: true },
+    select: { term: true, match: true, createdAt: true, createdBy: true, createdByStaff: true },
     orderBy: [{ createdAt: "desc" }, { term: "asc" }, { match: "asc" }],
   });
+  const staffShown = seesEveryAccount(actor);
+  return rows.map(({ createdByStaff, ...row }) => (createdByStaff && !staffShown ? { ...row, createdBy: STAFF_ACTOR } : row));
 }
 
 /**
@@ -86,7 +90,8 @@ export async function addNegativeTerm({
         `campaign ${campaignId} already has ${NEGATIVE_TERMS_PER_CAMPAIGN.toLocaleString("en")} negative terms, the most a campaign keeps: remove one first`,
       );
     }
-    await tx.campaignNegativeTerm.create({ data: { campaignId, term, match, matchKey, createdBy: actorOf(actor).actorName } });
+    const { actorName, actorStaff } = actorOf(actor);
+    await tx.campaignNegativeTerm.create({ data: { campaignId, term, match, matchKey, createdBy: actorName, createdByStaff: actorStaff } });
     await recordActivity(tx, actor, { action: "campaign.negative_term.added", ...entryOf(campaign), before: null, after: { term, match } });
     return { term, match, added: true };
   });

@@ -27,31 +27,57 @@ const columns: TableColumn<NegativeTerm>[] = [
   { id: "createdBy", label: "By", kind: "text", value: (n) => n.createdBy },
 ];
 
+/** The form that adds one: the term, and how it matches. */
+function AddNegativeTerm({ campaignId, onAdded }: { campaignId: string; onAdded: () => void }) {
+  const trpc = useTRPC();
+  const [form, setForm] = useState<{ term: string; match: "exact" | "phrase" }>({ term: "", match: "phrase" });
+  const add = useMutation(
+    trpc.negativeTerms.add.mutationOptions({
+      onSuccess: () => {
+        setForm({ ...form, term: "" });
+        onAdded();
+      },
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (form.term.trim() !== "") add.mutate({ campaignId, ...form });
+  };
+  return (
+    <>
+      <form className="toolbar" aria-label="Add a negative term" onSubmit={submit}>
+        <label>
+          Term
+          <input value={form.term} maxLength={200} required onChange={(e) => setForm({ ...form, term: e.target.value })} />
+        </label>
+        <label>
+          Match
+          <select value={form.match} onChange={(e) => setForm({ ...form, match: e.target.value === "exact" ? "exact" : "phrase" })}>
+            <option value="phrase">{MATCH_IN_WORDS.phrase}</option>
+            <option value="exact">{MATCH_IN_WORDS.exact}</option>
+          </select>
+        </label>
+        <button type="submit" className="button" disabled={add.isPending}>
+          Add negative term
+        </button>
+      </form>
+      <Problem about="The negative term was not added" message={add.error?.message} />
+    </>
+  );
+}
+
 export function NegativeTerms({ campaignId, advertiserId }: { campaignId: string; advertiserId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const mayChange = useMayChange(advertiserId);
   const terms = useQuery(trpc.negativeTerms.list.queryOptions({ campaignId }));
-  const [form, setForm] = useState<{ term: string; match: "exact" | "phrase" }>({ term: "", match: "phrase" });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.negativeTerms.pathKey() });
     // The campaign's activity list shows the change.
     void queryClient.invalidateQueries({ queryKey: trpc.activity.pathKey() });
   };
-  const add = useMutation(
-    trpc.negativeTerms.add.mutationOptions({
-      onSuccess: () => {
-        setForm({ ...form, term: "" });
-        refresh();
-      },
-    }),
-  );
   const remove = useMutation(trpc.negativeTerms.remove.mutationOptions({ onSuccess: refresh }));
   if (terms.error?.data?.code === "NOT_FOUND") return null;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (form.term.trim() !== "") add.mutate({ campaignId, ...form });
-  };
   return (
     <section className="panel" aria-labelledby="negative-terms-heading">
       <h2 id="negative-terms-heading">Negative terms</h2>
@@ -60,26 +86,10 @@ export function NegativeTerms({ campaignId, advertiserId }: { campaignId: string
         words together and in order. Accents, case and spacing do not matter.
       </p>
       {mayChange ? (
-        <form className="toolbar" aria-label="Add a negative term" onSubmit={submit}>
-          <label>
-            Term
-            <input value={form.term} maxLength={200} required onChange={(e) => setForm({ ...form, term: e.target.value })} />
-          </label>
-          <label>
-            Match
-            <select value={form.match} onChange={(e) => setForm({ ...form, match: e.target.value === "exact" ? "exact" : "phrase" })}>
-              <option value="phrase">{MATCH_IN_WORDS.phrase}</option>
-              <option value="exact">{MATCH_IN_WORDS.exact}</option>
-            </select>
-          </label>
-          <button type="submit" className="button" disabled={add.isPending}>
-            Add negative term
-          </button>
-        </form>
+        <AddNegativeTerm campaignId={campaignId} onAdded={refresh} />
       ) : mayChange === false ? (
         <ReadOnlyNote what="this campaign's negative terms" />
       ) : null}
-      <Problem about="The negative term was not added" message={add.error?.message} />
       <Problem about="The negative term was not removed" message={remove.error?.message} />
       <QueryTable
         query={terms}

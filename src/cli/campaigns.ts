@@ -1,4 +1,4 @@
-// `npm run campaigns -- <command>`: a campaign's settings, as the operator (docs/campaigns.md).
+// `npm run campaigns -- <command>`: a campaign's settings, as the operator (docs/ingest.md, "Negative terms").
 //   negative-term add|remove --campaign <id> --term <term> --match exact|phrase
 //   negative-term list --campaign <id>
 import { OPERATOR } from "@/server/accounts/actor";

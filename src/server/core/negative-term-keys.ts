@@ -28,21 +28,24 @@ export function negativeTermKey(negative: NegativeTerm): string {
 }
 
 export interface BlockingKeys {
+  /** The term itself: what an exact negative term must be. */
   exact: string;
-  phrases: string[];
+  /** `exact` and every run of up to PHRASE_MAX_WORDS consecutive words, each once. */
+  keys: string[];
 }
 
 /**
- * The keys under which a negative term blocks this normalised search term: the term for exact
- * negatives, every run of up to PHRASE_MAX_WORDS consecutive words for phrase negatives; null
+ * The keys under which a negative term blocks this normalised search term: an exact negative
+ * under `exact`, a phrase negative under any of `keys` (a phrase's key that equals the term is
+ * the run of all its words, so `exact` among them blocks no phrase the runs would not); null
  * when nothing can block it (no term, or a private-data marker).
  */
 export function blockingKeys(term: string | null): BlockingKeys | null {
   if (term === null || isSearchTermMarker(term)) return null;
   const words = searchTermWords(term);
-  const phrases = new Set<string>();
+  const keys = new Set<string>([term]);
   for (let start = 0; start < words.length; start += 1) {
-    for (let end = start + 1; end <= Math.min(words.length, start + PHRASE_MAX_WORDS); end += 1) phrases.add(words.slice(start, end).join(" "));
+    for (let end = start + 1; end <= Math.min(words.length, start + PHRASE_MAX_WORDS); end += 1) keys.add(words.slice(start, end).join(" "));
   }
-  return { exact: term, phrases: [...phrases] };
+  return { exact: term, keys: [...keys] };
 }

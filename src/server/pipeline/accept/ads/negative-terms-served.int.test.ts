@@ -1,11 +1,16 @@
 // The ad query and a campaign's negative terms: a campaign is not served for a term one of its
 // negatives blocks, from the next query on, and is served as before for every other term.
 import { randomUUID } from "node:crypto";
+import sql from "sql-template-tag";
 import { describe, expect, it } from "vitest";
 import { OPERATOR } from "@/server/accounts/actor";
 import { addNegativeTerm, removeNegativeTerm } from "@/server/campaigns/negative-terms";
+import { blockingKeys, negativeTermKey } from "@/server/core/negative-term-keys";
+import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
 import { askForAds } from "@/testing/events-client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { candidateAdsStatement } from "./candidate-ads.sql";
 
 /** Two banner campaigns on one new publisher, each of another advertiser. */
 async function twoCampaigns() {
@@ -76,4 +81,37 @@ describe("negative terms in the ad query", () => {
     expect(await servedFor("brand8 shoes")).toEqual(new Set([second]));
     expect(await servedFor("brand8 shoes outlet")).toEqual(new Set([first, second]));
   });
+
+  it("probe each campaign's terms by key, never reading its whole list nor the table", async () => {
+    const publisher = await makePublisher();
+    const advertiserId = (await makeAdvertiser()).id;
+    for (let c = 0; c < 10; c += 1) {
+      const { campaign } = await makeCampaignWithAd({ advertiserId, publisherIds: [publisher.id] });
+      await db.campaignNegativeTerm.createMany({
+        data: Array.from({ length: 1_000 }, (_, i) => {
+          const negative = i % 2 === 0 ? { term: `rival${i} boots`, match: "exact" as const } : { term: `cheap rival${i} sandals`, match: "phrase" as const };
+          return { campaignId: campaign.id, ...negative, matchKey: negativeTermKey(negative), createdBy: "operator" };
+        }),
+      });
+    }
+    await pgPool().query("ANALYZE");
+    const statement = candidateAdsStatement([publisher.id], new Date(), ["banner"], blockingKeys("red running shoes sale"));
+    const { rows } = await pgPool().query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`);
+    const probes = nodesOf(rows[0]!["QUERY PLAN"][0].Plan).filter(
+      (node) => node["Relation Name"] === "campaign_negative_terms" || node["Index Name"]?.startsWith("campaign_negative_terms"),
+    );
+    // An index scan, or a bitmap scan and its index scan: either way the index finds the keys, and no row is read to be thrown away.
+    expect(probes.map((node) => node["Index Cond"] ?? "").join(" ")).toMatch(/campaign_id = .*match_key = ANY/);
+    expect(probes.reduce((sum, node) => sum + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0), 0)).toBe(0);
+  });
 });
+
+interface PlanNode {
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Rows Removed by Index Recheck"?: number;
+  "Index Cond"?: string;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];

@@ -9,6 +9,7 @@ import { campaignsRouter } from "./routers/campaigns";
 import { catalogueRouter } from "./routers/catalogue";
 import { conversionTrustRouter } from "./routers/conversion-trust";
 import { exportDestinationsRouter } from "./routers/export-destinations";
+import { negativeTermsRouter } from "./routers/negative-terms";
 import { oauthClientsRouter } from "./routers/oauth-clients";
 import { productsRouter } from "./routers/products";
 import { statsRouter } from "./routers/stats";
@@ -23,6 +24,7 @@ export const appRouter = router({
   stats: statsRouter,
   campaigns: campaignsRouter,
   ads: adsRouter,
+  negativeTerms: negativeTermsRouter,
   products: productsRouter,
   catalogue: catalogueRouter,
   conversionTrust: conversionTrustRouter,

@@ -44,6 +44,17 @@ describe("an activity entry as a sentence", () => {
     expect(describeEntry(entry({ action: "api_key.revoked", subject: "API key Warehouse (key_3)" }))).toBe("Ana Admin revoked API key “Warehouse”");
   });
 
+  it("says which negative term was added to or removed from a campaign, and how it matches", () => {
+    const spring = "campaign Spring (cmp_8d1f)";
+    const term = { term: "running shoes", match: "phrase" };
+    expect(describeEntry(entry({ action: "campaign.negative_term.added", subject: spring, before: null, after: term }))).toBe(
+      "Ana Admin added the phrase negative term “running shoes” to campaign “Spring”",
+    );
+    expect(describeEntry(entry({ action: "campaign.negative_term.removed", subject: spring, before: term, after: null }))).toBe(
+      "Ana Admin removed the phrase negative term “running shoes” from campaign “Spring”",
+    );
+  });
+
   it("says whose time zone changed, from which to which", () => {
     const change = {
       action: "account.time_zone.set",

@@ -63,6 +63,8 @@ const PHRASES: Record<string, (c: Context) => string> = {
   "campaign.updated": (c) => `changed ${c.thing}`,
   "campaign.status.set": (c) => statusChange(STATUS_VERBS, c),
   "campaign.windows.set": (c) => `set the attribution windows of ${c.thing}`,
+  "campaign.negative_term.added": (c) => `added the ${text(c.now.match)} negative term “${text(c.now.term)}” to ${c.thing}`,
+  "campaign.negative_term.removed": (c) => `removed the ${text(c.was.match)} negative term “${text(c.was.term)}” from ${c.thing}`,
   "ad.created": (c) => `created ${c.thing}`,
   "ad.updated": (c) => `changed ${c.thing}`,
   "ad.status.set": (c) => statusChange(STATUS_VERBS, c),

@@ -23,6 +23,7 @@ import { adColumns } from "./ad-columns";
 import { AdForm } from "./ad-form";
 import { CampaignActivity } from "./campaign-activity";
 import { CampaignWindows } from "./campaign-windows";
+import { NegativeTerms } from "./negative-terms";
 
 // Over 80 lines on purpose: one screen, its queries, state and markup in the order the page shows them.
 export function CampaignPage({ id }: { id: string }) {
@@ -182,6 +183,7 @@ export function CampaignPage({ id }: { id: string }) {
           Showing {c.ads.length} of {c.ads_total} ads.
         </p>
       ) : null}
+      <NegativeTerms campaignId={id} advertiserId={c.advertiser_id} />
       <CampaignActivity campaignId={id} />
     </>
   );

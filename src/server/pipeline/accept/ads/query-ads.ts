@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AdQueryAnswer, ServedAd } from "@/contracts/ad-query-answer";
 import { findPublisherWithSites, type PublisherWithSites } from "@/server/accounts/find-publisher.sql";
 import { TallyError, type ValidationEntry } from "@/server/core/errors";
+import { blockingKeys } from "@/server/core/negative-term-keys";
 import { normaliseCategory, normaliseSearchTerm } from "@/server/core/search-terms";
 import { type SigningKey, sessionHashOf, signBeaconToken } from "@/server/pipeline/accept/beacons/beacon-token";
 import { EVENT_KINDS } from "@/server/store/settle-types";
@@ -55,16 +56,16 @@ export async function queryAds({ query, eventsUrl, pageHost, signingKey, now = n
   const site = resolveSite(publisher, query, pageHost);
   const wantedTypes = [...new Set(query.placements.flatMap((placement) => placement.types))];
   const publisherIds = publisher.network_id ? [publisher.id, publisher.network_id] : [publisher.id];
-  const candidates = await findCandidateAds(publisherIds, now, wantedTypes);
+  // What every ad of the query keeps of the term and category, and what negative terms are
+  // matched against: normalised once, never as typed (ranking below reads the raw query).
+  const searchTerm = normaliseSearchTerm(query.term);
+  const category = normaliseCategory(query.category);
+  const candidates = await findCandidateAds(publisherIds, now, wantedTypes, blockingKeys(searchTerm));
   const placed = fillPlacements(rankAds(candidates), query.placements, query);
 
   const requestId = randomUUID();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const sessionHash = sessionHashOf(query.session_id);
-  // What every ad of the query keeps of the term and category: normalised once, never as typed
-  // (ranking above reads the raw query).
-  const searchTerm = normaliseSearchTerm(query.term);
-  const category = normaliseCategory(query.category);
   const ads: Record<string, ServedAd[]> = Object.fromEntries(query.placements.map((p) => [p.name, []]));
   for (const { placement, ad, product } of placed) {
     const urls = Object.fromEntries(

@@ -234,7 +234,6 @@ describe("ClickHouse's zone-projections migration", () => {
       "zoned_order_rollups.publisher_days",
       "hourly_rollups.advertiser_hours",
       "hourly_order_rollups.advertiser_hours",
-      "hourly_rollups.publisher_hours",
       "hourly_order_rollups.publisher_hours",
       "order_rollups.campaign_days",
       "order_rollups.ad_days",

@@ -1,27 +1,10 @@
 // `npm run campaigns` as an operator runs it: a child process against this file's database.
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { makeAdvertiser, makeCampaignWithAd, makePublisher } from "@/testing/fixtures";
+import { runCli } from "@/testing/run-cli";
 
-function campaigns(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/campaigns.ts", ...args], {
-      env: { ...process.env, NODE_ENV: "test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
+const campaigns = (args: string[]) => runCli("campaigns.ts", args);
 
 // Each command starts a process (tsx, Prisma): a few seconds each on a busy machine.
 const SPAWNS = { timeout: 120_000 };

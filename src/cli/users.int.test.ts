@@ -1,5 +1,4 @@
 // `npm run users` as an operator runs it: a child process against this file's database.
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,28 +7,10 @@ import { signIn } from "@/server/accounts/sessions";
 import { db } from "@/server/db/client";
 import { acceptInvitation } from "@/server/teams/invitations";
 import { makeAdvertiser } from "@/testing/fixtures";
+import { runCli } from "@/testing/run-cli";
 
-function users(args: string[], stdin = "", where: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: "test", TALLY_PUBLIC_URL: "https://tally.example.com", SMTP_URL: "", ...where };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/users.ts", ...args], {
-      env: { ...env, NODE_ENV: "test" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-    child.stdin.end(stdin);
-  });
-}
+const users = (args: string[], stdin = "", where: Record<string, string | undefined> = {}) =>
+  runCli("users.ts", args, { stdin, env: { TALLY_PUBLIC_URL: "https://tally.example.com", SMTP_URL: "", ...where } });
 
 describe("npm run users", () => {
   it("invites (printing the link), lists, sets a role, removes, and creates an account manager", async () => {

@@ -10,7 +10,7 @@
 // when the median round's p99 with 1,000 terms is more than 1.10 × without.
 // Options: -- --rounds N (3) --turns N (1500 per round) --campaigns N (30).
 import { parseArgs } from "node:util";
-import { BENCH_RATE_LIMITS, log, startDatabase } from "../lib/stack";
+import { BENCH_RATE_LIMITS, log, startDatabase, stopDatabase } from "../lib/stack";
 import { percentile, round } from "../reports/timing";
 
 const { values } = parseArgs({
@@ -156,11 +156,7 @@ async function main(): Promise<void> {
     log(`median round: p99 with 1,000 negative terms a campaign = ${median.toFixed(2)} × without (target ≤ ${TARGET.toFixed(2)})`);
     if (median > TARGET) failed = true;
   } finally {
-    const { disconnectDb } = await import("@/server/db/client");
-    const { closePgPool } = await import("@/server/db/pg-pool");
-    await disconnectDb();
-    await closePgPool();
-    await postgres.stop();
+    await stopDatabase(postgres);
   }
   if (failed) log("MISSED: a target above");
   process.exit(failed ? 1 : 0);

@@ -14,7 +14,7 @@
 // Exits non-zero when billing went more than one click past the budget, or the exposure passed
 // one interval and one settle pass.
 import { parseArgs } from "node:util";
-import { BENCH_RATE_LIMITS, log, startSeededDatabase } from "../lib/stack";
+import { BENCH_RATE_LIMITS, log, startSeededDatabase, stopDatabase } from "../lib/stack";
 
 const { values } = parseArgs({
   options: {
@@ -135,11 +135,7 @@ async function main(): Promise<void> {
     );
     if (worst((r) => r.overBilled) > 1 || worst((r) => r.exposureSeconds) > bound) failed = true;
   } finally {
-    const { disconnectDb } = await import("@/server/db/client");
-    const { closePgPool } = await import("@/server/db/pg-pool");
-    await disconnectDb();
-    await closePgPool();
-    await postgres.stop();
+    await stopDatabase(postgres);
   }
   if (failed) log("MISSED: a target above");
   process.exit(failed ? 1 : 0);

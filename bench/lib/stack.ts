@@ -36,6 +36,18 @@ export async function startDatabase(label: string): Promise<{ postgres: LocalPos
 }
 
 /**
+ * Lets go of this process's clients of the database it was pointed at (Prisma's and the pg
+ * pool), then stops the database: what a benchmark calling domain functions in-process ends with.
+ */
+export async function stopDatabase(postgres: LocalPostgres): Promise<void> {
+  const { disconnectDb } = await import("@/server/db/client");
+  const { closePgPool } = await import("@/server/db/pg-pool");
+  await disconnectDb();
+  await closePgPool();
+  await postgres.stop();
+}
+
+/**
  * startDatabase with the demo data seeded, and this process pointed at it (DATABASE_URL), so the
  * domain functions a benchmark calls in-process use the same database.
  */

@@ -26,7 +26,7 @@ async function handlerOf(pathname: string): Promise<{ handler: Handler; params: 
   const campaign = /^\/campaign\/([^/]+)$/.exec(pathname);
   if (campaign && campaign[1] !== "v2") return { handler: (await import("@/app/campaign/[id]/route")).GET as Handler, params: { id: campaign[1]! } };
   const file = `@/app${pathname}/route`;
-  return { handler: (await import(/* webpackIgnore: true */ file)).GET as Handler, params: {} };
+  return { handler: (await import(file)).GET as Handler, params: {} };
 }
 
 async function main(): Promise<void> {

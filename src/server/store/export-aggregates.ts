@@ -59,10 +59,21 @@ export function aggregateBatch(
       await cursor.close();
     }
   }
+  // The day's ids, read once per batch: splitting a batch into files asks for counts and ids
+  // many times (idAt, idBefore), and each would otherwise read the day's report again. The
+  // rows themselves are read as they stream, never held.
+  let dayIds: Promise<string[]> | null = null;
   const ids = async (filter: RowFilter) => {
-    const found: string[] = [];
-    for await (const batch of filtered(filter)) found.push(...batch.map(source.id));
-    return found.sort(byteOrder);
+    dayIds ??= (async () => {
+      const found: string[] = [];
+      for await (const batch of filtered({})) found.push(...batch.map(source.id));
+      return found.sort(byteOrder);
+    })().catch((error: unknown) => {
+      dayIds = null; // a failed read is tried afresh by the next call
+      throw error;
+    });
+    const excluded = new Set(filter.exclude ?? []);
+    return (await dayIds).filter((id) => passes(id, filter, excluded));
   };
   return {
     type,
@@ -71,11 +82,7 @@ export function aggregateBatch(
       const row = raw as Record<string, CsvValue>;
       return columns.map((name): CsvValue => (name === "day" ? day : (row[name] ?? null)));
     },
-    count: async (filter = {}) => {
-      let rows = 0;
-      for await (const batch of filtered(filter)) rows += batch.length;
-      return rows;
-    },
+    count: async (filter = {}) => (await ids(filter)).length,
     read: (filter = {}) => filtered(filter),
     idAt: async (filter, offset) => (await ids(filter))[offset] ?? null,
     idBefore: async (filter, id) => (await ids(filter)).filter((found) => byteOrder(found, id) < 0).at(-1) ?? null,

@@ -59,10 +59,10 @@ const SELECTED = {
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
   keys: readonly string[],
-  where: Pick<Where, "params" | "source">,
+  where: Pick<Where, "params" | "source" | "settings">,
 ): Promise<Row[]> {
   const [sums, orders] = (["report_rollups", where.source.orders] as const).map((table) => statement(where.source.from(table), SELECTED[table]));
-  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})`, where.params);
+  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
 }
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
@@ -84,12 +84,14 @@ interface Where {
   params: Record<string, unknown>;
   /** Which rows of the rollups the read sums: its zone's (zoned-source.sql.ts), named in `clause` too. */
   source: RollupSource;
+  /** The statement's SETTINGS clause, or nothing. */
+  settings: string;
 }
 
 /**
- * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. ClickHouse picks by
- * itself the projection of the rollups (migrations 3 and 10) that answers the read from the
- * fewest granules, or the table.
+ * The WHERE clause of `rows` over a rollup table as `r`, its parameters and settings. Where a
+ * projection of the rollups (migrations 3 and 10) may answer the read, ClickHouse picks by itself
+ * the one that answers it from the fewest granules, or the table.
  */
 async function whereOf(rows: RollupRows): Promise<Where> {
   const source = await rollupSource(rows.zone, rows.range.startDate);
@@ -101,7 +103,12 @@ async function whereOf(rows: RollupRows): Promise<Where> {
     conditions.push(typeof value === "string" ? `r.${column} = {${name}:String}` : `r.${column} IN {${name}:Array(String)}`);
     params[name] = value;
   });
-  return { clause: conditions.join(" AND "), params, source };
+  // Weighing a table's projections costs every read a few milliseconds, whether or not one is
+  // taken; only a read of one publisher's rows (publisher_days, migrations 3 and 10) or of the
+  // order states (campaign_days and ad_days too) has one to take: the order keys have none.
+  const byPublisher = rows.where.some(([column, value]) => column === "publisher_id" && value !== null && value !== undefined);
+  const settings = byPublisher || source.orders === "order_rollups" ? "" : " SETTINGS optimize_use_projections = 0";
+  return { clause: conditions.join(" AND "), params, source, settings };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -182,6 +189,7 @@ async function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows,
     where: {
       params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, shareCampaigns: networkCampaigns },
       source: totals.source,
+      settings: totals.settings,
     },
   };
 }
@@ -208,10 +216,10 @@ export async function measuredRowsPerDay(
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, source } = await whereOf(rows);
+  const { clause, params, source, settings } = await whereOf(rows);
   const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day`,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day${settings}`,
     { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
@@ -226,12 +234,12 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params, source } = await whereOf(rows);
+  const { clause, params, source, settings } = await whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
        FROM ${source.from("report_rollups")} AS r
       WHERE ${clause}
-      GROUP BY day`,
+      GROUP BY day${settings}`,
     params,
   );
   return found.map((row) => {

@@ -46,7 +46,7 @@ for (let copy = 1; copy < copies; copy++) {
 }
 // Every rollup table merged, as a store that has run a while has them (background merges): the
 // UTC tables, the zoned and the hourly alike, so no zone's reads are timed over unmerged parts.
-for (const table of ["report_rollups", "order_rollups", ...ZONED_TABLES, ...HOURLY_TABLES]) await runCommand(`OPTIMIZE TABLE ${table} FINAL`);
+for (const table of ["report_rollups", "order_rollups", "order_keys", ...ZONED_TABLES, ...HOURLY_TABLES]) await runCommand(`OPTIMIZE TABLE ${table} FINAL`);
 const [counts] = await selectRows<{ events: string; attributions: string; rollup_rows: string }>(
   "SELECT (SELECT count() FROM ad_events) AS events, (SELECT count() FROM attributions) AS attributions, (SELECT count() FROM report_rollups) AS rollup_rows",
 );

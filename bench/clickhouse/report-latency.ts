@@ -21,7 +21,7 @@ const FOLDER = path.resolve("bench/results/reports-ch");
 const NOTE = path.resolve("bench/results/reports-ch.json");
 
 /** What a fill holds beyond the rows: a folder filled before its zones were copied is filled again. */
-const FILL_LAYOUT = "kept-zones, every rollup merged";
+const FILL_LAYOUT = "kept-zones, every rollup merged, order keys";
 
 interface FillNote {
   /** The Postgres dataset it was copied from (its seededAt). */

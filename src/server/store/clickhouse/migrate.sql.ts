@@ -18,6 +18,7 @@ import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as hourlyRollups from "./migrations/0008-hourly-rollups.sql";
 import * as searchTerms from "./migrations/0009-search-terms.sql";
 import * as zoneProjections from "./migrations/0010-zone-projections.sql";
+import * as orderKeys from "./migrations/0011-order-keys.sql";
 import { asRollupRebuilder } from "./rollup-writers.sql";
 import { type Schema, schemaOf } from "./schema";
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "hourly-rollups", ...hourlyRollups },
   { version: 9, name: "search-terms", ...searchTerms },
   { version: 10, name: "zone-projections", ...zoneProjections },
+  { version: 11, name: "order-keys", ...orderKeys },
 ];
 
 /** The tables that expire with CLICKHOUSE_TTL_DAYS, and the time each expires by. Rollups are kept. */

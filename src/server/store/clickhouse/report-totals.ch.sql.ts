@@ -1,32 +1,24 @@
 // Hand-written SQL: the report figures summed from ClickHouse's rollups for a range and a scope,
 // one row per key of a report's grain, for the Postgres listing statements to join to their
 // accounts, campaigns and ads (store/postgres/rollup-totals.sql.ts, `given`). Traffic, spend and
-// sales are sums of report_rollups; distinct orders are uniqExactMerge of order_rollups' states,
-// which is the exact count of distinct orders for whatever rows are merged: so each grain's order
-// count is the one Postgres keeps a table of its own for (an advertiser's, a publisher's across
-// advertisers, a day's, an ad's within a publisher's scope). Converted clicks are a state there
-// too (each click's id, on its own day and row), though Postgres sums them: a click is counted
-// once however many orders it leads to either way. Halo and new-to-brand sales are sums and their
-// orders states, as the others (migrations 5 and 6). The two tables are read at once with the same
-// conditions and joined per key here. Parts may still be unmerged: every read groups.
+// sales are sums of report_rollups; distinct orders are counted from order_keys (uniqExactIf of
+// the ids with a figure's bit), or for a range reaching before the keys' first day merged from
+// order_rollups' states (uniqExactMerge): either is the exact count of distinct orders for
+// whatever rows are read, so each grain's order count is the one Postgres keeps a table of its
+// own for (an advertiser's, a publisher's across advertisers, a day's, an ad's within a
+// publisher's scope). Converted clicks are counted the same way (each click's id, on its own day
+// and row), though Postgres sums them: a click is counted once however many orders it leads to
+// either way. The two tables are read at once with the same conditions and joined per key here.
+// Parts may still be unmerged: every read groups.
 // Column names and conditions are fixed text from the lists below; every value is a parameter.
 import { FILTERED_STATUSES, INVALID_TRAFFIC_REASONS } from "@/server/core/event-status";
 import type { MeasuredFigures } from "@/server/store/postgres/detailed-report.sql";
 import type { Figure, GivenFigures, KeyedFigures, TotalsDimension } from "@/server/store/postgres/rollup-totals.sql";
 import type { InvalidTrafficDay } from "@/server/store/report-rows";
 import { selectRows } from "./client";
+import { keyCount, ORDER_FIGURES, type OrderFigure } from "./order-keys.sql";
 import { type RollupSource, rollupSource } from "./zoned-source.sql";
 
-const ORDER_FIGURES = [
-  "conversions",
-  "unverified_conversions",
-  "uncredited_conversions",
-  "conversions_click",
-  "converted_clicks",
-  "halo_conversions",
-  "ntb_conversions",
-] as const;
-type OrderFigure = (typeof ORDER_FIGURES)[number];
 type SumFigure = Exclude<Figure, OrderFigure>;
 
 const FIGURE_SUMS: Record<SumFigure, string> = {
@@ -48,19 +40,14 @@ const FIGURE_SUMS: Record<SumFigure, string> = {
 };
 const ALL_FIGURES: readonly Figure[] = [...(Object.keys(FIGURE_SUMS) as SumFigure[]), ...ORDER_FIGURES];
 
-/** What a report reads of each rollup table. */
-const READS = [
-  {
-    table: "report_rollups",
-    selected: Object.entries(FIGURE_SUMS)
-      .map(([figure, sum]) => `${sum} AS ${figure}`)
-      .join(", "),
-  },
-  {
-    table: "order_rollups",
-    selected: ORDER_FIGURES.map((figure) => `uniqExactMerge(r.${figure}) AS ${figure}`).join(", "),
-  },
-] as const;
+/** What a report reads of each rollup table: the sums, and the distinct orders in either form. */
+const SELECTED = {
+  report_rollups: Object.entries(FIGURE_SUMS)
+    .map(([figure, sum]) => `${sum} AS ${figure}`)
+    .join(", "),
+  order_rollups: ORDER_FIGURES.map((figure) => `uniqExactMerge(r.${figure}) AS ${figure}`).join(", "),
+  order_keys: ORDER_FIGURES.map((figure) => `${keyCount(figure, "r")} AS ${figure}`).join(", "),
+} as const;
 
 /**
  * `statement` over each rollup table (as `r`) with its figures selected, joined by their `keys`
@@ -72,10 +59,10 @@ const READS = [
 async function fromBothTables<Row extends GivenFigures>(
   statement: (table: string, selected: string) => string,
   keys: readonly string[],
-  where: Pick<Where, "params" | "source">,
+  where: Pick<Where, "params" | "source" | "settings">,
 ): Promise<Row[]> {
-  const [sums, orders] = READS.map(({ table, selected }) => statement(where.source.from(table), selected));
-  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})`, where.params);
+  const [sums, orders] = (["report_rollups", where.source.orders] as const).map((table) => statement(where.source.from(table), SELECTED[table]));
+  return selectRows<Row>(`SELECT * FROM (${sums}) AS sums FULL OUTER JOIN (${orders}) AS orders USING (${keys.join(", ")})${where.settings}`, where.params);
 }
 
 type NarrowedColumn = "advertiser_id" | "publisher_id" | "campaign_id" | "ad_id";
@@ -97,15 +84,17 @@ interface Where {
   params: Record<string, unknown>;
   /** Which rows of the rollups the read sums: its zone's (zoned-source.sql.ts), named in `clause` too. */
   source: RollupSource;
+  /** The statement's SETTINGS clause, or nothing. */
+  settings: string;
 }
 
 /**
- * The WHERE clause of `rows` over a rollup table as `r`, and its parameters. ClickHouse picks by
- * itself the projection of the rollups (migrations 3 and 10) that answers the read from the
- * fewest granules, or the table.
+ * The WHERE clause of `rows` over a rollup table as `r`, its parameters and settings. Where a
+ * projection of the rollups (migrations 3 and 10) may answer the read, ClickHouse picks by itself
+ * the one that answers it from the fewest granules, or the table.
  */
-function whereOf(rows: RollupRows): Where {
-  const source = rollupSource(rows.zone, rows.range.startDate);
+async function whereOf(rows: RollupRows): Promise<Where> {
+  const source = await rollupSource(rows.zone, rows.range.startDate);
   const conditions = ["r.day BETWEEN {startDate:Date} AND {endDate:Date}", ...source.conditions("r")];
   const params: Record<string, unknown> = { startDate: rows.range.startDate, endDate: rows.range.endDate, readZone: rows.zone };
   rows.where.forEach(([column, value], index) => {
@@ -114,7 +103,12 @@ function whereOf(rows: RollupRows): Where {
     conditions.push(typeof value === "string" ? `r.${column} = {${name}:String}` : `r.${column} IN {${name}:Array(String)}`);
     params[name] = value;
   });
-  return { clause: conditions.join(" AND "), params, source };
+  // Weighing a table's projections costs every read a few milliseconds, whether or not one is
+  // taken; only a read of one publisher's rows (publisher_days, migrations 3 and 10) or of the
+  // order states (campaign_days and ad_days too) has one to take: the order keys have none.
+  const byPublisher = rows.where.some(([column, value]) => column === "publisher_id" && value !== null && value !== undefined);
+  const settings = byPublisher || source.orders === "order_rollups" ? "" : " SETTINGS optimize_use_projections = 0";
+  return { clause: conditions.join(" AND "), params, source, settings };
 }
 
 const KEY_OF: Record<TotalsDimension, string> = {
@@ -127,7 +121,7 @@ const KEY_OF: Record<TotalsDimension, string> = {
 
 /** Each key of `dimension` with rows among `rows`, and its figures. */
 export async function keyedFigures(dimension: TotalsDimension, rows: RollupRows): Promise<KeyedFigures[]> {
-  const where = whereOf(rows);
+  const where = await whereOf(rows);
   return fromBothTables<KeyedFigures>(
     (table, selected) => `SELECT ${KEY_OF[dimension]} AS key, ${selected} FROM ${table} AS r WHERE ${where.clause} GROUP BY key`,
     ["key"],
@@ -145,7 +139,7 @@ export async function keyedFiguresOfEach<Dimension extends TotalsDimension>(
   dimensions: readonly Dimension[],
   rows: RollupRows,
 ): Promise<Record<Dimension, KeyedFigures[]>> {
-  const where = whereOf(rows);
+  const where = await whereOf(rows);
   const columns = dimensions.map((dimension, index) => `grouping(${KEY_OF[dimension]}) AS grouped_out${index}, ${KEY_OF[dimension]} AS key${index}`);
   const sets = dimensions.map((dimension) => `(${KEY_OF[dimension]})`).join(", ");
   type SetRow = KeyedFigures & Record<string, string>;
@@ -175,9 +169,9 @@ export async function keyedFiguresOfEach<Dimension extends TotalsDimension>(
  * the shares with it, kept only where it names one (a network-bought campaign's row); each table
  * a ClickHouse query reads costs milliseconds of its own, and a union read each table twice.
  */
-function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]) {
+async function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]) {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const totals = whereOf(rows);
+  const totals = await whereOf(rows);
   const totalRows = (table: string, selected: string) => `SELECT r.day AS day, ${key} AS key, '' AS row_publisher${selected}
        FROM ${table} AS r WHERE ${totals.clause} GROUP BY day, key, row_publisher`;
   // The share's publisher: a network-bought campaign's row's publisher, '' for any other row.
@@ -195,13 +189,14 @@ function measuredRowsStatement(grain: "campaign" | "ad", rows: RollupRows, netwo
     where: {
       params: networkCampaigns.length === 0 ? totals.params : { ...totals.params, shareCampaigns: networkCampaigns },
       source: totals.source,
+      settings: totals.settings,
     },
   };
 }
 
 /** The detailed report's rows among `rows` with their figures (see measuredRowsStatement). */
 export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows, networkCampaigns: readonly string[]): Promise<MeasuredFigures[]> {
-  const statement = measuredRowsStatement(grain, rows, networkCampaigns);
+  const statement = await measuredRowsStatement(grain, rows, networkCampaigns);
   const measured = await fromBothTables<Measured>(
     (table, selected) => statement.text(table, `, ${selected}`),
     ["day", "key", "row_publisher"],
@@ -221,10 +216,10 @@ export async function measuredRowsPerDay(
   networkCampaigns: readonly string[],
 ): Promise<{ day: string; n: number }[]> {
   const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, source } = whereOf(rows);
+  const { clause, params, source, settings } = await whereOf(rows);
   const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
   const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day`,
+    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day${settings}`,
     { ...params, networkCampaigns },
   );
   return days.map((row) => ({ day: row.day, n: Number(row.n) }));
@@ -239,12 +234,12 @@ const REASON_SUMS = FILTERED_STATUSES.map(({ column }) => `sum(r.${column}) AS $
 
 /** Per day with rows among `rows`: counted events and each filtered reason, as numbers. */
 export async function invalidTrafficDays(rows: RollupRows): Promise<InvalidTrafficDay[]> {
-  const { clause, params, source } = whereOf(rows);
+  const { clause, params, source, settings } = await whereOf(rows);
   const found = await selectRows<Record<string, string>>(
     `SELECT r.day AS day, sum(r.impressions + r.views + r.clicks) AS counted_events, ${REASON_SUMS}
        FROM ${source.from("report_rollups")} AS r
       WHERE ${clause}
-      GROUP BY day`,
+      GROUP BY day${settings}`,
     params,
   );
   return found.map((row) => {

@@ -1,8 +1,8 @@
 // The consistency check and repair of ClickHouse's report rollups (RollupChecks), from its own raw
 // ad_events and attributions, over the days whose raw rows its TTL has kept all of.
 //
-// A rebuild swaps whole months of both rollup tables (report_rollups' sums, order_rollups' order
-// states): for each month the days fall in and each table, a staging table shaped as it is filled
+// A rebuild swaps whole months of the rollup tables (report_rollups' sums, order_rollups' order
+// states, order_keys' order keys): for each month the days fall in and each table, a staging table shaped as it is filled
 // with the recount of the days asked plus the month's other days copied as they are, then takes
 // that month's place with REPLACE PARTITION, one atomic step per table. Reads see
 // the old month or the new one, never a day emptied and not yet refilled (as dropping the days
@@ -31,10 +31,12 @@ import {
   recountInto,
   replacePartition,
   TABLE_DEFINITION,
+  VERIFY_ORDER_KEYS,
   VERIFY_ROLLUPS,
 } from "./verify-rollups.ch.sql";
 import { rebuildZone, verifyZone, type ZoneDays } from "./verify-zoned-rollups.ch.sql";
 import { clickhouseZoneBackfill } from "./zone-backfill.ch.sql";
+import { orderKeysSince } from "./zoned-source.sql";
 
 const stagingOf = (target: RollupTable) => `${target}_rebuild`;
 
@@ -66,6 +68,9 @@ async function verify(from: string, lastDay: string): Promise<RollupDifference[]
   const firstDay = await firstDayWithRawRows(from);
   if (firstDay > lastDay) return [];
   const differences = await selectRows<RollupDifference>(VERIFY_ROLLUPS, { firstDay, lastDay });
+  // The order keys hold no day before their first (the states answer for those).
+  const keysFrom = [firstDay, await orderKeysSince()].sort().at(-1)!;
+  if (keysFrom <= lastDay) differences.push(...(await selectRows<RollupDifference>(VERIFY_ORDER_KEYS, { firstDay: keysFrom, lastDay })));
   for (const days of await zoneDaysOf(from, lastDay)) differences.push(...(await verifyZone(days)));
   for (const hours of await zoneHoursOf(from, lastDay)) differences.push(...(await verifyHourlyZone(hours)));
   return differences;
@@ -130,7 +135,7 @@ function months(first: string, last: string): { firstDay: string; lastDay: strin
  * Rebuilds the days of `target` month by month; returns how many keys the rebuilt days hold.
  * A staging table of its own for each month, so no earlier insert's block is taken for a duplicate.
  */
-async function rebuildTable(target: RollupTable, spans: ReturnType<typeof months>): Promise<number> {
+async function rebuildTable({ table: target, order }: (typeof ROLLUP_TABLES)[number], spans: ReturnType<typeof months>): Promise<number> {
   const schema = currentSchema();
   const name = stagingOf(target);
   const staging = schema.local(name);
@@ -141,7 +146,7 @@ async function rebuildTable(target: RollupTable, spans: ReturnType<typeof months
   let written = 0;
   for (const month of spans) {
     await dropStaging();
-    await runCommand(createStaging(staging, schema.local(target), schema.onCluster, schema.engine("AggregatingMergeTree", name)));
+    await runCommand(createStaging(staging, schema.local(target), schema.onCluster, schema.engine("AggregatingMergeTree", name), order));
     for (const statement of schema.distributed(name, "cityHash64(advertiser_id)")) await runCommand(statement);
     const days = { firstDay: month.firstDay, lastDay: month.lastDay };
     await runCommand(copyOtherDays(target, name), days);
@@ -160,9 +165,9 @@ async function rebuild(from: string, lastDay: string): Promise<number> {
   const spans = months(firstDay, lastDay);
   return asRollupRebuilder(async () => {
     let reportRows = 0;
-    for (const { table } of ROLLUP_TABLES) {
+    for (const table of ROLLUP_TABLES) {
       const written = await rebuildTable(table, spans);
-      if (table === "report_rollups") reportRows = written;
+      if (table.table === "report_rollups") reportRows = written;
     }
     for (const days of await zoneDaysOf(from, lastDay)) reportRows += await rebuildZone(days);
     for (const hours of await zoneHoursOf(from, lastDay)) await rebuildHourlyZone(hours);

@@ -11,6 +11,7 @@ import * as newToBrand from "./migrations/0006-new-to-brand.sql";
 import * as zonedRollups from "./migrations/0007-zoned-rollups.sql";
 import * as searchTerms from "./migrations/0009-search-terms.sql";
 import * as zoneProjections from "./migrations/0010-zone-projections.sql";
+import * as orderKeys from "./migrations/0011-order-keys.sql";
 import { schemaOf } from "./schema";
 
 describe("ClickHouse's schema", () => {
@@ -257,5 +258,37 @@ describe("ClickHouse's zone-projections migration", () => {
     const single = zoneProjections.statements(schemaOf({ deduplicationWindow: 500 })).join("\n");
     expect(single).not.toMatch(/ON CLUSTER|_local/);
     expect(single).toContain("ALTER TABLE order_rollups ADD PROJECTION IF NOT EXISTS campaign_days (SELECT * ORDER BY advertiser_id, campaign_id, day)");
+  });
+});
+
+describe("ClickHouse's order-keys migration", () => {
+  it("keeps order keys on a cluster: sharded local tables and Distributed ones, views writing the local tables, the history through the Distributed tables after the views, the first day replicated whole", () => {
+    const list = orderKeys.statements(schemaOf({ cluster: "tally", deduplicationWindow: 500 }));
+    const at = (pattern: RegExp) => list.findIndex((statement) => pattern.test(statement));
+    for (const table of ["order_keys", "zoned_order_keys"]) {
+      expect(list[at(new RegExp(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER tally`))]).toContain(
+        `ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/${table}_local', '{replica}')`,
+      );
+      expect(at(new RegExp(`CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER tally AS ${table}_local\\s+ENGINE = Distributed`))).toBeGreaterThan(0);
+    }
+    expect(list[at(/order_keys_start_local ON CLUSTER/)]).toContain("'/clickhouse/tables/all/{database}/order_keys_start_local'");
+    const views = [
+      "attributions_to_order_keys",
+      "attributions_to_converted_click_keys",
+      "attributions_to_zoned_order_keys",
+      "attributions_to_zoned_converted_click_keys",
+    ];
+    for (const view of views) {
+      const statement = list[at(new RegExp(`MATERIALIZED VIEW IF NOT EXISTS ${view} ON CLUSTER tally TO (zoned_)?order_keys_local AS`))]!;
+      expect(statement).toContain("FROM attributions_local");
+    }
+    const history = list.filter((statement) => /^INSERT INTO (zoned_)?order_keys /.test(statement));
+    expect(history).toHaveLength(4);
+    for (const insert of history) {
+      expect(insert).toMatch(/FROM attributions\b(?!_local)/);
+      expect(insert).toContain("distributed_foreground_insert = 1");
+      expect(list.indexOf(insert)).toBeGreaterThan(at(/attributions_to_zoned_converted_click_keys ON CLUSTER/));
+    }
+    expect(list.at(-1)).toMatch(/^INSERT INTO order_keys_start_local \(since, version\)/);
   });
 });

@@ -9,6 +9,8 @@
 // are `{name:Date}` parameters; the rest of the text comes from the fixed lists below.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables.sql";
+import { ORDER_KEYS_ORDER, UTC_KEY_VIEWS } from "./migrations/0011-order-keys.sql";
+import { keyCount, type OrderFigure } from "./order-keys.sql";
 
 const KEY = ROLLUP_KEY.join(", ");
 const NOT_DAY = ROLLUP_KEY.filter((column) => column !== "day").join(", ");
@@ -78,26 +80,28 @@ interface Source {
   where?: string;
   measures: readonly Measure[];
 }
+const CLICKS_PLACED_FROM = "placed_at >= toDateTime64({firstDay:Date}, 3, 'UTC')";
 const SOURCES: readonly Source[] = [
   { table: "ad_events", time: "created_at", measures: EVENT_MEASURES },
   { table: "attributions", time: "placed_at", measures: CREDIT_MEASURES.filter((name) => name !== "converted_clicks").map((name) => CREDIT[name]) },
   {
     table: "attributions",
     time: "event_created_at",
-    where: `${CLICK_CREDIT} AND placed_at >= toDateTime64({firstDay:Date}, 3, 'UTC')`,
+    where: `${CLICK_CREDIT} AND ${CLICKS_PLACED_FROM}`,
     measures: [CREDIT.converted_clicks],
   },
 ];
 
 const MEASURES: readonly Measure[] = SOURCES.flatMap((source) => source.measures);
 export const ALL_MEASURES = MEASURES.map((m) => m.name);
-/** Each rollup table and the measures it holds. */
+/** Each rollup table and its sorting key (a rebuild's staging table has the same). */
 export const ROLLUP_TABLES = [
-  { table: "report_rollups", merged: false },
-  { table: "order_rollups", merged: true },
+  { table: "report_rollups", order: "advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name" },
+  { table: "order_rollups", order: "advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name" },
+  { table: "order_keys", order: ORDER_KEYS_ORDER },
 ] as const;
 export type RollupTable = (typeof ROLLUP_TABLES)[number]["table"];
-const measuresOf = (table: RollupTable) => MEASURES.filter((m) => m.merged === (table === "order_rollups"));
+const measuresOf = (table: "report_rollups" | "order_rollups") => MEASURES.filter((m) => m.merged === (table === "order_rollups"));
 
 /** Raw rows whose `column` falls on the days {firstDay:Date} to {lastDay:Date}, inclusive, UTC. */
 const onDays = (column: string) => `${column} >= toDateTime64({firstDay:Date}, 3, 'UTC') AND ${column} < toDateTime64({lastDay:Date} + 1, 3, 'UTC')`;
@@ -113,23 +117,25 @@ const recountOf = ({ table, time, where }: Source, measures: readonly Measure[],
   `SELECT toDate(${time}) AS day, ${NOT_DAY}, ${measures.map((m) => `${m[expression]} AS ${as(m)}`).join(", ")}
      FROM ${table} WHERE ${onDays(time)}${where ? ` AND ${where}` : ""} GROUP BY ${KEY}`;
 
-const stored = (table: RollupTable) =>
+const stored = (table: "report_rollups" | "order_rollups") =>
   `SELECT ${KEY}, ${measuresOf(table)
     .map(({ name, merged }) => `${merged ? "uniqExactMerge" : "sum"}(${name}) AS m_${name}`)
     .join(", ")}
      FROM ${table} WHERE day BETWEEN {firstDay:Date} AND {lastDay:Date} GROUP BY ${KEY}`;
 
 const sides = (parts: readonly string[]) => parts.join("\n    UNION ALL\n    ");
-const STORED = sides(ROLLUP_TABLES.map(({ table }) => unpivot(stored(table), measuresOf(table), "stored")));
-const RECOUNTED = sides(
-  SOURCES.map((source) =>
-    unpivot(
-      recountOf(source, source.measures, "value", (m) => `m_${m.name}`),
-      source.measures,
-      "recounted",
+const STORED = sides((["report_rollups", "order_rollups"] as const).map((table) => unpivot(stored(table), measuresOf(table), "stored")));
+const recounted = (of: (source: Source) => readonly Measure[]) =>
+  sides(
+    SOURCES.filter((source) => of(source).length > 0).map((source) =>
+      unpivot(
+        recountOf(source, of(source), "value", (m) => `m_${m.name}`),
+        of(source),
+        "recounted",
+      ),
     ),
-  ),
-);
+  );
+const RECOUNTED = recounted((source) => source.measures);
 const ORDER_MEASURES = measuresOf("order_rollups")
   .map(({ name }) => `'${name}'`)
   .join(", ");
@@ -162,6 +168,13 @@ const STAGING_INSERT = "insert_deduplicate = 0, distributed_foreground_insert = 
  * `staging` (a rebuild's staging table shaped as `target`).
  */
 export function recountInto(target: RollupTable, staging: string): string[] {
+  if (target === "order_keys") {
+    return UTC_KEY_VIEWS.map(
+      (view) => `INSERT INTO ${staging} (${KEY}, id, flags)
+     ${view.select("attributions", `${onDays(view.time)}${view.time === "event_created_at" ? ` AND ${CLICKS_PLACED_FROM}` : ""}`)}
+     SETTINGS ${STAGING_INSERT}`,
+    );
+  }
   return SOURCES.flatMap((source) => {
     const measures = source.measures.filter((m) => m.merged === (target === "order_rollups"));
     if (measures.length === 0) return [];
@@ -179,6 +192,24 @@ export const copyOtherDays = (target: RollupTable, staging: string) =>
     WHERE toYYYYMM(day) = toYYYYMM({firstDay:Date}) AND day NOT BETWEEN {firstDay:Date} AND {lastDay:Date}
    SETTINGS ${STAGING_INSERT}`;
 
+// The order keys' figures (migration 11) against the same recount of the distinct orders.
+const ORDER_KEY_MEASURES = measuresOf("order_rollups");
+const STORED_KEYS = `SELECT ${KEY}, ${ORDER_KEY_MEASURES.map(({ name }) => `${keyCount(name as OrderFigure, "k")} AS m_${name}`).join(", ")}
+     FROM order_keys AS k WHERE k.day BETWEEN {firstDay:Date} AND {lastDay:Date} GROUP BY ${KEY}`;
+
+/** Every figure of order_keys over the days that differs from the recount, as VERIFY_ROLLUPS gives them. */
+export const VERIFY_ORDER_KEYS = `
+SELECT 'order_keys' AS "table", day_text AS day, ${NOT_DAY}, measure,
+       toString(sumIf(value, side = 'stored')) AS stored, toString(sumIf(value, side = 'recounted')) AS recounted
+  FROM (
+    ${unpivot(STORED_KEYS, ORDER_KEY_MEASURES, "stored")}
+    UNION ALL
+    ${recounted((source) => source.measures.filter((m) => m.merged))}
+  )
+ GROUP BY day_text, ${NOT_DAY}, measure
+HAVING stored != recounted
+ ORDER BY day_text, ${NOT_DAY}, measure`;
+
 /** How many report rows (keys) `table` holds on the days. */
 export const keysOnDays = (table: string) =>
   `SELECT count() AS n FROM (SELECT 1 FROM ${table} WHERE day BETWEEN {firstDay:Date} AND {lastDay:Date} GROUP BY ${KEY})`;
@@ -186,13 +217,13 @@ export const keysOnDays = (table: string) =>
 /**
  * A staging table `local` shaped as the rollup table `targetLocal` (columns, partitions, sorting
  * key; both rollup tables have the same), for a rebuild to fill and swap in with REPLACE
- * PARTITION, which needs all three the same, and the projections too, which CREATE ... AS copies
+ * PARTITION, which needs all three the same (`order`: the target's sorting key), and the projections too, which CREATE ... AS copies
  * (their tables' setting for them is not copied, hence SETTINGS); `engine`: the schema's engine for
  * it (Replicated on a cluster, with a path of its own).
  */
-export const createStaging = (local: string, targetLocal: string, onCluster: string, engine: string) =>
+export const createStaging = (local: string, targetLocal: string, onCluster: string, engine: string, order: string) =>
   `CREATE TABLE ${local}${onCluster} AS ${targetLocal} ENGINE = ${engine}
-   PARTITION BY toYYYYMM(day) ORDER BY (advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name)
+   PARTITION BY toYYYYMM(day) ORDER BY (${order})
    SETTINGS deduplicate_merge_projection_mode = 'rebuild'`;
 
 export const dropTable = (name: string, onCluster: string) => `DROP TABLE IF EXISTS ${name}${onCluster} SYNC`;

@@ -1,5 +1,5 @@
 // Hand-written SQL: the check and rebuild of ClickHouse's rollups per kept zone (zoned_report_rollups,
-// zoned_order_rollups), from the raw ad_events and attributions, per zone from the zone's since.
+// zoned_order_rollups, zoned_order_keys), from the raw ad_events and attributions, per zone from the zone's since.
 // The recount is the views' own query (zonedRollupQuery, windowed), so check and views cannot
 // differ in what they count; the check sums each side per key and measure (unpivoted, so a key
 // either side lacks reads 0 there), as the UTC check does (verify-rollups.ch.sql.ts). Days are
@@ -10,6 +10,7 @@ import { UTC } from "@/server/core/time-zones";
 import type { RollupDifference } from "@/server/store/rollup-checks";
 import { runCommand, selectRows } from "./client";
 import { currentSchema } from "./migrate.sql";
+import { keyCount, ORDER_FIGURES, type OrderFigure } from "./order-keys.sql";
 import { asDateTime, zonesTable } from "./report-zones.sql";
 import { insertColumns, keptZones, NOT_DAY_KEY, ZONED_TABLES, ZONED_VIEWS, type ZonedTable, type ZonedView, zonedRollupQuery } from "./zoned-rollups.sql";
 
@@ -18,15 +19,23 @@ const LOCAL_DAYS = "day BETWEEN {firstDay:Date} AND {lastDay:Date}";
 /** Past every local day of the range in any zone (offsets are within 14 hours of UTC). */
 const RECOUNT_TO = "toDateTime64({lastDay:Date} + 2, 3, 'UTC')";
 
-const measuresOf = (view: ZonedView) => insertColumns(view).slice(2 + NOT_DAY_KEY.length);
-const merged = (table: ZonedTable) => table === "zoned_order_rollups";
-const summed = (table: ZonedTable, column: string) => `${merged(table) ? "uniqExactMerge" : "sum"}(${column})`;
+// A view's measures: the columns it writes, or for an order keys view the figures its bits count.
+const measuresOf = (view: ZonedView): string[] => {
+  if (view.target !== "zoned_order_keys") return insertColumns(view).slice(2 + NOT_DAY_KEY.length);
+  return ORDER_FIGURES.filter((figure) => (figure === "converted_clicks") === (view.id === "event_id"));
+};
+/** A measure per key of the rows `r`: summed, its states merged, or its order keys counted. */
+function summed(table: ZonedTable, measure: string): string {
+  if (table === "zoned_order_keys") return keyCount(measure as OrderFigure, "r");
+  return `${table === "zoned_order_rollups" ? "uniqExactMerge" : "sum"}(r.${measure})`;
+}
 
 /** Rows (day, key, side, measure, value) of `measures` summed per key from `relation`. */
 const unpivot = (table: ZonedTable, relation: string, measures: readonly string[], side: "stored" | "recounted") =>
   `SELECT toString(day) AS day_text, ${KEY}, '${side}' AS side, m.1 AS measure, m.2 AS value
-     FROM (SELECT day, ${KEY}, ${measures.map((m) => `toInt128(${summed(table, m)}) AS m_${m}`).join(", ")}
-             FROM ${relation} WHERE ${LOCAL_DAYS} GROUP BY day, ${KEY})
+     FROM (SELECT r.day AS day, ${NOT_DAY_KEY.map((column) => `r.${column} AS ${column}`).join(", ")},
+                  ${measures.map((m) => `toInt128(${summed(table, m)}) AS m_${m}`).join(", ")}
+             FROM ${relation} AS r WHERE r.${LOCAL_DAYS} GROUP BY day, ${KEY})
     ARRAY JOIN [${measures.map((m) => `('${m}', m_${m})`).join(", ")}] AS m`;
 
 const recountOf = (view: ZonedView) =>

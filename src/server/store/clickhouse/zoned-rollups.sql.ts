@@ -12,7 +12,10 @@
 // The local day is formatDateTime(time, '%F', zone): the one function of chdb's that takes the
 // zone from a column and answers per row (toDate(t, zone) and toTimeZone want a constant zone,
 // and allow_nonconst_timezone_arguments makes toTimeZone answer UTC silently).
+// Migration 11 adds zoned_order_keys, the zones' order keys (order-keys.sql.ts), fed by two views
+// of their own; zoned_order_rollups keeps being fed for the days before the keys' first.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
+import { CLICK_FLAGS, CONVERTED_CLICK_LINES, LINE_FLAGS, ORDER_KEY_LINES } from "./order-keys.sql";
 
 /** Columns of the report key other than the day, as in report_rollups and order_rollups. */
 export const NOT_DAY_KEY = ["publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
@@ -45,19 +48,22 @@ export const ORDER_STATE_COLUMNS = [
   "ntb_conversions",
 ] as const;
 
-export const ZONED_TABLES = ["zoned_report_rollups", "zoned_order_rollups"] as const;
+export const ZONED_TABLES = ["zoned_report_rollups", "zoned_order_rollups", "zoned_order_keys"] as const;
 export type ZonedTable = (typeof ZONED_TABLES)[number];
+export type UtcRollupTable = "report_rollups" | "order_rollups" | "order_keys";
 
 /** The UTC table whose figures each zoned table keeps per zone. */
-export const UTC_TWIN: Record<ZonedTable, "report_rollups" | "order_rollups"> = {
+export const UTC_TWIN: Record<ZonedTable, UtcRollupTable> = {
   zoned_report_rollups: "report_rollups",
   zoned_order_rollups: "order_rollups",
+  zoned_order_keys: "order_keys",
 };
 
 /** Every column of a zoned table but `zone`, in order: what a read of the UTC twin selects beside it. */
 export const TWIN_COLUMNS: Record<ZonedTable, readonly string[]> = {
   zoned_report_rollups: ["day", ...NOT_DAY_KEY, ...REPORT_SUM_COLUMNS.map(([name]) => name)],
   zoned_order_rollups: ["day", ...NOT_DAY_KEY, ...ORDER_STATE_COLUMNS],
+  zoned_order_keys: ["day", ...NOT_DAY_KEY, "id", "flags"],
 };
 
 const SKU = "match = 'sku'";
@@ -75,10 +81,12 @@ export interface ZonedView {
   time: "created_at" | "placed_at" | "event_created_at";
   figures: readonly string[];
   where?: string;
+  /** An order keys view's id (order-keys.sql.ts): a key column beside the report key's. */
+  id?: "conversion_id" | "event_id";
 }
 
-/** The four views, each counting what its UTC twin's view (migrations 1 to 6) counts. */
-export const ZONED_VIEWS: readonly ZonedView[] = [
+/** The four views of migration 7, each counting what its UTC twin's view (migrations 1 to 6) counts. */
+export const STATE_ZONED_VIEWS: readonly ZonedView[] = [
   {
     name: "ad_events_to_zoned_rollups",
     target: "zoned_report_rollups",
@@ -133,6 +141,31 @@ export const ZONED_VIEWS: readonly ZonedView[] = [
   },
 ];
 
+/** Migration 11's views of the zones' order keys, counting what order_keys' views count. */
+export const KEY_ZONED_VIEWS: readonly ZonedView[] = [
+  {
+    name: "attributions_to_zoned_order_keys",
+    target: "zoned_order_keys",
+    source: "attributions",
+    time: "placed_at",
+    id: "conversion_id",
+    figures: [`groupBitOr(${LINE_FLAGS}) AS flags`],
+    where: ORDER_KEY_LINES,
+  },
+  {
+    name: "attributions_to_zoned_converted_click_keys",
+    target: "zoned_order_keys",
+    source: "attributions",
+    time: "event_created_at",
+    id: "event_id",
+    figures: [`groupBitOr(${CLICK_FLAGS}) AS flags`],
+    where: CONVERTED_CLICK_LINES,
+  },
+];
+
+/** Every view that feeds the zoned tables now. */
+export const ZONED_VIEWS: readonly ZonedView[] = [...STATE_ZONED_VIEWS, ...KEY_ZONED_VIEWS];
+
 /**
  * The kept zones other than UTC, each at its newest version. `reportZones` is the table's name as
  * the statement reads it (report_zones' local table in a view).
@@ -151,12 +184,20 @@ export const WINDOW = "zone = {zone:String} AND {time} >= {windowFrom:DateTime64
 export function zonedRollupQuery(view: ZonedView, source: string, zones: string, windowed = false): string {
   const bound = windowed ? WINDOW.replaceAll("{time}", view.time) : `${view.time} >= since`;
   const conditions = [bound, ...(view.where ? [view.where] : [])];
-  return `SELECT zone, toDate(formatDateTime(${view.time}, '%F', zone)) AS day, ${NOT_DAY_KEY.join(", ")},
+  const key = [...NOT_DAY_KEY, ...(view.id ? ["id"] : [])].join(", ");
+  const id = view.id ? `, ${view.id} AS id` : "";
+  return `SELECT zone, toDate(formatDateTime(${view.time}, '%F', zone)) AS day, ${NOT_DAY_KEY.join(", ")}${id},
             ${view.figures.join(",\n            ")}
        FROM ${source} CROSS JOIN ${zones} AS kept
       WHERE ${conditions.join(" AND ")}
-      GROUP BY zone, day, ${NOT_DAY_KEY.join(", ")}`;
+      GROUP BY zone, day, ${key}`;
 }
 
 /** The columns an insert of `view`'s SELECT names, in its order. */
-export const insertColumns = (view: ZonedView) => ["zone", "day", ...NOT_DAY_KEY, ...view.figures.map((figure) => figure.split(" AS ").at(-1)!)];
+export const insertColumns = (view: ZonedView) => [
+  "zone",
+  "day",
+  ...NOT_DAY_KEY,
+  ...(view.id ? ["id"] : []),
+  ...view.figures.map((figure) => figure.split(" AS ").at(-1)!),
+];

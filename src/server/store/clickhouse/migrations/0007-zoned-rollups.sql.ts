@@ -8,7 +8,7 @@
 // On a cluster report_zones is replicated to every node, not sharded (its path has no {shard}):
 // each node's views join their blocks to it locally.
 import type { Schema } from "../schema";
-import { keptZones, NOT_DAY_KEY, ORDER_STATE_COLUMNS, REPORT_SUM_COLUMNS, ZONED_VIEWS, type ZonedTable, zonedRollupQuery } from "../zoned-rollups.sql";
+import { keptZones, NOT_DAY_KEY, ORDER_STATE_COLUMNS, REPORT_SUM_COLUMNS, STATE_ZONED_VIEWS, type ZonedTable, zonedRollupQuery } from "../zoned-rollups.sql";
 
 /** The statement that makes report_zones: the hourly rollups' migration (0008) makes it too, so either may come first. */
 export function reportZonesTable(s: Schema): string {
@@ -21,19 +21,19 @@ export function reportZonesTable(s: Schema): string {
 ) ENGINE = ${engine} ORDER BY zone`;
 }
 
-const COLUMNS: Record<ZonedTable, string[]> = {
+const COLUMNS: Partial<Record<ZonedTable, string[]>> = {
   zoned_report_rollups: REPORT_SUM_COLUMNS.map(([name, type]) => `${name} SimpleAggregateFunction(sum, ${type})`),
   zoned_order_rollups: ORDER_STATE_COLUMNS.map((name) => `${name} AggregateFunction(uniqExact, UUID)`),
 };
 
 export function statements(s: Schema): string[] {
   const zones = s.local("report_zones");
-  const tables = (Object.keys(COLUMNS) as ZonedTable[]).flatMap((name) => [
+  const tables = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).flatMap((name) => [
     `CREATE TABLE IF NOT EXISTS ${s.local(name)}${s.onCluster} (
        zone LowCardinality(String),
        day Date,
        ${NOT_DAY_KEY.map((column) => `${column} ${column === "campaign_id" || column === "ad_id" ? "String" : "LowCardinality(String)"}`).join(",\n       ")},
-       ${COLUMNS[name].join(",\n       ")}
+       ${COLUMNS[name]!.join(",\n       ")}
      ) ENGINE = ${s.engine("AggregatingMergeTree", name)}
      PARTITION BY toYYYYMM(day)
      ORDER BY (zone, advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name)
@@ -46,7 +46,7 @@ export function statements(s: Schema): string[] {
      SELECT 'UTC', toDateTime64(0, 3, 'UTC'), toDateTime64(0, 3, 'UTC'), 1
       WHERE (SELECT count() FROM ${zones} WHERE zone = 'UTC') = 0`,
     ...tables,
-    ...ZONED_VIEWS.map(
+    ...STATE_ZONED_VIEWS.map(
       (view) =>
         `CREATE MATERIALIZED VIEW IF NOT EXISTS ${view.name}${s.onCluster} TO ${s.local(view.target)} AS
      ${zonedRollupQuery(view, s.local(view.source), keptZones(zones))}`,

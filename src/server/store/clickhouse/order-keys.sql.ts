@@ -8,11 +8,12 @@
 // The keys are complete from `since` (order_keys_start): the migration counted the attributions
 // ClickHouse held then, and days whose raw rows its TTL had dropped keep their states, which a
 // read reaching them uses instead (zoned-source.sql.ts, ordersFormFrom).
-const SKU = "match = 'sku'";
-const SKU_CREDIT = `${SKU} AND credited`;
-const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
-const HALO_CREDIT = "match = 'halo' AND credited";
-const NEW_TO_BRAND = `${SKU_CREDIT} AND new_to_brand`;
+/** An attribution line's credit, as every view of the rollups tells them apart. */
+export const SKU = "match = 'sku'";
+export const SKU_CREDIT = `${SKU} AND credited`;
+export const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
+export const HALO_CREDIT = "match = 'halo' AND credited";
+export const NEW_TO_BRAND = `${SKU_CREDIT} AND new_to_brand`;
 
 export const ORDER_FIGURES = [
   "conversions",

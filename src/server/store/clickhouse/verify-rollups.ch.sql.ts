@@ -10,7 +10,7 @@
 import { FILTERED_STATUSES } from "@/server/core/event-status";
 import { CREDIT_MEASURES, ROLLUP_KEY } from "@/server/store/postgres/rollup-tables.sql";
 import { ORDER_KEYS_ORDER, UTC_KEY_VIEWS } from "./migrations/0011-order-keys.sql";
-import { keyCount, type OrderFigure } from "./order-keys.sql";
+import { CLICK_CREDIT, HALO_CREDIT, keyCount, NEW_TO_BRAND, type OrderFigure, SKU, SKU_CREDIT } from "./order-keys.sql";
 
 const KEY = ROLLUP_KEY.join(", ");
 const NOT_DAY = ROLLUP_KEY.filter((column) => column !== "day").join(", ");
@@ -40,11 +40,6 @@ const EVENT_MEASURES: readonly Measure[] = [
 ];
 
 // Lines of the campaign's own SKU count in every measure but the halo ones, which count halo lines.
-const SKU = "match = 'sku'";
-const SKU_CREDIT = `${SKU} AND credited`;
-const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
-const HALO_CREDIT = "match = 'halo' AND credited";
-const NEW_TO_BRAND = `${SKU_CREDIT} AND new_to_brand`;
 const orders = (name: string, condition: string) => distinct(name, "conversion_id", condition);
 const sales = (condition: string) => `sumIf(toInt128(total_value_micros), ${condition})`;
 const CREDIT: Record<(typeof CREDIT_MEASURES)[number], Measure> = {

@@ -15,7 +15,18 @@
 // Migration 11 adds zoned_order_keys, the zones' order keys (order-keys.sql.ts), fed by two views
 // of their own; zoned_order_rollups keeps being fed for the days before the keys' first.
 import { FILTERED_STATUSES } from "@/server/core/event-status";
-import { CLICK_FLAGS, CONVERTED_CLICK_LINES, LINE_FLAGS, ORDER_KEY_LINES } from "./order-keys.sql";
+import {
+  CLICK_CREDIT,
+  CLICK_FLAGS,
+  CONVERTED_CLICK_LINES,
+  HALO_CREDIT,
+  LINE_FLAGS,
+  NEW_TO_BRAND,
+  ORDER_FIGURES,
+  ORDER_KEY_LINES,
+  SKU,
+  SKU_CREDIT,
+} from "./order-keys.sql";
 
 /** Columns of the report key other than the day, as in report_rollups and order_rollups. */
 export const NOT_DAY_KEY = ["publisher_id", "site", "advertiser_id", "campaign_id", "ad_id", "placement_name"] as const;
@@ -38,15 +49,7 @@ export const REPORT_SUM_COLUMNS: readonly (readonly [string, string])[] = [
 ];
 
 /** order_rollups' states after migrations 2 to 6: what zoned_order_rollups keeps too. */
-export const ORDER_STATE_COLUMNS = [
-  "conversions",
-  "unverified_conversions",
-  "uncredited_conversions",
-  "conversions_click",
-  "converted_clicks",
-  "halo_conversions",
-  "ntb_conversions",
-] as const;
+export const ORDER_STATE_COLUMNS = ORDER_FIGURES;
 
 export const ZONED_TABLES = ["zoned_report_rollups", "zoned_order_rollups", "zoned_order_keys"] as const;
 export type ZonedTable = (typeof ZONED_TABLES)[number];
@@ -65,12 +68,6 @@ export const TWIN_COLUMNS: Record<ZonedTable, readonly string[]> = {
   zoned_order_rollups: ["day", ...NOT_DAY_KEY, ...ORDER_STATE_COLUMNS],
   zoned_order_keys: ["day", ...NOT_DAY_KEY, "id", "flags"],
 };
-
-const SKU = "match = 'sku'";
-const SKU_CREDIT = `${SKU} AND credited`;
-const CLICK_CREDIT = `${SKU_CREDIT} AND event_kind = 'click'`;
-const HALO_CREDIT = "match = 'halo' AND credited";
-const NEW_TO_BRAND = `${SKU_CREDIT} AND new_to_brand`;
 
 /** One view's counting: from which raw table, by which of its times, what it writes, and which rows. */
 export interface ZonedView {

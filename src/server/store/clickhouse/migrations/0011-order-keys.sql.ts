@@ -7,7 +7,6 @@
 // into, or 1970 when they have no TTL (every attribution ever shipped is still held).
 // order_keys_start, like report_zones, is on every node of a cluster whole (no {shard} in its path).
 
-import { CLICK_FLAGS, CONVERTED_CLICK_LINES, LINE_FLAGS, ORDER_KEY_LINES } from "../order-keys.sql";
 import type { Schema } from "../schema";
 import { KEY_ZONED_VIEWS, keptZones, NOT_DAY_KEY, zonedRollupQuery } from "../zoned-rollups.sql";
 
@@ -15,27 +14,18 @@ const NOT_DAY = NOT_DAY_KEY.join(", ");
 const KEY_COLUMNS = NOT_DAY_KEY.map((column) => `${column} ${column === "campaign_id" || column === "ad_id" ? "String" : "LowCardinality(String)"}`);
 
 /**
- * The UTC views' queries over the attributions `source`, narrowed by `where` too when given (the
- * rebuild's days): each order's lines on the order's day, and each converted click on its own.
+ * The UTC views: each zoned view's counting (KEY_ZONED_VIEWS: each order's lines on the order's
+ * day, each converted click on its own) on the UTC day, over the attributions `source`, narrowed
+ * by `where` too when given (the rebuild's days).
  */
-export const UTC_KEY_VIEWS = [
-  {
-    name: "attributions_to_order_keys",
-    time: "placed_at",
-    select: (source: string, where?: string) => `SELECT toDate(placed_at) AS day, ${NOT_DAY}, conversion_id AS id, groupBitOr(${LINE_FLAGS}) AS flags
+export const UTC_KEY_VIEWS = KEY_ZONED_VIEWS.map(({ name, time, id, figures, where: lines }) => ({
+  name: name.replace("_zoned", ""),
+  time,
+  select: (source: string, where?: string) => `SELECT toDate(${time}) AS day, ${NOT_DAY}, ${id} AS id, ${figures.join(", ")}
        FROM ${source}
-      WHERE ${ORDER_KEY_LINES}${where ? ` AND ${where}` : ""}
+      WHERE ${lines}${where ? ` AND ${where}` : ""}
       GROUP BY day, ${NOT_DAY}, id`,
-  },
-  {
-    name: "attributions_to_converted_click_keys",
-    time: "event_created_at",
-    select: (source: string, where?: string) => `SELECT toDate(event_created_at) AS day, ${NOT_DAY}, event_id AS id, groupBitOr(${CLICK_FLAGS}) AS flags
-       FROM ${source}
-      WHERE ${CONVERTED_CLICK_LINES}${where ? ` AND ${where}` : ""}
-      GROUP BY day, ${NOT_DAY}, id`,
-  },
-] as const;
+}));
 
 /** The sorting key of order_keys (zoned_order_keys: `zone` first): report_rollups' and the id. */
 export const ORDER_KEYS_ORDER = "advertiser_id, day, campaign_id, ad_id, publisher_id, site, placement_name, id";

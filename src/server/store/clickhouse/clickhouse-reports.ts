@@ -22,10 +22,8 @@ import type { ReportQuery, ReportScope, ZonedRange } from "@/server/store/report
 import type { DetailedReportOrderBy, InvalidTrafficDay, ReportRows } from "@/server/store/report-rows";
 import type { ReportReads } from "@/server/store/store";
 import { clickhouseHours } from "./hours-report.ch";
-import { invalidTrafficDays, keyedFigures, keyedFiguresOfEach, measuredFigures, measuredRowsPerDay, type RollupRows } from "./report-totals.ch.sql";
+import { invalidTrafficDays, keyedFigures, keyedFiguresOfEach, measuredFigures, measuredPage, type RollupRows } from "./report-totals.ch.sql";
 import { clickhouseReadableZones } from "./report-zones.sql";
-
-type DayRange = { startDate: string; endDate: string };
 
 /**
  * A report's rows once its figures are fetched. The fetch runs once for the rows however often
@@ -60,9 +58,9 @@ function scoped(scope: ReportScope, range: ZonedRange, ...more: RollupRows["wher
 }
 
 /** The rollup rows a detailed report reads: an advertiser's report, which Postgres reads without the publisher scope too. */
-function detailedRollupRows(grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>, range: DayRange = query): RollupRows {
+function detailedRollupRows(grain: "campaign" | "ad", scope: ReportScope, query: ReportQuery<string>): RollupRows {
   return {
-    range: { startDate: range.startDate, endDate: range.endDate },
+    range: { startDate: query.startDate, endDate: query.endDate },
     zone: query.zone,
     where: [
       ["advertiser_id", scope.advertiserId],
@@ -74,30 +72,11 @@ function detailedRollupRows(grain: "campaign" | "ad", scope: ReportScope, query:
 }
 
 /**
- * The days a page sorted by day covers, chosen as the detailed statement chooses them
- * (dayWindowCtes): the days in the report's order, each holding its rows, those with a row from
- * `offset` to `offset + limit`. null past the last row.
- */
-export function daysOfPage(rowsPerDay: readonly { day: string; n: number }[], order: "asc" | "desc", offset: number, limit: number): DayRange | null {
-  const days = [...rowsPerDay].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  if (order === "desc") days.reverse();
-  const chosen: string[] = [];
-  let before = 0;
-  for (const { day, n } of days) {
-    if (before + n > offset && before < offset + limit) chosen.push(day);
-    before += n;
-  }
-  if (chosen.length === 0) return null;
-  chosen.sort();
-  return { startDate: chosen[0]!, endDate: chosen.at(-1)! };
-}
-
-/**
  * A detailed report: sub-publisher rows are fetched only for campaigns bought through a network.
- * A page sorted by day (the default) sums only the days it shows, after counting each day's rows
- * by their keys, as the Postgres store does from its tables: a month of a large advertiser's ad
- * rows is thousands of rows to sum and hand over, a page fifty. Other sorts, and downloads, need
- * every row's figures.
+ * A page sorted by day (the default) is cut in ClickHouse, which knows every part of that order,
+ * and only its rows are summed and named (measuredPage): a month of a large advertiser's ad rows
+ * is thousands of rows to sum and hand over, a page fifty. Other sorts, and downloads, need every
+ * row's figures.
  */
 function detailedReport<Row>(
   grain: "campaign" | "ad",
@@ -114,11 +93,11 @@ function detailedReport<Row>(
     ...wholeRange,
     page: async (page) => {
       const networkCampaigns = await networkBoughtCampaigns(scope, query.ids);
-      const rowsPerDay = await measuredRowsPerDay(grain, detailedRollupRows(grain, scope, query), networkCampaigns);
-      const days = daysOfPage(rowsPerDay, query.order, (page.page - 1) * page.perPage, page.perPage);
-      if (!days) return wholeRange.page(page);
-      const rows = await measuredFigures(grain, detailedRollupRows(grain, scope, query, days), networkCampaigns);
-      return statement({ rows, rowsPerDay }).page(page);
+      const offset = (page.page - 1) * page.perPage;
+      const cut = await measuredPage(grain, detailedRollupRows(grain, scope, query), networkCampaigns, { order: query.order, offset, limit: page.perPage });
+      // Past the last row the page has no row to carry the count: the whole range counts it.
+      if (!cut) return wholeRange.page(page);
+      return statement({ rows: cut.rows, cut: { before: cut.before, total: cut.total } }).page(page);
     },
   };
 }

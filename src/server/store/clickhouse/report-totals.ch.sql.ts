@@ -205,24 +205,54 @@ export async function measuredFigures(grain: "campaign" | "ad", rows: RollupRows
   return rename(measured);
 }
 
+/** Where a page sorted by day starts and how long it is, in the report's direction. */
+export interface DayPage {
+  order: "asc" | "desc";
+  offset: number;
+  limit: number;
+}
+
 /**
- * How many of the detailed report's rows among `rows` each day holds (see measuredRowsStatement),
- * counted by key in one scan: every key with order states has traffic rows too, so
- * report_rollups alone has every row.
+ * A page of the detailed report sorted by day, cut here: sorted by day, the report's order is the
+ * day, the key and the row's publisher ('' first), all known here (groupOrder in
+ * detailed-report-parts.sql.ts, ids as bytes). One scan of report_rollups lists the rows of the
+ * range by their keys alone, sorted and cut to the page with the count of every row (each row
+ * with order figures has traffic too); then only the page's keys on the page's days are summed,
+ * and only the page's rows handed to Postgres to name: a day of a large advertiser's ads is
+ * hundreds of rows, a page fifty. Where the page opens among a group's sub-publisher rows, the
+ * group's total row comes first, one row before the page. null past the last row.
  */
-export async function measuredRowsPerDay(
+export async function measuredPage(
   grain: "campaign" | "ad",
   rows: RollupRows,
   networkCampaigns: readonly string[],
-): Promise<{ day: string; n: number }[]> {
-  const key = grain === "campaign" ? "r.campaign_id" : "r.ad_id";
-  const { clause, params, source, settings } = await whereOf(rows);
-  const shareRows = networkCampaigns.length === 0 ? "" : ` + uniqExactIf((${key}, r.publisher_id), r.campaign_id IN {networkCampaigns:Array(String)})`;
-  const days = await selectRows<{ day: string; n: string }>(
-    `SELECT r.day AS day, uniqExact(${key})${shareRows} AS n FROM ${source.from("report_rollups")} AS r WHERE ${clause} GROUP BY day${settings}`,
-    { ...params, networkCampaigns },
+  page: DayPage,
+): Promise<{ rows: MeasuredFigures[]; before: number; total: number } | null> {
+  const listing = await measuredRowsStatement(grain, rows, networkCampaigns);
+  const direction = page.order === "asc" ? "ASC" : "DESC";
+  const cut = await selectRows<{ day: string; key: string; row_publisher: string; total: string }>(
+    `SELECT day, key, row_publisher, count() OVER () AS total FROM (${listing.text(listing.where.source.from("report_rollups"), "")})
+      ORDER BY day ${direction}, key ASC, row_publisher ASC LIMIT {pageLimit:UInt32} OFFSET {pageOffset:UInt64}${listing.where.settings}`,
+    { ...listing.where.params, pageLimit: page.limit, pageOffset: page.offset },
   );
-  return days.map((row) => ({ day: row.day, n: Number(row.n) }));
+  const first = cut[0];
+  if (!first) return null;
+  const days = cut.map((row) => row.day).sort();
+  const keys = [...new Set(cut.map((row) => row.key))];
+  const figures = await measuredFigures(
+    grain,
+    { ...rows, range: { startDate: days[0]!, endDate: days.at(-1)! }, where: [...rows.where, [grain === "campaign" ? "campaign_id" : "ad_id", keys]] },
+    networkCampaigns,
+  );
+  const id = (row: { day: string; key: string }, publisher: string) => `${row.day}|${row.key}|${publisher}`;
+  const wanted = new Set(cut.map((row) => id(row, row.row_publisher)));
+  const opensInGroup = first.row_publisher !== "";
+  if (opensInGroup) wanted.add(id(first, ""));
+  return {
+    rows: figures.filter((row) => wanted.has(id(row, row.publisher_id))),
+    before: page.offset - (opensInGroup ? 1 : 0),
+    total: Number(first.total),
+  };
 }
 
 // The publisher of a measured row is named apart in ClickHouse: an alias publisher_id would stand

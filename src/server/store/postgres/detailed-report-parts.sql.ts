@@ -22,14 +22,16 @@ export type DetailedGrain = "campaign" | "ad";
 export type MeasuredFigures = GivenFigures & { day: string; key: string; publisher_id: string };
 
 /**
- * A detailed report's rows summed by another store: `rows`, and, for a page sorted by day, how many
- * rows each day of the whole range holds (`rowsPerDay`), so that only the days of the page need
- * their figures summed and passed in while the page's place and the report's total still count
- * every day.
+ * A detailed report's rows summed by another store: every row of the range, or, for a page sorted
+ * by day, the page already cut there (`cut`): its rows in the report's order (groupOrder) with,
+ * where the page opens among a group's sub-publisher rows, that group's total row before them;
+ * how many rows come before the first given one; and how many the whole report holds. Sorted by
+ * day, the order is the day, the key and the publisher id, as text in byte order: every part of
+ * it is known where the figures are summed, so only a page's rows are summed, passed and named.
  */
 export interface GivenDetailedRows {
   rows: readonly MeasuredFigures[];
-  rowsPerDay?: readonly { day: string; n: number }[];
+  cut?: { before: number; total: number };
 }
 
 /** What every part is built from. SQL members are identifiers and sorts from fixed lists. */
@@ -54,7 +56,7 @@ export interface DetailedPlan {
   advertiserId: string | null;
   /** The request's id filters (ad_id for the ad grain only). */
   ids: { advertiserId: string | null; campaignId: string | null; adId: string | null };
-  /** The measured rows summed elsewhere and already filtered, instead of the report tables: the whole range's, or with rowsPerDay at least the page's days'. */
+  /** The measured rows summed elsewhere and already filtered, instead of the report tables: the whole range's, or a page cut there. */
   given?: GivenDetailedRows;
 }
 
@@ -101,10 +103,6 @@ const publisherRowsOnly = ({ grain }: DetailedPlan) => (grain === "ad" ? raw(" A
  * campaign on one publisher, so only campaign totals need DISTINCT. Given rows are the rows.
  */
 function dayRowCounts(plan: DetailedPlan): Sql {
-  if (plan.given?.rowsPerDay) {
-    const { rowsPerDay } = plan.given;
-    return sql`SELECT * FROM unnest(${rowsPerDay.map((d) => d.day)}::date[], ${rowsPerDay.map((d) => d.n)}::bigint[]) AS d(day, n)`;
-  }
   if (plan.given) return sql`SELECT day, count(*)::bigint AS n FROM given GROUP BY day`;
   if (plan.countedRows) return countedDayRows(plan);
   return sql`SELECT day, count(*)::bigint AS n FROM (${rowKeys(plan, zonedDays("r", plan.range))}) row_keys GROUP BY day`;
@@ -161,7 +159,7 @@ export function givenCte({ given }: DetailedPlan): Sql {
  * before each). Other sorts need every row's figures: no CTEs.
  */
 export function dayWindowCtes(plan: DetailedPlan): Sql {
-  if (!plan.byDay) return empty;
+  if (!plan.byDay || plan.given?.cut) return empty;
   return sql`day_rows AS (
       ${dayRowCounts(plan)}
     ), placed AS (
@@ -174,7 +172,7 @@ export function dayWindowCtes(plan: DetailedPlan): Sql {
 /** The days to sum: the chosen ones when sorted by day, else the whole range; of the zone's rows (or the given ones). */
 function daysRead(plan: DetailedPlan): Sql {
   const chosen = sql`r.day BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)`;
-  if (plan.given) return plan.byDay ? chosen : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
+  if (plan.given) return plan.byDay && !plan.given.cut ? chosen : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
   return plan.byDay ? sql`${zonedDays("r", plan.range)} AND ${chosen}` : zonedDays("r", plan.range);
 }
 
@@ -221,11 +219,13 @@ export function listedCte(plan: DetailedPlan): Sql {
 
 /**
  * The order of rows: groups (one object on one day) by their total row's sort value, then the
- * total row, then its sub-publisher rows by their own; publisher ids settle ties.
+ * total row, then its sub-publisher rows by their own; publisher ids settle ties. Ids compare as
+ * bytes (COLLATE "C") whatever the database's collation, as ClickHouse compares them when it cuts
+ * a page sorted by day (GivenDetailedRows).
  */
 export function groupOrder({ direction }: DetailedPlan, row: "l" | "page", groupSort: "g.sort_value" | "page.group_sort"): Sql {
   const r = raw(row);
-  return sql`${raw(groupSort)} ${direction}, ${r}.day ${direction}, ${r}.key ASC, ${r}.publisher_id <> '' ASC, ${r}.sort_value ${direction}, ${r}.publisher_id ASC`;
+  return sql`${raw(groupSort)} ${direction}, ${r}.day ${direction}, ${r}.key COLLATE "C" ASC, ${r}.publisher_id <> '' ASC, ${r}.sort_value ${direction}, ${r}.publisher_id COLLATE "C" ASC`;
 }
 
 /**
@@ -237,7 +237,7 @@ export function pageCte(plan: DetailedPlan): Sql {
   const paging = plan.whole
     ? empty
     : sql`ORDER BY ${groupOrder(plan, "l", "g.sort_value")}
-       LIMIT ${LIMIT} OFFSET ${plan.byDay ? sql`${OFFSET} - coalesce((SELECT min(before) FROM chosen), 0)` : OFFSET}`;
+       LIMIT ${LIMIT} OFFSET ${pageOffset(plan)}`;
   return sql`page AS (
       SELECT l.*, g.sort_value AS group_sort
         FROM listed l
@@ -246,6 +246,14 @@ export function pageCte(plan: DetailedPlan): Sql {
     )`;
 }
 
+/** Where the page starts among the listed rows: sorted by day, counted from the first chosen day, or from the first given row of a cut page. */
+function pageOffset({ byDay, given }: DetailedPlan): Sql {
+  if (given?.cut) return sql`${OFFSET} - ${given.cut.before}::int`;
+  return byDay ? sql`${OFFSET} - coalesce((SELECT min(before) FROM chosen), 0)` : OFFSET;
+}
+
 /** Every row of the report, however few the page holds: none for a download. */
-export const rowsTotal = ({ whole, byDay }: DetailedPlan): Sql =>
-  raw(whole ? "0" : byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)");
+export function rowsTotal({ whole, byDay, given }: DetailedPlan): Sql {
+  if (given?.cut) return sql`${given.cut.total}::bigint`;
+  return raw(whole ? "0" : byDay ? "(SELECT coalesce(sum(n), 0) FROM day_rows)" : "(SELECT count(*) FROM listed)");
+}

@@ -95,8 +95,8 @@ function detailedReport<Row>(
       const networkCampaigns = await networkBoughtCampaigns(scope, query.ids);
       const offset = (page.page - 1) * page.perPage;
       const cut = await measuredPage(grain, detailedRollupRows(grain, scope, query), networkCampaigns, { order: query.order, offset, limit: page.perPage });
-      // Past the last row the page has no row to carry the count: the whole range counts it.
-      if (!cut) return wholeRange.page(page);
+      // Past the last row: nothing to name, and the count is ClickHouse's.
+      if (cut.rows.length === 0) return { data: [], page: page.page, per_page: page.perPage, total: cut.total };
       return statement({ rows: cut.rows, cut: { before: cut.before, total: cut.total } }).page(page);
     },
   };

@@ -157,7 +157,7 @@ const EVERY_SORT_FOR = new Set(["staff", "acme", "network"]);
  * caller, range and zone, so each sort is tried for one caller of each kind. Pages of 3 are
  * compared for the default sort, either way: a page is cut from the same sorted rows whatever
  * the sort (the whole list is compared for every one), and only the default sort of a detailed
- * report (by day) reads the figures of a page's days alone.
+ * report (by day) is cut in ClickHouse and reads the figures of a page's rows alone.
  */
 const sorts = <OrderBy extends string>(orderBys: readonly [OrderBy, ...OrderBy[]], range: DayRange, caller: string) =>
   range === ranges[0] && EVERY_SORT_FOR.has(caller)

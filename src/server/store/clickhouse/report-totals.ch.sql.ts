@@ -220,14 +220,15 @@ export interface DayPage {
  * with order figures has traffic too); then only the page's keys on the page's days are summed,
  * and only the page's rows handed to Postgres to name: a day of a large advertiser's ads is
  * hundreds of rows, a page fifty. Where the page opens among a group's sub-publisher rows, the
- * group's total row comes first, one row before the page. null past the last row.
+ * group's total row comes first, one row before the page. Past the last row, no rows: only the
+ * count, from the keys alone, as cheap as any page.
  */
 export async function measuredPage(
   grain: "campaign" | "ad",
   rows: RollupRows,
   networkCampaigns: readonly string[],
   page: DayPage,
-): Promise<{ rows: MeasuredFigures[]; before: number; total: number } | null> {
+): Promise<{ rows: MeasuredFigures[]; before: number; total: number }> {
   const listing = await measuredRowsStatement(grain, rows, networkCampaigns);
   const direction = page.order === "asc" ? "ASC" : "DESC";
   const cut = await selectRows<{ day: string; key: string; row_publisher: string; total: string }>(
@@ -236,7 +237,13 @@ export async function measuredPage(
     { ...listing.where.params, pageLimit: page.limit, pageOffset: page.offset },
   );
   const first = cut[0];
-  if (!first) return null;
+  if (!first) {
+    const [counted] = await selectRows<{ total: string }>(
+      `SELECT count() AS total FROM (${listing.text(listing.where.source.from("report_rollups"), "")})${listing.where.settings}`,
+      listing.where.params,
+    );
+    return { rows: [], before: page.offset, total: Number(counted?.total ?? 0) };
+  }
   const days = cut.map((row) => row.day).sort();
   const keys = [...new Set(cut.map((row) => row.key))];
   const figures = await measuredFigures(
@@ -246,8 +253,10 @@ export async function measuredPage(
   );
   const id = (row: { day: string; key: string }, publisher: string) => `${row.day}|${row.key}|${publisher}`;
   const wanted = new Set(cut.map((row) => id(row, row.row_publisher)));
-  const opensInGroup = first.row_publisher !== "";
-  if (opensInGroup) wanted.add(id(first, ""));
+  // The group's total row goes before the page only when it is there to go: `before` counts it.
+  const groupTotal = id(first, "");
+  const opensInGroup = first.row_publisher !== "" && figures.some((row) => id(row, row.publisher_id) === groupTotal);
+  if (opensInGroup) wanted.add(groupTotal);
   return {
     rows: figures.filter((row) => wanted.has(id(row, row.publisher_id))),
     before: page.offset - (opensInGroup ? 1 : 0),

@@ -46,7 +46,7 @@ export interface DetailedPlan {
   direction: Sql;
   /** A download: every row once, in order, with no day window, page or count. */
   whole: boolean;
-  /** Sorted by day (and not a download): only the days the page covers are summed. */
+  /** Sorted by day (and not a download): only the days the page covers are summed, or only its rows given (a cut page). */
   byDay: boolean;
   /** Rows per day are read from daily_ad_row_counts instead of counted from keys. */
   countedRows: boolean;
@@ -156,7 +156,7 @@ export function givenCte({ given }: DetailedPlan): Sql {
 /**
  * Sorted by day, a page needs only the days it covers: rows are counted per day (keys only, no
  * sums), and the days holding rows offset to offset + limit are chosen (`chosen`, with the rows
- * before each). Other sorts need every row's figures: no CTEs.
+ * before each). Other sorts need every row's figures, and a cut page is given its rows: no CTEs.
  */
 export function dayWindowCtes(plan: DetailedPlan): Sql {
   if (!plan.byDay || plan.given?.cut) return empty;
@@ -169,7 +169,7 @@ export function dayWindowCtes(plan: DetailedPlan): Sql {
     ), `;
 }
 
-/** The days to sum: the chosen ones when sorted by day, else the whole range; of the zone's rows (or the given ones). */
+/** The days to sum: the chosen ones when sorted by day, else the whole range; of the zone's rows (or the given ones, all of a cut page's). */
 function daysRead(plan: DetailedPlan): Sql {
   const chosen = sql`r.day BETWEEN (SELECT min(day) FROM chosen) AND (SELECT max(day) FROM chosen)`;
   if (plan.given) return plan.byDay && !plan.given.cut ? chosen : sql`r.day BETWEEN ${plan.range.startDate}::date AND ${plan.range.endDate}::date`;
@@ -231,7 +231,7 @@ export function groupOrder({ direction }: DetailedPlan, row: "l" | "page", group
 /**
  * The CTE `page`: the listed rows of the page, each with its group's sort value. Rows are sorted
  * and paged while still narrow (keys and figures); names are joined to the page's rows only.
- * Sorted by day, the offset counts from the first chosen day.
+ * Sorted by day, the offset counts from the first chosen day, or from the first row of a cut page.
  */
 export function pageCte(plan: DetailedPlan): Sql {
   const paging = plan.whole
@@ -248,7 +248,9 @@ export function pageCte(plan: DetailedPlan): Sql {
 
 /** Where the page starts among the listed rows: sorted by day, counted from the first chosen day, or from the first given row of a cut page. */
 function pageOffset({ byDay, given }: DetailedPlan): Sql {
-  if (given?.cut) return sql`${OFFSET} - ${given.cut.before}::int`;
+  // Never below 0: a page whose given rows all fell away (out of scope here) is retried from its
+  // first row for the count (report-runner.ts), which the cut carries anyway.
+  if (given?.cut) return sql`greatest(${OFFSET} - ${given.cut.before}::int, 0)`;
   return byDay ? sql`${OFFSET} - coalesce((SELECT min(before) FROM chosen), 0)` : OFFSET;
 }
 

@@ -230,18 +230,16 @@ export async function measuredPage(
   page: DayPage,
 ): Promise<{ rows: MeasuredFigures[]; before: number; total: number }> {
   const listing = await measuredRowsStatement(grain, rows, networkCampaigns);
+  const keysOnly = listing.text(listing.where.source.from("report_rollups"), "");
   const direction = page.order === "asc" ? "ASC" : "DESC";
   const cut = await selectRows<{ day: string; key: string; row_publisher: string; total: string }>(
-    `SELECT day, key, row_publisher, count() OVER () AS total FROM (${listing.text(listing.where.source.from("report_rollups"), "")})
+    `SELECT day, key, row_publisher, count() OVER () AS total FROM (${keysOnly})
       ORDER BY day ${direction}, key ASC, row_publisher ASC LIMIT {pageLimit:UInt32} OFFSET {pageOffset:UInt64}${listing.where.settings}`,
     { ...listing.where.params, pageLimit: page.limit, pageOffset: page.offset },
   );
   const first = cut[0];
   if (!first) {
-    const [counted] = await selectRows<{ total: string }>(
-      `SELECT count() AS total FROM (${listing.text(listing.where.source.from("report_rollups"), "")})${listing.where.settings}`,
-      listing.where.params,
-    );
+    const [counted] = await selectRows<{ total: string }>(`SELECT count() AS total FROM (${keysOnly})${listing.where.settings}`, listing.where.params);
     return { rows: [], before: page.offset, total: Number(counted?.total ?? 0) };
   }
   const days = cut.map((row) => row.day).sort();

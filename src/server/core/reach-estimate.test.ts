@@ -3,7 +3,7 @@ import { bucketIndex, estimateReach, FREQUENCY_BUCKETS, type SampledShoppers } f
 import { inReachSample, REACH_SAMPLE_BITS, shopperHash, shopperKey } from "./shopper-sample";
 
 const P = 1 / 2 ** REACH_SAMPLE_BITS;
-const none = [0, 0, 0, 0, 0];
+const none = FREQUENCY_BUCKETS.map(() => 0);
 
 describe("reach and frequency from sampled shoppers", () => {
   it("puts each impression count in its bucket", () => {
@@ -97,11 +97,11 @@ describe("reach and frequency from sampled shoppers", () => {
     const truth = { reach: population.length, perShopper: population.reduce((a, b) => a + b, 0) / population.length };
     const trueShares = FREQUENCY_BUCKETS.map((_, index) => population.filter((f) => bucketIndex(f) === index).length / population.length);
     const trials = 200;
-    const covered = { reach: 0, perShopper: 0, shares: [0, 0, 0, 0, 0] };
+    const covered = { reach: 0, perShopper: 0, shares: FREQUENCY_BUCKETS.map(() => 0) };
     let reachSum = 0;
     for (let trial = 0; trial < trials; trial++) {
-      const sample: SampledShoppers = { rate: P, shoppers: 0, perBucket: [0, 0, 0, 0, 0], impressions: 0, impressionsSquared: 0 };
-      const perBucket = [0, 0, 0, 0, 0];
+      const perBucket = FREQUENCY_BUCKETS.map(() => 0);
+      const sample = { rate: P, shoppers: 0, perBucket, impressions: 0, impressionsSquared: 0 } satisfies SampledShoppers;
       population.forEach((seen, shopper) => {
         if (!inReachSample(shopperHash(shopperKey(`pub-${trial}`, `u-${shopper}`, "s").text))) return;
         sample.shoppers++;
@@ -109,7 +109,7 @@ describe("reach and frequency from sampled shoppers", () => {
         sample.impressions += seen;
         sample.impressionsSquared += seen * seen;
       });
-      const estimate = estimateReach({ ...sample, perBucket });
+      const estimate = estimateReach(sample);
       reachSum += estimate.reach.value;
       if (estimate.reach.low <= truth.reach && truth.reach <= estimate.reach.high) covered.reach++;
       const perShopper = estimate.impressionsPerShopper!;

@@ -13,13 +13,14 @@ describe("reach and frequency from sampled shoppers", () => {
 
   // Worked examples, computed apart (Python, z = 1.959963984540054):
   it("scales the sampled shoppers up to reach with its 95% interval", () => {
-    // The bench's large advertiser over 30 days: 50,201 of its shoppers sampled at 1/16.
-    const estimate = estimateReach({ rate: P, shoppers: 50_201, perBucket: [20_000, 16_000, 13_800, 401, 0], impressions: 101_600, impressionsSquared: 0 });
+    // The bench's large advertiser over 30 days (decision 0054): 96,459 of its 1,544,926 shoppers sampled at 1/16.
+    const estimate = estimateReach({ rate: P, shoppers: 96_459, perBucket: [91_600, 4_700, 159, 0, 0], impressions: 101_500, impressionsSquared: 0 });
     expect(estimate.method).toBe("sampled");
-    expect(estimate.reach.value).toBe(803_216);
-    expect(estimate.reach.low).toBeCloseTo(796_412.85, 1);
-    expect(estimate.reach.high).toBeCloseTo(810_019.15, 1);
-    expect(estimate.relativeError).toBeCloseTo(0.0043214, 6);
+    expect(estimate.reach.value).toBe(1_543_344);
+    expect(estimate.reach.low).toBeCloseTo(1_533_913.71, 1);
+    expect(estimate.reach.high).toBeCloseTo(1_552_774.29, 1);
+    expect(estimate.reach.low).toBeLessThanOrEqual(1_544_926);
+    expect(estimate.relativeError).toBeCloseTo(0.0031176, 6);
   });
 
   it("gives a bucket's share Wilson's interval with the sampling's finite-population factor", () => {
